@@ -1,0 +1,156 @@
+# schedfarm - build, test, lint, install.
+#
+#   make                 controller/schedfarm and agent/schedfarm-agent
+#   make deps            install the Debian packages the project needs
+#   make check           the whole suite (unit + integration) built with ASan+UBSan
+#   make check-unit      cmocka unit tests only
+#   make check-integration  TAP integration tests only
+#   make lint            clang-format --dry-run and cppcheck
+#   make fuzz            libFuzzer targets (clang), each FUZZ_SECONDS
+#   make bench           the bench/ scripts
+#   make install         PREFIX=/usr/local
+#
+# Objects go under $(B)/ (build/ normally, build-san/ for the sanitized
+# suite).  New sources are picked up by wildcard: controller/*.c,
+# agent/*.c, common/*.c, tests/unit/test-*.c.
+
+PREFIX   ?= /usr/local
+B        ?= build
+SAN      ?= 0
+CC       ?= gcc
+OPT      ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+
+WARN := -std=gnu17 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+	-Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings \
+	-Wimplicit-fallthrough -fno-common
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+
+PKGS := libpq yaml-0.1 libssh libvirt gsl
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+BASE_CFLAGS := $(WARN) $(OPT) -Icommon -D_GNU_SOURCE $(EXTRA_CFLAGS)
+ifeq ($(SAN),1)
+BASE_CFLAGS += $(SANFLAGS)
+BASE_LDFLAGS += $(SANFLAGS)
+endif
+CTL_CFLAGS := $(BASE_CFLAGS) -Icontroller -I$(B) $(PKG_CFLAGS)
+CTL_LIBS    = $(PKG_LIBS) -lm -lpthread
+# The agent is static and libc only: never sanitized, its own objects.
+AGENT_CFLAGS := $(WARN) $(OPT) -Icommon -Iagent -D_GNU_SOURCE $(EXTRA_CFLAGS)
+AGENT_LDFLAGS := -static -pthread
+
+COMMON_SRC := $(sort $(wildcard common/*.c))
+CTL_SRC    := $(sort $(wildcard controller/*.c))
+AGENT_SRC  := $(sort $(wildcard agent/*.c))
+SCHEMA_SQL := $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test-*.c))
+
+COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/%.o)
+CTL_OBJ    := $(CTL_SRC:%.c=$(B)/%.o) $(B)/schema-embed.o
+CTL_LIB_OBJ := $(filter-out $(B)/controller/main.o,$(CTL_OBJ))
+AGENT_OBJ  := $(AGENT_SRC:%.c=$(B)/agent-static/%.o) \
+	      $(COMMON_SRC:%.c=$(B)/agent-static/%.o)
+# Agent code for unit tests: compiled like the controller (sanitizers on).
+AGENT_LIB_OBJ := $(filter-out $(B)/agent/main.o,$(AGENT_SRC:%.c=$(B)/%.o))
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
+
+ifeq ($(B),build)
+CTL_BIN   := controller/schedfarm
+AGENT_BIN := agent/schedfarm-agent
+else
+CTL_BIN   := $(B)/schedfarm
+AGENT_BIN := agent/schedfarm-agent
+endif
+
+.PHONY: all deps check check-unit check-integration check-kernel lint fuzz \
+	bench install clean demo unit-bins
+
+all: $(CTL_BIN) $(AGENT_BIN)
+
+deps:
+	sh tools/install-deps.sh
+
+$(B)/%.o: %.c $(wildcard common/*.h controller/*.h agent/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CTL_CFLAGS) -c $< -o $@
+
+$(B)/agent-static/%.o: %.c $(wildcard common/*.h agent/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(AGENT_CFLAGS) -c $< -o $@
+
+$(B)/schema-embed.c: $(SCHEMA_SQL) tools/embed-schema.sh
+	@mkdir -p $(B)
+	sh tools/embed-schema.sh $(SCHEMA_SQL) > $@.tmp && mv $@.tmp $@
+
+$(B)/schema-embed.o: $(B)/schema-embed.c controller/schema.h
+	$(CC) $(CTL_CFLAGS) -c $< -o $@
+
+$(B)/libcommon.a: $(COMMON_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(B)/libcontroller.a: $(CTL_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(B)/libagent.a: $(AGENT_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(CTL_BIN): $(B)/controller/main.o $(B)/libcontroller.a $(B)/libcommon.a
+	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(CTL_LIBS)
+
+$(AGENT_BIN): $(AGENT_OBJ)
+	$(CC) $(AGENT_LDFLAGS) -o $@ $^ -lm
+
+# Unit tests: test-agent-*.c link the agent's code, the others the controller's.
+$(B)/tests/unit/test-agent-%: tests/unit/test-agent-%.c $(B)/libagent.a $(B)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CTL_CFLAGS) -Iagent -o $@ $^ $(BASE_LDFLAGS) -lcmocka -lm -lpthread
+$(B)/tests/unit/test-%: tests/unit/test-%.c $(B)/libcontroller.a $(B)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CTL_CFLAGS) -o $@ $^ $(BASE_LDFLAGS) -lcmocka $(CTL_LIBS)
+
+unit-bins: $(UNIT_BIN)
+
+check:
+	$(MAKE) all
+	$(MAKE) B=build-san SAN=1 build-san/schedfarm unit-bins
+	SCHEDFARM_BUILD=build-san sh tests/run-tests.sh
+
+check-unit:
+	$(MAKE) B=build-san SAN=1 unit-bins
+	SCHEDFARM_BUILD=build-san sh tests/run-tests.sh unit
+
+check-integration:
+	$(MAKE) all
+	$(MAKE) B=build-san SAN=1 build-san/schedfarm
+	SCHEDFARM_BUILD=build-san sh tests/run-tests.sh integration
+
+check-kernel: all
+	SCHEDFARM_BUILD=build SCHEDFARM_KERNEL_TESTS=1 sh tests/run-tests.sh kernel
+
+lint:
+	clang-format --dry-run --Werror $(COMMON_SRC) $(CTL_SRC) $(AGENT_SRC) \
+		$(wildcard common/*.h controller/*.h agent/*.h) $(UNIT_SRC)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+		--inline-suppr --std=c11 -Icommon -Icontroller -Iagent \
+		--suppress=missingIncludeSystem common controller agent
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	sh tests/fuzz/run-fuzz.sh $(FUZZ_SECONDS)
+
+bench: all
+	@for b in bench/*; do [ -x "$$b" ] && { echo "== $$b"; "$$b" || exit 1; }; done; true
+
+demo: all
+	sh tools/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/schedfarm
+	install -m 755 controller/schedfarm agent/schedfarm-agent $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 doc/schedfarm.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	cp -r web-static plans kernels $(DESTDIR)$(PREFIX)/share/schedfarm/
+
+clean:
+	rm -rf build build-san controller/schedfarm agent/schedfarm-agent

@@ -1,0 +1,78 @@
+/*
+ * run-command.h - run a program from an argv: no shell, a timeout, captured
+ * output, the exit status checked.
+ *
+ * Every external program the farm runs (pg_ctl, initdb, make, patch,
+ * ipmitool, qemu-img, the agent on a local host) goes through here.  The
+ * child gets its own process group so a timeout kills everything it started.
+ * (After git's run-command.h.)
+ */
+#ifndef SCHEDFARM_RUN_COMMAND_H
+#define SCHEDFARM_RUN_COMMAND_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "strbuf.h"
+#include "strvec.h"
+
+struct child_process {
+	struct strvec args;   /* args.v[0] is looked up in PATH if no '/' */
+	struct strvec env;    /* "NAME=value" added, "NAME" removed */
+	const char *dir;      /* chdir here first, if set */
+	int as_user;          /* switch to uid/gid/groups first */
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups;  /* supplementary groups (caller owns) */
+	size_t ngroups;       /* 0: just gid */
+	const char *stdin_data; /* written to the child's stdin, then closed */
+	size_t stdin_len;
+	int capture_out;      /* collect stdout into `out` */
+	int capture_err;      /* collect stderr into `err` */
+	int merge_err;        /* stderr goes where stdout goes */
+	int quiet;            /* without capture: stdout/stderr to /dev/null */
+	int stream_out;       /* start_command: give the caller out_fd */
+	size_t max_output;    /* cap on out and err each; 0 = 64 MiB */
+	int timeout_ms;       /* 0 = none; on expiry TERM, then KILL after 2 s */
+
+	/* Results. */
+	struct strbuf out;
+	struct strbuf err;
+	pid_t pid;
+	int out_fd;           /* stream_out: read end of stdout */
+	int in_fd;            /* private: write end of stdin */
+	int err_fd;           /* private: read end of stderr */
+	size_t in_off;        /* private: stdin bytes written */
+	int status;           /* raw wait status */
+	int exit_code;        /* exit code, or 128+signal */
+	int timed_out;
+	int truncated;        /* output exceeded max_output and was cut */
+};
+
+void child_process_init(struct child_process *cp);
+void child_process_clear(struct child_process *cp);
+
+/*
+ * Run cp to completion.  Return 0 when it exited with status 0; otherwise
+ * -1, with a sentence in *err ("initdb exited with status 1", "make timed out
+ * after 60 s", "cannot run ipmitool: No such file or directory").  The
+ * captured output stays in cp->out / cp->err either way.
+ */
+int run_command(struct child_process *cp, struct strbuf *err);
+
+/*
+ * Start cp and return at once (cp->pid set; with stream_out, cp->out_fd is
+ * the read end of its stdout, owned by cp).  Pair with finish_command().
+ */
+int start_command(struct child_process *cp, struct strbuf *err);
+/* Wait for a started child; same return contract as run_command(). */
+int finish_command(struct child_process *cp, struct strbuf *err);
+
+/* Convenience: run argv (NULL-terminated), capture stdout; stderr in err. */
+int run_capture(const char *const *argv, int timeout_ms, struct strbuf *out,
+		struct strbuf *err);
+
+/* Return 1 if an executable named name is found in PATH (or is a path). */
+int program_exists(const char *name);
+
+#endif

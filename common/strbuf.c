@@ -1,0 +1,381 @@
+/*
+ * strbuf.c - growable strings and the few allocation helpers everything uses.
+ *
+ * See strbuf.h for the contract.  The empty strbuf points at a shared empty
+ * string so `sb.buf` is always a valid C string, even before the first append.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "strbuf.h"
+#include "banned.h"
+
+char strbuf_slopbuf[1];
+
+static void die_oom(size_t n)
+{
+	fprintf(stderr, "fatal: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die_oom(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		die_oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		die_oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		die_oom(strlen(s));
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+	if (!p)
+		die_oom(n);
+	return p;
+}
+
+char *xstrfmt(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb, NULL);
+}
+
+void strbuf_init(struct strbuf *sb, size_t hint)
+{
+	sb->alloc = sb->len = 0;
+	sb->buf = strbuf_slopbuf;
+	if (hint)
+		strbuf_grow(sb, hint);
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	strbuf_init(sb, 0);
+}
+
+char *strbuf_detach(struct strbuf *sb, size_t *ret_len)
+{
+	char *res;
+
+	strbuf_grow(sb, 0);
+	res = sb->buf;
+	if (ret_len)
+		*ret_len = sb->len;
+	strbuf_init(sb, 0);
+	return res;
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	int new_buf = !sb->alloc;
+	size_t want;
+
+	if (extra > SIZE_MAX - sb->len - 1)
+		die_oom(SIZE_MAX);
+	want = sb->len + extra + 1;
+	if (want <= sb->alloc)
+		return;
+	if (new_buf)
+		sb->buf = NULL;
+	sb->alloc = sb->alloc ? sb->alloc : 64;
+	while (sb->alloc < want)
+		sb->alloc = sb->alloc < SIZE_MAX / 2 ? sb->alloc * 2 : want;
+	sb->buf = xrealloc(sb->buf, sb->alloc);
+	if (new_buf)
+		sb->buf[0] = '\0';
+}
+
+void strbuf_setlen(struct strbuf *sb, size_t len)
+{
+	if (!sb->alloc) {
+		if (len)
+			abort();
+		return;
+	}
+	if (len >= sb->alloc)
+		abort();
+	sb->len = len;
+	sb->buf[len] = '\0';
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	if (!len)
+		return;
+	strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, int c)
+{
+	strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = (char)c;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addbuf(struct strbuf *sb, const struct strbuf *other)
+{
+	strbuf_add(sb, other->buf, other->len);
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	strbuf_grow(sb, 64);
+	va_copy(cp, ap);
+	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		abort();
+	if ((size_t)n >= sb->alloc - sb->len) {
+		strbuf_grow(sb, (size_t)n);
+		n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+		if (n < 0)
+			abort();
+	}
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_rtrim(struct strbuf *sb)
+{
+	while (sb->len && (sb->buf[sb->len - 1] == ' ' ||
+			   sb->buf[sb->len - 1] == '\t' ||
+			   sb->buf[sb->len - 1] == '\n' ||
+			   sb->buf[sb->len - 1] == '\r'))
+		sb->len--;
+	if (sb->alloc)
+		sb->buf[sb->len] = '\0';
+}
+
+void strbuf_trim(struct strbuf *sb)
+{
+	size_t skip = 0;
+
+	strbuf_rtrim(sb);
+	while (skip < sb->len &&
+	       (sb->buf[skip] == ' ' || sb->buf[skip] == '\t' ||
+		sb->buf[skip] == '\n' || sb->buf[skip] == '\r'))
+		skip++;
+	if (skip) {
+		memmove(sb->buf, sb->buf + skip, sb->len - skip);
+		strbuf_setlen(sb, sb->len - skip);
+	}
+}
+
+void strbuf_add_json_strn(struct strbuf *sb, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	strbuf_addch(sb, '"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '"':
+			strbuf_addstr(sb, "\\\"");
+			break;
+		case '\\':
+			strbuf_addstr(sb, "\\\\");
+			break;
+		case '\n':
+			strbuf_addstr(sb, "\\n");
+			break;
+		case '\r':
+			strbuf_addstr(sb, "\\r");
+			break;
+		case '\t':
+			strbuf_addstr(sb, "\\t");
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				strbuf_addstr(sb, "\\u00");
+				strbuf_addch(sb, hex[c >> 4]);
+				strbuf_addch(sb, hex[c & 15]);
+			} else {
+				strbuf_addch(sb, c);
+			}
+		}
+	}
+	strbuf_addch(sb, '"');
+}
+
+void strbuf_add_json_str(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		strbuf_addstr(sb, "null");
+		return;
+	}
+	strbuf_add_json_strn(sb, s, strlen(s));
+}
+
+void strbuf_add_json_double(struct strbuf *sb, double v)
+{
+	if (!isfinite(v)) {
+		strbuf_addstr(sb, "null");
+		return;
+	}
+	if (v == (double)(long long)v && fabs(v) < 1e15) {
+		strbuf_addf(sb, "%lld", (long long)v);
+		return;
+	}
+	for (int prec = 6; prec <= 17; prec++) {
+		size_t mark = sb->len;
+		char *end;
+
+		strbuf_addf(sb, "%.*g", prec, v);
+		if (strtod(sb->buf + mark, &end) == v)
+			return;
+		strbuf_setlen(sb, mark);
+	}
+	strbuf_addf(sb, "%.17g", v);
+}
+
+void strbuf_add_html(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			strbuf_addstr(sb, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(sb, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(sb, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(sb, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(sb, "&#39;");
+			break;
+		default:
+			strbuf_addch(sb, *s);
+		}
+	}
+}
+
+int strbuf_read_fd(struct strbuf *sb, int fd, size_t max_len)
+{
+	size_t start = sb->len;
+
+	for (;;) {
+		ssize_t n;
+
+		strbuf_grow(sb, 8192);
+		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			n = -errno;
+			strbuf_setlen(sb, start);
+			return (int)n;
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (max_len && sb->len - start > max_len) {
+			strbuf_setlen(sb, start);
+			return -EFBIG;
+		}
+	}
+	return 0;
+}
+
+int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = strbuf_read_fd(sb, fd, max_len);
+	close(fd);
+	return r;
+}
+
+int strbuf_getline(struct strbuf *sb, FILE *f)
+{
+	int c;
+
+	strbuf_reset(sb);
+	while ((c = getc(f)) != EOF) {
+		if (c == '\n')
+			return 0;
+		strbuf_addch(sb, c);
+	}
+	return sb->len ? 0 : EOF;
+}
+
+int starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int strbuf_starts_with(const struct strbuf *sb, const char *prefix)
+{
+	return starts_with(sb->buf, prefix);
+}
+
+int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}

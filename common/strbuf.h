@@ -1,0 +1,90 @@
+/*
+ * strbuf.h - growable, always NUL-terminated byte strings.
+ *
+ * Every string built from input (paths, SQL text, HTML, JSON, argv words)
+ * lives in a strbuf.  Allocation failure aborts the process: there is no
+ * sensible recovery for a controller or agent that cannot allocate a few
+ * bytes, and checking every append would hide the real errors.
+ * (After git's strbuf.h.)
+ */
+#ifndef SCHEDFARM_STRBUF_H
+#define SCHEDFARM_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct strbuf {
+	size_t alloc;
+	size_t len;
+	char *buf;
+};
+
+extern char strbuf_slopbuf[];
+#define STRBUF_INIT {.alloc = 0, .len = 0, .buf = strbuf_slopbuf}
+
+void strbuf_init(struct strbuf *sb, size_t hint);
+void strbuf_release(struct strbuf *sb);
+/* Hand the buffer to the caller (who frees it) and reset sb. */
+char *strbuf_detach(struct strbuf *sb, size_t *ret_len);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_setlen(struct strbuf *sb, size_t len);
+static inline void strbuf_reset(struct strbuf *sb)
+{
+	strbuf_setlen(sb, 0);
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
+void strbuf_addbuf(struct strbuf *sb, const struct strbuf *other);
+__attribute__((format(printf, 2, 3))) void strbuf_addf(struct strbuf *sb,
+						       const char *fmt, ...);
+__attribute__((format(printf, 2, 0))) void
+strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_rtrim(struct strbuf *sb);
+void strbuf_trim(struct strbuf *sb);
+
+/* Append s as a JSON string literal, quotes included. */
+void strbuf_add_json_str(struct strbuf *sb, const char *s);
+void strbuf_add_json_strn(struct strbuf *sb, const char *s, size_t len);
+/* Append a finite double in the shortest form that reads back exactly;
+ * NaN and infinities become null, which is what JSON can say of them. */
+void strbuf_add_json_double(struct strbuf *sb, double v);
+/* Append s with &, <, >, " and ' replaced by HTML entities. */
+void strbuf_add_html(struct strbuf *sb, const char *s);
+
+/*
+ * Read everything from fd (until EOF) or from the file at path.  Return 0,
+ * or -errno.  max_len caps what is read (0 = no cap); reading more fails
+ * with -EFBIG so hostile input cannot make us allocate without bound.
+ */
+int strbuf_read_fd(struct strbuf *sb, int fd, size_t max_len);
+int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_len);
+/* Read one line (without its newline) from f; return 0, or EOF at end. */
+int strbuf_getline(struct strbuf *sb, FILE *f);
+
+int strbuf_starts_with(const struct strbuf *sb, const char *prefix);
+int starts_with(const char *s, const char *prefix);
+int ends_with(const char *s, const char *suffix);
+
+/* malloc/strdup that abort on failure, for the same reason as above. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+__attribute__((format(printf, 1, 2))) char *xstrfmt(const char *fmt, ...);
+
+/* Grow an array to hold at least nr elements (after git's ALLOC_GROW). */
+#define ALLOC_GROW(x, nr, alloc)                                              \
+	do {                                                                  \
+		if ((nr) > (alloc)) {                                         \
+			(alloc) = (alloc) ? (alloc) * 2 : 16;                 \
+			if ((alloc) < (nr))                                   \
+				(alloc) = (nr);                               \
+			(x) = xrealloc((x), sizeof(*(x)) * (alloc));          \
+		}                                                             \
+	} while (0)
+
+#endif

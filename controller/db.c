@@ -1,0 +1,1145 @@
+/*
+ * db.c - libpq wrapper, embedded cluster management and migrations.
+ *
+ * See db.h for the contract.  The embedded cluster lives in
+ * $SCHEDFARM_HOME/pg: data/ is the cluster, server.log its log, and the
+ * unix socket sits in pg/ itself (no TCP: listen_addresses is empty).  When
+ * the caller is root the server programs run as the `postgres` user, which
+ * owns pg/; every folder above it must let that user through, which we
+ * check (and, for the home folder we were pointed at, fix) before initdb.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pwd.h>
+#include <grp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "cleanup.h"
+#include "db.h"
+#include "parse.h"
+#include "run-command.h"
+#include "schema.h"
+#include "banned.h"
+
+#define EMBEDDED_DBNAME "schedfarm"
+#define EMBEDDED_USER "schedfarm"
+#define EMBEDDED_PORT 5432
+#define PG_CTL_TIMEOUT_S 60
+
+struct db {
+	PGconn *conn;
+	char sqlstate[6];
+};
+
+struct db_result {
+	PGresult *res;
+};
+
+const char *db_source_name(enum db_source s)
+{
+	switch (s) {
+	case DB_FROM_CLI:
+		return "--db";
+	case DB_FROM_SCHEDFARM_DB:
+		return "SCHEDFARM_DB";
+	case DB_FROM_LIBPQ_ENV:
+		return "libpq environment";
+	case DB_EMBEDDED:
+		return "embedded";
+	}
+	return "?";
+}
+
+void db_config_release(struct db_config *cfg)
+{
+	free(cfg->conninfo);
+	free(cfg->home);
+	free(cfg->pg_dir);
+	free(cfg->data_dir);
+	free(cfg->socket_dir);
+	free(cfg->bindir);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static int nonempty_env(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v;
+}
+
+/* Find the PostgreSQL server programs (initdb, pg_ctl, postgres). */
+static char *find_bindir(void)
+{
+	const char *env = getenv("SCHEDFARM_PG_BINDIR");
+	DIR *d;
+	struct dirent *de;
+	int best = -1;
+	char *found = NULL;
+
+	if (env && *env)
+		return xstrdup(env);
+	d = opendir("/usr/lib/postgresql");
+	if (d) {
+		while ((de = readdir(d))) {
+			int v;
+			char *cand;
+
+			if (parse_int(de->d_name, 1, 1000, &v, NULL) < 0)
+				continue;
+			cand = xstrfmt("/usr/lib/postgresql/%s/bin/initdb",
+				       de->d_name);
+			if (access(cand, X_OK) == 0 && v > best) {
+				best = v;
+				free(found);
+				found = xstrfmt("/usr/lib/postgresql/%s/bin",
+						de->d_name);
+			}
+			free(cand);
+		}
+		closedir(d);
+	}
+	if (found)
+		return found;
+	/* Fall back to PATH: an empty bindir means "look it up". */
+	return xstrdup("");
+}
+
+static char *default_home(int is_root)
+{
+	const char *xdg = getenv("XDG_DATA_HOME");
+	const char *home = getenv("HOME");
+
+	if (is_root)
+		return xstrdup("/var/lib/schedfarm");
+	if (xdg && *xdg == '/')
+		return xstrfmt("%s/schedfarm", xdg);
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : "/tmp";
+	}
+	return xstrfmt("%s/.local/share/schedfarm", home);
+}
+
+/* Make path absolute (relative to the cwd) without resolving links. */
+static char *absolute_path(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return xstrdup(path);
+	return xstrfmt("%s/%s", cwd, path);
+}
+
+int db_config_resolve(struct db_config *cfg, const char *cli_db,
+		      const char *cli_home, struct strbuf *err)
+{
+	const char *env_home = getenv("SCHEDFARM_HOME");
+	struct sockaddr_un sun;
+	size_t sock_len;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (cli_db) {
+		cfg->source = DB_FROM_CLI;
+		cfg->conninfo = xstrdup(cli_db);
+		return 0;
+	}
+	if (nonempty_env("SCHEDFARM_DB")) {
+		cfg->source = DB_FROM_SCHEDFARM_DB;
+		cfg->conninfo = xstrdup(getenv("SCHEDFARM_DB"));
+		return 0;
+	}
+	if (nonempty_env("PGHOST") || nonempty_env("PGHOSTADDR") ||
+	    nonempty_env("PGDATABASE") || nonempty_env("PGSERVICE") ||
+	    nonempty_env("PGPORT") || nonempty_env("PGUSER")) {
+		cfg->source = DB_FROM_LIBPQ_ENV;
+		cfg->conninfo = xstrdup("");
+		return 0;
+	}
+
+	cfg->source = DB_EMBEDDED;
+	cfg->run_as_postgres = geteuid() == 0;
+	if (cli_home && *cli_home)
+		cfg->home = absolute_path(cli_home);
+	else if (env_home && *env_home)
+		cfg->home = absolute_path(env_home);
+	else
+		cfg->home = default_home(cfg->run_as_postgres);
+	while (strlen(cfg->home) > 1 && ends_with(cfg->home, "/"))
+		cfg->home[strlen(cfg->home) - 1] = '\0';
+	cfg->pg_dir = xstrfmt("%s/pg", cfg->home);
+	cfg->data_dir = xstrfmt("%s/pg/data", cfg->home);
+	cfg->socket_dir = xstrdup(cfg->pg_dir);
+	cfg->bindir = find_bindir();
+
+	/* The socket's full path must fit sun_path, or the server fails
+	 * to start with a message far from the cause.  Say so here. */
+	sock_len = strlen(cfg->socket_dir) + strlen("/.s.PGSQL.5432");
+	if (sock_len >= sizeof(sun.sun_path)) {
+		strbuf_addf(err,
+			    "SCHEDFARM_HOME %s is too deep for a unix socket: "
+			    "%s/.s.PGSQL.%d would be %zu bytes, the limit is "
+			    "%zu; choose a shorter SCHEDFARM_HOME (or --home)",
+			    cfg->home, cfg->socket_dir, EMBEDDED_PORT, sock_len,
+			    sizeof(sun.sun_path) - 1);
+		return -1;
+	}
+	if (cfg->run_as_postgres) {
+		struct passwd *pw = getpwnam("postgres");
+
+		if (!pw) {
+			strbuf_addstr(err,
+				      "running as root, the embedded PostgreSQL "
+				      "must run as the 'postgres' user, and there "
+				      "is none: install postgresql (make deps)");
+			return -1;
+		}
+		cfg->server_uid = pw->pw_uid;
+		cfg->server_gid = pw->pw_gid;
+	} else {
+		cfg->server_uid = getuid();
+		cfg->server_gid = getgid();
+	}
+	cfg->conninfo = NULL;
+	return 0;
+}
+
+/* Build the conninfo for the embedded cluster (quoting the socket path). */
+static char *embedded_conninfo(const struct db_config *cfg, const char *dbname)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, "host='");
+	for (const char *p = cfg->socket_dir; *p; p++) {
+		if (*p == '\'' || *p == '\\')
+			strbuf_addch(&sb, '\\');
+		strbuf_addch(&sb, *p);
+	}
+	strbuf_addf(&sb, "' port=%d user=%s dbname=%s connect_timeout=10",
+		    EMBEDDED_PORT, EMBEDDED_USER, dbname);
+	return strbuf_detach(&sb, NULL);
+}
+
+static char *effective_conninfo(const struct db_config *cfg)
+{
+	if (cfg->source == DB_EMBEDDED)
+		return embedded_conninfo(cfg, EMBEDDED_DBNAME);
+	return xstrdup(cfg->conninfo);
+}
+
+int db_ping(const struct db_config *cfg)
+{
+	_cleanup_free_ char *ci = NULL;
+
+	if (cfg->source == DB_EMBEDDED)
+		ci = embedded_conninfo(cfg, "postgres");
+	else
+		ci = xstrdup(cfg->conninfo);
+	return PQping(ci) == PQPING_OK;
+}
+
+long db_embedded_pid(const struct db_config *cfg)
+{
+	struct strbuf sb = STRBUF_INIT;
+	_cleanup_free_ char *path = xstrfmt("%s/postmaster.pid", cfg->data_dir);
+	int64_t pid = 0;
+
+	if (strbuf_read_file(&sb, path, 1 << 16) == 0) {
+		sb.buf[strcspn(sb.buf, "\n")] = '\0';
+		if (parse_i64(sb.buf, 1, INT32_MAX, &pid, NULL) < 0)
+			pid = 0;
+	}
+	strbuf_release(&sb);
+	return (long)pid;
+}
+
+/*
+ * Can uid (primary group gid) search directory path?  Judged from the mode
+ * bits; ACLs are not consulted, so a "no" can be too strict but a "yes" is
+ * what the server will find.
+ */
+static int user_can_search(const struct stat *st, uid_t uid, gid_t gid)
+{
+	if (uid == 0)
+		return 1;
+	if (st->st_uid == uid)
+		return !!(st->st_mode & S_IXUSR);
+	if (st->st_gid == gid)
+		return !!(st->st_mode & S_IXGRP);
+	return !!(st->st_mode & S_IXOTH);
+}
+
+/* mkdir -p, mode for the folders it creates. */
+static int mkdir_p(const char *path, mode_t mode, struct strbuf *err)
+{
+	_cleanup_free_ char *copy = xstrdup(path);
+
+	for (char *p = copy + 1;; p++) {
+		if (*p == '/' || !*p) {
+			char save = *p;
+
+			*p = '\0';
+			if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+				strbuf_addf(err, "cannot create %s: %s", copy,
+					    strerror(errno));
+				return -1;
+			}
+			*p = save;
+			if (!save)
+				break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Make home/pg exist, owned by the server's user with mode 0700, and check
+ * the server's user can reach it.  The home folder itself, when we own it
+ * and it blocks that user, gets o+x (search, not read); any other folder in
+ * the way is reported with the exact command that fixes it.
+ */
+static int prepare_pg_dir(const struct db_config *cfg, struct strbuf *log,
+			  struct strbuf *err)
+{
+	struct stat st;
+	_cleanup_free_ char *walk = NULL;
+
+	if (mkdir_p(cfg->home, 0755, err) < 0)
+		return -1;
+	if (cfg->run_as_postgres) {
+		walk = xstrdup(cfg->home);
+		/* Check every ancestor, from the top. */
+		for (char *p = walk + 1;; p++) {
+			if (*p == '/' || !*p) {
+				char save = *p;
+
+				*p = '\0';
+				if (stat(walk, &st) < 0) {
+					strbuf_addf(err, "cannot stat %s: %s",
+						    walk, strerror(errno));
+					return -1;
+				}
+				if (!user_can_search(&st, cfg->server_uid,
+						     cfg->server_gid)) {
+					if (!save && st.st_uid == geteuid()) {
+						if (chmod(walk, (st.st_mode & 07777) |
+									S_IXOTH) < 0) {
+							strbuf_addf(err,
+								    "cannot chmod o+x %s: %s",
+								    walk, strerror(errno));
+							return -1;
+						}
+						strbuf_addf(log,
+							    "made %s searchable by the postgres user (chmod o+x)\n",
+							    walk);
+					} else {
+						strbuf_addf(err,
+							    "the postgres user cannot enter %s, on the way to %s; "
+							    "run 'chmod o+x %s' or choose another SCHEDFARM_HOME",
+							    walk, cfg->pg_dir, walk);
+						return -1;
+					}
+				}
+				*p = save;
+				if (!save)
+					break;
+			}
+		}
+	}
+	if (mkdir(cfg->pg_dir, 0700) < 0 && errno != EEXIST) {
+		strbuf_addf(err, "cannot create %s: %s", cfg->pg_dir,
+			    strerror(errno));
+		return -1;
+	}
+	if (stat(cfg->pg_dir, &st) < 0) {
+		strbuf_addf(err, "cannot stat %s: %s", cfg->pg_dir,
+			    strerror(errno));
+		return -1;
+	}
+	if (st.st_uid != cfg->server_uid || st.st_gid != cfg->server_gid) {
+		if (chown(cfg->pg_dir, cfg->server_uid, cfg->server_gid) < 0) {
+			strbuf_addf(err, "cannot give %s to uid %u: %s",
+				    cfg->pg_dir, cfg->server_uid,
+				    strerror(errno));
+			return -1;
+		}
+	}
+	if ((st.st_mode & 0777) != 0700)
+		chmod(cfg->pg_dir, 0700);
+	return 0;
+}
+
+static char *pg_program(const struct db_config *cfg, const char *name)
+{
+	if (cfg->bindir && *cfg->bindir)
+		return xstrfmt("%s/%s", cfg->bindir, name);
+	return xstrdup(name);
+}
+
+/* Run a server program as the server's user, output into log. */
+static int run_pg(const struct db_config *cfg, const char *const *argv,
+		  int timeout_s, struct strbuf *log, struct strbuf *err)
+{
+	struct child_process cp;
+	gid_t groups[64];
+	int ngroups = 64;
+	int r;
+
+	child_process_init(&cp);
+	strvec_pushv(&cp.args, argv);
+	cp.capture_out = 1;
+	cp.merge_err = 1;
+	cp.timeout_ms = timeout_s * 1000;
+	cp.dir = cfg->pg_dir;
+	strvec_push(&cp.env, "LC_ALL=C");
+	strvec_push(&cp.env, "PGDATA");
+	if (cfg->run_as_postgres) {
+		struct passwd *pw = getpwuid(cfg->server_uid);
+
+		cp.as_user = 1;
+		cp.uid = cfg->server_uid;
+		cp.gid = cfg->server_gid;
+		if (pw && getgrouplist(pw->pw_name, cfg->server_gid, groups,
+				       &ngroups) > 0) {
+			cp.groups = groups;
+			cp.ngroups = (size_t)ngroups;
+		}
+		strvec_pushf(&cp.env, "HOME=%s", cfg->pg_dir);
+		strvec_push(&cp.env, "USER=postgres");
+		strvec_push(&cp.env, "LOGNAME=postgres");
+	}
+	r = run_command(&cp, err);
+	/* The programs' chatter matters only when they fail (below). */
+	(void)log;
+	if (r < 0 && cp.out.len) {
+		struct strbuf tail = STRBUF_INIT;
+
+		strbuf_addbuf(&tail, &cp.out);
+		strbuf_rtrim(&tail);
+		strbuf_addf(err, ":\n%s", tail.buf);
+		strbuf_release(&tail);
+	}
+	child_process_clear(&cp);
+	return r;
+}
+
+static int test_cluster(void)
+{
+	const char *v = getenv("SCHEDFARM_PG_THROWAWAY");
+	return v && !strcmp(v, "1");
+}
+
+/* Append the settings that make the cluster private to postgresql.conf. */
+static int write_settings(const struct db_config *cfg, struct strbuf *err)
+{
+	_cleanup_free_ char *path = xstrfmt("%s/postgresql.conf", cfg->data_dir);
+	struct strbuf sb = STRBUF_INIT;
+	FILE *f;
+	int r = 0;
+
+	strbuf_addstr(&sb, "\n# Added by schedfarm: a private cluster on a "
+			   "unix socket, no TCP.\nlisten_addresses = ''\n"
+			   "unix_socket_directories = '");
+	for (const char *p = cfg->socket_dir; *p; p++) {
+		if (*p == '\'')
+			strbuf_addch(&sb, '\'');
+		strbuf_addch(&sb, *p);
+	}
+	strbuf_addf(&sb, "'\nunix_socket_permissions = 0700\nport = %d\n"
+			 "max_connections = 200\n",
+		    EMBEDDED_PORT);
+	if (test_cluster())
+		strbuf_addstr(&sb, "# SCHEDFARM_PG_THROWAWAY=1: a test cluster\n"
+				   "fsync = off\nsynchronous_commit = off\n"
+				   "full_page_writes = off\n");
+	f = fopen(path, "a");
+	if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len) {
+		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
+		r = -1;
+	}
+	if (f && fclose(f) != 0 && !r) {
+		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
+		r = -1;
+	}
+	strbuf_release(&sb);
+	return r;
+}
+
+static int initdb(const struct db_config *cfg, struct strbuf *log,
+		  struct strbuf *err)
+{
+	_cleanup_free_ char *prog = pg_program(cfg, "initdb");
+	const char *argv[] = {prog, "-D", cfg->data_dir, "-U", EMBEDDED_USER,
+			      "-A", "trust", "-E", "UTF8", "--locale=C",
+			      test_cluster() ? "--no-sync" : NULL, NULL};
+
+	if (run_pg(cfg, argv, 300, log, err) < 0)
+		return -1;
+	return write_settings(cfg, err);
+}
+
+static int pg_ctl_start(const struct db_config *cfg, struct strbuf *log,
+			struct strbuf *err)
+{
+	_cleanup_free_ char *prog = pg_program(cfg, "pg_ctl");
+	_cleanup_free_ char *logfile = xstrfmt("%s/server.log", cfg->pg_dir);
+	_cleanup_free_ char *t = xstrfmt("%d", PG_CTL_TIMEOUT_S);
+	const char *argv[] = {prog, "-D", cfg->data_dir, "-l", logfile, "-w",
+			      "-t", t, "start", NULL};
+	int r = run_pg(cfg, argv, PG_CTL_TIMEOUT_S + 10, log, err);
+
+	if (r < 0) {
+		struct strbuf tail = STRBUF_INIT;
+
+		if (strbuf_read_file(&tail, logfile, 1 << 20) == 0 && tail.len) {
+			size_t from = tail.len > 2000 ? tail.len - 2000 : 0;
+			strbuf_addf(err, "\nlast lines of %s:\n%s", logfile,
+				    tail.buf + from);
+			strbuf_rtrim(err);
+		}
+		strbuf_release(&tail);
+	}
+	return r;
+}
+
+/* Create the schedfarm database in a fresh cluster. */
+static int create_database(const struct db_config *cfg, struct strbuf *err)
+{
+	_cleanup_free_ char *ci = embedded_conninfo(cfg, "postgres");
+	PGconn *c = PQconnectdb(ci);
+	PGresult *res;
+	const char *params[] = {EMBEDDED_DBNAME};
+	int r = 0;
+
+	if (PQstatus(c) != CONNECTION_OK) {
+		strbuf_addf(err, "cannot connect to the embedded server: %s",
+			    PQerrorMessage(c));
+		PQfinish(c);
+		return -1;
+	}
+	res = PQexecParams(c, "SELECT 1 FROM pg_database WHERE datname = $1",
+			   1, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 0) {
+		PQclear(res);
+		/* Identifiers cannot be parameters; this one is a constant. */
+		res = PQexec(c, "CREATE DATABASE " EMBEDDED_DBNAME);
+		if (PQresultStatus(res) != PGRES_COMMAND_OK &&
+		    strcmp(PQresultErrorField(res, PG_DIAG_SQLSTATE) ?: "",
+			   "42P04")) {
+			strbuf_addf(err, "cannot create database: %s",
+				    PQerrorMessage(c));
+			r = -1;
+		}
+	} else if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		strbuf_addf(err, "cannot list databases: %s", PQerrorMessage(c));
+		r = -1;
+	}
+	PQclear(res);
+	PQfinish(c);
+	return r;
+}
+
+int db_embedded_ensure(const struct db_config *cfg, int *ret_started,
+		       struct strbuf *log, struct strbuf *err)
+{
+	_cleanup_free_ char *lock_path = NULL;
+	_cleanup_free_ char *version = NULL;
+	_cleanup_close_ int lock_fd = -1;
+	int started = 0;
+
+	if (ret_started)
+		*ret_started = 0;
+	if (cfg->source != DB_EMBEDDED)
+		return 0;
+	if (db_ping(cfg))
+		return create_database(cfg, err);
+
+	if (prepare_pg_dir(cfg, log, err) < 0)
+		return -1;
+	lock_path = xstrfmt("%s/schedfarm.lock", cfg->home);
+	lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock_fd < 0 || flock(lock_fd, LOCK_EX) < 0) {
+		strbuf_addf(err, "cannot lock %s: %s", lock_path,
+			    strerror(errno));
+		return -1;
+	}
+	/* Someone else may have started it while we waited. */
+	if (!db_ping(cfg)) {
+		version = xstrfmt("%s/PG_VERSION", cfg->data_dir);
+		if (access(version, F_OK) < 0) {
+			strbuf_addf(log, "creating the embedded cluster in %s\n",
+				    cfg->data_dir);
+			if (initdb(cfg, log, err) < 0)
+				return -1;
+		}
+		if (pg_ctl_start(cfg, log, err) < 0)
+			return -1;
+		started = 1;
+	}
+	if (create_database(cfg, err) < 0)
+		return -1;
+	if (ret_started)
+		*ret_started = started;
+	return 0;
+}
+
+int db_embedded_stop(const struct db_config *cfg, int *ret_was_running,
+		     struct strbuf *err)
+{
+	_cleanup_free_ char *prog = NULL;
+	struct strbuf log = STRBUF_INIT;
+	int r;
+
+	*ret_was_running = 0;
+	if (cfg->source != DB_EMBEDDED) {
+		strbuf_addf(err, "the database comes from %s, not the embedded "
+				 "cluster: schedfarm does not stop it",
+			    db_source_name(cfg->source));
+		return -1;
+	}
+	if (!db_embedded_pid(cfg) && !db_ping(cfg))
+		return 0;
+	*ret_was_running = 1;
+	prog = pg_program(cfg, "pg_ctl");
+	{
+		const char *argv[] = {prog, "-D", cfg->data_dir, "-m", "fast",
+				      "-w", "-t", "60", "stop", NULL};
+		r = run_pg(cfg, argv, 70, &log, err);
+	}
+	if (r < 0 && strstr(log.buf, "Is server running?")) {
+		/* A stale pid file: nothing is running. */
+		strbuf_reset(err);
+		*ret_was_running = 0;
+		r = 0;
+	}
+	strbuf_release(&log);
+	return r;
+}
+
+static void set_sqlstate(struct db *db, const PGresult *res)
+{
+	const char *s = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	memset(db->sqlstate, 0, sizeof(db->sqlstate));
+	if (s)
+		memcpy(db->sqlstate, s, strnlen(s, 5));
+}
+
+int db_connect(const struct db_config *cfg, struct db **ret,
+	       struct strbuf *err)
+{
+	_cleanup_free_ char *ci = effective_conninfo(cfg);
+	struct db *db;
+	PGconn *c;
+
+	c = PQconnectdb(ci);
+	if (PQstatus(c) != CONNECTION_OK) {
+		struct strbuf msg = STRBUF_INIT;
+
+		strbuf_addstr(&msg, PQerrorMessage(c));
+		strbuf_rtrim(&msg);
+		strbuf_addf(err, "cannot connect to the database (%s): %s",
+			    db_source_name(cfg->source), msg.buf);
+		strbuf_release(&msg);
+		PQfinish(c);
+		return -1;
+	}
+	PQsetNoticeProcessor(c, NULL, NULL);
+	db = xcalloc(1, sizeof(*db));
+	db->conn = c;
+	{
+		PGresult *r = PQexec(c, "SET client_min_messages = warning");
+		PQclear(r);
+	}
+	*ret = db;
+	return 0;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	PQfinish(db->conn);
+	free(db);
+}
+
+const char *db_last_sqlstate(struct db *db)
+{
+	return db->sqlstate;
+}
+
+int db_exec(struct db *db, struct db_result **ret, struct strbuf *err,
+	    const char *sql, int nparams, const char *const *params)
+{
+	PGresult *res = PQexecParams(db->conn, sql, nparams, NULL, params, NULL,
+				     NULL, 0);
+	ExecStatusType st = PQresultStatus(res);
+
+	set_sqlstate(db, res);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		struct strbuf msg = STRBUF_INIT;
+
+		strbuf_addstr(&msg, PQresultErrorMessage(res));
+		if (!msg.len)
+			strbuf_addstr(&msg, PQerrorMessage(db->conn));
+		strbuf_rtrim(&msg);
+		strbuf_addstr(err, msg.buf);
+		strbuf_release(&msg);
+		PQclear(res);
+		return -1;
+	}
+	if (ret) {
+		*ret = xmalloc(sizeof(**ret));
+		(*ret)->res = res;
+	} else {
+		PQclear(res);
+	}
+	return 0;
+}
+
+int db_cmd(struct db *db, struct strbuf *err, const char *sql)
+{
+	/* The simple protocol: one string that may hold several statements
+	 * (migrations), and never any value from outside. */
+	PGresult *res = PQexec(db->conn, sql);
+	ExecStatusType st = PQresultStatus(res);
+
+	set_sqlstate(db, res);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		strbuf_addstr(err, PQresultErrorMessage(res));
+		if (!err->len)
+			strbuf_addstr(err, PQerrorMessage(db->conn));
+		strbuf_rtrim(err);
+		PQclear(res);
+		return -1;
+	}
+	PQclear(res);
+	return 0;
+}
+
+int db_begin(struct db *db, struct strbuf *err)
+{
+	return db_cmd(db, err, "BEGIN");
+}
+
+int db_commit(struct db *db, struct strbuf *err)
+{
+	return db_cmd(db, err, "COMMIT");
+}
+
+void db_rollback(struct db *db)
+{
+	PGresult *res = PQexec(db->conn, "ROLLBACK");
+	PQclear(res);
+}
+
+int db_nrows(const struct db_result *res)
+{
+	return PQntuples(res->res);
+}
+
+int db_nfields(const struct db_result *res)
+{
+	return PQnfields(res->res);
+}
+
+const char *db_fname(const struct db_result *res, int col)
+{
+	return PQfname(res->res, col);
+}
+
+const char *db_get(const struct db_result *res, int row, int col)
+{
+	if (PQgetisnull(res->res, row, col))
+		return NULL;
+	return PQgetvalue(res->res, row, col);
+}
+
+long db_cmd_tuples(const struct db_result *res)
+{
+	int64_t n = 0;
+
+	if (parse_i64(PQcmdTuples(res->res), 0, INT64_MAX, &n, NULL) < 0)
+		return 0;
+	return (long)n;
+}
+
+void db_result_free(struct db_result *res)
+{
+	if (!res)
+		return;
+	PQclear(res->res);
+	free(res);
+}
+
+void db_args_str(struct db_args *a, const char *s)
+{
+	ALLOC_GROW(a->v, a->nr + 1, a->alloc);
+	a->v[a->nr++] = s ? xstrdup(s) : NULL;
+}
+
+void db_args_i64(struct db_args *a, int64_t v)
+{
+	ALLOC_GROW(a->v, a->nr + 1, a->alloc);
+	a->v[a->nr++] = xstrfmt("%lld", (long long)v);
+}
+
+void db_args_double(struct db_args *a, double v)
+{
+	ALLOC_GROW(a->v, a->nr + 1, a->alloc);
+	a->v[a->nr++] = isfinite(v) ? xstrfmt("%.17g", v) : NULL;
+}
+
+void db_args_bool(struct db_args *a, int v)
+{
+	db_args_str(a, v ? "true" : "false");
+}
+
+void db_args_clear(struct db_args *a)
+{
+	for (size_t i = 0; i < a->nr; i++)
+		free(a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->nr = a->alloc = 0;
+}
+
+int db_exec_args(struct db *db, struct db_result **ret, struct strbuf *err,
+		 const char *sql, const struct db_args *a)
+{
+	return db_exec(db, ret, err, sql, (int)a->nr,
+		       (const char *const *)a->v);
+}
+
+int db_copy_begin(struct db *db, const char *sql, struct strbuf *err)
+{
+	PGresult *res = PQexec(db->conn, sql);
+
+	set_sqlstate(db, res);
+	if (PQresultStatus(res) != PGRES_COPY_IN) {
+		strbuf_addstr(err, PQresultErrorMessage(res));
+		strbuf_rtrim(err);
+		PQclear(res);
+		return -1;
+	}
+	PQclear(res);
+	return 0;
+}
+
+int db_copy_put(struct db *db, const char *data, size_t len,
+		struct strbuf *err)
+{
+	while (len) {
+		int chunk = len > (1u << 30) ? (1 << 30) : (int)len;
+
+		if (PQputCopyData(db->conn, data, chunk) != 1) {
+			strbuf_addstr(err, PQerrorMessage(db->conn));
+			strbuf_rtrim(err);
+			return -1;
+		}
+		data += chunk;
+		len -= (size_t)chunk;
+	}
+	return 0;
+}
+
+int db_copy_end(struct db *db, struct strbuf *err)
+{
+	PGresult *res;
+	int r = 0;
+
+	if (PQputCopyEnd(db->conn, NULL) != 1) {
+		strbuf_addstr(err, PQerrorMessage(db->conn));
+		strbuf_rtrim(err);
+		return -1;
+	}
+	while ((res = PQgetResult(db->conn))) {
+		set_sqlstate(db, res);
+		if (PQresultStatus(res) != PGRES_COMMAND_OK && !r) {
+			strbuf_addstr(err, PQresultErrorMessage(res));
+			strbuf_rtrim(err);
+			r = -1;
+		}
+		PQclear(res);
+	}
+	return r;
+}
+
+void db_copy_escape(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		strbuf_addstr(sb, "\\N");
+		return;
+	}
+	for (; *s; s++) {
+		switch (*s) {
+		case '\\':
+			strbuf_addstr(sb, "\\\\");
+			break;
+		case '\t':
+			strbuf_addstr(sb, "\\t");
+			break;
+		case '\n':
+			strbuf_addstr(sb, "\\n");
+			break;
+		case '\r':
+			strbuf_addstr(sb, "\\r");
+			break;
+		default:
+			strbuf_addch(sb, *s);
+		}
+	}
+}
+
+int db_listen(struct db *db, const char *channel, struct strbuf *err)
+{
+	char *quoted = PQescapeIdentifier(db->conn, channel, strlen(channel));
+	struct strbuf sql = STRBUF_INIT;
+	int r;
+
+	if (!quoted) {
+		strbuf_addstr(err, PQerrorMessage(db->conn));
+		return -1;
+	}
+	strbuf_addf(&sql, "LISTEN %s", quoted);
+	PQfreemem(quoted);
+	r = db_cmd(db, err, sql.buf);
+	strbuf_release(&sql);
+	return r;
+}
+
+int db_wait_notify(struct db *db, int timeout_ms, struct strbuf *payload,
+		   struct strbuf *err)
+{
+	PGnotify *n;
+	struct pollfd pfd;
+
+	if (!PQconsumeInput(db->conn)) {
+		strbuf_addstr(err, PQerrorMessage(db->conn));
+		return -1;
+	}
+	n = PQnotifies(db->conn);
+	if (!n) {
+		pfd.fd = PQsocket(db->conn);
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, timeout_ms) < 0 && errno != EINTR) {
+			strbuf_addf(err, "poll: %s", strerror(errno));
+			return -1;
+		}
+		if (!PQconsumeInput(db->conn)) {
+			strbuf_addstr(err, PQerrorMessage(db->conn));
+			return -1;
+		}
+		n = PQnotifies(db->conn);
+	}
+	if (!n)
+		return 0;
+	strbuf_addstr(payload, n->extra);
+	PQfreemem(n);
+	/* Collapse a burst: one wake-up is enough. */
+	while ((n = PQnotifies(db->conn)))
+		PQfreemem(n);
+	return 1;
+}
+
+const char *db_server_version(struct db *db, struct strbuf *out)
+{
+	const char *v = PQparameterStatus(db->conn, "server_version");
+
+	strbuf_addstr(out, v ? v : "unknown");
+	return out->buf;
+}
+
+int db_schema_known_version(void)
+{
+	int v = 0;
+
+	for (unsigned i = 0; i < schema_migrations_count; i++)
+		if (schema_migrations[i].version > v)
+			v = schema_migrations[i].version;
+	return v;
+}
+
+int db_schema_version(struct db *db, int *ret_version, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	const char *v;
+
+	*ret_version = 0;
+	if (db_exec(db, &res, err,
+		    "SELECT to_regclass('schema_migrations') IS NOT NULL", 0,
+		    NULL) < 0)
+		return -1;
+	if (strcmp(db_get(res, 0, 0), "t"))
+		return 0;
+	db_result_free(res);
+	res = NULL;
+	if (db_exec(db, &res, err,
+		    "SELECT coalesce(max(version), 0) FROM schema_migrations",
+		    0, NULL) < 0)
+		return -1;
+	v = db_get(res, 0, 0);
+	if (parse_int(v, 0, INT32_MAX, ret_version, NULL) < 0) {
+		strbuf_addf(err, "schema_migrations holds a bad version '%s'", v);
+		return -1;
+	}
+	return 0;
+}
+
+static void newer_message(struct strbuf *err, int have)
+{
+	strbuf_addf(err,
+		    "the database schema is at version %d, newer than this "
+		    "schedfarm knows (%d): upgrade schedfarm, or point it at "
+		    "another database",
+		    have, db_schema_known_version());
+}
+
+int db_schema_check(struct db *db, struct strbuf *err)
+{
+	int have;
+
+	if (db_schema_version(db, &have, err) < 0)
+		return -1;
+	if (have > db_schema_known_version()) {
+		newer_message(err, have);
+		return -2;
+	}
+	if (have < db_schema_known_version()) {
+		strbuf_addf(err, "the database schema is at version %d, this "
+				 "schedfarm needs %d: run 'schedfarm db migrate'",
+			    have, db_schema_known_version());
+		return -3;
+	}
+	return 0;
+}
+
+int db_migrate(struct db *db, int *ret_applied, struct strbuf *err)
+{
+	int have = 0;
+
+	*ret_applied = 0;
+	if (db_cmd(db, err,
+		   "CREATE TABLE IF NOT EXISTS schema_migrations ("
+		   " version integer PRIMARY KEY,"
+		   " name text NOT NULL,"
+		   " applied_at timestamptz NOT NULL DEFAULT now())") < 0)
+		return -1;
+	for (unsigned i = 0; i < schema_migrations_count; i++) {
+		const struct schema_migration *m = &schema_migrations[i];
+		_cleanup_db_result_ struct db_result *res = NULL;
+		struct db_args a = DB_ARGS_INIT;
+		int r;
+
+		if (db_begin(db, err) < 0)
+			return -1;
+		/* One migrator at a time; the others wait, then see it done. */
+		if (db_cmd(db, err, "SELECT pg_advisory_xact_lock(7301001)") < 0 ||
+		    db_schema_version(db, &have, err) < 0)
+			goto fail;
+		if (have > db_schema_known_version()) {
+			newer_message(err, have);
+			db_rollback(db);
+			return -2;
+		}
+		if (have >= m->version) {
+			db_rollback(db);
+			continue;
+		}
+		/* Migration text is ours, compiled in: no values in it. */
+		if (db_cmd(db, err, m->sql) < 0) {
+			struct strbuf why = STRBUF_INIT;
+
+			strbuf_addbuf(&why, err);
+			strbuf_reset(err);
+			strbuf_addf(err, "migration %s failed: %s", m->name,
+				    why.buf);
+			strbuf_release(&why);
+			goto fail;
+		}
+		db_args_i64(&a, m->version);
+		db_args_str(&a, m->name);
+		r = db_exec_args(db, NULL, err,
+				 "INSERT INTO schema_migrations (version, name)"
+				 " VALUES ($1, $2)",
+				 &a);
+		db_args_clear(&a);
+		if (r < 0 || db_commit(db, err) < 0)
+			goto fail;
+		(*ret_applied)++;
+	}
+	if (db_schema_version(db, &have, err) < 0)
+		return -1;
+	if (have > db_schema_known_version()) {
+		newer_message(err, have);
+		return -2;
+	}
+	return 0;
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+int db_psql_argv(const struct db_config *cfg, struct strvec *argv,
+		 struct strbuf *err)
+{
+	_cleanup_free_ char *ci = effective_conninfo(cfg);
+	_cleanup_free_ char *prog = NULL;
+
+	(void)err;
+	if (cfg->source == DB_EMBEDDED && cfg->bindir && *cfg->bindir) {
+		prog = xstrfmt("%s/psql", cfg->bindir);
+		if (access(prog, X_OK) < 0) {
+			free(prog);
+			prog = NULL;
+		}
+	}
+	strvec_push(argv, prog ? prog : "psql");
+	if (*ci) {
+		strvec_push(argv, "-d");
+		strvec_push(argv, ci);
+	}
+	return 0;
+}
+
+void db_conninfo_display(const struct db_config *cfg, struct strbuf *out)
+{
+	_cleanup_free_ char *ci = effective_conninfo(cfg);
+	PQconninfoOption *opts;
+	char *msg = NULL;
+
+	if (!*ci) {
+		strbuf_addstr(out, "(from PG* environment variables)");
+		return;
+	}
+	opts = PQconninfoParse(ci, &msg);
+	if (!opts) {
+		strbuf_addstr(out, "(unparsable conninfo)");
+		PQfreemem(msg);
+		return;
+	}
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		if (!o->val || !*o->val)
+			continue;
+		if (out->len)
+			strbuf_addch(out, ' ');
+		strbuf_addf(out, "%s=%s", o->keyword,
+			    !strcmp(o->keyword, "password") ? "***" : o->val);
+	}
+	PQconninfoFree(opts);
+}

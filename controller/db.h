@@ -1,0 +1,149 @@
+/*
+ * db.h - the farm's only door to PostgreSQL (libpq).
+ *
+ * No other file includes libpq-fe.h.  Where the database is: --db, else
+ * SCHEDFARM_DB, else the libpq environment (PGHOST, PGDATABASE, PGSERVICE,
+ * ...), else the embedded default: a private cluster under
+ * $SCHEDFARM_HOME/pg that this module creates with initdb and starts with
+ * pg_ctl on a unix socket in that folder, on first use.  Statements are
+ * always parameterised: callers pass SQL text with $1.. and values apart.
+ * Functions return 0 or a negative number and describe failures in the
+ * caller's err buffer; nothing here prints.
+ */
+#ifndef SCHEDFARM_DB_H
+#define SCHEDFARM_DB_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+#include "strvec.h"
+
+struct db;
+struct db_result;
+
+enum db_source { DB_FROM_CLI, DB_FROM_SCHEDFARM_DB, DB_FROM_LIBPQ_ENV, DB_EMBEDDED };
+
+struct db_config {
+	enum db_source source;
+	char *conninfo;   /* NULL for the embedded cluster until resolved */
+	char *home;       /* SCHEDFARM_HOME (embedded only) */
+	char *pg_dir;     /* home/pg: owned by the server's user */
+	char *data_dir;   /* home/pg/data */
+	char *socket_dir; /* where the unix socket lives */
+	char *bindir;     /* PostgreSQL server programs */
+	int run_as_postgres; /* caller is root: the server runs as postgres */
+	unsigned server_uid, server_gid;
+};
+
+const char *db_source_name(enum db_source s);
+
+/*
+ * Work out where the database is (see the top of this file).  cli_db and
+ * cli_home may be NULL.  Fills cfg (release with db_config_release()).
+ */
+int db_config_resolve(struct db_config *cfg, const char *cli_db,
+		      const char *cli_home, struct strbuf *err);
+void db_config_release(struct db_config *cfg);
+
+/*
+ * Embedded cluster: create (initdb) and start (pg_ctl) it unless it is
+ * already accepting connections, and make sure the `schedfarm` database
+ * exists.  *ret_started (may be NULL) tells whether this call started it.
+ * Serialised with a lock file so concurrent callers start it once.
+ */
+int db_embedded_ensure(const struct db_config *cfg, int *ret_started,
+		       struct strbuf *log, struct strbuf *err);
+/* Stop the embedded cluster (fast shutdown); 0 also when not running. */
+int db_embedded_stop(const struct db_config *cfg, int *ret_was_running,
+		     struct strbuf *err);
+/* 1 when the server at cfg answers, 0 when not. */
+int db_ping(const struct db_config *cfg);
+/* The pid of the embedded server from postmaster.pid, or 0. */
+long db_embedded_pid(const struct db_config *cfg);
+
+/* Connect (no server start, no migration). */
+int db_connect(const struct db_config *cfg, struct db **ret,
+	       struct strbuf *err);
+void db_close(struct db *db);
+
+/*
+ * Bring the schema up to what this binary knows, each migration in its own
+ * transaction under an advisory lock.  *ret_applied counts what was
+ * applied.  A database newer than the binary is refused with -2.
+ */
+int db_migrate(struct db *db, int *ret_applied, struct strbuf *err);
+/* Highest applied version (0 on an empty database), and the binary's. */
+int db_schema_version(struct db *db, int *ret_version, struct strbuf *err);
+int db_schema_known_version(void);
+/* Check the schema is exactly what we know; -2 newer, -3 older. */
+int db_schema_check(struct db *db, struct strbuf *err);
+
+/* Server version string, e.g. "15.18". */
+const char *db_server_version(struct db *db, struct strbuf *out);
+
+/*
+ * Run one statement with nparams text parameters (a NULL entry is SQL
+ * NULL).  On success *ret (if not NULL) holds the rows; free with
+ * db_result_free().  Commands that return no rows may pass ret = NULL.
+ */
+int db_exec(struct db *db, struct db_result **ret, struct strbuf *err,
+	    const char *sql, int nparams, const char *const *params);
+/* Statements with no parameters and no rows (BEGIN, COMMIT...). */
+int db_cmd(struct db *db, struct strbuf *err, const char *sql);
+int db_begin(struct db *db, struct strbuf *err);
+int db_commit(struct db *db, struct strbuf *err);
+void db_rollback(struct db *db);
+
+int db_nrows(const struct db_result *res);
+int db_nfields(const struct db_result *res);
+const char *db_fname(const struct db_result *res, int col);
+/* The value as text, or NULL for SQL NULL. */
+const char *db_get(const struct db_result *res, int row, int col);
+/* The number of rows a command touched ("UPDATE 3" -> 3). */
+long db_cmd_tuples(const struct db_result *res);
+void db_result_free(struct db_result *res);
+static inline void db_result_freep(struct db_result **res)
+{
+	db_result_free(*res);
+}
+#define _cleanup_db_result_ __attribute__((cleanup(db_result_freep)))
+
+/* The SQLSTATE of the last failed statement ("23505"), or "". */
+const char *db_last_sqlstate(struct db *db);
+
+/* Parameter lists: owned strings, NULL entries for SQL NULL. */
+struct db_args {
+	char **v;
+	size_t nr, alloc;
+};
+#define DB_ARGS_INIT {NULL, 0, 0}
+void db_args_str(struct db_args *a, const char *s); /* s may be NULL */
+void db_args_i64(struct db_args *a, int64_t v);
+void db_args_double(struct db_args *a, double v); /* non-finite -> NULL */
+void db_args_bool(struct db_args *a, int v);
+void db_args_clear(struct db_args *a);
+int db_exec_args(struct db *db, struct db_result **ret, struct strbuf *err,
+		 const char *sql, const struct db_args *a);
+
+/* COPY ... FROM STDIN: begin, put data (text format), end. */
+int db_copy_begin(struct db *db, const char *sql, struct strbuf *err);
+int db_copy_put(struct db *db, const char *data, size_t len,
+		struct strbuf *err);
+int db_copy_end(struct db *db, struct strbuf *err);
+/* Escape s for COPY text format (\\, tab, newline, CR); NULL -> \N. */
+void db_copy_escape(struct strbuf *sb, const char *s);
+
+/* LISTEN on channel; wait up to timeout_ms for a notification. */
+int db_listen(struct db *db, const char *channel, struct strbuf *err);
+/* 1 if a notification arrived (payload appended), 0 on timeout, <0 error. */
+int db_wait_notify(struct db *db, int timeout_ms, struct strbuf *payload,
+		   struct strbuf *err);
+
+/* argv for psql that reaches this database (caller appends its args). */
+int db_psql_argv(const struct db_config *cfg, struct strvec *argv,
+		 struct strbuf *err);
+/* The conninfo with any password replaced by ***, for printing. */
+void db_conninfo_display(const struct db_config *cfg, struct strbuf *out);
+
+#endif

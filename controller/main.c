@@ -1,0 +1,172 @@
+/*
+ * main.c - the schedfarm command line: global options, the verb table,
+ * dispatch.
+ *
+ * `schedfarm [GLOBAL OPTIONS] VERB [ARGS]`.  The table below is sorted by
+ * name (a test checks it); each verb lives in controller/cmd_<verb>.c.
+ * `VERB --help` and `help VERB` print the same text.  (After git.c.)
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cli.h"
+#include "log.h"
+#include "strbuf.h"
+#include "banned.h"
+
+#ifndef SCHEDFARM_VERSION
+#define SCHEDFARM_VERSION "0.1"
+#endif
+
+struct cli_globals cli;
+
+const struct command commands[] = {
+	{"db", cmd_db, "manage the database: status, start, stop, migrate, psql",
+	 cmd_db_usage},
+	{"help", cmd_help, "show help for schedfarm or one verb", cmd_help_usage},
+};
+const unsigned commands_count = sizeof(commands) / sizeof(commands[0]);
+
+static const char global_usage[] =
+	"usage: schedfarm [--db CONNINFO] [--home DIR] [--json] [-v] VERB [ARGS]\n"
+	"\n"
+	"A test farm for Linux scheduler patches: queue a patch, build and boot\n"
+	"it, run workloads on hosts, store every number in PostgreSQL, and say\n"
+	"what got better or worse, where, by how much, and how sure it is.\n"
+	"\n"
+	"Global options:\n"
+	"  --db CONNINFO  the database (else SCHEDFARM_DB, else PG* variables,\n"
+	"                 else the embedded cluster under --home)\n"
+	"  --home DIR     state folder (SCHEDFARM_HOME; default\n"
+	"                 ~/.local/share/schedfarm, /var/lib/schedfarm for root)\n"
+	"  --json         print data as JSON (verbs that print data)\n"
+	"  -v, --verbose  more messages\n"
+	"  --version      print the version\n"
+	"\n"
+	"Exit status: 0 success, 1 failure, 2 usage error.\n"
+	"\n"
+	"Verbs:\n";
+
+void command_print_usage(const struct command *c, FILE *f)
+{
+	fputs(c->usage, f);
+}
+
+const struct command *command_find(const char *name)
+{
+	for (unsigned i = 0; i < commands_count; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void print_global_usage(FILE *f)
+{
+	fputs(global_usage, f);
+	for (unsigned i = 0; i < commands_count; i++)
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nRun 'schedfarm help VERB' for one verb; man schedfarm for all.\n",
+	      f);
+}
+
+/* Does the verb's argv ask for help (before any "--")? */
+static int wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	}
+	return 0;
+}
+
+const char cmd_help_usage[] =
+	"usage: schedfarm help [VERB]\n"
+	"\n"
+	"Without VERB, list the verbs; with one, print its full help (the same\n"
+	"text as 'schedfarm VERB --help').\n";
+
+int cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		print_global_usage(stdout);
+		return 0;
+	}
+	if (argc > 2)
+		die_usage("help takes one verb");
+	c = command_find(argv[1]);
+	if (!c)
+		die_usage("no verb '%s'; 'schedfarm help' lists them", argv[1]);
+	command_print_usage(c, stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"db", required_argument, NULL, 'D'},
+		{"home", required_argument, NULL, 'H'},
+		{"json", no_argument, NULL, 'j'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const struct command *c;
+	int opt;
+
+	signal(SIGPIPE, SIG_IGN);
+	log_init("schedfarm", LOG_LEVEL_INFO);
+	/* '+': stop at the verb; its options are its own. */
+	while ((opt = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'D':
+			cli.db = optarg;
+			break;
+		case 'H':
+			cli.home = optarg;
+			break;
+		case 'j':
+			cli.json = 1;
+			break;
+		case 'v':
+			cli.verbose++;
+			log_set_level(LOG_LEVEL_DEBUG);
+			break;
+		case 'V':
+			printf("schedfarm %s\n", SCHEDFARM_VERSION);
+			return 0;
+		case 'h':
+			print_global_usage(stdout);
+			return 0;
+		default:
+			print_global_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		print_global_usage(stderr);
+		return EXIT_USAGE;
+	}
+	c = command_find(argv[optind]);
+	if (!c) {
+		log_error("no verb '%s'; 'schedfarm help' lists them",
+			  argv[optind]);
+		return EXIT_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+	if (c->fn != cmd_help && wants_help(argc, argv)) {
+		command_print_usage(c, stdout);
+		return 0;
+	}
+	optind = 0; /* reset getopt for the verb (0 also resets GNU state) */
+	return c->fn(argc, argv);
+}
