@@ -20,6 +20,14 @@ SAN      ?= 0
 CC       ?= gcc
 OPT      ?= -O2 -g
 PKG_CONFIG ?= pkg-config
+V ?= 0
+ifeq ($(V),1)
+Q :=
+quiet = 
+else
+Q := @
+quiet = @echo '  $(1) $@';
+endif
 
 WARN := -std=gnu17 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 	-Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings \
@@ -50,7 +58,9 @@ UNIT_SRC   := $(sort $(wildcard tests/unit/test-*.c))
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/%.o)
 CTL_OBJ    := $(CTL_SRC:%.c=$(B)/%.o) $(B)/schema-embed.o
-CTL_LIB_OBJ := $(filter-out $(B)/controller/main.o,$(CTL_OBJ))
+# main.c goes into the library too, its main() renamed, so unit tests can
+# check the verb table.
+CTL_LIB_OBJ := $(filter-out $(B)/controller/main.o,$(CTL_OBJ)) $(B)/controller/main-lib.o
 AGENT_OBJ  := $(AGENT_SRC:%.c=$(B)/agent-static/%.o) \
 	      $(COMMON_SRC:%.c=$(B)/agent-static/%.o)
 # Agent code for unit tests: compiled like the controller (sanitizers on).
@@ -75,39 +85,43 @@ deps:
 
 $(B)/%.o: %.c $(wildcard common/*.h controller/*.h agent/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CTL_CFLAGS) -c $< -o $@
+	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -c $< -o $@
 
 $(B)/agent-static/%.o: %.c $(wildcard common/*.h agent/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(AGENT_CFLAGS) -c $< -o $@
+	$(call quiet,CC)$(CC) $(AGENT_CFLAGS) -c $< -o $@
+
+$(B)/controller/main-lib.o: controller/main.c $(wildcard common/*.h controller/*.h)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -Dmain=schedfarm_main -c $< -o $@
 
 $(B)/schema-embed.c: $(SCHEMA_SQL) tools/embed-schema.sh
 	@mkdir -p $(B)
 	sh tools/embed-schema.sh $(SCHEMA_SQL) > $@.tmp && mv $@.tmp $@
 
 $(B)/schema-embed.o: $(B)/schema-embed.c controller/schema.h
-	$(CC) $(CTL_CFLAGS) -c $< -o $@
+	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -c $< -o $@
 
 $(B)/libcommon.a: $(COMMON_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	$(call quiet,AR)rm -f $@ && ar rcs $@ $^
 $(B)/libcontroller.a: $(CTL_LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	$(call quiet,AR)rm -f $@ && ar rcs $@ $^
 $(B)/libagent.a: $(AGENT_LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	$(call quiet,AR)rm -f $@ && ar rcs $@ $^
 
 $(CTL_BIN): $(B)/controller/main.o $(B)/libcontroller.a $(B)/libcommon.a
-	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(CTL_LIBS)
+	$(call quiet,CC)$(CC) $(BASE_LDFLAGS) -o $@ $^ $(CTL_LIBS)
 
 $(AGENT_BIN): $(AGENT_OBJ)
-	$(CC) $(AGENT_LDFLAGS) -o $@ $^ -lm
+	$(call quiet,CC)$(CC) $(AGENT_LDFLAGS) -o $@ $^ -lm
 
 # Unit tests: test-agent-*.c link the agent's code, the others the controller's.
 $(B)/tests/unit/test-agent-%: tests/unit/test-agent-%.c $(B)/libagent.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CTL_CFLAGS) -Iagent -o $@ $^ $(BASE_LDFLAGS) -lcmocka -lm -lpthread
+	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -Iagent -o $@ $^ $(BASE_LDFLAGS) -lcmocka -lm -lpthread
 $(B)/tests/unit/test-%: tests/unit/test-%.c $(B)/libcontroller.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CTL_CFLAGS) -o $@ $^ $(BASE_LDFLAGS) -lcmocka $(CTL_LIBS)
+	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -o $@ $^ $(BASE_LDFLAGS) -lcmocka $(CTL_LIBS)
 
 unit-bins: $(UNIT_BIN)
 

@@ -108,6 +108,7 @@ int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+int main(int argc, char **argv);
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -1,0 +1,181 @@
+# test-lib.sh - the TAP harness for tests/integration/tNNNN-*.sh (after git's t/).
+#
+#   . "$(dirname "$0")/../lib/test-lib.sh"
+#   test_expect_success 'what it checks' '
+#           schedfarm db migrate
+#   '
+#   test_done
+#
+# Each script gets its own scratch folder ($SCRATCH, searchable by the
+# postgres user), removed at exit with everything registered by
+# test_atexit.  skip_all "reason" skips the whole script with its reason
+# (never a silent pass).  Helpers for a throwaway PostgreSQL are below.
+
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${SCHEDFARM_BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+if [ -x "$BUILD/schedfarm" ]; then
+	SCHEDFARM_BIN=$BUILD/schedfarm
+else
+	SCHEDFARM_BIN=$TOP/controller/schedfarm
+fi
+AGENT_BIN=${SCHEDFARM_AGENT:-$TOP/agent/schedfarm-agent}
+export SCHEDFARM_BIN AGENT_BIN TOP
+# Throwaway clusters may run with fsync off (never the user's own).
+export SCHEDFARM_PG_THROWAWAY=1
+# ASan: leaks are bugs, but the lsan runtime cannot work under ptrace.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+unset SCHEDFARM_DB PGHOST PGHOSTADDR PGDATABASE PGSERVICE PGPORT PGUSER SCHEDFARM_HOME
+
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/schedfarm-test.XXXXXX")
+chmod 755 "$SCRATCH"
+test_count=0
+test_failed=0
+# Kept in a file so tests (which run in subshells) can register too.
+_ATEXIT=$SCRATCH/.atexit
+: >"$_ATEXIT"
+
+schedfarm() {
+	"$SCHEDFARM_BIN" "$@"
+}
+
+# Register a command to run at exit (last registered runs first).
+test_atexit() {
+	printf '%s\n' "$1" >>"$_ATEXIT"
+}
+
+_cleanup() {
+	_rc=$?
+	tac "$_ATEXIT" 2>/dev/null | while IFS= read -r c; do
+		[ -n "$c" ] && eval "$c" >/dev/null 2>&1
+	done
+	if [ -n "${KEEP_SCRATCH:-}" ]; then
+		echo "# scratch kept: $SCRATCH"
+	else
+		rm -rf "$SCRATCH"
+	fi
+	exit $_rc
+}
+trap _cleanup EXIT
+trap 'exit 130' INT TERM
+
+say() {
+	echo "# $*"
+}
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# test_expect_success DESCRIPTION SCRIPT: run SCRIPT in a subshell-free eval
+# with output captured; print ok/not ok, and the output when it failed.
+test_expect_success() {
+	test_count=$((test_count + 1))
+	_out=$SCRATCH/.test-$test_count.out
+	if (cd "$SCRATCH" && eval "$2") >"$_out" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		echo "not ok $test_count - $1"
+		sed 's/^/#   /' "$_out"
+		test_failed=$((test_failed + 1))
+	fi
+}
+
+# Same, but the script must fail.
+test_expect_failure_cmd() {
+	test_expect_success "$1" "! ( $2 )"
+}
+
+test_skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count # SKIP $1: $2"
+}
+
+test_done() {
+	echo "1..$test_count"
+	[ "$test_failed" -eq 0 ]
+	exit $?
+}
+
+# Fail with a message unless file $2 contains the fixed string $1.
+grep_or_fail() {
+	if ! grep -qF -- "$1" "$2"; then
+		echo "expected '$1' in $2, which holds:"
+		sed 's/^/    /' "$2"
+		return 1
+	fi
+}
+
+# Wait up to $2 seconds (default 10) for command $1 to succeed.
+wait_for() {
+	_deadline=$(( $(date +%s) + ${2:-10} ))
+	while ! eval "$1" >/dev/null 2>&1; do
+		[ "$(date +%s)" -ge "$_deadline" ] && return 1
+		sleep 0.05
+	done
+}
+
+# --- A throwaway PostgreSQL server, as the postgres user when root. -------
+
+pg_bindir() {
+	if [ -n "${SCHEDFARM_PG_BINDIR:-}" ]; then
+		echo "$SCHEDFARM_PG_BINDIR"
+		return
+	fi
+	ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1
+}
+
+_as_pg() {
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=postgres --regid=postgres --init-groups "$@"
+	else
+		"$@"
+	fi
+}
+
+# Make one initdb'd template per machine and copy it: a server is then up
+# in a fraction of the time initdb takes.
+_pg_template() {
+	_tpl=${TMPDIR:-/tmp}/schedfarm-test-pgtemplate-$(id -u)
+	if [ ! -f "$_tpl/data/PG_VERSION" ]; then
+		_tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedfarm-tpl.XXXXXX")
+		chmod 755 "$_tmp"
+		mkdir "$_tmp/data"
+		[ "$(id -u)" = 0 ] && chown postgres:postgres "$_tmp/data"
+		_as_pg "$(pg_bindir)/initdb" --no-sync -A trust -E UTF8 \
+			--locale=C -U postgres -D "$_tmp/data" >/dev/null || return 1
+		mv -T "$_tmp" "$_tpl" 2>/dev/null || rm -rf "$_tmp"
+	fi
+	echo "$_tpl/data"
+}
+
+# pg_test_start NAME: start a server in $SCRATCH/NAME with its socket there;
+# sets PG_SOCKDIR and PG_CONNINFO (dbname=postgres user=postgres).
+pg_test_start() {
+	_name=${1:-pg}
+	_dir=$SCRATCH/$_name
+	_tpl=$(_pg_template) || { echo "initdb failed"; return 1; }
+	mkdir -p "$_dir"
+	cp -a "$_tpl" "$_dir/data"
+	cat >>"$_dir/data/postgresql.conf" <<EOCONF
+listen_addresses = ''
+unix_socket_directories = '$_dir'
+port = 5432
+fsync = off
+EOCONF
+	[ "$(id -u)" = 0 ] && chown -R postgres:postgres "$_dir"
+	_as_pg "$(pg_bindir)/pg_ctl" -D "$_dir/data" -l "$_dir/log" -w -t 60 \
+		start >/dev/null || { cat "$_dir/log"; return 1; }
+	test_atexit "_as_pg '$(pg_bindir)/pg_ctl' -D '$_dir/data' -m immediate -w stop"
+	PG_SOCKDIR=$_dir
+	PG_CONNINFO="host=$_dir port=5432 dbname=postgres user=postgres"
+	export PG_SOCKDIR PG_CONNINFO
+}
+
+# Stop the embedded cluster a test made under SCHEDFARM_HOME=$1.
+embedded_stop_at_exit() {
+	test_atexit "SCHEDFARM_HOME='$1' '$SCHEDFARM_BIN' db stop"
+}

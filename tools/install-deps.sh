@@ -1,0 +1,31 @@
+#!/bin/sh
+# install-deps.sh - install the Debian packages schedfarm needs to build, run
+# and test; does nothing when they are all there.  Run as root (apt-get).
+set -eu
+PKGS="build-essential pkg-config git file jq man-db perl
+libpq-dev libyaml-dev libssh-dev libvirt-dev libgsl-dev libcmocka-dev
+postgresql postgresql-client util-linux procps iproute2
+clang libclang-rt-14-dev clang-format cppcheck
+openssh-server openssh-client ipmitool openipmi
+qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
+busybox-static cpio sysbench rt-tests linux-perf"
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing:$missing" >&2
+	echo "install-deps: run 'sudo make deps' (apt-get needs root)" >&2
+	exit 1
+fi
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "install-deps: done"
