@@ -67,12 +67,14 @@ AGENT_OBJ  := $(AGENT_SRC:%.c=$(B)/agent-static/%.o) \
 AGENT_LIB_OBJ := $(filter-out $(B)/agent/main.o,$(AGENT_SRC:%.c=$(B)/%.o))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 
+# The sanitized build of a tree: `make check B=build-x` uses build-x-san.
+SANB ?= $(B)-san
 ifeq ($(B),build)
 CTL_BIN   := controller/schedfarm
 AGENT_BIN := agent/schedfarm-agent
 else
 CTL_BIN   := $(B)/schedfarm
-AGENT_BIN := agent/schedfarm-agent
+AGENT_BIN := $(B)/schedfarm-agent
 endif
 
 .PHONY: all deps check check-unit check-integration check-kernel lint fuzz \
@@ -125,22 +127,25 @@ $(B)/tests/unit/test-%: tests/unit/test-%.c $(B)/libcontroller.a $(B)/libcommon.
 
 unit-bins: $(UNIT_BIN)
 
+# The suite runs the sanitized controller against the static agent of $(B).
+TEST_ENV = SCHEDFARM_BUILD=$(SANB) SCHEDFARM_AGENT=$(abspath $(AGENT_BIN))
+
 check:
-	$(MAKE) all
-	$(MAKE) B=build-san SAN=1 build-san/schedfarm unit-bins
-	SCHEDFARM_BUILD=build-san sh tests/run-tests.sh
+	$(MAKE) B=$(B) all
+	$(MAKE) B=$(SANB) SAN=1 $(SANB)/schedfarm unit-bins
+	$(TEST_ENV) sh tests/run-tests.sh
 
 check-unit:
-	$(MAKE) B=build-san SAN=1 unit-bins
-	SCHEDFARM_BUILD=build-san sh tests/run-tests.sh unit
+	$(MAKE) B=$(SANB) SAN=1 unit-bins
+	$(TEST_ENV) sh tests/run-tests.sh unit
 
 check-integration:
-	$(MAKE) all
-	$(MAKE) B=build-san SAN=1 build-san/schedfarm
-	SCHEDFARM_BUILD=build-san sh tests/run-tests.sh integration
+	$(MAKE) B=$(B) all
+	$(MAKE) B=$(SANB) SAN=1 $(SANB)/schedfarm
+	$(TEST_ENV) sh tests/run-tests.sh integration
 
 check-kernel: all
-	SCHEDFARM_BUILD=build SCHEDFARM_KERNEL_TESTS=1 sh tests/run-tests.sh kernel
+	SCHEDFARM_BUILD=$(B) SCHEDFARM_AGENT=$(abspath $(AGENT_BIN)) sh tests/run-tests.sh kernel
 
 lint:
 	clang-format --dry-run --Werror $(COMMON_SRC) $(CTL_SRC) $(AGENT_SRC) \
@@ -167,4 +172,4 @@ install: all
 	cp -r web-static plans kernels $(DESTDIR)$(PREFIX)/share/schedfarm/
 
 clean:
-	rm -rf build build-san controller/schedfarm agent/schedfarm-agent
+	rm -rf build build-san build-* controller/schedfarm agent/schedfarm-agent

@@ -21,6 +21,7 @@ else
 	SCHEDFARM_BIN=$TOP/controller/schedfarm
 fi
 AGENT_BIN=${SCHEDFARM_AGENT:-$TOP/agent/schedfarm-agent}
+export SCHEDFARM_AGENT=$AGENT_BIN
 export SCHEDFARM_BIN AGENT_BIN TOP
 # Throwaway clusters may run with fsync off (never the user's own).
 export SCHEDFARM_PG_THROWAWAY=1
