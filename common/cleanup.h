@@ -35,18 +35,18 @@ static inline void fclosep(FILE **f)
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
 /* Return the pointer and leave NULL behind, so the cleanup does nothing. */
-#define TAKE_PTR(p)                                                           \
-	({                                                                    \
-		__typeof__(p) _tp_ = (p);                                     \
-		(p) = NULL;                                                   \
-		_tp_;                                                         \
+#define TAKE_PTR(p)                                                            \
+	({                                                                     \
+		__typeof__(p) _tp_ = (p);                                      \
+		(p) = NULL;                                                    \
+		_tp_;                                                          \
 	})
 
-#define TAKE_FD(fd)                                                           \
-	({                                                                    \
-		int _tfd_ = (fd);                                             \
-		(fd) = -1;                                                    \
-		_tfd_;                                                        \
+#define TAKE_FD(fd)                                                            \
+	({                                                                     \
+		int _tfd_ = (fd);                                              \
+		(fd) = -1;                                                     \
+		_tfd_;                                                         \
 	})
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -8,7 +8,12 @@
 #ifndef SCHEDFARM_LOG_H
 #define SCHEDFARM_LOG_H
 
-enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+enum log_level {
+	LOG_LEVEL_ERROR,
+	LOG_LEVEL_WARN,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG
+};
 
 void log_init(const char *progname, enum log_level level);
 void log_set_level(enum log_level level);
@@ -22,9 +27,9 @@ __attribute__((format(printf, 1, 2))) void log_warn(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_error(const char *fmt, ...);
 /* Print "progname: fatal: ..." and exit(1).  Only main() and cmd_*. */
 __attribute__((format(printf, 1, 2), noreturn)) void fatal(const char *fmt,
-							    ...);
+							   ...);
 /* Print a usage error and exit(2). */
 __attribute__((format(printf, 1, 2), noreturn)) void die_usage(const char *fmt,
-								...);
+							       ...);
 
 #endif

@@ -75,7 +75,9 @@ int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
 	static const struct {
 		const char *suffix;
 		int64_t ms;
-	} units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
+	} units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }
+	};
 	char *end;
 	long long v;
 	int64_t mult = 1000;

@@ -124,8 +124,8 @@ __attribute__((noreturn)) static void child_fail(int fd, const char *what)
 
 int start_command(struct child_process *cp, struct strbuf *err)
 {
-	int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1},
-	    err_pipe[2] = {-1, -1}, st_pipe[2] = {-1, -1};
+	int in_pipe[2] = { -1, -1 }, out_pipe[2] = { -1, -1 },
+	    err_pipe[2] = { -1, -1 }, st_pipe[2] = { -1, -1 };
 	struct strvec envstore = STRVEC_INIT;
 	char **envp;
 	int null_fd = -1, ret = -1;
@@ -288,11 +288,11 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 		int64_t now;
 
 		if (cp->in_fd >= 0)
-			pfd[nfds++] = (struct pollfd){cp->in_fd, POLLOUT, 0};
+			pfd[nfds++] = (struct pollfd){ cp->in_fd, POLLOUT, 0 };
 		if (cp->out_fd >= 0)
-			pfd[nfds++] = (struct pollfd){cp->out_fd, POLLIN, 0};
+			pfd[nfds++] = (struct pollfd){ cp->out_fd, POLLIN, 0 };
 		if (cp->err_fd >= 0)
-			pfd[nfds++] = (struct pollfd){cp->err_fd, POLLIN, 0};
+			pfd[nfds++] = (struct pollfd){ cp->err_fd, POLLIN, 0 };
 
 		if (nfds) {
 			if (poll(pfd, (nfds_t)nfds, timeout) < 0 &&
@@ -336,7 +336,7 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 			if (w < 0 && errno != EINTR)
 				break;
 			if (w == 0) {
-				struct timespec ts = {0, 20 * 1000 * 1000};
+				struct timespec ts = { 0, 20 * 1000 * 1000 };
 				nanosleep(&ts, NULL);
 			}
 		}

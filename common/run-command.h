@@ -17,36 +17,36 @@
 #include "strvec.h"
 
 struct child_process {
-	struct strvec args;   /* args.v[0] is looked up in PATH if no '/' */
-	struct strvec env;    /* "NAME=value" added, "NAME" removed */
-	const char *dir;      /* chdir here first, if set */
-	int as_user;          /* switch to uid/gid/groups first */
+	struct strvec args; /* args.v[0] is looked up in PATH if no '/' */
+	struct strvec env; /* "NAME=value" added, "NAME" removed */
+	const char *dir; /* chdir here first, if set */
+	int as_user; /* switch to uid/gid/groups first */
 	uid_t uid;
 	gid_t gid;
-	const gid_t *groups;  /* supplementary groups (caller owns) */
-	size_t ngroups;       /* 0: just gid */
+	const gid_t *groups; /* supplementary groups (caller owns) */
+	size_t ngroups; /* 0: just gid */
 	const char *stdin_data; /* written to the child's stdin, then closed */
 	size_t stdin_len;
-	int capture_out;      /* collect stdout into `out` */
-	int capture_err;      /* collect stderr into `err` */
-	int merge_err;        /* stderr goes where stdout goes */
-	int quiet;            /* without capture: stdout/stderr to /dev/null */
-	int stream_out;       /* start_command: give the caller out_fd */
-	size_t max_output;    /* cap on out and err each; 0 = 64 MiB */
-	int timeout_ms;       /* 0 = none; on expiry TERM, then KILL after 2 s */
+	int capture_out; /* collect stdout into `out` */
+	int capture_err; /* collect stderr into `err` */
+	int merge_err; /* stderr goes where stdout goes */
+	int quiet; /* without capture: stdout/stderr to /dev/null */
+	int stream_out; /* start_command: give the caller out_fd */
+	size_t max_output; /* cap on out and err each; 0 = 64 MiB */
+	int timeout_ms; /* 0 = none; on expiry TERM, then KILL after 2 s */
 
 	/* Results. */
 	struct strbuf out;
 	struct strbuf err;
 	pid_t pid;
-	int out_fd;           /* stream_out: read end of stdout */
-	int in_fd;            /* private: write end of stdin */
-	int err_fd;           /* private: read end of stderr */
-	size_t in_off;        /* private: stdin bytes written */
-	int status;           /* raw wait status */
-	int exit_code;        /* exit code, or 128+signal */
+	int out_fd; /* stream_out: read end of stdout */
+	int in_fd; /* private: write end of stdin */
+	int err_fd; /* private: read end of stderr */
+	size_t in_off; /* private: stdin bytes written */
+	int status; /* raw wait status */
+	int exit_code; /* exit code, or 128+signal */
 	int timed_out;
-	int truncated;        /* output exceeded max_output and was cut */
+	int truncated; /* output exceeded max_output and was cut */
 };
 
 void child_process_init(struct child_process *cp);

@@ -21,7 +21,10 @@ struct strbuf {
 };
 
 extern char strbuf_slopbuf[];
-#define STRBUF_INIT {.alloc = 0, .len = 0, .buf = strbuf_slopbuf}
+#define STRBUF_INIT                                                            \
+	{                                                                      \
+		.alloc = 0, .len = 0, .buf = strbuf_slopbuf                    \
+	}
 
 void strbuf_init(struct strbuf *sb, size_t hint);
 void strbuf_release(struct strbuf *sb);
@@ -77,14 +80,14 @@ char *xstrndup(const char *s, size_t n);
 __attribute__((format(printf, 1, 2))) char *xstrfmt(const char *fmt, ...);
 
 /* Grow an array to hold at least nr elements (after git's ALLOC_GROW). */
-#define ALLOC_GROW(x, nr, alloc)                                              \
-	do {                                                                  \
-		if ((nr) > (alloc)) {                                         \
-			(alloc) = (alloc) ? (alloc) * 2 : 16;                 \
-			if ((alloc) < (nr))                                   \
-				(alloc) = (nr);                               \
-			(x) = xrealloc((x), sizeof(*(x)) * (alloc));          \
-		}                                                             \
+#define ALLOC_GROW(x, nr, alloc)                                               \
+	do {                                                                   \
+		if ((nr) > (alloc)) {                                          \
+			(alloc) = (alloc) ? (alloc)*2 : 16;                    \
+			if ((alloc) < (nr))                                    \
+				(alloc) = (nr);                                \
+			(x) = xrealloc((x), sizeof(*(x)) * (alloc));           \
+		}                                                              \
 	} while (0)
 
 #endif

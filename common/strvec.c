@@ -9,7 +9,7 @@
 #include "strvec.h"
 #include "banned.h"
 
-const char *empty_strvec[] = {NULL};
+const char *empty_strvec[] = { NULL };
 
 void strvec_init(struct strvec *sv)
 {

@@ -16,7 +16,10 @@ struct strvec {
 };
 
 extern const char *empty_strvec[];
-#define STRVEC_INIT {.v = (char **)empty_strvec, .nr = 0, .alloc = 0}
+#define STRVEC_INIT                                                            \
+	{                                                                      \
+		.v = (char **)empty_strvec, .nr = 0, .alloc = 0                \
+	}
 
 void strvec_init(struct strvec *sv);
 void strvec_clear(struct strvec *sv);

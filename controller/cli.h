@@ -14,9 +14,9 @@
 #define EXIT_USAGE 2
 
 struct cli_globals {
-	const char *db;   /* --db CONNINFO */
+	const char *db; /* --db CONNINFO */
 	const char *home; /* --home DIR (SCHEDFARM_HOME) */
-	int json;         /* --json given before the verb */
+	int json; /* --json given before the verb */
 	int verbose;
 };
 extern struct cli_globals cli;
@@ -45,7 +45,7 @@ struct db *cli_open_db_cfg(struct db_config *ret_cfg);
 
 /* Report a failed statement and exit 1 (verbs only). */
 __attribute__((noreturn)) void cli_db_fatal(const char *what,
-					     const struct strbuf *err);
+					    const struct strbuf *err);
 
 /* Write sb to stdout and release it. */
 void cli_emit(struct strbuf *sb);

@@ -27,7 +27,8 @@ const char cmd_db_usage[] =
 	"The database is --db CONNINFO, else $SCHEDFARM_DB, else the libpq\n"
 	"environment (PGHOST, PGDATABASE, PGSERVICE, ...), else the embedded\n"
 	"cluster in $SCHEDFARM_HOME/pg, created and started on first use on a\n"
-	"unix socket in that folder (no TCP).  As root the embedded server runs\n"
+	"unix socket in that folder (no TCP).  As root the embedded server "
+	"runs\n"
 	"as the 'postgres' user.\n"
 	"\n"
 	"  status   where the database is, whether it runs, schema version\n"
@@ -42,8 +43,9 @@ const char cmd_db_usage[] =
 
 static int db_status(int argc, char **argv)
 {
-	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, ci = STRBUF_INIT,
 		      ver = STRBUF_INIT;
 	struct db_config cfg;
@@ -84,7 +86,8 @@ static int db_status(int argc, char **argv)
 		strbuf_add_json_str(&out, cfg.data_dir);
 		strbuf_addstr(&out, ",\"socket_dir\":");
 		strbuf_add_json_str(&out, cfg.socket_dir);
-		strbuf_addf(&out, ",\"running\":%s", running ? "true" : "false");
+		strbuf_addf(&out, ",\"running\":%s",
+			    running ? "true" : "false");
 		if (pid)
 			strbuf_addf(&out, ",\"pid\":%ld", pid);
 		else
@@ -116,12 +119,14 @@ static int db_status(int argc, char **argv)
 		if (ver.len)
 			strbuf_addf(&out, "server version: %s\n", ver.buf);
 		if (schema >= 0)
-			strbuf_addf(&out, "schema:         version %d (this "
-					  "schedfarm knows %d)\n",
+			strbuf_addf(&out,
+				    "schema:         version %d (this "
+				    "schedfarm knows %d)\n",
 				    schema, db_schema_known_version());
 		else
-			strbuf_addf(&out, "schema:         unknown (this "
-					  "schedfarm knows %d)\n",
+			strbuf_addf(&out,
+				    "schema:         unknown (this "
+				    "schedfarm knows %d)\n",
 				    db_schema_known_version());
 	}
 	cli_emit(&out);
@@ -222,7 +227,8 @@ int cmd_db(int argc, char **argv)
 	const char *sub;
 
 	if (argc < 2)
-		die_usage("db needs a subcommand: status, start, stop, migrate, psql");
+		die_usage("db needs a subcommand: status, start, stop, "
+			  "migrate, psql");
 	sub = argv[1];
 	argc--;
 	argv++;
@@ -238,6 +244,7 @@ int cmd_db(int argc, char **argv)
 		return db_stop();
 	if (!strcmp(sub, "migrate"))
 		return db_migrate_cmd();
-	die_usage("no db subcommand '%s'; try status, start, stop, migrate, psql",
-		  sub);
+	die_usage(
+		"no db subcommand '%s'; try status, start, stop, migrate, psql",
+		sub);
 }

@@ -203,10 +203,11 @@ int db_config_resolve(struct db_config *cfg, const char *cli_db,
 		struct passwd *pw = getpwnam("postgres");
 
 		if (!pw) {
-			strbuf_addstr(err,
-				      "running as root, the embedded PostgreSQL "
-				      "must run as the 'postgres' user, and there "
-				      "is none: install postgresql (make deps)");
+			strbuf_addstr(
+				err,
+				"running as root, the embedded PostgreSQL "
+				"must run as the 'postgres' user, and there "
+				"is none: install postgresql (make deps)");
 			return -1;
 		}
 		cfg->server_uid = pw->pw_uid;
@@ -337,21 +338,36 @@ static int prepare_pg_dir(const struct db_config *cfg, struct strbuf *log,
 				if (!user_can_search(&st, cfg->server_uid,
 						     cfg->server_gid)) {
 					if (!save && st.st_uid == geteuid()) {
-						if (chmod(walk, (st.st_mode & 07777) |
-									S_IXOTH) < 0) {
-							strbuf_addf(err,
-								    "cannot chmod o+x %s: %s",
-								    walk, strerror(errno));
+						if (chmod(walk,
+							  (st.st_mode & 07777) |
+								  S_IXOTH) <
+						    0) {
+							strbuf_addf(
+								err,
+								"cannot chmod "
+								"o+x %s: %s",
+								walk,
+								strerror(
+									errno));
 							return -1;
 						}
-						strbuf_addf(log,
-							    "made %s searchable by the postgres user (chmod o+x)\n",
-							    walk);
+						strbuf_addf(
+							log,
+							"made %s searchable by "
+							"the postgres user "
+							"(chmod o+x)\n",
+							walk);
 					} else {
-						strbuf_addf(err,
-							    "the postgres user cannot enter %s, on the way to %s; "
-							    "run 'chmod o+x %s' or choose another SCHEDFARM_HOME",
-							    walk, cfg->pg_dir, walk);
+						strbuf_addf(
+							err,
+							"the postgres user "
+							"cannot enter %s, on "
+							"the way to %s; "
+							"run 'chmod o+x %s' or "
+							"choose another "
+							"SCHEDFARM_HOME",
+							walk, cfg->pg_dir,
+							walk);
 						return -1;
 					}
 				}
@@ -447,7 +463,8 @@ static int test_cluster(void)
 /* Append the settings that make the cluster private to postgresql.conf. */
 static int write_settings(const struct db_config *cfg, struct strbuf *err)
 {
-	_cleanup_free_ char *path = xstrfmt("%s/postgresql.conf", cfg->data_dir);
+	_cleanup_free_ char *path =
+		xstrfmt("%s/postgresql.conf", cfg->data_dir);
 	struct strbuf sb = STRBUF_INIT;
 	FILE *f;
 	int r = 0;
@@ -460,13 +477,15 @@ static int write_settings(const struct db_config *cfg, struct strbuf *err)
 			strbuf_addch(&sb, '\'');
 		strbuf_addch(&sb, *p);
 	}
-	strbuf_addf(&sb, "'\nunix_socket_permissions = 0700\nport = %d\n"
-			 "max_connections = 200\n",
+	strbuf_addf(&sb,
+		    "'\nunix_socket_permissions = 0700\nport = %d\n"
+		    "max_connections = 200\n",
 		    EMBEDDED_PORT);
 	if (test_cluster())
-		strbuf_addstr(&sb, "# SCHEDFARM_PG_THROWAWAY=1: a test cluster\n"
-				   "fsync = off\nsynchronous_commit = off\n"
-				   "full_page_writes = off\n");
+		strbuf_addstr(&sb,
+			      "# SCHEDFARM_PG_THROWAWAY=1: a test cluster\n"
+			      "fsync = off\nsynchronous_commit = off\n"
+			      "full_page_writes = off\n");
 	f = fopen(path, "a");
 	if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len) {
 		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
@@ -484,9 +503,18 @@ static int initdb(const struct db_config *cfg, struct strbuf *log,
 		  struct strbuf *err)
 {
 	_cleanup_free_ char *prog = pg_program(cfg, "initdb");
-	const char *argv[] = {prog, "-D", cfg->data_dir, "-U", EMBEDDED_USER,
-			      "-A", "trust", "-E", "UTF8", "--locale=C",
-			      test_cluster() ? "--no-sync" : NULL, NULL};
+	const char *argv[] = { prog,
+			       "-D",
+			       cfg->data_dir,
+			       "-U",
+			       EMBEDDED_USER,
+			       "-A",
+			       "trust",
+			       "-E",
+			       "UTF8",
+			       "--locale=C",
+			       test_cluster() ? "--no-sync" : NULL,
+			       NULL };
 
 	if (run_pg(cfg, argv, 300, log, err) < 0)
 		return -1;
@@ -499,14 +527,15 @@ static int pg_ctl_start(const struct db_config *cfg, struct strbuf *log,
 	_cleanup_free_ char *prog = pg_program(cfg, "pg_ctl");
 	_cleanup_free_ char *logfile = xstrfmt("%s/server.log", cfg->pg_dir);
 	_cleanup_free_ char *t = xstrfmt("%d", PG_CTL_TIMEOUT_S);
-	const char *argv[] = {prog, "-D", cfg->data_dir, "-l", logfile, "-w",
-			      "-t", t, "start", NULL};
+	const char *argv[] = { prog, "-D", cfg->data_dir, "-l", logfile, "-w",
+			       "-t", t,	   "start",	  NULL };
 	int r = run_pg(cfg, argv, PG_CTL_TIMEOUT_S + 10, log, err);
 
 	if (r < 0) {
 		struct strbuf tail = STRBUF_INIT;
 
-		if (strbuf_read_file(&tail, logfile, 1 << 20) == 0 && tail.len) {
+		if (strbuf_read_file(&tail, logfile, 1 << 20) == 0 &&
+		    tail.len) {
 			size_t from = tail.len > 2000 ? tail.len - 2000 : 0;
 			strbuf_addf(err, "\nlast lines of %s:\n%s", logfile,
 				    tail.buf + from);
@@ -523,7 +552,7 @@ static int create_database(const struct db_config *cfg, struct strbuf *err)
 	_cleanup_free_ char *ci = embedded_conninfo(cfg, "postgres");
 	PGconn *c = PQconnectdb(ci);
 	PGresult *res;
-	const char *params[] = {EMBEDDED_DBNAME};
+	const char *params[] = { EMBEDDED_DBNAME };
 	int r = 0;
 
 	if (PQstatus(c) != CONNECTION_OK) {
@@ -532,8 +561,8 @@ static int create_database(const struct db_config *cfg, struct strbuf *err)
 		PQfinish(c);
 		return -1;
 	}
-	res = PQexecParams(c, "SELECT 1 FROM pg_database WHERE datname = $1",
-			   1, NULL, params, NULL, NULL, 0);
+	res = PQexecParams(c, "SELECT 1 FROM pg_database WHERE datname = $1", 1,
+			   NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 0) {
 		PQclear(res);
 		/* Identifiers cannot be parameters; this one is a constant. */
@@ -546,7 +575,8 @@ static int create_database(const struct db_config *cfg, struct strbuf *err)
 			r = -1;
 		}
 	} else if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		strbuf_addf(err, "cannot list databases: %s", PQerrorMessage(c));
+		strbuf_addf(err, "cannot list databases: %s",
+			    PQerrorMessage(c));
 		r = -1;
 	}
 	PQclear(res);
@@ -582,7 +612,8 @@ int db_embedded_ensure(const struct db_config *cfg, int *ret_started,
 	if (!db_ping(cfg)) {
 		version = xstrfmt("%s/PG_VERSION", cfg->data_dir);
 		if (access(version, F_OK) < 0) {
-			strbuf_addf(log, "creating the embedded cluster in %s\n",
+			strbuf_addf(log,
+				    "creating the embedded cluster in %s\n",
 				    cfg->data_dir);
 			if (initdb(cfg, log, err) < 0)
 				return -1;
@@ -607,8 +638,9 @@ int db_embedded_stop(const struct db_config *cfg, int *ret_was_running,
 
 	*ret_was_running = 0;
 	if (cfg->source != DB_EMBEDDED) {
-		strbuf_addf(err, "the database comes from %s, not the embedded "
-				 "cluster: schedfarm does not stop it",
+		strbuf_addf(err,
+			    "the database comes from %s, not the embedded "
+			    "cluster: schedfarm does not stop it",
 			    db_source_name(cfg->source));
 		return -1;
 	}
@@ -617,8 +649,9 @@ int db_embedded_stop(const struct db_config *cfg, int *ret_was_running,
 	*ret_was_running = 1;
 	prog = pg_program(cfg, "pg_ctl");
 	{
-		const char *argv[] = {prog, "-D", cfg->data_dir, "-m", "fast",
-				      "-w", "-t", "60", "stop", NULL};
+		const char *argv[] = { prog,   "-D", cfg->data_dir, "-m",
+				       "fast", "-w", "-t",	    "60",
+				       "stop", NULL };
 		r = run_pg(cfg, argv, 70, &log, err);
 	}
 	if (r < 0 && strstr(log.buf, "Is server running?")) {
@@ -640,8 +673,7 @@ static void set_sqlstate(struct db *db, const PGresult *res)
 		memcpy(db->sqlstate, s, strnlen(s, 5));
 }
 
-int db_connect(const struct db_config *cfg, struct db **ret,
-	       struct strbuf *err)
+int db_connect(const struct db_config *cfg, struct db **ret, struct strbuf *err)
 {
 	_cleanup_free_ char *ci = effective_conninfo(cfg);
 	struct db *db;
@@ -841,8 +873,7 @@ int db_copy_begin(struct db *db, const char *sql, struct strbuf *err)
 	return 0;
 }
 
-int db_copy_put(struct db *db, const char *data, size_t len,
-		struct strbuf *err)
+int db_copy_put(struct db *db, const char *data, size_t len, struct strbuf *err)
 {
 	while (len) {
 		int chunk = len > (1u << 30) ? (1 << 30) : (int)len;
@@ -995,7 +1026,8 @@ int db_schema_version(struct db *db, int *ret_version, struct strbuf *err)
 		return -1;
 	v = db_get(res, 0, 0);
 	if (parse_int(v, 0, INT32_MAX, ret_version, NULL) < 0) {
-		strbuf_addf(err, "schema_migrations holds a bad version '%s'", v);
+		strbuf_addf(err, "schema_migrations holds a bad version '%s'",
+			    v);
 		return -1;
 	}
 	return 0;
@@ -1021,8 +1053,9 @@ int db_schema_check(struct db *db, struct strbuf *err)
 		return -2;
 	}
 	if (have < db_schema_known_version()) {
-		strbuf_addf(err, "the database schema is at version %d, this "
-				 "schedfarm needs %d: run 'schedfarm db migrate'",
+		strbuf_addf(err,
+			    "the database schema is at version %d, this "
+			    "schedfarm needs %d: run 'schedfarm db migrate'",
 			    have, db_schema_known_version());
 		return -3;
 	}
@@ -1049,7 +1082,8 @@ int db_migrate(struct db *db, int *ret_applied, struct strbuf *err)
 		if (db_begin(db, err) < 0)
 			return -1;
 		/* One migrator at a time; the others wait, then see it done. */
-		if (db_cmd(db, err, "SELECT pg_advisory_xact_lock(7301001)") < 0 ||
+		if (db_cmd(db, err, "SELECT pg_advisory_xact_lock(7301001)") <
+			    0 ||
 		    db_schema_version(db, &have, err) < 0)
 			goto fail;
 		if (have > db_schema_known_version()) {

@@ -22,16 +22,21 @@
 struct db;
 struct db_result;
 
-enum db_source { DB_FROM_CLI, DB_FROM_SCHEDFARM_DB, DB_FROM_LIBPQ_ENV, DB_EMBEDDED };
+enum db_source {
+	DB_FROM_CLI,
+	DB_FROM_SCHEDFARM_DB,
+	DB_FROM_LIBPQ_ENV,
+	DB_EMBEDDED
+};
 
 struct db_config {
 	enum db_source source;
-	char *conninfo;   /* NULL for the embedded cluster until resolved */
-	char *home;       /* SCHEDFARM_HOME (embedded only) */
-	char *pg_dir;     /* home/pg: owned by the server's user */
-	char *data_dir;   /* home/pg/data */
+	char *conninfo; /* NULL for the embedded cluster until resolved */
+	char *home; /* SCHEDFARM_HOME (embedded only) */
+	char *pg_dir; /* home/pg: owned by the server's user */
+	char *data_dir; /* home/pg/data */
 	char *socket_dir; /* where the unix socket lives */
-	char *bindir;     /* PostgreSQL server programs */
+	char *bindir; /* PostgreSQL server programs */
 	int run_as_postgres; /* caller is root: the server runs as postgres */
 	unsigned server_uid, server_gid;
 };
@@ -117,7 +122,10 @@ struct db_args {
 	char **v;
 	size_t nr, alloc;
 };
-#define DB_ARGS_INIT {NULL, 0, 0}
+#define DB_ARGS_INIT                                                           \
+	{                                                                      \
+		NULL, 0, 0                                                     \
+	}
 void db_args_str(struct db_args *a, const char *s); /* s may be NULL */
 void db_args_i64(struct db_args *a, int64_t v);
 void db_args_double(struct db_args *a, double v); /* non-finite -> NULL */

@@ -25,24 +25,31 @@
 struct cli_globals cli;
 
 const struct command commands[] = {
-	{"db", cmd_db, "manage the database: status, start, stop, migrate, psql",
-	 cmd_db_usage},
-	{"help", cmd_help, "show help for schedfarm or one verb", cmd_help_usage},
+	{ "db", cmd_db,
+	  "manage the database: status, start, stop, migrate, psql",
+	  cmd_db_usage },
+	{ "help", cmd_help, "show help for schedfarm or one verb",
+	  cmd_help_usage },
 };
 const unsigned commands_count = sizeof(commands) / sizeof(commands[0]);
 
 static const char global_usage[] =
-	"usage: schedfarm [--db CONNINFO] [--home DIR] [--json] [-v] VERB [ARGS]\n"
+	"usage: schedfarm [--db CONNINFO] [--home DIR] [--json] [-v] VERB "
+	"[ARGS]\n"
 	"\n"
-	"A test farm for Linux scheduler patches: queue a patch, build and boot\n"
-	"it, run workloads on hosts, store every number in PostgreSQL, and say\n"
+	"A test farm for Linux scheduler patches: queue a patch, build and "
+	"boot\n"
+	"it, run workloads on hosts, store every number in PostgreSQL, and "
+	"say\n"
 	"what got better or worse, where, by how much, and how sure it is.\n"
 	"\n"
 	"Global options:\n"
-	"  --db CONNINFO  the database (else SCHEDFARM_DB, else PG* variables,\n"
+	"  --db CONNINFO  the database (else SCHEDFARM_DB, else PG* "
+	"variables,\n"
 	"                 else the embedded cluster under --home)\n"
 	"  --home DIR     state folder (SCHEDFARM_HOME; default\n"
-	"                 ~/.local/share/schedfarm, /var/lib/schedfarm for root)\n"
+	"                 ~/.local/share/schedfarm, /var/lib/schedfarm for "
+	"root)\n"
 	"  --json         print data as JSON (verbs that print data)\n"
 	"  -v, --verbose  more messages\n"
 	"  --version      print the version\n"
@@ -68,8 +75,10 @@ static void print_global_usage(FILE *f)
 {
 	fputs(global_usage, f);
 	for (unsigned i = 0; i < commands_count; i++)
-		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-	fputs("\nRun 'schedfarm help VERB' for one verb; man schedfarm for all.\n",
+		fprintf(f, "  %-12s %s\n", commands[i].name,
+			commands[i].summary);
+	fputs("\nRun 'schedfarm help VERB' for one verb; man schedfarm for "
+	      "all.\n",
 	      f);
 }
 
@@ -85,11 +94,11 @@ static int wants_help(int argc, char **argv)
 	return 0;
 }
 
-const char cmd_help_usage[] =
-	"usage: schedfarm help [VERB]\n"
-	"\n"
-	"Without VERB, list the verbs; with one, print its full help (the same\n"
-	"text as 'schedfarm VERB --help').\n";
+const char cmd_help_usage[] = "usage: schedfarm help [VERB]\n"
+			      "\n"
+			      "Without VERB, list the verbs; with one, print "
+			      "its full help (the same\n"
+			      "text as 'schedfarm VERB --help').\n";
 
 int cmd_help(int argc, char **argv)
 {
@@ -112,13 +121,13 @@ int main(int argc, char **argv);
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"db", required_argument, NULL, 'D'},
-		{"home", required_argument, NULL, 'H'},
-		{"json", no_argument, NULL, 'j'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{ "db", required_argument, NULL, 'D' },
+		{ "home", required_argument, NULL, 'H' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *c;
 	int opt;

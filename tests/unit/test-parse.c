@@ -25,8 +25,8 @@ static void test_i64(void **state)
 	assert_int_equal(parse_i64("", 0, 100, &v, &why), -EINVAL);
 	assert_int_equal(parse_i64("12abc", 0, 100, &v, &why), -EINVAL);
 	assert_int_equal(parse_i64(" 1", 0, 100, &v, &why), -EINVAL);
-	assert_int_equal(parse_i64("99999999999999999999", INT64_MIN,
-				   INT64_MAX, &v, &why),
+	assert_int_equal(parse_i64("99999999999999999999", INT64_MIN, INT64_MAX,
+				   &v, &why),
 			 -ERANGE);
 }
 
@@ -66,7 +66,8 @@ static void test_duration(void **state)
 	(void)state;
 	assert_int_equal(parse_duration_ms("30", 0, INT64_MAX, &ms, NULL), 0);
 	assert_int_equal(ms, 30000);
-	assert_int_equal(parse_duration_ms("500ms", 0, INT64_MAX, &ms, NULL), 0);
+	assert_int_equal(parse_duration_ms("500ms", 0, INT64_MAX, &ms, NULL),
+			 0);
 	assert_int_equal(ms, 500);
 	assert_int_equal(parse_duration_ms("2m", 0, INT64_MAX, &ms, NULL), 0);
 	assert_int_equal(ms, 120000);
