@@ -11,8 +11,11 @@ qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 busybox-static cpio sysbench rt-tests linux-perf"
 missing=
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-		missing="$missing $p"
+	# "install ok installed", or unpacked with triggers still pending.
+	case $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) in
+	"install ok installed" | "install ok triggers-"*) ;;
+	*) missing="$missing $p" ;;
+	esac
 done
 if [ -z "$missing" ]; then
 	echo "install-deps: all packages present"
@@ -25,7 +28,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+apt-get -o DPkg::Lock::Timeout=600 update -qq
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
 echo "install-deps: done"
