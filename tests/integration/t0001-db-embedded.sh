@@ -17,6 +17,14 @@ mkdir -m 700 "$H"
 export SCHEDFARM_HOME=$H
 embedded_stop_at_exit "$H"
 
+# Something else holds PostgreSQL's usual TCP port: the embedded cluster must
+# not care (unix socket in its own folder, no TCP).
+if perl -MIO::Socket::INET -e 'exit(IO::Socket::INET->new(PeerAddr => "127.0.0.1:5432") ? 1 : 0)'; then
+	perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:5432", Listen => 5, ReuseAddr => 1) or exit 1; print "$$\n"; STDOUT->flush; sleep 600' >"$SCRATCH/holder.pid" &
+	wait_for "test -s '$SCRATCH/holder.pid'" 5
+	test_atexit "kill $(cat "$SCRATCH/holder.pid")"
+fi
+
 test_expect_success 'db migrate on an empty home creates and starts the cluster' '
 	schedfarm db migrate >out 2>err &&
 	grep_or_fail "schema at version $KNOWN ($MIGS applied)" out &&
