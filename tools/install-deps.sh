@@ -8,7 +8,17 @@ postgresql postgresql-client util-linux procps iproute2
 clang libclang-rt-14-dev clang-format cppcheck
 openssh-server openssh-client ipmitool openipmi
 qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
-busybox-static cpio sysbench rt-tests linux-perf"
+busybox-static cpio sysbench rt-tests linux-perf
+linux-image-amd64 linux-source bc flex bison libelf-dev libssl-dev dwarves
+kmod xz-utils python3 ipxe-qemu"
+# libvirtd runs qemu as libvirt-qemu; Debian makes that user only in
+# libvirt-daemon-system (which needs systemd's friends), so make it here.
+if [ "$(id -u)" = 0 ] && ! getent passwd libvirt-qemu >/dev/null; then
+	getent group kvm >/dev/null || groupadd --system kvm
+	getent group libvirt-qemu >/dev/null || groupadd --system libvirt-qemu
+	useradd --system --no-create-home --home-dir /var/lib/libvirt \
+		--gid libvirt-qemu --groups kvm --shell /usr/sbin/nologin libvirt-qemu
+fi
 missing=
 for p in $PKGS; do
 	# "install ok installed", or unpacked with triggers still pending.

@@ -1,0 +1,627 @@
+/*
+ * run.c - one `schedfarm-agent run SPEC`: check the spec, say hello, make
+ * the cgroups, run warm-up and measured iterations with the counters
+ * around each, and always end with a `done` line after killing every child
+ * and removing every cgroup it made.
+ *
+ * Interruption is by flags: SIGTERM, SIGINT and SIGHUP set agent_stop, the
+ * spec's deadline arrives as SIGALRM (setitimer) and does the same.  The
+ * handlers also send SIGTERM to every tracked child (a process group for
+ * wrapped programs), so a blocking wait in the main flow returns promptly;
+ * everything else happens in normal context.  The agent's own threads do
+ * nothing during the measured window but sleep until the next sample, so
+ * its rusage (in the done line) is the cost of measuring.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "parse.h"
+#include "run-command.h"
+#include "banned.h"
+
+volatile sig_atomic_t agent_stop;
+volatile sig_atomic_t agent_stop_signo;
+
+#define MAX_TRACKED 8192
+static pid_t tracked[MAX_TRACKED];
+static volatile sig_atomic_t tracked_pgrp[MAX_TRACKED];
+static volatile sig_atomic_t ntracked;
+
+static void kill_tracked(int sig)
+{
+	for (int i = 0; i < ntracked; i++)
+		if (tracked[i] > 0)
+			kill(tracked_pgrp[i] ? -tracked[i] : tracked[i], sig);
+}
+
+static void on_signal(int sig)
+{
+	int e = errno;
+
+	if (!agent_stop) {
+		agent_stop = sig == SIGALRM ? STOP_DEADLINE : STOP_SIGNAL;
+		agent_stop_signo = sig;
+	}
+	kill_tracked(SIGTERM);
+	errno = e;
+}
+
+void agent_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: blocking calls see EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+void agent_arm_deadline(int64_t seconds)
+{
+	struct itimerval it;
+
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = (time_t)seconds;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+void agent_track(pid_t pid, int pgrp)
+{
+	if (ntracked >= MAX_TRACKED)
+		return;
+	tracked[ntracked] = pid;
+	tracked_pgrp[ntracked] = pgrp;
+	ntracked++;
+	if (agent_stop)
+		kill(pgrp ? -pid : pid, SIGTERM);
+}
+
+void agent_untrack(pid_t pid)
+{
+	for (int i = 0; i < ntracked; i++)
+		if (tracked[i] == pid)
+			tracked[i] = 0;
+	while (ntracked > 0 && tracked[ntracked - 1] == 0)
+		ntracked--;
+}
+
+void agent_kill_all(void)
+{
+	kill_tracked(SIGKILL);
+	for (int i = 0; i < ntracked; i++)
+		if (tracked[i] > 0) {
+			while (waitpid(tracked[i], NULL, 0) < 0 && errno == EINTR)
+				;
+			tracked[i] = 0;
+		}
+	ntracked = 0;
+}
+
+int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int agent_sleep_until(int64_t t_ms)
+{
+	struct timespec ts = {(time_t)(t_ms / 1000), (long)(t_ms % 1000) * 1000000};
+
+	while (!agent_stop) {
+		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+
+		if (r == 0)
+			return 0;
+		if (r != EINTR)
+			return -1;
+	}
+	return -1;
+}
+
+/* ---- workers ---------------------------------------------------------- */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int worker_start(struct agent_ctx *ctx, struct worker *w, const char *cg_path,
+		 int (*fn)(void *arg, int result_fd), void *arg,
+		 struct strbuf *err)
+{
+	int gate[2], res[2];
+	pid_t pid;
+
+	memset(w, 0, sizeof(*w));
+	w->pid = -1;
+	w->gate_fd = w->result_fd = -1;
+	strbuf_init(&w->result, 0);
+	if (pipe2(gate, O_CLOEXEC) < 0)
+		goto fail;
+	if (pipe2(res, O_CLOEXEC) < 0) {
+		close(gate[0]);
+		close(gate[1]);
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(gate[0]);
+		close(gate[1]);
+		close(res[0]);
+		close(res[1]);
+		goto fail;
+	}
+	if (pid == 0) {
+		char c;
+		ssize_t n;
+		sigset_t none;
+
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGALRM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(gate[1]);
+		close(res[0]);
+		do
+			n = read(gate[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(125);
+		close(gate[0]);
+		_exit(fn(arg, res[1]));
+	}
+	close(gate[0]);
+	close(res[1]);
+	w->pid = pid;
+	w->gate_fd = gate[1];
+	w->result_fd = res[0];
+	agent_track(pid, 0);
+	if (ctx->cg && cg_run_attach(ctx->cg, cg_path, pid, err) < 0) {
+		worker_kill(w);
+		return -1;
+	}
+	return 0;
+fail:
+	strbuf_addf(err, "cannot start a worker: %s", strerror(errno));
+	return -1;
+}
+
+void worker_release(struct worker *w)
+{
+	if (w->gate_fd >= 0) {
+		if (write(w->gate_fd, "g", 1) != 1) {
+			/* the worker is gone; finish will say so */
+		}
+		close_fd(&w->gate_fd);
+	}
+}
+
+/* Read the per-task counters of a child that has exited but is not reaped. */
+static void read_task_stats(struct worker *w)
+{
+	struct strbuf p = STRBUF_INIT, c = STRBUF_INIT;
+
+	strbuf_addf(&p, "/proc/%ld/schedstat", (long)w->pid);
+	if (strbuf_read_file(&c, p.buf, 4096) >= 0 &&
+	    task_schedstat_parse(c.buf, c.len, &w->ts) == 0)
+		w->ts_ok = 1;
+	strbuf_release(&p);
+	strbuf_release(&c);
+}
+
+static void reap(struct worker *w)
+{
+	siginfo_t si;
+
+	while (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOWAIT) < 0 &&
+	       errno == EINTR)
+		;
+	read_task_stats(w);
+	while (wait4(w->pid, &w->status, 0, &w->ru) < 0 && errno == EINTR)
+		;
+	w->vol = (uint64_t)w->ru.ru_nvcsw;
+	w->invol = (uint64_t)w->ru.ru_nivcsw;
+	agent_untrack(w->pid);
+	w->pid = -1;
+}
+
+int worker_finish(struct worker *w, struct strbuf *err)
+{
+	char buf[4096];
+
+	while (w->result_fd >= 0) {
+		ssize_t n = read(w->result_fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR) {
+			if (agent_stop) {
+				strbuf_addstr(err, "stopped");
+				return -1;
+			}
+			continue;
+		}
+		if (n <= 0)
+			close_fd(&w->result_fd);
+		else if (w->result.len < (1u << 20))
+			strbuf_add(&w->result, buf, (size_t)n);
+	}
+	if (w->pid > 0)
+		reap(w);
+	if (agent_stop) {
+		strbuf_addstr(err, "stopped");
+		return -1;
+	}
+	if (!WIFEXITED(w->status) || WEXITSTATUS(w->status)) {
+		if (WIFSIGNALED(w->status))
+			strbuf_addf(err, "worker killed by signal %d",
+				    WTERMSIG(w->status));
+		else
+			strbuf_addf(err, "worker failed (status %d)%s%.200s",
+				    WEXITSTATUS(w->status),
+				    w->result.len ? ": " : "", w->result.buf);
+		return -1;
+	}
+	return 0;
+}
+
+void worker_kill(struct worker *w)
+{
+	if (w->pid > 0) {
+		kill(w->pid, SIGKILL);
+		reap(w);
+	}
+	close_fd(&w->gate_fd);
+	close_fd(&w->result_fd);
+}
+
+void worker_clear(struct worker *w)
+{
+	worker_kill(w);
+	strbuf_release(&w->result);
+}
+
+void worker_put(int fd, const char *metric, double value, const char *unit,
+		const char *direction)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s %.17g %s %s\n", metric, value, unit, direction);
+	if (write(fd, sb.buf, sb.len) != (ssize_t)sb.len) {
+		/* the parent is gone; nothing to tell */
+	}
+	strbuf_release(&sb);
+}
+
+int worker_emit_results(struct agent_ctx *ctx, struct worker *w,
+			struct strbuf *err)
+{
+	struct strvec lines = STRVEC_INIT;
+	int rc = 0;
+
+	strvec_split(&lines, w->result.buf, '\n');
+	for (size_t i = 0; i < lines.nr && !rc; i++) {
+		struct strvec f = STRVEC_INIT;
+		double v;
+
+		if (!*lines.v[i]) {
+			strvec_clear(&f);
+			continue;
+		}
+		strvec_split(&f, lines.v[i], ' ');
+		if (f.nr != 4 || parse_double(f.v[1], -1e300, 1e300, &v, NULL) < 0) {
+			strbuf_addf(err, "worker said \"%.100s\"", lines.v[i]);
+			rc = -1;
+		} else {
+			emit_result(ctx->em, f.v[0], v, f.v[2], f.v[3]);
+		}
+		strvec_clear(&f);
+	}
+	strvec_clear(&lines);
+	return rc;
+}
+
+int agent_run_program(struct agent_ctx *ctx, struct child_process *cp,
+		      struct strbuf *err)
+{
+	(void)ctx;
+	if (agent_stop) {
+		strbuf_addstr(err, "stopped");
+		return -1;
+	}
+	if (start_command(cp, err) < 0)
+		return -1;
+	agent_track(cp->pid, 1);
+	{
+		pid_t pid = cp->pid;
+		int r = finish_command(cp, err);
+
+		agent_untrack(pid);
+		return r;
+	}
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+static void emit_hello(struct emitter *em)
+{
+	struct strbuf sb = STRBUF_INIT, info = STRBUF_INIT;
+
+	agent_info_json(&info);
+	line_begin(&sb, "hello", em->run_id);
+	line_str(&sb, "agent_version", AGENT_VERSION);
+	line_raw(&sb, "info", info.buf);
+	line_end(&sb);
+	emit_line(em, &sb);
+	strbuf_release(&sb);
+	strbuf_release(&info);
+}
+
+static void emit_done(struct emitter *em, const char *status, int64_t t0,
+		      int signo)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct rusage ru;
+	double cpu = 0;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	line_begin(&sb, "done", em->run_id);
+	line_str(&sb, "status", status);
+	line_num(&sb, "elapsed_s", (double)(mono_ms() - t0) / 1000.0);
+	line_num(&sb, "agent_cpu_s", cpu);
+	if (signo)
+		line_int(&sb, "signal", signo);
+	line_end(&sb);
+	emit_line(em, &sb);
+	strbuf_release(&sb);
+}
+
+/* Snapshots taken before and after each iteration. */
+struct snap {
+	int have_schedstat, have_stat;
+	struct schedstat ss;
+	struct procstat st;
+	struct rusage children;
+	uint64_t *cg_usage;
+	int *cg_ok;
+};
+
+static void snap_take(struct agent_ctx *ctx, struct snap *s, int first,
+		      struct strbuf *note)
+{
+	struct strbuf c = STRBUF_INIT, err = STRBUF_INIT;
+
+	memset(s, 0, sizeof(*s));
+	if (strbuf_read_file(&c, "/proc/schedstat", 16 << 20) >= 0) {
+		if (schedstat_parse(c.buf, c.len, &s->ss, &err) == 0)
+			s->have_schedstat = 1;
+		else if (first)
+			strbuf_addf(note, "/proc/schedstat unreadable: %s", err.buf);
+	} else if (first) {
+		strbuf_addstr(note,
+			      "/proc/schedstat is absent: the kernel was built without CONFIG_SCHEDSTATS");
+	}
+	strbuf_reset(&c);
+	if (strbuf_read_file(&c, "/proc/stat", 16 << 20) >= 0 &&
+	    procstat_parse(c.buf, c.len, &s->st, &err) == 0)
+		s->have_stat = 1;
+	getrusage(RUSAGE_CHILDREN, &s->children);
+	if (ctx->cg && ctx->cg->ngroups) {
+		s->cg_usage = xcalloc(ctx->cg->ngroups, sizeof(*s->cg_usage));
+		s->cg_ok = xcalloc(ctx->cg->ngroups, sizeof(*s->cg_ok));
+		for (size_t i = 0; i < ctx->cg->ngroups; i++) {
+			strbuf_reset(&err);
+			s->cg_ok[i] = cg_run_usage(ctx->cg, ctx->cg->groups[i].path,
+						   &s->cg_usage[i], &err) == 0;
+		}
+	}
+	strbuf_release(&c);
+	strbuf_release(&err);
+}
+
+static void snap_release(struct snap *s)
+{
+	schedstat_release(&s->ss);
+	free(s->cg_usage);
+	free(s->cg_ok);
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static void snap_emit(struct agent_ctx *ctx, const struct snap *a,
+		      const struct snap *b, const char *schedstat_note)
+{
+	struct emitter *em = ctx->em;
+
+	if (a->have_schedstat && b->have_schedstat)
+		schedstat_emit_delta(em, &a->ss, &b->ss);
+	else
+		emit_counter_unavailable(em, "schedstat", "all", "schedstat",
+					 schedstat_note && *schedstat_note
+						 ? schedstat_note
+						 : "/proc/schedstat could not be read");
+	if (a->have_stat && b->have_stat)
+		procstat_emit_delta(em, &a->st, &b->st);
+	emit_counter(em, "task", "children", "user_s",
+		     tv_s(b->children.ru_utime) - tv_s(a->children.ru_utime));
+	emit_counter(em, "task", "children", "system_s",
+		     tv_s(b->children.ru_stime) - tv_s(a->children.ru_stime));
+	emit_counter(em, "task", "children", "voluntary_switches",
+		     (double)(b->children.ru_nvcsw - a->children.ru_nvcsw));
+	emit_counter(em, "task", "children", "involuntary_switches",
+		     (double)(b->children.ru_nivcsw - a->children.ru_nivcsw));
+	if (ctx->cg)
+		for (size_t i = 0; i < ctx->cg->ngroups; i++) {
+			if (a->cg_ok && a->cg_ok[i] && b->cg_ok[i])
+				emit_counter(em, "cgroup", ctx->cg->groups[i].path,
+					     "usage_ns",
+					     (double)(b->cg_usage[i] - a->cg_usage[i]));
+			else
+				emit_counter_unavailable(
+					em, "cgroup", ctx->cg->groups[i].path,
+					"usage_ns",
+					"no cpuacct (v1) or cpu.stat usage_usec (v2) for this group");
+		}
+}
+
+static int read_proc_text(const char *path, struct strbuf *out)
+{
+	return strbuf_read_file(out, path, 1 << 20);
+}
+
+int agent_run(const char *spec_text, size_t len, int out_fd)
+{
+	struct run_spec spec;
+	struct emitter em;
+	struct strbuf field = STRBUF_INIT, err = STRBUF_INIT, note = STRBUF_INIT;
+	struct cg_system cgsys;
+	struct cg_run cg;
+	struct agent_ctx ctx;
+	const struct wl_ops *ops;
+	const char *status = "ok";
+	int64_t t0 = mono_ms();
+	int rc = 0, setup_done = 0, cg_inited = 0;
+
+	run_spec_init(&spec);
+	memset(&cgsys, 0, sizeof(cgsys));
+	if (spec_parse(spec_text, len, &spec, &field, &err) < 0) {
+		emitter_init(&em, spec.run_id > 0 ? spec.run_id : 0, out_fd);
+		em.iteration = -1;
+		emit_error(&em, err.buf, field.buf);
+		emit_done(&em, "bad-spec", t0, 0);
+		emitter_release(&em);
+		rc = 2;
+		goto out;
+	}
+	emitter_init(&em, spec.run_id, out_fd);
+	em.iteration = -1;
+	if (spec.results_file && emitter_open_file(&em, spec.results_file, &err) < 0) {
+		emit_error(&em, err.buf, "results_file");
+		emit_done(&em, "failed", t0, 0);
+		emitter_release(&em);
+		rc = 1;
+		goto out;
+	}
+	ops = wl_ops_find(spec.wl->name);
+	agent_install_signals();
+	agent_arm_deadline(spec.deadline_s);
+	emit_hello(&em);
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.spec = &spec;
+	ctx.em = &em;
+	ctx.ncpus = agent_ncpus();
+	{
+		struct strbuf mounts = STRBUF_INIT, self = STRBUF_INIT;
+
+		read_proc_text("/proc/self/mounts", &mounts);
+		read_proc_text("/proc/self/cgroup", &self);
+		cg_detect(&cgsys, mounts.buf, self.buf, &err);
+		strbuf_release(&mounts);
+		strbuf_release(&self);
+	}
+	ctx.cgsys = &cgsys;
+	cg_run_init(&cg, &cgsys, spec.run_id);
+	cg_inited = 1;
+	cg.base_weight = spec.parent_weight;
+	ctx.cg = &cg;
+	for (size_t i = 0; i < spec.ncgroups; i++)
+		cg_run_add(&cg, spec.cgroups[i].path, spec.cgroups[i].weight,
+			   spec.cgroups[i].cpu_max_pct, spec.cgroups[i].cpus);
+	cg_run_add(&cg, spec_param(&spec, "cgroup"), 0, 0, NULL);
+	if (ops->add_cgroups)
+		ops->add_cgroups(&spec, &cg);
+	/* Workloads naming their own program check it in setup. */
+	if (!workload_param(spec.wl, "program") &&
+	    wl_available(spec.wl, &err) < 0) {
+		emit_error(&em, err.buf, "workload");
+		status = "failed";
+		goto finish;
+	}
+	if (cg_run_create(&cg, &err) < 0) {
+		emit_error(&em, err.buf, "cgroups");
+		status = "failed";
+		goto finish;
+	}
+	if (ops->setup && ops->setup(&ctx, &err) < 0) {
+		emit_error(&em, err.buf, NULL);
+		status = agent_stop ? "interrupted" : "failed";
+		goto finish;
+	}
+	setup_done = 1;
+	for (int it = 0; it < spec.warmup + spec.iterations && !agent_stop; it++) {
+		struct snap before, after;
+		int r;
+
+		em.iteration = ctx.iteration = it;
+		em.warmup = ctx.warmup = it < spec.warmup;
+		strbuf_reset(&note);
+		snap_take(&ctx, &before, 1, &note);
+		strbuf_reset(&err);
+		r = ops->run(&ctx, &err);
+		snap_take(&ctx, &after, 0, &note);
+		emit_flush(&em);
+		if (r < 0 && !agent_stop) {
+			emit_error(&em, err.buf, NULL);
+			status = "failed";
+		}
+		if (!agent_stop)
+			snap_emit(&ctx, &before, &after, note.buf);
+		snap_release(&before);
+		snap_release(&after);
+		if (r < 0)
+			break;
+	}
+finish:
+	em.iteration = -1;
+	emit_flush(&em);
+	if (agent_stop)
+		status = agent_stop == STOP_DEADLINE ? "timeout" : "interrupted";
+	agent_kill_all();
+	if (setup_done && ops->teardown)
+		ops->teardown(&ctx);
+	else if (!setup_done && ops->teardown && ctx.wl_state)
+		ops->teardown(&ctx);
+	agent_kill_all();
+	strbuf_reset(&err);
+	if (cg_inited && cg_run_remove(&cg, &err) < 0) {
+		emit_error(&em, err.buf, "cgroups");
+		if (!strcmp(status, "ok"))
+			status = "failed";
+	}
+	emit_done(&em, status, t0,
+		  agent_stop == STOP_SIGNAL ? (int)agent_stop_signo : 0);
+	rc = strcmp(status, "ok") ? 1 : 0;
+	emitter_release(&em);
+out:
+	if (cg_inited)
+		cg_run_release(&cg);
+	cg_system_release(&cgsys);
+	run_spec_release(&spec);
+	strbuf_release(&field);
+	strbuf_release(&err);
+	strbuf_release(&note);
+	return rc;
+}

@@ -1,0 +1,442 @@
+/*
+ * sample.c - the kernel's own counters around a run: /proc/schedstat
+ * (versions 15, 16 and 17), /proc/stat, and per task /proc/PID/schedstat
+ * and the context switch counts of /proc/PID/status.
+ *
+ * Counters only grow, so everything is reported as the difference of two
+ * snapshots.  The schedstat parser follows the version line and never
+ * guesses: version 16 swapped the idle and busy column groups of the domain
+ * lines without changing their count, so a parser that ignored the version
+ * would silently swap them; it maps every version onto one canonical order
+ * (idle, busy, newly idle).  An unknown version is refused, not guessed.
+ * (Documentation/scheduler/sched-stats.rst; ../shared/REFERENCE.md §2.)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "parse.h"
+#include "banned.h"
+
+#define MAX_CPUS 8192
+#define MAX_DOMS (MAX_CPUS * 8)
+
+int read_small(int fd, char *buf, size_t size)
+{
+	ssize_t n;
+
+	do
+		n = pread(fd, buf, size - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+void schedstat_release(struct schedstat *s)
+{
+	free(s->cpus);
+	free(s->doms);
+	memset(s, 0, sizeof(*s));
+}
+
+static int u64_of(const char *s, uint64_t *ret)
+{
+	int64_t v;
+
+	if (parse_i64(s, 0, INT64_MAX, &v, NULL) < 0)
+		return -1;
+	*ret = (uint64_t)v;
+	return 0;
+}
+
+/* Split one line (not NUL-terminated) into words on spaces and tabs. */
+static void split_words(const char *l, size_t n, struct strvec *out)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t s;
+
+		while (i < n && (l[i] == ' ' || l[i] == '\t'))
+			i++;
+		s = i;
+		while (i < n && l[i] != ' ' && l[i] != '\t')
+			i++;
+		if (i > s) {
+			char *w = xstrndup(l + s, i - s);
+
+			strvec_push(out, w);
+			free(w);
+		}
+	}
+}
+
+/* Parse "prefixN" into N (e.g. cpu12, domain0). */
+static int numbered(const char *w, const char *prefix, int *ret)
+{
+	if (!starts_with(w, prefix))
+		return -1;
+	return parse_int(w + strlen(prefix), 0, 1 << 20, ret, NULL);
+}
+
+static int parse_domain(const struct strvec *w, int version,
+			struct schedstat_domain *d, struct strbuf *err,
+			size_t lineno)
+{
+	size_t per = version >= 17 ? 11 : 8;
+	size_t first = version >= 17 ? 3 : 2; /* after "domainN [name] mask" */
+	size_t want = first + 3 * per + 12;
+	uint64_t v[3 * 11 + 12];
+	/* column group t of this version -> canonical type */
+	static const int map15[3] = {LB_IDLE, LB_BUSY, LB_NEWIDLE};
+	static const int map16[3] = {LB_BUSY, LB_IDLE, LB_NEWIDLE};
+	const int *map = version == 15 ? map15 : map16;
+
+	if (w->nr != want) {
+		strbuf_addf(err, "line %zu: a version %d domain line has %zu fields, expected %zu",
+			    lineno, version, w->nr, want);
+		return -1;
+	}
+	if (numbered(w->v[0], "domain", &d->level) < 0) {
+		strbuf_addf(err, "line %zu: bad domain number", lineno);
+		return -1;
+	}
+	if (version >= 17) {
+		size_t n = strlen(w->v[1]);
+
+		if (n >= sizeof(d->name))
+			n = sizeof(d->name) - 1;
+		memcpy(d->name, w->v[1], n);
+		d->name[n] = '\0';
+	}
+	for (size_t i = first; i < want; i++)
+		if (u64_of(w->v[i], &v[i - first]) < 0) {
+			strbuf_addf(err, "line %zu: field %zu is not a counter",
+				    lineno, i + 1);
+			return -1;
+		}
+	for (int t = 0; t < 3; t++) {
+		const uint64_t *g = v + (size_t)t * per;
+		int c = map[t];
+
+		d->lb_count[c] = g[0];
+		d->lb_balanced[c] = g[1];
+		d->lb_failed[c] = g[2];
+		if (version >= 17) {
+			/* load, util, task, misfit: kept as their sum */
+			d->lb_imbalance[c] = g[3] + g[4] + g[5] + g[6];
+			g += 4;
+		} else {
+			d->lb_imbalance[c] = g[3];
+			g += 1;
+		}
+		d->lb_gained[c] = g[3];
+		d->lb_hot_gained[c] = g[4];
+		d->lb_nobusyq[c] = g[5];
+		d->lb_nobusyg[c] = g[6];
+	}
+	{
+		const uint64_t *tail = v + 3 * per;
+
+		d->alb_count = tail[0];
+		d->alb_failed = tail[1];
+		d->alb_pushed = tail[2];
+		d->ttwu_wake_remote = tail[9];
+		d->ttwu_move_affine = tail[10];
+		d->ttwu_move_balance = tail[11];
+	}
+	return 0;
+}
+
+int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
+		    struct strbuf *err)
+{
+	struct schedstat s = {0};
+	size_t acpu = 0, adom = 0, lineno = 0;
+	const char *p = text, *end = text + len;
+	int rc = -1;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct strvec w = STRVEC_INIT;
+		int num;
+
+		lineno++;
+		split_words(p, n, &w);
+		p += n + (nl ? 1 : 0);
+		if (!w.nr) {
+			strvec_clear(&w);
+			continue;
+		}
+		if (!s.version) {
+			if (w.nr != 2 || strcmp(w.v[0], "version") ||
+			    parse_int(w.v[1], 1, 1000, &s.version, NULL) < 0) {
+				strbuf_addstr(err, "line 1: expected \"version N\"");
+				goto bad;
+			}
+			if (s.version < 15 || s.version > 17) {
+				strbuf_addf(err, "schedstat version %d is not one this agent knows (15, 16, 17)",
+					    s.version);
+				goto bad;
+			}
+		} else if (!strcmp(w.v[0], "timestamp")) {
+			/* jiffies at the snapshot: not a counter we diff */
+		} else if (numbered(w.v[0], "cpu", &num) == 0) {
+			struct schedstat_cpu *c;
+			uint64_t f[9];
+
+			if (w.nr != 10) {
+				strbuf_addf(err, "line %zu: a cpu line has %zu fields, expected 10",
+					    lineno, w.nr);
+				goto bad;
+			}
+			for (int i = 0; i < 9; i++)
+				if (u64_of(w.v[i + 1], &f[i]) < 0) {
+					strbuf_addf(err, "line %zu: field %d is not a counter",
+						    lineno, i + 2);
+					goto bad;
+				}
+			if (s.ncpus >= MAX_CPUS) {
+				strbuf_addf(err, "more than %d cpus", MAX_CPUS);
+				goto bad;
+			}
+			ALLOC_GROW(s.cpus, s.ncpus + 1, acpu);
+			c = &s.cpus[s.ncpus++];
+			memset(c, 0, sizeof(*c));
+			c->cpu = num;
+			c->yld_count = f[0];
+			c->sched_count = f[2];
+			c->sched_goidle = f[3];
+			c->ttwu_count = f[4];
+			c->ttwu_local = f[5];
+			c->rq_cpu_time = f[6];
+			c->run_delay = f[7];
+			c->pcount = f[8];
+		} else if (starts_with(w.v[0], "domain")) {
+			struct schedstat_domain *d;
+
+			if (!s.ncpus) {
+				strbuf_addf(err, "line %zu: a domain line before any cpu line",
+					    lineno);
+				goto bad;
+			}
+			if (s.ndoms >= MAX_DOMS) {
+				strbuf_addf(err, "more than %d domains", MAX_DOMS);
+				goto bad;
+			}
+			ALLOC_GROW(s.doms, s.ndoms + 1, adom);
+			d = &s.doms[s.ndoms];
+			memset(d, 0, sizeof(*d));
+			d->cpu = s.cpus[s.ncpus - 1].cpu;
+			if (parse_domain(&w, s.version, d, err, lineno) < 0)
+				goto bad;
+			s.ndoms++;
+		} else {
+			strbuf_addf(err, "line %zu: unexpected \"%.40s\"", lineno,
+				    w.v[0]);
+			goto bad;
+		}
+		strvec_clear(&w);
+		continue;
+bad:
+		strvec_clear(&w);
+		goto out;
+	}
+	if (!s.version) {
+		strbuf_addstr(err, "empty schedstat");
+		goto out;
+	}
+	*ret = s;
+	memset(&s, 0, sizeof(s));
+	rc = 0;
+out:
+	schedstat_release(&s);
+	return rc;
+}
+
+static const char *const lb_names[LB_NTYPES] = {"idle", "busy", "newidle"};
+
+static uint64_t d64(uint64_t a, uint64_t b)
+{
+	return b >= a ? b - a : 0;
+}
+
+void schedstat_emit_delta(struct emitter *em, const struct schedstat *before,
+			  const struct schedstat *after)
+{
+	uint64_t tot_delay = 0, tot_pcount = 0, tot_ttwu = 0, tot_rq = 0,
+		 migrations = 0;
+	struct strbuf scope = STRBUF_INIT;
+	int maxlevel = -1;
+
+	for (size_t i = 0; i < after->ncpus; i++) {
+		const struct schedstat_cpu *a = &after->cpus[i], *b = NULL;
+
+		for (size_t j = 0; j < before->ncpus; j++)
+			if (before->cpus[j].cpu == a->cpu)
+				b = &before->cpus[j];
+		if (!b)
+			continue;
+		strbuf_reset(&scope);
+		strbuf_addf(&scope, "cpu%d", a->cpu);
+		emit_counter(em, "schedstat", scope.buf, "run_delay_ns",
+			     (double)d64(b->run_delay, a->run_delay));
+		emit_counter(em, "schedstat", scope.buf, "pcount",
+			     (double)d64(b->pcount, a->pcount));
+		emit_counter(em, "schedstat", scope.buf, "rq_cpu_time_ns",
+			     (double)d64(b->rq_cpu_time, a->rq_cpu_time));
+		emit_counter(em, "schedstat", scope.buf, "ttwu_count",
+			     (double)d64(b->ttwu_count, a->ttwu_count));
+		tot_delay += d64(b->run_delay, a->run_delay);
+		tot_pcount += d64(b->pcount, a->pcount);
+		tot_ttwu += d64(b->ttwu_count, a->ttwu_count);
+		tot_rq += d64(b->rq_cpu_time, a->rq_cpu_time);
+	}
+	for (size_t i = 0; i < after->ndoms; i++)
+		if (after->doms[i].level > maxlevel)
+			maxlevel = after->doms[i].level;
+	for (int level = 0; level <= maxlevel && level < 64; level++) {
+		uint64_t gained[LB_NTYPES] = {0}, pushed = 0, affine = 0;
+
+		for (size_t i = 0; i < after->ndoms; i++) {
+			const struct schedstat_domain *a = &after->doms[i], *b = NULL;
+
+			if (a->level != level)
+				continue;
+			for (size_t j = 0; j < before->ndoms; j++)
+				if (before->doms[j].cpu == a->cpu &&
+				    before->doms[j].level == level)
+					b = &before->doms[j];
+			if (!b)
+				continue;
+			for (int t = 0; t < LB_NTYPES; t++)
+				gained[t] += d64(b->lb_gained[t], a->lb_gained[t]);
+			pushed += d64(b->alb_pushed, a->alb_pushed);
+			affine += d64(b->ttwu_move_affine, a->ttwu_move_affine);
+		}
+		for (int t = 0; t < LB_NTYPES; t++) {
+			strbuf_reset(&scope);
+			strbuf_addf(&scope, "domain%d/%s", level, lb_names[t]);
+			emit_counter(em, "schedstat", scope.buf, "lb_gained",
+				     (double)gained[t]);
+			migrations += gained[t];
+		}
+		strbuf_reset(&scope);
+		strbuf_addf(&scope, "domain%d", level);
+		emit_counter(em, "schedstat", scope.buf, "alb_pushed", (double)pushed);
+		emit_counter(em, "schedstat", scope.buf, "ttwu_move_affine",
+			     (double)affine);
+		migrations += pushed;
+	}
+	emit_counter(em, "schedstat", "all", "run_delay_ns", (double)tot_delay);
+	emit_counter(em, "schedstat", "all", "pcount", (double)tot_pcount);
+	emit_counter(em, "schedstat", "all", "rq_cpu_time_ns", (double)tot_rq);
+	emit_counter(em, "schedstat", "all", "ttwu_count", (double)tot_ttwu);
+	emit_counter(em, "schedstat", "all", "balancer_migrations",
+		     (double)migrations);
+	strbuf_release(&scope);
+}
+
+int procstat_parse(const char *text, size_t len, struct procstat *ret,
+		   struct strbuf *err)
+{
+	const char *p = text, *end = text + len;
+	int have_cpu = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct strvec w = STRVEC_INIT;
+
+		split_words(p, n, &w);
+		p += n + (nl ? 1 : 0);
+		if (w.nr >= 5 && !strcmp(w.v[0], "cpu")) {
+			for (size_t i = 1; i < w.nr && i <= 10; i++)
+				if (u64_of(w.v[i], &ret->cpu[i - 1]) < 0) {
+					strbuf_addstr(err, "/proc/stat: bad cpu line");
+					strvec_clear(&w);
+					return -1;
+				}
+			have_cpu = 1;
+		} else if (w.nr >= 1 && starts_with(w.v[0], "cpu")) {
+			ret->ncpu_lines++;
+		} else if (w.nr == 2 && !strcmp(w.v[0], "ctxt")) {
+			u64_of(w.v[1], &ret->ctxt);
+		} else if (w.nr == 2 && !strcmp(w.v[0], "processes")) {
+			u64_of(w.v[1], &ret->processes);
+		} else if (w.nr >= 2 && !strcmp(w.v[0], "intr")) {
+			u64_of(w.v[1], &ret->intr);
+		}
+		strvec_clear(&w);
+	}
+	if (!have_cpu) {
+		strbuf_addstr(err, "/proc/stat: no cpu line");
+		return -1;
+	}
+	return 0;
+}
+
+void procstat_emit_delta(struct emitter *em, const struct procstat *before,
+			 const struct procstat *after)
+{
+	static const char *const names[8] = {"user_s", "nice_s", "system_s",
+					     "idle_s", "iowait_s", "irq_s",
+					     "softirq_s", "steal_s"};
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz <= 0)
+		hz = 100;
+	for (int i = 0; i < 8; i++)
+		emit_counter(em, "stat", "all", names[i],
+			     (double)d64(before->cpu[i], after->cpu[i]) / (double)hz);
+	emit_counter(em, "stat", "all", "ctxt", (double)d64(before->ctxt, after->ctxt));
+	emit_counter(em, "stat", "all", "processes",
+		     (double)d64(before->processes, after->processes));
+	emit_counter(em, "stat", "all", "intr", (double)d64(before->intr, after->intr));
+}
+
+int task_schedstat_parse(const char *text, size_t len,
+			 struct task_schedstat *ret)
+{
+	struct strvec w = STRVEC_INIT;
+	const char *nl = memchr(text, '\n', len);
+	int rc = -1;
+
+	split_words(text, nl ? (size_t)(nl - text) : len, &w);
+	if (w.nr == 3 && u64_of(w.v[0], &ret->run_ns) == 0 &&
+	    u64_of(w.v[1], &ret->wait_ns) == 0 &&
+	    u64_of(w.v[2], &ret->slices) == 0)
+		rc = 0;
+	strvec_clear(&w);
+	return rc;
+}
+
+int task_status_switches(const char *text, size_t len, uint64_t *ret_vol,
+			 uint64_t *ret_invol)
+{
+	const char *p = text, *end = text + len;
+	int found = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct strvec w = STRVEC_INIT;
+
+		split_words(p, n, &w);
+		p += n + (nl ? 1 : 0);
+		if (w.nr == 2 && !strcmp(w.v[0], "voluntary_ctxt_switches:") &&
+		    u64_of(w.v[1], ret_vol) == 0)
+			found |= 1;
+		if (w.nr == 2 && !strcmp(w.v[0], "nonvoluntary_ctxt_switches:") &&
+		    u64_of(w.v[1], ret_invol) == 0)
+			found |= 2;
+		strvec_clear(&w);
+	}
+	return found == 3 ? 0 : -1;
+}

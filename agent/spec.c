@@ -1,0 +1,468 @@
+/*
+ * spec.c - read and check a run spec (doc/PROTOCOL.md) before anything runs.
+ *
+ * The spec comes from the controller over SSH, so it is treated as hostile:
+ * parsed with the strict JSON reader under small limits, every field typed
+ * and ranged, every parameter checked against the shared workload table,
+ * unknown fields refused (a typo must not silently take a default).  Each
+ * error names its field so the `error` line can say where.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "parse.h"
+#include "banned.h"
+
+void run_spec_init(struct run_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	strvec_init(&s->pnames);
+	strvec_init(&s->pvalues);
+}
+
+void run_spec_release(struct run_spec *s)
+{
+	strvec_clear(&s->pnames);
+	strvec_clear(&s->pvalues);
+	for (size_t i = 0; i < s->ncgroups; i++) {
+		free(s->cgroups[i].path);
+		free(s->cgroups[i].cpus);
+	}
+	free(s->cgroups);
+	free(s->results_file);
+	run_spec_init(s);
+}
+
+/* A cgroup path from a spec: absolute, plain components, no "." or "..". */
+static int check_cg_path(const char *p, struct strbuf *why)
+{
+	if (p[0] != '/') {
+		strbuf_addstr(why, "a path starting with '/'");
+		return -1;
+	}
+	if (strlen(p) > 256) {
+		strbuf_addstr(why, "a path of at most 256 bytes");
+		return -1;
+	}
+	for (const char *c = p + 1; *c;) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 0 || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.')) {
+			strbuf_addstr(why, "a path of plain names like /a or /foo/bar");
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			unsigned char ch = (unsigned char)c[i];
+
+			if (!(ch == '-' || ch == '_' || ch == '.' ||
+			      (ch >= '0' && ch <= '9') ||
+			      (ch >= 'a' && ch <= 'z') ||
+			      (ch >= 'A' && ch <= 'Z'))) {
+				strbuf_addstr(why,
+					      "a path of names made of letters, digits, '-', '_', '.'");
+				return -1;
+			}
+		}
+		c += n;
+		if (*c == '/') {
+			c++;
+			if (!*c) {
+				strbuf_addstr(why, "a path without a trailing '/'");
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A cpuset list: digits, ',', '-' only. */
+static int check_cpus(const char *s)
+{
+	if (!*s || strlen(s) > 256)
+		return -1;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || *s == ',' || *s == '-'))
+			return -1;
+	return 0;
+}
+
+void free_loop_groups(struct loop_group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(g[i].path);
+	free(g);
+}
+
+int parse_loop_groups(const char *text, struct loop_group **ret, size_t *ret_n,
+		      struct strbuf *err)
+{
+	struct strvec items = STRVEC_INIT;
+	struct loop_group *g = NULL;
+	size_t n = 0, total = 0;
+	int rc = -1;
+
+	*ret = NULL;
+	*ret_n = 0;
+	strvec_split(&items, text, ',');
+	if (items.nr == 0 || items.nr > 64) {
+		strbuf_addstr(err, "expected 1..64 groups PATH:N[:WEIGHT]");
+		goto out;
+	}
+	g = xcalloc(items.nr, sizeof(*g));
+	for (size_t i = 0; i < items.nr; i++) {
+		struct strvec f = STRVEC_INIT;
+		struct strbuf why = STRBUF_INIT;
+		int ok = 1;
+
+		strvec_split(&f, items.v[i], ':');
+		if (f.nr < 2 || f.nr > 3 || check_cg_path(f.v[0], &why) < 0 ||
+		    parse_int(f.v[1], 0, 4096, &g[n].tasks, NULL) < 0 ||
+		    (f.nr == 3 &&
+		     parse_int(f.v[2], 1, 10000, &g[n].weight, NULL) < 0))
+			ok = 0;
+		for (size_t j = 0; ok && j < n; j++)
+			if (!strcmp(g[j].path, f.v[0]))
+				ok = 0;
+		if (ok) {
+			g[n].path = xstrdup(f.v[0]);
+			total += (size_t)g[n].tasks;
+			n++;
+		} else {
+			strbuf_addf(err,
+				    "group %zu \"%s\": expected PATH:N[:WEIGHT] with a distinct path, N in 0..4096, WEIGHT in 1..10000",
+				    i + 1, items.v[i]);
+		}
+		strvec_clear(&f);
+		strbuf_release(&why);
+		if (!ok)
+			goto out;
+	}
+	if (total == 0 || total > 4096) {
+		strbuf_addf(err, "expected 1..4096 loops in all, got %zu", total);
+		goto out;
+	}
+	*ret = g;
+	*ret_n = n;
+	g = NULL;
+	n = 0;
+	rc = 0;
+out:
+	free_loop_groups(g, n);
+	strvec_clear(&items);
+	return rc;
+}
+
+/* Turn a JSON scalar into the text workload_check_value() reads. */
+static int scalar_text(const struct json_value *v, struct strbuf *out)
+{
+	int b;
+
+	switch (json_type_of(v)) {
+	case JSON_STRING:
+		strbuf_addstr(out, json_string(v));
+		return 0;
+	case JSON_NUMBER:
+		strbuf_addstr(out, json_number_text(v));
+		return 0;
+	case JSON_BOOL:
+		json_bool(v, &b);
+		strbuf_addstr(out, b ? "true" : "false");
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int parse_params(const struct json_value *params, struct run_spec *s,
+			struct strbuf *field, struct strbuf *err)
+{
+	const struct wl_desc *wl = s->wl;
+	size_t n = json_len(params);
+
+	if (params && json_type_of(params) != JSON_OBJECT) {
+		strbuf_addstr(field, "params");
+		strbuf_addstr(err, "\"params\": expected an object");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *key = json_key_at(params, i);
+
+		if (!workload_param(wl, key)) {
+			strbuf_addf(field, "params.%s", key);
+			strbuf_addf(err, "\"params.%s\": %s has no parameter %s",
+				    key, wl->name, key);
+			return -1;
+		}
+	}
+	/* Every parameter, in table order, then cgroup. */
+	for (const struct wl_param *p = wl->params;; p++) {
+		const struct wl_param *pp = p->name ? p : &workload_cgroup_param;
+		const struct json_value *v = json_get(params, pp->name);
+		struct strbuf val = STRBUF_INIT, why = STRBUF_INIT;
+
+		if (v) {
+			if (scalar_text(v, &val) < 0) {
+				workload_describe_type(pp, &why);
+				strbuf_addf(field, "params.%s", pp->name);
+				strbuf_addf(err,
+					    "\"params.%s\": expected %s, got %s",
+					    pp->name, why.buf,
+					    json_type_name(json_type_of(v)));
+				goto bad;
+			}
+		} else if (pp->def) {
+			strbuf_addstr(&val, pp->def);
+		} else {
+			workload_describe_type(pp, &why);
+			strbuf_addf(field, "params.%s", pp->name);
+			strbuf_addf(err, "\"params.%s\": required (%s)",
+				    pp->name, why.buf);
+			goto bad;
+		}
+		if (workload_check_value(pp, val.buf, NULL, &why) < 0) {
+			strbuf_addf(field, "params.%s", pp->name);
+			strbuf_addf(err, "\"params.%s\": expected %s, got ",
+				    pp->name, why.buf);
+			strbuf_add_json_str(err, val.buf);
+			goto bad;
+		}
+		if (pp == &workload_cgroup_param &&
+		    check_cg_path(val.buf, &why) < 0 && strcmp(val.buf, "/")) {
+			strbuf_addf(field, "params.%s", pp->name);
+			strbuf_addf(err, "\"params.cgroup\": expected %s",
+				    why.buf);
+			goto bad;
+		}
+		strvec_push(&s->pnames, pp->name);
+		strvec_push(&s->pvalues, val.buf);
+		strbuf_release(&val);
+		strbuf_release(&why);
+		if (!p->name)
+			break;
+		continue;
+bad:
+		strbuf_release(&val);
+		strbuf_release(&why);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_cgroups(const struct json_value *arr, struct run_spec *s,
+			 struct strbuf *field, struct strbuf *err)
+{
+	size_t n = json_len(arr);
+
+	if (json_type_of(arr) != JSON_ARRAY || n > 64) {
+		strbuf_addstr(field, "cgroups");
+		strbuf_addstr(err, "\"cgroups\": expected an array of at most 64 groups");
+		return -1;
+	}
+	s->cgroups = xcalloc(n ? n : 1, sizeof(*s->cgroups));
+	for (size_t i = 0; i < n; i++) {
+		const struct json_value *g = json_at(arr, i);
+		struct cg_spec *c = &s->cgroups[i];
+		struct strbuf why = STRBUF_INIT;
+		const char *path = NULL, *cpus = NULL;
+		int64_t w = 100;
+		double pct = 0;
+		int r;
+
+		s->ncgroups = i + 1;
+		if (json_type_of(g) != JSON_OBJECT) {
+			strbuf_addf(field, "cgroups[%zu]", i);
+			strbuf_addf(err, "\"cgroups[%zu]\": expected an object", i);
+			return -1;
+		}
+		for (size_t k = 0; k < json_len(g); k++) {
+			const char *key = json_key_at(g, k);
+
+			if (strcmp(key, "path") && strcmp(key, "weight") &&
+			    strcmp(key, "cpu_max_pct") && strcmp(key, "cpus")) {
+				strbuf_addf(field, "cgroups[%zu].%s", i, key);
+				strbuf_addf(err,
+					    "\"cgroups[%zu]\": unknown field \"%s\" (expected path, weight, cpu_max_pct, cpus)",
+					    i, key);
+				return -1;
+			}
+		}
+		r = json_get_string(g, "path", 256, &path, err);
+		if (r == -ENOENT)
+			strbuf_addstr(err, "\"path\": required");
+		if (r < 0 || check_cg_path(path, &why) < 0) {
+			if (r == 0)
+				strbuf_addf(err, "\"path\": expected %s", why.buf);
+			strbuf_release(&why);
+			strbuf_addf(field, "cgroups[%zu].path", i);
+			return -1;
+		}
+		strbuf_release(&why);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(s->cgroups[j].path, path)) {
+				strbuf_addf(field, "cgroups[%zu].path", i);
+				strbuf_addf(err, "\"path\": %s is named twice", path);
+				return -1;
+			}
+		c->path = xstrdup(path);
+		if (json_get_i64(g, "weight", 1, 10000, &w, err) == -EINVAL) {
+			strbuf_addf(field, "cgroups[%zu].weight", i);
+			return -1;
+		}
+		c->weight = (int)w;
+		if (json_get_double(g, "cpu_max_pct", 1, 100000, &pct, err) ==
+		    -EINVAL) {
+			strbuf_addf(field, "cgroups[%zu].cpu_max_pct", i);
+			return -1;
+		}
+		c->cpu_max_pct = pct;
+		r = json_get_string(g, "cpus", 256, &cpus, err);
+		if (r == -EINVAL || (r == 0 && check_cpus(cpus) < 0)) {
+			if (r == 0)
+				strbuf_addstr(err, "\"cpus\": expected a CPU list like 0-3,6");
+			strbuf_addf(field, "cgroups[%zu].cpus", i);
+			return -1;
+		}
+		if (r == 0)
+			c->cpus = xstrdup(cpus);
+	}
+	return 0;
+}
+
+int spec_parse(const char *text, size_t len, struct run_spec *s,
+	       struct strbuf *field, struct strbuf *err)
+{
+	static const char *const known[] = {
+		"run_id", "workload", "params", "iterations", "warmup",
+		"cgroups", "results_file", "deadline_s", "parent_weight", NULL};
+	const struct json_limits lim = {8, 4096, 4096};
+	struct json_value *doc = NULL;
+	const char *name = NULL, *rf = NULL;
+	int64_t v;
+	int r, rc = -1;
+
+	if (len > (1u << 20)) {
+		strbuf_addstr(err, "spec larger than 1 MiB");
+		return -1;
+	}
+	if (json_parse(text, len, &lim, &doc, err) < 0)
+		return -1;
+	if (json_type_of(doc) != JSON_OBJECT) {
+		strbuf_addstr(err, "expected a JSON object");
+		goto out;
+	}
+	for (size_t i = 0; i < json_len(doc); i++) {
+		const char *key = json_key_at(doc, i);
+		int ok = 0;
+
+		for (size_t k = 0; known[k]; k++)
+			ok |= !strcmp(known[k], key);
+		if (!ok) {
+			strbuf_addstr(field, key);
+			strbuf_addf(err, "unknown field \"%s\"", key);
+			goto out;
+		}
+	}
+#define FIELD(f)                                                              \
+	do {                                                                  \
+		strbuf_addstr(field, f);                                      \
+		goto out;                                                     \
+	} while (0)
+	r = json_get_i64(doc, "run_id", 1, INT64_MAX, &s->run_id, err);
+	if (r == -ENOENT)
+		strbuf_addstr(err, "\"run_id\": required (an integer >= 1)");
+	if (r < 0)
+		FIELD("run_id");
+	r = json_get_string(doc, "workload", 64, &name, err);
+	if (r == -ENOENT)
+		strbuf_addstr(err, "\"workload\": required");
+	if (r < 0)
+		FIELD("workload");
+	s->wl = workload_find(name);
+	if (!s->wl) {
+		strbuf_addf(err, "\"workload\": no workload named \"%s\" (see schedfarm-agent list)",
+			    name);
+		FIELD("workload");
+	}
+	if (parse_params(json_get(doc, "params"), s, field, err) < 0)
+		goto out;
+	v = 1;
+	if (json_get_i64(doc, "iterations", 1, 10000, &v, err) == -EINVAL)
+		FIELD("iterations");
+	s->iterations = (int)v;
+	v = 0;
+	if (json_get_i64(doc, "warmup", 0, 1000, &v, err) == -EINVAL)
+		FIELD("warmup");
+	s->warmup = (int)v;
+	v = 0;
+	if (json_get_i64(doc, "deadline_s", 1, 7 * 24 * 3600, &v, err) == -EINVAL)
+		FIELD("deadline_s");
+	s->deadline_s = v;
+	v = 0;
+	if (json_get_i64(doc, "parent_weight", 1, 10000, &v, err) == -EINVAL)
+		FIELD("parent_weight");
+	s->parent_weight = (int)v;
+	r = json_get_string(doc, "results_file", 4096, &rf, err);
+	if (r == -EINVAL)
+		FIELD("results_file");
+	if (r == 0) {
+		if (!*rf) {
+			strbuf_addstr(err, "\"results_file\": expected a path");
+			FIELD("results_file");
+		}
+		s->results_file = xstrdup(rf);
+	}
+	if (json_get(doc, "cgroups") &&
+	    parse_cgroups(json_get(doc, "cgroups"), s, field, err) < 0)
+		goto out;
+#undef FIELD
+	{
+		const struct wl_ops *ops = wl_ops_find(s->wl->name);
+
+		if (ops && ops->check && ops->check(s, field, err) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	json_free(doc);
+	return rc;
+}
+
+const char *spec_param(const struct run_spec *s, const char *name)
+{
+	for (size_t i = 0; i < s->pnames.nr; i++)
+		if (!strcmp(s->pnames.v[i], name))
+			return s->pvalues.v[i];
+	return "";
+}
+
+int64_t spec_param_i64(const struct run_spec *s, const char *name)
+{
+	int64_t v = 0;
+
+	parse_i64(spec_param(s, name), INT64_MIN, INT64_MAX, &v, NULL);
+	return v;
+}
+
+double spec_param_double(const struct run_spec *s, const char *name)
+{
+	double v = 0;
+
+	parse_double(spec_param(s, name), -1e300, 1e300, &v, NULL);
+	return v;
+}
+
+int spec_param_bool(const struct run_spec *s, const char *name)
+{
+	return !strcmp(spec_param(s, name), "true");
+}
+
+int64_t spec_param_ms(const struct run_spec *s, const char *name)
+{
+	int64_t v = 0;
+
+	parse_duration_ms(spec_param(s, name), 0, INT64_MAX, &v, NULL);
+	return v;
+}

@@ -1,0 +1,1031 @@
+/*
+ * boot.c - the boot phase: power, console, beacon, SSH, health; see
+ * boot.h.  libvirt is reached only through virt.h, BMCs through ipmi.h,
+ * programs (ssh) through run-command.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "cleanup.h"
+#include "console.h"
+#include "ipmi.h"
+#include "json.h"
+#include "parse.h"
+#include "run-command.h"
+#include "virt.h"
+#include "banned.h"
+
+#define CONSOLE_DB_MAX (1u << 20)
+#define DEFAULT_CMDLINE "console=ttyS0 quiet loglevel=6 panic=-1"
+
+const char *boot_outcome_name(enum boot_outcome o)
+{
+	switch (o) {
+	case BOOT_RUNNING:
+		return "running";
+	case BOOT_READY:
+		return "ready";
+	case BOOT_KERNEL_FAILED:
+		return "kernel-failed";
+	case BOOT_INFRA_FAILED:
+		return "infra-failed";
+	case BOOT_TIMEOUT:
+		return "timeout";
+	}
+	return "?";
+}
+
+void boot_request_init(struct boot_request *req)
+{
+	memset(req, 0, sizeof(*req));
+}
+
+void boot_result_init(struct boot_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->blame = "none";
+	res->power_ms = res->linux_ms = res->beacon_ms = res->ssh_ms =
+		res->ready_ms = -1;
+	strbuf_init(&res->console_events, 0);
+	strbuf_init(&res->log, 0);
+}
+
+void boot_result_release(struct boot_result *res)
+{
+	free(res->release);
+	free(res->host_name);
+	free(res->kind);
+	free(res->domain);
+	free(res->libvirt_uri);
+	free(res->bmc_address);
+	free(res->bmc_user);
+	free(res->bmc_password_file);
+	free(res->ssh_addr);
+	free(res->ssh_user);
+	free(res->key_file);
+	free(res->known_hosts);
+	free(res->console_path);
+	strbuf_release(&res->console_events);
+	strbuf_release(&res->log);
+	memset(res, 0, sizeof(*res));
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* What one boot needs to know, read from the host and kernel rows. */
+struct boot_ctx {
+	const struct boot_request *req;
+	struct boot_result *res;
+	int sockets, cores, threads, numa_nodes;
+	int64_t memory_mb, known_good;
+	char *health;
+	char *boot_config; /* jsonb text */
+	char *kernel_image, *kernel_vmlinux, *kernel_initrd, *expected_release;
+	char *kernel_name;
+	struct json_value *cfg;
+	int64_t t0;
+};
+
+static void ctx_release(struct boot_ctx *c)
+{
+	free(c->health);
+	free(c->boot_config);
+	free(c->kernel_image);
+	free(c->kernel_vmlinux);
+	free(c->kernel_initrd);
+	free(c->expected_release);
+	free(c->kernel_name);
+	json_free(c->cfg);
+}
+
+static void event(struct boot_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void event(struct boot_ctx *c, const char *fmt, ...)
+{
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+
+	strbuf_addf(&msg, "+%.1fs ", (double)(mono_ms() - c->t0) / 1000.0);
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	strbuf_addbuf(&c->res->log, &msg);
+	strbuf_addch(&c->res->log, '\n');
+	if (c->req->on_event)
+		c->req->on_event(c->req->ctx, msg.buf);
+	strbuf_release(&msg);
+}
+
+static int get_int(const char *v, int def, int max)
+{
+	int n;
+
+	if (!v || parse_int(v, 1, max, &n, NULL) < 0)
+		return def;
+	return n;
+}
+
+static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *h = NULL, *k = NULL;
+	struct boot_result *res = c->res;
+	struct db_args a = DB_ARGS_INIT;
+	const char *v;
+	int r = -1;
+
+	if (c->req->host_name)
+		db_args_str(&a, c->req->host_name);
+	else
+		db_args_i64(&a, c->req->host_id);
+	if (db_exec_args(db, &h, err,
+			 c->req->host_name
+				 ? "SELECT id, name, kind, address, port, ssh_user, "
+				   "key_file, known_hosts, sockets, cores_per_socket, "
+				   "threads_per_core, numa_nodes, memory_mb, "
+				   "libvirt_uri, bmc_address, bmc_port, bmc_user, "
+				   "bmc_password_file, boot_config::text, "
+				   "known_good_kernel_id, health FROM hosts "
+				   "WHERE name = $1"
+				 : "SELECT id, name, kind, address, port, ssh_user, "
+				   "key_file, known_hosts, sockets, cores_per_socket, "
+				   "threads_per_core, numa_nodes, memory_mb, "
+				   "libvirt_uri, bmc_address, bmc_port, bmc_user, "
+				   "bmc_password_file, boot_config::text, "
+				   "known_good_kernel_id, health FROM hosts "
+				   "WHERE id = $1",
+			 &a) < 0)
+		goto out;
+	if (db_nrows(h) != 1) {
+		strbuf_addf(err, "no host %s", c->req->host_name ? c->req->host_name
+								 : "with that id");
+		goto out;
+	}
+	parse_i64(db_get(h, 0, 0), 1, INT64_MAX, &res->host_id, NULL);
+	res->host_name = xstrdup(db_get(h, 0, 1));
+	res->kind = xstrdup(db_get(h, 0, 2));
+	if (strcmp(res->kind, "libvirt") && strcmp(res->kind, "ipmi")) {
+		strbuf_addf(err, "host %s is of kind %s: only libvirt and ipmi hosts "
+				 "are booted",
+			    res->host_name, res->kind);
+		goto out;
+	}
+	res->ssh_addr = xstrdup(db_get(h, 0, 3) ? db_get(h, 0, 3) : "127.0.0.1");
+	res->ssh_port = get_int(db_get(h, 0, 4), 0, 65535);
+	res->ssh_user = xstrdup(db_get(h, 0, 5) ? db_get(h, 0, 5) : "root");
+	res->key_file = dup_or_null(db_get(h, 0, 6));
+	res->known_hosts = dup_or_null(db_get(h, 0, 7));
+	c->sockets = get_int(db_get(h, 0, 8), 1, 64);
+	c->cores = get_int(db_get(h, 0, 9), 1, 256);
+	c->threads = get_int(db_get(h, 0, 10), 1, 8);
+	c->numa_nodes = get_int(db_get(h, 0, 11), 1, 64);
+	v = db_get(h, 0, 12);
+	if (!v || parse_i64(v, 64, 1 << 22, &c->memory_mb, NULL) < 0)
+		c->memory_mb = 512 * (int64_t)c->numa_nodes;
+	res->libvirt_uri = dup_or_null(db_get(h, 0, 13));
+	res->bmc_address = dup_or_null(db_get(h, 0, 14));
+	res->bmc_port = get_int(db_get(h, 0, 15), 623, 65535);
+	res->bmc_user = dup_or_null(db_get(h, 0, 16));
+	res->bmc_password_file = dup_or_null(db_get(h, 0, 17));
+	c->boot_config = xstrdup(db_get(h, 0, 18) ? db_get(h, 0, 18) : "{}");
+	v = db_get(h, 0, 19);
+	if (!v || parse_i64(v, 1, INT64_MAX, &c->known_good, NULL) < 0)
+		c->known_good = 0;
+	c->health = xstrdup(db_get(h, 0, 20));
+	if (json_parse(c->boot_config, strlen(c->boot_config), NULL, &c->cfg,
+		       err) < 0 ||
+	    json_type_of(c->cfg) != JSON_OBJECT) {
+		strbuf_addf(err, " (boot_config of host %s)", res->host_name);
+		goto out;
+	}
+
+	db_args_clear(&a);
+	db_args_i64(&a, c->req->kernel_id);
+	if (db_exec_args(db, &k, err,
+			 "SELECT name, image_path, vmlinux_path, initrd_path, "
+			 "release, build_state FROM kernels WHERE id = $1",
+			 &a) < 0)
+		goto out;
+	if (db_nrows(k) != 1) {
+		strbuf_addf(err, "no kernel %" PRId64, c->req->kernel_id);
+		goto out;
+	}
+	v = db_get(k, 0, 5);
+	if (strcmp(v, "built") && strcmp(v, "external")) {
+		strbuf_addf(err, "kernel %s is %s, not built", db_get(k, 0, 0), v);
+		goto out;
+	}
+	res->kernel_id = c->req->kernel_id;
+	c->kernel_name = xstrdup(db_get(k, 0, 0));
+	c->kernel_image = dup_or_null(db_get(k, 0, 1));
+	c->kernel_vmlinux = dup_or_null(db_get(k, 0, 2));
+	c->kernel_initrd = dup_or_null(db_get(k, 0, 3));
+	c->expected_release = dup_or_null(db_get(k, 0, 4));
+	r = 0;
+out:
+	db_args_clear(&a);
+	return r;
+}
+
+/* A string from boot_config, or def. */
+static const char *cfg_str(struct boot_ctx *c, const char *key, const char *def)
+{
+	const char *s;
+	struct strbuf e = STRBUF_INIT;
+
+	if (json_get_string(c->cfg, key, 4096, &s, &e) < 0)
+		s = def;
+	strbuf_release(&e);
+	return s;
+}
+
+static int64_t cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
+		       int64_t max, int64_t def)
+{
+	int64_t v;
+	struct strbuf e = STRBUF_INIT;
+
+	if (json_get_i64(c->cfg, key, min, max, &v, &e) < 0)
+		v = def;
+	strbuf_release(&e);
+	return v;
+}
+
+static void build_cmdline(struct boot_ctx *c, struct strbuf *out)
+{
+	strbuf_addstr(out, cfg_str(c, "cmdline", DEFAULT_CMDLINE));
+	if (c->req->cmdline_append && *c->req->cmdline_append)
+		strbuf_addf(out, " %s", c->req->cmdline_append);
+}
+
+static int insert_boot_row(struct db *db, struct boot_ctx *c, const char *method,
+			   struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *r = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int rc;
+
+	if (c->req->job_id)
+		db_args_i64(&a, c->req->job_id);
+	else
+		db_args_str(&a, NULL);
+	db_args_i64(&a, c->res->host_id);
+	db_args_i64(&a, c->res->kernel_id);
+	db_args_str(&a, method);
+	rc = db_exec_args(db, &r, err,
+			  "INSERT INTO boots (job_id, host_id, kernel_id, method) "
+			  "VALUES ($1, $2, $3, $4) RETURNING id",
+			  &a);
+	if (!rc)
+		parse_i64(db_get(r, 0, 0), 1, INT64_MAX, &c->res->boot_id, NULL);
+	db_args_clear(&a);
+	return rc;
+}
+
+static void ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->address = res->bmc_address;
+	t->port = res->bmc_port;
+	t->user = res->bmc_user;
+	t->password_file = res->bmc_password_file;
+}
+
+/* Power phase, libvirt: paused domain, console opened, resumed. */
+static int power_libvirt(struct boot_ctx *c, const char *cmdline,
+			 uint64_t *ret_offset, struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+	struct virt_domain_spec s;
+	struct virt_conn *vc = NULL;
+	struct stat st;
+	int r = -1;
+
+	memset(&s, 0, sizeof(s));
+	if (c->req->job_id)
+		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%" PRId64, c->req->job_id);
+	else
+		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-boot%" PRId64,
+				      res->host_name, res->boot_id);
+	s.name = res->domain;
+	s.type = cfg_str(c, "accel", "qemu");
+	s.sockets = c->sockets;
+	s.cores = c->cores;
+	s.threads = c->threads;
+	s.numa_nodes = c->numa_nodes;
+	s.memory_mb = c->memory_mb;
+	s.kernel = c->kernel_vmlinux ? c->kernel_vmlinux : c->kernel_image;
+	s.initrd = c->kernel_initrd ? c->kernel_initrd : cfg_str(c, "initrd", NULL);
+	s.cmdline = cmdline;
+	s.console_log = res->console_path;
+	s.ssh_addr = res->ssh_addr;
+	s.ssh_port = res->ssh_port;
+	s.emulator = cfg_str(c, "emulator", NULL);
+	if (!s.ssh_port) {
+		strbuf_addf(err, "host %s has no port for SSH", res->host_name);
+		return -1;
+	}
+	if (virt_open(res->libvirt_uri, &vc, err) < 0)
+		return -1;
+	if (virt_create_paused(vc, &s, err) < 0)
+		goto out;
+	/* "Attach" the console: note where this boot's output starts. */
+	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
+	event(c, "domain %s created paused (%d sockets x %d cores x %d threads, "
+		 "%d NUMA nodes, %" PRId64 " MiB); console %s",
+	      res->domain, s.sockets, s.cores, s.threads, s.numa_nodes,
+	      s.memory_mb, res->console_path);
+	if (virt_resume(vc, res->domain, err) < 0)
+		goto out;
+	r = 0;
+out:
+	if (r < 0) {
+		struct strbuf e2 = STRBUF_INIT;
+
+		virt_destroy(vc, res->domain, &e2);
+		strbuf_release(&e2);
+	}
+	virt_close(vc);
+	return r;
+}
+
+/* Power phase, IPMI: PXE script, bootdev pxe, power on or cycle. */
+static int power_ipmi(struct boot_ctx *c, const char *cmdline,
+		      uint64_t *ret_offset, struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+	const char *tftp = cfg_str(c, "tftp_dir", NULL);
+	const char *server = cfg_str(c, "tftp_server", "10.0.2.2");
+	const char *initrd = c->kernel_initrd ? c->kernel_initrd
+					      : cfg_str(c, "initrd", NULL);
+	struct ipmi_target t;
+	enum ipmi_power p;
+	struct stat st;
+
+	ipmi_target_of(res, &t);
+	if (!tftp) {
+		strbuf_addf(err, "host %s has no boot_config.tftp_dir", res->host_name);
+		return -1;
+	}
+	if (!c->kernel_image) {
+		strbuf_addf(err, "kernel %s has no image for PXE", c->kernel_name);
+		return -1;
+	}
+	if (ipmi_write_pxe(tftp, res->host_name, server, c->kernel_image, initrd,
+			   cmdline, err) < 0)
+		return -1;
+	event(c, "PXE script %s/%s.ipxe written", tftp, res->host_name);
+	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
+	if (strcmp(cfg_str(c, "bootdev", "pxe"), "none")) {
+		int b = ipmi_bootdev(&t, cfg_str(c, "bootdev", "pxe"), err);
+
+		if (b == IPMI_REFUSED) {
+			event(c, "%s; relying on the host's boot order", err->buf);
+			strbuf_reset(err);
+		} else if (b < 0) {
+			return -1;
+		} else {
+			event(c, "BMC %s:%d: next boot from %s", t.address, t.port,
+			      cfg_str(c, "bootdev", "pxe"));
+		}
+	}
+	if (ipmi_power_status(&t, &p, err) < 0)
+		return -1;
+	if (p == IPMI_POWER_ON) {
+		event(c, "BMC %s:%d: power is on; cycling", t.address, t.port);
+		if (ipmi_power_cycle(&t, err) < 0)
+			return -1;
+	} else if (ipmi_power_set(&t, IPMI_POWER_ON, NULL, err) < 0) {
+		return -1;
+	}
+	event(c, "BMC %s:%d: power on confirmed", t.address, t.port);
+	return 0;
+}
+
+int boot_ssh_run(const struct boot_result *res, const char *cmd,
+		 int timeout_ms, struct strbuf *out, struct strbuf *err)
+{
+	struct child_process cp;
+	int r;
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "ssh", "-o", "BatchMode=yes", "-o",
+		     "ConnectTimeout=10", "-o", "LogLevel=ERROR", "-o",
+		     "ServerAliveInterval=5", NULL);
+	if (res->known_hosts) {
+		strvec_push(&cp.args, "-o");
+		strvec_pushf(&cp.args, "UserKnownHostsFile=%s", res->known_hosts);
+		strvec_pushl(&cp.args, "-o", "StrictHostKeyChecking=yes", NULL);
+	}
+	if (res->key_file)
+		strvec_pushl(&cp.args, "-o", "IdentitiesOnly=yes", "-i",
+			     res->key_file, NULL);
+	strvec_push(&cp.args, "-p");
+	strvec_pushf(&cp.args, "%d", res->ssh_port ? res->ssh_port : 22);
+	strvec_pushf(&cp.args, "%s@%s", res->ssh_user, res->ssh_addr);
+	strvec_pushl(&cp.args, "--", cmd, NULL);
+	cp.capture_out = 1;
+	cp.merge_err = 1;
+	cp.timeout_ms = timeout_ms;
+	r = run_command(&cp, err);
+	strbuf_addbuf(out, &cp.out);
+	if (r < 0 && cp.out.len) {
+		strbuf_addstr(err, ": ");
+		strbuf_add(err, cp.out.buf, cp.out.len > 300 ? 300 : cp.out.len);
+		strbuf_rtrim(err);
+	}
+	child_process_clear(&cp);
+	return r;
+}
+
+/* Feed what was appended to the console since *off. */
+static void pump_console(int fd, uint64_t *off, struct console_scanner *cs,
+			 int64_t now)
+{
+	char buf[8192];
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	while ((n = pread(fd, buf, sizeof(buf), (off_t)*off)) > 0) {
+		console_scanner_feed(cs, buf, (size_t)n, now);
+		*off += (uint64_t)n;
+	}
+}
+
+static int domain_gone(struct boot_ctx *c)
+{
+	struct virt_conn *vc = NULL;
+	struct strbuf e = STRBUF_INIT;
+	int active = 1;
+
+	if (strcmp(c->res->kind, "libvirt"))
+		return 0;
+	if (virt_open(c->res->libvirt_uri, &vc, &e) == 0) {
+		active = virt_is_active(vc, c->res->domain, &e);
+		virt_close(vc);
+	}
+	strbuf_release(&e);
+	return active == 0;
+}
+
+static void power_off_quiet(struct boot_result *res)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	if (!strcmp(res->kind, "libvirt") && res->domain) {
+		struct virt_conn *vc = NULL;
+
+		if (virt_open(res->libvirt_uri, &vc, &e) == 0) {
+			virt_destroy(vc, res->domain, &e);
+			virt_close(vc);
+		}
+	} else if (!strcmp(res->kind, "ipmi")) {
+		struct ipmi_target t;
+
+		ipmi_target_of(res, &t);
+		t.tries = 2;
+		ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e);
+	}
+	strbuf_release(&e);
+}
+
+/* Health after a boot; in one transaction with the row locked. */
+static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
+			 struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+	_cleanup_db_result_ struct db_result *h = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	const char *old, *new_health;
+	int64_t aborted = 0, known_good = 0;
+	int r = -1, on_known_good;
+
+	if (db_begin(db, err) < 0)
+		return -1;
+	db_args_i64(&a, res->host_id);
+	if (db_exec_args(db, &h, err,
+			 "SELECT health, aborted_in_row, known_good_kernel_id "
+			 "FROM hosts WHERE id = $1 FOR UPDATE",
+			 &a) < 0 ||
+	    db_nrows(h) != 1)
+		goto out;
+	old = db_get(h, 0, 0);
+	parse_i64(db_get(h, 0, 1), 0, INT64_MAX, &aborted, NULL);
+	if (db_get(h, 0, 2))
+		parse_i64(db_get(h, 0, 2), 1, INT64_MAX, &known_good, NULL);
+	on_known_good = known_good && known_good == res->kernel_id;
+	new_health = old;
+	if (res->outcome == BOOT_READY) {
+		aborted = 0;
+		if (!strcmp(old, "unknown") || (!strcmp(old, "bad") && on_known_good))
+			new_health = "good";
+	} else if (!strcmp(res->blame, "host")) {
+		if (on_known_good && res->outcome != BOOT_INFRA_FAILED) {
+			aborted++;
+			if (aborted >= 2)
+				new_health = "bad";
+		} else {
+			new_health = "bad";
+		}
+	}
+	/* blame kernel: the host's health stays what it was. */
+	if (!strcmp(new_health, "bad") && strcmp(old, "bad"))
+		aborted = aborted >= 2 ? aborted : aborted;
+	db_args_clear(&a);
+	db_args_i64(&a, res->host_id);
+	db_args_str(&a, new_health);
+	db_args_i64(&a, aborted);
+	if (db_exec_args(db, NULL, err,
+			 "UPDATE hosts SET health = $2, aborted_in_row = $3, "
+			 "updated_at = now() WHERE id = $1",
+			 &a) < 0)
+		goto out;
+	if (strcmp(old, new_health) ||
+	    (on_known_good && res->outcome != BOOT_READY &&
+	     strcmp(res->blame, "none"))) {
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addf(&why, "boot %" PRId64 " of kernel %s: %s", res->boot_id,
+			    c->kernel_name, reason);
+		if (on_known_good && res->outcome != BOOT_READY)
+			strbuf_addf(&why, " (known-good kernel; %" PRId64
+					  " aborted in a row)",
+				    aborted);
+		db_args_clear(&a);
+		db_args_i64(&a, res->host_id);
+		db_args_str(&a, old);
+		db_args_str(&a, new_health);
+		db_args_str(&a, why.buf);
+		r = db_exec_args(db, NULL, err,
+				 "INSERT INTO host_events (host_id, old_health, "
+				 "new_health, reason) VALUES ($1, $2, $3, $4)",
+				 &a);
+		strbuf_release(&why);
+		if (r < 0)
+			goto out;
+	}
+	if (db_commit(db, err) < 0)
+		goto out;
+	snprintf(res->host_health, sizeof(res->host_health), "%s", new_health);
+	r = 0;
+out:
+	if (r < 0)
+		db_rollback(db);
+	db_args_clear(&a);
+	return r;
+}
+
+static void ms_arg(struct db_args *a, int64_t v)
+{
+	if (v >= 0)
+		db_args_i64(a, v);
+	else
+		db_args_str(a, NULL);
+}
+
+static int update_boot_row(struct db *db, struct boot_ctx *c, const char *reason,
+			   const struct strbuf *console, struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, res->boot_id);
+	ms_arg(&a, res->linux_ms);
+	ms_arg(&a, res->beacon_ms);
+	ms_arg(&a, res->ssh_ms);
+	ms_arg(&a, res->ready_ms);
+	db_args_str(&a, boot_outcome_name(res->outcome));
+	db_args_str(&a, res->outcome == BOOT_RUNNING ? NULL : res->blame);
+	db_args_str(&a, reason);
+	db_args_str(&a, res->release);
+	db_args_str(&a, res->console_events.buf);
+	db_args_str(&a, console->len > CONSOLE_DB_MAX
+				? console->buf + console->len - CONSOLE_DB_MAX
+				: console->buf);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE boots SET linux_ms = $2, beacon_ms = $3, ssh_ms = $4, "
+			 "ready_ms = $5, outcome = $6, blame = $7, reason = $8, "
+			 "release = $9, console_events = $10, console_log = $11, "
+			 "finished_at = CASE WHEN $6 = 'ready' THEN NULL ELSE now() END "
+			 "WHERE id = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+/* The console text of this boot (from offset), for the boots row. */
+static void read_console(const char *path, uint64_t off, struct strbuf *out)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[65536];
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	while ((n = pread(fd, buf, sizeof(buf), (off_t)off)) > 0) {
+		/* Keep roughly the last CONSOLE_DB_MAX bytes. */
+		if (out->len > 2 * CONSOLE_DB_MAX) {
+			memmove(out->buf, out->buf + out->len - CONSOLE_DB_MAX,
+				CONSOLE_DB_MAX);
+			strbuf_setlen(out, CONSOLE_DB_MAX);
+		}
+		strbuf_add(out, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+}
+
+/* The smaller of a phase's own limit and what is left of the boot. */
+static int64_t phase_deadline(struct boot_ctx *c, int64_t phase_start,
+			      int64_t own_ms)
+{
+	int64_t total = c->req->timeout_ms > 0 ? c->req->timeout_ms : 300000;
+	int64_t end_total = c->t0 + total, end_own = phase_start + own_ms;
+
+	return end_own < end_total ? end_own : end_total;
+}
+
+int boot_host(struct db *db, const struct boot_request *req,
+	      struct boot_result *res, struct strbuf *err)
+{
+	struct boot_ctx c;
+	struct console_scanner cs;
+	struct strbuf cmdline = STRBUF_INIT, reason = STRBUF_INIT,
+		      console = STRBUF_INIT, e2 = STRBUF_INIT;
+	_cleanup_close_ int fd = -1;
+	uint64_t off = 0, start_off = 0;
+	int64_t deadline, now, last_ssh = 0;
+	const char *phase = "power";
+	int r = -1;
+
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	c.res = res;
+	c.t0 = mono_ms();
+	res->job_id = req->job_id;
+	console_scanner_init(&cs);
+	if (load_rows(db, &c, err) < 0)
+		goto out_early;
+	if (insert_boot_row(db, &c,
+			    !strcmp(res->kind, "libvirt") ? "libvirt" : "ipmi-pxe",
+			    err) < 0)
+		goto out_early;
+	build_cmdline(&c, &cmdline);
+	if (!strcmp(res->kind, "libvirt")) {
+		const char *dir = req->state_dir;
+		struct strbuf d = STRBUF_INIT;
+
+		if (!dir)
+			dir = getenv("SCHEDFARM_HOME");
+		strbuf_addf(&d, "%s/console", dir && *dir ? dir : "/var/tmp/schedfarm");
+		mkdir(d.buf, 0755);
+		if (mkdir(d.buf, 0755) < 0 && errno != EEXIST) {
+			struct strbuf parent = STRBUF_INIT;
+
+			strbuf_add(&parent, d.buf, d.len - strlen("/console"));
+			mkdir(parent.buf, 0755);
+			mkdir(d.buf, 0755);
+			strbuf_release(&parent);
+		}
+		res->console_path = xstrfmt("%s/boot-%" PRId64 ".log", d.buf,
+					    res->boot_id);
+		strbuf_release(&d);
+	} else {
+		const char *p = cfg_str(&c, "console_log", NULL);
+
+		if (!p) {
+			strbuf_addf(err, "host %s has no boot_config.console_log",
+				    res->host_name);
+			res->outcome = BOOT_INFRA_FAILED;
+			res->blame = "host";
+			strbuf_addbuf(&reason, err);
+			goto finish;
+		}
+		res->console_path = xstrdup(p);
+	}
+	event(&c, "booting %s on %s (%s): %s", c.kernel_name, res->host_name,
+	      res->kind, cmdline.buf);
+
+	/* Phase: power. */
+	if ((!strcmp(res->kind, "libvirt") ? power_libvirt(&c, cmdline.buf, &off, err)
+					   : power_ipmi(&c, cmdline.buf, &off, err)) <
+	    0) {
+		res->outcome = BOOT_INFRA_FAILED;
+		res->blame = "host";
+		strbuf_addf(&reason, "power: %s", err->buf);
+		goto finish;
+	}
+	start_off = off;
+	res->power_ms = mono_ms() - c.t0;
+	fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
+
+	/* Phases kernel, agent, ssh: one loop, the console read throughout. */
+	phase = "kernel";
+	deadline = phase_deadline(&c, mono_ms(),
+				  req->kernel_ms ? req->kernel_ms
+						 : cfg_i64(&c, "kernel_timeout_ms", 1000,
+							   3600000, 120000));
+	for (;;) {
+		now = mono_ms();
+		if (fd < 0)
+			fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
+		pump_console(fd, &off, &cs, now - c.t0);
+		if (console_scanner_fatal(&cs)) {
+			const struct console_hit *h = console_scanner_fatal(&cs);
+
+			/* Let the rest of the oops reach the log. */
+			sleep_ms(500);
+			pump_console(fd, &off, &cs, mono_ms() - c.t0);
+			event(&c, "console: %s: %s", h->name, h->line);
+			res->outcome = BOOT_KERNEL_FAILED;
+			res->blame = "kernel";
+			strbuf_addf(&reason, "%s during %s: %s", h->name, phase, h->line);
+			strbuf_addf(err, "%s", reason.buf);
+			goto finish;
+		}
+		if (res->linux_ms < 0 && cs.linux_ms >= 0) {
+			res->linux_ms = cs.linux_ms;
+			event(&c, "console: Linux version %s",
+			      cs.linux_release ? cs.linux_release : "?");
+			phase = "agent";
+			deadline = phase_deadline(
+				&c, now,
+				req->agent_ms ? req->agent_ms
+					      : cfg_i64(&c, "agent_timeout_ms", 1000,
+							3600000, 120000));
+		}
+		if (res->beacon_ms < 0 && cs.beacon_ms >= 0) {
+			res->beacon_ms = cs.beacon_ms;
+			if (res->linux_ms < 0)
+				res->linux_ms = res->beacon_ms;
+			event(&c, "console: agent beacon (%s)",
+			      cs.beacon_release ? cs.beacon_release : "?");
+			phase = "ssh";
+			deadline = phase_deadline(
+				&c, now,
+				req->ssh_ms ? req->ssh_ms
+					    : cfg_i64(&c, "ssh_timeout_ms", 1000,
+						      3600000, 60000));
+		}
+		if (res->beacon_ms >= 0 && now - last_ssh >= 1000) {
+			struct strbuf out = STRBUF_INIT, se = STRBUF_INIT;
+
+			last_ssh = now;
+			if (boot_ssh_run(res, "uname -r", 15000, &out, &se) == 0) {
+				strbuf_trim(&out);
+				res->ssh_ms = mono_ms() - c.t0;
+				res->release = strbuf_detach(&out, NULL);
+				event(&c, "ssh: up, uname -r %s", res->release);
+				strbuf_release(&se);
+				if (c.expected_release &&
+				    strcmp(c.expected_release, res->release)) {
+					res->outcome = BOOT_INFRA_FAILED;
+					res->blame = "host";
+					strbuf_addf(&reason,
+						    "the host runs %s, not %s: "
+						    "provisioning failed",
+						    res->release, c.expected_release);
+					strbuf_addbuf(err, &reason);
+					goto finish;
+				}
+				res->ready_ms = mono_ms() - c.t0;
+				res->outcome = BOOT_READY;
+				strbuf_addstr(&reason, "ready");
+				break;
+			}
+			strbuf_release(&out);
+			strbuf_release(&se);
+		}
+		if (now >= deadline) {
+			res->outcome = BOOT_TIMEOUT;
+			if (!strcmp(phase, "kernel") && off == start_off) {
+				/* Not one byte: the console or the machine. */
+				res->outcome = BOOT_INFRA_FAILED;
+				res->blame = "host";
+				strbuf_addstr(&reason,
+					      "kernel: the console stayed silent");
+			} else {
+				res->blame = "kernel";
+				strbuf_addf(&reason, "%s: no %s in time", phase,
+					    !strcmp(phase, "kernel") ? "Linux version"
+					    : !strcmp(phase, "agent")
+						    ? "agent beacon"
+						    : "SSH answer");
+			}
+			strbuf_addbuf(err, &reason);
+			goto finish;
+		}
+		if (now - c.t0 > 2000 && domain_gone(&c)) {
+			pump_console(fd, &off, &cs, mono_ms() - c.t0);
+			console_scanner_flush(&cs, mono_ms() - c.t0);
+			if (console_scanner_fatal(&cs))
+				continue; /* reported above, next round */
+			res->outcome = BOOT_KERNEL_FAILED;
+			res->blame = res->linux_ms >= 0 ? "kernel" : "host";
+			if (res->linux_ms < 0)
+				res->outcome = BOOT_INFRA_FAILED;
+			strbuf_addf(&reason, "%s: the machine stopped", phase);
+			strbuf_addbuf(err, &reason);
+			goto finish;
+		}
+		sleep_ms(100);
+	}
+finish:
+	console_scanner_flush(&cs, mono_ms() - c.t0);
+	console_scanner_summary(&cs, 0, &res->console_events);
+	/* A failure on the host's known-good kernel is not the kernel's. */
+	if (res->outcome != BOOT_READY && !strcmp(res->blame, "kernel") &&
+	    c.known_good && c.known_good == res->kernel_id)
+		res->blame = "host";
+	if (res->outcome != BOOT_READY) {
+		event(&c, "boot failed (%s, blame %s): %s",
+		      boot_outcome_name(res->outcome), res->blame, reason.buf);
+		power_off_quiet(res);
+	} else {
+		event(&c, "ready in %.1f s", (double)res->ready_ms / 1000.0);
+	}
+	if (res->console_path)
+		read_console(res->console_path, start_off, &console);
+	if (update_boot_row(db, &c, reason.buf, &console, &e2) < 0 ||
+	    record_health(db, &c, reason.buf, &e2) < 0) {
+		if (res->outcome == BOOT_READY)
+			strbuf_addbuf(err, &e2);
+		else
+			strbuf_addf(err, " (and recording it failed: %s)", e2.buf);
+		r = -1;
+	} else {
+		r = res->outcome == BOOT_READY ? 0 : -1;
+	}
+	if (strcmp(res->blame, "none"))
+		event(&c, "host %s is %s", res->host_name, res->host_health);
+	goto out;
+out_early:
+	res->outcome = BOOT_RUNNING;
+out:
+	console_scanner_release(&cs);
+	ctx_release(&c);
+	strbuf_release(&cmdline);
+	strbuf_release(&reason);
+	strbuf_release(&console);
+	strbuf_release(&e2);
+	return r;
+}
+
+int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r = 0;
+
+	if (!res->kind)
+		return 0;
+	if (!strcmp(res->kind, "libvirt") && res->domain) {
+		struct virt_conn *vc = NULL;
+
+		/* Politely first: the guest's init has nothing to save, but a
+		 * clean power-off proves ACPI works. */
+		if (res->outcome == BOOT_READY) {
+			struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+
+			boot_ssh_run(res, "poweroff -f", 5000, &out, &e);
+			strbuf_release(&out);
+			strbuf_release(&e);
+		}
+		if (virt_open(res->libvirt_uri, &vc, err) < 0)
+			return -1;
+		for (int i = 0; i < 50 && virt_is_active(vc, res->domain, err) == 1; i++)
+			sleep_ms(100);
+		r = virt_destroy(vc, res->domain, err);
+		virt_close(vc);
+	} else if (!strcmp(res->kind, "ipmi")) {
+		struct ipmi_target t;
+
+		ipmi_target_of(res, &t);
+		r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
+	}
+	if (res->boot_id && db) {
+		struct strbuf e2 = STRBUF_INIT;
+
+		db_args_i64(&a, res->boot_id);
+		db_exec_args(db, NULL, &e2,
+			     "UPDATE boots SET finished_at = now() WHERE id = $1 "
+			     "AND finished_at IS NULL",
+			     &a);
+		db_args_clear(&a);
+		strbuf_release(&e2);
+	}
+	return r;
+}
+
+int host_note_aborted_run(struct db *db, int64_t host_id, int64_t kernel_id,
+			  const char *reason, char *ret_health, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *h = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int64_t aborted = 0, kg = 0;
+	const char *old, *nh;
+	int r = -1;
+
+	if (db_begin(db, err) < 0)
+		return -1;
+	db_args_i64(&a, host_id);
+	if (db_exec_args(db, &h, err,
+			 "SELECT health, aborted_in_row, known_good_kernel_id "
+			 "FROM hosts WHERE id = $1 FOR UPDATE",
+			 &a) < 0 ||
+	    db_nrows(h) != 1)
+		goto out;
+	old = db_get(h, 0, 0);
+	nh = old;
+	parse_i64(db_get(h, 0, 1), 0, INT64_MAX, &aborted, NULL);
+	if (db_get(h, 0, 2))
+		parse_i64(db_get(h, 0, 2), 1, INT64_MAX, &kg, NULL);
+	if (kg && kg == kernel_id) {
+		struct strbuf why = STRBUF_INIT;
+
+		aborted++;
+		if (aborted >= 2)
+			nh = "bad";
+		db_args_clear(&a);
+		db_args_i64(&a, host_id);
+		db_args_str(&a, nh);
+		db_args_i64(&a, aborted);
+		if (db_exec_args(db, NULL, err,
+				 "UPDATE hosts SET health = $2, aborted_in_row = $3, "
+				 "updated_at = now() WHERE id = $1",
+				 &a) < 0)
+			goto out;
+		strbuf_addf(&why, "aborted run on the known-good kernel (%" PRId64
+				  " in a row): %s",
+			    aborted, reason);
+		db_args_clear(&a);
+		db_args_i64(&a, host_id);
+		db_args_str(&a, old);
+		db_args_str(&a, nh);
+		db_args_str(&a, why.buf);
+		r = db_exec_args(db, NULL, err,
+				 "INSERT INTO host_events (host_id, old_health, "
+				 "new_health, reason) VALUES ($1, $2, $3, $4)",
+				 &a);
+		strbuf_release(&why);
+		if (r < 0)
+			goto out;
+	}
+	r = db_commit(db, err);
+	if (!r && ret_health)
+		snprintf(ret_health, 16, "%s", nh);
+out:
+	if (r < 0)
+		db_rollback(db);
+	db_args_clear(&a);
+	return r;
+}
+
+int host_note_good_run(struct db *db, int64_t host_id, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, host_id);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE hosts SET aborted_in_row = 0 WHERE id = $1", &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int boot_destroy_orphans(const char *uri, int *ret_n, struct strbuf *err)
+{
+	struct virt_conn *vc = NULL;
+	int r;
+
+	if (virt_open(uri, &vc, err) < 0)
+		return -1;
+	r = virt_destroy_prefix(vc, VIRT_DOMAIN_PREFIX, ret_n, NULL, err);
+	virt_close(vc);
+	return r;
+}

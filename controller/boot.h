@@ -1,0 +1,111 @@
+/*
+ * boot.h - boot a host with a kernel and watch until the agent is ready;
+ * keep the host's health honest.
+ *
+ * One boot is a sequence of phases, each with its own limit and all inside
+ * the boot's limit (a phase gets the smaller of its own and what is left):
+ * power (libvirt: create the domain paused, open the console, resume;
+ * IPMI: write the PXE script, bootdev pxe, power on/cycle, each BMC call
+ * confirmed), kernel (the console says "Linux version"), agent (the guest
+ * init's beacon), ssh (`uname -r` over SSH answers and equals the kernel's
+ * release).  The console is scanned all along (console.h): a panic ends
+ * the boot at once, blamed on the kernel.
+ *
+ * Whose fault: power, libvirt, BMC and console failures are the host's
+ * (health -> bad); a kernel that panics, resets, or never gets the agent up
+ * is the kernel's and leaves the host's health alone -- unless it is the
+ * host's known-good kernel, where it counts as an aborted run and two in a
+ * row make the host bad.  A ready boot makes an `unknown` host `good` (and
+ * a `bad` one, when the kernel is its known-good one: the health check).
+ * Every health change writes a host_events row; every boot a boots row with
+ * its timings and console log.
+ */
+#ifndef SCHEDFARM_BOOT_H
+#define SCHEDFARM_BOOT_H
+
+#include <stdint.h>
+
+#include "db.h"
+#include "strbuf.h"
+
+enum boot_outcome {
+	BOOT_RUNNING,
+	BOOT_READY,
+	BOOT_KERNEL_FAILED,
+	BOOT_INFRA_FAILED,
+	BOOT_TIMEOUT,
+};
+const char *boot_outcome_name(enum boot_outcome o);
+
+struct boot_request {
+	int64_t job_id;    /* 0: not for a job (kernel boot, host check) */
+	int64_t host_id;   /* or host_name */
+	const char *host_name;
+	int64_t kernel_id;
+	const char *cmdline_append;
+	int64_t timeout_ms;                         /* whole boot; 0: 5 min */
+	int64_t power_ms, kernel_ms, agent_ms, ssh_ms; /* 0: defaults */
+	const char *state_dir; /* console logs; NULL: $SCHEDFARM_HOME, /var/tmp */
+	void (*on_event)(void *ctx, const char *msg); /* progress; may be NULL */
+	void *ctx;
+};
+
+struct boot_result {
+	enum boot_outcome outcome;
+	const char *blame;  /* "none", "kernel", "host" */
+	char host_health[16]; /* after this boot */
+	int64_t boot_id, host_id, kernel_id, job_id;
+	/* ms after power-on; -1 when not reached */
+	int64_t power_ms, linux_ms, beacon_ms, ssh_ms, ready_ms;
+	char *release;      /* what uname -r said */
+	char *host_name, *kind;
+	char *domain, *libvirt_uri;
+	char *bmc_address, *bmc_user, *bmc_password_file;
+	int bmc_port;
+	char *ssh_addr, *ssh_user, *key_file, *known_hosts;
+	int ssh_port;
+	char *console_path;
+	struct strbuf console_events; /* the scanner's summary */
+	struct strbuf log;            /* what happened, one line per step */
+};
+
+void boot_request_init(struct boot_request *req);
+void boot_result_init(struct boot_result *res);
+void boot_result_release(struct boot_result *res);
+
+/*
+ * Boot req->kernel_id on the host and wait until its agent is reachable.
+ * 0: res->outcome is BOOT_READY and the host is up (power it off with
+ * boot_power_off()).  -1: err says why; res->outcome/blame say whose fault,
+ * the host was powered off, the boots row and the host's health are
+ * recorded.  -1 with outcome BOOT_RUNNING means the farm's own failure
+ * (database) before anything was booted.
+ */
+int boot_host(struct db *db, const struct boot_request *req,
+	      struct boot_result *res, struct strbuf *err);
+
+/* Run cmd on the booted host over SSH (argv of ssh, no local shell);
+ * stdout+stderr in out. */
+int boot_ssh_run(const struct boot_result *res, const char *cmd,
+		 int timeout_ms, struct strbuf *out, struct strbuf *err);
+
+/* Power the host off (libvirt destroy / IPMI power off, confirmed) and
+ * close its boots row.  Always safe to call. */
+int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err);
+
+/*
+ * Health bookkeeping, also for the run phase: a run that aborted on host
+ * with kernel.  On the host's known-good kernel it counts towards
+ * "two aborted in a row -> bad"; on another kernel it is the kernel's.
+ * ret_health (16 bytes, may be NULL) gets the health after.
+ */
+int host_note_aborted_run(struct db *db, int64_t host_id, int64_t kernel_id,
+			  const char *reason, char *ret_health,
+			  struct strbuf *err);
+/* A run completed on the host: the aborted count goes back to 0. */
+int host_note_good_run(struct db *db, int64_t host_id, struct strbuf *err);
+
+/* Destroy libvirt domains farm-* left by a dead controller at uri. */
+int boot_destroy_orphans(const char *uri, int *ret_n, struct strbuf *err);
+
+#endif

@@ -1,0 +1,1113 @@
+/*
+ * build.c - kernel builds with a cache; see build.h.
+ *
+ * Layout under the cache folder:
+ *   bases/SHA16/          a tarball unpacked once (read-only by convention)
+ *   builds/KEY/src        the tree of this build (hard links or a worktree)
+ *   builds/KEY/out        make O= output (.config, vmlinux, bzImage)
+ *   builds/KEY/build.log  everything make and patch said
+ *   builds/KEY/result     key=value lines, written last: its presence is
+ *                         what "built" means
+ *   builds/KEY.lock       flock()ed while a build of KEY runs
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "cleanup.h"
+#include "parse.h"
+#include "run-command.h"
+#include "banned.h"
+
+#define STEP_TIMEOUT_MS (30 * 60 * 1000)
+#define LOG_DB_MAX (1u << 20)
+
+void kernel_build_spec_init(struct kernel_build_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	strvec_init(&spec->fragments);
+	strvec_init(&spec->patches);
+	spec->config = "tinyconfig";
+}
+
+void kernel_build_spec_release(struct kernel_build_spec *spec)
+{
+	strvec_clear(&spec->fragments);
+	strvec_clear(&spec->patches);
+}
+
+void kernel_build_result_init(struct kernel_build_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	strbuf_init(&res->log, 0);
+	res->text = res->data = res->bss = -1;
+}
+
+void kernel_build_result_release(struct kernel_build_result *res)
+{
+	free(res->cache_key);
+	free(res->base_id);
+	free(res->series_sha256);
+	free(res->config_sha256);
+	free(res->dir);
+	free(res->release);
+	free(res->vmlinux);
+	free(res->bzimage);
+	free(res->log_path);
+	strbuf_release(&res->log);
+	memset(res, 0, sizeof(*res));
+}
+
+char *kernel_cache_dir(const char *home_dir)
+{
+	const char *e = getenv("SCHEDFARM_KERNEL_CACHE");
+
+	if (e && *e)
+		return xstrdup(e);
+	return xstrfmt("%s/kernels", home_dir);
+}
+
+const char *kernel_fragments_dir(void)
+{
+	static char *dir;
+	const char *e = getenv("SCHEDFARM_KERNELS_DIR");
+	struct stat st;
+
+	if (e && *e)
+		return e;
+	if (dir)
+		return dir;
+	if (!stat("kernels/farm-base.config", &st))
+		dir = realpath("kernels", NULL);
+	if (!dir && !stat("/usr/local/share/schedfarm/kernels", &st))
+		dir = xstrdup("/usr/local/share/schedfarm/kernels");
+	if (!dir)
+		dir = xstrdup("kernels");
+	return dir;
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* sha256 of data (via sha256sum) into ret (64 hex + NUL). */
+static int sha256_mem(const char *data, size_t len, char ret[65],
+		      struct strbuf *err)
+{
+	struct child_process cp;
+	int r;
+
+	child_process_init(&cp);
+	strvec_push(&cp.args, "sha256sum");
+	cp.stdin_data = data;
+	cp.stdin_len = len;
+	cp.capture_out = cp.capture_err = 1;
+	cp.timeout_ms = 60000;
+	r = run_command(&cp, err);
+	if (!r && cp.out.len < 64) {
+		strbuf_addstr(err, "sha256sum printed no digest");
+		r = -1;
+	}
+	if (!r) {
+		memcpy(ret, cp.out.buf, 64);
+		ret[64] = '\0';
+	}
+	child_process_clear(&cp);
+	return r;
+}
+
+static int sha256_file(const char *path, char ret[65], struct strbuf *err)
+{
+	struct child_process cp;
+	int r;
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "sha256sum", "--", path, NULL);
+	cp.capture_out = cp.capture_err = 1;
+	cp.timeout_ms = 10 * 60000;
+	r = run_command(&cp, err);
+	if (!r && cp.out.len < 64) {
+		strbuf_addf(err, "sha256sum printed no digest for %s", path);
+		r = -1;
+	}
+	if (!r) {
+		memcpy(ret, cp.out.buf, 64);
+		ret[64] = '\0';
+	} else if (cp.err.len) {
+		strbuf_addf(err, ": %s", cp.err.buf);
+		strbuf_rtrim(err);
+	}
+	child_process_clear(&cp);
+	return r;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static int is_git_repo(const char *path)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct stat st;
+	int r;
+
+	strbuf_addf(&p, "%s/.git", path);
+	r = !stat(p.buf, &st);
+	strbuf_release(&p);
+	return r;
+}
+
+/* Run cp, appending what it printed to log; the contract of run_command. */
+static int run_logged(struct child_process *cp, struct strbuf *log,
+		      struct strbuf *err)
+{
+	int r;
+
+	cp->capture_out = 1;
+	cp->merge_err = 1;
+	if (!cp->timeout_ms)
+		cp->timeout_ms = STEP_TIMEOUT_MS;
+	strbuf_addstr(log, "$");
+	for (size_t i = 0; i < cp->args.nr; i++)
+		strbuf_addf(log, " %s", cp->args.v[i]);
+	strbuf_addch(log, '\n');
+	r = run_command(cp, err);
+	strbuf_addbuf(log, &cp->out);
+	if (cp->out.len && cp->out.buf[cp->out.len - 1] != '\n')
+		strbuf_addch(log, '\n');
+	return r;
+}
+
+/* The git commit of ref in repo. */
+static int git_commit(const char *repo, const char *ref, struct strbuf *ret,
+		      struct strbuf *err)
+{
+	struct child_process cp;
+	int r;
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "git", "-C", repo, "rev-parse", "--verify", "--quiet",
+		     NULL);
+	strvec_pushf(&cp.args, "%s^{commit}", ref ? ref : "HEAD");
+	cp.capture_out = cp.capture_err = 1;
+	cp.timeout_ms = 60000;
+	r = run_command(&cp, err);
+	if (r < 0) {
+		strbuf_reset(err);
+		strbuf_addf(err, "%s is not a commit in %s", ref ? ref : "HEAD",
+			    repo);
+	} else {
+		strbuf_trim(&cp.out);
+		strbuf_addbuf(ret, &cp.out);
+	}
+	child_process_clear(&cp);
+	return r;
+}
+
+/* What the config is: its text, hashed (base config + fragments). */
+static int config_text(const struct kernel_build_spec *spec, struct strbuf *out,
+		       struct strbuf *err)
+{
+	strbuf_addf(out, "base-config %s\n", spec->config);
+	if (strcmp(spec->config, "tinyconfig") && strcmp(spec->config, "defconfig")) {
+		if (strbuf_read_file(out, spec->config, 16u << 20) < 0) {
+			strbuf_addf(err, "cannot read config %s: %s", spec->config,
+				    strerror(errno));
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < spec->fragments.nr; i++) {
+		int r;
+
+		strbuf_addf(out, "\nfragment %zu\n", i);
+		r = strbuf_read_file(out, spec->fragments.v[i], 1u << 20);
+		if (r < 0) {
+			strbuf_addf(err, "cannot read config fragment %s: %s",
+				    spec->fragments.v[i], strerror(-r));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int kernel_build_key(const struct kernel_build_spec *spec,
+		     struct kernel_build_result *res, struct strbuf *err)
+{
+	struct strbuf id = STRBUF_INIT, series = STRBUF_INIT, cfg = STRBUF_INIT,
+		      all = STRBUF_INIT;
+	char hex[65];
+	int r = -1;
+
+	if (!spec->base || !*spec->base) {
+		strbuf_addstr(err, "no base kernel given");
+		return -1;
+	}
+	if (is_file(spec->base)) {
+		if (sha256_file(spec->base, hex, err) < 0)
+			goto out;
+		strbuf_addf(&id, "tarball:%s", hex);
+	} else if (is_dir(spec->base) && is_git_repo(spec->base)) {
+		strbuf_addstr(&id, "git:");
+		if (git_commit(spec->base, spec->ref, &id, err) < 0)
+			goto out;
+	} else if (is_dir(spec->base)) {
+		_cleanup_free_ char *rp = realpath(spec->base, NULL);
+
+		strbuf_addf(&id, "dir:%s", rp ? rp : spec->base);
+	} else {
+		strbuf_addf(err, "base %s is not a tarball, a git repository or a "
+				 "source directory",
+			    spec->base);
+		goto out;
+	}
+	if (spec->ref && !starts_with(id.buf, "git:")) {
+		strbuf_addf(err, "a ref (%s) needs a git repository as base",
+			    spec->ref);
+		goto out;
+	}
+	for (size_t i = 0; i < spec->patches.nr; i++) {
+		size_t before = series.len;
+		int rr = strbuf_read_file(&series, spec->patches.v[i], 64u << 20);
+
+		if (rr < 0) {
+			strbuf_addf(err, "cannot read patch %s: %s",
+				    spec->patches.v[i], strerror(-rr));
+			goto out;
+		}
+		if (series.len == before) {
+			strbuf_addf(err, "patch %s is empty", spec->patches.v[i]);
+			goto out;
+		}
+	}
+	if (config_text(spec, &cfg, err) < 0)
+		goto out;
+	res->base_id = xstrdup(id.buf);
+	if (spec->patches.nr) {
+		if (sha256_mem(series.buf, series.len, hex, err) < 0)
+			goto out;
+		res->series_sha256 = xstrdup(hex);
+	}
+	if (sha256_mem(cfg.buf, cfg.len, hex, err) < 0)
+		goto out;
+	res->config_sha256 = xstrdup(hex);
+	strbuf_addf(&all, "schedfarm-kernel-v1\nbase=%s\nseries=%s\nconfig=%s\n",
+		    res->base_id, res->series_sha256 ? res->series_sha256 : "none",
+		    res->config_sha256);
+	if (sha256_mem(all.buf, all.len, hex, err) < 0)
+		goto out;
+	res->cache_key = xstrdup(hex);
+	res->dir = xstrfmt("%s/builds/%s", spec->cache_dir, hex);
+	res->log_path = xstrfmt("%s/build.log", res->dir);
+	r = 0;
+out:
+	strbuf_release(&id);
+	strbuf_release(&series);
+	strbuf_release(&cfg);
+	strbuf_release(&all);
+	return r;
+}
+
+/* Read CACHE/builds/KEY/result into res; 1 if there, 0 if not, -1 bad. */
+static int read_result(struct kernel_build_result *res, struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
+	struct strvec lines = STRVEC_INIT;
+	int r = 0;
+
+	strbuf_addf(&path, "%s/result", res->dir);
+	if (strbuf_read_file(&body, path.buf, 1u << 16) < 0)
+		goto out;
+	strvec_split(&lines, body.buf, '\n');
+	for (size_t i = 0; i < lines.nr; i++) {
+		char *l = lines.v[i], *eq = strchr(l, '=');
+		const char *e;
+		double d;
+
+		if (!eq)
+			continue;
+		*eq++ = '\0';
+		if (!strcmp(l, "release"))
+			res->release = xstrdup(eq);
+		else if (!strcmp(l, "vmlinux"))
+			res->vmlinux = xstrdup(eq);
+		else if (!strcmp(l, "bzimage"))
+			res->bzimage = xstrdup(eq);
+		else if (!strcmp(l, "text") &&
+			 parse_i64(eq, 0, INT64_MAX, &res->text, &e) < 0)
+			goto bad;
+		else if (!strcmp(l, "data") &&
+			 parse_i64(eq, 0, INT64_MAX, &res->data, &e) < 0)
+			goto bad;
+		else if (!strcmp(l, "bss") &&
+			 parse_i64(eq, 0, INT64_MAX, &res->bss, &e) < 0)
+			goto bad;
+		else if (!strcmp(l, "seconds")) {
+			if (parse_double(eq, 0, 1e7, &d, &e) < 0)
+				goto bad;
+			res->seconds = d;
+		}
+	}
+	if (!res->release || !res->vmlinux || !is_file(res->vmlinux)) {
+		strbuf_addf(err, "cache entry %s is incomplete", res->dir);
+		r = -1;
+		goto out;
+	}
+	r = 1;
+	goto out;
+bad:
+	strbuf_addf(err, "cache entry %s has a bad number", path.buf);
+	r = -1;
+out:
+	strvec_clear(&lines);
+	strbuf_release(&path);
+	strbuf_release(&body);
+	return r;
+}
+
+static int write_file(const char *path, const char *data, size_t len,
+		      struct strbuf *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int fd, r = 0;
+
+	strbuf_addf(&tmp, "%s.tmp", path);
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len || fsync(fd) < 0 ||
+	    rename(tmp.buf, path) < 0) {
+		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
+		r = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&tmp);
+	return r;
+}
+
+static int mkdir_p(const char *path, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = 0;
+
+	strbuf_addstr(&p, path);
+	for (char *s = p.buf + 1;; s++) {
+		char c = *s;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*s = '\0';
+		if (mkdir(p.buf, 0755) < 0 && errno != EEXIST) {
+			strbuf_addf(err, "cannot create %s: %s", p.buf,
+				    strerror(errno));
+			r = -1;
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	strbuf_release(&p);
+	return r;
+}
+
+/* The single top folder an unpacked tarball made under dir. */
+static int single_subdir(const char *dir, struct strbuf *ret,
+			 struct strbuf *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d) {
+		strbuf_addf(err, "cannot open %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (!n++)
+			strbuf_addf(ret, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (n != 1) {
+		strbuf_addf(err, "%s holds %d entries, expected one source tree",
+			    dir, n);
+		return -1;
+	}
+	return 0;
+}
+
+/* Unpack the tarball once into bases/SHA16 (atomically); ret = its tree. */
+static int prepare_tarball_base(const struct kernel_build_spec *spec,
+				const char *sha, struct strbuf *ret,
+				struct strbuf *log, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct child_process cp;
+	int r = -1;
+
+	strbuf_addf(&dir, "%s/bases/%.16s", spec->cache_dir, sha);
+	if (is_dir(dir.buf)) {
+		r = single_subdir(dir.buf, ret, err);
+		goto out;
+	}
+	strbuf_addf(&tmp, "%s.tmp.%ld", dir.buf, (long)getpid());
+	if (mkdir_p(tmp.buf, err) < 0)
+		goto out;
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "tar", "-xf", spec->base, "-C", tmp.buf, NULL);
+	r = run_logged(&cp, log, err);
+	child_process_clear(&cp);
+	if (r < 0)
+		goto out;
+	if (rename(tmp.buf, dir.buf) < 0 && !is_dir(dir.buf)) {
+		strbuf_addf(err, "cannot rename %s: %s", tmp.buf, strerror(errno));
+		r = -1;
+		goto out;
+	}
+	r = single_subdir(dir.buf, ret, err);
+out:
+	strbuf_release(&dir);
+	strbuf_release(&tmp);
+	return r;
+}
+
+/* Make res->dir/src: a fresh tree of the base.  *ret_git: it is git. */
+static int prepare_tree(const struct kernel_build_spec *spec,
+			struct kernel_build_result *res, const char *src,
+			int *ret_git, struct strbuf *log, struct strbuf *err)
+{
+	struct strbuf pristine = STRBUF_INIT;
+	struct child_process cp;
+	int r = -1;
+
+	*ret_git = 0;
+	child_process_init(&cp);
+	if (starts_with(res->base_id, "git:")) {
+		strvec_pushl(&cp.args, "git", "-C", spec->base, "worktree", "add",
+			     "--force", "--detach", src,
+			     res->base_id + strlen("git:"), NULL);
+		*ret_git = 1;
+	} else {
+		if (starts_with(res->base_id, "tarball:")) {
+			if (prepare_tarball_base(spec,
+						 res->base_id + strlen("tarball:"),
+						 &pristine, log, err) < 0)
+				goto out;
+		} else {
+			strbuf_addstr(&pristine, spec->base);
+		}
+		/* Hard links: patch replaces the files it changes by rename,
+		 * and make writes only under O=, so the base stays pristine. */
+		strvec_pushl(&cp.args, "cp", "-al", pristine.buf, src, NULL);
+	}
+	r = run_logged(&cp, log, err);
+out:
+	child_process_clear(&cp);
+	strbuf_release(&pristine);
+	return r;
+}
+
+/* Append every *.rej under src to log (the rejected hunks). */
+static void log_rejects(const char *src, struct strbuf *log)
+{
+	struct child_process cp;
+	struct strbuf err = STRBUF_INIT;
+	struct strvec files = STRVEC_INIT;
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "find", src, "-name", "*.rej", "-type", "f", NULL);
+	cp.capture_out = 1;
+	cp.quiet = 1;
+	cp.timeout_ms = 120000;
+	if (run_command(&cp, &err) == 0) {
+		strbuf_trim(&cp.out);
+		if (cp.out.len)
+			strvec_split(&files, cp.out.buf, '\n');
+	}
+	for (size_t i = 0; i < files.nr && i < 50; i++) {
+		strbuf_addf(log, "--- rejected hunks: %s\n",
+			    files.v[i] + strlen(src) + 1);
+		strbuf_read_file(log, files.v[i], 1u << 20);
+		if (log->len && log->buf[log->len - 1] != '\n')
+			strbuf_addch(log, '\n');
+	}
+	strvec_clear(&files);
+	strbuf_release(&err);
+	child_process_clear(&cp);
+}
+
+static int apply_series(const struct kernel_build_spec *spec, const char *src,
+			int git, struct strbuf *log, struct strbuf *err)
+{
+	for (size_t i = 0; i < spec->patches.nr; i++) {
+		_cleanup_free_ char *abs = realpath(spec->patches.v[i], NULL);
+		struct child_process cp;
+		struct strbuf perr = STRBUF_INIT;
+		int r;
+
+		child_process_init(&cp);
+		cp.dir = src;
+		if (git)
+			strvec_pushl(&cp.args, "git", "-c", "user.name=schedfarm",
+				     "-c", "user.email=schedfarm@localhost", "am",
+				     "--reject", "--", abs ? abs : spec->patches.v[i],
+				     NULL);
+		else
+			strvec_pushl(&cp.args, "patch", "-p1", "--forward",
+				     "--batch", "-i", abs ? abs : spec->patches.v[i],
+				     NULL);
+		r = run_logged(&cp, log, &perr);
+		child_process_clear(&cp);
+		if (r < 0) {
+			log_rejects(src, log);
+			strbuf_addf(err, "patch %zu of %zu does not apply (%s): %s",
+				    i + 1, spec->patches.nr, spec->patches.v[i],
+				    perr.buf);
+			strbuf_release(&perr);
+			return -1;
+		}
+		strbuf_release(&perr);
+	}
+	return 0;
+}
+
+static int configure(const struct kernel_build_spec *spec, const char *src,
+		     const char *outdir, struct strbuf *log, struct strbuf *err)
+{
+	struct child_process cp;
+	struct strbuf dot = STRBUF_INIT;
+	int r;
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "make", "-C", src, NULL);
+	strvec_pushf(&cp.args, "O=%s", outdir);
+	if (!strcmp(spec->config, "tinyconfig") || !strcmp(spec->config, "defconfig")) {
+		strvec_push(&cp.args, spec->config);
+	} else {
+		struct strbuf body = STRBUF_INIT;
+
+		strbuf_addf(&dot, "%s/.config", outdir);
+		r = strbuf_read_file(&body, spec->config, 16u << 20);
+		if (r < 0 || write_file(dot.buf, body.buf, body.len, err) < 0) {
+			if (r < 0)
+				strbuf_addf(err, "cannot read %s", spec->config);
+			strbuf_release(&body);
+			child_process_clear(&cp);
+			strbuf_release(&dot);
+			return -1;
+		}
+		strbuf_release(&body);
+		strvec_push(&cp.args, "olddefconfig");
+	}
+	r = run_logged(&cp, log, err);
+	child_process_clear(&cp);
+	if (r < 0 || !spec->fragments.nr)
+		goto out;
+	child_process_init(&cp);
+	strbuf_reset(&dot);
+	strbuf_addf(&dot, "%s/.config", outdir);
+	strvec_pushf(&cp.args, "%s/scripts/kconfig/merge_config.sh", src);
+	strvec_pushl(&cp.args, "-m", "-O", outdir, dot.buf, NULL);
+	for (size_t i = 0; i < spec->fragments.nr; i++) {
+		_cleanup_free_ char *abs = realpath(spec->fragments.v[i], NULL);
+
+		strvec_push(&cp.args, abs ? abs : spec->fragments.v[i]);
+	}
+	cp.dir = src;
+	r = run_logged(&cp, log, err);
+	child_process_clear(&cp);
+	if (r < 0)
+		goto out;
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "make", "-C", src, NULL);
+	strvec_pushf(&cp.args, "O=%s", outdir);
+	strvec_push(&cp.args, "olddefconfig");
+	r = run_logged(&cp, log, err);
+	child_process_clear(&cp);
+out:
+	strbuf_release(&dot);
+	return r;
+}
+
+/* The number of compile steps of the last build, from the cache's memo. */
+static int expected_steps(const struct kernel_build_spec *spec)
+{
+	struct strbuf p = STRBUF_INIT, b = STRBUF_INIT;
+	int n = 0;
+
+	strbuf_addf(&p, "%s/last-steps", spec->cache_dir);
+	if (strbuf_read_file(&b, p.buf, 64) == 0) {
+		strbuf_trim(&b);
+		if (parse_int(b.buf, 0, 10000000, &n, NULL) < 0)
+			n = 0;
+	}
+	strbuf_release(&p);
+	strbuf_release(&b);
+	return n;
+}
+
+/* make -jN vmlinux bzImage, streaming lines to the progress callback. */
+static int run_make(const struct kernel_build_spec *spec, const char *src,
+		    const char *outdir, int *ret_steps, struct strbuf *log,
+		    struct strbuf *err)
+{
+	struct child_process cp;
+	_cleanup_fclose_ FILE *f = NULL;
+	struct strbuf line = STRBUF_INIT;
+	int jobs = spec->jobs > 0 ? spec->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int steps = 0, expected = expected_steps(spec), r;
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "make", "-C", src, NULL);
+	strvec_pushf(&cp.args, "O=%s", outdir);
+	strvec_pushf(&cp.args, "-j%d", jobs > 0 ? jobs : 1);
+	strvec_pushl(&cp.args, "vmlinux", "bzImage", NULL);
+	cp.stream_out = 1;
+	cp.merge_err = 1;
+	cp.timeout_ms = (spec->timeout_s > 0 ? spec->timeout_s : 4 * 3600) * 1000;
+	strbuf_addstr(log, "$");
+	for (size_t i = 0; i < cp.args.nr; i++)
+		strbuf_addf(log, " %s", cp.args.v[i]);
+	strbuf_addch(log, '\n');
+	if (start_command(&cp, err) < 0) {
+		child_process_clear(&cp);
+		return -1;
+	}
+	f = fdopen(cp.out_fd, "r");
+	if (f)
+		cp.out_fd = -1; /* f owns it now */
+	while (f && strbuf_getline(&line, f) == 0) {
+		strbuf_addbuf(log, &line);
+		strbuf_addch(log, '\n');
+		/* Each "  CC      kernel/sched/core.o" is a step. */
+		if (line.len > 2 && line.buf[0] == ' ' && line.buf[1] == ' ' &&
+		    line.buf[2] != ' ')
+			steps++;
+		if (spec->progress)
+			spec->progress(spec->progress_ctx, line.buf, steps,
+				       expected);
+	}
+	r = finish_command(&cp, err);
+	child_process_clear(&cp);
+	strbuf_release(&line);
+	*ret_steps = steps;
+	return r;
+}
+
+static int read_release(const char *src, const char *outdir, char **ret,
+			struct strbuf *err)
+{
+	struct child_process cp;
+	int r;
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "make", "-s", "-C", src, NULL);
+	strvec_pushf(&cp.args, "O=%s", outdir);
+	strvec_push(&cp.args, "kernelrelease");
+	cp.capture_out = cp.capture_err = 1;
+	cp.timeout_ms = 120000;
+	r = run_command(&cp, err);
+	if (!r) {
+		/* make -C prints "make[1]: Entering..." with -s off only;
+		 * the release is the last line. */
+		char *nl;
+
+		strbuf_trim(&cp.out);
+		nl = strrchr(cp.out.buf, '\n');
+		*ret = xstrdup(nl ? nl + 1 : cp.out.buf);
+	}
+	child_process_clear(&cp);
+	return r;
+}
+
+/* size(1) of vmlinux: "   text    data     bss     dec     hex filename". */
+static int read_size(const char *vmlinux, struct kernel_build_result *res,
+		     struct strbuf *err)
+{
+	struct child_process cp;
+	struct strvec words = STRVEC_INIT;
+	char *nl;
+	int r;
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "size", "--", vmlinux, NULL);
+	cp.capture_out = cp.capture_err = 1;
+	cp.timeout_ms = 60000;
+	r = run_command(&cp, err);
+	if (r < 0)
+		goto out;
+	nl = strchr(cp.out.buf, '\n');
+	r = -1;
+	if (!nl)
+		goto bad;
+	for (char *s = nl + 1; *s;) {
+		size_t n;
+
+		s += strspn(s, " \t");
+		n = strcspn(s, " \t\n");
+		if (!n)
+			break;
+		strvec_push(&words, "");
+		free(words.v[words.nr - 1]);
+		words.v[words.nr - 1] = xstrndup(s, n);
+		s += n;
+	}
+	if (words.nr < 3 ||
+	    parse_i64(words.v[0], 0, INT64_MAX, &res->text, NULL) < 0 ||
+	    parse_i64(words.v[1], 0, INT64_MAX, &res->data, NULL) < 0 ||
+	    parse_i64(words.v[2], 0, INT64_MAX, &res->bss, NULL) < 0)
+		goto bad;
+	r = 0;
+	goto out;
+bad:
+	strbuf_addf(err, "cannot read the output of size %s", vmlinux);
+out:
+	strvec_clear(&words);
+	child_process_clear(&cp);
+	return r;
+}
+
+static int lock_key(const struct kernel_build_spec *spec,
+		    const struct kernel_build_result *res, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int fd;
+
+	strbuf_addf(&p, "%s/builds", spec->cache_dir);
+	if (mkdir_p(p.buf, err) < 0) {
+		strbuf_release(&p);
+		return -1;
+	}
+	strbuf_addf(&p, "/%s.lock", res->cache_key);
+	fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		strbuf_addf(err, "cannot lock %s: %s", p.buf, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	strbuf_release(&p);
+	return fd;
+}
+
+/* Remove a leftover folder of an interrupted build. */
+static int remove_tree(const char *dir, struct strbuf *err)
+{
+	struct child_process cp;
+	int r;
+
+	if (!is_dir(dir))
+		return 0;
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "rm", "-rf", "--", dir, NULL);
+	cp.quiet = 1;
+	cp.timeout_ms = 10 * 60000;
+	r = run_command(&cp, err);
+	child_process_clear(&cp);
+	return r;
+}
+
+int kernel_build(const struct kernel_build_spec *spec,
+		 struct kernel_build_result *res, struct strbuf *err)
+{
+	struct strbuf src = STRBUF_INIT, outdir = STRBUF_INIT,
+		      result = STRBUF_INIT, p = STRBUF_INIT;
+	_cleanup_close_ int lock = -1;
+	int64_t t0;
+	int git, steps = 0, r = -1, c;
+
+	if (!res->cache_key && kernel_build_key(spec, res, err) < 0)
+		return -1;
+	lock = lock_key(spec, res, err);
+	if (lock < 0)
+		return -1;
+	c = read_result(res, err);
+	if (c < 0)
+		return -1;
+	if (c > 0) {
+		res->cached = 1;
+		strbuf_addf(&res->log,
+			    "cache hit: kernel %s already built in %s (key %s); "
+			    "not rebuilding\n",
+			    res->release, res->dir, res->cache_key);
+		return 0;
+	}
+	t0 = mono_ms();
+	strbuf_addf(&res->log, "build of key %s\nbase %s\nseries %s\nconfig %s\n",
+		    res->cache_key, res->base_id,
+		    res->series_sha256 ? res->series_sha256 : "(none)",
+		    res->config_sha256);
+	if (starts_with(res->base_id, "git:")) {
+		/* A stale worktree registration would refuse the path. */
+		struct child_process cp;
+		struct strbuf e2 = STRBUF_INIT;
+
+		child_process_init(&cp);
+		strvec_pushl(&cp.args, "git", "-C", spec->base, "worktree", "prune",
+			     NULL);
+		cp.quiet = 1;
+		run_command(&cp, &e2);
+		child_process_clear(&cp);
+		strbuf_release(&e2);
+	}
+	if (remove_tree(res->dir, err) < 0 || mkdir_p(res->dir, err) < 0)
+		goto out;
+	strbuf_addf(&src, "%s/src", res->dir);
+	strbuf_addf(&outdir, "%s/out", res->dir);
+	if (prepare_tree(spec, res, src.buf, &git, &res->log, err) < 0)
+		goto out;
+	if (apply_series(spec, src.buf, git, &res->log, err) < 0)
+		goto out;
+	if (mkdir_p(outdir.buf, err) < 0 ||
+	    configure(spec, src.buf, outdir.buf, &res->log, err) < 0)
+		goto out;
+	if (run_make(spec, src.buf, outdir.buf, &steps, &res->log, err) < 0)
+		goto out;
+	res->seconds = (double)(mono_ms() - t0) / 1000.0;
+	res->vmlinux = xstrfmt("%s/vmlinux", outdir.buf);
+	res->bzimage = xstrfmt("%s/arch/x86/boot/bzImage", outdir.buf);
+	if (!is_file(res->bzimage)) {
+		free(res->bzimage);
+		res->bzimage = NULL;
+	}
+	if (read_release(src.buf, outdir.buf, &res->release, err) < 0 ||
+	    read_size(res->vmlinux, res, err) < 0)
+		goto out;
+	strbuf_addf(&res->log,
+		    "built %s in %.1f s: text %lld data %lld bss %lld (%d steps)\n",
+		    res->release, res->seconds, (long long)res->text,
+		    (long long)res->data, (long long)res->bss, steps);
+	strbuf_addf(&result,
+		    "release=%s\nvmlinux=%s\nbzimage=%s\ntext=%lld\ndata=%lld\n"
+		    "bss=%lld\nseconds=%.3f\nsteps=%d\n",
+		    res->release, res->vmlinux, res->bzimage ? res->bzimage : "",
+		    (long long)res->text, (long long)res->data,
+		    (long long)res->bss, res->seconds, steps);
+	strbuf_addf(&p, "%s/last-steps", spec->cache_dir);
+	{
+		struct strbuf n = STRBUF_INIT, e2 = STRBUF_INIT;
+
+		strbuf_addf(&n, "%d\n", steps);
+		write_file(p.buf, n.buf, n.len, &e2); /* a hint only */
+		strbuf_release(&n);
+		strbuf_release(&e2);
+	}
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/result", res->dir);
+	r = write_file(p.buf, result.buf, result.len, err);
+out:
+	if (res->dir && is_dir(res->dir)) {
+		struct strbuf e2 = STRBUF_INIT;
+
+		write_file(res->log_path, res->log.buf, res->log.len, &e2);
+		strbuf_release(&e2);
+	}
+	strbuf_release(&src);
+	strbuf_release(&outdir);
+	strbuf_release(&result);
+	strbuf_release(&p);
+	return r;
+}
+
+int kernel_row_record(struct db *db, int64_t kernel_id,
+		      const struct kernel_build_result *res, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf tail = STRBUF_INIT;
+	int r;
+
+	/* The row keeps the last MiB of the log; the file keeps it all. */
+	if (res->log.len > LOG_DB_MAX) {
+		strbuf_addf(&tail, "(log cut; the whole log is %s)\n",
+			    res->log_path);
+		strbuf_add(&tail, res->log.buf + res->log.len - LOG_DB_MAX,
+			   LOG_DB_MAX);
+	} else {
+		strbuf_addbuf(&tail, &res->log);
+	}
+	db_args_i64(&a, kernel_id);
+	db_args_str(&a, res->release);
+	db_args_str(&a, res->bzimage ? res->bzimage : res->vmlinux);
+	db_args_str(&a, res->vmlinux);
+	db_args_i64(&a, res->text);
+	db_args_i64(&a, res->data);
+	db_args_i64(&a, res->bss);
+	db_args_double(&a, res->seconds);
+	db_args_str(&a, tail.buf);
+	db_args_str(&a, res->dir);
+	db_args_str(&a, res->series_sha256);
+	db_args_str(&a, res->config_sha256);
+	/* The cache key is unique: only the first row of a key carries it. */
+	db_args_str(&a, res->cache_key);
+	r = db_exec_args(
+		db, NULL, err,
+		"UPDATE kernels SET build_state = 'built', release = $2, "
+		"image_path = $3, vmlinux_path = $4, vmlinux_text = $5, "
+		"vmlinux_data = $6, vmlinux_bss = $7, build_seconds = $8, "
+		"build_log = $9, build_dir = $10, build_error = NULL, "
+		"series_sha256 = coalesce(series_sha256, $11), "
+		"config_sha256 = $12, "
+		"cache_key = CASE WHEN EXISTS (SELECT 1 FROM kernels k2 WHERE "
+		"k2.cache_key = $13 AND k2.id <> $1) THEN cache_key ELSE $13 END, "
+		"built_at = coalesce(built_at, now()) WHERE id = $1",
+		&a);
+	db_args_clear(&a);
+	strbuf_release(&tail);
+	return r;
+}
+
+/* Split a config spec "tinyconfig+a.config+b.config" into spec. */
+static void config_spec_apply(struct kernel_build_spec *spec, const char *cs,
+			      struct strvec *keep)
+{
+	struct strvec parts = STRVEC_INIT;
+
+	strvec_split(&parts, cs && *cs ? cs : "tinyconfig+farm-base.config+farm-vm.config",
+		     '+');
+	for (size_t i = 0; i < parts.nr; i++) {
+		const char *w = parts.v[i];
+		const char *path;
+
+		if (i == 0 && (!strcmp(w, "tinyconfig") || !strcmp(w, "defconfig"))) {
+			spec->config = strvec_push(keep, w);
+			continue;
+		}
+		path = w[0] == '/' ? w
+				   : strvec_pushf(keep, "%s/%s",
+						  kernel_fragments_dir(), w);
+		if (i == 0)
+			spec->config = strvec_push(keep, path);
+		else
+			strvec_push(&spec->fragments, path);
+	}
+	strvec_clear(&parts);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
+			 int jobs,
+			 void (*progress)(void *ctx, const char *line,
+					  int steps, int expected),
+			 void *progress_ctx, int64_t *ret_kernel_id,
+			 struct strbuf *log, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	struct kernel_build_spec spec;
+	struct kernel_build_result out;
+	struct strvec keep = STRVEC_INIT;
+	struct strbuf series = STRBUF_INIT, path = STRBUF_INIT;
+	const char *state, *hex;
+	int64_t kid;
+	int r = -1;
+
+	kernel_build_spec_init(&spec);
+	kernel_build_result_init(&out);
+	db_args_i64(&a, job_id);
+	if (db_exec_args(db, &res, err,
+			 "SELECT k.id, k.build_state, k.base, k.base_ref, "
+			 "k.config_spec, encode(p.series, 'hex'), k.image_path, "
+			 "k.release "
+			 "FROM jobs j JOIN kernels k ON k.id = j.kernel_id "
+			 "LEFT JOIN patches p ON p.id = j.patch_id WHERE j.id = $1",
+			 &a) < 0)
+		goto out;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "no job %lld", (long long)job_id);
+		goto out;
+	}
+	if (parse_i64(db_get(res, 0, 0), 1, INT64_MAX, &kid, NULL) < 0) {
+		strbuf_addstr(err, "bad kernel id");
+		goto out;
+	}
+	*ret_kernel_id = kid;
+	state = db_get(res, 0, 1);
+	if (!strcmp(state, "built") || !strcmp(state, "external")) {
+		strbuf_addf(log, "cache hit: kernel %lld (%s) is %s; not rebuilding\n",
+			    (long long)kid, db_get(res, 0, 7) ? db_get(res, 0, 7) : "?",
+			    state);
+		r = 0;
+		goto out;
+	}
+	spec.base = db_get(res, 0, 2);
+	spec.ref = db_get(res, 0, 3);
+	spec.cache_dir = cache_dir;
+	spec.jobs = jobs;
+	spec.progress = progress;
+	spec.progress_ctx = progress_ctx;
+	config_spec_apply(&spec, db_get(res, 0, 4), &keep);
+	hex = db_get(res, 0, 5);
+	if (hex && *hex) {
+		for (size_t i = 0; hex[i] && hex[i + 1]; i += 2)
+			strbuf_addch(&series, hexval(hex[i]) * 16 + hexval(hex[i + 1]));
+		strbuf_addf(&path, "%s/series", cache_dir);
+		if (mkdir_p(path.buf, err) < 0)
+			goto out;
+		strbuf_addf(&path, "/job-%lld.patch", (long long)job_id);
+		if (write_file(path.buf, series.buf, series.len, err) < 0)
+			goto out;
+		strvec_push(&spec.patches, path.buf);
+	}
+	db_args_clear(&a);
+	db_args_i64(&a, kid);
+	db_exec_args(db, NULL, err,
+		     "UPDATE kernels SET build_state = 'building' WHERE id = $1", &a);
+	strbuf_reset(err);
+	r = kernel_build(&spec, &out, err);
+	strbuf_addbuf(log, &out.log);
+	if (r == 0) {
+		r = kernel_row_record(db, kid, &out, err);
+	} else {
+		struct strbuf e2 = STRBUF_INIT;
+
+		db_args_clear(&a);
+		db_args_i64(&a, kid);
+		db_args_str(&a, err->buf);
+		db_args_str(&a, out.log.len > LOG_DB_MAX
+					? out.log.buf + out.log.len - LOG_DB_MAX
+					: out.log.buf);
+		db_exec_args(db, NULL, &e2,
+			     "UPDATE kernels SET build_state = 'failed', "
+			     "build_error = $2, build_log = $3 WHERE id = $1",
+			     &a);
+		strbuf_release(&e2);
+	}
+out:
+	db_args_clear(&a);
+	kernel_build_spec_release(&spec);
+	kernel_build_result_release(&out);
+	strvec_clear(&keep);
+	strbuf_release(&series);
+	strbuf_release(&path);
+	return r;
+}

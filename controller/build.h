@@ -1,0 +1,113 @@
+/*
+ * build.h - turn a base kernel, a patch series and a config into a bootable
+ * kernel, once.
+ *
+ * A build is identified by its cache key, the sha256 of (base identity,
+ * series bytes, config text): the base is a release tarball (identified by
+ * its sha256), a git repository at a ref (the commit id) or a plain source
+ * directory (its path: the lab promises not to change it).  The result lives
+ * in CACHE/builds/KEY/ (the tree, O= output, build.log, vmlinux, bzImage and
+ * a `result` file); a second build of the same key finds `result` and does
+ * nothing.  The series is applied in a fresh tree (a hard-linked copy of the
+ * unpacked base, or a git worktree): `git am --reject` in a git tree, else
+ * `patch -p1`; a patch that does not apply stops the build with the rejected
+ * hunks in the log.  The config is the base config (tinyconfig, defconfig,
+ * or a file) with fragments merged by the kernel's own merge_config.sh.
+ * Every program runs through run-command.  Nothing here prints: progress
+ * goes to a callback, failures to the err buffer and the log.
+ */
+#ifndef SCHEDFARM_BUILD_H
+#define SCHEDFARM_BUILD_H
+
+#include <stdint.h>
+
+#include "db.h"
+#include "strbuf.h"
+#include "strvec.h"
+
+struct kernel_build_spec {
+	const char *base;      /* tarball, git repository or source directory */
+	const char *ref;       /* git ref when base is a repository (else NULL) */
+	const char *config;    /* "tinyconfig", "defconfig", or a .config file */
+	struct strvec fragments; /* config fragments merged in order */
+	struct strvec patches;   /* patch files (plain diffs or mboxes) in order */
+	const char *cache_dir; /* where bases and builds live */
+	int jobs;              /* make -jN; 0 = number of CPUs */
+	int timeout_s;         /* the whole build; 0 = 4 hours */
+	/* Called with each line of make's output, the number of compile
+	 * steps done so far, and the step count of the last build of this
+	 * configuration (0 when unknown); may be NULL. */
+	void (*progress)(void *ctx, const char *line, int steps, int expected);
+	void *progress_ctx;
+};
+
+struct kernel_build_result {
+	char *cache_key;     /* 64 hex */
+	char *base_id;       /* "tarball:SHA", "git:COMMIT", "dir:PATH" */
+	char *series_sha256; /* NULL without patches */
+	char *config_sha256;
+	char *dir;           /* CACHE/builds/KEY */
+	char *release;       /* make kernelrelease */
+	char *vmlinux;       /* for direct boot */
+	char *bzimage;       /* for PXE / kexec / real hardware */
+	char *log_path;
+	int64_t text, data, bss;
+	double seconds;      /* of the build that made it */
+	int cached;          /* 1: found in the cache, nothing built now */
+	struct strbuf log;   /* this call's log (the full log on a build) */
+};
+
+void kernel_build_spec_init(struct kernel_build_spec *spec);
+void kernel_build_spec_release(struct kernel_build_spec *spec);
+void kernel_build_result_init(struct kernel_build_result *res);
+void kernel_build_result_release(struct kernel_build_result *res);
+
+/* The default cache: $SCHEDFARM_KERNEL_CACHE, else HOME_DIR/kernels. */
+char *kernel_cache_dir(const char *home_dir);
+
+/*
+ * Work out the cache key of spec without building (reads the base's
+ * identity, the patches and the config files).  Fills the identity fields
+ * of res.  0, or -1 with err set.
+ */
+int kernel_build_key(const struct kernel_build_spec *spec,
+		     struct kernel_build_result *res, struct strbuf *err);
+
+/*
+ * Build spec unless its key is in the cache.  On success (0) res describes
+ * the kernel and res->cached says whether it was built now.  On failure
+ * (-1) err says what failed in one sentence ("patch 2 of 3 does not apply
+ * (0002-x.patch)") and res->log holds the full log, the rejected hunks
+ * included.  Concurrent builds of the same key are serialised with a lock
+ * file; the second finds the first's result.
+ */
+int kernel_build(const struct kernel_build_spec *spec,
+		 struct kernel_build_result *res, struct strbuf *err);
+
+/*
+ * The job path's build phase: build the kernel row of job job_id (its
+ * base, its config spec, and the job's patch series from the patches row),
+ * or find it built already.  Updates the kernels row (build_state, release,
+ * image, sizes, time, log, or build_error) and hands the row back through
+ * ret_kernel_id.  A kernel that is already built (or 'external') is not
+ * rebuilt and its log says "cache hit".  0 / -1 with err set.
+ */
+int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
+			 int jobs,
+			 void (*progress)(void *ctx, const char *line,
+					  int steps, int expected),
+			 void *progress_ctx, int64_t *ret_kernel_id,
+			 struct strbuf *log, struct strbuf *err);
+
+/*
+ * Record res for kernel row kernel_id (build_state 'built', paths, sizes,
+ * release, time, log tail).  Also the cmd_kernel path.
+ */
+int kernel_row_record(struct db *db, int64_t kernel_id,
+		      const struct kernel_build_result *res, struct strbuf *err);
+
+/* The directory the farm's fragments live in ($SCHEDFARM_KERNELS_DIR, else
+ * the kernels/ folder installed or beside the binary's source tree). */
+const char *kernel_fragments_dir(void);
+
+#endif

@@ -1,0 +1,566 @@
+/*
+ * cmd_host.c - `schedfarm host add|list|show|remove|set`.
+ *
+ * A host is a row: how to reach it (kind, address, port, user, the paths
+ * of its key and known_hosts files -- never their contents), tags, its
+ * topology, and its scheduling state and health (REFERENCE.md section 3).
+ * `add` contacts a local or ssh host at once: the agent's `info` gives the
+ * topology, and a host that cannot be reached -- a host key that does not
+ * match included -- is not added.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "ingest.h"
+#include "json.h"
+#include "log.h"
+#include "parse.h"
+#include "runner.h"
+#include "banned.h"
+
+const char cmd_host_usage[] =
+	"usage: schedfarm host add NAME --kind KIND [--address ADDR] [--port N]\n"
+	"                          [--user USER] [--key FILE] [--known-hosts FILE]\n"
+	"                          [--tag TAG]... [--no-contact]\n"
+	"       schedfarm host list [--json]\n"
+	"       schedfarm host show NAME [--json]\n"
+	"       schedfarm host set NAME [--address ADDR] [--port N] [--user USER]\n"
+	"                          [--key FILE] [--known-hosts FILE] [--tag TAG]...\n"
+	"                          [--health HEALTH] [--refresh]\n"
+	"       schedfarm host remove NAME\n"
+	"\n"
+	"Hosts run the jobs.  KIND is local (this machine, the agent as a child),\n"
+	"ssh (a running machine reached with libssh), libvirt or ipmi (machines\n"
+	"that boot the kernel under test).  An ssh host needs --address and\n"
+	"--known-hosts: its host key must match that file, or it is refused.\n"
+	"--key names a private key file (else ssh-agent, else the default keys);\n"
+	"only its path is stored.\n"
+	"\n"
+	"add contacts local and ssh hosts (unless --no-contact): the agent is\n"
+	"copied there if needed and its 'info' gives the topology (sockets,\n"
+	"cores, threads, NUMA nodes, CPUs, memory), stored with the host.  A host\n"
+	"that cannot be reached is not added.  set --refresh reads it again.\n"
+	"\n"
+	"HEALTH is good, unknown, bad, maintenance or retired; only idle hosts\n"
+	"whose health is good or unknown get jobs.  remove refuses a host with\n"
+	"runs (their numbers would lose their host): retire it instead.\n"
+	"\n"
+	"Examples:\n"
+	"  schedfarm host add here --kind local\n"
+	"  schedfarm host add box1 --kind ssh --address 10.0.0.5 --user farm \\\n"
+	"      --key ~/.ssh/farm_ed25519 --known-hosts ~/.ssh/farm_known_hosts\n"
+	"  schedfarm host set box1 --health maintenance\n";
+
+static const char *const host_kinds[] = {"local", "ssh", "libvirt", "ipmi",
+					 NULL};
+static const char *const healths[] = {"good", "unknown", "bad", "maintenance",
+				      "retired", NULL};
+
+static int in_set(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return 1;
+	return 0;
+}
+
+/* An absolute form of a path given on the command line. */
+static char *abs_path(const char *p)
+{
+	char buf[PATH_MAX];
+
+	if (p[0] == '/')
+		return xstrdup(p);
+	if (!getcwd(buf, sizeof(buf)))
+		fatal("cannot get the current folder: %s", strerror(errno));
+	return xstrfmt("%s/%s", buf, p);
+}
+
+struct host_opts {
+	const char *kind, *address, *user, *health;
+	char *key, *known_hosts;
+	int port, port_set, no_contact, refresh, tags_set;
+	struct strvec tags;
+};
+
+static void parse_host_opts(int argc, char **argv, struct host_opts *o,
+			    int is_set)
+{
+	static const struct option opts[] = {
+		{"kind", required_argument, NULL, 'k'},
+		{"address", required_argument, NULL, 'a'},
+		{"port", required_argument, NULL, 'p'},
+		{"user", required_argument, NULL, 'u'},
+		{"key", required_argument, NULL, 'K'},
+		{"known-hosts", required_argument, NULL, 'n'},
+		{"tag", required_argument, NULL, 't'},
+		{"health", required_argument, NULL, 'h'},
+		{"no-contact", no_argument, NULL, 'N'},
+		{"refresh", no_argument, NULL, 'r'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *why;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'k':
+			if (is_set)
+				die_usage("host set cannot change the kind");
+			if (!in_set(optarg, host_kinds))
+				die_usage("--kind must be local, ssh, libvirt "
+					  "or ipmi, not '%s'",
+					  optarg);
+			o->kind = optarg;
+			break;
+		case 'a':
+			o->address = optarg;
+			break;
+		case 'p':
+			if (parse_int(optarg, 1, 65535, &o->port, &why) < 0)
+				die_usage("--port '%s' %s", optarg, why);
+			o->port_set = 1;
+			break;
+		case 'u':
+			o->user = optarg;
+			break;
+		case 'K':
+			o->key = abs_path(optarg);
+			break;
+		case 'n':
+			o->known_hosts = abs_path(optarg);
+			break;
+		case 't':
+			if (!*optarg || strlen(optarg) > 64)
+				die_usage("--tag must be 1..64 characters");
+			strvec_push(&o->tags, optarg);
+			o->tags_set = 1;
+			break;
+		case 'h':
+			if (!is_set)
+				die_usage("--health is for host set");
+			if (!in_set(optarg, healths))
+				die_usage("--health must be good, unknown, bad, "
+					  "maintenance or retired");
+			o->health = optarg;
+			break;
+		case 'N':
+			o->no_contact = 1;
+			break;
+		case 'r':
+			if (!is_set)
+				die_usage("--refresh is for host set");
+			o->refresh = 1;
+			break;
+		default:
+			die_usage("see 'schedfarm host --help'");
+		}
+	}
+}
+
+static void tags_literal(const struct strvec *tags, struct strbuf *out)
+{
+	strbuf_addch(out, '{');
+	for (size_t i = 0; i < tags->nr; i++) {
+		if (i)
+			strbuf_addch(out, ',');
+		strbuf_addch(out, '"');
+		for (const char *p = tags->v[i]; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				strbuf_addch(out, '\\');
+			strbuf_addch(out, *p);
+		}
+		strbuf_addch(out, '"');
+	}
+	strbuf_addch(out, '}');
+}
+
+/* A positive integer member of info, or 0. */
+static int64_t info_int(const struct json_value *o, const char *key)
+{
+	struct strbuf ignore = STRBUF_INIT;
+	int64_t v = 0;
+
+	if (json_get_i64(o, key, 0, INT64_MAX / 2, &v, &ignore) < 0)
+		v = 0;
+	strbuf_release(&ignore);
+	return v;
+}
+
+/*
+ * Contact host `name` (already a row), read the agent's info and store it
+ * with the topology.  Return 0, or -1 with err.
+ */
+static int contact_host(struct db *db, const char *name, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct runner_host h = {0};
+	struct runner *r = NULL;
+	struct strbuf log = STRBUF_INIT, info = STRBUF_INIT,
+		      canon = STRBUF_INIT;
+	struct json_value *doc = NULL;
+	const struct json_value *cpus;
+	struct db_args a = DB_ARGS_INIT;
+	char *agent = runner_default_agent_path();
+	int64_t sockets, cores, threads, nodes, online, mem_kb;
+	int ret = -1;
+	const char *port;
+
+	db_args_str(&a, name);
+	if (db_exec_args(db, &res, err,
+			 "SELECT kind, address, port, ssh_user, key_file, "
+			 "known_hosts FROM hosts WHERE name = $1",
+			 &a) < 0)
+		goto out;
+	db_args_clear(&a);
+	h.name = name;
+	h.kind = db_get(res, 0, 0);
+	h.address = db_get(res, 0, 1);
+	port = db_get(res, 0, 2);
+	if (port)
+		parse_int(port, 1, 65535, &h.port, NULL);
+	h.user = db_get(res, 0, 3);
+	h.key_file = db_get(res, 0, 4);
+	h.known_hosts = db_get(res, 0, 5);
+	if (runner_open(&h, agent, &r, &log, err) < 0)
+		goto out;
+	if (log.len) {
+		strbuf_rtrim(&log);
+		log_info("%s", log.buf);
+	}
+	if (runner_info(r, &info, err) < 0)
+		goto out;
+	if (json_parse(info.buf, info.len, NULL, &doc, err) < 0 ||
+	    json_type_of(doc) != JSON_OBJECT) {
+		strbuf_addstr(err, " (the agent's info is not a JSON object)");
+		goto out;
+	}
+	cpus = json_get(doc, "cpus");
+	sockets = info_int(cpus, "sockets");
+	cores = info_int(cpus, "cores");
+	threads = info_int(cpus, "threads");
+	nodes = info_int(cpus, "numa_nodes");
+	online = info_int(cpus, "online");
+	mem_kb = info_int(doc, "memory_kb");
+	ingest_json_write(doc, &canon);
+	db_args_str(&a, name);
+	db_args_str(&a, canon.buf);
+	db_args_i64(&a, sockets);
+	db_args_i64(&a, sockets && cores ? cores / sockets : 0);
+	db_args_i64(&a, cores && threads ? threads / cores : 0);
+	db_args_i64(&a, nodes);
+	db_args_i64(&a, online);
+	db_args_i64(&a, mem_kb / 1024);
+	if (db_exec_args(db, NULL, err,
+			 "UPDATE hosts SET agent_info = $2::jsonb, "
+			 "sockets = nullif($3::int, 0), "
+			 "cores_per_socket = nullif($4::int, 0), "
+			 "threads_per_core = nullif($5::int, 0), "
+			 "numa_nodes = nullif($6::int, 0), "
+			 "cpus = nullif($7::int, 0), "
+			 "memory_mb = nullif($8::bigint, 0), updated_at = now() "
+			 "WHERE name = $1",
+			 &a) < 0)
+		goto out;
+	ret = 0;
+out:
+	db_args_clear(&a);
+	json_free(doc);
+	runner_close(r);
+	free(agent);
+	strbuf_release(&log);
+	strbuf_release(&info);
+	strbuf_release(&canon);
+	return ret;
+}
+
+static int host_add(int argc, char **argv)
+{
+	struct host_opts o = {.tags = STRVEC_INIT};
+	struct strbuf err = STRBUF_INIT, tags = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	const char *name;
+	struct db *db;
+
+	parse_host_opts(argc, argv, &o, 0);
+	if (optind + 1 != argc)
+		die_usage("host add NAME --kind KIND [...]");
+	name = argv[optind];
+	if (!*name || strlen(name) > 128)
+		die_usage("a host name is 1..128 characters");
+	if (!o.kind)
+		die_usage("host add needs --kind (local, ssh, libvirt, ipmi)");
+	if (!strcmp(o.kind, "ssh") && (!o.address || !o.known_hosts))
+		die_usage("an ssh host needs --address and --known-hosts");
+	tags_literal(&o.tags, &tags);
+	db = cli_open_db();
+	if (db_begin(db, &err) < 0)
+		cli_db_fatal("host add", &err);
+	db_args_str(&a, name);
+	db_args_str(&a, o.kind);
+	db_args_str(&a, o.address);
+	if (o.port_set)
+		db_args_i64(&a, o.port);
+	else
+		db_args_str(&a, NULL);
+	db_args_str(&a, o.user);
+	db_args_str(&a, o.key);
+	db_args_str(&a, o.known_hosts);
+	db_args_str(&a, tags.buf);
+	if (db_exec_args(db, NULL, &err,
+			 "INSERT INTO hosts (name, kind, address, port, "
+			 "ssh_user, key_file, known_hosts, tags) VALUES ($1, "
+			 "$2, $3, $4, $5, $6, $7, $8)",
+			 &a) < 0) {
+		if (!strcmp(db_last_sqlstate(db), "23505"))
+			fatal("a host named '%s' exists already", name);
+		cli_db_fatal("host add", &err);
+	}
+	if (!o.no_contact &&
+	    (!strcmp(o.kind, "local") || !strcmp(o.kind, "ssh"))) {
+		if (contact_host(db, name, &err) < 0) {
+			db_rollback(db);
+			fatal("host %s not added: %s", name, err.buf);
+		}
+	}
+	if (db_commit(db, &err) < 0)
+		cli_db_fatal("host add", &err);
+	printf("host %s added (%s)\n", name, o.kind);
+	db_args_clear(&a);
+	strvec_clear(&o.tags);
+	strbuf_release(&tags);
+	free(o.key);
+	free(o.known_hosts);
+	db_close(db);
+	return 0;
+}
+
+/* The columns list and show print, as one JSON object per host. */
+#define HOST_JSON                                                            \
+	"jsonb_build_object('name', name, 'kind', kind, 'address', address, " \
+	"'port', port, 'user', ssh_user, 'key_file', key_file, "             \
+	"'known_hosts', known_hosts, 'tags', to_jsonb(tags), 'state', "      \
+	"state, 'health', health, 'sockets', sockets, 'cores_per_socket', "  \
+	"cores_per_socket, 'threads_per_core', threads_per_core, "           \
+	"'numa_nodes', numa_nodes, 'cpus', cpus, 'memory_mb', memory_mb, "   \
+	"'lease_owner', lease_owner, 'lease_job', lease_job_id, "            \
+	"'lease_expires', lease_expires)"
+
+static int host_list(int argc, char **argv)
+{
+	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+					     {NULL, 0, NULL, 0}};
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	int json = cli.json, opt;
+	struct db *db;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'j')
+			die_usage("host list [--json]");
+		json = 1;
+	}
+	if (optind != argc)
+		die_usage("host list takes no arguments");
+	db = cli_open_db();
+	if (json) {
+		if (db_exec(db, &res, &err,
+			    "SELECT coalesce(jsonb_agg(" HOST_JSON
+			    " ORDER BY name), '[]') FROM hosts",
+			    0, NULL) < 0)
+			cli_db_fatal("host list", &err);
+		strbuf_addf(&out, "%s\n", db_get(res, 0, 0));
+	} else {
+		if (db_exec(db, &res, &err,
+			    "SELECT name, kind, coalesce(address || "
+			    "coalesce(':' || port, ''), '-'), state, health, "
+			    "coalesce(sockets::text, '-'), coalesce(cpus::text, "
+			    "'-'), coalesce(memory_mb::text, '-'), "
+			    "array_to_string(tags, ',') FROM hosts ORDER BY name",
+			    0, NULL) < 0)
+			cli_db_fatal("host list", &err);
+		strbuf_addf(&out, "%-16s %-8s %-22s %-8s %-11s %7s %5s %9s %s\n",
+			    "NAME", "KIND", "ADDRESS", "STATE", "HEALTH",
+			    "SOCKETS", "CPUS", "MEM_MB", "TAGS");
+		for (int i = 0; i < db_nrows(res); i++)
+			strbuf_addf(&out,
+				    "%-16s %-8s %-22s %-8s %-11s %7s %5s %9s %s\n",
+				    db_get(res, i, 0), db_get(res, i, 1),
+				    db_get(res, i, 2), db_get(res, i, 3),
+				    db_get(res, i, 4), db_get(res, i, 5),
+				    db_get(res, i, 6), db_get(res, i, 7),
+				    db_get(res, i, 8));
+	}
+	cli_emit(&out);
+	db_close(db);
+	return 0;
+}
+
+static int host_show(int argc, char **argv)
+{
+	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+					     {NULL, 0, NULL, 0}};
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	int json = cli.json, opt;
+	struct db *db;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'j')
+			die_usage("host show NAME [--json]");
+		json = 1;
+	}
+	if (optind + 1 != argc)
+		die_usage("host show NAME [--json]");
+	db = cli_open_db();
+	db_args_str(&a, argv[optind]);
+	if (db_exec_args(db, &res, &err,
+			 "SELECT " HOST_JSON " || jsonb_build_object("
+			 "'agent_info', agent_info, 'runs', (SELECT count(*) "
+			 "FROM runs r WHERE r.host_id = hosts.id), 'events', "
+			 "(SELECT coalesce(jsonb_agg(jsonb_build_object('at', "
+			 "e.at, 'old', e.old_health, 'new', e.new_health, "
+			 "'reason', e.reason) ORDER BY e.at), '[]') FROM "
+			 "host_events e WHERE e.host_id = hosts.id)), "
+			 "jsonb_pretty(" HOST_JSON ") FROM hosts WHERE name = $1",
+			 &a) < 0)
+		cli_db_fatal("host show", &err);
+	if (db_nrows(res) != 1)
+		fatal("no host named '%s'", argv[optind]);
+	strbuf_addf(&out, "%s\n", db_get(res, 0, json ? 0 : 1));
+	cli_emit(&out);
+	db_args_clear(&a);
+	db_close(db);
+	return 0;
+}
+
+static int host_set(int argc, char **argv)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct host_opts o = {.tags = STRVEC_INIT};
+	struct strbuf err = STRBUF_INIT, tags = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	const char *name;
+	struct db *db;
+
+	parse_host_opts(argc, argv, &o, 1);
+	if (optind + 1 != argc)
+		die_usage("host set NAME [options]");
+	name = argv[optind];
+	tags_literal(&o.tags, &tags);
+	db = cli_open_db();
+	if (db_begin(db, &err) < 0)
+		cli_db_fatal("host set", &err);
+	db_args_str(&a, name);
+	db_args_str(&a, o.address);
+	if (o.port_set)
+		db_args_i64(&a, o.port);
+	else
+		db_args_str(&a, NULL);
+	db_args_str(&a, o.user);
+	db_args_str(&a, o.key);
+	db_args_str(&a, o.known_hosts);
+	db_args_str(&a, o.tags_set ? tags.buf : NULL);
+	db_args_str(&a, o.health);
+	db_args_str(&a, "set by 'schedfarm host set'");
+	if (db_exec_args(db, &res, &err,
+			 "WITH old AS (SELECT id, health FROM hosts WHERE name "
+			 "= $1 FOR UPDATE), u AS (UPDATE hosts h SET "
+			 "address = coalesce($2, h.address), "
+			 "port = coalesce($3::int, h.port), "
+			 "ssh_user = coalesce($4, h.ssh_user), "
+			 "key_file = coalesce($5, h.key_file), "
+			 "known_hosts = coalesce($6, h.known_hosts), "
+			 "tags = coalesce($7::text[], h.tags), "
+			 "health = coalesce($8, h.health), updated_at = now() "
+			 "FROM old WHERE h.id = old.id RETURNING h.id, "
+			 "old.health AS was, h.health AS now), e AS (INSERT "
+			 "INTO host_events (host_id, old_health, new_health, "
+			 "reason) SELECT id, was, now, $9 FROM u WHERE was <> "
+			 "now RETURNING 1) SELECT count(*) FROM u",
+			 &a) < 0)
+		cli_db_fatal("host set", &err);
+	if (!strcmp(db_get(res, 0, 0), "0"))
+		fatal("no host named '%s'", name);
+	if (o.refresh && contact_host(db, name, &err) < 0) {
+		db_rollback(db);
+		fatal("host %s not changed: %s", name, err.buf);
+	}
+	if (db_commit(db, &err) < 0)
+		cli_db_fatal("host set", &err);
+	printf("host %s updated\n", name);
+	db_args_clear(&a);
+	strvec_clear(&o.tags);
+	strbuf_release(&tags);
+	free(o.key);
+	free(o.known_hosts);
+	db_close(db);
+	return 0;
+}
+
+static int host_remove(int argc, char **argv)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	struct db *db;
+
+	if (argc != 2)
+		die_usage("host remove NAME");
+	db = cli_open_db();
+	db_args_str(&a, argv[1]);
+	if (db_exec_args(db, &res, &err,
+			 "SELECT state, (SELECT count(*) FROM runs r WHERE "
+			 "r.host_id = h.id) FROM hosts h WHERE name = $1",
+			 &a) < 0)
+		cli_db_fatal("host remove", &err);
+	if (db_nrows(res) != 1)
+		fatal("no host named '%s'", argv[1]);
+	if (strcmp(db_get(res, 0, 0), "idle"))
+		fatal("host %s is %s: wait for its job, or cancel it",
+		      argv[1], db_get(res, 0, 0));
+	if (strcmp(db_get(res, 0, 1), "0"))
+		fatal("host %s has %s runs stored: retire it instead "
+		      "(schedfarm host set %s --health retired)",
+		      argv[1], db_get(res, 0, 1), argv[1]);
+	if (db_exec_args(db, NULL, &err,
+			 "DELETE FROM hosts WHERE name = $1 AND state = 'idle'",
+			 &a) < 0)
+		cli_db_fatal("host remove", &err);
+	printf("host %s removed\n", argv[1]);
+	db_args_clear(&a);
+	db_close(db);
+	return 0;
+}
+
+int cmd_host(int argc, char **argv)
+{
+	const char *sub;
+
+	if (argc < 2)
+		die_usage("host needs a subcommand: add, list, show, set, remove");
+	sub = argv[1];
+	argc--;
+	argv++;
+	if (!strcmp(sub, "add"))
+		return host_add(argc, argv);
+	if (!strcmp(sub, "list"))
+		return host_list(argc, argv);
+	if (!strcmp(sub, "show"))
+		return host_show(argc, argv);
+	if (!strcmp(sub, "set"))
+		return host_set(argc, argv);
+	if (!strcmp(sub, "remove"))
+		return host_remove(argc, argv);
+	die_usage("no host subcommand '%s'; try add, list, show, set, remove",
+		  sub);
+}

@@ -1,0 +1,904 @@
+/*
+ * cmd_import.c - `schedfarm import FILE...`: results made elsewhere.
+ *
+ * Another lab's numbers, an old spreadsheet, a table from a mailing-list
+ * thread: CSV with a header, either one observation per row
+ * (kernel,host,workload,params,metric,unit,better,value[,boot]) or one
+ * summary per row (kernel,host,workload,params,metric,unit,better,n,mean,
+ * stddev).  Every field is checked before anything is written; a file
+ * with any bad row is refused whole, each bad row named FILE:LINE with
+ * the reason.  A good file is stored in one transaction: its hash in
+ * imports (a second import of the same bytes is refused), hosts and
+ * kernels it names (hosts created here are kind 'imported', health
+ * 'retired': never scheduled), runs marked imported, results through
+ * COPY.  Imported runs then compare like any other.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "compare.h"
+#include "log.h"
+#include "parse.h"
+#include "strvec.h"
+#include "banned.h"
+
+#define IMPORT_MAX_BYTES (64u << 20)
+#define IMPORT_MAX_ROWS 1000000
+#define IMPORT_MAX_ERRORS 20
+#define IMPORT_MAX_FIELD 1024
+#define IMPORT_MAX_PARAMS 64
+
+const char cmd_import_usage[] =
+	"usage: schedfarm import FILE...\n"
+	"\n"
+	"Store results made elsewhere, so they compare like the farm's own.\n"
+	"Each FILE is CSV with a header line naming its columns (any order):\n"
+	"\n"
+	"  observations: kernel,host,workload,params,metric,unit,better,value\n"
+	"                and optionally boot (rows with the same boot number\n"
+	"                are iterations of one boot: one observation)\n"
+	"  summaries:    "
+	"kernel,host,workload,params,metric,unit,better,n,mean,\n"
+	"                stddev (stddev is the standard deviation, not the\n"
+	"                standard error that perf stat prints as +-)\n"
+	"\n"
+	"better is 'higher' or 'lower'; params is key=value;key=value (or\n"
+	"empty).  Lines starting with # and empty lines are skipped.  Fields\n"
+	"may be quoted with \"...\" (\"\" inside for a quote).\n"
+	"\n"
+	"A file with a bad row is refused whole: each bad row is printed as\n"
+	"FILE:LINE: reason and nothing of that file is stored.  The same file\n"
+	"(by its SHA-256) is imported once.  Hosts that do not exist yet are\n"
+	"created as kind 'imported', never scheduled.  Exit status 1 when any\n"
+	"file was refused.\n"
+	"\n"
+	"Example:\n"
+	"  schedfarm import reaim-2003.csv\n"
+	"  schedfarm compare --base mm4-pre-A3 --new mm4-A3\n";
+
+enum import_format { IMPORT_OBSERVATIONS, IMPORT_SUMMARIES };
+
+enum column {
+	COL_KERNEL,
+	COL_HOST,
+	COL_WORKLOAD,
+	COL_PARAMS,
+	COL_METRIC,
+	COL_UNIT,
+	COL_BETTER,
+	COL_VALUE,
+	COL_BOOT,
+	COL_N,
+	COL_MEAN,
+	COL_STDDEV,
+	COL_COUNT
+};
+
+static const char *const column_names[COL_COUNT] = {
+	"kernel", "host",  "workload", "params", "metric", "unit",
+	"better", "value", "boot",     "n",	 "mean",   "stddev",
+};
+
+struct import_row {
+	unsigned line;
+	char *kernel, *host, *workload, *params, *metric, *unit;
+	enum cmp_better better;
+	double value; /* the value, or the summary's mean */
+	int boot; /* 0: no boot column */
+	int64_t n; /* summaries */
+	double sd;
+};
+
+struct import_file {
+	const char *path;
+	enum import_format format;
+	int has_boot;
+	struct import_row *rows;
+	size_t nr, alloc;
+	struct strbuf errors; /* FILE:LINE: reason lines */
+	unsigned nerrors;
+};
+
+static void import_file_release(struct import_file *f)
+{
+	for (size_t i = 0; i < f->nr; i++) {
+		struct import_row *r = &f->rows[i];
+
+		free(r->kernel);
+		free(r->host);
+		free(r->workload);
+		free(r->params);
+		free(r->metric);
+		free(r->unit);
+	}
+	free(f->rows);
+	strbuf_release(&f->errors);
+}
+
+__attribute__((format(printf, 3, 4))) static void
+row_error(struct import_file *f, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->nerrors++;
+	if (f->nerrors > IMPORT_MAX_ERRORS)
+		return;
+	strbuf_addf(&f->errors, "%s:%u: ", f->path, line);
+	va_start(ap, fmt);
+	strbuf_vaddf(&f->errors, fmt, ap);
+	va_end(ap);
+	strbuf_addch(&f->errors, '\n');
+}
+
+/* Is s[0..len) well-formed UTF-8 without NUL or other C0 controls? */
+static int text_ok(const char *s, size_t len, int allow_newlines)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+	while (p < end) {
+		unsigned c = *p, extra;
+
+		if (c < 0x80) {
+			if (c == 0 ||
+			    (c < 0x20 && c != '\t' &&
+			     !(allow_newlines && (c == '\n' || c == '\r'))))
+				return 0;
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			extra = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			extra = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			extra = 3;
+		else
+			return 0;
+		if ((size_t)(end - p) <= extra)
+			return 0;
+		for (unsigned k = 1; k <= extra; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				return 0;
+		p += extra + 1;
+	}
+	return 1;
+}
+
+/*
+ * Split one CSV line into fields (RFC 4180 quoting, no line breaks inside
+ * quotes; spaces around unquoted fields trimmed).  Returns 0, or -1 with
+ * *why set.
+ */
+static int csv_split(const char *line, struct strvec *fields, const char **why)
+{
+	struct strbuf field = STRBUF_INIT;
+	const char *p = line;
+
+	for (;;) {
+		strbuf_reset(&field);
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '"') {
+			p++;
+			for (;;) {
+				if (!*p) {
+					*why = "a quoted field is not closed "
+					       "on its line";
+					strbuf_release(&field);
+					return -1;
+				}
+				if (*p == '"' && p[1] == '"') {
+					strbuf_addch(&field, '"');
+					p += 2;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					strbuf_addch(&field, *p++);
+				}
+			}
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p && *p != ',') {
+				*why = "text after a closing quote";
+				strbuf_release(&field);
+				return -1;
+			}
+		} else {
+			while (*p && *p != ',') {
+				if (*p == '"') {
+					*why = "a quote inside an unquoted "
+					       "field";
+					strbuf_release(&field);
+					return -1;
+				}
+				strbuf_addch(&field, *p++);
+			}
+			strbuf_rtrim(&field);
+		}
+		strvec_push(fields, field.buf);
+		if (!*p)
+			break;
+		p++; /* the comma */
+	}
+	strbuf_release(&field);
+	return 0;
+}
+
+/* A params key: letters, digits, '_', '.', '-'. */
+static int key_ok(const char *k)
+{
+	if (!*k || strlen(k) > 64)
+		return 0;
+	for (; *k; k++)
+		if (!(((*k | 0x20) >= 'a' && (*k | 0x20) <= 'z') ||
+		      (*k >= '0' && *k <= '9') || *k == '_' || *k == '.' ||
+		      *k == '-'))
+			return 0;
+	return 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * "key=value;key=value" to a JSON object with sorted keys (so equal
+ * params give equal text).  Integers and decimal numbers become JSON
+ * numbers, true/false booleans, anything else a string.  Returns 0, or -1
+ * with the reason in why.
+ */
+static int params_to_json(const char *s, struct strbuf *out, struct strbuf *why)
+{
+	struct strvec parts = STRVEC_INIT;
+	int ret = -1;
+
+	strbuf_addch(out, '{');
+	if (!*s) {
+		strbuf_addch(out, '}');
+		strvec_clear(&parts);
+		return 0;
+	}
+	strvec_split(&parts, s, ';');
+	if (parts.nr > IMPORT_MAX_PARAMS) {
+		strbuf_addf(why, "params has more than %d entries",
+			    IMPORT_MAX_PARAMS);
+		goto out;
+	}
+	qsort(parts.v, parts.nr, sizeof(*parts.v), cmp_str);
+	for (size_t i = 0; i < parts.nr; i++) {
+		char *eq = strchr(parts.v[i], '=');
+		const char *val;
+		int64_t iv;
+		double dv;
+
+		if (!eq) {
+			strbuf_addf(why, "params entry '%s' is not key=value",
+				    parts.v[i]);
+			goto out;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		if (!key_ok(parts.v[i])) {
+			strbuf_addf(why,
+				    "params key '%s' is not 1-64 letters, "
+				    "digits, '_', '.' or '-'",
+				    parts.v[i]);
+			goto out;
+		}
+		if (i && !strcmp(parts.v[i], parts.v[i - 1])) {
+			strbuf_addf(why, "params key '%s' given twice",
+				    parts.v[i]);
+			goto out;
+		}
+		if (i)
+			strbuf_addch(out, ',');
+		strbuf_add_json_str(out, parts.v[i]);
+		strbuf_addch(out, ':');
+		if (parse_i64(val, -9007199254740992LL, 9007199254740992LL, &iv,
+			      NULL) == 0)
+			strbuf_addf(out, "%lld", (long long)iv);
+		else if (parse_double(val, -1e300, 1e300, &dv, NULL) == 0)
+			strbuf_add_json_double(out, dv);
+		else if (!strcmp(val, "true") || !strcmp(val, "false"))
+			strbuf_addstr(out, val);
+		else
+			strbuf_add_json_str(out, val);
+	}
+	strbuf_addch(out, '}');
+	ret = 0;
+out:
+	strvec_clear(&parts);
+	return ret;
+}
+
+/* A required text field: non-empty (unless may_be_empty), bounded. */
+static int text_field(struct import_file *f, unsigned line, const char *name,
+		      const char *v, size_t max, int may_be_empty)
+{
+	if (!*v && !may_be_empty) {
+		row_error(f, line, "%s is empty", name);
+		return -1;
+	}
+	if (strlen(v) > max) {
+		row_error(f, line, "%s is longer than %zu bytes", name, max);
+		return -1;
+	}
+	return 0;
+}
+
+/* Check and keep one data line; errors are recorded in f. */
+static void parse_row(struct import_file *f, unsigned line,
+		      const struct strvec *fields, const int *col)
+{
+	struct import_row r;
+	struct strbuf params = STRBUF_INIT, why = STRBUF_INIT;
+	const char *v, *e;
+	int bad = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.line = line;
+#define FIELD(c) (fields->v[col[c]])
+	bad |= text_field(f, line, "kernel", FIELD(COL_KERNEL), 200, 0);
+	bad |= text_field(f, line, "host", FIELD(COL_HOST), 128, 0);
+	bad |= text_field(f, line, "workload", FIELD(COL_WORKLOAD), 64, 0);
+	bad |= text_field(f, line, "metric", FIELD(COL_METRIC), 128, 0);
+	bad |= text_field(f, line, "unit", FIELD(COL_UNIT), 64, 1);
+	if (params_to_json(FIELD(COL_PARAMS), &params, &why) < 0) {
+		row_error(f, line, "%s", why.buf);
+		bad = 1;
+	}
+	v = FIELD(COL_BETTER);
+	if (compare_better_parse(v, &r.better) < 0 ||
+	    r.better == CMP_BETTER_NONE) {
+		row_error(f, line, "better is '%s', expected higher or lower",
+			  v);
+		bad = 1;
+	}
+	if (f->format == IMPORT_OBSERVATIONS) {
+		v = FIELD(COL_VALUE);
+		if (parse_double(v, -1e300, 1e300, &r.value, &e) < 0) {
+			row_error(f, line, "value '%s' %s", v, e);
+			bad = 1;
+		}
+		if (f->has_boot) {
+			v = FIELD(COL_BOOT);
+			if (parse_int(v, 1, 1000000, &r.boot, &e) < 0) {
+				row_error(f, line,
+					  "boot '%s' %s (expected 1..1000000)",
+					  v, e);
+				bad = 1;
+			}
+		}
+	} else {
+		v = FIELD(COL_N);
+		if (parse_i64(v, 1, 1000000000, &r.n, &e) < 0) {
+			row_error(f, line, "n '%s' %s (expected 1..1000000000)",
+				  v, e);
+			bad = 1;
+		}
+		v = FIELD(COL_MEAN);
+		if (parse_double(v, -1e300, 1e300, &r.value, &e) < 0) {
+			row_error(f, line, "mean '%s' %s", v, e);
+			bad = 1;
+		}
+		v = FIELD(COL_STDDEV);
+		if (parse_double(v, 0, 1e300, &r.sd, &e) < 0) {
+			row_error(f, line, "stddev '%s' %s (expected >= 0)", v,
+				  e);
+			bad = 1;
+		} else if (r.n == 1 && r.sd != 0) {
+			row_error(f, line, "n is 1 but stddev is not 0");
+			bad = 1;
+		}
+	}
+#undef FIELD
+	if (!bad) {
+		r.kernel = xstrdup(fields->v[col[COL_KERNEL]]);
+		r.host = xstrdup(fields->v[col[COL_HOST]]);
+		r.workload = xstrdup(fields->v[col[COL_WORKLOAD]]);
+		r.metric = xstrdup(fields->v[col[COL_METRIC]]);
+		r.unit = xstrdup(fields->v[col[COL_UNIT]]);
+		r.params = strbuf_detach(&params, NULL);
+		ALLOC_GROW(f->rows, f->nr + 1, f->alloc);
+		f->rows[f->nr++] = r;
+	}
+	strbuf_release(&params);
+	strbuf_release(&why);
+}
+
+/* Read the header line into col[] and the format; 0 or -1 (recorded). */
+static int parse_header(struct import_file *f, unsigned line,
+			const struct strvec *fields, int *col)
+{
+	int bad = 0;
+
+	for (int c = 0; c < COL_COUNT; c++)
+		col[c] = -1;
+	for (size_t i = 0; i < fields->nr; i++) {
+		int c;
+
+		for (c = 0; c < COL_COUNT; c++)
+			if (!strcmp(fields->v[i], column_names[c]))
+				break;
+		if (c == COL_COUNT) {
+			row_error(f, line, "unknown column '%s'", fields->v[i]);
+			return -1;
+		}
+		if (col[c] >= 0) {
+			row_error(f, line, "column '%s' given twice",
+				  fields->v[i]);
+			return -1;
+		}
+		col[c] = (int)i;
+	}
+	if (col[COL_VALUE] >= 0 &&
+	    (col[COL_N] >= 0 || col[COL_MEAN] >= 0 || col[COL_STDDEV] >= 0)) {
+		row_error(f, line,
+			  "header mixes value with n/mean/stddev: a file is "
+			  "observations or summaries");
+		return -1;
+	}
+	f->format =
+		col[COL_VALUE] >= 0 ? IMPORT_OBSERVATIONS : IMPORT_SUMMARIES;
+	if (f->format == IMPORT_SUMMARIES && col[COL_BOOT] >= 0) {
+		row_error(f, line, "boot is a column of observations only");
+		return -1;
+	}
+	f->has_boot = col[COL_BOOT] >= 0;
+	for (int c = 0; c <= COL_STDDEV; c++) {
+		int needed = c <= COL_BETTER ||
+			     (f->format == IMPORT_OBSERVATIONS
+				      ? c == COL_VALUE
+				      : (c == COL_N || c == COL_MEAN ||
+					 c == COL_STDDEV));
+
+		if (needed && col[c] < 0) {
+			row_error(f, line, "header lacks column '%s'",
+				  column_names[c]);
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/*
+ * Parse and check all of content; rows go to f->rows, problems to
+ * f->errors.  Returns 0 when the file is good.
+ */
+static int import_parse(struct import_file *f, const struct strbuf *content)
+{
+	int col[COL_COUNT], have_header = 0;
+	unsigned line = 0;
+	const char *p = content->buf, *end = content->buf + content->len;
+
+	if (!text_ok(content->buf, content->len, 1)) {
+		row_error(f, 1,
+			  "not UTF-8 text (a NUL, a control character or a "
+			  "bad byte sequence)");
+		return -1;
+	}
+	if (content->len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3; /* a spreadsheet's byte order mark */
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		_cleanup_free_ char *text = NULL;
+		struct strvec fields = STRVEC_INIT;
+		const char *why;
+
+		line++;
+		if (len && p[len - 1] == '\r')
+			len--;
+		text = xstrndup(p, len);
+		p = nl ? nl + 1 : end;
+		if (!text[strspn(text, " \t")] || text[0] == '#')
+			continue;
+		if (len > 16 * IMPORT_MAX_FIELD) {
+			row_error(f, line, "line longer than %d bytes",
+				  16 * IMPORT_MAX_FIELD);
+			continue;
+		}
+		if (csv_split(text, &fields, &why) < 0) {
+			row_error(f, line, "%s", why);
+		} else if (!have_header) {
+			have_header = 1;
+			if (parse_header(f, line, &fields, col) < 0) {
+				strvec_clear(&fields);
+				return -1;
+			}
+		} else {
+			size_t want = 0;
+
+			for (int c = 0; c < COL_COUNT; c++)
+				want += col[c] >= 0;
+			if (fields.nr != want)
+				row_error(f, line,
+					  "%zu fields, the header has %zu",
+					  fields.nr, want);
+			else if (f->nr >= IMPORT_MAX_ROWS)
+				row_error(f, line, "more than %d rows",
+					  IMPORT_MAX_ROWS);
+			else
+				parse_row(f, line, &fields, col);
+		}
+		strvec_clear(&fields);
+	}
+	if (!have_header)
+		row_error(f, line ? line : 1, "no header line");
+	else if (!f->nr && !f->nerrors)
+		row_error(f, line, "no data rows");
+	return f->nerrors ? -1 : 0;
+}
+
+/* The id of the kernel or host named name, creating it if missing. */
+static int find_or_create(struct db *db, int host, const char *name,
+			  const char *file, int64_t *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	const char *params[2] = { name, file };
+	int r;
+
+	r = db_exec(db, &res, err,
+		    host ? "SELECT id FROM hosts WHERE name = $1"
+			 : "SELECT id FROM kernels WHERE name = $1",
+		    1, params);
+	if (r < 0)
+		return r;
+	if (db_nrows(res) == 0) {
+		db_result_free(res);
+		res = NULL;
+		r = db_exec(db, &res, err,
+			    host ? "WITH h AS (INSERT INTO hosts (name, kind, "
+				   "health) VALUES ($1, 'imported', 'retired') "
+				   "RETURNING id), e AS (INSERT INTO "
+				   "host_events (host_id, new_health, reason) "
+				   "SELECT id, 'retired', 'created by import "
+				   "of ' || $2 || ': results only, never "
+				   "scheduled' FROM h) SELECT id FROM h"
+				 : "INSERT INTO kernels (name, base, "
+				   "build_state) VALUES ($1, $1, 'external') "
+				   "RETURNING id",
+			    host ? 2 : 1, params);
+		if (r < 0)
+			return r;
+	}
+	return parse_i64(db_get(res, 0, 0), 1, INT64_MAX, ret, NULL);
+}
+
+/* Cache of names to ids within one import. */
+struct name_ids {
+	struct strvec names;
+	int64_t *ids;
+	size_t alloc;
+};
+
+static int cached_id(struct db *db, struct name_ids *c, int host,
+		     const char *name, const char *file, int64_t *ret,
+		     struct strbuf *err)
+{
+	for (size_t i = 0; i < c->names.nr; i++)
+		if (!strcmp(c->names.v[i], name)) {
+			*ret = c->ids[i];
+			return 0;
+		}
+	if (find_or_create(db, host, name, file, ret, err) < 0)
+		return -1;
+	ALLOC_GROW(c->ids, c->names.nr + 1, c->alloc);
+	c->ids[c->names.nr] = *ret;
+	strvec_push(&c->names, name);
+	return 0;
+}
+
+static void name_ids_release(struct name_ids *c)
+{
+	strvec_clear(&c->names);
+	free(c->ids);
+}
+
+/* Same kernel, host, workload, params and boot: the same run. */
+static int same_setup(const struct import_row *a, const struct import_row *b)
+{
+	return a->boot == b->boot && !strcmp(a->kernel, b->kernel) &&
+	       !strcmp(a->host, b->host) && !strcmp(a->workload, b->workload) &&
+	       !strcmp(a->params, b->params);
+}
+
+/* Row order for grouping: by setup and boot, then by position. */
+static const struct import_file *sort_file;
+static int cmp_row_run(const void *pa, const void *pb)
+{
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	const struct import_row *a = &sort_file->rows[ia],
+				*b = &sort_file->rows[ib];
+	int c;
+
+	if ((c = strcmp(a->kernel, b->kernel)) ||
+	    (c = strcmp(a->host, b->host)) ||
+	    (c = strcmp(a->workload, b->workload)) ||
+	    (c = strcmp(a->params, b->params)))
+		return c;
+	if (a->boot != b->boot)
+		return a->boot < b->boot ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+/*
+ * Which run each row goes to (group_of[i], the index of the run's first
+ * row) and its iteration within that run for its metric.  Rows with the
+ * same setup and boot number are one run; without a boot column every
+ * row is a run of its own.
+ */
+static void group_rows(const struct import_file *f, size_t *group_of,
+		       int *iter_of)
+{
+	_cleanup_free_ size_t *idx = NULL;
+	size_t start = 0;
+
+	for (size_t i = 0; i < f->nr; i++) {
+		group_of[i] = i;
+		iter_of[i] = 0;
+	}
+	if (f->format != IMPORT_OBSERVATIONS || !f->has_boot || !f->nr)
+		return;
+	idx = xcalloc(f->nr, sizeof(*idx));
+	for (size_t i = 0; i < f->nr; i++)
+		idx[i] = i;
+	sort_file = f;
+	qsort(idx, f->nr, sizeof(*idx), cmp_row_run);
+	sort_file = NULL;
+	for (size_t k = 0; k < f->nr; k++) {
+		const struct import_row *row = &f->rows[idx[k]];
+
+		if (k > 0 && !same_setup(&f->rows[idx[start]], row))
+			start = k;
+		group_of[idx[k]] = idx[start];
+		for (size_t j = start; j < k; j++)
+			if (!strcmp(f->rows[idx[j]].metric, row->metric))
+				iter_of[idx[k]]++;
+	}
+}
+
+/*
+ * Store a checked file in one transaction.  *ret_runs counts runs made;
+ * *ret_import is the imports row.  -EEXIST when the same bytes were
+ * imported before (err names that import).
+ */
+static int import_store(struct db *db, struct import_file *f,
+			const struct strbuf *content, int64_t *ret_import,
+			size_t *ret_runs, struct strbuf *err)
+{
+	struct name_ids hosts = { STRVEC_INIT, NULL, 0 },
+			kernels = { STRVEC_INIT, NULL, 0 };
+	struct strbuf copy = STRBUF_INIT;
+	_cleanup_free_ int64_t *run_of =
+		xcalloc(f->nr ? f->nr : 1, sizeof(*run_of));
+	_cleanup_free_ int *iter_of =
+		xcalloc(f->nr ? f->nr : 1, sizeof(*iter_of));
+	_cleanup_free_ size_t *group_of =
+		xcalloc(f->nr ? f->nr : 1, sizeof(*group_of));
+	int64_t import_id = 0;
+	size_t nruns = 0;
+	int r = -EIO;
+
+	*ret_runs = 0;
+	if (db_begin(db, err) < 0)
+		return -EIO;
+	{
+		_cleanup_db_result_ struct db_result *res = NULL;
+		const char *params[1] = { content->buf };
+
+		if (db_exec(db, &res, err,
+			    "SELECT i.id, i.file, i.imported_at::date FROM "
+			    "imports i WHERE i.sha256 = encode(sha256("
+			    "convert_to($1, 'UTF8')), 'hex')",
+			    1, params) < 0)
+			goto fail;
+		if (db_nrows(res) > 0) {
+			strbuf_addf(err,
+				    "already imported (import #%s of %s on %s)",
+				    db_get(res, 0, 0), db_get(res, 0, 1),
+				    db_get(res, 0, 2));
+			r = -EEXIST;
+			goto fail;
+		}
+	}
+	{
+		_cleanup_db_result_ struct db_result *res = NULL;
+		struct db_args a = DB_ARGS_INIT;
+		int rr;
+
+		db_args_str(&a, f->path);
+		db_args_str(&a, content->buf);
+		db_args_str(&a, f->format == IMPORT_OBSERVATIONS
+					? "observations"
+					: "summaries");
+		db_args_i64(&a, (int64_t)f->nr);
+		rr = db_exec_args(db, &res, err,
+				  "INSERT INTO imports (file, sha256, format, "
+				  "n_rows, n_runs) VALUES ($1, encode(sha256("
+				  "convert_to($2, 'UTF8')), 'hex'), $3, $4, 0) "
+				  "RETURNING id",
+				  &a);
+		db_args_clear(&a);
+		if (rr < 0 || parse_i64(db_get(res, 0, 0), 1, INT64_MAX,
+					&import_id, NULL) < 0)
+			goto fail;
+	}
+	/* Runs: one per boot group, else one per row. */
+	group_rows(f, group_of, iter_of);
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct import_row *row = &f->rows[i];
+		_cleanup_db_result_ struct db_result *res = NULL;
+		struct db_args a = DB_ARGS_INIT;
+		int64_t host_id, kernel_id;
+		int rr;
+
+		if (group_of[i] != i)
+			continue; /* its run is made with its first row */
+		if (cached_id(db, &hosts, 1, row->host, f->path, &host_id,
+			      err) < 0 ||
+		    cached_id(db, &kernels, 0, row->kernel, f->path, &kernel_id,
+			      err) < 0)
+			goto fail;
+		db_args_i64(&a, host_id);
+		db_args_i64(&a, kernel_id);
+		db_args_str(&a, row->workload);
+		db_args_str(&a, row->params);
+		db_args_i64(&a, row->boot);
+		db_args_str(&a, f->path);
+		db_args_i64(&a, import_id);
+		rr = db_exec_args(db, &res, err,
+				  "INSERT INTO runs (host_id, kernel_id, "
+				  "workload, params, boot, status, imported, "
+				  "source, import_id) VALUES ($1, $2, $3, "
+				  "$4::jsonb, $5, 'imported', true, $6, $7) "
+				  "RETURNING id",
+				  &a);
+		db_args_clear(&a);
+		if (rr < 0 || parse_i64(db_get(res, 0, 0), 1, INT64_MAX,
+					&run_of[i], NULL) < 0)
+			goto fail;
+		nruns++;
+	}
+	for (size_t i = 0; i < f->nr; i++)
+		run_of[i] = run_of[group_of[i]];
+	if (db_copy_begin(db,
+			  "COPY results (run_id, metric, iteration, value, "
+			  "unit, direction, n, stddev) FROM STDIN",
+			  err) < 0)
+		goto fail;
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct import_row *row = &f->rows[i];
+		struct strbuf num = STRBUF_INIT;
+
+		strbuf_addf(&copy, "%lld\t", (long long)run_of[i]);
+		db_copy_escape(&copy, row->metric);
+		strbuf_addf(&copy, "\t%d\t%.17g\t", iter_of[i], row->value);
+		db_copy_escape(&copy, row->unit);
+		strbuf_addf(&copy, "\t%s\t", compare_better_name(row->better));
+		if (f->format == IMPORT_SUMMARIES) {
+			strbuf_addf(&num, "%lld", (long long)row->n);
+			db_copy_escape(&copy, num.buf);
+			strbuf_reset(&num);
+			strbuf_addf(&num, "%.17g", row->sd);
+			strbuf_addch(&copy, '\t');
+			db_copy_escape(&copy, num.buf);
+		} else {
+			strbuf_addstr(&copy, "\\N\t\\N");
+		}
+		strbuf_addch(&copy, '\n');
+		strbuf_release(&num);
+		if (copy.len > (1u << 20) || i + 1 == f->nr) {
+			if (db_copy_put(db, copy.buf, copy.len, err) < 0) {
+				db_copy_end(db, err);
+				goto fail;
+			}
+			strbuf_reset(&copy);
+		}
+	}
+	if (db_copy_end(db, err) < 0)
+		goto fail;
+	{
+		struct db_args a = DB_ARGS_INIT;
+		int rr;
+
+		db_args_i64(&a, (int64_t)nruns);
+		db_args_i64(&a, import_id);
+		rr = db_exec_args(
+			db, NULL, err,
+			"UPDATE imports SET n_runs = $1 WHERE id = $2", &a);
+		db_args_clear(&a);
+		if (rr < 0)
+			goto fail;
+	}
+	if (db_commit(db, err) < 0)
+		goto fail_nocommit;
+	*ret_import = import_id;
+	*ret_runs = nruns;
+	r = 0;
+	goto out;
+fail:
+	db_rollback(db);
+fail_nocommit:
+	if (r == 0)
+		r = -EIO;
+out:
+	name_ids_release(&hosts);
+	name_ids_release(&kernels);
+	strbuf_release(&copy);
+	return r;
+}
+
+/* Import one file; print what happened.  0 stored, -1 refused. */
+static int import_one(struct db *db, const char *path)
+{
+	struct import_file f;
+	struct strbuf content = STRBUF_INIT, err = STRBUF_INIT;
+	int64_t import_id = 0;
+	size_t nruns = 0;
+	int r;
+
+	memset(&f, 0, sizeof(f));
+	strbuf_init(&f.errors, 0);
+	f.path = path;
+	r = strbuf_read_file(&content, path, IMPORT_MAX_BYTES);
+	if (r < 0) {
+		log_error("%s: cannot read: %s", path,
+			  r == -EFBIG ? "larger than 64 MiB" : strerror(-r));
+		r = -1;
+		goto out;
+	}
+	if (import_parse(&f, &content) < 0) {
+		fputs(f.errors.buf, stderr);
+		if (f.nerrors > IMPORT_MAX_ERRORS)
+			fprintf(stderr, "%s: ... and %u more bad rows\n", path,
+				f.nerrors - IMPORT_MAX_ERRORS);
+		log_error("%s: refused, nothing stored (%u bad row%s)", path,
+			  f.nerrors, f.nerrors == 1 ? "" : "s");
+		r = -1;
+		goto out;
+	}
+	r = import_store(db, &f, &content, &import_id, &nruns, &err);
+	if (r < 0) {
+		log_error("%s: refused, nothing stored: %s", path, err.buf);
+		r = -1;
+		goto out;
+	}
+	printf("%s: imported %zu %s as %zu run%s (import #%lld)\n", path, f.nr,
+	       f.format == IMPORT_OBSERVATIONS ? "observation rows"
+					       : "summary rows",
+	       nruns, nruns == 1 ? "" : "s", (long long)import_id);
+	r = 0;
+out:
+	import_file_release(&f);
+	strbuf_release(&content);
+	strbuf_release(&err);
+	return r;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
+	struct db *db;
+	int opt, failed = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		die_usage("import FILE...");
+	if (optind >= argc)
+		die_usage("import needs at least one FILE");
+	db = cli_open_db();
+	for (int i = optind; i < argc; i++)
+		if (import_one(db, argv[i]) < 0)
+			failed++;
+	db_close(db);
+	return failed ? 1 : 0;
+}

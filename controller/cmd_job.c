@@ -1,0 +1,233 @@
+/*
+ * cmd_job.c - `schedfarm job show|cancel|ingest`: one job (STP id).
+ *
+ * show prints the job, its phases with their timestamps and logs, and its
+ * runs; cancel stops a job that has not finished (a running job's process
+ * notices at its next heartbeat, stops the agent and frees the host);
+ * ingest stores a run from an agent results file by hand -- a run that
+ * was ingested already is left as it is.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "ingest.h"
+#include "log.h"
+#include "parse.h"
+#include "queue.h"
+#include "banned.h"
+
+const char cmd_job_usage[] =
+	"usage: schedfarm job show ID [--json]\n"
+	"       schedfarm job cancel ID\n"
+	"       schedfarm job ingest RUN FILE\n"
+	"\n"
+	"  show    the job (STP id): state, host, kernel, plan, each phase\n"
+	"          (build, boot, run, collect, ingest) with its status, times\n"
+	"          and log, its runs, and the job's log\n"
+	"  cancel  cancel a job that has not finished; a running job stops its\n"
+	"          agent and frees its host within a heartbeat\n"
+	"  ingest  store run RUN from FILE, an agent results file (JSON lines),\n"
+	"          checked like a live run; a run already stored is left alone\n";
+
+static int64_t parse_id(const char *s, const char *what)
+{
+	const char *why;
+	int64_t v;
+
+	if (starts_with(s, "STP#") || starts_with(s, "stp#"))
+		s += 4;
+	if (parse_i64(s, 1, INT64_MAX, &v, &why) < 0)
+		die_usage("%s '%s' %s", what, s, why);
+	return v;
+}
+
+static int job_show(int argc, char **argv)
+{
+	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+					     {NULL, 0, NULL, 0}};
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	int json = cli.json, opt;
+	struct db *db;
+	const char *j;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'j')
+			die_usage("job show ID [--json]");
+		json = 1;
+	}
+	if (optind + 1 != argc)
+		die_usage("job show ID [--json]");
+	db = cli_open_db();
+	db_args_i64(&a, parse_id(argv[optind], "job"));
+	if (db_exec_args(db, &res, &err,
+			 "SELECT jsonb_build_object('job', j.id, 'name', j.name, "
+			 "'state', j.state, 'priority', j.priority, 'patch', "
+			 "j.patch_id, 'kernel', k.name, 'plan', p.name, "
+			 "'plan_sha256', p.sha256, 'host', h.name, "
+			 "'host_constraint', j.host_constraint, 'attempts', "
+			 "j.attempts, 'max_attempts', j.max_attempts, "
+			 "'lease_owner', j.lease_owner, 'lease_expires', "
+			 "j.lease_expires, 'created_at', j.created_at, "
+			 "'claimed_at', j.claimed_at, 'started_at', "
+			 "j.started_at, 'finished_at', j.finished_at, "
+			 "'error_phase', j.error_phase, 'error', j.error, "
+			 "'stop_reason', j.stop_reason, 'log', j.log, "
+			 "'phases', (SELECT coalesce(jsonb_agg(jsonb_build_object("
+			 "'phase', f.phase, 'attempt', f.attempt, 'status', "
+			 "f.status, 'started_at', f.started_at, 'finished_at', "
+			 "f.finished_at, 'seconds', round(extract(epoch FROM "
+			 "f.finished_at - f.started_at)::numeric, 3), 'log', "
+			 "f.log) ORDER BY f.id), '[]') FROM job_phases f WHERE "
+			 "f.job_id = j.id), "
+			 "'runs', (SELECT coalesce(jsonb_agg(jsonb_build_object("
+			 "'run', r.id, 'attempt', r.attempt, 'boot', r.boot, "
+			 "'seq', r.seq, 'workload', r.workload, 'params', "
+			 "r.params, 'status', r.status, 'error', r.error, "
+			 "'results', (SELECT count(*) FROM results x WHERE "
+			 "x.run_id = r.id)) ORDER BY r.id), '[]') FROM runs r "
+			 "WHERE r.job_id = j.id)) "
+			 "FROM jobs j JOIN kernels k ON k.id = j.kernel_id JOIN "
+			 "plans p ON p.id = j.plan_id LEFT JOIN hosts h ON h.id "
+			 "= j.host_id WHERE j.id = $1",
+			 &a) < 0)
+		cli_db_fatal("job show", &err);
+	if (db_nrows(res) != 1)
+		fatal("no job %s", argv[optind]);
+	j = db_get(res, 0, 0);
+	if (json) {
+		strbuf_addf(&out, "%s\n", j);
+	} else {
+		_cleanup_db_result_ struct db_result *t = NULL;
+
+		/* The text form is rendered by the server from the same
+		 * object, so both always agree. */
+		db_args_clear(&a);
+		db_args_str(&a, j);
+		if (db_exec_args(db, &t, &err,
+				 "WITH o AS (SELECT $1::jsonb AS o) SELECT "
+				 "format(E'job STP#%s: %s%s\\n  kernel %s, "
+				 "plan %s, host %s, attempt %s of %s\\n  "
+				 "created %s, finished %s\\n%s', o->>'job', "
+				 "o->>'state', coalesce(' (' || (o->>"
+				 "'error_phase') || ': ' || (o->>'error') || "
+				 "')', ''), o->>'kernel', o->>'plan', "
+				 "coalesce(o->>'host', '-'), o->>'attempts', "
+				 "o->>'max_attempts', o->>'created_at', "
+				 "coalesce(o->>'finished_at', '-'), coalesce("
+				 "(SELECT string_agg(format(E'  phase %-8s "
+				 "%-8s %ss%s', f->>'phase', f->>'status', "
+				 "coalesce(f->>'seconds', '-'), coalesce(E'\\n"
+				 "    ' || nullif(replace(rtrim(f->>'log', "
+				 "E'\\n'), E'\\n', E'\\n    '), ''), '')), "
+				 "E'\\n') FROM jsonb_array_elements(o->"
+				 "'phases') f) || E'\\n', '') || coalesce("
+				 "(SELECT string_agg(format('  run %s %-14s "
+				 "%-8s %s results%s', r->>'run', r->>"
+				 "'workload', r->>'status', r->>'results', "
+				 "coalesce(': ' || (r->>'error'), '')), "
+				 "E'\\n') FROM jsonb_array_elements(o->'runs') "
+				 "r) || E'\\n', '') || 'log:' || E'\\n' || "
+				 "(o->>'log')) FROM o",
+				 &a) < 0)
+			cli_db_fatal("job show", &err);
+		strbuf_addstr(&out, db_get(t, 0, 0));
+		if (out.len && out.buf[out.len - 1] != '\n')
+			strbuf_addch(&out, '\n');
+	}
+	cli_emit(&out);
+	db_args_clear(&a);
+	db_close(db);
+	return 0;
+}
+
+static int job_cancel(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct db *db;
+	int64_t id;
+	int r;
+
+	if (argc != 2)
+		die_usage("job cancel ID");
+	id = parse_id(argv[1], "job");
+	db = cli_open_db();
+	r = queue_cancel(db, id, &err);
+	if (r < 0)
+		fatal("%s", err.buf);
+	if (r == 0)
+		printf("job STP#%lld had already finished\n", (long long)id);
+	else
+		printf("job STP#%lld cancelled\n", (long long)id);
+	db_close(db);
+	return 0;
+}
+
+static int job_ingest(int argc, char **argv)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	struct ingest_expect ex;
+	struct ingest_summary sum;
+	struct db *db;
+	int r;
+
+	if (argc != 3)
+		die_usage("job ingest RUN FILE");
+	ex.run_id = parse_id(argv[1], "run");
+	r = strbuf_read_file(&text, argv[2], 1u << 30);
+	if (r < 0)
+		fatal("cannot read %s: %s", argv[2], strerror(-r));
+	db = cli_open_db();
+	db_args_i64(&a, ex.run_id);
+	if (db_exec_args(db, &res, &err,
+			 "SELECT coalesce(iterations, 1), coalesce(warmup, 0) "
+			 "FROM runs WHERE id = $1",
+			 &a) < 0)
+		cli_db_fatal("job ingest", &err);
+	if (db_nrows(res) != 1)
+		fatal("no run %lld", (long long)ex.run_id);
+	parse_int(db_get(res, 0, 0), 1, 10000, &ex.iterations, NULL);
+	parse_int(db_get(res, 0, 1), 0, 1000, &ex.warmup, NULL);
+	r = ingest_run(db, &ex, text.buf, text.len, &sum, &err);
+	if (r < 0)
+		fatal("%s", err.buf);
+	if (r == 1)
+		printf("run %lld was ingested already: nothing changed\n",
+		       (long long)ex.run_id);
+	else
+		printf("run %lld: stored %zu results, %zu samples, %zu "
+		       "counters\n",
+		       (long long)ex.run_id, sum.results, sum.samples,
+		       sum.counters);
+	ingest_summary_release(&sum);
+	strbuf_release(&text);
+	db_args_clear(&a);
+	db_close(db);
+	return 0;
+}
+
+int cmd_job(int argc, char **argv)
+{
+	const char *sub;
+
+	if (argc < 2)
+		die_usage("job needs a subcommand: show, cancel, ingest");
+	sub = argv[1];
+	argc--;
+	argv++;
+	if (!strcmp(sub, "show"))
+		return job_show(argc, argv);
+	if (!strcmp(sub, "cancel"))
+		return job_cancel(argc, argv);
+	if (!strcmp(sub, "ingest"))
+		return job_ingest(argc, argv);
+	die_usage("no job subcommand '%s'; try show, cancel, ingest", sub);
+}

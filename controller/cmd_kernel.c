@@ -1,0 +1,583 @@
+/*
+ * cmd_kernel.c - `schedfarm kernel list|show|build|add|rm|boot`.
+ *
+ * Kernels are rows: built ones (base + series + config, cached by the hash
+ * of the three; see build.h) and external ones a lab registers with their
+ * image (a distribution's kernel).  `boot` boots one on a host the way a
+ * job does and reports the phase times: the farm's own smoke test.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "build.h"
+#include "builtin.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "log.h"
+#include "parse.h"
+#include "banned.h"
+
+const char cmd_kernel_usage[] =
+	"usage: schedfarm kernel list [--json]\n"
+	"       schedfarm kernel show [--log] NAME|ID\n"
+	"       schedfarm kernel build --base SRC [--ref REF] [--config SPEC]\n"
+	"                              [--patch FILE]... [--name NAME] [-j N]\n"
+	"                              [--cache DIR]\n"
+	"       schedfarm kernel add NAME --image PATH --release REL\n"
+	"                            [--vmlinux PATH] [--initrd PATH]\n"
+	"       schedfarm kernel rm NAME|ID\n"
+	"       schedfarm kernel boot NAME|ID --host HOST [--append ARGS]\n"
+	"                            [--run CMD] [--keep] [--timeout DUR]\n"
+	"\n"
+	"  list    kernels with their state, release, vmlinux text/data/bss\n"
+	"  show    one kernel; --log prints its build log\n"
+	"  build   apply the patches to a fresh tree of SRC (a release tarball\n"
+	"          such as /usr/src/linux-source-6.1.tar.xz, a git repository\n"
+	"          at --ref, or a source folder) and build it with SPEC (default\n"
+	"          tinyconfig+farm-base.config+farm-vm.config: a base config,\n"
+	"          tinyconfig, defconfig or a file, then fragments from kernels/\n"
+	"          merged by merge_config.sh).  Progress goes to stderr.  The\n"
+	"          result is cached by the hash of (base, series, config) under\n"
+	"          --cache (default $SCHEDFARM_KERNEL_CACHE, else HOME/kernels):\n"
+	"          the same kernel is never built twice (\"cache hit\").\n"
+	"          A patch that does not apply fails with its rejected hunks.\n"
+	"  add     register a kernel built elsewhere (e.g. Debian's), with an\n"
+	"          uncompressed --vmlinux for fast direct boot under TCG\n"
+	"  rm      forget a kernel (its cached build stays on disk)\n"
+	"  boot    boot the kernel on HOST (libvirt or ipmi), wait for Linux,\n"
+	"          the agent's beacon, SSH and uname -r; print the times;\n"
+	"          run CMD over SSH if given; power off unless --keep\n"
+	"\n"
+	"Examples:\n"
+	"  schedfarm kernel build --base /usr/src/linux-source-6.1.tar.xz \\\n"
+	"      --patch kernels/patches/0001-sched-cap-cgroup-weight.patch\n"
+	"  schedfarm kernel boot debian-6.1 --host vm1 --run 'nproc'\n";
+
+static int64_t kernel_id_of(struct db *db, const char *name_or_id)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf err = STRBUF_INIT;
+	const char *p[1] = {name_or_id};
+	int64_t id = 0;
+
+	if (db_exec(db, &res, &err,
+		    "SELECT id FROM kernels WHERE name = $1 OR "
+		    "(id::text = $1)",
+		    1, p) < 0)
+		cli_db_fatal("looking up the kernel", &err);
+	if (db_nrows(res) != 1)
+		fatal("no kernel '%s' ('schedfarm kernel list' shows them)",
+		      name_or_id);
+	if (parse_i64(db_get(res, 0, 0), 1, INT64_MAX, &id, NULL) < 0)
+		fatal("bad kernel id");
+	strbuf_release(&err);
+	return id;
+}
+
+static int kernel_list(int argc, char **argv)
+{
+	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+					     {NULL, 0, NULL, 0}};
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct db *db;
+	int json = cli.json, opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'j')
+			die_usage("kernel list [--json]");
+		json = 1;
+	}
+	if (optind != argc)
+		die_usage("kernel list takes no arguments");
+	db = cli_open_db();
+	if (db_exec(db, &res, &err,
+		    "SELECT id, name, build_state, coalesce(release, ''), "
+		    "vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
+		    "coalesce(cache_key, '') FROM kernels ORDER BY id",
+		    0, NULL) < 0)
+		cli_db_fatal("listing kernels", &err);
+	if (json)
+		strbuf_addstr(&out, "[");
+	else
+		strbuf_addf(&out, "%-5s %-32s %-9s %-24s %10s %9s %9s %8s\n", "ID",
+			    "NAME", "STATE", "RELEASE", "TEXT", "DATA", "BSS",
+			    "BUILD_S");
+	for (int i = 0; i < db_nrows(res); i++) {
+		const char *v[9];
+
+		for (int c = 0; c < 9; c++)
+			v[c] = db_get(res, i, c);
+		if (json) {
+			strbuf_addf(&out, "%s{\"id\":%s,\"name\":", i ? "," : "", v[0]);
+			strbuf_add_json_str(&out, v[1]);
+			strbuf_addstr(&out, ",\"state\":");
+			strbuf_add_json_str(&out, v[2]);
+			strbuf_addstr(&out, ",\"release\":");
+			strbuf_add_json_str(&out, v[3]);
+			strbuf_addf(&out,
+				    ",\"text\":%s,\"data\":%s,\"bss\":%s,"
+				    "\"build_seconds\":%s,\"cache_key\":",
+				    v[4] ? v[4] : "null", v[5] ? v[5] : "null",
+				    v[6] ? v[6] : "null", v[7] ? v[7] : "null");
+			strbuf_add_json_str(&out, *v[8] ? v[8] : NULL);
+			strbuf_addch(&out, '}');
+		} else {
+			strbuf_addf(&out, "%-5s %-32s %-9s %-24s %10s %9s %9s %8s\n",
+				    v[0], v[1], v[2], v[3], v[4] ? v[4] : "-",
+				    v[5] ? v[5] : "-", v[6] ? v[6] : "-",
+				    v[7] ? v[7] : "-");
+		}
+	}
+	if (json)
+		strbuf_addstr(&out, "]\n");
+	cli_emit(&out);
+	db_close(db);
+	strbuf_release(&err);
+	return 0;
+}
+
+static int kernel_show(int argc, char **argv)
+{
+	static const struct option opts[] = {{"log", no_argument, NULL, 'l'},
+					     {NULL, 0, NULL, 0}};
+	static const char *const fields[] = {
+		"name", "base", "base_ref", "config_spec", "cache_key",
+		"series_sha256", "config_sha256", "build_state", "release",
+		"image_path", "vmlinux_path", "initrd_path", "build_dir",
+		"vmlinux_text", "vmlinux_data", "vmlinux_bss", "build_seconds",
+		"build_error", "built_at"};
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, idtxt = STRBUF_INIT;
+	const char *p[1];
+	struct db *db;
+	int opt, with_log = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'l')
+			die_usage("kernel show [--log] NAME|ID");
+		with_log = 1;
+	}
+	if (optind + 1 != argc)
+		die_usage("kernel show takes one kernel");
+	db = cli_open_db();
+	strbuf_addf(&idtxt, "%" PRId64, kernel_id_of(db, argv[optind]));
+	p[0] = idtxt.buf;
+	if (db_exec(db, &res, &err,
+		    "SELECT name, base, base_ref, config_spec, cache_key, "
+		    "series_sha256, config_sha256, build_state, release, "
+		    "image_path, vmlinux_path, initrd_path, build_dir, "
+		    "vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
+		    "build_error, built_at, coalesce(build_log, '') "
+		    "FROM kernels WHERE id = $1",
+		    1, p) < 0)
+		cli_db_fatal("reading the kernel", &err);
+	strbuf_addf(&out, "%-14s %s\n", "id", idtxt.buf);
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		const char *v = db_get(res, 0, (int)i);
+
+		if (v)
+			strbuf_addf(&out, "%-14s %s\n", fields[i], v);
+	}
+	if (with_log)
+		strbuf_addf(&out, "--- build log\n%s", db_get(res, 0, 19));
+	cli_emit(&out);
+	db_close(db);
+	strbuf_release(&err);
+	strbuf_release(&idtxt);
+	return 0;
+}
+
+struct progress_state {
+	int last_pct;
+	int last_steps;
+	int tty;
+};
+
+/* Progress of make: a line per 5% (or per 200 steps with no estimate),
+ * and every line that says error or warning. */
+static void print_progress(void *ctx, const char *line, int steps, int expected)
+{
+	struct progress_state *ps = ctx;
+
+	if (strstr(line, "error") || strstr(line, "Error") ||
+	    strstr(line, "warning:")) {
+		fprintf(stderr, "  %s\n", line);
+		return;
+	}
+	if (expected > 0) {
+		int pct = steps * 100 / expected;
+
+		if (pct > 99)
+			pct = 99;
+		if (pct >= ps->last_pct + 5) {
+			ps->last_pct = pct;
+			fprintf(stderr, "build: %3d%% (%d/%d steps) %s\n", pct,
+				steps, expected, line);
+		}
+	} else if (steps >= ps->last_steps + 200) {
+		ps->last_steps = steps;
+		fprintf(stderr, "build: %d steps %s\n", steps, line);
+	}
+}
+
+static int kernel_build_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"base", required_argument, NULL, 'b'},
+		{"ref", required_argument, NULL, 'r'},
+		{"config", required_argument, NULL, 'c'},
+		{"patch", required_argument, NULL, 'p'},
+		{"name", required_argument, NULL, 'n'},
+		{"jobs", required_argument, NULL, 'j'},
+		{"cache", required_argument, NULL, 'C'},
+		{NULL, 0, NULL, 0}};
+	struct kernel_build_spec spec;
+	struct kernel_build_result res;
+	struct progress_state ps = {0, 0, 0};
+	struct strbuf err = STRBUF_INIT, name = STRBUF_INIT;
+	struct strvec keep = STRVEC_INIT, parts = STRVEC_INIT;
+	_cleanup_db_result_ struct db_result *row = NULL;
+	struct db_config cfg;
+	_cleanup_free_ char *cache = NULL;
+	const char *config_spec = "tinyconfig+farm-base.config+farm-vm.config",
+		   *e, *n = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	struct db *db;
+	int64_t kid;
+	int opt, r;
+
+	kernel_build_spec_init(&spec);
+	kernel_build_result_init(&res);
+	while ((opt = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			spec.base = optarg;
+			break;
+		case 'r':
+			spec.ref = optarg;
+			break;
+		case 'c':
+			config_spec = optarg;
+			break;
+		case 'p':
+			strvec_push(&spec.patches, optarg);
+			break;
+		case 'n':
+			n = optarg;
+			break;
+		case 'j':
+			if (parse_int(optarg, 1, 1024, &spec.jobs, &e) < 0)
+				die_usage("-j %s %s", optarg, e);
+			break;
+		case 'C':
+			cache = xstrdup(optarg);
+			break;
+		default:
+			die_usage("see 'schedfarm kernel --help'");
+		}
+	}
+	if (optind != argc || !spec.base)
+		die_usage("kernel build needs --base SRC and no other arguments");
+	/* The config spec: a base config, then fragments (kernels/ names). */
+	strvec_split(&parts, config_spec, '+');
+	for (size_t i = 0; i < parts.nr; i++) {
+		const char *w = parts.v[i], *path;
+
+		if (!*w)
+			die_usage("empty part in --config %s", config_spec);
+		if (i == 0 && (!strcmp(w, "tinyconfig") || !strcmp(w, "defconfig"))) {
+			spec.config = w;
+			continue;
+		}
+		if (w[0] == '/' || !access(w, R_OK))
+			path = w;
+		else
+			path = strvec_pushf(&keep, "%s/%s", kernel_fragments_dir(), w);
+		if (i == 0)
+			spec.config = path;
+		else
+			strvec_push(&spec.fragments, path);
+	}
+	db = cli_open_db_cfg(&cfg);
+	if (!cache)
+		cache = kernel_cache_dir(cfg.home ? cfg.home
+						  : "/var/tmp/schedfarm-kernel-cache");
+	spec.cache_dir = cache;
+	spec.progress = print_progress;
+	spec.progress_ctx = &ps;
+	if (kernel_build_key(&spec, &res, &err) < 0)
+		fatal("%s", err.buf);
+	if (n)
+		strbuf_addstr(&name, n);
+	else
+		strbuf_addf(&name, "%.12s", res.cache_key);
+	fprintf(stderr, "kernel %s: key %.16s, base %s%s%s, %zu patch%s\n",
+		name.buf, res.cache_key, spec.base, spec.ref ? "@" : "",
+		spec.ref ? spec.ref : "", spec.patches.nr,
+		spec.patches.nr == 1 ? "" : "es");
+	/* The row first, so a failed build leaves a row that says so. */
+	db_args_str(&a, name.buf);
+	db_args_str(&a, res.base_id && starts_with(res.base_id, "dir:")
+				? spec.base
+				: spec.base);
+	db_args_str(&a, spec.ref);
+	db_args_str(&a, config_spec);
+	if (db_exec_args(db, &row, &err,
+			 "INSERT INTO kernels (name, base, base_ref, config_spec, "
+			 "build_state) VALUES ($1, $2, $3, $4, 'building') "
+			 "ON CONFLICT (name) DO UPDATE SET base = $2, base_ref = $3, "
+			 "config_spec = $4, build_state = CASE WHEN "
+			 "kernels.build_state = 'built' THEN 'built' ELSE "
+			 "'building' END RETURNING id",
+			 &a) < 0)
+		cli_db_fatal("recording the kernel", &err);
+	db_args_clear(&a);
+	if (parse_i64(db_get(row, 0, 0), 1, INT64_MAX, &kid, NULL) < 0)
+		fatal("bad kernel id");
+	r = kernel_build(&spec, &res, &err);
+	if (r < 0) {
+		struct strbuf e2 = STRBUF_INIT;
+
+		db_args_i64(&a, kid);
+		db_args_str(&a, err.buf);
+		db_args_str(&a, res.log.buf);
+		if (db_exec_args(db, NULL, &e2,
+				 "UPDATE kernels SET build_state = 'failed', "
+				 "build_error = $2, build_log = $3 WHERE id = $1",
+				 &a) < 0)
+			log_warn("cannot record the failure: %s", e2.buf);
+		db_args_clear(&a);
+		fputs(res.log.buf, stderr);
+		fatal("build of %s failed: %s", name.buf, err.buf);
+	}
+	if (kernel_row_record(db, kid, &res, &err) < 0)
+		cli_db_fatal("recording the build", &err);
+	if (res.cached)
+		printf("cache hit: %s (%s) already built in %s; not rebuilding\n",
+		       name.buf, res.release, res.dir);
+	else
+		printf("built %s (%s) in %.1f s\n", name.buf, res.release,
+		       res.seconds);
+	printf("   text\t   data\t    bss\tfilename\n%7lld\t%7lld\t%7lld\t%s\n",
+	       (long long)res.text, (long long)res.data, (long long)res.bss,
+	       res.vmlinux);
+	db_close(db);
+	db_config_release(&cfg);
+	kernel_build_result_release(&res);
+	kernel_build_spec_release(&spec);
+	strvec_clear(&keep);
+	strvec_clear(&parts);
+	strbuf_release(&err);
+	strbuf_release(&name);
+	return 0;
+}
+
+static int kernel_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"image", required_argument, NULL, 'i'},
+		{"vmlinux", required_argument, NULL, 'v'},
+		{"initrd", required_argument, NULL, 'r'},
+		{"release", required_argument, NULL, 'R'},
+		{NULL, 0, NULL, 0}};
+	const char *image = NULL, *vmlinux = NULL, *initrd = NULL, *rel = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	_cleanup_free_ char *img_abs = NULL, *vm_abs = NULL, *rd_abs = NULL;
+	struct db *db;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			image = optarg;
+			break;
+		case 'v':
+			vmlinux = optarg;
+			break;
+		case 'r':
+			initrd = optarg;
+			break;
+		case 'R':
+			rel = optarg;
+			break;
+		default:
+			die_usage("see 'schedfarm kernel --help'");
+		}
+	}
+	if (optind + 1 != argc || !image || !rel)
+		die_usage("kernel add NAME --image PATH --release REL");
+	img_abs = realpath(image, NULL);
+	if (!img_abs)
+		fatal("no image %s", image);
+	if (vmlinux && !(vm_abs = realpath(vmlinux, NULL)))
+		fatal("no vmlinux %s", vmlinux);
+	if (initrd && !(rd_abs = realpath(initrd, NULL)))
+		fatal("no initrd %s", initrd);
+	db = cli_open_db();
+	db_args_str(&a, argv[optind]);
+	db_args_str(&a, img_abs);
+	db_args_str(&a, vm_abs);
+	db_args_str(&a, rd_abs);
+	db_args_str(&a, rel);
+	if (db_exec_args(db, NULL, &err,
+			 "INSERT INTO kernels (name, base, build_state, image_path, "
+			 "vmlinux_path, initrd_path, release) VALUES ($1, $2, "
+			 "'external', $2, $3, $4, $5) ON CONFLICT (name) DO UPDATE "
+			 "SET image_path = $2, vmlinux_path = $3, initrd_path = $4, "
+			 "release = $5",
+			 &a) < 0)
+		cli_db_fatal("adding the kernel", &err);
+	printf("kernel %s (%s) added\n", argv[optind], rel);
+	db_args_clear(&a);
+	db_close(db);
+	return 0;
+}
+
+static int kernel_rm(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT, id = STRBUF_INIT;
+	struct db *db;
+	const char *p[1];
+
+	if (argc != 2)
+		die_usage("kernel rm NAME|ID");
+	db = cli_open_db();
+	strbuf_addf(&id, "%" PRId64, kernel_id_of(db, argv[1]));
+	p[0] = id.buf;
+	if (db_exec(db, NULL, &err, "DELETE FROM kernels WHERE id = $1", 1, p) < 0) {
+		if (!strcmp(db_last_sqlstate(db), "23503"))
+			fatal("kernel %s is still used by jobs, patches or runs",
+			      argv[1]);
+		cli_db_fatal("removing the kernel", &err);
+	}
+	printf("kernel %s removed\n", argv[1]);
+	db_close(db);
+	strbuf_release(&id);
+	return 0;
+}
+
+static void print_boot_event(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "boot: %s\n", msg);
+}
+
+static int kernel_boot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"host", required_argument, NULL, 'H'},
+		{"append", required_argument, NULL, 'a'},
+		{"run", required_argument, NULL, 'r'},
+		{"keep", no_argument, NULL, 'k'},
+		{"timeout", required_argument, NULL, 't'},
+		{NULL, 0, NULL, 0}};
+	const char *host = NULL, *append = NULL, *run = NULL, *e;
+	struct boot_request req;
+	struct boot_result br;
+	struct strbuf err = STRBUF_INIT;
+	struct db *db;
+	int64_t timeout_ms = 300000;
+	int opt, keep = 0, r, rc = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'H':
+			host = optarg;
+			break;
+		case 'a':
+			append = optarg;
+			break;
+		case 'r':
+			run = optarg;
+			break;
+		case 'k':
+			keep = 1;
+			break;
+		case 't':
+			if (parse_duration_ms(optarg, 1000, 24 * 3600 * 1000,
+					      &timeout_ms, &e) < 0)
+				die_usage("--timeout %s %s", optarg, e);
+			break;
+		default:
+			die_usage("see 'schedfarm kernel --help'");
+		}
+	}
+	if (optind + 1 != argc || !host)
+		die_usage("kernel boot NAME|ID --host HOST");
+	db = cli_open_db();
+	boot_request_init(&req);
+	req.kernel_id = kernel_id_of(db, argv[optind]);
+	req.host_name = host;
+	req.cmdline_append = append;
+	req.timeout_ms = timeout_ms;
+	req.on_event = print_boot_event;
+	boot_result_init(&br);
+	r = boot_host(db, &req, &br, &err);
+	if (r < 0) {
+		if (br.console_events.len)
+			fprintf(stderr, "console:\n%s", br.console_events.buf);
+		log_error("boot failed (%s, blame %s): %s",
+			  boot_outcome_name(br.outcome), br.blame, err.buf);
+		printf("outcome %s blame %s health %s\n",
+		       boot_outcome_name(br.outcome), br.blame, br.host_health);
+		rc = 1;
+		goto out;
+	}
+	printf("ready: %s on %s; linux %.1f s, beacon %.1f s, ssh %.1f s, "
+	       "ready %.1f s after power-on\n",
+	       br.release, host, (double)br.linux_ms / 1000.0,
+	       (double)br.beacon_ms / 1000.0, (double)br.ssh_ms / 1000.0,
+	       (double)br.ready_ms / 1000.0);
+	fflush(stdout);
+	if (run) {
+		struct strbuf out = STRBUF_INIT;
+
+		if (boot_ssh_run(&br, run, 600000, &out, &err) < 0) {
+			log_error("%s", err.buf);
+			rc = 1;
+		}
+		fputs(out.buf, stdout);
+		strbuf_release(&out);
+	}
+	if (!keep && boot_power_off(db, &br, &err) < 0) {
+		log_error("power off: %s", err.buf);
+		rc = 1;
+	}
+out:
+	boot_result_release(&br);
+	db_close(db);
+	strbuf_release(&err);
+	return rc;
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+	const char *sub;
+
+	if (argc < 2)
+		die_usage("kernel needs a subcommand: list, show, build, add, rm, boot");
+	sub = argv[1];
+	argc--;
+	argv++;
+	if (!strcmp(sub, "list"))
+		return kernel_list(argc, argv);
+	if (!strcmp(sub, "show"))
+		return kernel_show(argc, argv);
+	if (!strcmp(sub, "build"))
+		return kernel_build_cmd(argc, argv);
+	if (!strcmp(sub, "add"))
+		return kernel_add(argc, argv);
+	if (!strcmp(sub, "rm"))
+		return kernel_rm(argc, argv);
+	if (!strcmp(sub, "boot"))
+		return kernel_boot(argc, argv);
+	die_usage("no kernel subcommand '%s'; try list, show, build, add, rm, boot",
+		  sub);
+}

@@ -1,0 +1,133 @@
+/*
+ * cmd_plan.c - `schedfarm plan check FILE...` and `schedfarm plan expand
+ * FILE [--json]`.
+ *
+ * Both work on files alone: no database, no host.  `check` is what a user
+ * (and the test suite) runs on a plan before queueing it; `expand` shows
+ * the runs a plan becomes, in the order the queue will run them.  Errors
+ * go to stderr in plan.h's "file:line:col: error: ..." form.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cli.h"
+#include "log.h"
+#include "plan.h"
+#include "banned.h"
+
+const char cmd_plan_usage[] =
+	"usage: schedfarm plan check [-q] FILE...\n"
+	"       schedfarm plan expand [--json] FILE\n"
+	"\n"
+	"Plans are YAML files naming workloads, their parameters and sweeps,\n"
+	"iterations, warm-up and boots, the cgroup layout, host requirements,\n"
+	"kernel config fragments, metric overrides and timeouts "
+	"(doc/PLANS.md).\n"
+	"\n"
+	"  check   validate each FILE; print every error as\n"
+	"          FILE:LINE:COL: error: WHAT, and 'FILE: ok, N runs' for\n"
+	"          each good one (not with -q).  Exit 1 if any has errors.\n"
+	"  expand  print the runs FILE expands to, one per line (index,\n"
+	"          workload, the plan's parameters); --json prints a JSON\n"
+	"          array of {index, workload, params} with every parameter,\n"
+	"          defaults included, typed as the agent takes them.\n"
+	"\n"
+	"Examples:\n"
+	"  schedfarm plan check plans/*.yaml\n"
+	"  schedfarm plan expand plans/sysbench-oltp-threads.yaml\n"
+	"  schedfarm plan expand --json plans/smoke.yaml\n";
+
+static int plan_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 }
+	};
+	int opt, quiet = 0, failed = 0;
+
+	while ((opt = getopt_long(argc, argv, "+q", opts, NULL)) != -1) {
+		if (opt != 'q')
+			die_usage("plan check [-q] FILE...");
+		quiet = 1;
+	}
+	if (optind >= argc)
+		die_usage("plan check needs at least one FILE");
+	for (int i = optind; i < argc; i++) {
+		struct strbuf err = STRBUF_INIT;
+		struct plan *p = NULL;
+
+		if (plan_load(argv[i], &p, &err) < 0) {
+			fputs(err.buf, stderr);
+			failed = 1;
+		} else if (!quiet) {
+			printf("%s: ok, %zu run%s\n", argv[i], p->nr_runs,
+			       p->nr_runs == 1 ? "" : "s");
+		}
+		plan_free(p);
+		strbuf_release(&err);
+	}
+	return failed;
+}
+
+static int plan_expand(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct plan *p = NULL;
+	int opt, json = cli.json;
+
+	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (opt != 'j')
+			die_usage("plan expand [--json] FILE");
+		json = 1;
+	}
+	if (optind + 1 != argc)
+		die_usage("plan expand takes one FILE");
+	if (plan_load(argv[optind], &p, &err) < 0) {
+		fputs(err.buf, stderr);
+		strbuf_release(&err);
+		return 1;
+	}
+	if (json) {
+		strbuf_addch(&out, '[');
+		for (size_t i = 0; i < p->nr_runs; i++) {
+			strbuf_addstr(&out, i ? ",\n " : "");
+			plan_run_json(p, &p->runs[i], &out);
+		}
+		strbuf_addstr(&out, "]\n");
+	} else {
+		strbuf_addf(&out,
+			    "# plan %s: %zu run%s; per boot %d warm-up + %d "
+			    "iterations; %d boot%s per kernel",
+			    p->name, p->nr_runs, p->nr_runs == 1 ? "" : "s",
+			    p->warmup, p->iterations, p->boots,
+			    p->boots == 1 ? "" : "s");
+		if (p->until == PLAN_UNTIL_DECIDED)
+			strbuf_addf(&out, ", more until decided (at most %d)",
+				    p->max_boots);
+		strbuf_addch(&out, '\n');
+		for (size_t i = 0; i < p->nr_runs; i++) {
+			strbuf_addf(&out, "%zu ", p->runs[i].index);
+			plan_run_label(&p->runs[i], &out);
+			strbuf_addch(&out, '\n');
+		}
+	}
+	cli_emit(&out);
+	plan_free(p);
+	strbuf_release(&err);
+	return 0;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	if (argc < 2)
+		die_usage("plan needs a subcommand: check or expand");
+	if (!strcmp(argv[1], "check"))
+		return plan_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "expand"))
+		return plan_expand(argc - 1, argv + 1);
+	die_usage("no plan subcommand '%s' (check or expand)", argv[1]);
+}

@@ -1,0 +1,206 @@
+/*
+ * cmd_regressions.c - `schedfarm regressions`: what got worse, latest first.
+ *
+ * Reads the `regressions` view of schema 002: the latest comparison of
+ * each (base, new, host, workload, params, metric) whose verdict is
+ * regression.  The view sits on a partial index of latest regressions by
+ * time, so the answer comes from indexes however large the table grows.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cli.h"
+#include "log.h"
+#include "parse.h"
+#include "banned.h"
+
+const char cmd_regressions_usage[] =
+	"usage: schedfarm regressions [--since DATE] [--host H]\n"
+	"                             [--min-change PCT] [--limit N] [--json]\n"
+	"\n"
+	"Every latest comparison whose verdict is regression, newest first:\n"
+	"when it was computed, the patch (PLM#), base and new kernel, host,\n"
+	"workload, params, metric, %change, its 95% CI and the p-value.  The\n"
+	"same rows are the 'regressions' view for psql users.\n"
+	"\n"
+	"  --since DATE       computed at or after DATE (anything PostgreSQL\n"
+	"                     reads as a timestamp: 2026-11-01, yesterday)\n"
+	"  --host H           only this host\n"
+	"  --min-change PCT   only |%change| >= PCT\n"
+	"  --limit N          at most N rows (default 1000)\n"
+	"  --json             an array of objects: computed_at, patch,\n"
+	"                     base_kernel, new_kernel, host, workload, "
+	"params,\n"
+	"                     metric, unit, pct_change, ci_low, ci_high,\n"
+	"                     p_value\n"
+	"\n"
+	"Example:\n"
+	"  schedfarm regressions --since 2026-11-01 --min-change 3\n";
+
+static void add_cell_pct(struct strbuf *out, const char *v)
+{
+	double d;
+
+	if (v && parse_double(v, -1e300, 1e300, &d, NULL) == 0)
+		strbuf_addf(out, "%+.1f%%", d);
+	else
+		strbuf_addch(out, '-');
+}
+
+static void add_json_num(struct strbuf *out, const char *v)
+{
+	double d;
+
+	if (v && parse_double(v, -1e300, 1e300, &d, NULL) == 0)
+		strbuf_add_json_double(out, d);
+	else
+		strbuf_addstr(out, "null");
+}
+
+int cmd_regressions(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "since", required_argument, NULL, 's' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "min-change", required_argument, NULL, 'm' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* $1 since, $2 host, $3 min |%change|, $4 limit; NULL = no filter. */
+	static const char sql[] =
+		"SELECT to_char(computed_at AT TIME ZONE 'UTC', "
+		"         'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), patch_id, "
+		"       base_kernel, new_kernel, host, workload, params::text, "
+		"       metric, unit, pct_change, ci_low, ci_high, p_value "
+		"  FROM regressions "
+		" WHERE ($1::timestamptz IS NULL OR computed_at >= "
+		"$1::timestamptz) "
+		"   AND ($2::text IS NULL OR host = $2) "
+		"   AND ($3::float8 IS NULL OR abs(pct_change) >= $3::float8) "
+		" ORDER BY computed_at DESC, id DESC LIMIT $4";
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct db_result *res = NULL;
+	const char *since = NULL, *host = NULL, *why;
+	double min_change = NAN;
+	int64_t limit = 1000;
+	int opt, json = cli.json, n;
+	struct db *db;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			since = optarg;
+			break;
+		case 'H':
+			host = optarg;
+			break;
+		case 'm':
+			if (parse_double(optarg, 0, 1e6, &min_change, &why) < 0)
+				die_usage(
+					"--min-change '%s' %s (percent, >= 0)",
+					optarg, why);
+			break;
+		case 'l':
+			if (parse_i64(optarg, 1, 10000000, &limit, &why) < 0)
+				die_usage("--limit '%s' %s (1..10000000)",
+					  optarg, why);
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			die_usage("see 'schedfarm regressions --help'");
+		}
+	}
+	if (optind != argc)
+		die_usage("regressions takes no arguments");
+
+	db = cli_open_db();
+	db_args_str(&a, since);
+	db_args_str(&a, host);
+	db_args_double(&a, min_change);
+	db_args_i64(&a, limit);
+	if (db_exec_args(db, &res, &err, sql, &a) < 0)
+		fatal("regressions: %s", err.buf);
+	db_args_clear(&a);
+	n = db_nrows(res);
+	if (json) {
+		strbuf_addch(&out, '[');
+		for (int i = 0; i < n; i++) {
+			static const char *const keys[] = {
+				"computed_at", "patch",	 "base_kernel",
+				"new_kernel",  "host",	 "workload",
+				"params",      "metric", "unit",
+				"pct_change",  "ci_low", "ci_high",
+				"p_value"
+			};
+
+			strbuf_addstr(&out, i ? ",\n{" : "\n{");
+			for (int c = 0; c < 13; c++) {
+				const char *v = db_get(res, i, c);
+
+				if (c)
+					strbuf_addch(&out, ',');
+				strbuf_add_json_str(&out, keys[c]);
+				strbuf_addch(&out, ':');
+				if (c == 1 || c >= 9)
+					add_json_num(&out, v);
+				else if (c == 6)
+					strbuf_addstr(&out, v ? v : "{}");
+				else
+					strbuf_add_json_str(&out, v);
+			}
+			strbuf_addch(&out, '}');
+		}
+		strbuf_addstr(&out, n ? "\n]\n" : "]\n");
+	} else if (n == 0) {
+		strbuf_addstr(&out, "no regressions\n");
+	} else {
+		strbuf_addf(&out,
+			    "%-20s %-7s %-16s %-16s %-12s %-10s %8s  %-18s "
+			    "%-8s %s\n",
+			    "computed", "PLM#", "base", "new", "host",
+			    "workload", "%change", "95% CI", "p",
+			    "metric [params]");
+		for (int i = 0; i < n; i++) {
+			struct strbuf ci = STRBUF_INIT, ch = STRBUF_INIT;
+			const char *p = db_get(res, i, 12);
+			double pv;
+
+			add_cell_pct(&ch, db_get(res, i, 9));
+			strbuf_addch(&ci, '[');
+			add_cell_pct(&ci, db_get(res, i, 10));
+			strbuf_addstr(&ci, ", ");
+			add_cell_pct(&ci, db_get(res, i, 11));
+			strbuf_addch(&ci, ']');
+			strbuf_addf(&out,
+				    "%-20s %-7s %-16s %-16s %-12s %-10s %8s  "
+				    "%-18s ",
+				    db_get(res, i, 0),
+				    db_get(res, i, 1) ? db_get(res, i, 1) : "-",
+				    db_get(res, i, 2), db_get(res, i, 3),
+				    db_get(res, i, 4), db_get(res, i, 5),
+				    ch.buf, ci.buf);
+			if (p && parse_double(p, 0, 1, &pv, NULL) == 0)
+				strbuf_addf(&out, "%-8.2g ", pv);
+			else
+				strbuf_addf(&out, "%-8s ", "-");
+			strbuf_addstr(&out, db_get(res, i, 7));
+			if (strcmp(db_get(res, i, 6), "{}"))
+				strbuf_addf(&out, " %s", db_get(res, i, 6));
+			strbuf_addch(&out, '\n');
+			strbuf_release(&ci);
+			strbuf_release(&ch);
+		}
+	}
+	cli_emit(&out);
+	db_result_free(res);
+	db_close(db);
+	strbuf_release(&err);
+	return 0;
+}

@@ -1,0 +1,162 @@
+/*
+ * cmd_rerun.c - `schedfarm rerun (JOB|PLAN) --host NAME`: the same plan
+ * again, on a named host.
+ *
+ * A JOB (an STP id) is copied: same patch, kernel and plan, a new job
+ * bound to the host.  A PLAN file is matched by its sha256 to the latest
+ * job that ran it, which is copied the same way; --kernel instead queues
+ * the plan under that kernel label.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "log.h"
+#include "parse.h"
+#include "plan.h"
+#include "queue.h"
+#include "banned.h"
+
+const char cmd_rerun_usage[] =
+	"usage: schedfarm rerun JOB --host NAME [--priority N] [--json]\n"
+	"       schedfarm rerun PLAN --host NAME [--kernel NAME] [--priority N] [--json]\n"
+	"\n"
+	"Queue the same plan again on host NAME.  JOB is an STP id: its patch,\n"
+	"kernel and plan are reused.  PLAN is a plan file: the latest job that\n"
+	"ran exactly this plan is reused, or, with --kernel, the plan is queued\n"
+	"under that kernel label.  Prints the new STP id.\n";
+
+int cmd_rerun(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"host", required_argument, NULL, 'H'},
+		{"kernel", required_argument, NULL, 'k'},
+		{"priority", required_argument, NULL, 'P'},
+		{"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	const char *host = NULL, *kernel = NULL, *why, *arg;
+	int opt, priority = 0, json = cli.json, have_prio = 0;
+	int64_t job = 0, new_job = 0;
+	struct db *db;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'H':
+			host = optarg;
+			break;
+		case 'k':
+			kernel = optarg;
+			break;
+		case 'P':
+			if (parse_int(optarg, -1000, 1000, &priority, &why) < 0)
+				die_usage("--priority '%s' %s", optarg, why);
+			have_prio = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			die_usage("see 'schedfarm rerun --help'");
+		}
+	}
+	if (argc - optind != 1 || !host)
+		die_usage("rerun (JOB|PLAN) --host NAME");
+	arg = argv[optind];
+	if (starts_with(arg, "STP#"))
+		arg += 4;
+	db = cli_open_db();
+	if (parse_i64(arg, 1, INT64_MAX, &job, NULL) < 0) {
+		struct plan *plan = NULL;
+
+		job = 0;
+		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
+			fprintf(stderr, "%s\n", err.buf);
+			fatal("%s is neither a job id nor a plan that checks",
+			      argv[optind]);
+		}
+		if (kernel) {
+			struct queue_submit s = {0};
+			struct queue_submitted done;
+
+			s.base = kernel;
+			s.kernel = kernel;
+			s.plan_name = plan->name;
+			s.plan_text = text.buf;
+			s.plan_len = text.len;
+			s.plan = plan;
+			s.host = host;
+			s.priority = priority;
+			if (queue_submit(db, &s, &done, &err) < 0)
+				fatal("%s", err.buf);
+			new_job = done.job_id;
+		} else {
+			char *body = xstrndup(text.buf, text.len);
+
+			db_args_str(&a, body);
+			free(body);
+			if (db_exec_args(db, &res, &err,
+					 "SELECT max(j.id) FROM jobs j JOIN plans "
+					 "p ON p.id = j.plan_id WHERE p.sha256 = "
+					 "encode(sha256(convert_to($1, 'UTF8')), "
+					 "'hex')",
+					 &a) < 0)
+				cli_db_fatal("rerun", &err);
+			db_args_clear(&a);
+			if (!db_get(res, 0, 0))
+				fatal("no job ran this plan yet: give --kernel "
+				      "NAME to queue it under a kernel");
+			parse_i64(db_get(res, 0, 0), 1, INT64_MAX, &job, NULL);
+			db_result_free(res);
+			res = NULL;
+		}
+		plan_free(plan);
+	}
+	if (!new_job) {
+		db_args_i64(&a, job);
+		db_args_str(&a, host);
+		db_args_i64(&a, priority);
+		db_args_bool(&a, have_prio);
+		if (db_exec_args(db, &res, &err,
+				 "INSERT INTO jobs (patch_id, kernel_id, plan_id, "
+				 "host_constraint, priority, name, req_kinds, "
+				 "req_min_sockets, req_min_cpus, "
+				 "req_min_memory_mb, req_tags, nr_runs, rerun_of) "
+				 "SELECT patch_id, kernel_id, plan_id, h.name, "
+				 "CASE WHEN $4 THEN $3 ELSE j.priority END, "
+				 "j.name, req_kinds, req_min_sockets, "
+				 "req_min_cpus, req_min_memory_mb, req_tags, "
+				 "nr_runs, j.id FROM jobs j, hosts h WHERE j.id "
+				 "= $1 AND h.name = $2 RETURNING id",
+				 &a) < 0)
+			cli_db_fatal("rerun", &err);
+		if (db_nrows(res) != 1)
+			fatal("no job %lld, or no host named '%s'",
+			      (long long)job, host);
+		parse_i64(db_get(res, 0, 0), 1, INT64_MAX, &new_job, NULL);
+	}
+	if (json)
+		strbuf_addf(&out, "{\"job\":%lld,\"rerun_of\":%lld,\"host\":",
+			    (long long)new_job, (long long)job);
+	if (json) {
+		strbuf_add_json_str(&out, host);
+		strbuf_addstr(&out, "}\n");
+	} else if (job) {
+		strbuf_addf(&out, "STP#%lld: queued on %s (rerun of STP#%lld)\n",
+			    (long long)new_job, host, (long long)job);
+	} else {
+		strbuf_addf(&out, "STP#%lld: queued on %s, kernel %s\n",
+			    (long long)new_job, host, kernel);
+	}
+	cli_emit(&out);
+	db_args_clear(&a);
+	strbuf_release(&text);
+	db_close(db);
+	return 0;
+}

@@ -1,0 +1,168 @@
+/*
+ * cmd_submit.c - `schedfarm submit`: put a patch series and a plan in the
+ * queue.
+ *
+ * The series is stored whole (bytes and sha256, computed by the server)
+ * as a PLM#, the plan by its sha256, and one job (an STP id) is created
+ * for the plan on the given host or on any host matching the plan's
+ * requirements.  A file that is not a unified diff is refused, and so is
+ * a plan that does not check.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cli.h"
+#include "log.h"
+#include "parse.h"
+#include "plan.h"
+#include "queue.h"
+#include "banned.h"
+
+#define PATCH_MAX_BYTES (64u << 20)
+
+const char cmd_submit_usage[] =
+	"usage: schedfarm submit PATCH... --base KERNEL --plan FILE [--host NAME]\n"
+	"                        [--kernel NAME] [--priority N] [--name TEXT] [--json]\n"
+	"\n"
+	"Queue a patch series (one or more files in unified diff format, in\n"
+	"order) to be measured with a plan.  The series is stored with its\n"
+	"sha256 as a PLM#; the job gets an STP id.  Both are printed.\n"
+	"\n"
+	"  --base KERNEL   the kernel the series applies to (required)\n"
+	"  --plan FILE     the plan (checked first; see 'schedfarm plan check')\n"
+	"  --host NAME     run on this host only (else any matching host)\n"
+	"  --kernel NAME   for hosts that do not boot kernels (local, ssh): the\n"
+	"                  name of the running kernel, recorded as the kernel\n"
+	"                  under test (else BASE+PLM#, for the build phase)\n"
+	"  --priority N    -1000..1000, higher first (default 0)\n"
+	"  --name TEXT     a label for the series (default: the first file name)\n"
+	"  --json          print {\"patch\":N,\"plan\":N,\"kernel\":N,\"job\":N}\n"
+	"\n"
+	"Example:\n"
+	"  schedfarm submit 0001-sched-fair.patch --base v6.1 \\\n"
+	"      --plan plans/fairness-loop.yaml --host box1 --kernel v6.1-fix\n";
+
+int cmd_submit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"base", required_argument, NULL, 'b'},
+		{"plan", required_argument, NULL, 'p'},
+		{"host", required_argument, NULL, 'H'},
+		{"kernel", required_argument, NULL, 'k'},
+		{"priority", required_argument, NULL, 'P'},
+		{"name", required_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	struct queue_submit s = {0};
+	struct queue_submitted done;
+	struct queue_patch *patches = NULL;
+	struct strbuf *bufs = NULL, err = STRBUF_INIT, text = STRBUF_INIT,
+		      out = STRBUF_INIT;
+	const char *plan_path = NULL, *why;
+	struct plan *plan = NULL;
+	int json = cli.json, opt, npatch;
+	struct db *db;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			s.base = optarg;
+			break;
+		case 'p':
+			plan_path = optarg;
+			break;
+		case 'H':
+			s.host = optarg;
+			break;
+		case 'k':
+			if (!*optarg || strlen(optarg) > 200)
+				die_usage("--kernel is 1..200 characters");
+			s.kernel = optarg;
+			break;
+		case 'P':
+			if (parse_int(optarg, -1000, 1000, &s.priority, &why) <
+			    0)
+				die_usage("--priority '%s' %s", optarg, why);
+			break;
+		case 'n':
+			if (strlen(optarg) > 500)
+				die_usage("--name is at most 500 characters");
+			s.name = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			die_usage("see 'schedfarm submit --help'");
+		}
+	}
+	npatch = argc - optind;
+	if (npatch < 1)
+		die_usage("submit needs at least one PATCH file");
+	if (!s.base || !plan_path)
+		die_usage("submit needs --base KERNEL and --plan FILE");
+	if (strlen(s.base) > 200)
+		die_usage("--base is at most 200 characters");
+
+	patches = xcalloc((size_t)npatch, sizeof(*patches));
+	bufs = xcalloc((size_t)npatch, sizeof(*bufs));
+	for (int i = 0; i < npatch; i++) {
+		const char *path = argv[optind + i];
+		int r;
+
+		strbuf_init(&bufs[i], 0);
+		r = strbuf_read_file(&bufs[i], path, PATCH_MAX_BYTES);
+		if (r < 0)
+			fatal("cannot read %s: %s", path,
+			      r == -EFBIG ? "larger than 64 MiB"
+					  : strerror(-r));
+		if (queue_check_patch(path, bufs[i].buf, bufs[i].len, &err) < 0)
+			fatal("%s", err.buf);
+		patches[i].name = path;
+		patches[i].data = bufs[i].buf;
+		patches[i].len = bufs[i].len;
+	}
+	if (queue_load_plan(plan_path, &text, &plan, &err) < 0) {
+		fprintf(stderr, "%s\n", err.buf);
+		fatal("the plan %s does not check", plan_path);
+	}
+	s.patches = patches;
+	s.nr_patches = (size_t)npatch;
+	s.plan_name = plan->name;
+	s.plan_text = text.buf;
+	s.plan_len = text.len;
+	s.plan = plan;
+
+	db = cli_open_db();
+	if (queue_submit(db, &s, &done, &err) < 0)
+		fatal("submit failed: %s", err.buf);
+	if (json)
+		strbuf_addf(&out,
+			    "{\"patch\":%lld,\"plan\":%lld,\"kernel\":%lld,"
+			    "\"job\":%lld}\n",
+			    (long long)done.patch_id, (long long)done.plan_id,
+			    (long long)done.kernel_id, (long long)done.job_id);
+	else
+		strbuf_addf(&out,
+			    "PLM#%lld: %d patch%s on %s\n"
+			    "STP#%lld: queued, plan %s (%zu runs), host %s\n",
+			    (long long)done.patch_id, npatch,
+			    npatch == 1 ? "" : "es", s.base,
+			    (long long)done.job_id, plan->name,
+			    plan->nr_runs * (size_t)plan->boots,
+			    s.host ? s.host : "any matching");
+	cli_emit(&out);
+	for (int i = 0; i < npatch; i++)
+		strbuf_release(&bufs[i]);
+	free(bufs);
+	free(patches);
+	plan_free(plan);
+	strbuf_release(&text);
+	db_close(db);
+	return 0;
+}

@@ -1,0 +1,321 @@
+/*
+ * ipmi.c - ipmitool through run-command; see ipmi.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ipmi.h"
+#include "run-command.h"
+#include "banned.h"
+
+static int port_of(const struct ipmi_target *t)
+{
+	return t->port ? t->port : 623;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Hold the BMC's lock file; returns the fd (close to release) or -1. */
+static int bmc_lock(const struct ipmi_target *t, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	const char *dir = t->lock_dir;
+	int fd;
+
+	if (!dir)
+		dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	strbuf_addf(&p, "%s/schedfarm-bmc-", dir);
+	for (const char *s = t->address; *s; s++)
+		strbuf_addch(&p, (*s == '/' || *s == ' ') ? '_' : *s);
+	strbuf_addf(&p, "-%d.lock", port_of(t));
+	fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		strbuf_addf(err, "cannot lock %s: %s", p.buf, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	strbuf_release(&p);
+	return fd;
+}
+
+/* One ipmitool call with retries; stdout in out.  Caller holds the lock. */
+static int ipmitool(const struct ipmi_target *t, const char *const *args,
+		    struct strbuf *out, struct strbuf *err)
+{
+	int tries = t->tries > 0 ? t->tries : 3;
+	int pause = t->backoff_ms > 0 ? t->backoff_ms : 500;
+	struct strbuf last = STRBUF_INIT;
+
+	if (!t->address || !t->user) {
+		strbuf_addstr(err, "the host has no BMC address or user");
+		return -1;
+	}
+	if (!t->password_file && !getenv("IPMI_PASSWORD")) {
+		strbuf_addstr(err, "no BMC password: set bmc_password_file or "
+				   "IPMI_PASSWORD");
+		return -1;
+	}
+	for (int i = 0; i < tries; i++) {
+		struct child_process cp;
+		int r;
+
+		if (i) {
+			sleep_ms(pause);
+			pause *= 2;
+		}
+		child_process_init(&cp);
+		strvec_pushl(&cp.args, t->ipmitool ? t->ipmitool : "ipmitool", "-I",
+			     "lanplus", "-C", "3", "-N", "1", "-R", "1", "-H",
+			     t->address, NULL);
+		strvec_pushf(&cp.args, "-p");
+		strvec_pushf(&cp.args, "%d", port_of(t));
+		strvec_pushl(&cp.args, "-U", t->user, NULL);
+		if (t->password_file)
+			strvec_pushl(&cp.args, "-f", t->password_file, NULL);
+		else
+			strvec_push(&cp.args, "-E");
+		strvec_pushv(&cp.args, args);
+		cp.capture_out = cp.capture_err = 1;
+		cp.timeout_ms = t->call_timeout_ms > 0 ? t->call_timeout_ms : 10000;
+		strbuf_reset(&last);
+		r = run_command(&cp, &last);
+		/* The BMC answered but refused: ipmitool may still exit 0. */
+		if (strstr(cp.err.buf, " failed: ") || strstr(cp.err.buf, "Invalid")) {
+			strbuf_trim(&cp.err);
+			strbuf_addf(err, "BMC %s:%d refused: %s", t->address,
+				    port_of(t), cp.err.buf);
+			child_process_clear(&cp);
+			strbuf_release(&last);
+			return IPMI_REFUSED;
+		}
+		if (r == 0) {
+			strbuf_addbuf(out, &cp.out);
+			child_process_clear(&cp);
+			strbuf_release(&last);
+			return 0;
+		}
+		strbuf_trim(&cp.err);
+		if (cp.err.len) {
+			char *nl = strchr(cp.err.buf, '\n');
+
+			strbuf_addf(&last, " (%.*s)",
+				    (int)(nl ? nl - cp.err.buf : (long)cp.err.len),
+				    cp.err.buf);
+		}
+		child_process_clear(&cp);
+	}
+	strbuf_addf(err, "BMC %s:%d did not answer (%d tr%s): %s", t->address,
+		    port_of(t), tries, tries == 1 ? "y" : "ies", last.buf);
+	strbuf_release(&last);
+	return -1;
+}
+
+static int status_locked(const struct ipmi_target *t, enum ipmi_power *ret,
+			 struct strbuf *err)
+{
+	static const char *const args[] = {"chassis", "power", "status", NULL};
+	struct strbuf out = STRBUF_INIT;
+	int r = ipmitool(t, args, &out, err);
+
+	if (!r) {
+		if (strstr(out.buf, "is on"))
+			*ret = IPMI_POWER_ON;
+		else if (strstr(out.buf, "is off"))
+			*ret = IPMI_POWER_OFF;
+		else {
+			strbuf_addf(err, "BMC %s:%d: unexpected power status '%s'",
+				    t->address, port_of(t), out.buf);
+			r = -1;
+		}
+	}
+	strbuf_release(&out);
+	return r;
+}
+
+int ipmi_power_status(const struct ipmi_target *t, enum ipmi_power *ret,
+		      struct strbuf *err)
+{
+	int fd = bmc_lock(t, err), r;
+
+	if (fd < 0)
+		return -1;
+	r = status_locked(t, ret, err);
+	close(fd);
+	return r;
+}
+
+/* Poll until the BMC reports want. */
+static int confirm_locked(const struct ipmi_target *t, enum ipmi_power want,
+			  struct strbuf *err)
+{
+	int64_t end = mono_ms() + (t->confirm_timeout_ms > 0 ? t->confirm_timeout_ms
+							     : 30000);
+	enum ipmi_power now;
+
+	for (;;) {
+		if (status_locked(t, &now, err) < 0)
+			return -1;
+		if (now == want)
+			return 0;
+		if (mono_ms() >= end)
+			break;
+		sleep_ms(200);
+	}
+	strbuf_addf(err, "BMC %s:%d: power still %s after the change to %s",
+		    t->address, port_of(t), now ? "on" : "off",
+		    want ? "on" : "off");
+	return -1;
+}
+
+static int set_locked(const struct ipmi_target *t, enum ipmi_power want,
+		      int *ret_changed, struct strbuf *err)
+{
+	const char *args[] = {"chassis", "power", want ? "on" : "off", NULL};
+	struct strbuf out = STRBUF_INIT;
+	enum ipmi_power now;
+	int r;
+
+	if (ret_changed)
+		*ret_changed = 0;
+	if (status_locked(t, &now, err) < 0)
+		return -1;
+	if (now == want)
+		return 0;
+	r = ipmitool(t, args, &out, err);
+	strbuf_release(&out);
+	if (r < 0)
+		return -1;
+	if (ret_changed)
+		*ret_changed = 1;
+	return confirm_locked(t, want, err);
+}
+
+int ipmi_power_set(const struct ipmi_target *t, enum ipmi_power want,
+		   int *ret_changed, struct strbuf *err)
+{
+	int fd = bmc_lock(t, err), r;
+
+	if (fd < 0)
+		return -1;
+	r = set_locked(t, want, ret_changed, err);
+	close(fd);
+	return r;
+}
+
+int ipmi_power_cycle(const struct ipmi_target *t, struct strbuf *err)
+{
+	int fd = bmc_lock(t, err), r;
+
+	if (fd < 0)
+		return -1;
+	/* off then on, each confirmed: a BMC's own "cycle" is not
+	 * confirmable (the state is "on" before and after). */
+	r = set_locked(t, IPMI_POWER_OFF, NULL, err);
+	if (!r)
+		r = set_locked(t, IPMI_POWER_ON, NULL, err);
+	close(fd);
+	return r;
+}
+
+int ipmi_bootdev(const struct ipmi_target *t, const char *dev,
+		 struct strbuf *err)
+{
+	const char *args[] = {"chassis", "bootdev", dev, NULL};
+	struct strbuf out = STRBUF_INIT;
+	int fd, r;
+
+	if (strcmp(dev, "pxe") && strcmp(dev, "disk") && strcmp(dev, "cdrom") &&
+	    strcmp(dev, "bios")) {
+		strbuf_addf(err, "bad boot device '%s'", dev);
+		return -1;
+	}
+	fd = bmc_lock(t, err);
+	if (fd < 0)
+		return -1;
+	r = ipmitool(t, args, &out, err);
+	close(fd);
+	strbuf_release(&out);
+	return r;
+}
+
+static int copy_file(const char *from, const char *to, struct strbuf *err)
+{
+	struct child_process cp;
+	int r;
+
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "cp", "--", from, to, NULL);
+	cp.capture_err = 1;
+	cp.timeout_ms = 120000;
+	r = run_command(&cp, err);
+	child_process_clear(&cp);
+	return r;
+}
+
+int ipmi_write_pxe(const char *tftp_dir, const char *name, const char *server,
+		   const char *kernel, const char *initrd, const char *cmdline,
+		   struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT, tmp = STRBUF_INIT, body = STRBUF_INIT;
+	int fd, r = -1;
+
+	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789-_.") != strlen(name) || name[0] == '.') {
+		strbuf_addf(err, "host name '%s' cannot name a PXE file", name);
+		return -1;
+	}
+	if (strchr(cmdline, '\n') || strchr(server, '\n')) {
+		strbuf_addstr(err, "a kernel command line is one line");
+		return -1;
+	}
+	strbuf_addf(&p, "%s/%s.kernel", tftp_dir, name);
+	if (copy_file(kernel, p.buf, err) < 0)
+		goto out;
+	strbuf_addf(&body, "#!ipxe\nkernel tftp://%s/%s.kernel %s\n", server, name,
+		    cmdline);
+	if (initrd) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/%s.initrd", tftp_dir, name);
+		if (copy_file(initrd, p.buf, err) < 0)
+			goto out;
+		strbuf_addf(&body, "initrd tftp://%s/%s.initrd\n", server, name);
+	}
+	strbuf_addstr(&body, "boot\n");
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/%s.ipxe", tftp_dir, name);
+	strbuf_addf(&tmp, "%s.tmp", p.buf);
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, body.buf, body.len) != (ssize_t)body.len ||
+	    close(fd) < 0 || rename(tmp.buf, p.buf) < 0) {
+		strbuf_addf(err, "cannot write %s: %s", p.buf, strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	strbuf_release(&p);
+	strbuf_release(&tmp);
+	strbuf_release(&body);
+	return r;
+}

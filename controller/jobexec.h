@@ -1,0 +1,95 @@
+/*
+ * jobexec.h - the path of one claimed job: build, boot, run, collect,
+ * ingest.
+ *
+ * Each phase is a function; build and boot dispatch on the host's kind
+ * through one table (jobexec.c, job_kinds[]).  `local` and `ssh` hosts run
+ * whatever kernel they have, so both phases are recorded as skipped.  The
+ * kinds that boot kernels (libvirt, ipmi) plug in by filling .build and
+ * .boot in that table: build makes the job's kernel (jc->kernel_id) and
+ * boot brings the host up on it and leaves in jc->target the SSH address
+ * at which the agent is then run, like an `ssh` host.
+ *
+ * The job's process owns the lease: it renews it while working and stops
+ * (the agent too) when the lease is lost -- the job was cancelled, or it
+ * expired and went back to the queue.  Whatever happens, the job ends with
+ * a row that says what failed and why, and the host is released.
+ */
+#ifndef SCHEDFARM_JOBEXEC_H
+#define SCHEDFARM_JOBEXEC_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "queue.h"
+#include "runner.h"
+#include "strbuf.h"
+
+struct plan;
+
+/* What a progress display shows about the run that starts or ends. */
+struct job_progress {
+	int64_t job_id;
+	int64_t run_id;
+	size_t index;        /* 0-based over the whole job */
+	size_t nr_runs;
+	const char *workload;
+	const char *params;  /* the plan's own parameters, "name=value ..." */
+	const char *host;
+	double elapsed_s;    /* since the run phase began */
+	double estimate_s;   /* time left by the average so far; < 0 unknown */
+	const char *outcome; /* NULL when the run starts; "ok", "failed: ..." */
+};
+
+struct job_hooks {
+	void (*progress)(void *ctx, const struct job_progress *p);
+	/* level: 0 info, 1 warning */
+	void (*log)(void *ctx, int level, const char *msg);
+	void *ctx;
+};
+
+/* Everything a phase may need, loaded when the job starts. */
+struct job_ctx {
+	struct db *db;
+	struct queue_claim claim;
+	const char *owner;
+	int lease_s;
+	const struct job_hooks *hooks;
+
+	struct plan *plan;
+	int64_t plan_id, kernel_id, patch_id;
+	char *kernel_name;
+	char *host_name, *host_kind;
+	/* Where the agent runs: the host's own SSH fields; a boot hook may
+	 * point it elsewhere (the booted guest). */
+	struct runner_host target;
+	char *agent_path;
+	int64_t last_beat_ms;
+	int lease_lost;
+	int interrupted; /* job_stop_requested was seen */
+};
+
+/* Per host kind: how to build and boot (NULL: this kind does neither). */
+struct job_kind_ops {
+	const char *kind;
+	int (*build)(struct job_ctx *jc, struct strbuf *log, struct strbuf *err);
+	int (*boot)(struct job_ctx *jc, int boot_index, struct strbuf *log,
+		    struct strbuf *err);
+};
+
+/*
+ * Set (from a signal handler) to make a running job stop at its next
+ * tick: the agent is stopped and the job goes back to the queue.
+ */
+extern volatile sig_atomic_t job_stop_requested;
+
+/*
+ * Run the claimed job c to its end and record everything.  Return 0 when
+ * the job is done, 1 when it failed or was stopped (recorded in the
+ * database), -1 when even recording failed (err).
+ */
+int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
+		int lease_s, const struct job_hooks *hooks, struct strbuf *err);
+
+#endif

@@ -1,0 +1,216 @@
+/*
+ * plan.h - test plans: what to run, how often, where, and how to judge it.
+ *
+ * A plan is a YAML file (doc/PLANS.md has the format).  plan_load() and
+ * plan_parse() read one, check every key, type and range against
+ * common/workloads.c, and expand its sweeps (a list under any workload
+ * parameter; several lists give their product, like LKP job files) into
+ * the flat list of runs the queue turns into run specs (doc/PROTOCOL.md).
+ *
+ * Everything in a struct plan is plain data owned by the plan: no YAML
+ * type leaks out of plan.c, the only file that includes yaml.h.  Whatever
+ * a plan can make the controller allocate is capped by the PLAN_MAX_*
+ * limits below; a plan that goes past one is refused with an error, never
+ * truncated.
+ *
+ * Errors are appended to the caller's strbuf, one per line, in a stable
+ * format meant for golden files and editors:
+ *
+ *     plans/x.yaml:12:5: error: unknown key 'iteration' (expected one of ...)
+ *
+ * where the name is the one passed in (the path for plan_load), line and
+ * column are 1-based, and the text after "error: " starts with where in
+ * the plan (host.min_cpus, workloads[1].params.threads[2]).  Checking goes
+ * on after an error, so every defect of a file is reported, sorted by
+ * line and column; at most PLAN_MAX_ERRORS, then one "too many errors"
+ * line.  A YAML syntax error stops the parse: it is the only one then.
+ */
+#ifndef SCHEDFARM_PLAN_H
+#define SCHEDFARM_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+#include "strvec.h"
+#include "workloads.h"
+
+/* Caps: past any of these a plan is refused. */
+#define PLAN_MAX_BYTES (1024 * 1024) /* plan text */
+#define PLAN_MAX_RUNS 10000 /* runs after expansion */
+#define PLAN_MAX_WORKLOADS 64 /* entries under workloads: */
+#define PLAN_MAX_VALUES 1024 /* values in one sweep list */
+#define PLAN_MAX_ITEMS 256 /* cgroups, metrics, tags, kinds, configs */
+#define PLAN_MAX_DEPTH 16 /* YAML nesting */
+#define PLAN_MAX_NODES 65536 /* YAML scalars, lists and maps */
+#define PLAN_MAX_ERRORS 50 /* reported per file */
+
+enum plan_until {
+	PLAN_UNTIL_FIXED, /* exactly `boots` boots per kernel */
+	PLAN_UNTIL_DECIDED, /* add boots while inconclusive, up to max_boots */
+};
+
+/* A metric's direction, as the plan overrides it. */
+enum plan_direction {
+	PLAN_DIR_DEFAULT, /* not set: the agent's own direction stands */
+	PLAN_DIR_HIGHER, /* higher is better */
+	PLAN_DIR_LOWER, /* lower is better */
+	PLAN_DIR_NONE, /* informational: never a regression */
+};
+
+/*
+ * One parameter of a run, as text exactly as the plan wrote the value.
+ * Both strings belong to the plan (shared between runs).
+ */
+struct plan_kv {
+	const char *name;
+	const char *value;
+};
+
+/*
+ * One expanded run: a workload with every sweep resolved to one value.
+ * params holds the parameters the plan gave (swept or not), in the order
+ * they appear in the plan; defaults are not in it (plan_run_param() and
+ * plan_run_params_json() fill them in from the workload table).
+ */
+struct plan_run {
+	size_t index; /* 0-based position in plan->runs */
+	size_t entry; /* which item of the plan's workloads: list */
+	const char *workload; /* == wl->name */
+	const struct wl_desc *wl; /* the workload table entry */
+	struct plan_kv *params;
+	size_t nr_params;
+};
+
+/* One cgroup the agent creates before a run (spec "cgroups"). */
+struct plan_cgroup {
+	char *path; /* absolute, like "/a"; never "/" */
+	int weight; /* 1..10000, cgroup v2 cpu.weight scale; default 100 */
+	double cpu_max_pct; /* 0 = no limit, else 1..100 * CPUs (percent of one
+			       CPU) */
+	char *cpus; /* cpuset list like "0-3,6", or NULL for all */
+};
+
+/* What a host must have to run the plan.  Unset numbers are 0. */
+struct plan_host {
+	struct strvec kinds; /* any of these kinds (local, ssh, libvirt, ipmi);
+				empty = any */
+	int min_sockets;
+	int min_cpus;
+	int64_t min_memory_mb;
+	struct strvec tags; /* the host must carry every one */
+};
+
+/* A per-metric override of the comparison. */
+struct plan_metric {
+	char *name; /* metric name, or a shell glob (fnmatch) over names */
+	double tau_pct; /* noise band in percent; < 0 = not set (default) */
+	enum plan_direction direction;
+	int decides; /* 1: this metric decides `until: decided` and the verdict
+		      */
+};
+
+/* Per-phase limits in milliseconds (REFERENCE.md section 3: they nest). */
+struct plan_timeouts {
+	int64_t power_ms; /* power on/off/cycle of a host; default 5 min */
+	int64_t boot_ms; /* kernel start to agent reachable; default 10 min */
+	int64_t run_ms; /* one run, all its iterations; default 1 h */
+	int64_t collect_ms; /* fetching results after a run; default 5 min */
+};
+
+struct plan {
+	char *source; /* the name errors use: path, or plan_parse()'s name */
+	char *name; /* `name:`, else source's basename without .yaml */
+	char *description; /* `description:`, or NULL */
+
+	int iterations; /* measured iterations per run per boot, 1..10000;
+			   default 3 */
+	int warmup; /* discarded iterations first, 0..1000; default 1 */
+	int boots; /* boots per kernel (first round), 1..1000; default 1 */
+	enum plan_until until;
+	int max_boots; /* cap for PLAN_UNTIL_DECIDED (default 20); == boots
+			  otherwise */
+
+	struct plan_cgroup *cgroups;
+	size_t nr_cgroups;
+	struct plan_host host;
+	struct strvec
+		kernel_config; /* fragment file names in kernels/, in order */
+	struct plan_metric *metrics;
+	size_t nr_metrics;
+	struct plan_timeouts timeouts;
+
+	struct plan_run *runs; /* expanded, in order; 1..PLAN_MAX_RUNS */
+	size_t nr_runs;
+
+	struct strvec strings_; /* private: owns the strings runs point to */
+};
+
+/*
+ * Parse and check the plan text (len bytes, need not be NUL-terminated);
+ * name is what error messages call the file.  On success return 0 and hand
+ * the caller a plan in *ret (free it with plan_free).  On failure return
+ * -EINVAL (the plan is wrong; *ret is NULL) with every error found
+ * appended to err, one "name:line:col: error: ..." line each.  err is
+ * appended to, never reset, so one strbuf can collect many files.
+ */
+int plan_parse(const char *name, const char *text, size_t len,
+	       struct plan **ret, struct strbuf *err);
+
+/*
+ * plan_parse() of the file at path (at most PLAN_MAX_BYTES).  A file that
+ * cannot be read gives "path: error: cannot read: REASON" and -errno.
+ */
+int plan_load(const char *path, struct plan **ret, struct strbuf *err);
+
+/* Free a plan and everything in it; NULL is fine. */
+void plan_free(struct plan *p);
+
+/*
+ * The value of parameter name for run r: the plan's, else the workload
+ * table's default, else NULL (no such parameter, or a required one --
+ * which plan_parse never lets through).  The string belongs to the plan
+ * or the table.
+ */
+const char *plan_run_param(const struct plan_run *r, const char *name);
+
+/*
+ * Append one JSON object of every parameter of r's workload (the common
+ * `cgroup` first, then the table's order), defaults included, typed by the
+ * table: integers and numbers as JSON numbers, booleans as true/false,
+ * strings and durations ("10s") as strings.  This is the run spec's
+ * "params" and what runs.params stores.  p is the plan r belongs to.
+ */
+void plan_run_params_json(const struct plan *p, const struct plan_run *r,
+			  struct strbuf *out);
+
+/*
+ * Append a short text for r: "workload name=value ..." over the plan's own
+ * parameters (no defaults), for progress lines and tables.
+ */
+void plan_run_label(const struct plan_run *r, struct strbuf *out);
+
+/*
+ * Append r as the object `plan expand --json` prints:
+ * {"index":N,"workload":"...","params":{...plan_run_params_json...}}.
+ */
+void plan_run_json(const struct plan *p, const struct plan_run *r,
+		   struct strbuf *out);
+
+/*
+ * Append the plan's cgroup layout as the run spec's "cgroups" array
+ * ([] when the plan has none): [{"path":"/a","weight":100,...},...].
+ */
+void plan_cgroups_json(const struct plan *p, struct strbuf *out);
+
+/*
+ * Append the whole plan minus its runs as one JSON object (settings,
+ * host, kernel config, metrics, timeouts, nr_runs): for `plan expand
+ * --json`'s readers, the queue's job row and reports.
+ */
+void plan_settings_json(const struct plan *p, struct strbuf *out);
+
+/* "higher", "lower", "none", or NULL for PLAN_DIR_DEFAULT. */
+const char *plan_direction_name(enum plan_direction d);
+
+#endif

@@ -1,0 +1,729 @@
+/*
+ * queue.c - the patch queue and host leases; see queue.h.
+ *
+ * The claim is two statements in one transaction: the first locks the
+ * best queued job for which some idle, healthy, matching host exists
+ * (SKIP LOCKED, so concurrent controllers pass each other by); the second
+ * locks one such host (SKIP LOCKED again).  When the second finds none --
+ * another controller took the last host between the two -- the
+ * transaction is rolled back and the claim retried a few times.  Both rows
+ * are then leased with the same owner and expiry before COMMIT.  Hashes of
+ * patches and plans are computed by the server (sha256()), so the
+ * controller carries no crypto code of its own.
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "parse.h"
+#include "plan.h"
+#include "queue.h"
+#include "banned.h"
+
+#define JOB_LOG_CAP (1 << 20)
+
+/*
+ * The host-matching condition, over a job row j and a host row h.  A host
+ * whose topology is not known yet (never contacted) is not held to the
+ * plan's minimums: its first run records what it has.
+ */
+#define HOST_MATCH                                                           \
+	"h.state = 'idle' AND h.health IN ('good', 'unknown')"               \
+	" AND (j.host_constraint IS NULL OR h.name = j.host_constraint)"     \
+	" AND (cardinality(j.req_kinds) = 0 OR h.kind = ANY (j.req_kinds))"  \
+	" AND coalesce(h.sockets >= j.req_min_sockets, true)"                \
+	" AND coalesce(h.cpus >= j.req_min_cpus, true)"                      \
+	" AND coalesce(h.memory_mb >= j.req_min_memory_mb, true)"            \
+	" AND h.tags @> j.req_tags"
+
+static int get_i64(struct db_result *res, int row, int col, int64_t *ret)
+{
+	const char *v = db_get(res, row, col);
+
+	return v ? parse_i64(v, INT64_MIN, INT64_MAX, ret, NULL) : -1;
+}
+
+int queue_check_patch(const char *name, const char *data, size_t len,
+		      struct strbuf *err)
+{
+	int minus = 0, plus = 0, hunk = 0;
+	const char *p = data, *end = data + len;
+
+	if (memchr(data, '\0', len)) {
+		strbuf_addf(err, "%s is not a patch: it holds NUL bytes", name);
+		return -1;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (l >= 4 && !memcmp(p, "--- ", 4))
+			minus = 1;
+		else if (l >= 4 && !memcmp(p, "+++ ", 4) && minus)
+			plus = 1;
+		else if (l >= 3 && !memcmp(p, "@@ ", 3) && plus)
+			hunk = 1;
+		p += l + 1;
+	}
+	if (!hunk) {
+		strbuf_addf(err,
+			    "%s is not a patch: no unified diff (---/+++ "
+			    "lines and an @@ hunk) in it",
+			    name);
+		return -1;
+	}
+	return 0;
+}
+
+static void add_hex(struct strbuf *sb, const char *data, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	strbuf_grow(sb, len * 2);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)data[i];
+
+		strbuf_addch(sb, hex[c >> 4]);
+		strbuf_addch(sb, hex[c & 15]);
+	}
+}
+
+static char *submitter_name(void)
+{
+	const struct passwd *pw = getpwuid(getuid());
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	return xstrfmt("%s@%s", pw ? pw->pw_name : "unknown",
+		       host[0] ? host : "localhost");
+}
+
+/* Insert (or find) a kernel row by name; return its id. */
+static int ensure_kernel(struct db *db, const char *name, const char *base,
+			 const char *series_sha, const char *state,
+			 int64_t *ret_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, name);
+	db_args_str(&a, base);
+	db_args_str(&a, series_sha);
+	db_args_str(&a, state);
+	r = db_exec_args(db, &res, err,
+			 "INSERT INTO kernels (name, base, series_sha256, "
+			 "build_state) VALUES ($1, $2, $3, $4) "
+			 "ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name "
+			 "RETURNING id",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0 || get_i64(res, 0, 0, ret_id) < 0) {
+		if (r == 0)
+			strbuf_addstr(err, "kernel insert returned no id");
+		return -1;
+	}
+	return 0;
+}
+
+static void join_strvec_array(struct strbuf *out, const struct strvec *sv)
+{
+	/* A text[] literal: each element double-quoted with \ and " escaped. */
+	strbuf_addch(out, '{');
+	for (size_t i = 0; i < sv->nr; i++) {
+		if (i)
+			strbuf_addch(out, ',');
+		strbuf_addch(out, '"');
+		for (const char *p = sv->v[i]; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				strbuf_addch(out, '\\');
+			strbuf_addch(out, *p);
+		}
+		strbuf_addch(out, '"');
+	}
+	strbuf_addch(out, '}');
+}
+
+int queue_submit(struct db *db, const struct queue_submit *s,
+		 struct queue_submitted *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	_cleanup_free_ char *who = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT,
+		      arr = STRBUF_INIT;
+	char *sha = NULL;
+	int r = -1;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!s->base || !*s->base) {
+		strbuf_addstr(err, "a base kernel is required");
+		return -1;
+	}
+	who = s->submitter ? xstrdup(s->submitter) : submitter_name();
+	if (db_begin(db, err) < 0)
+		return -1;
+
+	if (s->host) {
+		db_args_str(&a, s->host);
+		if (db_exec_args(db, &res, err,
+				 "SELECT id FROM hosts WHERE name = $1", &a) < 0)
+			goto out;
+		db_args_clear(&a);
+		if (db_nrows(res) != 1) {
+			strbuf_addf(err, "no host named '%s' ('schedfarm host "
+					 "list' shows them)",
+				    s->host);
+			goto out;
+		}
+		db_result_free(res);
+		res = NULL;
+	}
+
+	/* The plan, stored once per distinct text. */
+	db_args_str(&a, s->plan_name);
+	{
+		char *body = xstrndup(s->plan_text, s->plan_len);
+		db_args_str(&a, body);
+		free(body);
+	}
+	if (db_exec_args(db, &res, err,
+			 "INSERT INTO plans (name, sha256, body) VALUES ($1, "
+			 "encode(sha256(convert_to($2, 'UTF8')), 'hex'), $2) "
+			 "ON CONFLICT (sha256) DO UPDATE SET name = plans.name "
+			 "RETURNING id",
+			 &a) < 0 ||
+	    get_i64(res, 0, 0, &ret->plan_id) < 0)
+		goto out;
+	db_args_clear(&a);
+	db_result_free(res);
+	res = NULL;
+
+	if (s->nr_patches) {
+		int64_t base_id;
+
+		for (size_t i = 0; i < s->nr_patches; i++)
+			add_hex(&hex, s->patches[i].data, s->patches[i].len);
+		if (ensure_kernel(db, s->base, s->base, NULL, "external",
+				  &base_id, err) < 0)
+			goto out;
+		db_args_str(&a, s->name ? s->name : s->patches[0].name);
+		db_args_str(&a, who);
+		db_args_str(&a, s->base);
+		db_args_str(&a, hex.buf);
+		db_args_i64(&a, (int64_t)s->nr_patches);
+		db_args_i64(&a, base_id);
+		if (db_exec_args(db, &res, err,
+				 "INSERT INTO patches (name, submitter, base, "
+				 "series, series_sha256, n_patches, "
+				 "base_kernel_id) VALUES ($1, $2, $3, "
+				 "decode($4, 'hex'), "
+				 "encode(sha256(decode($4, 'hex')), 'hex'), "
+				 "$5, $6) RETURNING id, series_sha256",
+				 &a) < 0 ||
+		    get_i64(res, 0, 0, &ret->patch_id) < 0)
+			goto out;
+		db_args_clear(&a);
+		sha = xstrdup(db_get(res, 0, 1));
+		db_result_free(res);
+		res = NULL;
+	}
+
+	/* The kernel under test: a label for hosts that do not boot, else
+	 * base + series, for the build phase to make. */
+	if (s->kernel) {
+		if (ensure_kernel(db, s->kernel, s->base, NULL, "external",
+				  &ret->kernel_id, err) < 0)
+			goto out;
+	} else if (ret->patch_id) {
+		strbuf_addf(&kname, "%s+PLM%lld", s->base,
+			    (long long)ret->patch_id);
+		if (ensure_kernel(db, kname.buf, s->base, sha, "queued",
+				  &ret->kernel_id, err) < 0)
+			goto out;
+	} else if (ensure_kernel(db, s->base, s->base, NULL, "external",
+				 &ret->kernel_id, err) < 0) {
+		goto out;
+	}
+	if (ret->patch_id) {
+		db_args_i64(&a, ret->kernel_id);
+		db_args_i64(&a, ret->patch_id);
+		if (db_exec_args(db, NULL, err,
+				 "UPDATE patches SET kernel_id = $1 WHERE id = $2",
+				 &a) < 0)
+			goto out;
+		db_args_clear(&a);
+	}
+
+	db_args_i64(&a, ret->patch_id);
+	db_args_i64(&a, ret->kernel_id);
+	db_args_i64(&a, ret->plan_id);
+	db_args_str(&a, s->host);
+	db_args_i64(&a, s->priority);
+	db_args_str(&a, s->name);
+	join_strvec_array(&arr, &s->plan->host.kinds);
+	db_args_str(&a, arr.buf);
+	db_args_i64(&a, s->plan->host.min_sockets);
+	db_args_i64(&a, s->plan->host.min_cpus);
+	db_args_i64(&a, s->plan->host.min_memory_mb);
+	strbuf_reset(&arr);
+	join_strvec_array(&arr, &s->plan->host.tags);
+	db_args_str(&a, arr.buf);
+	db_args_i64(&a, (int64_t)s->plan->nr_runs * s->plan->boots);
+	db_args_i64(&a, s->rerun_of);
+	if (db_exec_args(db, &res, err,
+			 "INSERT INTO jobs (patch_id, kernel_id, plan_id, "
+			 "host_constraint, priority, name, req_kinds, "
+			 "req_min_sockets, req_min_cpus, req_min_memory_mb, "
+			 "req_tags, nr_runs, rerun_of) VALUES (nullif($1, 0), "
+			 "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
+			 "nullif($13, 0)) RETURNING id",
+			 &a) < 0 ||
+	    get_i64(res, 0, 0, &ret->job_id) < 0)
+		goto out;
+	if (db_commit(db, err) < 0)
+		goto out_norollback;
+	r = 0;
+	goto out_norollback;
+out:
+	db_rollback(db);
+out_norollback:
+	db_args_clear(&a);
+	strbuf_release(&hex);
+	strbuf_release(&kname);
+	strbuf_release(&arr);
+	free(sha);
+	return r;
+}
+
+char *queue_owner_new(void)
+{
+	char host[256] = "";
+	struct timespec ts;
+
+	gethostname(host, sizeof(host) - 1);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return xstrfmt("%s:%ld:%lx", host[0] ? host : "localhost",
+		       (long)getpid(),
+		       (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)));
+}
+
+/* One claim attempt: 1 claimed, 0 nothing to claim, 2 lost a race. */
+static int claim_once(struct db *db, const char *owner, int lease_s,
+		      int64_t only_job, struct queue_claim *ret,
+		      struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int64_t job, host, attempts;
+	int r = -1;
+
+	if (db_begin(db, err) < 0)
+		return -1;
+	if (only_job) {
+		db_args_i64(&a, only_job);
+		r = db_exec_args(db, &res, err,
+				 "SELECT j.id FROM jobs j WHERE j.id = $1 AND "
+				 "j.state = 'queued' AND EXISTS (SELECT 1 FROM "
+				 "hosts h WHERE " HOST_MATCH ") "
+				 "FOR UPDATE OF j SKIP LOCKED",
+				 &a);
+		db_args_clear(&a);
+	} else {
+		r = db_exec(db, &res, err,
+			    "SELECT j.id FROM jobs j WHERE j.state = 'queued' "
+			    "AND EXISTS (SELECT 1 FROM hosts h WHERE "
+			    HOST_MATCH ") ORDER BY j.priority DESC, j.id "
+			    "LIMIT 1 FOR UPDATE OF j SKIP LOCKED",
+			    0, NULL);
+	}
+	r = r < 0 ? -1 : 0;
+	if (r < 0)
+		goto fail;
+	r = -1;
+	if (db_nrows(res) == 0) {
+		db_rollback(db);
+		return 0;
+	}
+	if (get_i64(res, 0, 0, &job) < 0)
+		goto bad;
+	db_result_free(res);
+	res = NULL;
+
+	db_args_i64(&a, job);
+	if (db_exec_args(db, &res, err,
+			 "SELECT h.id FROM hosts h, jobs j WHERE j.id = $1 AND "
+			 HOST_MATCH " ORDER BY (h.health = 'good') DESC, h.id "
+			 "LIMIT 1 FOR UPDATE OF h SKIP LOCKED",
+			 &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	if (db_nrows(res) == 0) {
+		db_rollback(db);
+		return 2;
+	}
+	if (get_i64(res, 0, 0, &host) < 0)
+		goto bad;
+	db_result_free(res);
+	res = NULL;
+
+	db_args_i64(&a, job);
+	db_args_i64(&a, host);
+	db_args_str(&a, owner);
+	db_args_i64(&a, lease_s);
+	if (db_exec_args(db, &res, err,
+			 "UPDATE jobs SET state = 'claimed', host_id = $2, "
+			 "lease_owner = $3, lease_expires = now() + "
+			 "make_interval(secs => $4), claimed_at = now(), "
+			 "started_at = coalesce(started_at, now()), "
+			 "attempts = attempts + 1, error = NULL, "
+			 "error_phase = NULL WHERE id = $1 RETURNING attempts",
+			 &a) < 0 ||
+	    get_i64(res, 0, 0, &attempts) < 0)
+		goto fail;
+	if (db_exec_args(db, NULL, err,
+			 "UPDATE hosts SET state = 'leased', lease_owner = $3, "
+			 "lease_job_id = $1, lease_expires = now() + "
+			 "make_interval(secs => $4), updated_at = now() "
+			 "WHERE id = $2",
+			 &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	if (db_commit(db, err) < 0)
+		return -1;
+	ret->job_id = job;
+	ret->host_id = host;
+	ret->attempt = (int)attempts;
+	return 1;
+bad:
+	strbuf_addstr(err, "claim: the database returned a bad id");
+fail:
+	db_args_clear(&a);
+	db_rollback(db);
+	return r;
+}
+
+int queue_claim(struct db *db, const char *owner, int lease_s,
+		struct queue_claim *ret, struct strbuf *err)
+{
+	return queue_claim_job(db, owner, lease_s, 0, ret, err);
+}
+
+int queue_claim_job(struct db *db, const char *owner, int lease_s,
+		    int64_t job_id, struct queue_claim *ret, struct strbuf *err)
+{
+	for (int i = 0; i < 20; i++) {
+		int r = claim_once(db, owner, lease_s, job_id, ret, err);
+
+		if (r != 2)
+			return r;
+		/* The host went to another controller; let it commit. */
+		{
+			struct timespec ts = {0, (long)(1 + i) * 2000000L};
+			nanosleep(&ts, NULL);
+		}
+	}
+	return 0;
+}
+
+int queue_heartbeat(struct db *db, const struct queue_claim *c,
+		    const char *owner, int lease_s, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, c->job_id);
+	db_args_i64(&a, c->host_id);
+	db_args_str(&a, owner);
+	db_args_i64(&a, lease_s);
+	r = db_exec_args(db, &res, err,
+			 "WITH j AS (UPDATE jobs SET lease_expires = now() + "
+			 "make_interval(secs => $4) WHERE id = $1 AND "
+			 "lease_owner = $3 AND state NOT IN ('queued', 'done', "
+			 "'failed', 'cancelled') RETURNING id), "
+			 "h AS (UPDATE hosts SET lease_expires = now() + "
+			 "make_interval(secs => $4) WHERE id = $2 AND "
+			 "lease_owner = $3 RETURNING id) "
+			 "SELECT (SELECT count(*) FROM j), "
+			 "(SELECT count(*) FROM h)",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (strcmp(db_get(res, 0, 0), "1") || strcmp(db_get(res, 0, 1), "1"))
+		return -2;
+	return 0;
+}
+
+int queue_set_state(struct db *db, const struct queue_claim *c,
+		    const char *owner, const char *state, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, c->job_id);
+	db_args_str(&a, owner);
+	db_args_str(&a, state);
+	r = db_exec_args(db, &res, err,
+			 "UPDATE jobs SET state = $3 WHERE id = $1 AND "
+			 "lease_owner = $2 AND state NOT IN ('done', 'failed', "
+			 "'cancelled', 'queued')",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	return db_cmd_tuples(res) == 1 ? 0 : -2;
+}
+
+int queue_set_host_state(struct db *db, const struct queue_claim *c,
+			 const char *owner, const char *state,
+			 struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, c->host_id);
+	db_args_str(&a, owner);
+	db_args_str(&a, state);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE hosts SET state = $3, updated_at = now() "
+			 "WHERE id = $1 AND lease_owner = $2",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int queue_log(struct db *db, int64_t job_id, const char *text,
+	      struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, job_id);
+	db_args_str(&a, text);
+	db_args_i64(&a, JOB_LOG_CAP);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE jobs SET log = right(log || $2, $3::int) "
+			 "WHERE id = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int queue_phase_begin(struct db *db, const struct queue_claim *c,
+		      const char *phase, int64_t *ret_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, c->job_id);
+	db_args_str(&a, phase);
+	db_args_i64(&a, c->attempt);
+	r = db_exec_args(db, &res, err,
+			 "INSERT INTO job_phases (job_id, phase, attempt) "
+			 "VALUES ($1, $2, $3) RETURNING id",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0 || get_i64(res, 0, 0, ret_id) < 0)
+		return -1;
+	return 0;
+}
+
+int queue_phase_end(struct db *db, int64_t phase_id, const char *status,
+		    const char *log, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, phase_id);
+	db_args_str(&a, status);
+	db_args_str(&a, log ? log : "");
+	db_args_i64(&a, JOB_LOG_CAP);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE job_phases SET status = $2, finished_at = "
+			 "now(), log = right(log || $3, $4::int) WHERE id = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int queue_phase_skip(struct db *db, const struct queue_claim *c,
+		     const char *phase, const char *why, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, c->job_id);
+	db_args_str(&a, phase);
+	db_args_i64(&a, c->attempt);
+	db_args_str(&a, why);
+	r = db_exec_args(db, NULL, err,
+			 "INSERT INTO job_phases (job_id, phase, attempt, "
+			 "status, finished_at, log) VALUES ($1, $2, $3, "
+			 "'skipped', now(), $4)",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int queue_finish(struct db *db, const struct queue_claim *c,
+		 const char *owner, const char *state, const char *error_phase,
+		 const char *error, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+
+	if (db_begin(db, err) < 0)
+		return -1;
+	db_args_i64(&a, c->job_id);
+	db_args_str(&a, owner);
+	db_args_str(&a, state);
+	db_args_str(&a, error_phase);
+	db_args_str(&a, error);
+	if (db_exec_args(db, NULL, err,
+			 "UPDATE jobs SET state = $3, error_phase = $4, "
+			 "error = $5, lease_owner = NULL, lease_expires = "
+			 "NULL, finished_at = CASE WHEN $3 = 'queued' THEN "
+			 "NULL ELSE now() END, attempts = CASE WHEN $3 = "
+			 "'queued' THEN greatest(attempts - 1, 0) ELSE "
+			 "attempts END WHERE id = $1 AND "
+			 "lease_owner = $2 AND state NOT IN ('done', 'failed', "
+			 "'cancelled', 'queued')",
+			 &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	db_args_i64(&a, c->job_id);
+	db_args_i64(&a, c->attempt);
+	if (db_exec_args(db, NULL, err,
+			 "UPDATE runs SET status = 'aborted', finished_at = "
+			 "coalesce(finished_at, now()), error = coalesce(error, "
+			 "'the job ended before this run finished') WHERE "
+			 "job_id = $1 AND attempt = $2 AND status IN "
+			 "('pending', 'running')",
+			 &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	db_args_i64(&a, c->host_id);
+	db_args_str(&a, owner);
+	if (db_exec_args(db, NULL, err,
+			 "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
+			 "lease_job_id = NULL, lease_expires = NULL, "
+			 "updated_at = now() WHERE id = $1 AND lease_owner = $2",
+			 &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	return db_commit(db, err);
+fail:
+	db_args_clear(&a);
+	db_rollback(db);
+	return -1;
+}
+
+int queue_requeue_expired(struct db *db, int *ret_jobs, int *ret_hosts,
+			  struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	_cleanup_db_result_ struct db_result *hres = NULL;
+
+	if (db_exec(db, &res, err,
+		    "WITH e AS (UPDATE jobs SET state = CASE WHEN attempts >= "
+		    "max_attempts THEN 'failed' ELSE 'queued' END, "
+		    "error_phase = CASE WHEN attempts >= max_attempts THEN "
+		    "'infra' END, error = 'the lease of ' || lease_owner || "
+		    "' expired (its controller stopped renewing it)', "
+		    "finished_at = CASE WHEN attempts >= max_attempts THEN "
+		    "now() END, lease_owner = NULL, lease_expires = NULL "
+		    "WHERE lease_owner IS NOT NULL AND lease_expires < now() "
+		    "AND state NOT IN ('queued', 'done', 'failed', "
+		    "'cancelled') RETURNING id), "
+		    "r AS (UPDATE runs SET status = 'aborted', finished_at = "
+		    "now(), error = 'lease expired' WHERE job_id IN (SELECT id "
+		    "FROM e) AND status IN ('pending', 'running') RETURNING 1), "
+		    "p AS (UPDATE job_phases SET status = 'failed', "
+		    "finished_at = now(), log = log || 'lease expired' "
+		    "WHERE job_id IN (SELECT id FROM e) AND status = "
+		    "'running' RETURNING 1) "
+		    "SELECT (SELECT count(*) FROM e), (SELECT count(*) FROM r),"
+		    " (SELECT count(*) FROM p)",
+		    0, NULL) < 0)
+		return -1;
+	if (db_exec(db, &hres, err,
+		    "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
+		    "lease_job_id = NULL, lease_expires = NULL, updated_at = "
+		    "now() WHERE lease_owner IS NOT NULL AND lease_expires < "
+		    "now()",
+		    0, NULL) < 0)
+		return -1;
+	if (ret_jobs) {
+		int64_t n = 0;
+
+		get_i64(res, 0, 0, &n);
+		*ret_jobs = (int)n;
+	}
+	if (ret_hosts)
+		*ret_hosts = (int)db_cmd_tuples(hres);
+	return 0;
+}
+
+int queue_cancel(struct db *db, int64_t job_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, job_id);
+	r = db_exec_args(db, &res, err,
+			 "WITH c AS (UPDATE jobs SET state = 'cancelled', "
+			 "stop_reason = 'cancelled by the user', lease_owner = "
+			 "NULL, lease_expires = NULL, finished_at = now() "
+			 "WHERE id = $1 AND state NOT IN ('done', 'failed', "
+			 "'cancelled') RETURNING id) "
+			 "SELECT (SELECT count(*) FROM c), "
+			 "(SELECT count(*) FROM jobs WHERE id = $1)",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (!strcmp(db_get(res, 0, 1), "0")) {
+		strbuf_addf(err, "no job %lld", (long long)job_id);
+		return -1;
+	}
+	return strcmp(db_get(res, 0, 0), "0") ? 1 : 0;
+}
+
+int queue_count_queued(struct db *db, int64_t *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_exec(db, &res, err,
+		    "SELECT count(*) FROM jobs WHERE state = 'queued'", 0,
+		    NULL) < 0)
+		return -1;
+	return get_i64(res, 0, 0, ret);
+}
+
+int queue_load_plan(const char *path, struct strbuf *text, struct plan **ret,
+		    struct strbuf *err)
+{
+	int r = strbuf_read_file(text, path, PLAN_MAX_BYTES);
+
+	*ret = NULL;
+	if (r < 0) {
+		strbuf_addf(err, "%s: error: cannot read: %s", path,
+			    r == -EFBIG ? "larger than the 1 MiB a plan may be"
+					: strerror(-r));
+		return -1;
+	}
+	if (plan_parse(path, text->buf, text->len, ret, err) < 0) {
+		strbuf_rtrim(err);
+		return -1;
+	}
+	return 0;
+}

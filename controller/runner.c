@@ -1,0 +1,714 @@
+/*
+ * runner.c - the agent on local and SSH hosts; see runner.h.
+ *
+ * On an SSH host the agent lives in ~/.schedfarm/ (copied there when its
+ * sha256 differs from ours) and each run has three files there named after
+ * the run id and a random tag (two farms sharing a host never collide):
+ * the spec, the results file, and a pid file the remote shell writes
+ * before exec'ing the agent, so that after a dropped connection the runner
+ * can tell whether the agent still runs, and stop it if need be.  The
+ * agent runs with SIGPIPE ignored, so losing its stdout does not kill it:
+ * it keeps appending to the results file.  Locally the same layout lives
+ * in a private temporary folder.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "run-command.h"
+#include "runner.h"
+#include "ssh.h"
+#include "banned.h"
+
+#define AGENT_MAX_BYTES (64u << 20)
+#define CMD_TIMEOUT_MS 30000
+#define MAX_LINE_BUFFER (1u << 20) /* a line longer than this is cut */
+
+struct runner {
+	struct runner_host h; /* strings copied */
+	int is_ssh;
+	char *agent_local;   /* the agent binary here */
+	char *agent_remote;  /* ssh: absolute path on the host */
+	char *dir;           /* folder of the run files (host side) */
+	char tag[20];        /* random part of run file names */
+	struct ssh_conn *ssh;
+	struct strbuf path;  /* runner_results_file()'s answer */
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+char *runner_default_agent_path(void)
+{
+	const char *env = getenv("SCHEDFARM_AGENT");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		char *slash, *p;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			p = xstrfmt("%s/schedfarm-agent", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+			p = xstrfmt("%s/../agent/schedfarm-agent", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return xstrdup("schedfarm-agent");
+}
+
+static void copy_host(struct runner_host *dst, const struct runner_host *src)
+{
+#define DUP(f) dst->f = src->f ? xstrdup(src->f) : NULL
+	DUP(name);
+	DUP(kind);
+	DUP(address);
+	DUP(user);
+	DUP(key_file);
+	DUP(known_hosts);
+#undef DUP
+	dst->port = src->port;
+	dst->connect_timeout_ms = src->connect_timeout_ms;
+}
+
+static void free_host(struct runner_host *h)
+{
+	free((char *)h->name);
+	free((char *)h->kind);
+	free((char *)h->address);
+	free((char *)h->user);
+	free((char *)h->key_file);
+	free((char *)h->known_hosts);
+}
+
+static int ssh_connect_host(struct runner *r, struct strbuf *err)
+{
+	struct ssh_target t = {
+		.address = r->h.address,
+		.port = r->h.port,
+		.user = r->h.user,
+		.key_file = r->h.key_file,
+		.known_hosts = r->h.known_hosts,
+		.connect_timeout_ms = r->h.connect_timeout_ms,
+	};
+
+	ssh_close(r->ssh);
+	r->ssh = NULL;
+	return ssh_open(&t, &r->ssh, NULL, err);
+}
+
+/* sha256 of the local agent, as sha256sum prints it (cached). */
+static int local_agent_hash(const char *path, struct strbuf *out,
+			    struct strbuf *err)
+{
+	const char *argv[] = {"sha256sum", "--", path, NULL};
+	struct strbuf o = STRBUF_INIT;
+	int r = run_capture(argv, 30000, &o, err);
+
+	if (r == 0 && o.len >= 64) {
+		strbuf_add(out, o.buf, 64);
+	} else if (r == 0) {
+		strbuf_addf(err, "sha256sum printed nothing for %s", path);
+		r = -1;
+	}
+	strbuf_release(&o);
+	return r;
+}
+
+/*
+ * Make sure ~/.schedfarm/schedfarm-agent on the host is our agent: ask for
+ * its sha256 and copy ours when it differs or is missing.
+ */
+static int ssh_install_agent(struct runner *r, struct strbuf *log,
+			     struct strbuf *err)
+{
+	struct strbuf out = STRBUF_INIT, mine = STRBUF_INIT,
+		      bin = STRBUF_INIT, e = STRBUF_INIT;
+	char *nl;
+	int ret = -1;
+
+	if (local_agent_hash(r->agent_local, &mine, err) < 0)
+		goto out;
+	if (ssh_run(r->ssh,
+		    "mkdir -p .schedfarm && cd .schedfarm && pwd && "
+		    "{ sha256sum schedfarm-agent 2>/dev/null || echo none; }",
+		    NULL, 0, CMD_TIMEOUT_MS, 4096, &out, NULL, NULL, NULL,
+		    &e) < 0) {
+		strbuf_addf(err, "cannot prepare ~/.schedfarm on %s: %s",
+			    r->h.name, e.buf);
+		goto out;
+	}
+	nl = strchr(out.buf, '\n');
+	if (!nl || out.buf[0] != '/') {
+		strbuf_addf(err, "unexpected answer from %s: %s", r->h.name,
+			    out.buf);
+		goto out;
+	}
+	*nl = '\0';
+	free(r->dir);
+	r->dir = xstrdup(out.buf);
+	free(r->agent_remote);
+	r->agent_remote = xstrfmt("%s/schedfarm-agent", r->dir);
+	if (strlen(nl + 1) >= 64 && !strncmp(nl + 1, mine.buf, 64)) {
+		strbuf_addf(log, "agent on %s is current (sha256 %.12s)\n",
+			    r->h.name, mine.buf);
+		ret = 0;
+		goto out;
+	}
+	if (strbuf_read_file(&bin, r->agent_local, AGENT_MAX_BYTES) < 0) {
+		strbuf_addf(err, "cannot read the agent %s: %s",
+			    r->agent_local, strerror(errno));
+		goto out;
+	}
+	if (ssh_put_file(r->ssh, r->agent_remote, bin.buf, bin.len, 0755,
+			 120000, err) < 0)
+		goto out;
+	strbuf_addf(log, "copied the agent to %s:%s (%zu bytes, sha256 %.12s)\n",
+		    r->h.name, r->agent_remote, bin.len, mine.buf);
+	ret = 0;
+out:
+	strbuf_release(&out);
+	strbuf_release(&mine);
+	strbuf_release(&bin);
+	strbuf_release(&e);
+	return ret;
+}
+
+int runner_open(const struct runner_host *h, const char *agent_path,
+		struct runner **ret, struct strbuf *log, struct strbuf *err)
+{
+	struct runner *r = xcalloc(1, sizeof(*r));
+	struct timespec ts;
+
+	*ret = NULL;
+	copy_host(&r->h, h);
+	strbuf_init(&r->path, 0);
+	r->agent_local = xstrdup(agent_path);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(r->tag, sizeof(r->tag), "%lx%04lx",
+		 (unsigned long)(ts.tv_nsec ^ getpid()),
+		 (unsigned long)(ts.tv_sec & 0xffff));
+	r->is_ssh = h->kind && strcmp(h->kind, "local") != 0;
+	if (r->is_ssh) {
+		if (ssh_connect_host(r, err) < 0 ||
+		    ssh_install_agent(r, log, err) < 0)
+			goto fail;
+	} else {
+		char tmpl[] = "/tmp/schedfarm-run.XXXXXX";
+		const char *tmpdir = getenv("TMPDIR");
+		char *dir;
+
+		if (access(agent_path, X_OK) < 0 &&
+		    !program_exists(agent_path)) {
+			strbuf_addf(err, "cannot run the agent %s: %s",
+				    agent_path, strerror(errno));
+			goto fail;
+		}
+		if (tmpdir && *tmpdir) {
+			char *t = xstrfmt("%s/schedfarm-run.XXXXXX", tmpdir);
+
+			dir = mkdtemp(t);
+			if (!dir)
+				free(t);
+		} else {
+			dir = mkdtemp(tmpl);
+			if (dir)
+				dir = xstrdup(dir);
+		}
+		if (!dir) {
+			strbuf_addf(err, "cannot make a folder for run files: "
+					 "%s",
+				    strerror(errno));
+			goto fail;
+		}
+		r->dir = dir;
+	}
+	*ret = r;
+	return 0;
+fail:
+	runner_close(r);
+	return -1;
+}
+
+void runner_close(struct runner *r)
+{
+	if (!r)
+		return;
+	if (!r->is_ssh && r->dir)
+		rmdir(r->dir); /* only when empty: run files are forgotten */
+	ssh_close(r->ssh);
+	free_host(&r->h);
+	free(r->agent_local);
+	free(r->agent_remote);
+	free(r->dir);
+	strbuf_release(&r->path);
+	free(r);
+}
+
+static void run_file(struct runner *r, int64_t run_id, const char *ext,
+		     struct strbuf *out)
+{
+	strbuf_addf(out, "%s/run-%lld-%s.%s", r->dir, (long long)run_id,
+		    r->tag, ext);
+}
+
+const char *runner_results_file(struct runner *r, int64_t run_id)
+{
+	strbuf_reset(&r->path);
+	run_file(r, run_id, "jsonl", &r->path);
+	return r->path.buf;
+}
+
+/* Run a short remote command, reconnecting once if the link is down. */
+static int remote(struct runner *r, const char *cmd, const void *in,
+		  size_t in_len, size_t max_out, struct strbuf *out,
+		  struct strbuf *err)
+{
+	enum ssh_failure why = SSH_FAIL_NONE;
+	struct strbuf e = STRBUF_INIT;
+	int ret;
+
+	if (!ssh_is_up(r->ssh) && ssh_connect_host(r, err) < 0)
+		return -1;
+	ret = ssh_run(r->ssh, cmd, in, in_len, CMD_TIMEOUT_MS, max_out, out,
+		      NULL, NULL, &why, &e);
+	if (ret < 0 && why == SSH_FAIL_LOST) {
+		strbuf_reset(&e);
+		if (ssh_connect_host(r, err) < 0) {
+			strbuf_release(&e);
+			return -1;
+		}
+		ret = ssh_run(r->ssh, cmd, in, in_len, CMD_TIMEOUT_MS, max_out,
+			      out, NULL, NULL, &why, &e);
+	}
+	if (ret < 0)
+		strbuf_addbuf(err, &e);
+	strbuf_release(&e);
+	return ret;
+}
+
+int runner_info(struct runner *r, struct strbuf *out, struct strbuf *err)
+{
+	if (r->is_ssh) {
+		struct strbuf cmd = STRBUF_INIT;
+		int ret;
+
+		ssh_quote(&cmd, r->agent_remote);
+		strbuf_addstr(&cmd, " info");
+		ret = remote(r, cmd.buf, NULL, 0, 1u << 20, out, err);
+		strbuf_release(&cmd);
+		return ret;
+	} else {
+		const char *argv[] = {r->agent_local, "info", NULL};
+
+		return run_capture(argv, CMD_TIMEOUT_MS, out, err);
+	}
+}
+
+/* Split complete lines out of buf and hand them to cb->line. */
+static int deliver_lines(struct strbuf *buf, const struct runner_callbacks *cb)
+{
+	size_t start = 0;
+	int stop = 0;
+
+	while (!stop) {
+		char *nl = memchr(buf->buf + start, '\n', buf->len - start);
+
+		if (!nl)
+			break;
+		if (cb->line(cb->ctx, buf->buf + start,
+			     (size_t)(nl - (buf->buf + start))) < 0)
+			stop = 1;
+		start = (size_t)(nl - buf->buf) + 1;
+	}
+	if (!stop && buf->len - start > MAX_LINE_BUFFER) {
+		/* Hand over what we have: the checker refuses it by size. */
+		if (cb->line(cb->ctx, buf->buf + start, buf->len - start) < 0)
+			stop = 1;
+		start = buf->len;
+	}
+	if (start) {
+		memmove(buf->buf, buf->buf + start, buf->len - start);
+		strbuf_setlen(buf, buf->len - start);
+	}
+	return stop ? -1 : 0;
+}
+
+static void note(const struct runner_callbacks *cb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void note(const struct runner_callbacks *cb, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (!cb->note)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	cb->note(cb->ctx, sb.buf);
+	strbuf_release(&sb);
+}
+
+static int run_local(struct runner *r, int64_t run_id, const char *spec,
+		     int timeout_ms, const struct runner_callbacks *cb,
+		     enum runner_end *ret_end, int *ret_status,
+		     struct strbuf *err)
+{
+	struct strbuf specpath = STRBUF_INIT, buf = STRBUF_INIT,
+		      e = STRBUF_INIT;
+	struct child_process cp;
+	int64_t deadline = mono_ms() + timeout_ms, last_tick = 0;
+	enum runner_end end = RUNNER_ENDED;
+	int fd, ret = -1;
+
+	run_file(r, run_id, "json", &specpath);
+	fd = open(specpath.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, spec, strlen(spec)) != (ssize_t)strlen(spec)) {
+		strbuf_addf(err, "cannot write %s: %s", specpath.buf,
+			    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, r->agent_local, "run", specpath.buf, NULL);
+	cp.stream_out = 1;
+	if (start_command(&cp, err) < 0) {
+		child_process_clear(&cp);
+		goto out;
+	}
+	for (;;) {
+		struct pollfd pfd = {cp.out_fd, POLLIN, 0};
+		int64_t now = mono_ms();
+		int pr;
+
+		if (now >= deadline) {
+			end = RUNNER_TIMEOUT;
+			break;
+		}
+		if (now - last_tick >= 1000) {
+			last_tick = now;
+			if (cb->tick && cb->tick(cb->ctx) < 0) {
+				end = RUNNER_STOPPED;
+				break;
+			}
+		}
+		pr = poll(&pfd, 1, 500);
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (pr > 0) {
+			char chunk[65536];
+			ssize_t n = read(cp.out_fd, chunk, sizeof(chunk));
+
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n <= 0) {
+				if (buf.len) /* a last line without newline */
+					strbuf_addch(&buf, '\n');
+				if (deliver_lines(&buf, cb) < 0)
+					end = RUNNER_STOPPED;
+				break;
+			}
+			strbuf_add(&buf, chunk, (size_t)n);
+			if (deliver_lines(&buf, cb) < 0) {
+				end = RUNNER_STOPPED;
+				break;
+			}
+		}
+	}
+	if (end != RUNNER_ENDED) {
+		/* The agent ends its run on SIGTERM with status interrupted. */
+		kill(-cp.pid, SIGTERM);
+		cp.timeout_ms = 10000;
+	}
+	finish_command(&cp, &e);
+	*ret_status = cp.exit_code;
+	child_process_clear(&cp);
+	*ret_end = end;
+	ret = 0;
+out:
+	strbuf_release(&specpath);
+	strbuf_release(&buf);
+	strbuf_release(&e);
+	return ret;
+}
+
+/* Ask the host whether the run's agent still runs: 1 yes, 0 no, -1 ?. */
+static int remote_alive(struct runner *r, int64_t run_id, struct strbuf *err)
+{
+	struct strbuf cmd = STRBUF_INIT, pid = STRBUF_INIT, out = STRBUF_INIT;
+	int ret;
+
+	run_file(r, run_id, "pid", &pid);
+	strbuf_addstr(&cmd, "p=$(cat ");
+	ssh_quote(&cmd, pid.buf);
+	strbuf_addstr(&cmd, " 2>/dev/null) && kill -0 \"$p\" 2>/dev/null && "
+			    "echo alive || echo gone");
+	ret = remote(r, cmd.buf, NULL, 0, 4096, &out, err);
+	if (ret == 0)
+		ret = starts_with(out.buf, "alive") ? 1 : 0;
+	strbuf_release(&cmd);
+	strbuf_release(&pid);
+	strbuf_release(&out);
+	return ret;
+}
+
+static void remote_stop(struct runner *r, int64_t run_id)
+{
+	struct strbuf cmd = STRBUF_INIT, pid = STRBUF_INIT, out = STRBUF_INIT,
+		      e = STRBUF_INIT;
+
+	run_file(r, run_id, "pid", &pid);
+	strbuf_addstr(&cmd, "p=$(cat ");
+	ssh_quote(&cmd, pid.buf);
+	strbuf_addstr(&cmd, " 2>/dev/null) && kill -TERM \"$p\" 2>/dev/null; "
+			    "true");
+	remote(r, cmd.buf, NULL, 0, 4096, &out, &e);
+	strbuf_release(&cmd);
+	strbuf_release(&pid);
+	strbuf_release(&out);
+	strbuf_release(&e);
+}
+
+/*
+ * After a dropped connection: get back in and wait until the agent has
+ * ended (or stop it at the deadline / when a callback says so).
+ */
+static int recover(struct runner *r, int64_t run_id, int64_t deadline,
+		   const struct runner_callbacks *cb, enum runner_end *ret_end,
+		   struct strbuf *err)
+{
+	int64_t last_tick = mono_ms();
+	int delay = 200, stopped = 0;
+
+	for (;;) {
+		struct strbuf e = STRBUF_INIT;
+		int alive;
+
+		if (mono_ms() - last_tick >= 1000) {
+			last_tick = mono_ms();
+			if (!stopped && cb->tick && cb->tick(cb->ctx) < 0) {
+				stopped = 1;
+				*ret_end = RUNNER_STOPPED;
+			}
+		}
+		if (mono_ms() >= deadline + 30000) {
+			strbuf_addf(err, "could not get back to %s after the "
+					 "connection dropped",
+				    r->h.name);
+			return -1;
+		}
+		alive = ssh_is_up(r->ssh) || ssh_connect_host(r, &e) == 0
+				? remote_alive(r, run_id, &e)
+				: -1;
+		if (alive == 0) {
+			strbuf_release(&e);
+			return 0;
+		}
+		if (alive > 0 && (stopped || mono_ms() >= deadline)) {
+			if (!stopped)
+				*ret_end = RUNNER_TIMEOUT;
+			stopped = 1;
+			remote_stop(r, run_id);
+		}
+		if (alive < 0)
+			note(cb, "reconnecting to %s: %s", r->h.name, e.buf);
+		strbuf_release(&e);
+		sleep_ms(delay);
+		if (delay < 2000)
+			delay *= 2;
+	}
+}
+
+static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
+		   int timeout_ms, const struct runner_callbacks *cb,
+		   enum runner_end *ret_end, int *ret_status,
+		   struct strbuf *err)
+{
+	struct strbuf specpath = STRBUF_INIT, pidpath = STRBUF_INIT,
+		      cmd = STRBUF_INIT, buf = STRBUF_INIT, e = STRBUF_INIT;
+	struct ssh_exec *ex = NULL;
+	int64_t deadline = mono_ms() + timeout_ms, last_tick = 0;
+	enum runner_end end = RUNNER_ENDED;
+	int ret = -1, lost = 0;
+
+	*ret_status = -1;
+	if (!ssh_is_up(r->ssh) && ssh_connect_host(r, err) < 0)
+		goto out;
+	run_file(r, run_id, "json", &specpath);
+	run_file(r, run_id, "pid", &pidpath);
+	if (ssh_put_file(r->ssh, specpath.buf, spec, strlen(spec), 0600,
+			 CMD_TIMEOUT_MS, err) < 0)
+		goto out;
+	/* SIGPIPE ignored: the agent outlives a dropped connection. */
+	strbuf_addstr(&cmd, "trap '' PIPE HUP; echo $$ > ");
+	ssh_quote(&cmd, pidpath.buf);
+	strbuf_addstr(&cmd, " && exec ");
+	ssh_quote(&cmd, r->agent_remote);
+	strbuf_addstr(&cmd, " run ");
+	ssh_quote(&cmd, specpath.buf);
+	if (ssh_exec_start(r->ssh, cmd.buf, &ex, err) < 0)
+		goto out;
+	for (;;) {
+		int64_t now = mono_ms();
+		int n;
+
+		if (now >= deadline) {
+			end = RUNNER_TIMEOUT;
+			break;
+		}
+		if (now - last_tick >= 1000) {
+			last_tick = now;
+			if (cb->tick && cb->tick(cb->ctx) < 0) {
+				end = RUNNER_STOPPED;
+				break;
+			}
+		}
+		n = ssh_exec_read(ex, &buf, 500, &e);
+		if (n < 0) {
+			lost = 1;
+			break;
+		}
+		if (n == 2) {
+			if (buf.len)
+				strbuf_addch(&buf, '\n');
+			if (deliver_lines(&buf, cb) < 0)
+				end = RUNNER_STOPPED;
+			break;
+		}
+		if (n == 1 && deliver_lines(&buf, cb) < 0) {
+			end = RUNNER_STOPPED;
+			break;
+		}
+	}
+	if (!lost) {
+		if (end != RUNNER_ENDED)
+			remote_stop(r, run_id);
+		ssh_exec_end(ex, ret_status);
+		ex = NULL;
+		/* No exit status after the end of stdout: the link died
+		 * between the agent's last line and its exit. */
+		if (end == RUNNER_ENDED && *ret_status < 0 &&
+		    !ssh_is_up(r->ssh))
+			lost = 1;
+	}
+	if (lost) {
+		note(cb, "connection to %s lost during run %lld (%s); "
+			 "reconnecting to collect the results file",
+		     r->h.name, (long long)run_id, e.buf);
+		ssh_exec_end(ex, NULL);
+		ex = NULL;
+		end = RUNNER_LOST;
+		if (recover(r, run_id, deadline, cb, &end, err) < 0)
+			goto out;
+		if (end == RUNNER_ENDED)
+			end = RUNNER_LOST;
+	}
+	*ret_end = end;
+	ret = 0;
+out:
+	ssh_exec_end(ex, NULL);
+	strbuf_release(&specpath);
+	strbuf_release(&pidpath);
+	strbuf_release(&cmd);
+	strbuf_release(&buf);
+	strbuf_release(&e);
+	return ret;
+}
+
+int runner_run(struct runner *r, int64_t run_id, const char *spec,
+	       int timeout_ms, const struct runner_callbacks *cb,
+	       enum runner_end *ret_end, int *ret_status, struct strbuf *err)
+{
+	*ret_end = RUNNER_ENDED;
+	*ret_status = -1;
+	if (r->is_ssh)
+		return run_ssh(r, run_id, spec, timeout_ms, cb, ret_end,
+			       ret_status, err);
+	return run_local(r, run_id, spec, timeout_ms, cb, ret_end, ret_status,
+			 err);
+}
+
+int runner_fetch(struct runner *r, int64_t run_id, size_t max,
+		 struct strbuf *out, struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	int ret;
+
+	run_file(r, run_id, "jsonl", &path);
+	if (r->is_ssh) {
+		struct strbuf cmd = STRBUF_INIT;
+
+		ssh_quote(&cmd, r->agent_remote);
+		strbuf_addstr(&cmd, " cat ");
+		ssh_quote(&cmd, path.buf);
+		ret = remote(r, cmd.buf, NULL, 0, max, out, err);
+		strbuf_release(&cmd);
+	} else {
+		ret = strbuf_read_file(out, path.buf, max);
+		if (ret < 0)
+			strbuf_addf(err, "cannot read %s: %s", path.buf,
+				    strerror(-ret));
+	}
+	strbuf_release(&path);
+	return ret < 0 ? -1 : 0;
+}
+
+void runner_forget(struct runner *r, int64_t run_id)
+{
+	static const char *const exts[] = {"json", "jsonl", "pid"};
+	struct strbuf path = STRBUF_INIT, cmd = STRBUF_INIT, out = STRBUF_INIT,
+		      e = STRBUF_INIT;
+
+	if (r->is_ssh)
+		strbuf_addstr(&cmd, "rm -f");
+	for (size_t i = 0; i < ARRAY_SIZE(exts); i++) {
+		strbuf_reset(&path);
+		run_file(r, run_id, exts[i], &path);
+		if (r->is_ssh) {
+			strbuf_addch(&cmd, ' ');
+			ssh_quote(&cmd, path.buf);
+		} else {
+			unlink(path.buf);
+		}
+	}
+	if (r->is_ssh)
+		remote(r, cmd.buf, NULL, 0, 4096, &out, &e);
+	strbuf_release(&path);
+	strbuf_release(&cmd);
+	strbuf_release(&out);
+	strbuf_release(&e);
+}

@@ -1,0 +1,133 @@
+/*
+ * stats.h - the statistics behind a verdict (REFERENCE.md section 1).
+ *
+ * stats.c is the only file that includes GSL: means and standard
+ * deviations, the t, normal and quantile functions, sorting and the random
+ * number generator all come from it.  What GSL lacks is written here and
+ * says so: Fieller's interval for a ratio of means, the BCa bootstrap of
+ * that ratio, the exact (permutation) null distribution of the
+ * Mann-Whitney rank sum with ties, and Welch's t on logarithms.
+ *
+ * Every function is pure apart from the RNG it is handed: no I/O, no
+ * globals.  Errors are negative errno values; nothing here prints.
+ */
+#ifndef SCHEDFARM_STATS_H
+#define SCHEDFARM_STATS_H
+
+#include <stddef.h>
+
+/* n, mean and sample standard deviation (n - 1 in the denominator). */
+struct stats_summary {
+	size_t n;
+	double mean;
+	double sd;
+};
+
+/* Arithmetic mean; NaN for n == 0. */
+double stats_mean(const double *x, size_t n);
+/* Sample standard deviation; NaN for n < 2. */
+double stats_sd(const double *x, size_t n);
+/* Harmonic mean n / sum(1/x); NaN for n == 0 or any x <= 0. */
+double stats_harmonic_mean(const double *x, size_t n);
+/* Fill *ret from observations (sd NaN for n < 2). */
+void stats_summarize(const double *x, size_t n, struct stats_summary *ret);
+
+/* Standard normal: P(Z <= z) and its inverse. */
+double stats_norm_cdf(double z);
+double stats_norm_quantile(double p);
+/* Student's t quantile P(T <= t) = p at df degrees of freedom (df > 0). */
+double stats_t_quantile(double p, double df);
+/*
+ * Welch-Satterthwaite degrees of freedom for two variances of the mean
+ * va = sa^2/na and vb = sb^2/nb.  NaN when both are zero.
+ */
+double stats_welch_df(double va, size_t na, double vb, size_t nb);
+
+/* A confidence interval; unbounded = 1 when it has no finite ends. */
+struct stats_interval {
+	double low, high;
+	int unbounded;
+};
+
+/*
+ * Fieller's confidence interval at level conf (0.95) for the ratio
+ * mean_b / mean_a of two independent samples given as summaries:
+ * v = s^2/n, a = xa^2 - t^2 va, b = -2 xa xb, c = xb^2 - t^2 vb, bounds
+ * (-b -+ sqrt(b^2 - 4ac)) / 2a, with t at Welch's degrees of freedom.
+ * When a <= 0 the denominator mean is not distinguishable from zero and
+ * the set is unbounded: ret->unbounded = 1 and both ends are NaN.  When
+ * both variances are zero the interval is the point ratio.  Returns 0, or
+ * -EINVAL for n < 2 on a side, a non-finite input or mean_a == 0.
+ */
+int stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
+		  double conf, struct stats_interval *ret);
+
+/*
+ * Welch's two-sided t test on the logarithms of two samples (all values
+ * must be > 0, else -EDOM; n >= 2 per side, else -EINVAL).  *ret_p is the
+ * p-value; NaN when both log samples have zero variance (the test has
+ * nothing to divide by).
+ */
+int stats_welch_log(const double *a, size_t na, const double *b, size_t nb,
+		    double *ret_p);
+/*
+ * The same from summaries of the raw values: each side's log-scale mean
+ * and variance are taken from a lognormal with that mean and sd
+ * (s_log^2 = ln(1 + cv^2), m_log = ln(mean) - s_log^2 / 2).  Means must be
+ * > 0 (-EDOM), n >= 2 (-EINVAL).
+ */
+int stats_welch_log_summary(const struct stats_summary *a,
+			    const struct stats_summary *b, double *ret_p);
+
+/*
+ * Two-sided Mann-Whitney U test of a against b.  *ret_u is U for b: the
+ * number of pairs (a_i, b_j) with b_j > a_i plus half the ties.  When
+ * both sides have at most exact_max observations (20) the p-value comes
+ * from the exact permutation distribution of the rank sum given the
+ * mid-ranks (so ties are handled exactly, as R's coin::wilcox_test with
+ * distribution = "exact" does): p = min(1, 2 min(P(S <= s), P(S >= s))).
+ * Above that, the normal approximation with the tie correction and a
+ * continuity correction of 0.5 (R's wilcox.test(correct = TRUE)).
+ * *ret_exact (may be NULL) says which.  Returns 0, or -EINVAL when a
+ * side is empty or a value is not finite.
+ */
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+		       size_t exact_max, double *ret_u, double *ret_p,
+		       int *ret_exact);
+
+struct stats_rng;
+/* A Mersenne Twister (gsl_rng_mt19937) seeded with seed; never NULL. */
+struct stats_rng *stats_rng_new(unsigned long seed);
+void stats_rng_free(struct stats_rng *r);
+/* Uniform in [0, 1), a uniform integer in [0, n), and N(0, sigma^2). */
+double stats_rng_uniform(struct stats_rng *r);
+unsigned long stats_rng_int(struct stats_rng *r, unsigned long n);
+double stats_rng_gaussian(struct stats_rng *r, double sigma);
+
+/*
+ * BCa bootstrap intervals for the ratio mean(b) / mean(a), resampling each
+ * side independently (a two-sample, stratified bootstrap) nboot times
+ * with rng.  The bias correction z0 counts replicates below the estimate
+ * (ties count half); the acceleration is the multi-sample jackknife
+ * estimate of Efron & Tibshirani (1993), An Introduction to the
+ * Bootstrap, section 14.3 and eq. 15.36, with U_ki = (n_k - 1)(mean of
+ * the leave-one-out estimates - the one without observation i):
+ * a = sum_k n_k^-3 sum_i U_ki^3 / (6 (sum_k n_k^-2 sum_i U_ki^2)^1.5).
+ * One set of replicates serves every level in confs[0..nconf): ret[i] is
+ * the interval at confs[i].  Needs n >= 2 per side and mean(a) != 0
+ * (-EINVAL).
+ */
+int stats_bca_ratio(const double *a, size_t na, const double *b, size_t nb,
+		    const double *confs, size_t nconf, size_t nboot,
+		    struct stats_rng *rng, struct stats_interval *ret);
+
+/*
+ * The BCa end points from given replicates (sorted in place): theta_hat
+ * the estimate, acc the acceleration.  Exposed so a test can check the
+ * arithmetic against an independent computation on the same replicates.
+ */
+void stats_bca_from_replicates(double *reps, size_t nboot, double theta_hat,
+			       double acc, double conf,
+			       struct stats_interval *ret);
+
+#endif

@@ -1,0 +1,101 @@
+# boot-lib.sh - helpers for the boot tests (t7*): a libvirt daemon, a
+# Debian kernel unpacked to vmlinux, the farm's guest image, free ports,
+# host rows.  Source after test-lib.sh.
+#
+# Slow inputs (the uncompressed vmlinux, ~1 s to make) are cached in
+# $SCHEDFARM_TEST_CACHE (default /var/tmp/schedfarm-test-cache) keyed by
+# their source's name and size.
+
+TEST_CACHE=${SCHEDFARM_TEST_CACHE:-/var/tmp/schedfarm-test-cache}
+mkdir -p "$TEST_CACHE"
+
+# The newest Debian kernel image in /boot, or nothing.
+debian_vmlinuz() {
+	ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1
+}
+
+# boot_prereqs: skip_all unless what a real boot needs is here.
+boot_prereqs() {
+	for p in qemu-system-x86_64 sshd ssh ssh-keygen cpio gzip; do
+		command -v "$p" >/dev/null 2>&1 || [ -x "/usr/sbin/$p" ] ||
+			skip_all "$p not installed (make deps)"
+	done
+	[ -x /bin/busybox ] || skip_all "busybox-static not installed (make deps)"
+	[ -n "$(debian_vmlinuz)" ] || skip_all "no kernel in /boot (apt-get install linux-image-amd64)"
+	command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
+		skip_all "PostgreSQL server programs not installed (make deps)"
+}
+
+# The uncompressed vmlinux of vmlinuz $1 (like the kernel's
+# scripts/extract-vmlinux: find the payload's magic, decompress from there).
+# Direct boot of vmlinux saves the ~3 s TCG spends decompressing.
+vmlinux_of() {
+	_z=$1
+	_out=$TEST_CACHE/vmlinux-$(basename "$_z")-$(stat -c %s "$_z")
+	if [ ! -s "$_out" ]; then
+		python3 - "$_z" "$_out.tmp" <<'EOPY' && mv "$_out.tmp" "$_out"
+import gzip, lzma, sys
+data = open(sys.argv[1], "rb").read()
+for magic, unpack in ((b"\xfd7zXZ\x00", lambda b: lzma.LZMADecompressor().decompress(b)),
+                      (b"\x1f\x8b\x08", lambda b: gzip.GzipFile(fileobj=__import__("io").BytesIO(b)).read())):
+    i = data.find(magic)
+    while i >= 0:
+        try:
+            out = unpack(data[i:])
+        except Exception:
+            out = b""
+        if out[:4] == b"\x7fELF":
+            open(sys.argv[2], "wb").write(out)
+            sys.exit(0)
+        i = data.find(magic, i + 1)
+sys.exit(1)
+EOPY
+	fi
+	[ -s "$_out" ] || return 1
+	echo "$_out"
+}
+
+# A free TCP port on 127.0.0.1 (the kernel picks it).
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# libvirt_up: make sure qemu:///system answers, starting virtlogd and
+# libvirtd by hand (no systemd here) and stopping them at exit if we did.
+libvirt_up() {
+	command -v libvirtd >/dev/null 2>&1 || [ -x /usr/sbin/libvirtd ] ||
+		skip_all "libvirtd not installed (make deps)"
+	if virsh -c qemu:///system version >/dev/null 2>&1; then
+		return 0
+	fi
+	[ "$(id -u)" = 0 ] || skip_all "starting libvirtd needs root"
+	getent passwd libvirt-qemu >/dev/null ||
+		skip_all "no libvirt-qemu user for libvirtd's guests (make deps)"
+	mkdir -p /var/log/libvirt /var/log/libvirt/qemu /run/libvirt
+	if ! [ -S /run/libvirt/virtlogd-sock ]; then
+		/usr/sbin/virtlogd -d -p "$SCRATCH/virtlogd.pid" || return 1
+		wait_for "test -s $SCRATCH/virtlogd.pid" 10 || return 1
+		test_atexit "kill \$(cat '$SCRATCH/virtlogd.pid')"
+	fi
+	/usr/sbin/libvirtd -d -p "$SCRATCH/libvirtd.pid" || return 1
+	wait_for "test -s $SCRATCH/libvirtd.pid" 10 || return 1
+	test_atexit "kill \$(cat '$SCRATCH/libvirtd.pid')"
+	wait_for "virsh -c qemu:///system version" 30
+}
+
+# guest_image DIR [MODULES]: the controller key pair DIR/ctl{,.pub} and
+# the guest image DIR/guest.cpio.gz (+ .hostkey.pub).
+guest_image() {
+	ssh-keygen -q -t ed25519 -N '' -C schedfarm-test -f "$1/ctl" </dev/null &&
+	sh "$TOP/tools/guest-image.sh" -o "$1/guest.cpio.gz" -k "$1/ctl.pub" \
+		-a "$AGENT_BIN" ${2:+-m "$2"} >/dev/null
+}
+
+# known_hosts_for FILE PORT HOSTKEY_PUB
+known_hosts_for() {
+	printf '[127.0.0.1]:%s %s\n' "$2" "$(cut -d' ' -f1,2 "$3")" >"$1"
+}
+
+sql() {
+	schedfarm db psql -- -v ON_ERROR_STOP=1 -qAt -c "$1"
+}

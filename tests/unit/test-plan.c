@@ -1,0 +1,523 @@
+/*
+ * test-plan.c - plan parsing, checking and sweep expansion (controller/plan.c).
+ *
+ * The error messages themselves are pinned by the golden files of
+ * tests/integration/t4001; here: what a good plan becomes (every struct
+ * field, the run order, the JSON the queue stores), the caps, and that
+ * damaged input of every shape is refused without a crash.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "plan.h"
+
+static const char full_plan[] =
+	"name: full-plan\n"
+	"description: every section\n"
+	"workloads:\n"
+	"  - workload: sysbench\n"
+	"    params:\n"
+	"      test: oltp_read_only\n"
+	"      threads: [1, 4, 16]\n"
+	"      cgroup: [/, /foo]\n"
+	"  - workload: memchunk\n"
+	"    params: {duration: 2s}\n"
+	"    variants:\n"
+	"      - {short_threads: 5, long_threads: 5}\n"
+	"      - {short_threads: [4, 8], long_threads: 2}\n"
+	"iterations: 7\n"
+	"warmup: 2\n"
+	"boots: 4\n"
+	"until: decided\n"
+	"max_boots: 16\n"
+	"cgroups:\n"
+	"  - {path: /a, weight: 200, cpu_max_pct: 150%, cpus: 0-1}\n"
+	"  - path: /b\n"
+	"host:\n"
+	"  kind: [ssh, libvirt]\n"
+	"  min_sockets: 2\n"
+	"  min_cpus: 8\n"
+	"  min_memory_mb: 16384\n"
+	"  tags: [numa, lab-2]\n"
+	"kernel:\n"
+	"  config: [farm-base.config, farm-vm.config]\n"
+	"metrics:\n"
+	"  transactions_per_s: {tau: 1.5%, direction: higher, decides: true}\n"
+	"  \"perf.*\": {direction: none}\n"
+	"timeouts: {power: 2m, boot: 5m, run: 30m, collect: 90s}\n";
+
+static struct plan *must_parse(const char *text)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct plan *p = NULL;
+	int rc = plan_parse("t.yaml", text, strlen(text), &p, &err);
+
+	if (rc != 0)
+		fail_msg("plan did not parse: %s", err.buf);
+	assert_non_null(p);
+	assert_int_equal(err.len, 0);
+	strbuf_release(&err);
+	return p;
+}
+
+/* Parse text that must fail; return the errors (caller releases). */
+static void must_fail(const char *text, struct strbuf *err)
+{
+	struct plan *p = (struct plan *)1;
+
+	assert_int_equal(plan_parse("t.yaml", text, strlen(text), &p, err),
+			 -EINVAL);
+	assert_null(p);
+	assert_true(err->len > 0);
+}
+
+static void test_full_plan_fields(void **state)
+{
+	struct plan *p = must_parse(full_plan);
+
+	(void)state;
+	assert_string_equal(p->name, "full-plan");
+	assert_string_equal(p->description, "every section");
+	assert_string_equal(p->source, "t.yaml");
+	assert_int_equal(p->iterations, 7);
+	assert_int_equal(p->warmup, 2);
+	assert_int_equal(p->boots, 4);
+	assert_int_equal(p->until, PLAN_UNTIL_DECIDED);
+	assert_int_equal(p->max_boots, 16);
+
+	assert_int_equal(p->nr_cgroups, 2);
+	assert_string_equal(p->cgroups[0].path, "/a");
+	assert_int_equal(p->cgroups[0].weight, 200);
+	assert_true(p->cgroups[0].cpu_max_pct == 150.0);
+	assert_string_equal(p->cgroups[0].cpus, "0-1");
+	assert_string_equal(p->cgroups[1].path, "/b");
+	assert_int_equal(p->cgroups[1].weight, 100);
+	assert_true(p->cgroups[1].cpu_max_pct == 0);
+	assert_null(p->cgroups[1].cpus);
+
+	assert_int_equal(p->host.kinds.nr, 2);
+	assert_string_equal(p->host.kinds.v[0], "ssh");
+	assert_string_equal(p->host.kinds.v[1], "libvirt");
+	assert_int_equal(p->host.min_sockets, 2);
+	assert_int_equal(p->host.min_cpus, 8);
+	assert_int_equal(p->host.min_memory_mb, 16384);
+	assert_int_equal(p->host.tags.nr, 2);
+	assert_string_equal(p->host.tags.v[1], "lab-2");
+
+	assert_int_equal(p->kernel_config.nr, 2);
+	assert_string_equal(p->kernel_config.v[0], "farm-base.config");
+	assert_string_equal(p->kernel_config.v[1], "farm-vm.config");
+
+	assert_int_equal(p->nr_metrics, 2);
+	assert_string_equal(p->metrics[0].name, "transactions_per_s");
+	assert_true(p->metrics[0].tau_pct == 1.5);
+	assert_int_equal(p->metrics[0].direction, PLAN_DIR_HIGHER);
+	assert_int_equal(p->metrics[0].decides, 1);
+	assert_string_equal(p->metrics[1].name, "perf.*");
+	assert_true(p->metrics[1].tau_pct < 0);
+	assert_int_equal(p->metrics[1].direction, PLAN_DIR_NONE);
+	assert_int_equal(p->metrics[1].decides, 0);
+
+	assert_int_equal(p->timeouts.power_ms, 120000);
+	assert_int_equal(p->timeouts.boot_ms, 300000);
+	assert_int_equal(p->timeouts.run_ms, 1800000);
+	assert_int_equal(p->timeouts.collect_ms, 90000);
+	plan_free(p);
+}
+
+static void test_defaults(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct plan *p = NULL;
+	const char text[] = "workload: chat\n";
+
+	(void)state;
+	assert_int_equal(
+		plan_parse("dir/my-plan.yaml", text, strlen(text), &p, &err),
+		0);
+	assert_string_equal(p->name, "my-plan");
+	assert_null(p->description);
+	assert_int_equal(p->iterations, 3);
+	assert_int_equal(p->warmup, 1);
+	assert_int_equal(p->boots, 1);
+	assert_int_equal(p->until, PLAN_UNTIL_FIXED);
+	assert_int_equal(p->max_boots, 1);
+	assert_int_equal(p->nr_cgroups, 0);
+	assert_int_equal(p->host.kinds.nr, 0);
+	assert_int_equal(p->host.min_cpus, 0);
+	assert_int_equal(p->kernel_config.nr, 0);
+	assert_int_equal(p->nr_metrics, 0);
+	assert_int_equal(p->timeouts.power_ms, 300000);
+	assert_int_equal(p->timeouts.boot_ms, 600000);
+	assert_int_equal(p->timeouts.run_ms, 3600000);
+	assert_int_equal(p->timeouts.collect_ms, 300000);
+	assert_int_equal(p->nr_runs, 1);
+	assert_int_equal(p->runs[0].nr_params, 0);
+	plan_free(p);
+
+	/* until: decided without max_boots: 20, or boots when above. */
+	p = must_parse("workload: chat\nboots: 30\nuntil: decided\n");
+	assert_int_equal(p->max_boots, 30);
+	plan_free(p);
+	p = must_parse("workload: chat\nboots: 3\nuntil: decided\n");
+	assert_int_equal(p->max_boots, 20);
+	plan_free(p);
+	strbuf_release(&err);
+}
+
+static void test_expansion_order(void **state)
+{
+	struct plan *p = must_parse(full_plan);
+	struct strbuf label = STRBUF_INIT;
+	static const char *const want[] = {
+		"sysbench test=oltp_read_only threads=1 cgroup=/",
+		"sysbench test=oltp_read_only threads=1 cgroup=/foo",
+		"sysbench test=oltp_read_only threads=4 cgroup=/",
+		"sysbench test=oltp_read_only threads=4 cgroup=/foo",
+		"sysbench test=oltp_read_only threads=16 cgroup=/",
+		"sysbench test=oltp_read_only threads=16 cgroup=/foo",
+		"memchunk duration=2s short_threads=5 long_threads=5",
+		"memchunk duration=2s short_threads=4 long_threads=2",
+		"memchunk duration=2s short_threads=8 long_threads=2",
+	};
+
+	(void)state;
+	assert_int_equal(p->nr_runs, ARRAY_SIZE(want));
+	for (size_t i = 0; i < p->nr_runs; i++) {
+		strbuf_reset(&label);
+		plan_run_label(&p->runs[i], &label);
+		assert_string_equal(label.buf, want[i]);
+		assert_int_equal(p->runs[i].index, i);
+		assert_int_equal(p->runs[i].entry, i < 6 ? 0 : 1);
+		assert_string_equal(p->runs[i].workload, p->runs[i].wl->name);
+	}
+	strbuf_release(&label);
+	plan_free(p);
+}
+
+static void test_run_param_and_json(void **state)
+{
+	struct plan *p = must_parse(full_plan);
+	struct strbuf js = STRBUF_INIT;
+	const struct plan_run *r = &p->runs[3];
+
+	(void)state;
+	assert_string_equal(plan_run_param(r, "threads"), "4");
+	assert_string_equal(plan_run_param(r, "cgroup"), "/foo");
+	assert_string_equal(plan_run_param(r, "time"), "10s"); /* default */
+	assert_string_equal(plan_run_param(r, "pg_conninfo"), "");
+	assert_null(plan_run_param(r, "no_such_param"));
+	assert_string_equal(plan_run_param(&p->runs[7], "cgroup"), "/");
+
+	plan_run_params_json(p, r, &js);
+	assert_string_equal(
+		js.buf, "{\"cgroup\":\"/foo\",\"test\":\"oltp_read_only\","
+			"\"threads\":4,\"time\":\"10s\",\"pg_conninfo\":\"\","
+			"\"tables\":1,\"table_size\":10000}");
+	strbuf_reset(&js);
+	plan_run_json(p, &p->runs[6], &js);
+	assert_string_equal(js.buf,
+			    "{\"index\":6,\"workload\":\"memchunk\",\"params\":"
+			    "{\"cgroup\":\"/\",\"short_threads\":5,"
+			    "\"long_threads\":5,\"duration\":\"2s\","
+			    "\"chunk_slots\":256,\"sleep_every\":2800,"
+			    "\"sleep_us\":9000}}");
+	strbuf_reset(&js);
+	plan_cgroups_json(p, &js);
+	assert_string_equal(
+		js.buf, "[{\"path\":\"/a\",\"weight\":200,\"cpu_max_pct\":150,"
+			"\"cpus\":\"0-1\"},{\"path\":\"/b\",\"weight\":100}]");
+	strbuf_reset(&js);
+	plan_settings_json(p, &js);
+	assert_string_equal(
+		js.buf,
+		"{\"name\":\"full-plan\",\"description\":\"every section\","
+		"\"iterations\":7,\"warmup\":2,\"boots\":4,\"until\":"
+		"\"decided\","
+		"\"max_boots\":16,\"cgroups\":[{\"path\":\"/a\",\"weight\":200,"
+		"\"cpu_max_pct\":150,\"cpus\":\"0-1\"},{\"path\":\"/b\","
+		"\"weight\":100}],\"host\":{\"kinds\":[\"ssh\",\"libvirt\"],"
+		"\"min_sockets\":2,\"min_cpus\":8,\"min_memory_mb\":16384,"
+		"\"tags\":[\"numa\",\"lab-2\"]},\"kernel_config\":"
+		"[\"farm-base.config\",\"farm-vm.config\"],\"metrics\":["
+		"{\"name\":\"transactions_per_s\",\"tau_pct\":1.5,"
+		"\"direction\":\"higher\",\"decides\":true},{\"name\":\"perf.*"
+		"\","
+		"\"tau_pct\":null,\"direction\":\"none\",\"decides\":false}],"
+		"\"timeouts\":{\"power_ms\":120000,\"boot_ms\":300000,"
+		"\"run_ms\":1800000,\"collect_ms\":90000},\"nr_runs\":9}");
+	strbuf_release(&js);
+	plan_free(p);
+}
+
+static void test_typed_json_values(void **state)
+{
+	struct plan *p = must_parse("workloads:\n"
+				    "  - workload: hackbench\n"
+				    "    params: {pipe: true, mode: thread}\n"
+				    "  - workload: fairness-loop\n"
+				    "    params: {converge_pct: 2.5}\n");
+	struct strbuf js = STRBUF_INIT;
+
+	(void)state;
+	plan_run_params_json(p, &p->runs[0], &js);
+	assert_string_equal(js.buf, "{\"cgroup\":\"/\",\"groups\":10,"
+				    "\"loops\":100,\"mode\":\"thread\","
+				    "\"pipe\":true}");
+	strbuf_reset(&js);
+	plan_run_params_json(p, &p->runs[1], &js);
+	assert_non_null(strstr(js.buf, "\"converge_pct\":2.5"));
+	assert_non_null(strstr(js.buf, "\"groups\":\"/a:5,/b:2\""));
+	strbuf_release(&js);
+	plan_free(p);
+}
+
+/* Exactly PLAN_MAX_RUNS is fine; one more sweep value is refused. */
+static void test_run_cap(void **state)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct plan *p;
+
+	(void)state;
+	strbuf_addstr(&text, "workload: numa-bw\nparams:\n  jobs: [");
+	for (int i = 1; i <= 100; i++)
+		strbuf_addf(&text, "%s%d", i > 1 ? ", " : "", i);
+	strbuf_addstr(&text, "]\n  passes: [");
+	for (int i = 1; i <= 100; i++)
+		strbuf_addf(&text, "%s%d", i > 1 ? ", " : "", i);
+	strbuf_addstr(&text, "]\n");
+	p = must_parse(text.buf);
+	assert_int_equal(p->nr_runs, PLAN_MAX_RUNS);
+	assert_string_equal(plan_run_param(&p->runs[PLAN_MAX_RUNS - 1], "jobs"),
+			    "100");
+	plan_free(p);
+
+	strbuf_addstr(&text, "  cgroup: [/, /x]\n");
+	must_fail(text.buf, &err);
+	assert_non_null(strstr(err.buf, "expand to 20000 runs, more than the "
+					"cap of 10000"));
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
+/* The other caps: values in a sweep, workload entries, YAML values. */
+static void test_structure_caps(void **state)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+
+	(void)state;
+	strbuf_addstr(&text, "workload: numa-bw\nparams:\n  jobs: [");
+	for (int i = 1; i <= PLAN_MAX_VALUES + 1; i++)
+		strbuf_addf(&text, "%s%d", i > 1 ? ", " : "", i);
+	strbuf_addstr(&text, "]\n");
+	must_fail(text.buf, &err);
+	assert_string_equal(err.buf, "t.yaml:3:9: error: params.jobs: sweep of "
+				     "1025 values, more than 1024\n");
+
+	strbuf_reset(&text);
+	strbuf_reset(&err);
+	strbuf_addstr(&text, "workloads:\n");
+	for (int i = 0; i <= PLAN_MAX_WORKLOADS; i++)
+		strbuf_addstr(&text, "  - workload: chat\n");
+	must_fail(text.buf, &err);
+	assert_string_equal(err.buf, "t.yaml:2:3: error: workloads: more than "
+				     "64 entries\n");
+
+	strbuf_reset(&text);
+	strbuf_reset(&err);
+	strbuf_addstr(&text, "workload: chat\nx:\n");
+	for (int i = 0; i < PLAN_MAX_NODES; i++)
+		strbuf_addstr(&text, "- 1\n");
+	assert_true(text.len < PLAN_MAX_BYTES);
+	must_fail(text.buf, &err);
+	assert_non_null(
+		strstr(err.buf, "error: more than 65536 YAML values\n"));
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
+static void test_errors_append(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *nl;
+
+	(void)state;
+	strbuf_addstr(&err, "earlier\n");
+	must_fail("workload: chat\niterations: 0\n", &err);
+	must_fail("workload: nope\n", &err);
+	assert_true(starts_with(err.buf, "earlier\n"));
+	nl = strchr(err.buf + 8, '\n');
+	assert_non_null(nl);
+	assert_true(
+		starts_with(err.buf + 8, "t.yaml:2:13: error: iterations:"));
+	assert_true(starts_with(nl + 1, "t.yaml:1:11: error: workload: the "
+					"agent has no workload 'nope'"));
+	strbuf_release(&err);
+}
+
+static void test_error_cap(void **state)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	size_t lines = 0;
+
+	(void)state;
+	strbuf_addstr(&text, "workload: chat\n");
+	for (int i = 0; i < 200; i++)
+		strbuf_addf(&text, "k%d: 1\n", i);
+	must_fail(text.buf, &err);
+	for (size_t i = 0; i < err.len; i++)
+		lines += err.buf[i] == '\n';
+	assert_int_equal(lines, PLAN_MAX_ERRORS + 1);
+	assert_non_null(strstr(err.buf, "t.yaml: error: too many errors (200), "
+					"stopping\n"));
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
+/* The text need not be NUL-terminated: only len bytes are read. */
+static void test_length_not_nul(void **state)
+{
+	static const char text[] = "workload: chat\nboots: 2\n"
+				   "this is not YAML: [";
+	struct strbuf err = STRBUF_INIT;
+	struct plan *p = NULL;
+
+	(void)state;
+	assert_int_equal(plan_parse("t", text, 24, &p, &err), 0);
+	assert_int_equal(p->boots, 2);
+	plan_free(p);
+	assert_int_equal(plan_parse("t", "workload: chat\0x", 16, &p, &err),
+			 -EINVAL);
+	strbuf_release(&err);
+}
+
+static void test_size_cap(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct plan *p = NULL;
+	char *big = xcalloc(1, PLAN_MAX_BYTES + 2);
+
+	(void)state;
+	memset(big, '#', PLAN_MAX_BYTES + 1);
+	assert_int_equal(plan_parse("big", big, PLAN_MAX_BYTES + 1, &p, &err),
+			 -EINVAL);
+	assert_null(p);
+	assert_non_null(strstr(err.buf, "more than the cap"));
+	free(big);
+	strbuf_release(&err);
+}
+
+static void test_load(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct plan *p = NULL;
+
+	(void)state;
+	assert_int_equal(plan_load("/nonexistent/x.yaml", &p, &err), -ENOENT);
+	assert_null(p);
+	assert_string_equal(err.buf, "/nonexistent/x.yaml: error: cannot read: "
+				     "No such file or directory\n");
+	plan_free(NULL);
+	strbuf_release(&err);
+}
+
+/*
+ * Every prefix of a good plan, and the plan with each byte replaced by a
+ * few hostile ones, either parses or fails with errors; never crashes
+ * (this suite runs under ASan and UBSan) and never both.
+ */
+static void test_damaged_input(void **state)
+{
+	static const char bad[] = { '\0', '\t', '[', '{', '*',	 '&',
+				    '\n', ':',	'-', '"', '\xff' };
+	size_t len = strlen(full_plan);
+	char *copy = xstrdup(full_plan);
+
+	(void)state;
+	for (size_t n = 0; n <= len; n++) {
+		struct strbuf err = STRBUF_INIT;
+		struct plan *p = NULL;
+		int rc = plan_parse("t", full_plan, n, &p, &err);
+
+		assert_true((rc == 0 && p && !err.len) ||
+			    (rc < 0 && !p && err.len));
+		plan_free(p);
+		strbuf_release(&err);
+	}
+	for (size_t i = 0; i < len; i++) {
+		for (size_t b = 0; b < sizeof(bad); b++) {
+			struct strbuf err = STRBUF_INIT;
+			struct plan *p = NULL;
+			int rc;
+
+			copy[i] = bad[b];
+			rc = plan_parse("t", copy, len, &p, &err);
+			assert_true((rc == 0 && p && !err.len) ||
+				    (rc < 0 && !p && err.len));
+			plan_free(p);
+			strbuf_release(&err);
+			copy[i] = full_plan[i];
+		}
+	}
+	free(copy);
+}
+
+/*
+ * Every plan shipped in plans/ parses.  The suite runs from the top of the
+ * source tree (tests/run-tests.sh), so plans/ is relative to it.
+ */
+static void test_shipped_plans(void **state)
+{
+	static const char *const names[] = { "smoke",
+					     "memchunk-thread-mix",
+					     "sysbench-oltp-threads",
+					     "chat-rooms-cgroup",
+					     "fairness-loop-5-2",
+					     "kernbench-two-cgroups",
+					     "kernbench-numa",
+					     "numa-bw-jobs",
+					     "reaim-users",
+					     "pipe-pingpong-counters" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		struct strbuf err = STRBUF_INIT;
+		struct plan *p = NULL;
+		char *path = xstrfmt("plans/%s.yaml", names[i]);
+
+		if (plan_load(path, &p, &err) != 0)
+			fail_msg("%s: %s", path, err.buf);
+		assert_string_equal(p->name, names[i]);
+		assert_true(p->nr_runs >= 1);
+		plan_free(p);
+		free(path);
+		strbuf_release(&err);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_plan_fields),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_expansion_order),
+		cmocka_unit_test(test_run_param_and_json),
+		cmocka_unit_test(test_typed_json_values),
+		cmocka_unit_test(test_run_cap),
+		cmocka_unit_test(test_structure_caps),
+		cmocka_unit_test(test_errors_append),
+		cmocka_unit_test(test_error_cap),
+		cmocka_unit_test(test_length_not_nul),
+		cmocka_unit_test(test_size_cap),
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_damaged_input),
+		cmocka_unit_test(test_shipped_plans),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

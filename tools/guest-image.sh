@@ -1,0 +1,158 @@
+#!/bin/sh
+# guest-image.sh - build the farm's guest initramfs from Debian's packages.
+#
+#   tools/guest-image.sh -o OUT.cpio.gz -k CONTROLLER_KEY.pub
+#                        [-a AGENT] [-m MODULES_DIR] [-K HOST_KEY]
+#
+# The image holds busybox-static, OpenSSH's sshd and sftp-server with the
+# libraries they load, an ed25519 host key made now (or given with -K), the
+# controller's public key as root's authorized_keys, the schedfarm agent
+# (-a, else $SCHEDFARM_AGENT, else agent/schedfarm-agent), optionally the
+# e1000 driver of a modular kernel (-m /lib/modules/VERSION), and an /init
+# that mounts proc/sys/devtmpfs/cgroup2, turns schedstats on, brings up
+# eth0 for qemu's user network (10.0.2.15), starts sshd and prints the
+# agent beacon on the console:
+#
+#   SCHEDFARM-AGENT-READY release=$(uname -r) sockets=N cpus=N
+#
+# Beside OUT it writes OUT.hostkey.pub (for the controller's known_hosts).
+# Reproducible: files are listed in sorted order and every mtime is
+# SOURCE_DATE_EPOCH (default: the newest input package's date), so two
+# builds with the same inputs and host key are byte-identical.
+set -eu
+
+out= pub= agent=${SCHEDFARM_AGENT:-} mods= hostkey=
+while getopts o:k:a:m:K: opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	k) pub=$OPTARG ;;
+	a) agent=$OPTARG ;;
+	m) mods=$OPTARG ;;
+	K) hostkey=$OPTARG ;;
+	*) echo "usage: $0 -o OUT -k KEY.pub [-a AGENT] [-m MODDIR] [-K HOSTKEY]" >&2; exit 2 ;;
+	esac
+done
+[ -n "$out" ] && [ -n "$pub" ] || { echo "guest-image: -o and -k are required" >&2; exit 2; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+abspath() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+out=$(abspath "$out")
+pub=$(abspath "$pub")
+[ -z "$hostkey" ] || hostkey=$(abspath "$hostkey")
+[ -z "$mods" ] || mods=$(abspath "$mods")
+[ -z "$agent" ] || agent=$(abspath "$agent")
+[ -n "$agent" ] || agent=$top/agent/schedfarm-agent
+for f in /bin/busybox /usr/sbin/sshd /usr/lib/openssh/sftp-server "$pub" "$agent"; do
+	[ -r "$f" ] || { echo "guest-image: missing $f (make deps; make)" >&2; exit 1; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/guest-image.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+r=$work/root
+mkdir -p "$r"
+cd "$r"
+mkdir -p bin sbin usr/bin usr/sbin usr/lib/openssh etc/ssh root/.ssh proc sys dev \
+	tmp run/sshd var/empty lib64 lib/x86_64-linux-gnu lib/modules mnt
+
+# busybox and its applets (links made here, not at boot: reproducible).
+cp /bin/busybox bin/busybox
+for a in $(/bin/busybox --list); do
+	case $a in busybox) continue ;; esac
+	[ -e "bin/$a" ] || ln -s busybox "bin/$a"
+done
+
+# sshd, sftp-server, the agent, and the shared libraries they load.
+cp /usr/sbin/sshd usr/sbin/sshd
+cp /usr/lib/openssh/sftp-server usr/lib/openssh/sftp-server
+cp "$agent" usr/bin/schedfarm-agent
+chmod 755 usr/bin/schedfarm-agent
+for lib in $( (ldd /usr/sbin/sshd; ldd /usr/lib/openssh/sftp-server) |
+	awk '/=> \//{print $3} /^\t\/lib64/{print $1}' | sort -u); do
+	mkdir -p ".$(dirname "$lib")"
+	cp -L "$lib" ".$lib"
+done
+
+# Accounts: root (the farm logs in as root with its key) and sshd's
+# privilege separation user.
+cat >etc/passwd <<'EOP'
+root:x:0:0:root:/root:/bin/sh
+sshd:x:102:65534::/run/sshd:/bin/false
+EOP
+cat >etc/group <<'EOG'
+root:x:0:
+nogroup:x:65534:
+EOG
+echo 'root:*:19000:0:99999:7:::' >etc/shadow
+chmod 600 etc/shadow
+echo 'hosts: files' >etc/nsswitch.conf
+echo '127.0.0.1 localhost' >etc/hosts
+
+cat >etc/ssh/sshd_config <<'EOS'
+Port 22
+HostKey /etc/ssh/ssh_host_ed25519_key
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+UseDNS no
+PidFile /run/sshd.pid
+Subsystem sftp /usr/lib/openssh/sftp-server
+EOS
+if [ -n "$hostkey" ]; then
+	cp "$hostkey" etc/ssh/ssh_host_ed25519_key
+	ssh-keygen -y -f "$hostkey" >etc/ssh/ssh_host_ed25519_key.pub
+else
+	ssh-keygen -q -t ed25519 -N '' -C schedfarm-guest -f etc/ssh/ssh_host_ed25519_key
+fi
+chmod 600 etc/ssh/ssh_host_ed25519_key
+cp "$pub" root/.ssh/authorized_keys
+chmod 700 root/.ssh
+chmod 600 root/.ssh/authorized_keys
+
+# A modular kernel's NIC driver (Debian's has e1000 as a module).
+if [ -n "$mods" ]; then
+	ko=$(find "$mods" -name 'e1000.ko*' | head -n 1)
+	[ -n "$ko" ] || { echo "guest-image: no e1000 module in $mods" >&2; exit 1; }
+	case $ko in
+	*.xz) xz -dc "$ko" >lib/modules/e1000.ko ;;
+	*.zst) zstd -qdc "$ko" >lib/modules/e1000.ko ;;
+	*) cp "$ko" lib/modules/e1000.ko ;;
+	esac
+fi
+
+cat >init <<'EOI'
+#!/bin/sh
+# The farm's guest init: mount, network, sshd, beacon, then wait.
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /sys/fs/cgroup
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mkdir -p /run/sshd /var/empty
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+[ -f /proc/sys/kernel/sched_schedstats ] && echo 1 >/proc/sys/kernel/sched_schedstats
+for m in /lib/modules/*.ko; do [ -f "$m" ] && insmod "$m"; done
+hostname schedfarm-guest
+ip link set lo up
+i=0
+while ! ip link show eth0 >/dev/null 2>&1 && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+ip addr add 10.0.2.15/24 dev eth0
+ip link set eth0 up
+ip route add default via 10.0.2.2
+/usr/sbin/sshd -E /tmp/sshd.log
+sockets=$(cat /sys/devices/system/cpu/cpu*/topology/physical_package_id 2>/dev/null | sort -u | wc -l)
+cpus=$(grep -c ^processor /proc/cpuinfo)
+echo "SCHEDFARM-AGENT-READY release=$(uname -r) sockets=$sockets cpus=$cpus" >/dev/console
+while :; do sleep 3600; done
+EOI
+chmod 755 init
+
+# Reproducible archive: fixed mtimes, sorted names, numeric owners.
+epoch=${SOURCE_DATE_EPOCH:-$(stat -c %Y /bin/busybox /usr/sbin/sshd | sort -n | tail -n 1)}
+find . -exec touch -h -d "@$epoch" {} +
+find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible | gzip -n -9 >"$work/img"
+mv "$work/img" "$out"
+cp etc/ssh/ssh_host_ed25519_key.pub "$out.hostkey.pub"
+echo "guest-image: wrote $out ($(stat -c %s "$out") bytes)"
