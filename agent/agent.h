@@ -23,10 +23,10 @@
 /* ---- spec.c: the run spec ------------------------------------------- */
 
 struct cg_spec {
-	char *path;       /* "/a": relative to the run's own parent group */
-	int weight;       /* 1..10000, cgroup v2 scale */
+	char *path; /* "/a": relative to the run's own parent group */
+	int weight; /* 1..10000, cgroup v2 scale */
 	double cpu_max_pct; /* 0: no quota */
-	char *cpus;       /* cpuset list, or NULL */
+	char *cpus; /* cpuset list, or NULL */
 };
 
 struct run_spec {
@@ -39,7 +39,7 @@ struct run_spec {
 	size_t ncgroups;
 	char *results_file;
 	int64_t deadline_s; /* 0: none */
-	int parent_weight;  /* the run's own parent group; 0: default */
+	int parent_weight; /* the run's own parent group; 0: default */
 };
 
 void run_spec_init(struct run_spec *s);
@@ -74,8 +74,8 @@ void free_loop_groups(struct loop_group *g, size_t n);
 
 struct emitter {
 	int64_t run_id;
-	int out_fd;      /* 1, or -1 for none */
-	int file_fd;     /* results file, O_APPEND, or -1 */
+	int out_fd; /* 1, or -1 for none */
+	int file_fd; /* results file, O_APPEND, or -1 */
 	int iteration;
 	int warmup;
 	struct strbuf pending; /* buffered sample lines */
@@ -126,7 +126,7 @@ struct cg_system {
 };
 
 struct cg_group {
-	char *path;     /* spec path, "/a" */
+	char *path; /* spec path, "/a" */
 	int weight;
 	double cpu_max_pct;
 	char *cpus;
@@ -135,9 +135,9 @@ struct cg_group {
 
 struct cg_run {
 	struct cg_system *sys;
-	char *base;          /* "schedfarm-<run>-<pid>", under our own group */
+	char *base; /* "schedfarm-<run>-<pid>", under our own group */
 	int base_created;
-	int base_weight;     /* 0: leave the default */
+	int base_weight; /* 0: leave the default */
 	struct cg_group *groups;
 	size_t ngroups;
 	struct strvec dirs; /* directories we made, in creation order */
@@ -206,7 +206,8 @@ void schedstat_emit_delta(struct emitter *em, const struct schedstat *before,
 			  const struct schedstat *after);
 
 struct procstat {
-	uint64_t cpu[10]; /* user nice system idle iowait irq softirq steal guest guest_nice */
+	uint64_t cpu[10]; /* user nice system idle iowait irq softirq steal
+			     guest guest_nice */
 	uint64_t ctxt, processes, intr;
 	int ncpu_lines;
 };
@@ -340,7 +341,7 @@ int agent_sleep_until(int64_t t_ms);
 /* A forked worker process, held at a gate until released. */
 struct worker {
 	pid_t pid;
-	int gate_fd;   /* parent's write end */
+	int gate_fd; /* parent's write end */
 	int result_fd; /* parent's read end of the child's result pipe */
 	struct strbuf result;
 	int status;
@@ -423,8 +424,8 @@ struct wl_ops {
 };
 
 extern const struct wl_ops wl_fairness_loop, wl_memchunk, wl_pipe_pingpong,
-	wl_chat, wl_numa_bw, wl_sysbench, wl_hackbench, wl_kernbench,
-	wl_reaim, wl_volanomark, wl_perf_stat;
+	wl_chat, wl_numa_bw, wl_sysbench, wl_hackbench, wl_kernbench, wl_reaim,
+	wl_volanomark, wl_perf_stat;
 const struct wl_ops *wl_ops_find(const char *name);
 int wl_available(const struct wl_desc *d, struct strbuf *why);
 

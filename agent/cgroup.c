@@ -114,7 +114,8 @@ int cg_detect(struct cg_system *sys, const char *proc_mounts,
 			if (has_item(f.v[3], "cpuset") && !sys->v1_cpuset)
 				sys->v1_cpuset = xstrdup(f.v[1]);
 			has_v1 = 1;
-		} else if (f.nr >= 4 && !strcmp(f.v[2], "cgroup2") && !sys->v2) {
+		} else if (f.nr >= 4 && !strcmp(f.v[2], "cgroup2") &&
+			   !sys->v2) {
 			sys->v2 = xstrdup(f.v[1]);
 		}
 		strvec_clear(&f);
@@ -132,7 +133,9 @@ int cg_detect(struct cg_system *sys, const char *proc_mounts,
 		struct strbuf p = STRBUF_INIT, c = STRBUF_INIT;
 
 		strbuf_addf(&p, "%s%s/cgroup.controllers", sys->v2,
-			    sys->v2_self && strcmp(sys->v2_self, "/") ? sys->v2_self : "");
+			    sys->v2_self && strcmp(sys->v2_self, "/")
+				    ? sys->v2_self
+				    : "");
 		if (strbuf_read_file(&c, p.buf, 4096) >= 0) {
 			struct strvec w = STRVEC_INIT;
 
@@ -169,8 +172,9 @@ void cg_describe_json(const struct cg_system *sys, struct strbuf *out)
 	strbuf_addstr(out, ",\"v1\":[");
 	{
 		int first = 1;
-		const char *names[] = {"cpu", "cpuacct", "cpuset"};
-		const char *mnt[] = {sys->v1_cpu, sys->v1_cpuacct, sys->v1_cpuset};
+		const char *names[] = { "cpu", "cpuacct", "cpuset" };
+		const char *mnt[] = { sys->v1_cpu, sys->v1_cpuacct,
+				      sys->v1_cpuset };
 
 		for (int i = 0; i < 3; i++) {
 			if (!mnt[i])
@@ -182,9 +186,13 @@ void cg_describe_json(const struct cg_system *sys, struct strbuf *out)
 		}
 	}
 	strbuf_addstr(out, "],\"v2_controllers\":");
-	strbuf_add_json_str(out, sys->v2 ? (sys->v2_controllers ? sys->v2_controllers : "") : NULL);
+	strbuf_add_json_str(
+		out, sys->v2 ? (sys->v2_controllers ? sys->v2_controllers : "")
+			     : NULL);
 	strbuf_addstr(out, ",\"used\":");
-	strbuf_add_json_str(out, sys->use == 1 ? "v1" : sys->use == 2 ? "v2" : NULL);
+	strbuf_add_json_str(out, sys->use == 1	 ? "v1"
+				 : sys->use == 2 ? "v2"
+						 : NULL);
 	strbuf_addch(out, '}');
 }
 
@@ -199,7 +207,8 @@ void cg_run_init(struct cg_run *r, struct cg_system *sys, int64_t run_id)
 {
 	memset(r, 0, sizeof(*r));
 	r->sys = sys;
-	r->base = xstrfmt("schedfarm-%lld-%ld", (long long)run_id, (long)getpid());
+	r->base = xstrfmt("schedfarm-%lld-%ld", (long long)run_id,
+			  (long)getpid());
 	strvec_init(&r->dirs);
 }
 
@@ -280,9 +289,9 @@ static int write_file(const char *dir, const char *file, const char *val,
 static size_t v1_hier(const struct cg_system *sys, const char **mnt,
 		      const char **self)
 {
-	const char *m[] = {sys->v1_cpu, sys->v1_cpuacct, sys->v1_cpuset};
-	const char *s[] = {sys->v1_cpu_self, sys->v1_cpuacct_self,
-			   sys->v1_cpuset_self};
+	const char *m[] = { sys->v1_cpu, sys->v1_cpuacct, sys->v1_cpuset };
+	const char *s[] = { sys->v1_cpu_self, sys->v1_cpuacct_self,
+			    sys->v1_cpuset_self };
 	size_t n = 0;
 
 	for (int i = 0; i < 3; i++) {
@@ -316,7 +325,7 @@ static int make_dir(struct cg_run *r, const char *dir, struct strbuf *err)
 static int cpuset_inherit(const char *dir, struct strbuf *err)
 {
 	struct strbuf parent = STRBUF_INIT, v = STRBUF_INIT, p = STRBUF_INIT;
-	const char *files[] = {"cpuset.cpus", "cpuset.mems"};
+	const char *files[] = { "cpuset.cpus", "cpuset.mems" };
 	int rc = 0;
 
 	strbuf_addstr(&parent, dir);
@@ -382,8 +391,8 @@ static int setup_v1(struct cg_run *r, const struct strvec *paths,
 	int rc = -1;
 
 	for (size_t h = 0; h < nh; h++) {
-		int is_cpuset = r->sys->v1_cpuset &&
-				!strcmp(mnt[h], r->sys->v1_cpuset);
+		int is_cpuset =
+			r->sys->v1_cpuset && !strcmp(mnt[h], r->sys->v1_cpuset);
 
 		strbuf_reset(&d);
 		group_dir(&d, mnt[h], self[h], r->base, NULL);
@@ -412,15 +421,19 @@ static int setup_v1(struct cg_run *r, const struct strvec *paths,
 			if (is_cpu) {
 				strbuf_reset(&v);
 				strbuf_addf(&v, "%d", cg_v1_shares(g->weight));
-				if (write_file(d.buf, "cpu.shares", v.buf, err) < 0)
+				if (write_file(d.buf, "cpu.shares", v.buf,
+					       err) < 0)
 					goto out;
 				if (g->cpu_max_pct > 0) {
 					strbuf_reset(&v);
 					strbuf_addf(&v, "%lld",
-						    (long long)(g->cpu_max_pct * 1000));
-					if (write_file(d.buf, "cpu.cfs_period_us",
+						    (long long)(g->cpu_max_pct *
+								1000));
+					if (write_file(d.buf,
+						       "cpu.cfs_period_us",
 						       "100000", err) < 0 ||
-					    write_file(d.buf, "cpu.cfs_quota_us",
+					    write_file(d.buf,
+						       "cpu.cfs_quota_us",
 						       v.buf, err) < 0)
 						goto out;
 				}
@@ -433,7 +446,9 @@ static int setup_v1(struct cg_run *r, const struct strvec *paths,
 	if (!r->sys->v1_cpuset)
 		for (size_t i = 0; i < r->ngroups; i++)
 			if (r->groups[i].cpus) {
-				strbuf_addstr(err, "a group names cpus but no cpuset hierarchy is mounted");
+				strbuf_addstr(err,
+					      "a group names cpus but no "
+					      "cpuset hierarchy is mounted");
 				goto out;
 			}
 	rc = 0;
@@ -453,7 +468,8 @@ static int setup_v2(struct cg_run *r, const struct strvec *paths,
 	for (size_t i = 0; i < r->ngroups; i++)
 		want_cpuset |= r->groups[i].cpus != NULL;
 	if (want_cpuset && !r->sys->v2_cpuset) {
-		strbuf_addstr(err, "a group names cpus but cgroup2 offers no cpuset controller here");
+		strbuf_addstr(err, "a group names cpus but cgroup2 offers no "
+				   "cpuset controller here");
 		goto out;
 	}
 	if (want_cpuset)
@@ -475,7 +491,8 @@ static int setup_v2(struct cg_run *r, const struct strvec *paths,
 		struct cg_group *g = find_group(r, paths->v[i]);
 
 		strbuf_reset(&d);
-		group_dir(&d, r->sys->v2, r->sys->v2_self, r->base, paths->v[i]);
+		group_dir(&d, r->sys->v2, r->sys->v2_self, r->base,
+			  paths->v[i]);
 		if (make_dir(r, d.buf, err) < 0)
 			goto out;
 		/* A group with children hands the controllers down. */
@@ -500,7 +517,8 @@ static int setup_v2(struct cg_run *r, const struct strvec *paths,
 			if (write_file(d.buf, "cpu.max", v.buf, err) < 0)
 				goto out;
 		}
-		if (g->cpus && write_file(d.buf, "cpuset.cpus", g->cpus, err) < 0)
+		if (g->cpus &&
+		    write_file(d.buf, "cpuset.cpus", g->cpus, err) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -518,8 +536,9 @@ int cg_run_create(struct cg_run *r, struct strbuf *err)
 	if (!r->ngroups)
 		return 0;
 	if (!r->sys || !r->sys->use) {
-		strbuf_addstr(err,
-			      "the run asks for cgroups but neither a cgroup v1 cpu hierarchy nor a cgroup2 cpu controller is available here");
+		strbuf_addstr(err, "the run asks for cgroups but neither a "
+				   "cgroup v1 cpu hierarchy nor a cgroup2 cpu "
+				   "controller is available here");
 		return -1;
 	}
 	all_paths(r, &paths);
@@ -539,7 +558,8 @@ int cg_run_attach(struct cg_run *r, const char *path, pid_t pid,
 	if (!path || !strcmp(path, "/"))
 		return 0;
 	if (!find_group(r, path) || !r->base_created) {
-		strbuf_addf(err, "internal error: cgroup %s was not created", path);
+		strbuf_addf(err, "internal error: cgroup %s was not created",
+			    path);
 		return -1;
 	}
 	strbuf_addf(&v, "%ld", (long)pid);
@@ -567,7 +587,8 @@ int cg_run_procs_files(struct cg_run *r, const char *path, struct strvec *out,
 	struct strbuf d = STRBUF_INIT;
 
 	if (!find_group(r, path) || !r->base_created) {
-		strbuf_addf(err, "internal error: cgroup %s was not created", path);
+		strbuf_addf(err, "internal error: cgroup %s was not created",
+			    path);
 		return -1;
 	}
 	if (r->sys->use == 1) {
@@ -598,8 +619,8 @@ int cg_run_usage(struct cg_run *r, const char *path, uint64_t *ret_ns,
 	const char *base = strcmp(path, "/") ? r->base : NULL;
 
 	if (r->sys && r->sys->use == 1 && r->sys->v1_cpuacct) {
-		group_dir(&d, r->sys->v1_cpuacct, r->sys->v1_cpuacct_self,
-			  base, path);
+		group_dir(&d, r->sys->v1_cpuacct, r->sys->v1_cpuacct_self, base,
+			  path);
 		strbuf_addstr(&d, "/cpuacct.usage");
 		if (strbuf_read_file(&c, d.buf, 4096) >= 0) {
 			strbuf_trim(&c);
@@ -617,8 +638,9 @@ int cg_run_usage(struct cg_run *r, const char *path, uint64_t *ret_ns,
 			strvec_split(&lines, c.buf, '\n');
 			for (size_t i = 0; i < lines.nr; i++)
 				if (starts_with(lines.v[i], "usage_usec ") &&
-				    parse_i64(lines.v[i] + 11, 0, INT64_MAX / 1000,
-					      &v, NULL) == 0) {
+				    parse_i64(lines.v[i] + 11, 0,
+					      INT64_MAX / 1000, &v,
+					      NULL) == 0) {
 					*ret_ns = (uint64_t)v * 1000;
 					rc = 0;
 				}
@@ -626,8 +648,8 @@ int cg_run_usage(struct cg_run *r, const char *path, uint64_t *ret_ns,
 		}
 	}
 	if (rc < 0)
-		strbuf_addf(err, "no CPU usage readable for cgroup %s%s%s", path,
-			    d.len ? " at " : "", d.buf);
+		strbuf_addf(err, "no CPU usage readable for cgroup %s%s%s",
+			    path, d.len ? " at " : "", d.buf);
 	strbuf_release(&d);
 	strbuf_release(&c);
 	return rc;
@@ -678,7 +700,7 @@ int cg_run_remove(struct cg_run *r, struct strbuf *err)
 			}
 			evict(r, dir);
 			{
-				struct timespec ts = {0, 10 * 1000 * 1000};
+				struct timespec ts = { 0, 10 * 1000 * 1000 };
 
 				nanosleep(&ts, NULL);
 			}

@@ -58,17 +58,22 @@ static void topology(struct strbuf *out)
 		int64_t pkg, core;
 
 		strbuf_reset(&p);
-		strbuf_addf(&p, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+		strbuf_addf(&p,
+			    "/sys/devices/system/cpu/cpu%d/topology/"
+			    "physical_package_id",
 			    cpu);
 		if (read_line(p.buf, &v) < 0) {
-			misses++; /* offline CPUs leave holes; stop after a run */
+			misses++; /* offline CPUs leave holes; stop after a run
+				   */
 			continue;
 		}
 		misses = 0;
 		if (parse_i64(v.buf, -1, INT32_MAX, &pkg, NULL) < 0)
 			continue;
 		strbuf_reset(&p);
-		strbuf_addf(&p, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+		strbuf_addf(&p,
+			    "/sys/devices/system/cpu/cpu%d/topology/core_id",
+			    cpu);
 		if (read_line(p.buf, &v) < 0 ||
 		    parse_i64(v.buf, -1, INT32_MAX, &core, NULL) < 0)
 			continue;
@@ -97,19 +102,23 @@ static void topology(struct strbuf *out)
 	}
 	if (d)
 		closedir(d);
-	strbuf_addf(out, ",\"cpus\":{\"online\":%d,\"sockets\":%zu,\"cores\":%zu,\"threads\":%d,\"numa_nodes\":%d",
+	strbuf_addf(out,
+		    ",\"cpus\":{\"online\":%d,\"sockets\":%zu,\"cores\":%zu,"
+		    "\"threads\":%d,\"numa_nodes\":%d",
 		    agent_ncpus(), npkg, ncore, threads, nodes);
 	if (read_line("/sys/devices/system/cpu/smt/control", &v) == 0)
 		add_str_or_null(out, "smt", v.buf);
 	else
 		add_str_or_null(out, "smt", NULL);
-	if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", &v) == 0)
+	if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+		      &v) == 0)
 		add_str_or_null(out, "governor", v.buf);
 	else
 		add_str_or_null(out, "governor", NULL);
 	if (read_line("/sys/devices/system/cpu/cpufreq/boost", &v) == 0)
 		add_str_or_null(out, "boost", v.buf);
-	else if (read_line("/sys/devices/system/cpu/intel_pstate/no_turbo", &v) == 0)
+	else if (read_line("/sys/devices/system/cpu/intel_pstate/no_turbo",
+			   &v) == 0)
 		add_str_or_null(out, "boost", !strcmp(v.buf, "1") ? "0" : "1");
 	else
 		add_str_or_null(out, "boost", NULL);
@@ -121,9 +130,11 @@ static void topology(struct strbuf *out)
 void agent_info_json(struct strbuf *out)
 {
 	static const char *const counters[] = {
-		"instructions", "cycles", "branches", "branch-misses",
-		"cache-references", "cache-misses", "task-clock",
-		"context-switches", "cpu-migrations", "page-faults"};
+		"instructions",	 "cycles",	     "branches",
+		"branch-misses", "cache-references", "cache-misses",
+		"task-clock",	 "context-switches", "cpu-migrations",
+		"page-faults"
+	};
 	struct utsname u;
 	struct strbuf c = STRBUF_INIT, e = STRBUF_INIT;
 	struct cg_system cg;
@@ -191,11 +202,15 @@ void agent_info_json(struct strbuf *out)
 		if (schedstat_parse(c.buf, c.len, &ss, &e) == 0) {
 			struct strbuf en = STRBUF_INIT;
 
-			strbuf_addf(out, "{\"available\":true,\"version\":%d", ss.version);
-			if (strbuf_read_file(&en, "/proc/sys/kernel/sched_schedstats", 64) >= 0) {
+			strbuf_addf(out, "{\"available\":true,\"version\":%d",
+				    ss.version);
+			if (strbuf_read_file(
+				    &en, "/proc/sys/kernel/sched_schedstats",
+				    64) >= 0) {
 				strbuf_trim(&en);
 				strbuf_addf(out, ",\"enabled\":%s",
-					    !strcmp(en.buf, "1") ? "true" : "false");
+					    !strcmp(en.buf, "1") ? "true"
+								 : "false");
 			}
 			strbuf_addch(out, '}');
 			strbuf_release(&en);
@@ -207,7 +222,9 @@ void agent_info_json(struct strbuf *out)
 		}
 	} else {
 		strbuf_addstr(out, "{\"available\":false,\"note\":");
-		strbuf_add_json_str(out, "/proc/schedstat is absent: the kernel was built without CONFIG_SCHEDSTATS");
+		strbuf_add_json_str(out,
+				    "/proc/schedstat is absent: the kernel was "
+				    "built without CONFIG_SCHEDSTATS");
 		strbuf_addch(out, '}');
 	}
 	/* perf */
@@ -246,12 +263,13 @@ void agent_list(struct strbuf *out)
 		else
 			strbuf_addf(out, "  runs here: no (%s)\n", why.buf);
 		for (const struct wl_param *p = d->params;; p++) {
-			const struct wl_param *pp = p->name ? p : &workload_cgroup_param;
+			const struct wl_param *pp =
+				p->name ? p : &workload_cgroup_param;
 			struct strbuf t = STRBUF_INIT;
 
 			workload_describe_type(pp, &t);
-			strbuf_addf(out, "  %-16s %s; default %s%s%s%s\n", pp->name,
-				    t.buf, pp->def ? "\"" : "",
+			strbuf_addf(out, "  %-16s %s; default %s%s%s%s\n",
+				    pp->name, t.buf, pp->def ? "\"" : "",
 				    pp->def ? pp->def : "(required)",
 				    pp->def ? "\"" : "", "");
 			strbuf_addf(out, "  %-16s   %s\n", "", pp->help);

@@ -21,7 +21,8 @@
 
 static int usage(void)
 {
-	fputs("usage: schedfarm-agent list | info | run SPEC|- | cat FILE | version\n",
+	fputs("usage: schedfarm-agent list | info | run SPEC|- | cat FILE | "
+	      "version\n",
 	      stderr);
 	return 2;
 }
@@ -35,7 +36,8 @@ static int exec_in(int argc, char **argv)
 		int fd = open(argv[i], O_WRONLY | O_CLOEXEC);
 
 		if (fd < 0 || write(fd, "0", 1) != 1) {
-			fprintf(stderr, "schedfarm-agent: cannot join cgroup %s: %s\n",
+			fprintf(stderr,
+				"schedfarm-agent: cannot join cgroup %s: %s\n",
 				argv[i], strerror(errno));
 			return 127;
 		}
@@ -60,7 +62,8 @@ static int cmd_cat(const char *path)
 			strerror(errno));
 		return 1;
 	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+	while ((n = read(fd, buf, sizeof(buf))) > 0 ||
+	       (n < 0 && errno == EINTR))
 		if (n > 0 && write(1, buf, (size_t)n) != n) {
 			close(fd);
 			return 1;
@@ -85,7 +88,8 @@ static int cmd_run(const char *spec)
 
 		emitter_init(&em, 0, 1);
 		em.iteration = -1;
-		strbuf_addf(&msg, "cannot read spec %s: %s", spec, strerror(-r));
+		strbuf_addf(&msg, "cannot read spec %s: %s", spec,
+			    strerror(-r));
 		emit_error(&em, msg.buf, NULL);
 		line_begin(&line, "done", 0);
 		line_str(&line, "status", "bad-spec");

@@ -131,8 +131,8 @@ int parse_grouped_number(const char *s, double *ret)
 		if (*p >= '0' && *p <= '9') {
 			strbuf_addch(&t, *p);
 			prev_digit = 1;
-		} else if (*p == ',' && prev_digit && !seen_dot && p[1] >= '0' &&
-			   p[1] <= '9') {
+		} else if (*p == ',' && prev_digit && !seen_dot &&
+			   p[1] >= '0' && p[1] <= '9') {
 			prev_digit = 0;
 		} else if (*p == '.' && prev_digit && !seen_dot) {
 			strbuf_addch(&t, '.');
@@ -173,7 +173,8 @@ static void sb_rate(char *line, const char *what, const char *metric,
 		return;
 	p = open + 1;
 	w = next_word(&p);
-	if (parse_double(w, 0, 1e300, &rate, NULL) < 0 || !starts_with(skip_sp(p), "per sec"))
+	if (parse_double(w, 0, 1e300, &rate, NULL) < 0 ||
+	    !starts_with(skip_sp(p), "per sec"))
 		return;
 	metrics_add(ms, metric, rate, "1/s", "higher");
 }
@@ -195,18 +196,20 @@ static void sb_line(char *line, void *data)
 	if (st->in_latency) {
 		static const struct {
 			const char *key, *metric;
-		} lat[] = {{"min:", "latency_min_ms"},
-			   {"avg:", "latency_avg_ms"},
-			   {"max:", "latency_max_ms"},
-			   {"95th percentile:", "latency_p95_ms"}};
+		} lat[] = { { "min:", "latency_min_ms" },
+			    { "avg:", "latency_avg_ms" },
+			    { "max:", "latency_max_ms" },
+			    { "95th percentile:", "latency_p95_ms" } };
 
 		for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++)
 			if (starts_with(s, lat[i].key)) {
 				char *p = s + strlen(lat[i].key);
 
-				if (parse_double(next_word(&p), 0, 1e300, &v, NULL) == 0 &&
+				if (parse_double(next_word(&p), 0, 1e300, &v,
+						 NULL) == 0 &&
 				    !*skip_sp(p))
-					metrics_add(st->ms, lat[i].metric, v, "ms", "lower");
+					metrics_add(st->ms, lat[i].metric, v,
+						    "ms", "lower");
 			}
 		return;
 	}
@@ -234,13 +237,14 @@ static void sb_line(char *line, void *data)
 int parse_sysbench(const char *text, size_t len, struct metrics *ms,
 		   struct strbuf *err)
 {
-	struct sb_state st = {ms, 0};
+	struct sb_state st = { ms, 0 };
 
 	each_line(text, len, sb_line, &st);
 	if (!metrics_find(ms, "events_per_s") &&
 	    !metrics_find(ms, "transactions_per_s") &&
 	    !metrics_find(ms, "total_time_s")) {
-		strbuf_addstr(err, "sysbench printed no \"events per second\", \"transactions:\" or \"total time\" line");
+		strbuf_addstr(err, "sysbench printed no \"events per second\", "
+				   "\"transactions:\" or \"total time\" line");
 		return -1;
 	}
 	return 0;
@@ -367,7 +371,8 @@ static void pt_line(char *line, void *data)
 	if (parse_grouped_number(w, &v) < 0)
 		goto out;
 	w = next_word(&p);
-	if (!strcmp(w, "+-")) { /* "0.0007078 +- 0.0000196 seconds time elapsed" */
+	if (!strcmp(w,
+		    "+-")) { /* "0.0007078 +- 0.0000196 seconds time elapsed" */
 		next_word(&p);
 		w = next_word(&p);
 	}
@@ -412,12 +417,13 @@ static void kb_line(char *line, void *data)
 	struct metrics *ms = data;
 	static const struct {
 		const char *key, *metric, *unit, *dir;
-	} keys[] = {{"Elapsed Time", "elapsed_s", "s", "lower"},
-		    {"User Time", "user_s", "s", "lower"},
-		    {"System Time", "system_s", "s", "lower"},
-		    {"Percent CPU", "cpu_pct", "%", "none"},
-		    {"Context Switches", "context_switches", "count", "lower"},
-		    {"Sleeps", "sleeps", "count", "none"}};
+	} keys[] = { { "Elapsed Time", "elapsed_s", "s", "lower" },
+		     { "User Time", "user_s", "s", "lower" },
+		     { "System Time", "system_s", "s", "lower" },
+		     { "Percent CPU", "cpu_pct", "%", "none" },
+		     { "Context Switches", "context_switches", "count",
+		       "lower" },
+		     { "Sleeps", "sleeps", "count", "none" } };
 	char *s = skip_sp(line);
 	struct strvec w = STRVEC_INIT;
 	double v[4];
@@ -427,7 +433,8 @@ static void kb_line(char *line, void *data)
 			char *p = s + strlen(keys[i].key);
 			double x;
 
-			if (parse_double(next_word(&p), 0, 1e300, &x, NULL) == 0)
+			if (parse_double(next_word(&p), 0, 1e300, &x, NULL) ==
+			    0)
 				metrics_add(ms, keys[i].metric, x, keys[i].unit,
 					    keys[i].dir);
 			return;
@@ -481,7 +488,8 @@ static int parse_min_sec(const char *w, double *ret)
 		*ret = (double)mi * 60 + sec;
 		return 0;
 	}
-	if (num_suffix(w, "s", &sec) == 0 || parse_double(w, 0, 1e300, &sec, NULL) == 0) {
+	if (num_suffix(w, "s", &sec) == 0 ||
+	    parse_double(w, 0, 1e300, &sec, NULL) == 0) {
 		*ret = sec;
 		return sec >= 0 ? 0 : -1;
 	}
@@ -518,8 +526,9 @@ int parse_time_output(const char *text, size_t len, struct metrics *ms,
 		return -1;
 	}
 	if (u && s && r->value > 0)
-		metrics_add(ms, "cpu_pct", 100 * (u->value + s->value) / r->value,
-			    "%", "none");
+		metrics_add(ms, "cpu_pct",
+			    100 * (u->value + s->value) / r->value, "%",
+			    "none");
 	return 0;
 }
 
@@ -544,7 +553,9 @@ int parse_reaim(const char *text, size_t len, struct metrics *ms,
 {
 	each_line(text, len, ra_line, ms);
 	if (!metrics_find(ms, "max_jpm")) {
-		strbuf_addstr(err, "re-aim printed no \"Max Jobs per Minute N\" line");
+		strbuf_addstr(
+			err,
+			"re-aim printed no \"Max Jobs per Minute N\" line");
 		return -1;
 	}
 	return 0;
@@ -574,11 +585,12 @@ static void vm_line(char *line, void *data)
 int parse_volanomark(const char *text, size_t len, struct metrics *ms,
 		     struct strbuf *err)
 {
-	struct vm_state st = {0, 0};
+	struct vm_state st = { 0, 0 };
 
 	each_line(text, len, vm_line, &st);
 	if (!st.n) {
-		strbuf_addstr(err, "no \"Average throughput = N messages per second\" line");
+		strbuf_addstr(err, "no \"Average throughput = N messages per "
+				   "second\" line");
 		return -1;
 	}
 	metrics_add(ms, "messages_per_s", st.sum / st.n, "1/s", "higher");

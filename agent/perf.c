@@ -24,16 +24,18 @@ static const struct {
 	uint32_t type;
 	uint64_t config;
 } events[] = {
-	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
-	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
-	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
-	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
-	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
-	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
-	{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
-	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "cache-references", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "context-switches", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
 };
 
 static int find_event(const char *name)
@@ -58,7 +60,8 @@ static void describe_errno(int e, char *why, size_t whylen)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		strbuf_addf(&sb, "not supported by this machine (%s)", strerror(e));
+		strbuf_addf(&sb, "not supported by this machine (%s)",
+			    strerror(e));
 		break;
 	case EACCES:
 	case EPERM:
@@ -167,7 +170,8 @@ void perf_read(struct perf_set *ps)
 			c->value = v;
 		} else {
 			c->supported = 0;
-			describe_errno(errno ? errno : EIO, c->why, sizeof(c->why));
+			describe_errno(errno ? errno : EIO, c->why,
+				       sizeof(c->why));
 		}
 	}
 }

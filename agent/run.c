@@ -102,7 +102,8 @@ void agent_kill_all(void)
 	kill_tracked(SIGKILL);
 	for (int i = 0; i < ntracked; i++)
 		if (tracked[i] > 0) {
-			while (waitpid(tracked[i], NULL, 0) < 0 && errno == EINTR)
+			while (waitpid(tracked[i], NULL, 0) < 0 &&
+			       errno == EINTR)
 				;
 			tracked[i] = 0;
 		}
@@ -119,10 +120,12 @@ int64_t mono_ms(void)
 
 int agent_sleep_until(int64_t t_ms)
 {
-	struct timespec ts = {(time_t)(t_ms / 1000), (long)(t_ms % 1000) * 1000000};
+	struct timespec ts = { (time_t)(t_ms / 1000),
+			       (long)(t_ms % 1000) * 1000000 };
 
 	while (!agent_stop) {
-		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+					NULL);
 
 		if (r == 0)
 			return 0;
@@ -326,7 +329,8 @@ int worker_emit_results(struct agent_ctx *ctx, struct worker *w,
 			continue;
 		}
 		strvec_split(&f, lines.v[i], ' ');
-		if (f.nr != 4 || parse_double(f.v[1], -1e300, 1e300, &v, NULL) < 0) {
+		if (f.nr != 4 ||
+		    parse_double(f.v[1], -1e300, 1e300, &v, NULL) < 0) {
 			strbuf_addf(err, "worker said \"%.100s\"", lines.v[i]);
 			rc = -1;
 		} else {
@@ -415,10 +419,11 @@ static void snap_take(struct agent_ctx *ctx, struct snap *s, int first,
 		if (schedstat_parse(c.buf, c.len, &s->ss, &err) == 0)
 			s->have_schedstat = 1;
 		else if (first)
-			strbuf_addf(note, "/proc/schedstat unreadable: %s", err.buf);
+			strbuf_addf(note, "/proc/schedstat unreadable: %s",
+				    err.buf);
 	} else if (first) {
-		strbuf_addstr(note,
-			      "/proc/schedstat is absent: the kernel was built without CONFIG_SCHEDSTATS");
+		strbuf_addstr(note, "/proc/schedstat is absent: the kernel was "
+				    "built without CONFIG_SCHEDSTATS");
 	}
 	strbuf_reset(&c);
 	if (strbuf_read_file(&c, "/proc/stat", 16 << 20) >= 0 &&
@@ -430,8 +435,9 @@ static void snap_take(struct agent_ctx *ctx, struct snap *s, int first,
 		s->cg_ok = xcalloc(ctx->cg->ngroups, sizeof(*s->cg_ok));
 		for (size_t i = 0; i < ctx->cg->ngroups; i++) {
 			strbuf_reset(&err);
-			s->cg_ok[i] = cg_run_usage(ctx->cg, ctx->cg->groups[i].path,
-						   &s->cg_usage[i], &err) == 0;
+			s->cg_ok[i] =
+				cg_run_usage(ctx->cg, ctx->cg->groups[i].path,
+					     &s->cg_usage[i], &err) == 0;
 		}
 	}
 	strbuf_release(&c);
@@ -458,10 +464,11 @@ static void snap_emit(struct agent_ctx *ctx, const struct snap *a,
 	if (a->have_schedstat && b->have_schedstat)
 		schedstat_emit_delta(em, &a->ss, &b->ss);
 	else
-		emit_counter_unavailable(em, "schedstat", "all", "schedstat",
-					 schedstat_note && *schedstat_note
-						 ? schedstat_note
-						 : "/proc/schedstat could not be read");
+		emit_counter_unavailable(
+			em, "schedstat", "all", "schedstat",
+			schedstat_note && *schedstat_note
+				? schedstat_note
+				: "/proc/schedstat could not be read");
 	if (a->have_stat && b->have_stat)
 		procstat_emit_delta(em, &a->st, &b->st);
 	emit_counter(em, "task", "children", "user_s",
@@ -475,14 +482,17 @@ static void snap_emit(struct agent_ctx *ctx, const struct snap *a,
 	if (ctx->cg)
 		for (size_t i = 0; i < ctx->cg->ngroups; i++) {
 			if (a->cg_ok && a->cg_ok[i] && b->cg_ok[i])
-				emit_counter(em, "cgroup", ctx->cg->groups[i].path,
+				emit_counter(em, "cgroup",
+					     ctx->cg->groups[i].path,
 					     "usage_ns",
-					     (double)(b->cg_usage[i] - a->cg_usage[i]));
+					     (double)(b->cg_usage[i] -
+						      a->cg_usage[i]));
 			else
 				emit_counter_unavailable(
 					em, "cgroup", ctx->cg->groups[i].path,
 					"usage_ns",
-					"no cpuacct (v1) or cpu.stat usage_usec (v2) for this group");
+					"no cpuacct (v1) or cpu.stat "
+					"usage_usec (v2) for this group");
 		}
 }
 
@@ -495,7 +505,8 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 {
 	struct run_spec spec;
 	struct emitter em;
-	struct strbuf field = STRBUF_INIT, err = STRBUF_INIT, note = STRBUF_INIT;
+	struct strbuf field = STRBUF_INIT, err = STRBUF_INIT,
+		      note = STRBUF_INIT;
 	struct cg_system cgsys;
 	struct cg_run cg;
 	struct agent_ctx ctx;
@@ -517,7 +528,8 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	}
 	emitter_init(&em, spec.run_id, out_fd);
 	em.iteration = -1;
-	if (spec.results_file && emitter_open_file(&em, spec.results_file, &err) < 0) {
+	if (spec.results_file &&
+	    emitter_open_file(&em, spec.results_file, &err) < 0) {
 		emit_error(&em, err.buf, "results_file");
 		emit_done(&em, "failed", t0, 0);
 		emitter_release(&em);
@@ -571,7 +583,8 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 		goto finish;
 	}
 	setup_done = 1;
-	for (int it = 0; it < spec.warmup + spec.iterations && !agent_stop; it++) {
+	for (int it = 0; it < spec.warmup + spec.iterations && !agent_stop;
+	     it++) {
 		struct snap before, after;
 		int r;
 
@@ -598,7 +611,8 @@ finish:
 	em.iteration = -1;
 	emit_flush(&em);
 	if (agent_stop)
-		status = agent_stop == STOP_DEADLINE ? "timeout" : "interrupted";
+		status =
+			agent_stop == STOP_DEADLINE ? "timeout" : "interrupted";
 	agent_kill_all();
 	if (setup_done && ops->teardown)
 		ops->teardown(&ctx);

@@ -92,12 +92,14 @@ static int parse_domain(const struct strvec *w, int version,
 	size_t want = first + 3 * per + 12;
 	uint64_t v[3 * 11 + 12];
 	/* column group t of this version -> canonical type */
-	static const int map15[3] = {LB_IDLE, LB_BUSY, LB_NEWIDLE};
-	static const int map16[3] = {LB_BUSY, LB_IDLE, LB_NEWIDLE};
+	static const int map15[3] = { LB_IDLE, LB_BUSY, LB_NEWIDLE };
+	static const int map16[3] = { LB_BUSY, LB_IDLE, LB_NEWIDLE };
 	const int *map = version == 15 ? map15 : map16;
 
 	if (w->nr != want) {
-		strbuf_addf(err, "line %zu: a version %d domain line has %zu fields, expected %zu",
+		strbuf_addf(err,
+			    "line %zu: a version %d domain line has %zu "
+			    "fields, expected %zu",
 			    lineno, version, w->nr, want);
 		return -1;
 	}
@@ -155,7 +157,7 @@ static int parse_domain(const struct strvec *w, int version,
 int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 		    struct strbuf *err)
 {
-	struct schedstat s = {0};
+	struct schedstat s = { 0 };
 	size_t acpu = 0, adom = 0, lineno = 0;
 	const char *p = text, *end = text + len;
 	int rc = -1;
@@ -176,11 +178,14 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 		if (!s.version) {
 			if (w.nr != 2 || strcmp(w.v[0], "version") ||
 			    parse_int(w.v[1], 1, 1000, &s.version, NULL) < 0) {
-				strbuf_addstr(err, "line 1: expected \"version N\"");
+				strbuf_addstr(err,
+					      "line 1: expected \"version N\"");
 				goto bad;
 			}
 			if (s.version < 15 || s.version > 17) {
-				strbuf_addf(err, "schedstat version %d is not one this agent knows (15, 16, 17)",
+				strbuf_addf(err,
+					    "schedstat version %d is not one "
+					    "this agent knows (15, 16, 17)",
 					    s.version);
 				goto bad;
 			}
@@ -191,13 +196,17 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 			uint64_t f[9];
 
 			if (w.nr != 10) {
-				strbuf_addf(err, "line %zu: a cpu line has %zu fields, expected 10",
+				strbuf_addf(err,
+					    "line %zu: a cpu line has %zu "
+					    "fields, expected 10",
 					    lineno, w.nr);
 				goto bad;
 			}
 			for (int i = 0; i < 9; i++)
 				if (u64_of(w.v[i + 1], &f[i]) < 0) {
-					strbuf_addf(err, "line %zu: field %d is not a counter",
+					strbuf_addf(err,
+						    "line %zu: field %d is not "
+						    "a counter",
 						    lineno, i + 2);
 					goto bad;
 				}
@@ -221,12 +230,15 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 			struct schedstat_domain *d;
 
 			if (!s.ncpus) {
-				strbuf_addf(err, "line %zu: a domain line before any cpu line",
+				strbuf_addf(err,
+					    "line %zu: a domain line before "
+					    "any cpu line",
 					    lineno);
 				goto bad;
 			}
 			if (s.ndoms >= MAX_DOMS) {
-				strbuf_addf(err, "more than %d domains", MAX_DOMS);
+				strbuf_addf(err, "more than %d domains",
+					    MAX_DOMS);
 				goto bad;
 			}
 			ALLOC_GROW(s.doms, s.ndoms + 1, adom);
@@ -237,13 +249,13 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 				goto bad;
 			s.ndoms++;
 		} else {
-			strbuf_addf(err, "line %zu: unexpected \"%.40s\"", lineno,
-				    w.v[0]);
+			strbuf_addf(err, "line %zu: unexpected \"%.40s\"",
+				    lineno, w.v[0]);
 			goto bad;
 		}
 		strvec_clear(&w);
 		continue;
-bad:
+	bad:
 		strvec_clear(&w);
 		goto out;
 	}
@@ -259,7 +271,7 @@ out:
 	return rc;
 }
 
-static const char *const lb_names[LB_NTYPES] = {"idle", "busy", "newidle"};
+static const char *const lb_names[LB_NTYPES] = { "idle", "busy", "newidle" };
 
 static uint64_t d64(uint64_t a, uint64_t b)
 {
@@ -301,10 +313,11 @@ void schedstat_emit_delta(struct emitter *em, const struct schedstat *before,
 		if (after->doms[i].level > maxlevel)
 			maxlevel = after->doms[i].level;
 	for (int level = 0; level <= maxlevel && level < 64; level++) {
-		uint64_t gained[LB_NTYPES] = {0}, pushed = 0, affine = 0;
+		uint64_t gained[LB_NTYPES] = { 0 }, pushed = 0, affine = 0;
 
 		for (size_t i = 0; i < after->ndoms; i++) {
-			const struct schedstat_domain *a = &after->doms[i], *b = NULL;
+			const struct schedstat_domain *a = &after->doms[i],
+						      *b = NULL;
 
 			if (a->level != level)
 				continue;
@@ -315,7 +328,8 @@ void schedstat_emit_delta(struct emitter *em, const struct schedstat *before,
 			if (!b)
 				continue;
 			for (int t = 0; t < LB_NTYPES; t++)
-				gained[t] += d64(b->lb_gained[t], a->lb_gained[t]);
+				gained[t] +=
+					d64(b->lb_gained[t], a->lb_gained[t]);
 			pushed += d64(b->alb_pushed, a->alb_pushed);
 			affine += d64(b->ttwu_move_affine, a->ttwu_move_affine);
 		}
@@ -328,7 +342,8 @@ void schedstat_emit_delta(struct emitter *em, const struct schedstat *before,
 		}
 		strbuf_reset(&scope);
 		strbuf_addf(&scope, "domain%d", level);
-		emit_counter(em, "schedstat", scope.buf, "alb_pushed", (double)pushed);
+		emit_counter(em, "schedstat", scope.buf, "alb_pushed",
+			     (double)pushed);
 		emit_counter(em, "schedstat", scope.buf, "ttwu_move_affine",
 			     (double)affine);
 		migrations += pushed;
@@ -359,7 +374,9 @@ int procstat_parse(const char *text, size_t len, struct procstat *ret,
 		if (w.nr >= 5 && !strcmp(w.v[0], "cpu")) {
 			for (size_t i = 1; i < w.nr && i <= 10; i++)
 				if (u64_of(w.v[i], &ret->cpu[i - 1]) < 0) {
-					strbuf_addstr(err, "/proc/stat: bad cpu line");
+					strbuf_addstr(
+						err,
+						"/proc/stat: bad cpu line");
 					strvec_clear(&w);
 					return -1;
 				}
@@ -385,20 +402,24 @@ int procstat_parse(const char *text, size_t len, struct procstat *ret,
 void procstat_emit_delta(struct emitter *em, const struct procstat *before,
 			 const struct procstat *after)
 {
-	static const char *const names[8] = {"user_s", "nice_s", "system_s",
-					     "idle_s", "iowait_s", "irq_s",
-					     "softirq_s", "steal_s"};
+	static const char *const names[8] = { "user_s",	   "nice_s",
+					      "system_s",  "idle_s",
+					      "iowait_s",  "irq_s",
+					      "softirq_s", "steal_s" };
 	long hz = sysconf(_SC_CLK_TCK);
 
 	if (hz <= 0)
 		hz = 100;
 	for (int i = 0; i < 8; i++)
 		emit_counter(em, "stat", "all", names[i],
-			     (double)d64(before->cpu[i], after->cpu[i]) / (double)hz);
-	emit_counter(em, "stat", "all", "ctxt", (double)d64(before->ctxt, after->ctxt));
+			     (double)d64(before->cpu[i], after->cpu[i]) /
+				     (double)hz);
+	emit_counter(em, "stat", "all", "ctxt",
+		     (double)d64(before->ctxt, after->ctxt));
 	emit_counter(em, "stat", "all", "processes",
 		     (double)d64(before->processes, after->processes));
-	emit_counter(em, "stat", "all", "intr", (double)d64(before->intr, after->intr));
+	emit_counter(em, "stat", "all", "intr",
+		     (double)d64(before->intr, after->intr));
 }
 
 int task_schedstat_parse(const char *text, size_t len,
@@ -433,7 +454,8 @@ int task_status_switches(const char *text, size_t len, uint64_t *ret_vol,
 		if (w.nr == 2 && !strcmp(w.v[0], "voluntary_ctxt_switches:") &&
 		    u64_of(w.v[1], ret_vol) == 0)
 			found |= 1;
-		if (w.nr == 2 && !strcmp(w.v[0], "nonvoluntary_ctxt_switches:") &&
+		if (w.nr == 2 &&
+		    !strcmp(w.v[0], "nonvoluntary_ctxt_switches:") &&
 		    u64_of(w.v[1], ret_invol) == 0)
 			found |= 2;
 		strvec_clear(&w);

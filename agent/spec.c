@@ -51,7 +51,9 @@ static int check_cg_path(const char *p, struct strbuf *why)
 
 		if (n == 0 || (n == 1 && c[0] == '.') ||
 		    (n == 2 && c[0] == '.' && c[1] == '.')) {
-			strbuf_addstr(why, "a path of plain names like /a or /foo/bar");
+			strbuf_addstr(
+				why,
+				"a path of plain names like /a or /foo/bar");
 			return -1;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -62,7 +64,8 @@ static int check_cg_path(const char *p, struct strbuf *why)
 			      (ch >= 'a' && ch <= 'z') ||
 			      (ch >= 'A' && ch <= 'Z'))) {
 				strbuf_addstr(why,
-					      "a path of names made of letters, digits, '-', '_', '.'");
+					      "a path of names made of "
+					      "letters, digits, '-', '_', '.'");
 				return -1;
 			}
 		}
@@ -70,7 +73,8 @@ static int check_cg_path(const char *p, struct strbuf *why)
 		if (*c == '/') {
 			c++;
 			if (!*c) {
-				strbuf_addstr(why, "a path without a trailing '/'");
+				strbuf_addstr(why,
+					      "a path without a trailing '/'");
 				return -1;
 			}
 		}
@@ -132,7 +136,9 @@ int parse_loop_groups(const char *text, struct loop_group **ret, size_t *ret_n,
 			n++;
 		} else {
 			strbuf_addf(err,
-				    "group %zu \"%s\": expected PATH:N[:WEIGHT] with a distinct path, N in 0..4096, WEIGHT in 1..10000",
+				    "group %zu \"%s\": expected "
+				    "PATH:N[:WEIGHT] with a distinct path, N "
+				    "in 0..4096, WEIGHT in 1..10000",
 				    i + 1, items.v[i]);
 		}
 		strvec_clear(&f);
@@ -141,7 +147,8 @@ int parse_loop_groups(const char *text, struct loop_group **ret, size_t *ret_n,
 			goto out;
 	}
 	if (total == 0 || total > 4096) {
-		strbuf_addf(err, "expected 1..4096 loops in all, got %zu", total);
+		strbuf_addf(err, "expected 1..4096 loops in all, got %zu",
+			    total);
 		goto out;
 	}
 	*ret = g;
@@ -192,14 +199,16 @@ static int parse_params(const struct json_value *params, struct run_spec *s,
 
 		if (!workload_param(wl, key)) {
 			strbuf_addf(field, "params.%s", key);
-			strbuf_addf(err, "\"params.%s\": %s has no parameter %s",
+			strbuf_addf(err,
+				    "\"params.%s\": %s has no parameter %s",
 				    key, wl->name, key);
 			return -1;
 		}
 	}
 	/* Every parameter, in table order, then cgroup. */
 	for (const struct wl_param *p = wl->params;; p++) {
-		const struct wl_param *pp = p->name ? p : &workload_cgroup_param;
+		const struct wl_param *pp =
+			p->name ? p : &workload_cgroup_param;
 		const struct json_value *v = json_get(params, pp->name);
 		struct strbuf val = STRBUF_INIT, why = STRBUF_INIT;
 
@@ -207,10 +216,11 @@ static int parse_params(const struct json_value *params, struct run_spec *s,
 			if (scalar_text(v, &val) < 0) {
 				workload_describe_type(pp, &why);
 				strbuf_addf(field, "params.%s", pp->name);
-				strbuf_addf(err,
-					    "\"params.%s\": expected %s, got %s",
-					    pp->name, why.buf,
-					    json_type_name(json_type_of(v)));
+				strbuf_addf(
+					err,
+					"\"params.%s\": expected %s, got %s",
+					pp->name, why.buf,
+					json_type_name(json_type_of(v)));
 				goto bad;
 			}
 		} else if (pp->def) {
@@ -243,7 +253,7 @@ static int parse_params(const struct json_value *params, struct run_spec *s,
 		if (!p->name)
 			break;
 		continue;
-bad:
+	bad:
 		strbuf_release(&val);
 		strbuf_release(&why);
 		return -1;
@@ -258,7 +268,9 @@ static int parse_cgroups(const struct json_value *arr, struct run_spec *s,
 
 	if (json_type_of(arr) != JSON_ARRAY || n > 64) {
 		strbuf_addstr(field, "cgroups");
-		strbuf_addstr(err, "\"cgroups\": expected an array of at most 64 groups");
+		strbuf_addstr(
+			err,
+			"\"cgroups\": expected an array of at most 64 groups");
 		return -1;
 	}
 	s->cgroups = xcalloc(n ? n : 1, sizeof(*s->cgroups));
@@ -274,7 +286,8 @@ static int parse_cgroups(const struct json_value *arr, struct run_spec *s,
 		s->ncgroups = i + 1;
 		if (json_type_of(g) != JSON_OBJECT) {
 			strbuf_addf(field, "cgroups[%zu]", i);
-			strbuf_addf(err, "\"cgroups[%zu]\": expected an object", i);
+			strbuf_addf(err, "\"cgroups[%zu]\": expected an object",
+				    i);
 			return -1;
 		}
 		for (size_t k = 0; k < json_len(g); k++) {
@@ -284,7 +297,9 @@ static int parse_cgroups(const struct json_value *arr, struct run_spec *s,
 			    strcmp(key, "cpu_max_pct") && strcmp(key, "cpus")) {
 				strbuf_addf(field, "cgroups[%zu].%s", i, key);
 				strbuf_addf(err,
-					    "\"cgroups[%zu]\": unknown field \"%s\" (expected path, weight, cpu_max_pct, cpus)",
+					    "\"cgroups[%zu]\": unknown field "
+					    "\"%s\" (expected path, weight, "
+					    "cpu_max_pct, cpus)",
 					    i, key);
 				return -1;
 			}
@@ -294,7 +309,8 @@ static int parse_cgroups(const struct json_value *arr, struct run_spec *s,
 			strbuf_addstr(err, "\"path\": required");
 		if (r < 0 || check_cg_path(path, &why) < 0) {
 			if (r == 0)
-				strbuf_addf(err, "\"path\": expected %s", why.buf);
+				strbuf_addf(err, "\"path\": expected %s",
+					    why.buf);
 			strbuf_release(&why);
 			strbuf_addf(field, "cgroups[%zu].path", i);
 			return -1;
@@ -303,7 +319,8 @@ static int parse_cgroups(const struct json_value *arr, struct run_spec *s,
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(s->cgroups[j].path, path)) {
 				strbuf_addf(field, "cgroups[%zu].path", i);
-				strbuf_addf(err, "\"path\": %s is named twice", path);
+				strbuf_addf(err, "\"path\": %s is named twice",
+					    path);
 				return -1;
 			}
 		c->path = xstrdup(path);
@@ -321,7 +338,8 @@ static int parse_cgroups(const struct json_value *arr, struct run_spec *s,
 		r = json_get_string(g, "cpus", 256, &cpus, err);
 		if (r == -EINVAL || (r == 0 && check_cpus(cpus) < 0)) {
 			if (r == 0)
-				strbuf_addstr(err, "\"cpus\": expected a CPU list like 0-3,6");
+				strbuf_addstr(err, "\"cpus\": expected a CPU "
+						   "list like 0-3,6");
 			strbuf_addf(field, "cgroups[%zu].cpus", i);
 			return -1;
 		}
@@ -334,10 +352,12 @@ static int parse_cgroups(const struct json_value *arr, struct run_spec *s,
 int spec_parse(const char *text, size_t len, struct run_spec *s,
 	       struct strbuf *field, struct strbuf *err)
 {
-	static const char *const known[] = {
-		"run_id", "workload", "params", "iterations", "warmup",
-		"cgroups", "results_file", "deadline_s", "parent_weight", NULL};
-	const struct json_limits lim = {8, 4096, 4096};
+	static const char *const known[] = { "run_id",	      "workload",
+					     "params",	      "iterations",
+					     "warmup",	      "cgroups",
+					     "results_file",  "deadline_s",
+					     "parent_weight", NULL };
+	const struct json_limits lim = { 8, 4096, 4096 };
 	struct json_value *doc = NULL;
 	const char *name = NULL, *rf = NULL;
 	int64_t v;
@@ -365,10 +385,10 @@ int spec_parse(const char *text, size_t len, struct run_spec *s,
 			goto out;
 		}
 	}
-#define FIELD(f)                                                              \
-	do {                                                                  \
-		strbuf_addstr(field, f);                                      \
-		goto out;                                                     \
+#define FIELD(f)                                                               \
+	do {                                                                   \
+		strbuf_addstr(field, f);                                       \
+		goto out;                                                      \
 	} while (0)
 	r = json_get_i64(doc, "run_id", 1, INT64_MAX, &s->run_id, err);
 	if (r == -ENOENT)
@@ -382,7 +402,9 @@ int spec_parse(const char *text, size_t len, struct run_spec *s,
 		FIELD("workload");
 	s->wl = workload_find(name);
 	if (!s->wl) {
-		strbuf_addf(err, "\"workload\": no workload named \"%s\" (see schedfarm-agent list)",
+		strbuf_addf(err,
+			    "\"workload\": no workload named \"%s\" (see "
+			    "schedfarm-agent list)",
 			    name);
 		FIELD("workload");
 	}
@@ -397,7 +419,8 @@ int spec_parse(const char *text, size_t len, struct run_spec *s,
 		FIELD("warmup");
 	s->warmup = (int)v;
 	v = 0;
-	if (json_get_i64(doc, "deadline_s", 1, 7 * 24 * 3600, &v, err) == -EINVAL)
+	if (json_get_i64(doc, "deadline_s", 1, 7 * 24 * 3600, &v, err) ==
+	    -EINVAL)
 		FIELD("deadline_s");
 	s->deadline_s = v;
 	v = 0;

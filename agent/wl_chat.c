@@ -28,8 +28,8 @@ struct chat;
 struct conn {
 	struct chat *chat;
 	int room;
-	int srv_fd;      /* server side of the connection */
-	int cli_fd;      /* client side */
+	int srv_fd; /* server side of the connection */
+	int cli_fd; /* client side */
 	pthread_mutex_t wlock; /* serialises relays into srv_fd */
 	pthread_t srv_tid, rd_tid, wr_tid;
 	int failed;
@@ -119,14 +119,16 @@ static void *writer_main(void *arg)
 static void *reader_main(void *arg)
 {
 	struct conn *me = arg;
-	uint64_t want = (uint64_t)me->chat->users * (uint64_t)me->chat->messages;
+	uint64_t want =
+		(uint64_t)me->chat->users * (uint64_t)me->chat->messages;
 	char *buf = malloc(me->chat->size);
 
 	if (!buf) {
 		me->failed = 1;
 		return NULL;
 	}
-	while (me->received < want && read_full(me->cli_fd, buf, me->chat->size) == 0)
+	while (me->received < want &&
+	       read_full(me->cli_fd, buf, me->chat->size) == 0)
 		me->received++;
 	if (me->received < want)
 		me->failed = 1;
@@ -170,8 +172,10 @@ static int chat_worker(void *arg, int fd)
 		c->srv_fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (c->srv_fd < 0)
 			return 1;
-		setsockopt(c->cli_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		setsockopt(c->srv_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		setsockopt(c->cli_fd, IPPROTO_TCP, TCP_NODELAY, &one,
+			   sizeof(one));
+		setsockopt(c->srv_fd, IPPROTO_TCP, TCP_NODELAY, &one,
+			   sizeof(one));
 	}
 	close(lfd);
 	/* Small stacks: thousands of these threads must fit. */
@@ -206,7 +210,8 @@ static int chat_worker(void *arg, int fd)
 			return 1;
 		return 1;
 	}
-	el = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	el = (double)(b.tv_sec - a.tv_sec) +
+	     (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	worker_put(fd, "messages_per_s", (double)total / el, "1/s", "higher");
 	worker_put(fd, "messages", (double)total, "count", "none");
 	worker_put(fd, "elapsed_s", el, "s", "lower");
@@ -218,7 +223,8 @@ static int chat_check(const struct run_spec *s, struct strbuf *field,
 {
 	if (spec_param_i64(s, "rooms") * spec_param_i64(s, "users") > 5000) {
 		strbuf_addstr(field, "params.users");
-		strbuf_addstr(err, "\"params.users\": rooms x users must be at most 5000 (three threads each)");
+		strbuf_addstr(err, "\"params.users\": rooms x users must be at "
+				   "most 5000 (three threads each)");
 		return -1;
 	}
 	return 0;

@@ -71,8 +71,10 @@ static int fl_setup(struct agent_ctx *ctx, struct strbuf *err)
 		st->weight[i] = st->g[i].weight ? st->g[i].weight : 100;
 		if (!st->g[i].weight)
 			for (size_t j = 0; j < ctx->cg->ngroups; j++)
-				if (!strcmp(ctx->cg->groups[j].path, st->g[i].path))
-					st->weight[i] = ctx->cg->groups[j].weight;
+				if (!strcmp(ctx->cg->groups[j].path,
+					    st->g[i].path))
+					st->weight[i] =
+						ctx->cg->groups[j].weight;
 	}
 	return 0;
 }
@@ -201,8 +203,8 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 			struct strbuf p = STRBUF_INIT;
 
 			gof[t] = (int)g;
-			if (worker_start(ctx, &w[t], st->g[g].path, busy_loop, NULL,
-					 err) < 0)
+			if (worker_start(ctx, &w[t], st->g[g].path, busy_loop,
+					 NULL, err) < 0)
 				goto out;
 			strbuf_addf(&p, "/proc/%ld/schedstat", (long)w[t].pid);
 			fds[t] = open(p.buf, O_RDONLY | O_CLOEXEC);
@@ -210,7 +212,8 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 		}
 	}
 	for (t = 0; t < nt; t++)
-		strvec_pushf(&tnames, "share.%s/task%zu", st->g[gof[t]].path, t);
+		strvec_pushf(&tnames, "share.%s/task%zu", st->g[gof[t]].path,
+			     t);
 	for (size_t g = 0; g < st->ng; g++)
 		strvec_pushf(&gnames, "share.%s", st->g[g].path);
 	for (t = 0; t < nt; t++)
@@ -240,7 +243,9 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 			double share;
 
 			cur[t] = read_run_ns(fds[t]);
-			share = dt > 0 ? 100.0 * (double)(cur[t] - prev[t]) / (double)dt : 0;
+			share = dt > 0 ? 100.0 * (double)(cur[t] - prev[t]) /
+						 (double)dt
+				       : 0;
 			gshare[gof[t]] += share;
 			emit_sample(em, tnames.v[t], tsec, share);
 			prev[t] = cur[t];
@@ -251,7 +256,8 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 		}
 		entitlements(st->ng, st->weight, demand, cap, ent);
 		for (size_t g = 0; g < st->ng; g++)
-			if (ent[g] > 0 && fabs(gshare[g] - ent[g]) > ent[g] * pct / 100)
+			if (ent[g] > 0 &&
+			    fabs(gshare[g] - ent[g]) > ent[g] * pct / 100)
 				conv = 0;
 		if (conv && converge_at < 0)
 			converge_at = (double)(tprev - t0) / 1e9;
@@ -273,25 +279,31 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 
 		memset(gshare, 0, st->ng * sizeof(double));
 		for (t = 0; t < nt; t++) {
-			double share = 100.0 * (double)(cur[t] - first[t]) / wall;
+			double share =
+				100.0 * (double)(cur[t] - first[t]) / wall;
 			struct strbuf path = STRBUF_INIT;
 
 			gshare[gof[t]] += share;
 			strbuf_reset(&series);
-			strbuf_addf(&series, "share.%s/task%zu", st->g[gof[t]].path, t);
+			strbuf_addf(&series, "share.%s/task%zu",
+				    st->g[gof[t]].path, t);
 			emit_result(em, series.buf, share, "%cpu", "none");
 			strbuf_addf(&path, "%s/task%zu", st->g[gof[t]].path, t);
 			{
 				struct strbuf f = STRBUF_INIT, c = STRBUF_INIT;
 				uint64_t vol, invol;
 
-				strbuf_addf(&f, "/proc/%ld/status", (long)w[t].pid);
+				strbuf_addf(&f, "/proc/%ld/status",
+					    (long)w[t].pid);
 				if (strbuf_read_file(&c, f.buf, 65536) >= 0 &&
-				    task_status_switches(c.buf, c.len, &vol, &invol) == 0) {
+				    task_status_switches(c.buf, c.len, &vol,
+							 &invol) == 0) {
 					emit_counter(em, "task", path.buf,
-						     "voluntary_switches", (double)vol);
+						     "voluntary_switches",
+						     (double)vol);
 					emit_counter(em, "task", path.buf,
-						     "involuntary_switches", (double)invol);
+						     "involuntary_switches",
+						     (double)invol);
 				}
 				strbuf_release(&f);
 				strbuf_release(&c);
@@ -312,7 +324,8 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 			strbuf_addf(&series, "share.%s", st->g[g].path);
 			emit_result(em, series.buf, gshare[g], "%cpu", "none");
 			strbuf_reset(&series);
-			strbuf_addf(&series, "share_per_task.%s", st->g[g].path);
+			strbuf_addf(&series, "share_per_task.%s",
+				    st->g[g].path);
 			if (st->g[g].tasks)
 				emit_result(em, series.buf,
 					    gshare[g] / st->g[g].tasks, "%cpu",
@@ -326,14 +339,17 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 				mn = xnorm[g];
 		}
 		if (sumsq > 0)
-			emit_result(em, "jain_index", sum * sum / ((double)st->ng * sumsq),
+			emit_result(em, "jain_index",
+				    sum * sum / ((double)st->ng * sumsq),
 				    "ratio", "higher");
 		if (mn > 0)
-			emit_result(em, "max_min_ratio", mx / mn, "ratio", "lower");
+			emit_result(em, "max_min_ratio", mx / mn, "ratio",
+				    "lower");
 		emit_result(em, "converged", converge_at >= 0 ? 1 : 0, "bool",
 			    "higher");
 		emit_result(em, "converge_s",
-			    converge_at >= 0 ? converge_at : wall / 1e9, "s", "lower");
+			    converge_at >= 0 ? converge_at : wall / 1e9, "s",
+			    "lower");
 		emit_result(em, "samples", nsamples, "count", "none");
 	}
 	rc = 0;

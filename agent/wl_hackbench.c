@@ -15,8 +15,9 @@ static int hb_run(struct agent_ctx *ctx, struct strbuf *err)
 	int rc;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "hackbench", "-g", spec_param(ctx->spec, "groups"),
-		     "-l", spec_param(ctx->spec, "loops"), NULL);
+	strvec_pushl(&cp.args, "hackbench", "-g",
+		     spec_param(ctx->spec, "groups"), "-l",
+		     spec_param(ctx->spec, "loops"), (char *)NULL);
 	if (!strcmp(spec_param(ctx->spec, "mode"), "thread"))
 		strvec_push(&cp.args, "-T");
 	else

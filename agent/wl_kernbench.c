@@ -25,7 +25,9 @@ static int kb_setup(struct agent_ctx *ctx, struct strbuf *err)
 
 	strbuf_addf(&mk, "%s/Makefile", tree);
 	if (stat(mk.buf, &st) < 0) {
-		strbuf_addf(err, "kernbench: %s has no Makefile (params.tree must be a configured kernel tree)",
+		strbuf_addf(err,
+			    "kernbench: %s has no Makefile (params.tree must "
+			    "be a configured kernel tree)",
 			    tree);
 		rc = -1;
 	}
@@ -45,7 +47,8 @@ static int kb_make(struct agent_ctx *ctx, const char *target, int jobs,
 	int rc;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "make", "-C", spec_param(ctx->spec, "tree"), NULL);
+	strvec_pushl(&cp.args, "make", "-C", spec_param(ctx->spec, "tree"),
+		     (char *)NULL);
 	if (jobs)
 		strvec_pushf(&cp.args, "-j%d", jobs);
 	strvec_push(&cp.args, target);
@@ -56,7 +59,8 @@ static int kb_make(struct agent_ctx *ctx, const char *target, int jobs,
 		rc = wrapped_exec(ctx, &cp, err);
 	if (rc < 0 && cp.out.len)
 		strbuf_addf(err, "; output ends: %s",
-			    cp.out.len > 600 ? cp.out.buf + cp.out.len - 600 : cp.out.buf);
+			    cp.out.len > 600 ? cp.out.buf + cp.out.len - 600
+					     : cp.out.buf);
 	child_process_clear(&cp);
 	return rc;
 }
@@ -70,7 +74,8 @@ static int kb_run(struct agent_ctx *ctx, struct strbuf *err)
 
 	if (!jobs)
 		jobs = 2 * ctx->ncpus;
-	if (spec_param_bool(ctx->spec, "clean") && kb_make(ctx, "clean", 0, err) < 0)
+	if (spec_param_bool(ctx->spec, "clean") &&
+	    kb_make(ctx, "clean", 0, err) < 0)
 		return -1;
 	getrusage(RUSAGE_CHILDREN, &a);
 	t0 = mono_ms();
@@ -83,9 +88,11 @@ static int kb_run(struct agent_ctx *ctx, struct strbuf *err)
 	emit_result(ctx->em, "elapsed_s", el, "s", "lower");
 	emit_result(ctx->em, "user_s", u, "s", "lower");
 	emit_result(ctx->em, "system_s", s, "s", "lower");
-	emit_result(ctx->em, "cpu_pct", el > 0 ? 100 * (u + s) / el : 0, "%", "none");
+	emit_result(ctx->em, "cpu_pct", el > 0 ? 100 * (u + s) / el : 0, "%",
+		    "none");
 	emit_result(ctx->em, "context_switches",
-		    (double)((b.ru_nvcsw - a.ru_nvcsw) + (b.ru_nivcsw - a.ru_nivcsw)),
+		    (double)((b.ru_nvcsw - a.ru_nvcsw) +
+			     (b.ru_nivcsw - a.ru_nivcsw)),
 		    "count", "lower");
 	return 0;
 }

@@ -55,9 +55,11 @@ static void *mc_thread_main(void *arg)
 			chunk[i] = i;
 		free((void *)chunk);
 		n++;
-		if (t->is_short && p->sleep_us && n % (uint64_t)p->sleep_every == 0) {
-			struct timespec ts = {(time_t)(p->sleep_us / 1000000),
-					      (long)(p->sleep_us % 1000000) * 1000};
+		if (t->is_short && p->sleep_us &&
+		    n % (uint64_t)p->sleep_every == 0) {
+			struct timespec ts = { (time_t)(p->sleep_us / 1000000),
+					       (long)(p->sleep_us % 1000000) *
+						       1000 };
 
 			nanosleep(&ts, NULL);
 		}
@@ -72,8 +74,9 @@ static int mc_worker(void *arg, int fd)
 	int n = p->nshort + p->nlong;
 	struct mc_thread *t = calloc((size_t)n, sizeof(*t));
 	atomic_int run = 0;
-	struct timespec a, b, d = {(time_t)(p->duration_ms / 1000),
-				   (long)(p->duration_ms % 1000) * 1000000};
+	struct timespec a, b,
+		d = { (time_t)(p->duration_ms / 1000),
+		      (long)(p->duration_ms % 1000) * 1000000 };
 	uint64_t rs = 0, rl = 0;
 	double el;
 	int failed = 0, started = 0;
@@ -113,8 +116,10 @@ static int mc_worker(void *arg, int fd)
 			return 1;
 		return 1;
 	}
-	el = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	worker_put(fd, "records_per_s", (double)(rs + rl) / el, "1/s", "higher");
+	el = (double)(b.tv_sec - a.tv_sec) +
+	     (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	worker_put(fd, "records_per_s", (double)(rs + rl) / el, "1/s",
+		   "higher");
 	worker_put(fd, "records_per_s.short", (double)rs / el, "1/s", "higher");
 	worker_put(fd, "records_per_s.long", (double)rl / el, "1/s", "higher");
 	worker_put(fd, "elapsed_s", el, "s", "none");
@@ -124,9 +129,12 @@ static int mc_worker(void *arg, int fd)
 static int mc_check(const struct run_spec *s, struct strbuf *field,
 		    struct strbuf *err)
 {
-	if (spec_param_i64(s, "short_threads") + spec_param_i64(s, "long_threads") < 1) {
+	if (spec_param_i64(s, "short_threads") +
+		    spec_param_i64(s, "long_threads") <
+	    1) {
 		strbuf_addstr(field, "params.short_threads");
-		strbuf_addstr(err, "\"params.short_threads\": short_threads + long_threads must be at least 1");
+		strbuf_addstr(err, "\"params.short_threads\": short_threads + "
+				   "long_threads must be at least 1");
 		return -1;
 	}
 	return 0;
@@ -144,8 +152,8 @@ static int mc_run(struct agent_ctx *ctx, struct strbuf *err)
 	p.slots = (size_t)spec_param_i64(ctx->spec, "chunk_slots");
 	p.sleep_every = spec_param_i64(ctx->spec, "sleep_every");
 	p.sleep_us = spec_param_i64(ctx->spec, "sleep_us");
-	if (worker_start(ctx, &w, spec_param(ctx->spec, "cgroup"), mc_worker, &p,
-			 err) < 0)
+	if (worker_start(ctx, &w, spec_param(ctx->spec, "cgroup"), mc_worker,
+			 &p, err) < 0)
 		return -1;
 	worker_release(&w);
 	rc = worker_finish(&w, err);
@@ -154,8 +162,8 @@ static int mc_run(struct agent_ctx *ctx, struct strbuf *err)
 	if (rc == 0) {
 		emit_counter(ctx->em, "task", "memchunk", "voluntary_switches",
 			     (double)w.vol);
-		emit_counter(ctx->em, "task", "memchunk", "involuntary_switches",
-			     (double)w.invol);
+		emit_counter(ctx->em, "task", "memchunk",
+			     "involuntary_switches", (double)w.invol);
 	}
 	worker_clear(&w);
 	return rc;

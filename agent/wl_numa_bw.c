@@ -39,7 +39,7 @@ static int nb_job(void *arg, int fd)
 	const struct nb_params *p = arg;
 	size_t n = p->bytes / sizeof(uint64_t), chunk = 1 << 16;
 	uint64_t *mem = malloc(p->bytes), sum = 0;
-	uint64_t seen[MAX_NODES] = {0};
+	uint64_t seen[MAX_NODES] = { 0 };
 	struct timespec a, b;
 	int best = 0;
 
@@ -66,7 +66,8 @@ static int nb_job(void *arg, int fd)
 			best = i;
 	free(mem);
 	worker_put(fd, "elapsed_s",
-		   (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
+		   (double)(b.tv_sec - a.tv_sec) +
+			   (double)(b.tv_nsec - a.tv_nsec) / 1e9,
 		   "s", "lower");
 	worker_put(fd, "node", best, "node", "none");
 	/* keep the work from being optimised away */
@@ -92,8 +93,8 @@ static int nb_run(struct agent_ctx *ctx, struct strbuf *err)
 		strbuf_init(&w[i].result, 0);
 	}
 	for (i = 0; i < jobs; i++)
-		if (worker_start(ctx, &w[i], spec_param(ctx->spec, "cgroup"), nb_job,
-				 &p, err) < 0)
+		if (worker_start(ctx, &w[i], spec_param(ctx->spec, "cgroup"),
+				 nb_job, &p, err) < 0)
 			goto out;
 	t0 = mono_ms();
 	for (i = 0; i < jobs; i++)
@@ -101,11 +102,13 @@ static int nb_run(struct agent_ctx *ctx, struct strbuf *err)
 	for (i = 0; i < jobs; i++)
 		if (worker_finish(&w[i], err) < 0)
 			goto out;
-	emit_result(ctx->em, "elapsed_s", (double)(mono_ms() - t0) / 1000.0, "s",
-		    "lower");
+	emit_result(ctx->em, "elapsed_s", (double)(mono_ms() - t0) / 1000.0,
+		    "s", "lower");
 	for (i = 0; i < jobs; i++) {
-		double u = (double)w[i].ru.ru_utime.tv_sec + w[i].ru.ru_utime.tv_usec / 1e6;
-		double s = (double)w[i].ru.ru_stime.tv_sec + w[i].ru.ru_stime.tv_usec / 1e6;
+		double u = (double)w[i].ru.ru_utime.tv_sec +
+			   w[i].ru.ru_utime.tv_usec / 1e6;
+		double s = (double)w[i].ru.ru_stime.tv_sec +
+			   w[i].ru.ru_stime.tv_usec / 1e6;
 		struct strvec lines = STRVEC_INIT;
 
 		tuser += u;
@@ -123,8 +126,10 @@ static int nb_run(struct agent_ctx *ctx, struct strbuf *err)
 
 				strbuf_reset(&m);
 				strbuf_addf(&m, "job%d.%s", i, f.v[0]);
-				if (parse_double(f.v[1], -1e300, 1e300, &v, NULL) == 0)
-					emit_result(ctx->em, m.buf, v, f.v[2], f.v[3]);
+				if (parse_double(f.v[1], -1e300, 1e300, &v,
+						 NULL) == 0)
+					emit_result(ctx->em, m.buf, v, f.v[2],
+						    f.v[3]);
 			}
 			strvec_clear(&f);
 		}

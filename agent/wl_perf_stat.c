@@ -20,7 +20,8 @@ static int ps_check(const struct run_spec *s, struct strbuf *field,
 	split_command(&v, spec_param(s, "command"));
 	if (!v.nr) {
 		strbuf_addstr(field, "params.command");
-		strbuf_addstr(err, "\"params.command\": expected a program and its arguments");
+		strbuf_addstr(err, "\"params.command\": expected a program and "
+				   "its arguments");
 		strvec_clear(&v);
 		return -1;
 	}
@@ -41,15 +42,17 @@ static int ps_run(struct agent_ctx *ctx, struct strbuf *err)
 	}
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "perf", "stat", "-x,", "--repeat",
-		     spec_param(ctx->spec, "repeat"), NULL);
+		     spec_param(ctx->spec, "repeat"), (char *)NULL);
 	if (*spec_param(ctx->spec, "events"))
-		strvec_pushl(&cp.args, "-e", spec_param(ctx->spec, "events"), NULL);
+		strvec_pushl(&cp.args, "-e", spec_param(ctx->spec, "events"),
+			     (char *)NULL);
 	strvec_push(&cp.args, "--");
 	if (pin >= 0)
-		strvec_pushl(&cp.args, "taskset", "-c", spec_param(ctx->spec, "pin_cpu"),
-			     NULL);
+		strvec_pushl(&cp.args, "taskset", "-c",
+			     spec_param(ctx->spec, "pin_cpu"), (char *)NULL);
 	split_command(&cp.args, spec_param(ctx->spec, "command"));
-	rc = wrapped_run_stderr(ctx, &cp, parse_perf_stat_csv, "perf-stat", err);
+	rc = wrapped_run_stderr(ctx, &cp, parse_perf_stat_csv, "perf-stat",
+				err);
 	child_process_clear(&cp);
 	return rc;
 }

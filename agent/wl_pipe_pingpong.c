@@ -74,9 +74,10 @@ static int pp_worker(void *arg, int fd)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	close(ab[1]);
 	waitpid(partner, &st, 0);
-	ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
-	worker_put(fd, "round_trip_us", ns / 1000.0 / (double)p->round_trips, "us",
-		   "lower");
+	ns = (double)(b.tv_sec - a.tv_sec) * 1e9 +
+	     (double)(b.tv_nsec - a.tv_nsec);
+	worker_put(fd, "round_trip_us", ns / 1000.0 / (double)p->round_trips,
+		   "us", "lower");
 	worker_put(fd, "round_trips_per_s", (double)p->round_trips / (ns / 1e9),
 		   "1/s", "higher");
 	worker_put(fd, "elapsed_s", ns / 1e9, "s", "lower");
@@ -94,9 +95,14 @@ static int pp_check(const struct run_spec *s, struct strbuf *field,
 	for (size_t i = 0; i < v.nr && !rc; i++)
 		if (!perf_known(v.v[i])) {
 			strbuf_addstr(field, "params.counters");
-			strbuf_addf(err,
-				    "\"params.counters\": unknown counter \"%s\" (expected instructions, cycles, branches, branch-misses, cache-references, cache-misses, task-clock, context-switches, cpu-migrations, page-faults)",
-				    v.v[i]);
+			strbuf_addf(
+				err,
+				"\"params.counters\": unknown counter \"%s\" "
+				"(expected instructions, cycles, branches, "
+				"branch-misses, cache-references, "
+				"cache-misses, task-clock, context-switches, "
+				"cpu-migrations, page-faults)",
+				v.v[i]);
 			rc = -1;
 		}
 	strvec_clear(&v);
@@ -113,12 +119,12 @@ static int pp_run(struct agent_ctx *ctx, struct strbuf *err)
 	p.round_trips = spec_param_i64(ctx->spec, "round_trips");
 	p.pin = (int)spec_param_i64(ctx->spec, "pin_cpu");
 	if (p.pin >= ctx->ncpus) {
-		strbuf_addf(err, "pin_cpu %d: this machine has CPUs 0..%d", p.pin,
-			    ctx->ncpus - 1);
+		strbuf_addf(err, "pin_cpu %d: this machine has CPUs 0..%d",
+			    p.pin, ctx->ncpus - 1);
 		return -1;
 	}
-	if (worker_start(ctx, &w, spec_param(ctx->spec, "cgroup"), pp_worker, &p,
-			 err) < 0)
+	if (worker_start(ctx, &w, spec_param(ctx->spec, "cgroup"), pp_worker,
+			 &p, err) < 0)
 		return -1;
 	if (perf_open(&ps, spec_param(ctx->spec, "counters"), w.pid, err) < 0) {
 		worker_clear(&w);
@@ -140,16 +146,19 @@ static int pp_run(struct agent_ctx *ctx, struct strbuf *err)
 
 			if (ps.c[i].supported) {
 				strbuf_addf(&m, "perf.%s", ps.c[i].name);
-				emit_result(ctx->em, m.buf, (double)ps.c[i].value,
-					    !strcmp(ps.c[i].name, "task-clock") ? "ns"
-										 : "count",
+				emit_result(ctx->em, m.buf,
+					    (double)ps.c[i].value,
+					    !strcmp(ps.c[i].name, "task-clock")
+						    ? "ns"
+						    : "count",
 					    "lower");
 				emit_counter(ctx->em, "perf", "pipe-pingpong",
-					     ps.c[i].name, (double)ps.c[i].value);
+					     ps.c[i].name,
+					     (double)ps.c[i].value);
 			} else {
-				emit_counter_unavailable(ctx->em, "perf",
-							 "pipe-pingpong",
-							 ps.c[i].name, ps.c[i].why);
+				emit_counter_unavailable(
+					ctx->em, "perf", "pipe-pingpong",
+					ps.c[i].name, ps.c[i].why);
 			}
 			strbuf_release(&m);
 		}

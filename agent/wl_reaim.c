@@ -15,7 +15,10 @@ static int ra_setup(struct agent_ctx *ctx, struct strbuf *err)
 	const char *prog = spec_param(ctx->spec, "program");
 
 	if (!program_exists(prog)) {
-		strbuf_addf(err, "re-aim program \"%s\" not found (re-aim is not packaged by Debian: build osdl-aim-7 and name its reaim binary in params.program)",
+		strbuf_addf(err,
+			    "re-aim program \"%s\" not found (re-aim is not "
+			    "packaged by Debian: build osdl-aim-7 and name its "
+			    "reaim binary in params.program)",
 			    prog);
 		return -1;
 	}
@@ -32,7 +35,7 @@ static int ra_run(struct agent_ctx *ctx, struct strbuf *err)
 		     spec_param(ctx->spec, "start_users"), "-e",
 		     spec_param(ctx->spec, "users"), "-i",
 		     spec_param(ctx->spec, "increment"), "-f",
-		     spec_param(ctx->spec, "workfile"), NULL);
+		     spec_param(ctx->spec, "workfile"), (char *)NULL);
 	rc = wrapped_run(ctx, &cp, parse_reaim, "reaim", err);
 	child_process_clear(&cp);
 	return rc;

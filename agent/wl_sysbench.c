@@ -27,8 +27,8 @@
 
 struct sb_state {
 	int oltp;
-	struct strvec dbargs;  /* --db-driver=pgsql --pgsql-... */
-	char *pgdir;           /* our throwaway cluster, or NULL */
+	struct strvec dbargs; /* --db-driver=pgsql --pgsql-... */
+	char *pgdir; /* our throwaway cluster, or NULL */
 	char *bindir;
 	int as_user;
 	uid_t uid;
@@ -105,15 +105,21 @@ static int start_cluster(struct sb_state *st, int threads, struct strbuf *err)
 
 	st->bindir = find_pg_bindir();
 	if (!st->bindir) {
-		strbuf_addstr(err, "no PostgreSQL server programs under /usr/lib/postgresql/*/bin (install postgresql, or name one in params.pg_conninfo)");
+		strbuf_addstr(err,
+			      "no PostgreSQL server programs under "
+			      "/usr/lib/postgresql/*/bin (install postgresql, "
+			      "or name one in params.pg_conninfo)");
 		return -1;
 	}
 	if (geteuid() == 0) {
 		struct strbuf pw = STRBUF_INIT;
 
 		if (strbuf_read_file(&pw, "/etc/passwd", 1 << 22) < 0 ||
-		    passwd_lookup(pw.buf, "postgres", &st->uid, &st->gid, NULL) < 0) {
-			strbuf_addstr(err, "running as root but /etc/passwd has no postgres user to run the throwaway cluster as");
+		    passwd_lookup(pw.buf, "postgres", &st->uid, &st->gid,
+				  NULL) < 0) {
+			strbuf_addstr(err, "running as root but /etc/passwd "
+					   "has no postgres user to run the "
+					   "throwaway cluster as");
 			strbuf_release(&pw);
 			return -1;
 		}
@@ -121,24 +127,29 @@ static int start_cluster(struct sb_state *st, int threads, struct strbuf *err)
 		st->as_user = 1;
 	}
 	if (!mkdtemp(tmpl)) {
-		strbuf_addf(err, "cannot make a folder for PostgreSQL: %s", strerror(errno));
+		strbuf_addf(err, "cannot make a folder for PostgreSQL: %s",
+			    strerror(errno));
 		return -1;
 	}
 	st->pgdir = xstrdup(tmpl);
 	chmod(st->pgdir, 0755);
 	if (st->as_user && chown(st->pgdir, st->uid, st->gid) < 0) {
-		strbuf_addf(err, "cannot chown %s: %s", st->pgdir, strerror(errno));
+		strbuf_addf(err, "cannot chown %s: %s", st->pgdir,
+			    strerror(errno));
 		goto out;
 	}
 	strbuf_addf(&data, "%s/data", st->pgdir);
 	strbuf_addf(&log, "%s/log", st->pgdir);
-	if (pg_cmd(st, err, "initdb", "--no-sync", "-A", "trust", "-U", "postgres",
-		   "-E", "UTF8", "--locale=C", "-D", data.buf, NULL) < 0)
+	if (pg_cmd(st, err, "initdb", "--no-sync", "-A", "trust", "-U",
+		   "postgres", "-E", "UTF8", "--locale=C", "-D", data.buf,
+		   (char *)NULL) < 0)
 		goto out;
-	strbuf_addf(&conf,
-		    "listen_addresses = ''\nunix_socket_directories = '%s'\nport = 5432\n"
-		    "fsync = off\nsynchronous_commit = off\nmax_connections = %d\n",
-		    st->pgdir, threads + 20 > 100 ? threads + 20 : 100);
+	strbuf_addf(
+		&conf,
+		"listen_addresses = ''\nunix_socket_directories = '%s'\nport = "
+		"5432\n"
+		"fsync = off\nsynchronous_commit = off\nmax_connections = %d\n",
+		st->pgdir, threads + 20 > 100 ? threads + 20 : 100);
 	strbuf_addf(&path, "%s/postgresql.conf", data.buf);
 	fd = open(path.buf, O_WRONLY | O_APPEND);
 	if (fd < 0 || write(fd, conf.buf, conf.len) != (ssize_t)conf.len) {
@@ -149,12 +160,12 @@ static int start_cluster(struct sb_state *st, int threads, struct strbuf *err)
 	}
 	close(fd);
 	if (pg_cmd(st, err, "pg_ctl", "-D", data.buf, "-l", log.buf, "-w", "-t",
-		   "60", "start", NULL) < 0)
+		   "60", "start", (char *)NULL) < 0)
 		goto out;
-	strvec_pushl(&st->dbargs, "--db-driver=pgsql", NULL);
+	strvec_pushl(&st->dbargs, "--db-driver=pgsql", (char *)NULL);
 	strvec_pushf(&st->dbargs, "--pgsql-host=%s", st->pgdir);
 	strvec_pushl(&st->dbargs, "--pgsql-port=5432", "--pgsql-user=postgres",
-		     "--pgsql-db=postgres", NULL);
+		     "--pgsql-db=postgres", (char *)NULL);
 	rc = 0;
 out:
 	strbuf_release(&data);
@@ -172,7 +183,7 @@ static void stop_cluster(struct sb_state *st)
 		return;
 	strbuf_addf(&data, "%s/data", st->pgdir);
 	pg_cmd(st, &ignore, "pg_ctl", "-D", data.buf, "-m", "immediate", "-w",
-	       "stop", NULL);
+	       "stop", (char *)NULL);
 	remove_tree(st->pgdir);
 	free(st->pgdir);
 	st->pgdir = NULL;
@@ -184,11 +195,12 @@ static void stop_cluster(struct sb_state *st)
 static int conninfo_args(const char *ci, struct strvec *out, struct strbuf *err)
 {
 	struct strvec w = STRVEC_INIT;
-	static const char *const keys[][2] = {{"host", "--pgsql-host="},
-					      {"port", "--pgsql-port="},
-					      {"user", "--pgsql-user="},
-					      {"password", "--pgsql-password="},
-					      {"dbname", "--pgsql-db="}};
+	static const char *const keys[][2] = { { "host", "--pgsql-host=" },
+					       { "port", "--pgsql-port=" },
+					       { "user", "--pgsql-user=" },
+					       { "password",
+						 "--pgsql-password=" },
+					       { "dbname", "--pgsql-db=" } };
 	int rc = 0;
 
 	split_command(&w, ci);
@@ -202,7 +214,9 @@ static int conninfo_args(const char *ci, struct strvec *out, struct strbuf *err)
 			    !strncmp(w.v[i], keys[k][0], (size_t)(eq - w.v[i])))
 				break;
 		if (!eq || k == sizeof(keys) / sizeof(keys[0])) {
-			strbuf_addf(err, "pg_conninfo: \"%s\" is not one of host=, port=, user=, password=, dbname=",
+			strbuf_addf(err,
+				    "pg_conninfo: \"%s\" is not one of host=, "
+				    "port=, user=, password=, dbname=",
 				    w.v[i]);
 			rc = -1;
 		} else {
@@ -218,14 +232,16 @@ static void sb_common_args(struct agent_ctx *ctx, struct sb_state *st,
 {
 	const char *test = spec_param(ctx->spec, "test");
 
-	strvec_pushl(a, "sysbench", test, NULL);
+	strvec_pushl(a, "sysbench", test, (char *)NULL);
 	strvec_pushf(a, "--threads=%s", spec_param(ctx->spec, "threads"));
 	strvec_pushf(a, "--time=%lld",
-		     (long long)(spec_param_ms(ctx->spec, "time") + 999) / 1000);
+		     (long long)(spec_param_ms(ctx->spec, "time") + 999) /
+			     1000);
 	if (st->oltp) {
 		strvec_pushv(a, (const char *const *)st->dbargs.v);
 		strvec_pushf(a, "--tables=%s", spec_param(ctx->spec, "tables"));
-		strvec_pushf(a, "--table-size=%s", spec_param(ctx->spec, "table_size"));
+		strvec_pushf(a, "--table-size=%s",
+			     spec_param(ctx->spec, "table_size"));
 	}
 	strvec_push(a, verb);
 }
@@ -260,7 +276,8 @@ static int sb_setup(struct agent_ctx *ctx, struct strbuf *err)
 	if (*ci) {
 		if (conninfo_args(ci, &st->dbargs, err) < 0)
 			return -1;
-	} else if (start_cluster(st, (int)spec_param_i64(ctx->spec, "threads"), err) < 0) {
+	} else if (start_cluster(st, (int)spec_param_i64(ctx->spec, "threads"),
+				 err) < 0) {
 		return -1;
 	}
 	if (sb_oltp_cmd(ctx, st, "prepare", err) < 0)

@@ -10,9 +10,9 @@
 #include "banned.h"
 
 static const struct wl_ops *const ops_table[] = {
-	&wl_chat,     &wl_fairness_loop, &wl_hackbench,     &wl_kernbench,
-	&wl_memchunk, &wl_numa_bw,       &wl_perf_stat,     &wl_pipe_pingpong,
-	&wl_reaim,    &wl_sysbench,      &wl_volanomark,
+	&wl_chat,     &wl_fairness_loop, &wl_hackbench,	 &wl_kernbench,
+	&wl_memchunk, &wl_numa_bw,	 &wl_perf_stat,	 &wl_pipe_pingpong,
+	&wl_reaim,    &wl_sysbench,	 &wl_volanomark,
 };
 
 const struct wl_ops *wl_ops_find(const char *name)
@@ -33,7 +33,8 @@ int wl_available(const struct wl_desc *d, struct strbuf *why)
 	}
 	if (ops->available)
 		return ops->available(why);
-	if (d->kind == WL_WRAPPED && d->program && !program_exists(d->program)) {
+	if (d->kind == WL_WRAPPED && d->program &&
+	    !program_exists(d->program)) {
 		strbuf_addf(why, "%s is not installed (not found in PATH)",
 			    d->program);
 		return -1;

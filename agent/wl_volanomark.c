@@ -15,7 +15,10 @@ static int vm_setup(struct agent_ctx *ctx, struct strbuf *err)
 	const char *prog = spec_param(ctx->spec, "program");
 
 	if (!program_exists(prog)) {
-		strbuf_addf(err, "volanomark program \"%s\" not found (VolanoMark is not packaged by Debian: name its loopclient.sh in params.program, or use the chat workload)",
+		strbuf_addf(err,
+			    "volanomark program \"%s\" not found (VolanoMark "
+			    "is not packaged by Debian: name its loopclient.sh "
+			    "in params.program, or use the chat workload)",
 			    prog);
 		return -1;
 	}
@@ -29,7 +32,8 @@ static int vm_run(struct agent_ctx *ctx, struct strbuf *err)
 
 	child_process_init(&cp);
 	strvec_push(&cp.args, spec_param(ctx->spec, "program"));
-	strvec_pushf(&cp.env, "LOOP_CLIENT_COUNT=%s", spec_param(ctx->spec, "clients"));
+	strvec_pushf(&cp.env, "LOOP_CLIENT_COUNT=%s",
+		     spec_param(ctx->spec, "clients"));
 	rc = wrapped_run(ctx, &cp, parse_volanomark, "volanomark", err);
 	child_process_clear(&cp);
 	return rc;

@@ -73,7 +73,8 @@ static int64_t remaining_ms(void)
 	if (getitimer(ITIMER_REAL, &it) < 0 ||
 	    (!it.it_value.tv_sec && !it.it_value.tv_usec))
 		return 0;
-	return (int64_t)it.it_value.tv_sec * 1000 + it.it_value.tv_usec / 1000 + 1;
+	return (int64_t)it.it_value.tv_sec * 1000 + it.it_value.tv_usec / 1000 +
+	       1;
 }
 
 int wrapped_exec(struct agent_ctx *ctx, struct child_process *cp,
@@ -140,7 +141,8 @@ static int run_parse(struct agent_ctx *ctx, struct child_process *cp,
 
 		if (cp->out.len > 600)
 			tail = cp->out.buf + cp->out.len - 600;
-		strbuf_addf(err, "%s%s", cp->out.len ? "; output ends: " : "", tail);
+		strbuf_addf(err, "%s%s", cp->out.len ? "; output ends: " : "",
+			    tail);
 		if (cp->err.len)
 			strbuf_addf(err, "; stderr: %.600s", cp->err.buf);
 		return -1;
@@ -163,9 +165,10 @@ static int run_parse(struct agent_ctx *ctx, struct child_process *cp,
 			emit_result(ctx->em, ms.m[i].name, ms.m[i].value,
 				    ms.m[i].unit, ms.m[i].direction);
 		for (size_t i = 0; i < ms.unsupported.nr; i++)
-			emit_counter_unavailable(ctx->em, "perf", scope,
-						 ms.unsupported.v[i],
-						 "the program reports it as not supported or not counted here");
+			emit_counter_unavailable(
+				ctx->em, "perf", scope, ms.unsupported.v[i],
+				"the program reports it as not supported or "
+				"not counted here");
 	}
 	metrics_release(&ms);
 	return rc;

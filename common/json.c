@@ -67,7 +67,7 @@ const char *json_type_name(enum json_type t)
 
 /* Record the first error with its line and column; later ones are echoes. */
 __attribute__((format(printf, 2, 3))) static void fail(struct parser *ps,
-							const char *fmt, ...)
+						       const char *fmt, ...)
 {
 	size_t line = 1, col = 1;
 	va_list ap;
@@ -290,7 +290,9 @@ static int parse_string_into(struct parser *ps, struct strbuf *sb)
 					    ps->p[0] != '\\' ||
 					    ps->p[1] != 'u') {
 						fail(ps,
-						     "high surrogate \\u%04lx not followed by a low one",
+						     "high surrogate \\u%04lx "
+						     "not followed by a low "
+						     "one",
 						     cp);
 						return -1;
 					}
@@ -298,7 +300,9 @@ static int parse_string_into(struct parser *ps, struct strbuf *sb)
 					lo = read_hex4(ps);
 					if (lo < 0xdc00 || lo > 0xdfff) {
 						fail(ps,
-						     "high surrogate \\u%04lx not followed by a low one",
+						     "high surrogate \\u%04lx "
+						     "not followed by a low "
+						     "one",
 						     cp);
 						return -1;
 					}
@@ -416,14 +420,13 @@ static int match_word(struct parser *ps, const char *w)
 	return 1;
 }
 
-static void list_push(struct json_value *v, struct json_value *item,
-		      char *key)
+static void list_push(struct json_value *v, struct json_value *item, char *key)
 {
 	if (v->u.list.n == v->u.list.alloc) {
 		size_t na = v->u.list.alloc ? v->u.list.alloc * 2 : 4;
 
-		v->u.list.items =
-			xrealloc(v->u.list.items, na * sizeof(*v->u.list.items));
+		v->u.list.items = xrealloc(v->u.list.items,
+					   na * sizeof(*v->u.list.items));
 		if (v->type == JSON_OBJECT)
 			v->u.list.keys = xrealloc(v->u.list.keys,
 						  na * sizeof(*v->u.list.keys));
@@ -545,8 +548,7 @@ static struct json_value *parse_value(struct parser *ps)
 		return v;
 	}
 	case 't':
-	case 'f':
-	{
+	case 'f': {
 		int is_true = match_word(ps, "true");
 
 		if (is_true || match_word(ps, "false")) {
@@ -574,19 +576,19 @@ static struct json_value *parse_value(struct parser *ps)
 int json_parse(const char *text, size_t len, const struct json_limits *lim,
 	       struct json_value **ret, struct strbuf *err)
 {
-	struct parser ps = {0};
+	struct parser ps = { 0 };
 	struct json_value *v;
 
 	*ret = NULL;
 	ps.p = ps.start = text;
 	ps.end = text + len;
 	ps.err = err;
-	ps.lim.max_depth = lim && lim->max_depth ? lim->max_depth
-						 : JSON_DEFAULT_MAX_DEPTH;
+	ps.lim.max_depth =
+		lim && lim->max_depth ? lim->max_depth : JSON_DEFAULT_MAX_DEPTH;
 	ps.lim.max_string = lim && lim->max_string ? lim->max_string
 						   : JSON_DEFAULT_MAX_STRING;
-	ps.lim.max_items = lim && lim->max_items ? lim->max_items
-						 : JSON_DEFAULT_MAX_ITEMS;
+	ps.lim.max_items =
+		lim && lim->max_items ? lim->max_items : JSON_DEFAULT_MAX_ITEMS;
 	v = parse_value(&ps);
 	if (!v)
 		return -1;
@@ -605,8 +607,7 @@ enum json_type json_type_of(const struct json_value *v)
 	return v ? v->type : JSON_NULL;
 }
 
-const struct json_value *json_get(const struct json_value *obj,
-				  const char *key)
+const struct json_value *json_get(const struct json_value *obj, const char *key)
 {
 	if (!obj || obj->type != JSON_OBJECT || !key)
 		return NULL;
@@ -637,8 +638,7 @@ const char *json_key_at(const struct json_value *obj, size_t i)
 	return obj->u.list.keys[i];
 }
 
-const struct json_value *json_value_at(const struct json_value *obj,
-				       size_t i)
+const struct json_value *json_value_at(const struct json_value *obj, size_t i)
 {
 	if (!obj || obj->type != JSON_OBJECT || i >= obj->u.list.n)
 		return NULL;
@@ -746,7 +746,8 @@ int json_get_string(const struct json_value *obj, const char *key,
 	}
 	if (max_len && v->u.str.len > max_len) {
 		strbuf_addf(err,
-			    "\"%s\": expected a string of at most %zu bytes, got %zu",
+			    "\"%s\": expected a string of at most %zu bytes, "
+			    "got %zu",
 			    key, max_len, v->u.str.len);
 		return -EINVAL;
 	}

@@ -72,8 +72,7 @@ size_t json_len(const struct json_value *arr_or_obj);
 const struct json_value *json_at(const struct json_value *arr, size_t i);
 /* Key / value of member i of an object (in document order), or NULL. */
 const char *json_key_at(const struct json_value *obj, size_t i);
-const struct json_value *json_value_at(const struct json_value *obj,
-				       size_t i);
+const struct json_value *json_value_at(const struct json_value *obj, size_t i);
 /* The decoded string, or NULL if v is not a string. */
 const char *json_string(const struct json_value *v);
 /* Length of the decoded string in bytes (0 if not a string). */

@@ -78,17 +78,32 @@ char *kernel_cache_dir(const char *home_dir)
 const char *kernel_fragments_dir(void)
 {
 	static char *dir;
+	static const char *const rel[] = {"../kernels", "../share/schedfarm/kernels",
+					  "../../kernels"};
 	const char *e = getenv("SCHEDFARM_KERNELS_DIR");
-	struct stat st;
+	_cleanup_free_ char *exe = NULL;
 
 	if (e && *e)
 		return e;
 	if (dir)
 		return dir;
-	if (!stat("kernels/farm-base.config", &st))
+	/* Beside the binary: the source tree, or the installed share/. */
+	exe = realpath("/proc/self/exe", NULL);
+	if (exe && strrchr(exe, '/')) {
+		*strrchr(exe, '/') = '\0';
+		for (size_t i = 0; i < ARRAY_SIZE(rel) && !dir; i++) {
+			struct strbuf p = STRBUF_INIT;
+
+			strbuf_addf(&p, "%s/%s/farm-base.config", exe, rel[i]);
+			if (!access(p.buf, R_OK)) {
+				strbuf_setlen(&p, p.len - strlen("/farm-base.config"));
+				dir = realpath(p.buf, NULL);
+			}
+			strbuf_release(&p);
+		}
+	}
+	if (!dir && !access("kernels/farm-base.config", R_OK))
 		dir = realpath("kernels", NULL);
-	if (!dir && !stat("/usr/local/share/schedfarm/kernels", &st))
-		dir = xstrdup("/usr/local/share/schedfarm/kernels");
 	if (!dir)
 		dir = xstrdup("kernels");
 	return dir;

@@ -27,42 +27,54 @@
 #include "banned.h"
 
 const char cmd_host_usage[] =
-	"usage: schedfarm host add NAME --kind KIND [--address ADDR] [--port N]\n"
-	"                          [--user USER] [--key FILE] [--known-hosts FILE]\n"
+	"usage: schedfarm host add NAME --kind KIND [--address ADDR] [--port "
+	"N]\n"
+	"                          [--user USER] [--key FILE] [--known-hosts "
+	"FILE]\n"
 	"                          [--tag TAG]... [--no-contact]\n"
 	"       schedfarm host list [--json]\n"
 	"       schedfarm host show NAME [--json]\n"
-	"       schedfarm host set NAME [--address ADDR] [--port N] [--user USER]\n"
-	"                          [--key FILE] [--known-hosts FILE] [--tag TAG]...\n"
+	"       schedfarm host set NAME [--address ADDR] [--port N] [--user "
+	"USER]\n"
+	"                          [--key FILE] [--known-hosts FILE] [--tag "
+	"TAG]...\n"
 	"                          [--health HEALTH] [--refresh]\n"
 	"       schedfarm host remove NAME\n"
 	"\n"
-	"Hosts run the jobs.  KIND is local (this machine, the agent as a child),\n"
-	"ssh (a running machine reached with libssh), libvirt or ipmi (machines\n"
+	"Hosts run the jobs.  KIND is local (this machine, the agent as a "
+	"child),\n"
+	"ssh (a running machine reached with libssh), libvirt or ipmi "
+	"(machines\n"
 	"that boot the kernel under test).  An ssh host needs --address and\n"
 	"--known-hosts: its host key must match that file, or it is refused.\n"
-	"--key names a private key file (else ssh-agent, else the default keys);\n"
+	"--key names a private key file (else ssh-agent, else the default "
+	"keys);\n"
 	"only its path is stored.\n"
 	"\n"
 	"add contacts local and ssh hosts (unless --no-contact): the agent is\n"
 	"copied there if needed and its 'info' gives the topology (sockets,\n"
-	"cores, threads, NUMA nodes, CPUs, memory), stored with the host.  A host\n"
+	"cores, threads, NUMA nodes, CPUs, memory), stored with the host.  A "
+	"host\n"
 	"that cannot be reached is not added.  set --refresh reads it again.\n"
 	"\n"
-	"HEALTH is good, unknown, bad, maintenance or retired; only idle hosts\n"
-	"whose health is good or unknown get jobs.  remove refuses a host with\n"
+	"HEALTH is good, unknown, bad, maintenance or retired; only idle "
+	"hosts\n"
+	"whose health is good or unknown get jobs.  remove refuses a host "
+	"with\n"
 	"runs (their numbers would lose their host): retire it instead.\n"
 	"\n"
 	"Examples:\n"
 	"  schedfarm host add here --kind local\n"
-	"  schedfarm host add box1 --kind ssh --address 10.0.0.5 --user farm \\\n"
-	"      --key ~/.ssh/farm_ed25519 --known-hosts ~/.ssh/farm_known_hosts\n"
+	"  schedfarm host add box1 --kind ssh --address 10.0.0.5 --user farm "
+	"\\\n"
+	"      --key ~/.ssh/farm_ed25519 --known-hosts "
+	"~/.ssh/farm_known_hosts\n"
 	"  schedfarm host set box1 --health maintenance\n";
 
-static const char *const host_kinds[] = {"local", "ssh", "libvirt", "ipmi",
-					 NULL};
-static const char *const healths[] = {"good", "unknown", "bad", "maintenance",
-				      "retired", NULL};
+static const char *const host_kinds[] = { "local", "ssh", "libvirt", "ipmi",
+					  NULL };
+static const char *const healths[] = { "good",	      "unknown", "bad",
+				       "maintenance", "retired", NULL };
 
 static int in_set(const char *s, const char *const *set)
 {
@@ -95,17 +107,17 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 			    int is_set)
 {
 	static const struct option opts[] = {
-		{"kind", required_argument, NULL, 'k'},
-		{"address", required_argument, NULL, 'a'},
-		{"port", required_argument, NULL, 'p'},
-		{"user", required_argument, NULL, 'u'},
-		{"key", required_argument, NULL, 'K'},
-		{"known-hosts", required_argument, NULL, 'n'},
-		{"tag", required_argument, NULL, 't'},
-		{"health", required_argument, NULL, 'h'},
-		{"no-contact", no_argument, NULL, 'N'},
-		{"refresh", no_argument, NULL, 'r'},
-		{NULL, 0, NULL, 0},
+		{ "kind", required_argument, NULL, 'k' },
+		{ "address", required_argument, NULL, 'a' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "key", required_argument, NULL, 'K' },
+		{ "known-hosts", required_argument, NULL, 'n' },
+		{ "tag", required_argument, NULL, 't' },
+		{ "health", required_argument, NULL, 'h' },
+		{ "no-contact", no_argument, NULL, 'N' },
+		{ "refresh", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *why;
 	int opt;
@@ -148,8 +160,9 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 			if (!is_set)
 				die_usage("--health is for host set");
 			if (!in_set(optarg, healths))
-				die_usage("--health must be good, unknown, bad, "
-					  "maintenance or retired");
+				die_usage(
+					"--health must be good, unknown, bad, "
+					"maintenance or retired");
 			o->health = optarg;
 			break;
 		case 'N':
@@ -202,7 +215,7 @@ static int64_t info_int(const struct json_value *o, const char *key)
 static int contact_host(struct db *db, const char *name, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct runner_host h = {0};
+	struct runner_host h = { 0 };
 	struct runner *r = NULL;
 	struct strbuf log = STRBUF_INIT, info = STRBUF_INIT,
 		      canon = STRBUF_INIT;
@@ -259,16 +272,17 @@ static int contact_host(struct db *db, const char *name, struct strbuf *err)
 	db_args_i64(&a, nodes);
 	db_args_i64(&a, online);
 	db_args_i64(&a, mem_kb / 1024);
-	if (db_exec_args(db, NULL, err,
-			 "UPDATE hosts SET agent_info = $2::jsonb, "
-			 "sockets = nullif($3::int, 0), "
-			 "cores_per_socket = nullif($4::int, 0), "
-			 "threads_per_core = nullif($5::int, 0), "
-			 "numa_nodes = nullif($6::int, 0), "
-			 "cpus = nullif($7::int, 0), "
-			 "memory_mb = nullif($8::bigint, 0), updated_at = now() "
-			 "WHERE name = $1",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE hosts SET agent_info = $2::jsonb, "
+		    "sockets = nullif($3::int, 0), "
+		    "cores_per_socket = nullif($4::int, 0), "
+		    "threads_per_core = nullif($5::int, 0), "
+		    "numa_nodes = nullif($6::int, 0), "
+		    "cpus = nullif($7::int, 0), "
+		    "memory_mb = nullif($8::bigint, 0), updated_at = now() "
+		    "WHERE name = $1",
+		    &a) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -284,7 +298,7 @@ out:
 
 static int host_add(int argc, char **argv)
 {
-	struct host_opts o = {.tags = STRVEC_INIT};
+	struct host_opts o = { .tags = STRVEC_INIT };
 	struct strbuf err = STRBUF_INIT, tags = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
 	const char *name;
@@ -344,20 +358,21 @@ static int host_add(int argc, char **argv)
 }
 
 /* The columns list and show print, as one JSON object per host. */
-#define HOST_JSON                                                            \
-	"jsonb_build_object('name', name, 'kind', kind, 'address', address, " \
-	"'port', port, 'user', ssh_user, 'key_file', key_file, "             \
-	"'known_hosts', known_hosts, 'tags', to_jsonb(tags), 'state', "      \
-	"state, 'health', health, 'sockets', sockets, 'cores_per_socket', "  \
-	"cores_per_socket, 'threads_per_core', threads_per_core, "           \
-	"'numa_nodes', numa_nodes, 'cpus', cpus, 'memory_mb', memory_mb, "   \
-	"'lease_owner', lease_owner, 'lease_job', lease_job_id, "            \
+#define HOST_JSON                                                              \
+	"jsonb_build_object('name', name, 'kind', kind, 'address', address, "  \
+	"'port', port, 'user', ssh_user, 'key_file', key_file, "               \
+	"'known_hosts', known_hosts, 'tags', to_jsonb(tags), 'state', "        \
+	"state, 'health', health, 'sockets', sockets, 'cores_per_socket', "    \
+	"cores_per_socket, 'threads_per_core', threads_per_core, "             \
+	"'numa_nodes', numa_nodes, 'cpus', cpus, 'memory_mb', memory_mb, "     \
+	"'lease_owner', lease_owner, 'lease_job', lease_job_id, "              \
 	"'lease_expires', lease_expires)"
 
 static int host_list(int argc, char **argv)
 {
-	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	int json = cli.json, opt;
@@ -382,22 +397,26 @@ static int host_list(int argc, char **argv)
 		if (db_exec(db, &res, &err,
 			    "SELECT name, kind, coalesce(address || "
 			    "coalesce(':' || port, ''), '-'), state, health, "
-			    "coalesce(sockets::text, '-'), coalesce(cpus::text, "
+			    "coalesce(sockets::text, '-'), "
+			    "coalesce(cpus::text, "
 			    "'-'), coalesce(memory_mb::text, '-'), "
-			    "array_to_string(tags, ',') FROM hosts ORDER BY name",
+			    "array_to_string(tags, ',') FROM hosts ORDER BY "
+			    "name",
 			    0, NULL) < 0)
 			cli_db_fatal("host list", &err);
-		strbuf_addf(&out, "%-16s %-8s %-22s %-8s %-11s %7s %5s %9s %s\n",
+		strbuf_addf(&out,
+			    "%-16s %-8s %-22s %-8s %-11s %7s %5s %9s %s\n",
 			    "NAME", "KIND", "ADDRESS", "STATE", "HEALTH",
 			    "SOCKETS", "CPUS", "MEM_MB", "TAGS");
 		for (int i = 0; i < db_nrows(res); i++)
-			strbuf_addf(&out,
-				    "%-16s %-8s %-22s %-8s %-11s %7s %5s %9s %s\n",
-				    db_get(res, i, 0), db_get(res, i, 1),
-				    db_get(res, i, 2), db_get(res, i, 3),
-				    db_get(res, i, 4), db_get(res, i, 5),
-				    db_get(res, i, 6), db_get(res, i, 7),
-				    db_get(res, i, 8));
+			strbuf_addf(
+				&out,
+				"%-16s %-8s %-22s %-8s %-11s %7s %5s %9s %s\n",
+				db_get(res, i, 0), db_get(res, i, 1),
+				db_get(res, i, 2), db_get(res, i, 3),
+				db_get(res, i, 4), db_get(res, i, 5),
+				db_get(res, i, 6), db_get(res, i, 7),
+				db_get(res, i, 8));
 	}
 	cli_emit(&out);
 	db_close(db);
@@ -406,8 +425,9 @@ static int host_list(int argc, char **argv)
 
 static int host_show(int argc, char **argv)
 {
-	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
@@ -431,7 +451,8 @@ static int host_show(int argc, char **argv)
 			 "e.at, 'old', e.old_health, 'new', e.new_health, "
 			 "'reason', e.reason) ORDER BY e.at), '[]') FROM "
 			 "host_events e WHERE e.host_id = hosts.id)), "
-			 "jsonb_pretty(" HOST_JSON ") FROM hosts WHERE name = $1",
+			 "jsonb_pretty(" HOST_JSON
+			 ") FROM hosts WHERE name = $1",
 			 &a) < 0)
 		cli_db_fatal("host show", &err);
 	if (db_nrows(res) != 1)
@@ -446,7 +467,7 @@ static int host_show(int argc, char **argv)
 static int host_set(int argc, char **argv)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct host_opts o = {.tags = STRVEC_INIT};
+	struct host_opts o = { .tags = STRVEC_INIT };
 	struct strbuf err = STRBUF_INIT, tags = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
 	const char *name;
@@ -526,8 +547,8 @@ static int host_remove(int argc, char **argv)
 	if (db_nrows(res) != 1)
 		fatal("no host named '%s'", argv[1]);
 	if (strcmp(db_get(res, 0, 0), "idle"))
-		fatal("host %s is %s: wait for its job, or cancel it",
-		      argv[1], db_get(res, 0, 0));
+		fatal("host %s is %s: wait for its job, or cancel it", argv[1],
+		      db_get(res, 0, 0));
 	if (strcmp(db_get(res, 0, 1), "0"))
 		fatal("host %s has %s runs stored: retire it instead "
 		      "(schedfarm host set %s --health retired)",
@@ -547,7 +568,8 @@ int cmd_host(int argc, char **argv)
 	const char *sub;
 
 	if (argc < 2)
-		die_usage("host needs a subcommand: add, list, show, set, remove");
+		die_usage("host needs a subcommand: add, list, show, set, "
+			  "remove");
 	sub = argv[1];
 	argc--;
 	argv++;

@@ -29,10 +29,13 @@ const char cmd_job_usage[] =
 	"  show    the job (STP id): state, host, kernel, plan, each phase\n"
 	"          (build, boot, run, collect, ingest) with its status, times\n"
 	"          and log, its runs, and the job's log\n"
-	"  cancel  cancel a job that has not finished; a running job stops its\n"
+	"  cancel  cancel a job that has not finished; a running job stops "
+	"its\n"
 	"          agent and frees its host within a heartbeat\n"
-	"  ingest  store run RUN from FILE, an agent results file (JSON lines),\n"
-	"          checked like a live run; a run already stored is left alone\n";
+	"  ingest  store run RUN from FILE, an agent results file (JSON "
+	"lines),\n"
+	"          checked like a live run; a run already stored is left "
+	"alone\n";
 
 static int64_t parse_id(const char *s, const char *what)
 {
@@ -48,8 +51,9 @@ static int64_t parse_id(const char *s, const char *what)
 
 static int job_show(int argc, char **argv)
 {
-	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
@@ -66,37 +70,38 @@ static int job_show(int argc, char **argv)
 		die_usage("job show ID [--json]");
 	db = cli_open_db();
 	db_args_i64(&a, parse_id(argv[optind], "job"));
-	if (db_exec_args(db, &res, &err,
-			 "SELECT jsonb_build_object('job', j.id, 'name', j.name, "
-			 "'state', j.state, 'priority', j.priority, 'patch', "
-			 "j.patch_id, 'kernel', k.name, 'plan', p.name, "
-			 "'plan_sha256', p.sha256, 'host', h.name, "
-			 "'host_constraint', j.host_constraint, 'attempts', "
-			 "j.attempts, 'max_attempts', j.max_attempts, "
-			 "'lease_owner', j.lease_owner, 'lease_expires', "
-			 "j.lease_expires, 'created_at', j.created_at, "
-			 "'claimed_at', j.claimed_at, 'started_at', "
-			 "j.started_at, 'finished_at', j.finished_at, "
-			 "'error_phase', j.error_phase, 'error', j.error, "
-			 "'stop_reason', j.stop_reason, 'log', j.log, "
-			 "'phases', (SELECT coalesce(jsonb_agg(jsonb_build_object("
-			 "'phase', f.phase, 'attempt', f.attempt, 'status', "
-			 "f.status, 'started_at', f.started_at, 'finished_at', "
-			 "f.finished_at, 'seconds', round(extract(epoch FROM "
-			 "f.finished_at - f.started_at)::numeric, 3), 'log', "
-			 "f.log) ORDER BY f.id), '[]') FROM job_phases f WHERE "
-			 "f.job_id = j.id), "
-			 "'runs', (SELECT coalesce(jsonb_agg(jsonb_build_object("
-			 "'run', r.id, 'attempt', r.attempt, 'boot', r.boot, "
-			 "'seq', r.seq, 'workload', r.workload, 'params', "
-			 "r.params, 'status', r.status, 'error', r.error, "
-			 "'results', (SELECT count(*) FROM results x WHERE "
-			 "x.run_id = r.id)) ORDER BY r.id), '[]') FROM runs r "
-			 "WHERE r.job_id = j.id)) "
-			 "FROM jobs j JOIN kernels k ON k.id = j.kernel_id JOIN "
-			 "plans p ON p.id = j.plan_id LEFT JOIN hosts h ON h.id "
-			 "= j.host_id WHERE j.id = $1",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, &res, &err,
+		    "SELECT jsonb_build_object('job', j.id, 'name', j.name, "
+		    "'state', j.state, 'priority', j.priority, 'patch', "
+		    "j.patch_id, 'kernel', k.name, 'plan', p.name, "
+		    "'plan_sha256', p.sha256, 'host', h.name, "
+		    "'host_constraint', j.host_constraint, 'attempts', "
+		    "j.attempts, 'max_attempts', j.max_attempts, "
+		    "'lease_owner', j.lease_owner, 'lease_expires', "
+		    "j.lease_expires, 'created_at', j.created_at, "
+		    "'claimed_at', j.claimed_at, 'started_at', "
+		    "j.started_at, 'finished_at', j.finished_at, "
+		    "'error_phase', j.error_phase, 'error', j.error, "
+		    "'stop_reason', j.stop_reason, 'log', j.log, "
+		    "'phases', (SELECT coalesce(jsonb_agg(jsonb_build_object("
+		    "'phase', f.phase, 'attempt', f.attempt, 'status', "
+		    "f.status, 'started_at', f.started_at, 'finished_at', "
+		    "f.finished_at, 'seconds', round(extract(epoch FROM "
+		    "f.finished_at - f.started_at)::numeric, 3), 'log', "
+		    "f.log) ORDER BY f.id), '[]') FROM job_phases f WHERE "
+		    "f.job_id = j.id), "
+		    "'runs', (SELECT coalesce(jsonb_agg(jsonb_build_object("
+		    "'run', r.id, 'attempt', r.attempt, 'boot', r.boot, "
+		    "'seq', r.seq, 'workload', r.workload, 'params', "
+		    "r.params, 'status', r.status, 'error', r.error, "
+		    "'results', (SELECT count(*) FROM results x WHERE "
+		    "x.run_id = r.id)) ORDER BY r.id), '[]') FROM runs r "
+		    "WHERE r.job_id = j.id)) "
+		    "FROM jobs j JOIN kernels k ON k.id = j.kernel_id JOIN "
+		    "plans p ON p.id = j.plan_id LEFT JOIN hosts h ON h.id "
+		    "= j.host_id WHERE j.id = $1",
+		    &a) < 0)
 		cli_db_fatal("job show", &err);
 	if (db_nrows(res) != 1)
 		fatal("no job %s", argv[optind]);

@@ -29,12 +29,14 @@ const char cmd_report_usage[] =
 	"every comparison with its CI, p and verdict, plots), per kernel pair\n"
 	"compared without a patch, per run (host, kernel, params, agent info,\n"
 	"results, scheduler counters, time series, console log, agent lines),\n"
-	"per host and per plan.  Every table has CSV and JSON files beside it.\n"
+	"per host and per plan.  Every table has CSV and JSON files beside "
+	"it.\n"
 	"The pages load no script and nothing from outside their folder, and\n"
 	"open from disk (file://).\n"
 	"\n"
 	"Only pages whose data changed since the last report into the same\n"
-	"folder are written (fingerprints are kept in the database); the index\n"
+	"folder are written (fingerprints are kept in the database); the "
+	"index\n"
 	"is rewritten each time.  Verdicts are those `schedfarm compare`\n"
 	"stored; run it first.\n"
 	"\n"
@@ -57,15 +59,15 @@ const char cmd_report_usage[] =
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"out", required_argument, NULL, 'o'},
-		{"since", required_argument, NULL, 's'},
-		{"static", required_argument, NULL, 'S'},
-		{"list", no_argument, NULL, 'l'},
-		{NULL, 0, NULL, 0},
+		{ "out", required_argument, NULL, 'o' },
+		{ "since", required_argument, NULL, 's' },
+		{ "static", required_argument, NULL, 'S' },
+		{ "list", no_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf err = STRBUF_INIT, stat_dir = STRBUF_INIT,
 		      out_dir = STRBUF_INIT, out = STRBUF_INIT;
-	struct report_opts o = {0};
+	struct report_opts o = { 0 };
 	struct report_stats st;
 	struct db_config cfg;
 	struct db *db;
@@ -146,7 +148,8 @@ int cmd_report(int argc, char **argv)
 	} else {
 		if (list)
 			for (size_t i = 0; i < st.written.nr; i++)
-				strbuf_addf(&out, "wrote %s\n", st.written.v[i]);
+				strbuf_addf(&out, "wrote %s\n",
+					    st.written.v[i]);
 		strbuf_addf(&out,
 			    "report: %d page%s checked, %d rendered, %d "
 			    "written (%d file%s in all)\n",

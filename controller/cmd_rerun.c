@@ -22,21 +22,25 @@
 
 const char cmd_rerun_usage[] =
 	"usage: schedfarm rerun JOB --host NAME [--priority N] [--json]\n"
-	"       schedfarm rerun PLAN --host NAME [--kernel NAME] [--priority N] [--json]\n"
+	"       schedfarm rerun PLAN --host NAME [--kernel NAME] [--priority "
+	"N] [--json]\n"
 	"\n"
-	"Queue the same plan again on host NAME.  JOB is an STP id: its patch,\n"
-	"kernel and plan are reused.  PLAN is a plan file: the latest job that\n"
-	"ran exactly this plan is reused, or, with --kernel, the plan is queued\n"
+	"Queue the same plan again on host NAME.  JOB is an STP id: its "
+	"patch,\n"
+	"kernel and plan are reused.  PLAN is a plan file: the latest job "
+	"that\n"
+	"ran exactly this plan is reused, or, with --kernel, the plan is "
+	"queued\n"
 	"under that kernel label.  Prints the new STP id.\n";
 
 int cmd_rerun(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"host", required_argument, NULL, 'H'},
-		{"kernel", required_argument, NULL, 'k'},
-		{"priority", required_argument, NULL, 'P'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
+		{ "host", required_argument, NULL, 'H' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "priority", required_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
 	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
@@ -82,7 +86,7 @@ int cmd_rerun(int argc, char **argv)
 			      argv[optind]);
 		}
 		if (kernel) {
-			struct queue_submit s = {0};
+			struct queue_submit s = { 0 };
 			struct queue_submitted done;
 
 			s.base = kernel;
@@ -101,12 +105,13 @@ int cmd_rerun(int argc, char **argv)
 
 			db_args_str(&a, body);
 			free(body);
-			if (db_exec_args(db, &res, &err,
-					 "SELECT max(j.id) FROM jobs j JOIN plans "
-					 "p ON p.id = j.plan_id WHERE p.sha256 = "
-					 "encode(sha256(convert_to($1, 'UTF8')), "
-					 "'hex')",
-					 &a) < 0)
+			if (db_exec_args(
+				    db, &res, &err,
+				    "SELECT max(j.id) FROM jobs j JOIN plans "
+				    "p ON p.id = j.plan_id WHERE p.sha256 = "
+				    "encode(sha256(convert_to($1, 'UTF8')), "
+				    "'hex')",
+				    &a) < 0)
 				cli_db_fatal("rerun", &err);
 			db_args_clear(&a);
 			if (!db_get(res, 0, 0))
@@ -123,18 +128,19 @@ int cmd_rerun(int argc, char **argv)
 		db_args_str(&a, host);
 		db_args_i64(&a, priority);
 		db_args_bool(&a, have_prio);
-		if (db_exec_args(db, &res, &err,
-				 "INSERT INTO jobs (patch_id, kernel_id, plan_id, "
-				 "host_constraint, priority, name, req_kinds, "
-				 "req_min_sockets, req_min_cpus, "
-				 "req_min_memory_mb, req_tags, nr_runs, rerun_of) "
-				 "SELECT patch_id, kernel_id, plan_id, h.name, "
-				 "CASE WHEN $4 THEN $3 ELSE j.priority END, "
-				 "j.name, req_kinds, req_min_sockets, "
-				 "req_min_cpus, req_min_memory_mb, req_tags, "
-				 "nr_runs, j.id FROM jobs j, hosts h WHERE j.id "
-				 "= $1 AND h.name = $2 RETURNING id",
-				 &a) < 0)
+		if (db_exec_args(
+			    db, &res, &err,
+			    "INSERT INTO jobs (patch_id, kernel_id, plan_id, "
+			    "host_constraint, priority, name, req_kinds, "
+			    "req_min_sockets, req_min_cpus, "
+			    "req_min_memory_mb, req_tags, nr_runs, rerun_of) "
+			    "SELECT patch_id, kernel_id, plan_id, h.name, "
+			    "CASE WHEN $4 THEN $3 ELSE j.priority END, "
+			    "j.name, req_kinds, req_min_sockets, "
+			    "req_min_cpus, req_min_memory_mb, req_tags, "
+			    "nr_runs, j.id FROM jobs j, hosts h WHERE j.id "
+			    "= $1 AND h.name = $2 RETURNING id",
+			    &a) < 0)
 			cli_db_fatal("rerun", &err);
 		if (db_nrows(res) != 1)
 			fatal("no job %lld, or no host named '%s'",
@@ -148,7 +154,8 @@ int cmd_rerun(int argc, char **argv)
 		strbuf_add_json_str(&out, host);
 		strbuf_addstr(&out, "}\n");
 	} else if (job) {
-		strbuf_addf(&out, "STP#%lld: queued on %s (rerun of STP#%lld)\n",
+		strbuf_addf(&out,
+			    "STP#%lld: queued on %s (rerun of STP#%lld)\n",
 			    (long long)new_job, host, (long long)job);
 	} else {
 		strbuf_addf(&out, "STP#%lld: queued on %s, kernel %s\n",

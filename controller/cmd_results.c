@@ -21,17 +21,18 @@ const char cmd_results_usage[] =
 	"Print every result stored for a job (STP id), one run, or every run\n"
 	"under a kernel: job, run, host, kernel, workload, parameters,\n"
 	"iteration, whether it was a warm-up, metric, value, unit and which\n"
-	"direction is better.  With --json, one array of objects with the keys\n"
+	"direction is better.  With --json, one array of objects with the "
+	"keys\n"
 	"job, run, host, kernel, workload, params (an object), iteration,\n"
 	"warmup, metric, value, unit and better.\n";
 
 int cmd_results(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"run", required_argument, NULL, 'r'},
-		{"kernel", required_argument, NULL, 'k'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
+		{ "run", required_argument, NULL, 'r' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
 	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
@@ -76,34 +77,36 @@ int cmd_results(int argc, char **argv)
 	db_args_i64(&a, job);
 	db_args_i64(&a, run);
 	db_args_str(&a, kernel);
-	if (db_exec_args(db, &res, &err,
-			 "WITH x AS (SELECT r.job_id AS job, r.id AS run, "
-			 "h.name AS host, k.name AS kernel, r.workload, "
-			 "r.params, x.iteration, x.warmup, x.metric, x.value, "
-			 "x.unit, x.direction AS better FROM results x JOIN "
-			 "runs r ON r.id = x.run_id JOIN hosts h ON h.id = "
-			 "r.host_id JOIN kernels k ON k.id = r.kernel_id WHERE "
-			 "CASE WHEN $1 <> 0 THEN r.job_id = $1 WHEN $2 <> 0 "
-			 "THEN r.id = $2 ELSE k.name = $3 END) "
-			 "SELECT coalesce(jsonb_agg(jsonb_build_object('job', "
-			 "job, 'run', run, 'host', host, 'kernel', kernel, "
-			 "'workload', workload, 'params', params, 'iteration', "
-			 "iteration, 'warmup', warmup, 'metric', metric, "
-			 "'value', value, 'unit', unit, 'better', better) "
-			 "ORDER BY run, metric, iteration), '[]'), "
-			 "coalesce(string_agg(format('%-7s %-6s %-12s %-16s "
-			 "%-14s %4s %-3s %-28s %16s %-8s %s', coalesce(job::text, "
-			 "'-'), run, host, kernel, workload, iteration, CASE "
-			 "WHEN warmup THEN 'w' ELSE '' END, metric, value, unit, "
-			 "better), E'\\n' ORDER BY run, metric, iteration), ''), "
-			 "count(*) FROM x",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, &res, &err,
+		    "WITH x AS (SELECT r.job_id AS job, r.id AS run, "
+		    "h.name AS host, k.name AS kernel, r.workload, "
+		    "r.params, x.iteration, x.warmup, x.metric, x.value, "
+		    "x.unit, x.direction AS better FROM results x JOIN "
+		    "runs r ON r.id = x.run_id JOIN hosts h ON h.id = "
+		    "r.host_id JOIN kernels k ON k.id = r.kernel_id WHERE "
+		    "CASE WHEN $1 <> 0 THEN r.job_id = $1 WHEN $2 <> 0 "
+		    "THEN r.id = $2 ELSE k.name = $3 END) "
+		    "SELECT coalesce(jsonb_agg(jsonb_build_object('job', "
+		    "job, 'run', run, 'host', host, 'kernel', kernel, "
+		    "'workload', workload, 'params', params, 'iteration', "
+		    "iteration, 'warmup', warmup, 'metric', metric, "
+		    "'value', value, 'unit', unit, 'better', better) "
+		    "ORDER BY run, metric, iteration), '[]'), "
+		    "coalesce(string_agg(format('%-7s %-6s %-12s %-16s "
+		    "%-14s %4s %-3s %-28s %16s %-8s %s', coalesce(job::text, "
+		    "'-'), run, host, kernel, workload, iteration, CASE "
+		    "WHEN warmup THEN 'w' ELSE '' END, metric, value, unit, "
+		    "better), E'\\n' ORDER BY run, metric, iteration), ''), "
+		    "count(*) FROM x",
+		    &a) < 0)
 		cli_db_fatal("results", &err);
 	if (json) {
 		strbuf_addf(&out, "%s\n", db_get(res, 0, 0));
 	} else {
-		strbuf_addf(&out, "%-7s %-6s %-12s %-16s %-14s %4s %-3s %-28s "
-				  "%16s %-8s %s\n",
+		strbuf_addf(&out,
+			    "%-7s %-6s %-12s %-16s %-14s %4s %-3s %-28s "
+			    "%16s %-8s %s\n",
 			    "JOB", "RUN", "HOST", "KERNEL", "WORKLOAD", "ITER",
 			    "W", "METRIC", "VALUE", "UNIT", "BETTER");
 		if (*db_get(res, 0, 1))

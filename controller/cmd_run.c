@@ -32,7 +32,8 @@ const char cmd_run_usage[] =
 	"                          [--priority N] [--lease SECONDS]\n"
 	"\n"
 	"Without PLAN: claim and run queued jobs one after another in the\n"
-	"foreground, as 'serve' does, and exit when the queue is empty (exit 1\n"
+	"foreground, as 'serve' does, and exit when the queue is empty (exit "
+	"1\n"
 	"if jobs are left that no host can take).\n"
 	"\n"
 	"With PLAN: queue the plan on host NAME, labelling the running kernel\n"
@@ -71,7 +72,8 @@ static void show_progress(void *ctx, const struct job_progress *p)
 	struct strbuf sb = STRBUF_INIT;
 
 	if (v->tty) {
-		strbuf_addf(&sb, "\r\033[K[STP#%lld] run %zu/%zu %s %s on %s | ",
+		strbuf_addf(&sb,
+			    "\r\033[K[STP#%lld] run %zu/%zu %s %s on %s | ",
 			    (long long)p->job_id, p->index + 1, p->nr_runs,
 			    p->workload, p->params, p->host);
 		fmt_secs(&sb, p->elapsed_s);
@@ -123,7 +125,7 @@ static void show_log(void *ctx, int level, const char *msg)
 static int run_claimed(struct db *db, const struct queue_claim *c,
 		       const char *owner, int lease_s, struct run_view *v)
 {
-	struct job_hooks hooks = {show_progress, show_log, v};
+	struct job_hooks hooks = { show_progress, show_log, v };
 	struct strbuf err = STRBUF_INIT;
 	int r;
 
@@ -139,8 +141,8 @@ static int run_claimed(struct db *db, const struct queue_claim *c,
 		log_error("%s", err.buf);
 	printf("STP#%lld: %s\n", (long long)c->job_id,
 	       job_stop_requested ? "interrupted, back in the queue"
-	       : r == 0	       ? "done"
-				       : "failed ('schedfarm job show' says why)");
+	       : r == 0		  ? "done"
+				  : "failed ('schedfarm job show' says why)");
 	fflush(stdout);
 	strbuf_release(&err);
 	return r == 0 ? 0 : 1;
@@ -234,17 +236,17 @@ static int drain(struct db *db, const char *owner, int lease_s,
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"host", required_argument, NULL, 'H'},
-		{"kernel", required_argument, NULL, 'k'},
-		{"base", required_argument, NULL, 'b'},
-		{"priority", required_argument, NULL, 'P'},
-		{"lease", required_argument, NULL, 'l'},
-		{NULL, 0, NULL, 0},
+		{ "host", required_argument, NULL, 'H' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "priority", required_argument, NULL, 'P' },
+		{ "lease", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
 	};
-	struct run_view v = {isatty(1), 0};
+	struct run_view v = { isatty(1), 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	const char *host = NULL, *kernel = NULL, *base = NULL, *why;
-	struct sigaction sa = {0};
+	struct sigaction sa = { 0 };
 	int opt, lease_s = QUEUE_LEASE_S, priority = 0, r;
 	int64_t only_job = 0;
 	struct db *db;
@@ -283,12 +285,13 @@ int cmd_run(int argc, char **argv)
 		die_usage("--host, --kernel and --base go with a PLAN");
 	db = cli_open_db();
 	if (argc - optind == 1) {
-		struct queue_submit s = {0};
+		struct queue_submit s = { 0 };
 		struct queue_submitted done;
 		struct plan *plan = NULL;
 
 		if (!host || !kernel)
-			die_usage("run PLAN needs --host NAME and --kernel NAME");
+			die_usage(
+				"run PLAN needs --host NAME and --kernel NAME");
 		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("the plan %s does not check", argv[optind]);
@@ -303,7 +306,8 @@ int cmd_run(int argc, char **argv)
 		s.priority = priority;
 		if (queue_submit(db, &s, &done, &err) < 0)
 			fatal("%s", err.buf);
-		printf("STP#%lld: queued, plan %s (%zu runs) on %s, kernel %s\n",
+		printf("STP#%lld: queued, plan %s (%zu runs) on %s, kernel "
+		       "%s\n",
 		       (long long)done.job_id, plan->name,
 		       plan->nr_runs * (size_t)plan->boots, host, kernel);
 		fflush(stdout);

@@ -35,7 +35,8 @@
 #include "banned.h"
 
 const char cmd_serve_usage[] =
-	"usage: schedfarm serve [-n] [--jobs N] [--lease SECONDS] [--wake SECONDS]\n"
+	"usage: schedfarm serve [-n] [--jobs N] [--lease SECONDS] [--wake "
+	"SECONDS]\n"
 	"\n"
 	"Run the controller in the foreground: claim queued jobs with a\n"
 	"matching idle host (good or unknown health), run each in its own\n"
@@ -43,15 +44,18 @@ const char cmd_serve_usage[] =
 	"wait for more with LISTEN/NOTIFY.  Any number of serve processes may\n"
 	"share one database; no job is claimed twice.  Logs go to stderr.\n"
 	"\n"
-	"  -n               check the configuration (database reachable and at\n"
+	"  -n               check the configuration (database reachable and "
+	"at\n"
 	"                   the right schema, agent binary present), print\n"
 	"                   'configuration OK' and exit\n"
 	"  --jobs N         jobs at once (1..256, default 4)\n"
-	"  --lease SECONDS  lease length, renewed every third (10..3600, default 60)\n"
+	"  --lease SECONDS  lease length, renewed every third (10..3600, "
+	"default 60)\n"
 	"  --wake SECONDS   also look for expired leases this often (1..3600,\n"
 	"                   default 10)\n"
 	"\n"
-	"SIGTERM or SIGINT stops claiming, sends running jobs back to the queue\n"
+	"SIGTERM or SIGINT stops claiming, sends running jobs back to the "
+	"queue\n"
 	"and exits when they have stopped.\n";
 
 static volatile sig_atomic_t stopping;
@@ -108,9 +112,9 @@ static void __attribute__((noreturn))
 job_child(const struct db_config *cfg, const struct queue_claim *c,
 	  const char *owner, int lease_s)
 {
-	struct job_hooks hooks = {job_progress, job_log, (void *)c};
+	struct job_hooks hooks = { job_progress, job_log, (void *)c };
 	struct strbuf err = STRBUF_INIT;
-	struct sigaction sa = {0};
+	struct sigaction sa = { 0 };
 	struct db *db;
 	int r;
 
@@ -179,14 +183,14 @@ static void reap(struct db *db, struct slot *slots, int nslots, int *running,
 int cmd_serve(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"jobs", required_argument, NULL, 'j'},
-		{"lease", required_argument, NULL, 'l'},
-		{"wake", required_argument, NULL, 'w'},
-		{NULL, 0, NULL, 0},
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "lease", required_argument, NULL, 'l' },
+		{ "wake", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf err = STRBUF_INIT, payload = STRBUF_INIT;
 	struct db_config cfg;
-	struct sigaction sa = {0};
+	struct sigaction sa = { 0 };
 	struct slot *slots;
 	struct db *db;
 	char *owner, *agent;

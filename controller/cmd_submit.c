@@ -25,22 +25,28 @@
 #define PATCH_MAX_BYTES (64u << 20)
 
 const char cmd_submit_usage[] =
-	"usage: schedfarm submit PATCH... --base KERNEL --plan FILE [--host NAME]\n"
-	"                        [--kernel NAME] [--priority N] [--name TEXT] [--json]\n"
+	"usage: schedfarm submit PATCH... --base KERNEL --plan FILE [--host "
+	"NAME]\n"
+	"                        [--kernel NAME] [--priority N] [--name TEXT] "
+	"[--json]\n"
 	"\n"
 	"Queue a patch series (one or more files in unified diff format, in\n"
 	"order) to be measured with a plan.  The series is stored with its\n"
 	"sha256 as a PLM#; the job gets an STP id.  Both are printed.\n"
 	"\n"
 	"  --base KERNEL   the kernel the series applies to (required)\n"
-	"  --plan FILE     the plan (checked first; see 'schedfarm plan check')\n"
+	"  --plan FILE     the plan (checked first; see 'schedfarm plan "
+	"check')\n"
 	"  --host NAME     run on this host only (else any matching host)\n"
-	"  --kernel NAME   for hosts that do not boot kernels (local, ssh): the\n"
+	"  --kernel NAME   for hosts that do not boot kernels (local, ssh): "
+	"the\n"
 	"                  name of the running kernel, recorded as the kernel\n"
 	"                  under test (else BASE+PLM#, for the build phase)\n"
 	"  --priority N    -1000..1000, higher first (default 0)\n"
-	"  --name TEXT     a label for the series (default: the first file name)\n"
-	"  --json          print {\"patch\":N,\"plan\":N,\"kernel\":N,\"job\":N}\n"
+	"  --name TEXT     a label for the series (default: the first file "
+	"name)\n"
+	"  --json          print "
+	"{\"patch\":N,\"plan\":N,\"kernel\":N,\"job\":N}\n"
 	"\n"
 	"Example:\n"
 	"  schedfarm submit 0001-sched-fair.patch --base v6.1 \\\n"
@@ -49,16 +55,16 @@ const char cmd_submit_usage[] =
 int cmd_submit(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"base", required_argument, NULL, 'b'},
-		{"plan", required_argument, NULL, 'p'},
-		{"host", required_argument, NULL, 'H'},
-		{"kernel", required_argument, NULL, 'k'},
-		{"priority", required_argument, NULL, 'P'},
-		{"name", required_argument, NULL, 'n'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
+		{ "base", required_argument, NULL, 'b' },
+		{ "plan", required_argument, NULL, 'p' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "priority", required_argument, NULL, 'P' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
 	};
-	struct queue_submit s = {0};
+	struct queue_submit s = { 0 };
 	struct queue_submitted done;
 	struct queue_patch *patches = NULL;
 	struct strbuf *bufs = NULL, err = STRBUF_INIT, text = STRBUF_INIT,

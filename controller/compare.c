@@ -88,8 +88,16 @@ int compare_unit_is_rate(const char *unit)
 		return 0;
 	strbuf_addstr(&u, unit);
 	strbuf_trim(&u);
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes) && !rate; i++)
-		rate = ends_with_ci(u.buf, suffixes[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes) && !rate; i++) {
+		size_t lu = u.len, ls = strlen(suffixes[i]);
+
+		/* A word suffix ("ops") must be a word of its own: "hops" and
+		 * "loops" are not rates. */
+		rate = ends_with_ci(u.buf, suffixes[i]) &&
+		       (suffixes[i][0] == '/' || suffixes[i][0] == 'p' ||
+			lu == ls ||
+			!isalpha((unsigned char)u.buf[lu - ls - 1]));
+	}
 	strbuf_release(&u);
 	return rate;
 }
@@ -770,6 +778,16 @@ int compare_store(struct db *db, const struct compare_set *set,
 
 	if (db_begin(db, err) < 0)
 		return -EIO;
+	/* One storer at a time: two concurrent compares of the same key
+	 * would otherwise both retire the old row and collide on the
+	 * one-latest-per-key index. */
+	if (db_cmd(db, err,
+		   "SELECT "
+		   "pg_advisory_xact_lock(hashtext('schedfarm.compare'))") <
+	    0) {
+		db_rollback(db);
+		return -EIO;
+	}
 	for (size_t i = 0; i < set->nr; i++) {
 		const struct compare_row *row = &set->rows[i];
 		struct db_args a = DB_ARGS_INIT;

@@ -27,13 +27,13 @@
 /* Sample times: seconds from an iteration's start, up to ~11 days. */
 #define MAX_T 1e6
 
-static const char *const line_types[] = {"hello",   "result", "sample",
-					 "counter", "error",  "done"};
-static const char *const directions[] = {"higher", "lower", "none", NULL};
-static const char *const sources[] = {"schedstat", "stat", "task",
-				      "cgroup",    "perf", NULL};
-static const char *const statuses[] = {"ok",      "failed",  "interrupted",
-				       "timeout", "bad-spec", NULL};
+static const char *const line_types[] = { "hello",   "result", "sample",
+					  "counter", "error",  "done" };
+static const char *const directions[] = { "higher", "lower", "none", NULL };
+static const char *const sources[] = { "schedstat", "stat", "task",
+				       "cgroup",    "perf", NULL };
+static const char *const statuses[] = { "ok",	   "failed",   "interrupted",
+					"timeout", "bad-spec", NULL };
 
 void ingest_quote_line(struct strbuf *out, const char *s, size_t len,
 		       size_t max)
@@ -181,10 +181,10 @@ static int check_fields(const struct json_value *o,
 				    l->warmup ? "not " : "", ex->warmup);
 			return -1;
 		}
-		if (get_name(o, "metric", INGEST_MAX_NAME, 1, &l->metric,
-			     why) < 0 ||
-		    get_number(o, "value", -DBL_MAX, DBL_MAX, &l->value,
-			       why) < 0 ||
+		if (get_name(o, "metric", INGEST_MAX_NAME, 1, &l->metric, why) <
+			    0 ||
+		    get_number(o, "value", -DBL_MAX, DBL_MAX, &l->value, why) <
+			    0 ||
 		    get_name(o, "unit", INGEST_MAX_UNIT, 0, &l->unit, why) <
 			    0 ||
 		    get_name(o, "direction", 8, 1, &l->direction, why) < 0)
@@ -199,11 +199,11 @@ static int check_fields(const struct json_value *o,
 		return 0;
 	case AGENT_SAMPLE:
 		if (get_iteration(o, ex, &l->iteration, why) < 0 ||
-		    get_name(o, "series", INGEST_MAX_NAME, 1, &l->series,
-			     why) < 0 ||
+		    get_name(o, "series", INGEST_MAX_NAME, 1, &l->series, why) <
+			    0 ||
 		    get_number(o, "t", 0, MAX_T, &l->t, why) < 0 ||
-		    get_number(o, "value", -DBL_MAX, DBL_MAX, &l->value,
-			       why) < 0)
+		    get_number(o, "value", -DBL_MAX, DBL_MAX, &l->value, why) <
+			    0)
 			return -1;
 		return 0;
 	case AGENT_COUNTER:
@@ -230,8 +230,7 @@ static int check_fields(const struct json_value *o,
 		return get_number(o, "value", -DBL_MAX, DBL_MAX, &l->value,
 				  why);
 	case AGENT_ERROR:
-		return get_name(o, "message", MAX_MESSAGE, 1, &l->message,
-				why);
+		return get_name(o, "message", MAX_MESSAGE, 1, &l->message, why);
 	case AGENT_DONE:
 		if (get_name(o, "status", 16, 1, &l->status, why) < 0)
 			return -1;
@@ -249,9 +248,9 @@ int ingest_check_line(const char *line, size_t len,
 		      const struct ingest_expect *ex, struct agent_line *ret,
 		      struct strbuf *err)
 {
-	static const struct json_limits lim = {.max_depth = 8,
-					       .max_string = INGEST_MAX_LINE,
-					       .max_items = 10000};
+	static const struct json_limits lim = { .max_depth = 8,
+						.max_string = INGEST_MAX_LINE,
+						.max_items = 10000 };
 	struct strbuf why = STRBUF_INIT;
 	const char *type;
 	int64_t run_id;
@@ -259,8 +258,9 @@ int ingest_check_line(const char *line, size_t len,
 
 	memset(ret, 0, sizeof(*ret));
 	if (len > INGEST_MAX_LINE) {
-		strbuf_addf(&why, "the line is %zu bytes, over the %d-byte "
-				  "limit",
+		strbuf_addf(&why,
+			    "the line is %zu bytes, over the %d-byte "
+			    "limit",
 			    len, INGEST_MAX_LINE);
 		goto bad;
 	}
@@ -300,8 +300,9 @@ int ingest_check_line(const char *line, size_t len,
 	strbuf_release(&why);
 	return 0;
 bad:
-	strbuf_addf(err, "bad agent line for run %lld (%s): ",
-		    (long long)ex->run_id, why.buf);
+	strbuf_addf(err,
+		    "bad agent line for run %lld (%s): ", (long long)ex->run_id,
+		    why.buf);
 	ingest_quote_line(err, line, len, 200);
 	strbuf_release(&why);
 	agent_line_release(ret);
@@ -349,8 +350,9 @@ static void add_line_to_summary(struct ingest_summary *s,
  */
 static int for_each_line(const char *text, size_t len,
 			 const struct ingest_expect *ex,
-			 int (*fn)(const struct agent_line *, void *), void *ctx,
-			 struct ingest_summary *sum, struct strbuf *err)
+			 int (*fn)(const struct agent_line *, void *),
+			 void *ctx, struct ingest_summary *sum,
+			 struct strbuf *err)
 {
 	const char *p = text, *end = text + len;
 
@@ -365,8 +367,9 @@ static int for_each_line(const char *text, size_t len,
 			continue;
 		}
 		if (sum->done) {
-			strbuf_addf(err, "bad agent line for run %lld (a line "
-					 "after \"done\"): ",
+			strbuf_addf(err,
+				    "bad agent line for run %lld (a line "
+				    "after \"done\"): ",
 				    (long long)ex->run_id);
 			ingest_quote_line(err, p, l, 200);
 			return -1;
@@ -488,7 +491,8 @@ static int collect_line(const struct agent_line *l, void *ctx)
 		db_copy_escape(sb, l->name);
 		strbuf_addch(sb, '\t');
 		if (l->available)
-			strbuf_addstr(sb, json_number_text(json_get(l->root, "value")));
+			strbuf_addstr(sb, json_number_text(
+						  json_get(l->root, "value")));
 		else
 			strbuf_addstr(sb, "\\N");
 		strbuf_addf(sb, "\t%c\t", l->available ? 't' : 'f');
@@ -567,14 +571,13 @@ static char *raw_head(const char *text, size_t len)
 	return s;
 }
 
-int ingest_run(struct db *db, const struct ingest_expect *ex,
-	       const char *text, size_t len, struct ingest_summary *ret_sum,
-	       struct strbuf *err)
+int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
+	       size_t len, struct ingest_summary *ret_sum, struct strbuf *err)
 {
-	struct copy_bufs b = {.results = STRBUF_INIT,
-			      .samples = STRBUF_INIT,
-			      .counters = STRBUF_INIT,
-			      .info = STRBUF_INIT};
+	struct copy_bufs b = { .results = STRBUF_INIT,
+			       .samples = STRBUF_INIT,
+			       .counters = STRBUF_INIT,
+			       .info = STRBUF_INIT };
 	struct ingest_summary sum;
 	struct db_args a = DB_ARGS_INIT;
 	_cleanup_free_ char *raw = NULL;
@@ -584,8 +587,9 @@ int ingest_run(struct db *db, const struct ingest_expect *ex,
 	if (for_each_line(text, len, ex, collect_line, &b, &sum, err) < 0)
 		goto out;
 	if (!sum.done) {
-		strbuf_addf(err, "run %lld: the agent's lines end without "
-				 "\"done\"",
+		strbuf_addf(err,
+			    "run %lld: the agent's lines end without "
+			    "\"done\"",
 			    (long long)ex->run_id);
 		goto out;
 	}
@@ -621,12 +625,13 @@ int ingest_run(struct db *db, const struct ingest_expect *ex,
 	db_args_i64(&a, ex->run_id);
 	db_args_str(&a, b.info.len ? b.info.buf : NULL);
 	db_args_str(&a, raw);
-	if (db_exec_args(db, NULL, err,
-			 "UPDATE runs SET status = 'done', ingested_at = now(), "
-			 "finished_at = coalesce(finished_at, now()), "
-			 "agent_info = coalesce($2::jsonb, agent_info), "
-			 "raw_lines = $3, error = NULL WHERE id = $1",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE runs SET status = 'done', ingested_at = now(), "
+		    "finished_at = coalesce(finished_at, now()), "
+		    "agent_info = coalesce($2::jsonb, agent_info), "
+		    "raw_lines = $3, error = NULL WHERE id = $1",
+		    &a) < 0)
 		goto fail;
 	if (db_commit(db, err) < 0)
 		goto out;

@@ -38,7 +38,7 @@ enum agent_line_type {
 struct ingest_expect {
 	int64_t run_id;
 	int iterations; /* measured */
-	int warmup;     /* warm-up iterations, numbered first */
+	int warmup; /* warm-up iterations, numbered first */
 };
 
 /* One checked line.  Strings point into root (owned here). */
@@ -46,21 +46,21 @@ struct agent_line {
 	enum agent_line_type type;
 	struct json_value *root;
 	int64_t iteration;
-	int warmup;               /* result */
-	const char *metric;       /* result */
-	const char *unit;         /* result */
-	const char *direction;    /* result */
-	const char *series;       /* sample */
-	double t;                 /* sample */
-	const char *source;       /* counter */
-	const char *scope;        /* counter */
-	const char *name;         /* counter */
-	int available;            /* counter */
-	const char *note;         /* counter (available: false) */
-	double value;             /* result, sample, counter (if available) */
-	const char *message;      /* error */
-	const char *status;       /* done */
-	double elapsed_s;         /* done */
+	int warmup; /* result */
+	const char *metric; /* result */
+	const char *unit; /* result */
+	const char *direction; /* result */
+	const char *series; /* sample */
+	double t; /* sample */
+	const char *source; /* counter */
+	const char *scope; /* counter */
+	const char *name; /* counter */
+	int available; /* counter */
+	const char *note; /* counter (available: false) */
+	double value; /* result, sample, counter (if available) */
+	const char *message; /* error */
+	const char *status; /* done */
+	double elapsed_s; /* done */
 	const struct json_value *info; /* hello */
 };
 
@@ -77,10 +77,10 @@ void agent_line_release(struct agent_line *l);
 /* What a run's lines add up to. */
 struct ingest_summary {
 	size_t lines, results, samples, counters, errors;
-	int done;               /* a done line arrived */
-	char status[16];        /* its status ("ok", "failed", ...) */
+	int done; /* a done line arrived */
+	char status[16]; /* its status ("ok", "failed", ...) */
 	double elapsed_s;
-	char *first_error;      /* message of the first error line, or NULL */
+	char *first_error; /* message of the first error line, or NULL */
 };
 void ingest_summary_release(struct ingest_summary *s);
 
@@ -102,9 +102,8 @@ int ingest_check_all(const char *text, size_t len,
  * lines do not end with `done` status ok is refused here: mark it failed
  * with ingest_mark_failed() instead.
  */
-int ingest_run(struct db *db, const struct ingest_expect *ex,
-	       const char *text, size_t len, struct ingest_summary *ret_sum,
-	       struct strbuf *err);
+int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
+	       size_t len, struct ingest_summary *ret_sum, struct strbuf *err);
 
 /* Mark the run failed with error (and the raw lines, first MiB), unless
  * it was already ingested. */

@@ -31,10 +31,10 @@ volatile sig_atomic_t job_stop_requested;
  * fills .build/.boot for libvirt and ipmi (see jobexec.h).
  */
 static const struct job_kind_ops job_kinds[] = {
-	{"local", NULL, NULL},
-	{"ssh", NULL, NULL},
-	{"libvirt", NULL, NULL},
-	{"ipmi", NULL, NULL},
+	{ "local", NULL, NULL, NULL },
+	{ "ssh", NULL, NULL, NULL },
+	{ "libvirt", NULL, NULL, NULL },
+	{ "ipmi", NULL, NULL, NULL },
 };
 
 /* Kinds that must boot the job's kernel before running anything. */
@@ -57,10 +57,10 @@ struct run_rec {
 	int boot;
 	struct strbuf lines;
 	struct strbuf label;
-	char *error;       /* set when the run failed */
+	char *error; /* set when the run failed */
 	const char *phase; /* the phase it failed in */
 	int need_fetch;
-	int stream_done;   /* a done line came through the stream */
+	int stream_done; /* a done line came through the stream */
 	struct ingest_expect ex;
 };
 
@@ -108,20 +108,25 @@ static int beat(struct job_ctx *jc)
 	if (job_stop_requested) {
 		jc->lease_lost = 1;
 		jc->interrupted = 1;
-		jlog(jc, 1, "job %lld: the controller is stopping: the job "
-			    "goes back to the queue",
+		jlog(jc, 1,
+		     "job %lld: the controller is stopping: the job "
+		     "goes back to the queue",
 		     (long long)jc->claim.job_id);
 		return -1;
 	}
-	if (now - jc->last_beat_ms < jc->lease_s * 1000 / 3)
+	/* Every third of the lease, and at least every 5 s so that a
+	 * cancelled job lets go of its host soon. */
+	if (now - jc->last_beat_ms <
+	    (jc->lease_s * 1000 / 3 < 5000 ? jc->lease_s * 1000 / 3 : 5000))
 		return 0;
 	r = queue_heartbeat(jc->db, &jc->claim, jc->owner, jc->lease_s, &err);
 	if (r == 0) {
 		jc->last_beat_ms = now;
 	} else if (r == -2) {
 		jc->lease_lost = 1;
-		jlog(jc, 1, "job %lld: lease lost (cancelled, or expired): "
-			    "stopping",
+		jlog(jc, 1,
+		     "job %lld: lease lost (cancelled, or expired): "
+		     "stopping",
 		     (long long)jc->claim.job_id);
 	} else {
 		/* A database hiccup: try again next tick; the lease has
@@ -230,8 +235,9 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 	if (!kind_boots(jc->host_kind)) {
 		struct strbuf why = STRBUF_INIT;
 
-		strbuf_addf(&why, "this %s host runs its own kernel (labelled "
-				  "%s): nothing to build",
+		strbuf_addf(&why,
+			    "this %s host runs its own kernel (labelled "
+			    "%s): nothing to build",
 			    jc->host_kind, jc->kernel_name);
 		phase_skip(jc, "build", why.buf);
 		strbuf_release(&why);
@@ -242,8 +248,9 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 	    queue_phase_begin(jc->db, &jc->claim, "build", &pid, err) < 0)
 		return -1;
 	if (!ops || !ops->build) {
-		strbuf_addf(err, "building kernels for %s hosts is not "
-				 "available in this schedfarm",
+		strbuf_addf(err,
+			    "building kernels for %s hosts is not "
+			    "available in this schedfarm",
 			    jc->host_kind);
 		r = -1;
 	} else {
@@ -276,18 +283,47 @@ static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 	    queue_phase_begin(jc->db, &jc->claim, "boot", &pid, err) < 0)
 		return -1;
 	if (!ops || !ops->boot) {
-		strbuf_addf(err, "booting %s hosts is not available in this "
-				 "schedfarm",
+		strbuf_addf(err,
+			    "booting %s hosts is not available in this "
+			    "schedfarm",
 			    jc->host_kind);
 		r = -1;
 	} else {
 		r = ops->boot(jc, b, &log, err);
+		if (r == 0)
+			jc->booted = 1;
 	}
 	if (r < 0)
 		strbuf_addf(&log, "%s\n", err->buf);
 	queue_phase_end(jc->db, pid, r < 0 ? "failed" : "ok", log.buf, &e);
 	strbuf_release(&log);
 	strbuf_release(&e);
+	return r;
+}
+
+/*
+ * Power the host off after a boot round (kinds that boot; a no-op for the
+ * others and when nothing is booted).  The failure is logged to the job;
+ * return -1 so the job stops using the host.
+ */
+static int phase_power_off(struct job_ctx *jc)
+{
+	const struct job_kind_ops *ops = kind_ops(jc->host_kind);
+	struct strbuf log = STRBUF_INIT, err = STRBUF_INIT;
+	int r = 0;
+
+	if (!jc->booted || !ops || !ops->power_off)
+		return 0;
+	jc->booted = 0;
+	r = ops->power_off(jc, &log, &err);
+	if (log.len) {
+		strbuf_rtrim(&log);
+		jlog(jc, 0, "%s", log.buf);
+	}
+	if (r < 0)
+		jlog(jc, 1, "power off failed: %s", err.buf);
+	strbuf_release(&log);
+	strbuf_release(&err);
 	return r;
 }
 
@@ -317,16 +353,16 @@ static int create_runs(struct job_ctx *jc, struct run_rec *rr, size_t n,
 		db_args_i64(&a, jc->claim.attempt);
 		db_args_i64(&a, p->iterations);
 		db_args_i64(&a, p->warmup);
-		r = db_exec_args(jc->db, &res, err,
-				 "INSERT INTO runs (job_id, host_id, kernel_id, "
-				 "plan_id, workload, params, boot, seq, attempt, "
-				 "iterations, warmup) VALUES ($1, $2, $3, $4, $5, "
-				 "$6::jsonb, $7, $8, $9, $10, $11) RETURNING id",
-				 &a);
+		r = db_exec_args(
+			jc->db, &res, err,
+			"INSERT INTO runs (job_id, host_id, kernel_id, "
+			"plan_id, workload, params, boot, seq, attempt, "
+			"iterations, warmup) VALUES ($1, $2, $3, $4, $5, "
+			"$6::jsonb, $7, $8, $9, $10, $11) RETURNING id",
+			&a);
 		db_args_clear(&a);
-		if (r == 0 &&
-		    parse_i64(db_get(res, 0, 0), 1, INT64_MAX, &rr[i].id,
-			      NULL) < 0)
+		if (r == 0 && parse_i64(db_get(res, 0, 0), 1, INT64_MAX,
+					&rr[i].id, NULL) < 0)
 			r = -1;
 		rr[i].ex.run_id = rr[i].id;
 		rr[i].ex.iterations = p->iterations;
@@ -340,8 +376,7 @@ static int create_runs(struct job_ctx *jc, struct run_rec *rr, size_t n,
 	return db_commit(jc->db, err);
 }
 
-static void run_failed(struct run_rec *rr, const char *phase,
-		       const char *error)
+static void run_failed(struct run_rec *rr, const char *phase, const char *error)
 {
 	if (rr->error)
 		return;
@@ -444,8 +479,8 @@ static void run_one(struct job_ctx *jc, struct runner *runner,
 		    struct run_rec *rr)
 {
 	struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT;
-	struct line_ctx lc = {jc, rr};
-	struct runner_callbacks cb = {on_line, on_tick, on_note, &lc};
+	struct line_ctx lc = { jc, rr };
+	struct runner_callbacks cb = { on_line, on_tick, on_note, &lc };
 	enum runner_end end;
 	int status, timeout_ms;
 
@@ -478,8 +513,9 @@ static void run_one(struct job_ctx *jc, struct runner *runner,
 						  : "stopped");
 		break;
 	case RUNNER_TIMEOUT:
-		strbuf_addf(&err, "the run took longer than %d s and was "
-				  "stopped",
+		strbuf_addf(&err,
+			    "the run took longer than %d s and was "
+			    "stopped",
 			    timeout_ms / 1000);
 		run_failed(rr, "run", err.buf);
 		break;
@@ -490,8 +526,8 @@ out:
 }
 
 /* Fetch results files where the stream was cut; remove run files. */
-static void collect_one(struct runner *runner,
-			struct run_rec *rr, struct strbuf *log)
+static void collect_one(struct runner *runner, struct run_rec *rr,
+			struct strbuf *log)
 {
 	struct strbuf err = STRBUF_INIT, file = STRBUF_INIT;
 	struct ingest_summary sum;
@@ -555,8 +591,8 @@ static void ingest_one(struct job_ctx *jc, struct run_rec *rr,
 			    "run %lld: %s %zu results, %zu samples, %zu "
 			    "counters\n",
 			    (long long)rr->id,
-			    r == 1 ? "already ingested:" : "stored", sum.results,
-			    sum.samples, sum.counters);
+			    r == 1 ? "already ingested:" : "stored",
+			    sum.results, sum.samples, sum.counters);
 	}
 	ingest_summary_release(&sum);
 	strbuf_release(&err);
@@ -579,8 +615,8 @@ static void progress(struct job_ctx *jc, const struct run_rec *rr, size_t i,
 	p.params = rr->label.buf;
 	p.host = jc->host_name;
 	p.elapsed_s = el;
-	p.estimate_s = finished ? el / (double)finished * (double)(n - finished)
-				: -1;
+	p.estimate_s =
+		finished ? el / (double)finished * (double)(n - finished) : -1;
 	p.outcome = outcome;
 	jc->hooks->progress(jc->hooks->ctx, &p);
 }
@@ -601,11 +637,11 @@ static int set_phase_state(struct job_ctx *jc, const char *state)
 int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		int lease_s, const struct job_hooks *hooks, struct strbuf *err)
 {
-	struct job_ctx jc = {.db = db,
-			     .claim = *c,
-			     .owner = owner,
-			     .lease_s = lease_s,
-			     .hooks = hooks};
+	struct job_ctx jc = { .db = db,
+			      .claim = *c,
+			      .owner = owner,
+			      .lease_s = lease_s,
+			      .hooks = hooks };
 	struct strbuf e = STRBUF_INIT, log = STRBUF_INIT, rlog = STRBUF_INIT;
 	struct run_rec *rr = NULL;
 	struct runner *runner = NULL;
@@ -613,7 +649,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	char *fail_msg = NULL;
 	size_t n = 0, nfailed = 0;
 	int64_t pid = 0, t0;
-	int ret = 1, r;
+	int ret = 1, r, host_unreachable = 0;
 
 	jc.last_beat_ms = mono_ms();
 	if (load_job(&jc, &e) < 0) {
@@ -621,8 +657,9 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		fail_msg = strbuf_detach(&e, NULL);
 		goto finish;
 	}
-	jlog(&jc, 0, "job %lld attempt %d on %s (%s), kernel %s, plan %s: "
-		     "%zu runs x %d boots",
+	jlog(&jc, 0,
+	     "job %lld attempt %d on %s (%s), kernel %s, plan %s: "
+	     "%zu runs x %d boots",
 	     (long long)c->job_id, c->attempt, jc.host_name, jc.host_kind,
 	     jc.kernel_name, jc.plan->name, jc.plan->nr_runs, jc.plan->boots);
 
@@ -686,8 +723,12 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			runner = NULL;
 			if (runner_open(&jc.target, jc.agent_path, &runner,
 					&olog, &e) < 0) {
-				queue_phase_end(db, pid, "failed", e.buf, &rlog);
-				fail_phase = "run";
+				queue_phase_end(db, pid, "failed", e.buf,
+						&rlog);
+				/* Unreachable is the host's fault, not the
+				 * kernel's (REFERENCE.md section 3). */
+				fail_phase = "infra";
+				host_unreachable = 1;
 				fail_msg = strbuf_detach(&e, NULL);
 				strbuf_release(&olog);
 				goto finish;
@@ -709,40 +750,60 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			if (rr[i].error)
 				nfailed++;
 			progress(&jc, &rr[i], i, n, t0,
-				 rr[i].error ? rr[i].error
+				 rr[i].error	    ? rr[i].error
 				 : rr[i].need_fetch ? "ok (stream cut: "
 						      "collecting the file)"
 						    : "ok");
 			strbuf_addf(&rlog, "run %lld (%s %s): %s\n",
 				    (long long)rr[i].id, rr[i].pr->workload,
 				    rr[i].label.buf,
-				    rr[i].error ? rr[i].error
+				    rr[i].error	       ? rr[i].error
 				    : rr[i].need_fetch ? "stream cut"
 						       : "ok");
 		}
 		if (b == jc.plan->boots - 1 || kind_boots(jc.host_kind)) {
 			queue_phase_end(db, pid,
 					jc.lease_lost ? "failed"
-					: nfailed      ? "failed"
-						       : "ok",
+					: nfailed     ? "failed"
+						      : "ok",
 					rlog.buf, &e);
 			strbuf_reset(&rlog);
 			strbuf_reset(&e);
 		}
+		if (jc.lease_lost)
+			break;
+		/* collect: a booted host loses its files when it goes
+		 * down, so kinds that boot collect each round before the
+		 * power-off; the others once, after the last round. */
+		if (b == jc.plan->boots - 1 || kind_boots(jc.host_kind)) {
+			size_t from = kind_boots(jc.host_kind)
+					      ? (size_t)b * jc.plan->nr_runs
+					      : 0;
+			size_t to = (size_t)(b + 1) * jc.plan->nr_runs;
+
+			if (set_phase_state(&jc, "collecting") < 0 ||
+			    queue_phase_begin(db, &jc.claim, "collect", &pid,
+					      &e) < 0)
+				goto finish;
+			for (size_t i = from; i < to; i++)
+				collect_one(runner, &rr[i], &log);
+			queue_phase_end(db, pid, "ok", log.buf, &e);
+			strbuf_reset(&log);
+			strbuf_reset(&e);
+		}
+		if (b == jc.plan->boots - 1 || kind_boots(jc.host_kind)) {
+			runner_close(runner);
+			runner = NULL;
+		}
+		if (phase_power_off(&jc) < 0) {
+			fail_phase = "infra";
+			fail_msg = xstrdup("the host could not be powered off "
+					   "(see the boot phase log)");
+			goto finish;
+		}
 	}
 	if (jc.lease_lost)
 		goto finish;
-
-	/* collect */
-	if (set_phase_state(&jc, "collecting") < 0 ||
-	    queue_phase_begin(db, &jc.claim, "collect", &pid, &e) < 0)
-		goto finish;
-	for (size_t i = 0; i < n; i++)
-		collect_one(runner, &rr[i], &log);
-	queue_phase_end(db, pid, "ok", log.buf, &e);
-	strbuf_reset(&log);
-	runner_close(runner);
-	runner = NULL;
 
 	/* ingest */
 	if (set_phase_state(&jc, "ingesting") < 0 ||
@@ -756,15 +817,16 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		if (rr[i].error)
 			nfailed++;
 	}
-	queue_phase_end(db, pid,
-			nfailed && nfailed == n ? "failed" : "ok", log.buf, &e);
+	queue_phase_end(db, pid, nfailed && nfailed == n ? "failed" : "ok",
+			log.buf, &e);
 	if (nfailed) {
 		struct strbuf m = STRBUF_INIT;
 
 		for (size_t i = 0; i < n; i++) {
 			if (rr[i].error) {
-				strbuf_addf(&m, "%zu of %zu runs failed; first: "
-						"run %lld (%s): %s",
+				strbuf_addf(&m,
+					    "%zu of %zu runs failed; first: "
+					    "run %lld (%s): %s",
 					    nfailed, n, (long long)rr[i].id,
 					    rr[i].phase, rr[i].error);
 				fail_phase = rr[i].phase;
@@ -778,6 +840,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 
 finish:
 	runner_close(runner);
+	phase_power_off(&jc);
 	if (jc.interrupted) {
 		free(fail_msg);
 		fail_msg = xstrdup("interrupted: the controller stopped; "
@@ -795,9 +858,23 @@ finish:
 		jlog(&jc, 0, "job %lld done: %zu runs", (long long)c->job_id,
 		     n);
 	strbuf_reset(&e);
+	if (!jc.interrupted && (host_unreachable || !fail_msg)) {
+		int health_changed = 0;
+
+		if (queue_host_outcome(db, c->host_id, !host_unreachable,
+				       fail_msg, &health_changed, &e) < 0)
+			jlog(&jc, 1, "cannot record the host's health: %s",
+			     e.buf);
+		else if (health_changed)
+			jlog(&jc, 1,
+			     "host %s: unreachable twice in a row: "
+			     "health bad",
+			     jc.host_name);
+		strbuf_reset(&e);
+	}
 	r = queue_finish(db, &jc.claim, owner,
 			 jc.interrupted ? "queued"
-			 : fail_msg     ? "failed"
+			 : fail_msg	? "failed"
 					: "done",
 			 fail_msg ? fail_phase : NULL, fail_msg, &e);
 	if (r < 0) {

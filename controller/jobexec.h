@@ -32,13 +32,13 @@ struct plan;
 struct job_progress {
 	int64_t job_id;
 	int64_t run_id;
-	size_t index;        /* 0-based over the whole job */
+	size_t index; /* 0-based over the whole job */
 	size_t nr_runs;
 	const char *workload;
-	const char *params;  /* the plan's own parameters, "name=value ..." */
+	const char *params; /* the plan's own parameters, "name=value ..." */
 	const char *host;
-	double elapsed_s;    /* since the run phase began */
-	double estimate_s;   /* time left by the average so far; < 0 unknown */
+	double elapsed_s; /* since the run phase began */
+	double estimate_s; /* time left by the average so far; < 0 unknown */
 	const char *outcome; /* NULL when the run starts; "ok", "failed: ..." */
 };
 
@@ -68,14 +68,28 @@ struct job_ctx {
 	int64_t last_beat_ms;
 	int lease_lost;
 	int interrupted; /* job_stop_requested was seen */
+	int booted; /* a boot hook succeeded; power_off is due */
+	void *kind_state; /* the kind's hooks keep what they need here
+			   * (e.g. the boot result); they free it in
+			   * power_off */
 };
 
-/* Per host kind: how to build and boot (NULL: this kind does neither). */
+/*
+ * Per host kind: how to build, boot and power off (NULL: this kind does
+ * none of it).  build makes jc->kernel_id; boot brings the host up on it
+ * for round boot_index and points jc->target at its SSH address (the
+ * agent is then copied and run there as on an `ssh` host); power_off runs
+ * after the round's runs and collect, and at the end of a failed job.
+ * Each returns 0, or -1 with err; log is kept with the phase.
+ */
 struct job_kind_ops {
 	const char *kind;
-	int (*build)(struct job_ctx *jc, struct strbuf *log, struct strbuf *err);
+	int (*build)(struct job_ctx *jc, struct strbuf *log,
+		     struct strbuf *err);
 	int (*boot)(struct job_ctx *jc, int boot_index, struct strbuf *log,
 		    struct strbuf *err);
+	int (*power_off)(struct job_ctx *jc, struct strbuf *log,
+			 struct strbuf *err);
 };
 
 /*

@@ -32,13 +32,13 @@
  * whose topology is not known yet (never contacted) is not held to the
  * plan's minimums: its first run records what it has.
  */
-#define HOST_MATCH                                                           \
-	"h.state = 'idle' AND h.health IN ('good', 'unknown')"               \
-	" AND (j.host_constraint IS NULL OR h.name = j.host_constraint)"     \
-	" AND (cardinality(j.req_kinds) = 0 OR h.kind = ANY (j.req_kinds))"  \
-	" AND coalesce(h.sockets >= j.req_min_sockets, true)"                \
-	" AND coalesce(h.cpus >= j.req_min_cpus, true)"                      \
-	" AND coalesce(h.memory_mb >= j.req_min_memory_mb, true)"            \
+#define HOST_MATCH                                                             \
+	"h.state = 'idle' AND h.health IN ('good', 'unknown')"                 \
+	" AND (j.host_constraint IS NULL OR h.name = j.host_constraint)"       \
+	" AND (cardinality(j.req_kinds) = 0 OR h.kind = ANY (j.req_kinds))"    \
+	" AND coalesce(h.sockets >= j.req_min_sockets, true)"                  \
+	" AND coalesce(h.cpus >= j.req_min_cpus, true)"                        \
+	" AND coalesce(h.memory_mb >= j.req_min_memory_mb, true)"              \
 	" AND h.tags @> j.req_tags"
 
 static int get_i64(struct db_result *res, int row, int col, int64_t *ret)
@@ -116,12 +116,13 @@ static int ensure_kernel(struct db *db, const char *name, const char *base,
 	db_args_str(&a, base);
 	db_args_str(&a, series_sha);
 	db_args_str(&a, state);
-	r = db_exec_args(db, &res, err,
-			 "INSERT INTO kernels (name, base, series_sha256, "
-			 "build_state) VALUES ($1, $2, $3, $4) "
-			 "ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name "
-			 "RETURNING id",
-			 &a);
+	r = db_exec_args(
+		db, &res, err,
+		"INSERT INTO kernels (name, base, series_sha256, "
+		"build_state) VALUES ($1, $2, $3, $4) "
+		"ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name "
+		"RETURNING id",
+		&a);
 	db_args_clear(&a);
 	if (r < 0 || get_i64(res, 0, 0, ret_id) < 0) {
 		if (r == 0)
@@ -155,8 +156,7 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	_cleanup_db_result_ struct db_result *res = NULL;
 	_cleanup_free_ char *who = NULL;
 	struct db_args a = DB_ARGS_INIT;
-	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT,
-		      arr = STRBUF_INIT;
+	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT, arr = STRBUF_INIT;
 	char *sha = NULL;
 	int r = -1;
 
@@ -172,12 +172,14 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	if (s->host) {
 		db_args_str(&a, s->host);
 		if (db_exec_args(db, &res, err,
-				 "SELECT id FROM hosts WHERE name = $1", &a) < 0)
+				 "SELECT id FROM hosts WHERE name = $1",
+				 &a) < 0)
 			goto out;
 		db_args_clear(&a);
 		if (db_nrows(res) != 1) {
-			strbuf_addf(err, "no host named '%s' ('schedfarm host "
-					 "list' shows them)",
+			strbuf_addf(err,
+				    "no host named '%s' ('schedfarm host "
+				    "list' shows them)",
 				    s->host);
 			goto out;
 		}
@@ -253,9 +255,10 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	if (ret->patch_id) {
 		db_args_i64(&a, ret->kernel_id);
 		db_args_i64(&a, ret->patch_id);
-		if (db_exec_args(db, NULL, err,
-				 "UPDATE patches SET kernel_id = $1 WHERE id = $2",
-				 &a) < 0)
+		if (db_exec_args(
+			    db, NULL, err,
+			    "UPDATE patches SET kernel_id = $1 WHERE id = $2",
+			    &a) < 0)
 			goto out;
 		db_args_clear(&a);
 	}
@@ -313,7 +316,15 @@ char *queue_owner_new(void)
 		       (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)));
 }
 
-/* One claim attempt: 1 claimed, 0 nothing to claim, 2 lost a race. */
+/*
+ * One claim attempt: 1 claimed, 0 nothing to claim, 2 lost a race.
+ *
+ * The EXISTS over hosts ends in OFFSET 0 on purpose: that keeps it a
+ * per-row filter instead of a semi-join, whose row estimate (1) made the
+ * planner scan and sort every queued job; as a filter the claim walks the
+ * jobs_claim index in priority order and stops at the first match, so a
+ * queue of 10 000 costs what a queue of one does (bench/queue).
+ */
 static int claim_once(struct db *db, const char *owner, int lease_s,
 		      int64_t only_job, struct queue_claim *ret,
 		      struct strbuf *err)
@@ -330,17 +341,18 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 		r = db_exec_args(db, &res, err,
 				 "SELECT j.id FROM jobs j WHERE j.id = $1 AND "
 				 "j.state = 'queued' AND EXISTS (SELECT 1 FROM "
-				 "hosts h WHERE " HOST_MATCH ") "
+				 "hosts h WHERE " HOST_MATCH " OFFSET 0) "
 				 "FOR UPDATE OF j SKIP LOCKED",
 				 &a);
 		db_args_clear(&a);
 	} else {
-		r = db_exec(db, &res, err,
-			    "SELECT j.id FROM jobs j WHERE j.state = 'queued' "
-			    "AND EXISTS (SELECT 1 FROM hosts h WHERE "
-			    HOST_MATCH ") ORDER BY j.priority DESC, j.id "
-			    "LIMIT 1 FOR UPDATE OF j SKIP LOCKED",
-			    0, NULL);
+		r = db_exec(
+			db, &res, err,
+			"SELECT j.id FROM jobs j WHERE j.state = 'queued' "
+			"AND EXISTS (SELECT 1 FROM hosts h WHERE " HOST_MATCH
+			" OFFSET 0) ORDER BY j.priority DESC, j.id "
+			"LIMIT 1 FOR UPDATE OF j SKIP LOCKED",
+			0, NULL);
 	}
 	r = r < 0 ? -1 : 0;
 	if (r < 0)
@@ -357,8 +369,9 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 
 	db_args_i64(&a, job);
 	if (db_exec_args(db, &res, err,
-			 "SELECT h.id FROM hosts h, jobs j WHERE j.id = $1 AND "
-			 HOST_MATCH " ORDER BY (h.health = 'good') DESC, h.id "
+			 "SELECT h.id FROM hosts h, jobs j WHERE j.id = $1 "
+			 "AND " HOST_MATCH
+			 " ORDER BY (h.health = 'good') DESC, h.id "
 			 "LIMIT 1 FOR UPDATE OF h SKIP LOCKED",
 			 &a) < 0)
 		goto fail;
@@ -424,7 +437,7 @@ int queue_claim_job(struct db *db, const char *owner, int lease_s,
 			return r;
 		/* The host went to another controller; let it commit. */
 		{
-			struct timespec ts = {0, (long)(1 + i) * 2000000L};
+			struct timespec ts = { 0, (long)(1 + i) * 2000000L };
 			nanosleep(&ts, NULL);
 		}
 	}
@@ -574,9 +587,9 @@ int queue_phase_skip(struct db *db, const struct queue_claim *c,
 	return r;
 }
 
-int queue_finish(struct db *db, const struct queue_claim *c,
-		 const char *owner, const char *state, const char *error_phase,
-		 const char *error, struct strbuf *err)
+int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
+		 const char *state, const char *error_phase, const char *error,
+		 struct strbuf *err)
 {
 	struct db_args a = DB_ARGS_INIT;
 
@@ -601,22 +614,24 @@ int queue_finish(struct db *db, const struct queue_claim *c,
 	db_args_clear(&a);
 	db_args_i64(&a, c->job_id);
 	db_args_i64(&a, c->attempt);
-	if (db_exec_args(db, NULL, err,
-			 "UPDATE runs SET status = 'aborted', finished_at = "
-			 "coalesce(finished_at, now()), error = coalesce(error, "
-			 "'the job ended before this run finished') WHERE "
-			 "job_id = $1 AND attempt = $2 AND status IN "
-			 "('pending', 'running')",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE runs SET status = 'aborted', finished_at = "
+		    "coalesce(finished_at, now()), error = coalesce(error, "
+		    "'the job ended before this run finished') WHERE "
+		    "job_id = $1 AND attempt = $2 AND status IN "
+		    "('pending', 'running')",
+		    &a) < 0)
 		goto fail;
 	db_args_clear(&a);
 	db_args_i64(&a, c->host_id);
 	db_args_str(&a, owner);
-	if (db_exec_args(db, NULL, err,
-			 "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
-			 "lease_job_id = NULL, lease_expires = NULL, "
-			 "updated_at = now() WHERE id = $1 AND lease_owner = $2",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
+		    "lease_job_id = NULL, lease_expires = NULL, "
+		    "updated_at = now() WHERE id = $1 AND lease_owner = $2",
+		    &a) < 0)
 		goto fail;
 	db_args_clear(&a);
 	return db_commit(db, err);
@@ -624,6 +639,40 @@ fail:
 	db_args_clear(&a);
 	db_rollback(db);
 	return -1;
+}
+
+int queue_host_outcome(struct db *db, int64_t host_id, int ok, const char *why,
+		       int *ret_changed, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	if (ret_changed)
+		*ret_changed = 0;
+	db_args_i64(&a, host_id);
+	db_args_bool(&a, ok);
+	db_args_str(&a, why ? why : "");
+	r = db_exec_args(
+		db, &res, err,
+		"WITH u AS (UPDATE hosts h SET aborted_in_row = CASE "
+		"WHEN $2 THEN 0 ELSE h.aborted_in_row + 1 END, health = "
+		"CASE WHEN NOT $2 AND h.aborted_in_row + 1 >= 2 AND "
+		"h.health IN ('good', 'unknown') THEN 'bad' ELSE "
+		"h.health END, updated_at = now() FROM hosts o WHERE "
+		"h.id = $1 AND o.id = h.id RETURNING h.id, o.health AS "
+		"was, h.health AS now), e AS (INSERT INTO host_events "
+		"(host_id, old_health, new_health, reason) SELECT id, "
+		"was, now, 'unreachable twice in a row: ' || left($3, "
+		"500) FROM u WHERE was <> now RETURNING 1) "
+		"SELECT count(*) FROM e",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (ret_changed)
+		*ret_changed = strcmp(db_get(res, 0, 0), "0") != 0;
+	return 0;
 }
 
 int queue_requeue_expired(struct db *db, int *ret_jobs, int *ret_hosts,
@@ -645,7 +694,8 @@ int queue_requeue_expired(struct db *db, int *ret_jobs, int *ret_hosts,
 		    "'cancelled') RETURNING id), "
 		    "r AS (UPDATE runs SET status = 'aborted', finished_at = "
 		    "now(), error = 'lease expired' WHERE job_id IN (SELECT id "
-		    "FROM e) AND status IN ('pending', 'running') RETURNING 1), "
+		    "FROM e) AND status IN ('pending', 'running') RETURNING "
+		    "1), "
 		    "p AS (UPDATE job_phases SET status = 'failed', "
 		    "finished_at = now(), log = log || 'lease expired' "
 		    "WHERE job_id IN (SELECT id FROM e) AND status = "

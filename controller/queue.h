@@ -34,19 +34,21 @@ struct queue_patch {
 };
 
 struct queue_submit {
-	const struct queue_patch *patches; /* may be empty (a plan on a kernel) */
+	const struct queue_patch
+		*patches; /* may be empty (a plan on a kernel) */
 	size_t nr_patches;
-	const char *base;        /* base kernel name (required) */
-	const char *kernel;      /* --kernel: label of the kernel under test, or NULL */
-	const char *plan_name;   /* for the plans row */
-	const char *plan_text;   /* the plan file as given */
+	const char *base; /* base kernel name (required) */
+	const char
+		*kernel; /* --kernel: label of the kernel under test, or NULL */
+	const char *plan_name; /* for the plans row */
+	const char *plan_text; /* the plan file as given */
 	size_t plan_len;
 	const struct plan *plan; /* parsed plan_text: requirements, run count */
-	const char *host;        /* host constraint, or NULL */
-	int priority;            /* -1000..1000 */
-	const char *name;        /* label of the series, or NULL */
-	const char *submitter;   /* who; NULL: the local user */
-	int64_t rerun_of;        /* 0, or the job this one repeats */
+	const char *host; /* host constraint, or NULL */
+	int priority; /* -1000..1000 */
+	const char *name; /* label of the series, or NULL */
+	const char *submitter; /* who; NULL: the local user */
+	int64_t rerun_of; /* 0, or the job this one repeats */
 };
 
 struct queue_submitted {
@@ -137,12 +139,21 @@ int queue_phase_skip(struct db *db, const struct queue_claim *c,
  * End a job: state "done" or "failed" (with error_phase and error), runs
  * not finished marked aborted, and the host released, in one transaction.
  * A job that was cancelled meanwhile stays cancelled.  State "queued"
- * puts the job back (an interrupted controller), its attempt not counted.  Only the lease
- * owner's rows are touched.
+ * puts the job back (an interrupted controller), its attempt not counted.  Only
+ * the lease owner's rows are touched.
  */
-int queue_finish(struct db *db, const struct queue_claim *c,
-		 const char *owner, const char *state, const char *error_phase,
-		 const char *error, struct strbuf *err);
+int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
+		 const char *state, const char *error_phase, const char *error,
+		 struct strbuf *err);
+
+/*
+ * Record how a job went for its host: ok resets the count of aborted jobs
+ * in a row; a failure to reach the host adds one, and the second in a row
+ * makes a good or unknown host bad (with a host_events row saying why).
+ * *ret_changed (may be NULL) tells whether the health changed.
+ */
+int queue_host_outcome(struct db *db, int64_t host_id, int ok, const char *why,
+		       int *ret_changed, struct strbuf *err);
 
 /*
  * Put jobs whose lease expired back in the queue (or fail them when they

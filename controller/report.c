@@ -33,7 +33,7 @@
 #include "banned.h"
 
 /* Bumped whenever the page layout changes, so old pages get rewritten. */
-#define REPORT_FORMAT "schedfarm-report-7"
+#define REPORT_FORMAT "schedfarm-report-9"
 /* Items per listing block (archive page). */
 #define RUNS_PER_BLOCK 100
 #define PATCHES_PER_BLOCK 50
@@ -650,33 +650,36 @@ static void nav(struct strbuf *b, const char *crumb)
 	strbuf_addstr(b, "</nav>");
 }
 
-/* A log or other long text: the tail inline, all of it in a .txt file. */
+/*
+ * A log or other long text, inline; when longer than LOG_INLINE_MAX only
+ * its tail is inline and all of it goes to a .txt file beside the page
+ * (a short log is not worth a file: a report holds thousands of runs).
+ */
 static void add_log(struct page *pg, const char *suffix, const char *what,
 		    const char *text)
 {
-	struct strbuf f = STRBUF_INIT, fname = STRBUF_INIT;
 	size_t len = strlen(text), from = 0;
 
-	strbuf_addf(&fname, "%s-%s.txt", pg->stem, suffix);
 	if (len > LOG_INLINE_MAX) {
+		struct strbuf f = STRBUF_INIT, fname = STRBUF_INIT;
+
+		strbuf_addf(&fname, "%s-%s.txt", pg->stem, suffix);
 		from = len - LOG_INLINE_MAX;
 		while (from < len && ((unsigned char)text[from] & 0xc0) == 0x80)
 			from++;
 		strbuf_addf(&pg->body, "<p class=\"note\">The last %zu bytes "
-				       "of %zu; all of it is in ",
-			    len - from, len);
-	} else
-		strbuf_addstr(&pg->body, "<p class=\"data-links\">As text: ");
-	strbuf_addf(&pg->body, "<a href=\"%s\">", fname.buf);
-	strbuf_add_html(&pg->body, fname.buf);
-	strbuf_addstr(&pg->body, "</a></p><pre class=\"log\" aria-label=\"");
+				       "of %zu; all of it is in <a "
+				       "href=\"%s\">%s</a>.</p>",
+			    len - from, len, fname.buf, fname.buf);
+		strbuf_addstr(&f, text);
+		page_add_file(pg, fname.buf, &f);
+		strbuf_release(&fname);
+	}
+	strbuf_addstr(&pg->body, "<pre class=\"log\" aria-label=\"");
 	strbuf_add_html(&pg->body, what);
 	strbuf_addstr(&pg->body, "\">");
 	strbuf_add_html(&pg->body, text + from);
 	strbuf_addstr(&pg->body, "</pre>");
-	strbuf_addstr(&f, text);
-	page_add_file(pg, fname.buf, &f);
-	strbuf_release(&fname);
 }
 
 static int q(struct report *r, struct db_result **ret, const char *sql,
@@ -2526,7 +2529,7 @@ enum {
 
 static const char host_sql[] =
 	"SELECT h.id, h.name, h.kind, h.address, h.port,"
-	" array_to_string(h.tags, ', '), h.sockets, h.cores_per_socket,"
+	" nullif(array_to_string(h.tags, ', '), ''), h.sockets, h.cores_per_socket,"
 	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
 	" jsonb_pretty(h.agent_info), h.health, h.aborted_in_row, kg.name, "
 	TS("h.created_at") ","
@@ -2582,9 +2585,14 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 	dl_item(b, "address", db_get(h, i, HC_ADDRESS));
 	dl_item(b, "port", db_get(h, i, HC_PORT));
 	dl_item(b, "tags", db_get(h, i, HC_TAGS));
-	strbuf_addf(b, "<dt>health</dt><dd class=\"health-%s\">",
-		    strcmp(S(db_get(h, i, HC_HEALTH)), "good") ? "other"
-							       : "good");
+	{
+		const char *hl = S(db_get(h, i, HC_HEALTH)),
+			   *cls = health_class(hl);
+
+		strbuf_addf(b, "<dt>health</dt><dd class=\"%s\">",
+			    !strcmp(hl, "good") ? "health-good"
+						: cls ? cls : "health-unknown");
+	}
 	strbuf_add_html(b, db_get(h, i, HC_HEALTH));
 	strbuf_addstr(b, "</dd>");
 	dl_item(b, "aborted runs in a row", db_get(h, i, HC_ABORTED));

@@ -36,12 +36,12 @@
 struct runner {
 	struct runner_host h; /* strings copied */
 	int is_ssh;
-	char *agent_local;   /* the agent binary here */
-	char *agent_remote;  /* ssh: absolute path on the host */
-	char *dir;           /* folder of the run files (host side) */
-	char tag[20];        /* random part of run file names */
+	char *agent_local; /* the agent binary here */
+	char *agent_remote; /* ssh: absolute path on the host */
+	char *dir; /* folder of the run files (host side) */
+	char tag[20]; /* random part of run file names */
 	struct ssh_conn *ssh;
-	struct strbuf path;  /* runner_results_file()'s answer */
+	struct strbuf path; /* runner_results_file()'s answer */
 };
 
 static int64_t mono_ms(void)
@@ -54,7 +54,7 @@ static int64_t mono_ms(void)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
 }
@@ -132,7 +132,7 @@ static int ssh_connect_host(struct runner *r, struct strbuf *err)
 static int local_agent_hash(const char *path, struct strbuf *out,
 			    struct strbuf *err)
 {
-	const char *argv[] = {"sha256sum", "--", path, NULL};
+	const char *argv[] = { "sha256sum", "--", path, NULL };
 	struct strbuf o = STRBUF_INIT;
 	int r = run_capture(argv, 30000, &o, err);
 
@@ -153,8 +153,8 @@ static int local_agent_hash(const char *path, struct strbuf *out,
 static int ssh_install_agent(struct runner *r, struct strbuf *log,
 			     struct strbuf *err)
 {
-	struct strbuf out = STRBUF_INIT, mine = STRBUF_INIT,
-		      bin = STRBUF_INIT, e = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, mine = STRBUF_INIT, bin = STRBUF_INIT,
+		      e = STRBUF_INIT;
 	char *nl;
 	int ret = -1;
 
@@ -187,14 +187,15 @@ static int ssh_install_agent(struct runner *r, struct strbuf *log,
 		goto out;
 	}
 	if (strbuf_read_file(&bin, r->agent_local, AGENT_MAX_BYTES) < 0) {
-		strbuf_addf(err, "cannot read the agent %s: %s",
-			    r->agent_local, strerror(errno));
+		strbuf_addf(err, "cannot read the agent %s: %s", r->agent_local,
+			    strerror(errno));
 		goto out;
 	}
 	if (ssh_put_file(r->ssh, r->agent_remote, bin.buf, bin.len, 0755,
 			 120000, err) < 0)
 		goto out;
-	strbuf_addf(log, "copied the agent to %s:%s (%zu bytes, sha256 %.12s)\n",
+	strbuf_addf(log,
+		    "copied the agent to %s:%s (%zu bytes, sha256 %.12s)\n",
 		    r->h.name, r->agent_remote, bin.len, mine.buf);
 	ret = 0;
 out:
@@ -247,8 +248,9 @@ int runner_open(const struct runner_host *h, const char *agent_path,
 				dir = xstrdup(dir);
 		}
 		if (!dir) {
-			strbuf_addf(err, "cannot make a folder for run files: "
-					 "%s",
+			strbuf_addf(err,
+				    "cannot make a folder for run files: "
+				    "%s",
 				    strerror(errno));
 			goto fail;
 		}
@@ -279,8 +281,8 @@ void runner_close(struct runner *r)
 static void run_file(struct runner *r, int64_t run_id, const char *ext,
 		     struct strbuf *out)
 {
-	strbuf_addf(out, "%s/run-%lld-%s.%s", r->dir, (long long)run_id,
-		    r->tag, ext);
+	strbuf_addf(out, "%s/run-%lld-%s.%s", r->dir, (long long)run_id, r->tag,
+		    ext);
 }
 
 const char *runner_results_file(struct runner *r, int64_t run_id)
@@ -330,7 +332,7 @@ int runner_info(struct runner *r, struct strbuf *out, struct strbuf *err)
 		strbuf_release(&cmd);
 		return ret;
 	} else {
-		const char *argv[] = {r->agent_local, "info", NULL};
+		const char *argv[] = { r->agent_local, "info", NULL };
 
 		return run_capture(argv, CMD_TIMEOUT_MS, out, err);
 	}
@@ -404,14 +406,16 @@ static int run_local(struct runner *r, int64_t run_id, const char *spec,
 	}
 	close(fd);
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, r->agent_local, "run", specpath.buf, NULL);
+	strvec_push(&cp.args, r->agent_local);
+	strvec_push(&cp.args, "run");
+	strvec_push(&cp.args, specpath.buf);
 	cp.stream_out = 1;
 	if (start_command(&cp, err) < 0) {
 		child_process_clear(&cp);
 		goto out;
 	}
 	for (;;) {
-		struct pollfd pfd = {cp.out_fd, POLLIN, 0};
+		struct pollfd pfd = { cp.out_fd, POLLIN, 0 };
 		int64_t now = mono_ms();
 		int pr;
 
@@ -526,8 +530,9 @@ static int recover(struct runner *r, int64_t run_id, int64_t deadline,
 			}
 		}
 		if (mono_ms() >= deadline + 30000) {
-			strbuf_addf(err, "could not get back to %s after the "
-					 "connection dropped",
+			strbuf_addf(err,
+				    "could not get back to %s after the "
+				    "connection dropped",
 				    r->h.name);
 			return -1;
 		}
@@ -626,8 +631,9 @@ static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
 			lost = 1;
 	}
 	if (lost) {
-		note(cb, "connection to %s lost during run %lld (%s); "
-			 "reconnecting to collect the results file",
+		note(cb,
+		     "connection to %s lost during run %lld (%s); "
+		     "reconnecting to collect the results file",
 		     r->h.name, (long long)run_id, e.buf);
 		ssh_exec_end(ex, NULL);
 		ex = NULL;
@@ -689,7 +695,7 @@ int runner_fetch(struct runner *r, int64_t run_id, size_t max,
 
 void runner_forget(struct runner *r, int64_t run_id)
 {
-	static const char *const exts[] = {"json", "jsonl", "pid"};
+	static const char *const exts[] = { "json", "jsonl", "pid" };
 	struct strbuf path = STRBUF_INIT, cmd = STRBUF_INIT, out = STRBUF_INIT,
 		      e = STRBUF_INIT;
 

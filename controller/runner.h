@@ -21,13 +21,13 @@
 /* Where and how to reach a host (strings owned by the caller). */
 struct runner_host {
 	const char *name;
-	const char *kind;        /* "local", "ssh", ... */
-	const char *address;     /* ssh: address */
-	int port;                /* ssh: 0 = 22 */
-	const char *user;        /* ssh: NULL = the local user */
-	const char *key_file;    /* ssh: path, or NULL for ssh-agent */
+	const char *kind; /* "local", "ssh", ... */
+	const char *address; /* ssh: address */
+	int port; /* ssh: 0 = 22 */
+	const char *user; /* ssh: NULL = the local user */
+	const char *key_file; /* ssh: path, or NULL for ssh-agent */
 	const char *known_hosts; /* ssh: required */
-	int connect_timeout_ms;  /* 0: 10 s */
+	int connect_timeout_ms; /* 0: 10 s */
 };
 
 struct runner;
@@ -65,10 +65,10 @@ struct runner_callbacks {
 };
 
 enum runner_end {
-	RUNNER_ENDED,   /* the agent's stdout ended; the stream is whole */
+	RUNNER_ENDED, /* the agent's stdout ended; the stream is whole */
 	RUNNER_STOPPED, /* a callback stopped it */
-	RUNNER_LOST,    /* the connection dropped; the agent has ended since
-			 * (or was stopped): fetch the results file */
+	RUNNER_LOST, /* the connection dropped; the agent has ended since
+		      * (or was stopped): fetch the results file */
 	RUNNER_TIMEOUT, /* past timeout_ms; the agent was stopped */
 };
 

@@ -164,11 +164,12 @@ static int authenticate(struct ssh_conn *c, const struct ssh_target *t,
 		}
 		if (ssh_pki_import_privkey_file(t->key_file, NULL, NULL, NULL,
 						&key) != SSH_OK) {
-			strbuf_addf(err,
-				    "cannot load the key file %s (not a private "
-				    "key, or protected by a passphrase: use "
-				    "ssh-agent for those)",
-				    t->key_file);
+			strbuf_addf(
+				err,
+				"cannot load the key file %s (not a private "
+				"key, or protected by a passphrase: use "
+				"ssh-agent for those)",
+				t->key_file);
 			return -1;
 		}
 		rc = ssh_userauth_publickey(c->s, NULL, key);
@@ -290,8 +291,8 @@ int ssh_is_up(struct ssh_conn *c)
 	return c && c->s && ssh_is_connected(c->s);
 }
 
-int ssh_exec_start(struct ssh_conn *c, const char *cmd,
-		   struct ssh_exec **ret, struct strbuf *err)
+int ssh_exec_start(struct ssh_conn *c, const char *cmd, struct ssh_exec **ret,
+		   struct strbuf *err)
 {
 	struct ssh_exec *e;
 	ssh_channel ch = ssh_channel_new(c->s);
@@ -303,14 +304,14 @@ int ssh_exec_start(struct ssh_conn *c, const char *cmd,
 		return -1;
 	}
 	if (ssh_channel_open_session(ch) != SSH_OK) {
-		strbuf_addf(err, "ssh %s: cannot open a session: %s",
-			    c->where, ssh_get_error(c->s));
+		strbuf_addf(err, "ssh %s: cannot open a session: %s", c->where,
+			    ssh_get_error(c->s));
 		ssh_channel_free(ch);
 		return -1;
 	}
 	if (ssh_channel_request_exec(ch, cmd) != SSH_OK) {
-		strbuf_addf(err, "ssh %s: cannot start a command: %s",
-			    c->where, ssh_get_error(c->s));
+		strbuf_addf(err, "ssh %s: cannot start a command: %s", c->where,
+			    ssh_get_error(c->s));
 		ssh_channel_close(ch);
 		ssh_channel_free(ch);
 		return -1;
@@ -443,7 +444,8 @@ int ssh_run(struct ssh_conn *c, const char *cmd, const void *stdin_data,
 
 		if (left <= 0) {
 			set_why(ret_why, SSH_FAIL_TIMEOUT);
-			strbuf_addf(err, "ssh %s: command timed out after %d ms",
+			strbuf_addf(err,
+				    "ssh %s: command timed out after %d ms",
 				    c->where, timeout_ms);
 			ssh_exec_end(e, NULL);
 			return -1;
@@ -491,7 +493,8 @@ static int scp_ack(struct ssh_exec *e, int timeout_ms, struct strbuf *err)
 	int64_t deadline = mono_ms() + timeout_ms;
 	int r = -1;
 
-	while (!got.len || (got.buf[0] != 0 && !memchr(got.buf, '\n', got.len))) {
+	while (!got.len ||
+	       (got.buf[0] != 0 && !memchr(got.buf, '\n', got.len))) {
 		int64_t left = deadline - mono_ms();
 		int n;
 
@@ -527,9 +530,9 @@ out:
 	return r;
 }
 
-static int scp_push(struct ssh_conn *c, const char *tmp_path,
-		    const void *data, size_t len, unsigned mode,
-		    int timeout_ms, int *ret_no_scp, struct strbuf *err)
+static int scp_push(struct ssh_conn *c, const char *tmp_path, const void *data,
+		    size_t len, unsigned mode, int timeout_ms, int *ret_no_scp,
+		    struct strbuf *err)
 {
 	struct strbuf cmd = STRBUF_INIT, hdr = STRBUF_INIT;
 	struct ssh_exec *e = NULL;
@@ -584,12 +587,11 @@ out:
 	return r;
 }
 
-int ssh_put_file(struct ssh_conn *c, const char *remote_path,
-		 const void *data, size_t len, unsigned mode, int timeout_ms,
-		 struct strbuf *err)
+int ssh_put_file(struct ssh_conn *c, const char *remote_path, const void *data,
+		 size_t len, unsigned mode, int timeout_ms, struct strbuf *err)
 {
-	struct strbuf tmp = STRBUF_INIT, cmd = STRBUF_INIT,
-		      sub = STRBUF_INIT, junk = STRBUF_INIT;
+	struct strbuf tmp = STRBUF_INIT, cmd = STRBUF_INIT, sub = STRBUF_INIT,
+		      junk = STRBUF_INIT;
 	int no_scp = 0, r;
 
 	strbuf_addf(&tmp, "%s.tmp%ld", remote_path, (long)getpid());

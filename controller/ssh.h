@@ -19,12 +19,13 @@
 #include "strbuf.h"
 
 struct ssh_target {
-	const char *address;     /* host name or address */
-	int port;                /* 0: 22 */
-	const char *user;        /* NULL: the local user's name */
-	const char *key_file;    /* NULL: ssh-agent, then default keys */
-	const char *known_hosts; /* required: the file host keys are checked against */
-	int connect_timeout_ms;  /* connect + key exchange + auth; 0: 10 s */
+	const char *address; /* host name or address */
+	int port; /* 0: 22 */
+	const char *user; /* NULL: the local user's name */
+	const char *key_file; /* NULL: ssh-agent, then default keys */
+	const char *known_hosts; /* required: the file host keys are checked
+				    against */
+	int connect_timeout_ms; /* connect + key exchange + auth; 0: 10 s */
 };
 
 struct ssh_conn;
@@ -33,12 +34,12 @@ struct ssh_exec;
 /* Why a call failed, for callers that react differently. */
 enum ssh_failure {
 	SSH_FAIL_NONE = 0,
-	SSH_FAIL_CONNECT,  /* could not reach or talk to the server */
-	SSH_FAIL_HOSTKEY,  /* the host key is unknown or does not match */
-	SSH_FAIL_AUTH,     /* no key was accepted */
-	SSH_FAIL_LOST,     /* the connection dropped mid-command */
-	SSH_FAIL_TIMEOUT,  /* the command ran past its time */
-	SSH_FAIL_REMOTE,   /* the remote command failed (exit status != 0) */
+	SSH_FAIL_CONNECT, /* could not reach or talk to the server */
+	SSH_FAIL_HOSTKEY, /* the host key is unknown or does not match */
+	SSH_FAIL_AUTH, /* no key was accepted */
+	SSH_FAIL_LOST, /* the connection dropped mid-command */
+	SSH_FAIL_TIMEOUT, /* the command ran past its time */
+	SSH_FAIL_REMOTE, /* the remote command failed (exit status != 0) */
 };
 
 /*
@@ -73,8 +74,8 @@ int ssh_run(struct ssh_conn *c, const char *cmd, const void *stdin_data,
  * cap) and available from ssh_exec_stderr().  ssh_exec_end() waits briefly
  * for the exit status (-1 when none came) and frees e.
  */
-int ssh_exec_start(struct ssh_conn *c, const char *cmd,
-		   struct ssh_exec **ret, struct strbuf *err);
+int ssh_exec_start(struct ssh_conn *c, const char *cmd, struct ssh_exec **ret,
+		   struct strbuf *err);
 int ssh_exec_read(struct ssh_exec *e, struct strbuf *out, int timeout_ms,
 		  struct strbuf *err);
 const char *ssh_exec_stderr(const struct ssh_exec *e);
@@ -86,9 +87,8 @@ int ssh_exec_end(struct ssh_exec *e, int *ret_status);
  * the host has no scp.  The file is written under a temporary name and
  * renamed into place, so a reader never sees half of it.
  */
-int ssh_put_file(struct ssh_conn *c, const char *remote_path,
-		 const void *data, size_t len, unsigned mode, int timeout_ms,
-		 struct strbuf *err);
+int ssh_put_file(struct ssh_conn *c, const char *remote_path, const void *data,
+		 size_t len, unsigned mode, int timeout_ms, struct strbuf *err);
 
 /* Append word to sb quoted for a POSIX shell ('...' with ' as '\''). */
 void ssh_quote(struct strbuf *sb, const char *word);

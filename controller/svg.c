@@ -141,8 +141,8 @@ size_t svg_nice_ticks(double lo, double hi, int target, double *ticks,
 	else
 		step = 10 * mag;
 	*ret_step = step;
-	for (t = ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9 && n < max;
-	     t += step) {
+	for (t = ceil(lo / step - 1e-9) * step;
+	     t <= hi + step * 1e-9 && n < max; t += step) {
 		/* Snap -0 and rounding dust to the grid. */
 		double v = round(t / step) * step;
 
@@ -188,7 +188,7 @@ static size_t utf8_chars(const char *s, size_t max_bytes)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; s[i] && i < max_bytes; i++)
+	for (size_t i = 0; i < max_bytes && s[i]; i++)
 		if (((unsigned char)s[i] & 0xc0) != 0x80)
 			n++;
 	return n;
@@ -212,31 +212,35 @@ static void add_marker(struct strbuf *out, size_t idx, double cx, double cy,
 {
 	switch (idx % 4) {
 	case 0:
-		strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.2\" "
-				 "fill=\"%s\"/>",
+		strbuf_addf(out,
+			    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.2\" "
+			    "fill=\"%s\"/>",
 			    cx, cy, colour);
 		break;
 	case 1:
-		strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" "
-				 "height=\"6\" fill=\"%s\"/>",
+		strbuf_addf(out,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" "
+			    "height=\"6\" fill=\"%s\"/>",
 			    cx - 3, cy - 3, colour);
 		break;
 	case 2:
-		strbuf_addf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" "
-				 "fill=\"%s\"/>",
+		strbuf_addf(out,
+			    "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" "
+			    "fill=\"%s\"/>",
 			    cx, cy - 4, cx + 3.6, cy + 2.6, cx - 3.6, cy + 2.6,
 			    colour);
 		break;
 	default:
-		strbuf_addf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f "
-				 "%.1fZ\" fill=\"%s\"/>",
+		strbuf_addf(out,
+			    "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f "
+			    "%.1fZ\" fill=\"%s\"/>",
 			    cx, cy - 4, cx + 4, cy, cx, cy + 4, cx - 4, cy,
 			    colour);
 	}
 }
 
 struct axis {
-	double lo, hi;  /* in axis units (log2 of x when log) */
+	double lo, hi; /* in axis units (log2 of x when log) */
 	int log2;
 	double ticks[64];
 	size_t nticks;
@@ -263,7 +267,8 @@ static void axis_fit(struct axis *a, double lo, double hi, int log2_axis,
 	}
 	a->log2 = log2_axis;
 	if (log2_axis) {
-		int e0 = (int)floor(log2(lo) + 1e-9), e1 = (int)ceil(log2(hi) - 1e-9);
+		int e0 = (int)floor(log2(lo) + 1e-9),
+		    e1 = (int)ceil(log2(hi) - 1e-9);
 		int every;
 
 		if (e1 <= e0)
@@ -285,7 +290,8 @@ static void axis_fit(struct axis *a, double lo, double hi, int log2_axis,
 		lo -= d;
 		hi += d;
 	}
-	svg_nice_ticks(lo, hi, target, a->ticks, ARRAY_SIZE(a->ticks), &a->step);
+	svg_nice_ticks(lo, hi, target, a->ticks, ARRAY_SIZE(a->ticks),
+		       &a->step);
 	if (integers && a->step < 1) {
 		a->step = 1;
 	}
@@ -294,14 +300,13 @@ static void axis_fit(struct axis *a, double lo, double hi, int log2_axis,
 	if (a->hi <= a->lo)
 		a->hi = a->lo + a->step;
 	a->nticks = 0;
-	for (double t = a->lo; t <= a->hi + a->step * 1e-6 &&
-			       a->nticks < ARRAY_SIZE(a->ticks);
+	for (double t = a->lo;
+	     t <= a->hi + a->step * 1e-6 && a->nticks < ARRAY_SIZE(a->ticks);
 	     t += a->step)
 		a->ticks[a->nticks++] = fabs(t) < a->step * 1e-9 ? 0 : t;
 }
 
-static void format_axis_tick(struct strbuf *out, const struct axis *a,
-			     double t)
+static void format_axis_tick(struct strbuf *out, const struct axis *a, double t)
 {
 	if (a->log2)
 		svg_format_tick(out, exp2(t), 1);
@@ -352,8 +357,8 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 	legend_x = M_LEFT;
 	nlegend = p->nseries + (p->band_note ? 1 : 0);
 	for (size_t i = 0; i < nlegend; i++) {
-		const char *name = i < p->nseries ? p->series[i].name
-						  : p->band_note;
+		const char *name =
+			i < p->nseries ? p->series[i].name : p->band_note;
 		double w = 34 + CHAR_W * (double)utf8_chars(name, 48);
 
 		if (legend_x + w > p->width - M_RIGHT && legend_x > M_LEFT) {
@@ -370,7 +375,7 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 	y0 = M_TOP + ph;
 
 #define PX(v) (x0 + (axis_value(&ax, (v)) - ax.lo) / (ax.hi - ax.lo) * pw)
-#define PY(v) (y0 - ((v) - ay.lo) / (ay.hi - ay.lo) * ph)
+#define PY(v) (y0 - ((v)-ay.lo) / (ay.hi - ay.lo) * ph)
 
 	strbuf_addf(out,
 		    "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" "
@@ -380,11 +385,13 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 	strbuf_addstr(out, "<title>");
 	strbuf_add_html(out, p->title);
 	strbuf_addstr(out, "</title>");
-	strbuf_addf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
-			 "fill=\"#ffffff\"/>",
+	strbuf_addf(out,
+		    "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		    "fill=\"#ffffff\"/>",
 		    p->width, total_h);
-	strbuf_addf(out, "<text class=\"plot-title\" x=\"%d\" y=\"18\" "
-			 "font-size=\"13\" font-weight=\"bold\" fill=\"#222\">",
+	strbuf_addf(out,
+		    "<text class=\"plot-title\" x=\"%d\" y=\"18\" "
+		    "font-size=\"13\" font-weight=\"bold\" fill=\"#222\">",
 		    M_LEFT);
 	/* About 7 px a character at this size: cut what would not fit. */
 	add_text_cut(out, p->title, (size_t)(p->width - M_LEFT - 8) / 7);
@@ -395,24 +402,29 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 	for (size_t i = 0; i < ay.nticks; i++) {
 		double y = PY(ay.ticks[i]);
 
-		strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				 "y2=\"%.1f\" stroke=\"#e4e4e4\"/>",
+		strbuf_addf(out,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#e4e4e4\"/>",
 			    x0, y, x0 + pw, y);
-		strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				 "y2=\"%.1f\" stroke=\"#444\"/>",
+		strbuf_addf(out,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#444\"/>",
 			    x0 - 4, y, x0, y);
-		strbuf_addf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-				 "text-anchor=\"end\" fill=\"#333\">",
+		strbuf_addf(out,
+			    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"end\" fill=\"#333\">",
 			    x0 - 7, y + 4);
 		format_axis_tick(out, &ay, ay.ticks[i]);
 		strbuf_addstr(out, "</text>");
 	}
-	strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
-			 "stroke=\"#444\"/>",
+	strbuf_addf(out,
+		    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"#444\"/>",
 		    x0, M_TOP, x0, y0);
-	strbuf_addf(out, "<text class=\"axis-label\" x=\"14\" y=\"%.1f\" "
-			 "transform=\"rotate(-90 14 %.1f)\" "
-			 "text-anchor=\"middle\" fill=\"#222\">",
+	strbuf_addf(out,
+		    "<text class=\"axis-label\" x=\"14\" y=\"%.1f\" "
+		    "transform=\"rotate(-90 14 %.1f)\" "
+		    "text-anchor=\"middle\" fill=\"#222\">",
 		    M_TOP + ph / 2, M_TOP + ph / 2);
 	add_axis_label(out, p->y_label, p->y_unit);
 	strbuf_addstr(out, "</text></g>");
@@ -421,20 +433,24 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 	for (size_t i = 0; i < ax.nticks; i++) {
 		double x = x0 + (ax.ticks[i] - ax.lo) / (ax.hi - ax.lo) * pw;
 
-		strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				 "y2=\"%.1f\" stroke=\"#444\"/>",
+		strbuf_addf(out,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#444\"/>",
 			    x, y0, x, y0 + 4);
-		strbuf_addf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-				 "text-anchor=\"middle\" fill=\"#333\">",
+		strbuf_addf(out,
+			    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"middle\" fill=\"#333\">",
 			    x, y0 + 17);
 		format_axis_tick(out, &ax, ax.ticks[i]);
 		strbuf_addstr(out, "</text>");
 	}
-	strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			 "y2=\"%.1f\" stroke=\"#444\"/>",
+	strbuf_addf(out,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		    "y2=\"%.1f\" stroke=\"#444\"/>",
 		    x0, y0, x0 + pw, y0);
-	strbuf_addf(out, "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" "
-			 "text-anchor=\"middle\" fill=\"#222\">",
+	strbuf_addf(out,
+		    "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" "
+		    "text-anchor=\"middle\" fill=\"#222\">",
 		    x0 + pw / 2, y0 + 36);
 	add_axis_label(out, p->x_label, p->x_unit);
 	if (ax.log2)
@@ -442,9 +458,10 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 	strbuf_addstr(out, "</text></g>");
 
 	if (!npoints)
-		strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" "
-				 "text-anchor=\"middle\" fill=\"#777\">no data"
-				 "</text>",
+		strbuf_addf(out,
+			    "<text x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"middle\" fill=\"#777\">no data"
+			    "</text>",
 			    x0 + pw / 2, M_TOP + ph / 2);
 
 	/* Bands under everything, then lines, then markers. */
@@ -477,24 +494,27 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 				for (size_t k = b; k-- > a;)
 					strbuf_addf(out, "L%.1f %.1f",
 						    PX(s->x[k]), PY(s->lo[k]));
-				strbuf_addf(out, "Z\" fill=\"%s\" "
-						 "fill-opacity=\"0.16\" "
-						 "stroke=\"none\"/>",
+				strbuf_addf(out,
+					    "Z\" fill=\"%s\" "
+					    "fill-opacity=\"0.16\" "
+					    "stroke=\"none\"/>",
 					    col);
 			}
 		}
 		/* Points without a neighbouring band get error bars. */
 		for (size_t j = 0; j < s->n; j++) {
-			int alone = s->kind == SVG_DOTS || s->n == 1 ||
-				    ((j == 0 || !isfinite(s->lo[j - 1])) &&
-				     (j + 1 == s->n || !isfinite(s->lo[j + 1])));
+			int alone =
+				s->kind == SVG_DOTS || s->n == 1 ||
+				((j == 0 || !isfinite(s->lo[j - 1])) &&
+				 (j + 1 == s->n || !isfinite(s->lo[j + 1])));
 
 			if (!isfinite(s->lo[j]) || !alone)
 				continue;
-			strbuf_addf(out, "<line class=\"errbar\" x1=\"%.1f\" "
-					 "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-					 "stroke=\"%s\" stroke-opacity=\"0.6\" "
-					 "stroke-width=\"2\"/>",
+			strbuf_addf(out,
+				    "<line class=\"errbar\" x1=\"%.1f\" "
+				    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				    "stroke=\"%s\" stroke-opacity=\"0.6\" "
+				    "stroke-width=\"2\"/>",
 				    PX(s->x[j]), PY(s->lo[j]), PX(s->x[j]),
 				    PY(s->hi[j]), col);
 		}
@@ -503,8 +523,9 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 			for (size_t j = 0; j < s->n; j++)
 				strbuf_addf(out, "%s%.1f %.1f", j ? "L" : "M",
 					    PX(s->x[j]), PY(s->y[j]));
-			strbuf_addf(out, "\" fill=\"none\" stroke=\"%s\" "
-					 "stroke-width=\"1.8\"%s/>",
+			strbuf_addf(out,
+				    "\" fill=\"none\" stroke=\"%s\" "
+				    "stroke-width=\"1.8\"%s/>",
 				    col,
 				    (i / NPALETTE) % 2
 					    ? " stroke-dasharray=\"5 3\""
@@ -535,21 +556,25 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 				legend_x = M_LEFT;
 			}
 			if (i < p->nseries) {
-				strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" "
-						 "x2=\"%.1f\" y2=\"%.1f\" "
-						 "stroke=\"%s\" "
-						 "stroke-width=\"2\"/>",
-					    legend_x, ly, legend_x + 20, ly, col);
+				strbuf_addf(out,
+					    "<line x1=\"%.1f\" y1=\"%.1f\" "
+					    "x2=\"%.1f\" y2=\"%.1f\" "
+					    "stroke=\"%s\" "
+					    "stroke-width=\"2\"/>",
+					    legend_x, ly, legend_x + 20, ly,
+					    col);
 				add_marker(out, i, legend_x + 10, ly, col);
 			} else {
-				strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" "
-						 "width=\"20\" height=\"10\" "
-						 "fill=\"#888\" "
-						 "fill-opacity=\"0.3\"/>",
+				strbuf_addf(out,
+					    "<rect x=\"%.1f\" y=\"%.1f\" "
+					    "width=\"20\" height=\"10\" "
+					    "fill=\"#888\" "
+					    "fill-opacity=\"0.3\"/>",
 					    legend_x, ly - 5);
 			}
-			strbuf_addf(out, "<text class=\"legend-entry\" "
-					 "x=\"%.1f\" y=\"%.1f\" fill=\"#222\">",
+			strbuf_addf(out,
+				    "<text class=\"legend-entry\" "
+				    "x=\"%.1f\" y=\"%.1f\" fill=\"#222\">",
 				    legend_x + 26, ly + 4);
 			add_text_cut(out, name, 48);
 			strbuf_addstr(out, "</text>");

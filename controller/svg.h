@@ -24,7 +24,7 @@ enum svg_kind {
 };
 
 struct svg_series {
-	char *name;      /* legend text (owned) */
+	char *name; /* legend text (owned) */
 	enum svg_kind kind;
 	size_t n, alloc;
 	double *x, *y;
@@ -33,12 +33,12 @@ struct svg_series {
 };
 
 struct svg_plot {
-	char *title;              /* owned; shown above the plot */
-	char *x_label, *x_unit;   /* owned; unit may be "" */
+	char *title; /* owned; shown above the plot */
+	char *x_label, *x_unit; /* owned; unit may be "" */
 	char *y_label, *y_unit;
-	char *band_note;          /* legend text for the bands, or NULL */
-	int x_log2;               /* powers-of-two axis (thread sweeps) */
-	int width, height;        /* the plot area's outer size in px */
+	char *band_note; /* legend text for the bands, or NULL */
+	int x_log2; /* powers-of-two axis (thread sweeps) */
+	int width, height; /* the plot area's outer size in px */
 	struct svg_series *series;
 	size_t nseries, alloc;
 };

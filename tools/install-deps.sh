@@ -10,7 +10,8 @@ openssh-server openssh-client ipmitool openipmi
 qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 busybox-static cpio sysbench rt-tests linux-perf
 linux-image-amd64 linux-source bc flex bison libelf-dev libssl-dev dwarves
-kmod xz-utils python3 ipxe-qemu"
+kmod xz-utils python3 ipxe-qemu
+chromium fonts-dejavu-core nodejs"
 # libvirtd runs qemu as libvirt-qemu; Debian makes that user only in
 # libvirt-daemon-system (which needs systemd's friends), so make it here.
 if [ "$(id -u)" = 0 ] && ! getent passwd libvirt-qemu >/dev/null; then
@@ -19,6 +20,23 @@ if [ "$(id -u)" = 0 ] && ! getent passwd libvirt-qemu >/dev/null; then
 	useradd --system --no-create-home --home-dir /var/lib/libvirt \
 		--gid libvirt-qemu --groups kvm --shell /usr/sbin/nologin libvirt-qemu
 fi
+# The report's browser checks (tests/browser/): playwright-core, pinned by
+# package-lock.json, drives Debian's chromium; it never downloads a browser.
+# Run before the early exit below and again after apt-get (which may have
+# brought npm); the copied lock file makes the second run a no-op.
+browser_deps() {
+	_b=$(cd "$(dirname "$0")/.." && pwd)/tests/browser
+	[ -f "$_b/package-lock.json" ] || return 0
+	command -v npm >/dev/null 2>&1 || return 0
+	if [ -d "$_b/node_modules/playwright-core" ] &&
+		cmp -s "$_b/package-lock.json" "$_b/node_modules/.schedfarm-lock"; then
+		return 0
+	fi
+	echo "install-deps: npm ci in tests/browser"
+	(cd "$_b" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund >/dev/null) &&
+		cp "$_b/package-lock.json" "$_b/node_modules/.schedfarm-lock"
+}
+browser_deps
 missing=
 for p in $PKGS; do
 	# "install ok installed", or unpacked with triggers still pending.
@@ -42,3 +60,7 @@ apt-get -o DPkg::Lock::Timeout=600 update -qq
 # shellcheck disable=SC2086
 apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
 echo "install-deps: done"
+# Debian's own nodejs comes without npm (nodesource's has it built in).
+command -v npm >/dev/null 2>&1 ||
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends npm >/dev/null
+browser_deps

@@ -44,23 +44,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const char *name;
 			output_parser fn;
 		} parsers[] = {
-			{"sysbench", parse_sysbench},
-			{"hackbench", parse_hackbench},
-			{"perf_csv", parse_perf_stat_csv},
-			{"perf_table", parse_perf_stat_table},
-			{"kernbench", parse_kernbench},
-			{"time", parse_time_output},
-			{"reaim", parse_reaim},
-			{"volanomark", parse_volanomark},
-			{"numabench", parse_numabench},
+			{ "sysbench", parse_sysbench },
+			{ "hackbench", parse_hackbench },
+			{ "perf_csv", parse_perf_stat_csv },
+			{ "perf_table", parse_perf_stat_table },
+			{ "kernbench", parse_kernbench },
+			{ "time", parse_time_output },
+			{ "reaim", parse_reaim },
+			{ "volanomark", parse_volanomark },
+			{ "numabench", parse_numabench },
 		};
 
-		for (size_t i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++)
+		for (size_t i = 0; i < sizeof(parsers) / sizeof(parsers[0]);
+		     i++)
 			if (!strcmp(which, parsers[i].name)) {
 				struct metrics ms;
 
 				metrics_init(&ms);
-				if (parsers[i].fn(text, size, &ms, &err) < 0 && !err.len)
+				if (parsers[i].fn(text, size, &ms, &err) < 0 &&
+				    !err.len)
 					__builtin_trap();
 				for (size_t k = 0; k < ms.n; k++)
 					if (!ms.m[k].unit || !ms.m[k].direction)

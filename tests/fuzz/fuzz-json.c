@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct json_value *v = NULL;
 	struct strbuf err = STRBUF_INIT;
-	struct json_limits lim = {8, 64, 256};
+	struct json_limits lim = { 8, 64, 256 };
 
 	if (json_parse((const char *)data, size, NULL, &v, &err) == 0) {
 		/* what parses is reported without error text */

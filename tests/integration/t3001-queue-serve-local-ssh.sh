@@ -62,15 +62,27 @@ test_expect_success 'a host missing from known_hosts is refused too' '
 	grep_or_fail "unknown host key" err
 '
 
-test_expect_success 'a mismatch found at run time fails the job, not the daemon' '
+test_expect_success 'a mismatch found at run time fails the job as infra' '
 	schedfarm host add moved --kind ssh --address 127.0.0.1 --port "$SSHD_PORT" \
 		--user "$SSHD_USER" --key "$SSHD_KEY" --known-hosts "$SCRATCH/bad_known" --no-contact &&
 	schedfarm run "$TOP/plans/smoke.yaml" --host moved --kernel k-moved >out 2>err;
 	test $? = 1 &&
 	schedfarm queue --state failed --json >f.json &&
-	jq -e "length == 1 and .[0].host == \"moved\" and .[0].error_phase == \"run\" and (.[0].error | test(\"host key mismatch\"))" f.json &&
-	schedfarm host set moved --health retired >/dev/null &&
-	schedfarm host show moved --json | jq -e ".state == \"idle\""
+	jq -e "length == 1 and .[0].host == \"moved\" and .[0].error_phase == \"infra\" and (.[0].error | test(\"host key mismatch\"))" f.json &&
+	schedfarm host show moved --json | jq -e ".state == \"idle\" and .health == \"unknown\""
+'
+
+test_expect_success 'unreachable twice in a row: the host goes bad and gets no jobs' '
+	schedfarm run "$TOP/plans/smoke.yaml" --host moved --kernel k-moved >out 2>err;
+	test $? = 1 &&
+	schedfarm host show moved --json >m.json &&
+	jq -e ".health == \"bad\" and (.events | length) == 1 and (.events[0].reason | test(\"unreachable twice\"))" m.json &&
+	schedfarm run "$TOP/plans/smoke.yaml" --host moved --kernel k-moved >out 2>err;
+	test $? = 1 &&
+	grep_or_fail "no matching idle host" err &&
+	schedfarm queue --state queued --json | jq -r ".[0].job" >q &&
+	schedfarm job cancel "$(cat q)" >/dev/null &&
+	schedfarm host set moved --health retired >/dev/null
 '
 
 test_expect_success 'a file that is not a patch is refused' '
@@ -79,7 +91,26 @@ test_expect_success 'a file that is not a patch is refused' '
 	grep_or_fail "is not a patch" err
 '
 
-"$SCHEDFARM_BIN" serve --jobs 2 >"$SCRATCH/serve.log" 2>&1 &
+test_expect_success 'run drains the queue in the foreground and exits' '
+	schedfarm submit fix.patch --base v6.1 --kernel k-drain --plan "$TOP/plans/smoke.yaml" --host here >/dev/null &&
+	schedfarm submit fix.patch --base v6.1 --kernel k-drain --plan "$TOP/plans/smoke.yaml" --host box >/dev/null &&
+	schedfarm run >out 2>err &&
+	test "$(grep -c ": done$" out)" = 2 &&
+	grep_or_fail "run 2/2" out &&
+	schedfarm queue --json | jq -e "length == 0" &&
+	schedfarm run >out2 && grep_or_fail "the queue is empty" out2
+'
+
+test_expect_success 'progress on a terminal is one line rewritten in place' '
+	command -v script >/dev/null || { echo "no script(1)"; return 1; }
+	SHELL=/bin/sh script -qec "$SCHEDFARM_BIN run $TOP/plans/smoke.yaml --host here --kernel k-tty" tty.out >/dev/null &&
+	grep -q "$(printf "\r\033\[K")" tty.out &&
+	grep_or_fail "run 2/2 pipe-pingpong" tty.out &&
+	grep_or_fail "elapsed, ~" tty.out
+'
+
+# --wake 3600: only NOTIFY can wake it within these tests' time limits.
+"$SCHEDFARM_BIN" serve --jobs 2 --wake 3600 >"$SCRATCH/serve.log" 2>&1 &
 SERVE_PID=$!
 test_atexit "kill $SERVE_PID"
 

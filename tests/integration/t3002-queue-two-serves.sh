@@ -31,7 +31,7 @@ workloads:
       short_threads: 1
       long_threads: 1
       duration: 2s
-iterations: 3
+iterations: 6
 warmup: 0
 EOPLAN
 
@@ -113,11 +113,12 @@ test_expect_success 'a controller dies (SIGKILL) in the middle of a job' '
 	schedfarm job show $J --json | jq -e ".state == \"running\" and .lease_owner != null"
 '
 
-"$SCHEDFARM_BIN" serve --jobs 1 --wake 1 >"$SCRATCH/serve4.log" 2>&1 &
+# A lease shorter than the job: only heartbeats keep it.
+"$SCHEDFARM_BIN" serve --jobs 1 --lease 10 --wake 1 >"$SCRATCH/serve4.log" 2>&1 &
 S4=$!
 test_atexit "kill $S4"
 
-test_expect_success 'its lease expires and another controller runs the job again' '
+test_expect_success 'its lease expires; another controller runs the job again, renewing its lease' '
 	J=$(cat jobid) &&
 	wait_for "schedfarm job show $J --json | jq -e \".state == \\\"done\\\"\"" 90 || {
 		schedfarm job show $J; cat serve4.log; false; } &&

@@ -173,4 +173,37 @@ test_expect_success 'the same daemon then runs a good job' '
 	schedfarm results $J --json | jq -e "length > 0"
 '
 
+test_expect_success 'cancelling a running job stops it and frees the host' '
+	schedfarm rerun long.yaml --host here --kernel cancelme --json >c.json &&
+	J=$(jq .job c.json) &&
+	wait_for "schedfarm job show $J --json | jq -e \".runs[0].status == \\\"running\\\"\"" 30 &&
+	schedfarm job cancel $J >out && grep_or_fail "cancelled" out &&
+	wait_for "schedfarm host show here --json | jq -e \".state == \\\"idle\\\"\"" 20 &&
+	schedfarm job show $J --json >cj.json &&
+	jq -e ".state == \"cancelled\" and .runs[0].status != \"done\" and .runs[0].results == 0" cj.json &&
+	jq -r .log cj.json | grep -q "lease lost" &&
+	kill -0 $SERVE_PID
+'
+
+cat >"$SCRATCH/boots.yaml" <<'EOPLAN'
+name: boots
+workloads:
+  - workload: pipe-pingpong
+    params:
+      round_trips: 1000
+      counters: context-switches
+iterations: 1
+warmup: 0
+boots: 2
+EOPLAN
+
+test_expect_success 'boots on a host that does not boot: repetitions, one run phase' '
+	schedfarm rerun boots.yaml --host here --kernel b2 --json >b.json &&
+	J=$(jq .job b.json) &&
+	wait_for "schedfarm job show $J --json | jq -e \".state == \\\"done\\\"\"" 60 &&
+	schedfarm job show $J --json >bj.json &&
+	jq -e "[.runs[].boot] == [0, 1] and all(.runs[]; .status == \"done\")" bj.json &&
+	jq -e "[.phases[].phase] == [\"build\", \"boot\", \"run\", \"collect\", \"ingest\"]" bj.json
+'
+
 test_done

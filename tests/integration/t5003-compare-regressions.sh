@@ -94,6 +94,16 @@ test_expect_success 'only one latest row per key, kept by the database' '
 	grep_or_fail "comparisons_latest_key" err
 '
 
+test_expect_success 'concurrent compares of the same kernels both store, one latest per key' '
+	for i in 1 2 3 4; do
+		schedfarm compare --base synthetic-base --new synthetic-new >c$i.out 2>c$i.err &
+	done
+	wait &&
+	for i in 1 2 3 4; do grep_or_fail "regression" c$i.out || return 1; done &&
+	test "$(q "SELECT count(*) FROM comparisons WHERE metric = \$\$throughput\$\$ AND workload = \$\$memchunk\$\$")" = 5 &&
+	test "$(q "SELECT count(*) FROM latest_comparisons WHERE metric = \$\$throughput\$\$ AND workload = \$\$memchunk\$\$")" = 1
+'
+
 test_expect_success 'the regression query uses the partial index' '
 	q "SET enable_seqscan = off; EXPLAIN SELECT * FROM regressions WHERE computed_at >= now() - interval \$\$1 day\$\$ ORDER BY computed_at DESC LIMIT 100" >plan &&
 	grep_or_fail "comparisons_latest_regressions" plan

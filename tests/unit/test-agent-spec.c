@@ -53,10 +53,12 @@ static void test_spec_good(void **state)
 
 	(void)state;
 	spec_ok("{\"run_id\": 42, \"workload\": \"fairness-loop\", "
-		"\"params\": {\"groups\": \"/a:5,/b:2\", \"duration\": \"10s\", "
+		"\"params\": {\"groups\": \"/a:5,/b:2\", \"duration\": "
+		"\"10s\", "
 		"\"converge_pct\": 5}, \"iterations\": 3, \"warmup\": 1, "
 		"\"cgroups\": [{\"path\": \"/a\", \"weight\": 100}, "
-		"{\"path\": \"/b\", \"weight\": 200, \"cpu_max_pct\": 50, \"cpus\": \"0-1\"}], "
+		"{\"path\": \"/b\", \"weight\": 200, \"cpu_max_pct\": 50, "
+		"\"cpus\": \"0-1\"}], "
 		"\"results_file\": \"/tmp/x.jsonl\", \"deadline_s\": 600, "
 		"\"parent_weight\": 1000}",
 		&s);
@@ -73,12 +75,15 @@ static void test_spec_good(void **state)
 	assert_int_equal(s.deadline_s, 600);
 	assert_int_equal(s.parent_weight, 1000);
 	assert_int_equal(spec_param_ms(&s, "duration"), 10000);
-	assert_int_equal(spec_param_ms(&s, "sample_interval"), 1000); /* default */
+	assert_int_equal(spec_param_ms(&s, "sample_interval"),
+			 1000); /* default */
 	assert_true(spec_param_double(&s, "converge_pct") == 5);
 	assert_string_equal(spec_param(&s, "cgroup"), "/");
 	run_spec_release(&s);
 	/* defaults: 1 iteration, no warm-up, no file, no deadline */
-	spec_ok("{\"run_id\": 1, \"workload\": \"hackbench\", \"params\": {\"pipe\": true}}", &s);
+	spec_ok("{\"run_id\": 1, \"workload\": \"hackbench\", \"params\": "
+		"{\"pipe\": true}}",
+		&s);
 	assert_int_equal(s.iterations, 1);
 	assert_int_equal(s.warmup, 0);
 	assert_null(s.results_file);
@@ -86,7 +91,9 @@ static void test_spec_good(void **state)
 	assert_int_equal(spec_param_i64(&s, "groups"), 10);
 	run_spec_release(&s);
 	/* a bare number is seconds for a duration */
-	spec_ok("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": {\"duration\": 2}}", &s);
+	spec_ok("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": "
+		"{\"duration\": 2}}",
+		&s);
 	assert_int_equal(spec_param_ms(&s, "duration"), 2000);
 	run_spec_release(&s);
 }
@@ -97,53 +104,85 @@ static void test_spec_bad(void **state)
 	spec_bad("", "", "unexpected end of input");
 	spec_bad("[]", "", "expected a JSON object");
 	spec_bad("{\"workload\": \"chat\"}", "run_id", "\"run_id\": required");
-	spec_bad("{\"run_id\": 0, \"workload\": \"chat\"}", "run_id", "expected an integer in 1..");
-	spec_bad("{\"run_id\": \"7\", \"workload\": \"chat\"}", "run_id", "got \"7\"");
+	spec_bad("{\"run_id\": 0, \"workload\": \"chat\"}", "run_id",
+		 "expected an integer in 1..");
+	spec_bad("{\"run_id\": \"7\", \"workload\": \"chat\"}", "run_id",
+		 "got \"7\"");
 	spec_bad("{\"run_id\": 1}", "workload", "\"workload\": required");
-	spec_bad("{\"run_id\": 1, \"workload\": \"nope\"}", "workload", "no workload named \"nope\"");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"colour\": 1}", "colour", "unknown field \"colour\"");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"params\": {\"room\": 3}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"nope\"}", "workload",
+		 "no workload named \"nope\"");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"colour\": 1}",
+		 "colour", "unknown field \"colour\"");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"params\": "
+		 "{\"room\": 3}}",
 		 "params.room", "chat has no parameter room");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"params\": {\"rooms\": 0}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"params\": "
+		 "{\"rooms\": 0}}",
 		 "params.rooms", "expected an integer in 1..1000, got \"0\"");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"params\": {\"rooms\": [1]}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"params\": "
+		 "{\"rooms\": [1]}}",
 		 "params.rooms", "got an array");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"params\": 5}", "params", "expected an object");
-	spec_bad("{\"run_id\": 1, \"workload\": \"sysbench\", \"params\": {\"test\": \"disk\"}}",
-		 "params.test", "one of cpu|threads|mutex|oltp_read_only|oltp_read_write");
-	spec_bad("{\"run_id\": 1, \"workload\": \"kernbench\"}", "params.tree", "required");
-	spec_bad("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": {\"duration\": \"10 s\"}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"params\": 5}",
+		 "params", "expected an object");
+	spec_bad("{\"run_id\": 1, \"workload\": \"sysbench\", \"params\": "
+		 "{\"test\": \"disk\"}}",
+		 "params.test",
+		 "one of cpu|threads|mutex|oltp_read_only|oltp_read_write");
+	spec_bad("{\"run_id\": 1, \"workload\": \"kernbench\"}", "params.tree",
+		 "required");
+	spec_bad("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": "
+		 "{\"duration\": \"10 s\"}}",
 		 "params.duration", "a duration");
-	spec_bad("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": {\"cgroup\": \"../etc\"}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": "
+		 "{\"cgroup\": \"../etc\"}}",
 		 "params.cgroup", "starting with '/'");
-	spec_bad("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": {\"cgroup\": \"/a/../b\"}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": "
+		 "{\"cgroup\": \"/a/../b\"}}",
 		 "params.cgroup", "plain names");
-	spec_bad("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": {\"short_threads\": 0, \"long_threads\": 0}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"memchunk\", \"params\": "
+		 "{\"short_threads\": 0, \"long_threads\": 0}}",
 		 "params.short_threads", "at least 1");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"iterations\": 0}", "iterations", "1..10000");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"warmup\": -1}", "warmup", "0..1000");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"deadline_s\": 1.5}", "deadline_s", "an integer");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"results_file\": \"\"}", "results_file", "a path");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": {}}", "cgroups", "expected an array");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": [{\"weight\": 5}]}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"iterations\": 0}",
+		 "iterations", "1..10000");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"warmup\": -1}",
+		 "warmup", "0..1000");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"deadline_s\": 1.5}",
+		 "deadline_s", "an integer");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"results_file\": "
+		 "\"\"}",
+		 "results_file", "a path");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": {}}",
+		 "cgroups", "expected an array");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": "
+		 "[{\"weight\": 5}]}",
 		 "cgroups[0].path", "\"path\": required");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": [{\"path\": \"/a\", \"weight\": 0}]}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": "
+		 "[{\"path\": \"/a\", \"weight\": 0}]}",
 		 "cgroups[0].weight", "1..10000");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": [{\"path\": \"/a\"}, {\"path\": \"/a\"}]}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": "
+		 "[{\"path\": \"/a\"}, {\"path\": \"/a\"}]}",
 		 "cgroups[1].path", "named twice");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": [{\"path\": \"/a\", \"cpus\": \"0;1\"}]}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": "
+		 "[{\"path\": \"/a\", \"cpus\": \"0;1\"}]}",
 		 "cgroups[0].cpus", "CPU list");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": [{\"path\": \"/a\", \"shares\": 1}]}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"cgroups\": "
+		 "[{\"path\": \"/a\", \"shares\": 1}]}",
 		 "cgroups[0].shares", "unknown field \"shares\"");
-	spec_bad("{\"run_id\": 1, \"workload\": \"fairness-loop\", \"params\": {\"groups\": \"/a:x\"}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"fairness-loop\", \"params\": "
+		 "{\"groups\": \"/a:x\"}}",
 		 "params.groups", "PATH:N[:WEIGHT]");
-	spec_bad("{\"run_id\": 1, \"workload\": \"pipe-pingpong\", \"params\": {\"counters\": \"cycles,bogus\"}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"pipe-pingpong\", \"params\": "
+		 "{\"counters\": \"cycles,bogus\"}}",
 		 "params.counters", "unknown counter \"bogus\"");
-	spec_bad("{\"run_id\": 1, \"workload\": \"perf-stat\", \"params\": {\"command\": \"   \"}}",
+	spec_bad("{\"run_id\": 1, \"workload\": \"perf-stat\", \"params\": "
+		 "{\"command\": \"   \"}}",
 		 "params.command", "a program and its arguments");
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"parent_weight\": 20000}", "parent_weight", "1..10000");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"parent_weight\": "
+		 "20000}",
+		 "parent_weight", "1..10000");
 	/* strict JSON underneath */
-	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"run_id\": 2}", "", "duplicate key");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"run_id\": 2}", "",
+		 "duplicate key");
 	spec_bad("{\"run_id\": NaN}", "", "unexpected character 'N'");
 }
 
@@ -154,7 +193,8 @@ static void test_loop_groups(void **state)
 	struct strbuf err = STRBUF_INIT;
 
 	(void)state;
-	assert_int_equal(parse_loop_groups("/a:5,/b:2:300,/:1", &g, &n, &err), 0);
+	assert_int_equal(parse_loop_groups("/a:5,/b:2:300,/:1", &g, &n, &err),
+			 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(g[0].path, "/a");
 	assert_int_equal(g[0].tasks, 5);
@@ -195,7 +235,8 @@ static void test_cg_detect(void **state)
 		"cgroup /sys/fs/cgroup/cpuacct cgroup rw,relatime,cpuacct 0 0\n"
 		"cgroup /sys/fs/cgroup/cpuset cgroup rw,relatime,cpuset 0 0\n";
 	const char *v1_self = "3:cpuset:/\n2:cpuacct:/x\n1:cpu:/x\n";
-	const char *comount = "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0\n";
+	const char *comount =
+		"cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0\n";
 	const char *comount_self = "4:cpu,cpuacct:/user.slice\n";
 
 	(void)state;
@@ -215,13 +256,15 @@ static void test_cg_detect(void **state)
 	assert_null(s.v1_cpuset);
 	cg_system_release(&s);
 	/* cgroup2 only, at a path whose controllers file is not here: no cpu */
-	cg_detect(&s, "cgroup2 /nonexistent/cg cgroup2 rw 0 0\n", "0::/\n", &err);
+	cg_detect(&s, "cgroup2 /nonexistent/cg cgroup2 rw 0 0\n", "0::/\n",
+		  &err);
 	assert_int_equal(s.mode, CG_V2);
 	assert_int_equal(s.use, 0);
 	assert_string_equal(s.v2_self, "/");
 	cg_system_release(&s);
 	/* hybrid: v1 cpu carries the weights */
-	cg_detect(&s, "cgroup /c cgroup rw,cpu 0 0\ncgroup2 /u cgroup2 rw 0 0\n",
+	cg_detect(&s,
+		  "cgroup /c cgroup rw,cpu 0 0\ncgroup2 /u cgroup2 rw 0 0\n",
 		  "1:cpu:/\n0::/\n", &err);
 	assert_int_equal(s.mode, CG_HYBRID);
 	assert_int_equal(s.use, 1);
@@ -241,7 +284,8 @@ static void test_passwd(void **state)
 {
 	const char *pw = "root:x:0:0:root:/root:/bin/bash\n"
 			 "broken line\n"
-			 "postgres:x:101:104:PostgreSQL administrator,,,:/var/lib/postgresql:/bin/bash\n";
+			 "postgres:x:101:104:PostgreSQL "
+			 "administrator,,,:/var/lib/postgresql:/bin/bash\n";
 	uid_t u;
 	gid_t g;
 	struct strbuf home = STRBUF_INIT;
@@ -272,7 +316,8 @@ static void test_emitter(void **state)
 	em.warmup = 1;
 	emit_result(&em, "m\"x", 1.5, "s", "lower");
 	emit_counter(&em, "stat", "all", "ctxt", 7);
-	emit_counter_unavailable(&em, "schedstat", "all", "schedstat", "absent\n");
+	emit_counter_unavailable(&em, "schedstat", "all", "schedstat",
+				 "absent\n");
 	emit_sample(&em, "share./a", 0.5, 20);
 	emit_sample(&em, "share./b", 0.5, INFINITY); /* non-finite: null */
 	emit_error(&em, "bad", "params.x"); /* flushes the samples first */
@@ -284,7 +329,8 @@ static void test_emitter(void **state)
 	strvec_split(&lines, out.buf, '\n');
 	assert_int_equal(lines.nr, 7); /* six lines and the empty tail */
 	{
-		const char *order[] = {"result", "counter", "counter", "sample", "sample", "error"};
+		const char *order[] = { "result", "counter", "counter",
+					"sample", "sample",  "error" };
 
 		for (size_t i = 0; i < 6; i++) {
 			struct json_value *v;
@@ -292,23 +338,35 @@ static void test_emitter(void **state)
 			int64_t id;
 			int b;
 
-			if (json_parse(lines.v[i], strlen(lines.v[i]), NULL, &v, &err) < 0)
+			if (json_parse(lines.v[i], strlen(lines.v[i]), NULL, &v,
+				       &err) < 0)
 				fail_msg("line %zu not JSON: %s", i, err.buf);
-			assert_string_equal(json_string(json_get(v, "type")), order[i]);
-			assert_int_equal(json_get_i64(v, "run_id", 1, 100, &id, &err), 0);
+			assert_string_equal(json_string(json_get(v, "type")),
+					    order[i]);
+			assert_int_equal(
+				json_get_i64(v, "run_id", 1, 100, &id, &err),
+				0);
 			assert_int_equal(id, 9);
 			if (i == 0) {
-				assert_string_equal(json_string(json_get(v, "metric")), "m\"x");
-				assert_int_equal(json_get_bool(v, "warmup", &b, &err), 0);
+				assert_string_equal(
+					json_string(json_get(v, "metric")),
+					"m\"x");
+				assert_int_equal(
+					json_get_bool(v, "warmup", &b, &err),
+					0);
 				assert_int_equal(b, 1);
 			}
 			if (i == 2) {
-				assert_int_equal(json_get_bool(v, "available", &b, &err), 0);
+				assert_int_equal(
+					json_get_bool(v, "available", &b, &err),
+					0);
 				assert_int_equal(b, 0);
 				assert_null(json_get(v, "value"));
 			}
 			if (i == 4)
-				assert_int_equal(json_type_of(json_get(v, "value")), JSON_NULL);
+				assert_int_equal(
+					json_type_of(json_get(v, "value")),
+					JSON_NULL);
 			json_free(v);
 			strbuf_release(&err);
 		}
@@ -320,7 +378,8 @@ static void test_emitter(void **state)
 /* A bad spec: one error line naming the field, done bad-spec, status 2. */
 static void test_run_bad_spec(void **state)
 {
-	const char *spec = "{\"run_id\": 3, \"workload\": \"chat\", \"iterations\": 99999}";
+	const char *spec = "{\"run_id\": 3, \"workload\": \"chat\", "
+			   "\"iterations\": 99999}";
 	int fds[2];
 	struct strbuf out = STRBUF_INIT;
 
@@ -330,8 +389,13 @@ static void test_run_bad_spec(void **state)
 	close(fds[1]);
 	strbuf_read_fd(&out, fds[0], 1 << 20);
 	close(fds[0]);
-	assert_non_null(strstr(out.buf, "{\"type\":\"error\",\"run_id\":3,\"message\":\"\\\"iterations\\\": expected an integer in 1..10000, got 99999\",\"field\":\"iterations\"}\n"));
-	assert_non_null(strstr(out.buf, "\"type\":\"done\",\"run_id\":3,\"status\":\"bad-spec\""));
+	assert_non_null(strstr(
+		out.buf, "{\"type\":\"error\",\"run_id\":3,\"message\":"
+			 "\"\\\"iterations\\\": expected an integer in "
+			 "1..10000, got 99999\",\"field\":\"iterations\"}\n"));
+	assert_non_null(strstr(
+		out.buf,
+		"\"type\":\"done\",\"run_id\":3,\"status\":\"bad-spec\""));
 	assert_null(strstr(out.buf, "hello"));
 	strbuf_release(&out);
 }

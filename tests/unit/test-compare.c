@@ -36,6 +36,9 @@ static void test_units_and_tau(void **state)
 	assert_true(compare_unit_is_rate("jobs per minute"));
 	assert_true(compare_unit_is_rate("ops"));
 	assert_true(compare_unit_is_rate("M/sec"));
+	assert_true(compare_unit_is_rate("per_thread_ops"));
+	assert_false(compare_unit_is_rate("loops"));
+	assert_false(compare_unit_is_rate("hops"));
 	assert_false(compare_unit_is_rate("s"));
 	assert_false(compare_unit_is_rate("ms"));
 	assert_false(compare_unit_is_rate("instructions"));

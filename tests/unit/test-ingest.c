@@ -15,8 +15,9 @@
 #include "ssh.h"
 #include "strbuf.h"
 
-static const struct ingest_expect ex = {.run_id = 7, .iterations = 3,
-					.warmup = 1};
+static const struct ingest_expect ex = { .run_id = 7,
+					 .iterations = 3,
+					 .warmup = 1 };
 
 /* Check line; return 0/-1 and leave the error in *err. */
 static int check(const char *line, struct agent_line *l, struct strbuf *err)
@@ -31,36 +32,40 @@ static void test_good_lines(void **state)
 	struct agent_line l;
 
 	(void)state;
-	assert_int_equal(check("{\"type\":\"result\",\"run_id\":7,\"iteration\":0,"
-			       "\"warmup\":true,\"metric\":\"ops\",\"value\":1.5e3,"
-			       "\"unit\":\"1/s\",\"direction\":\"higher\"}",
-			       &l, &err),
-			 0);
+	assert_int_equal(
+		check("{\"type\":\"result\",\"run_id\":7,\"iteration\":0,"
+		      "\"warmup\":true,\"metric\":\"ops\",\"value\":1.5e3,"
+		      "\"unit\":\"1/s\",\"direction\":\"higher\"}",
+		      &l, &err),
+		0);
 	assert_int_equal(l.type, AGENT_RESULT);
 	assert_string_equal(l.metric, "ops");
 	assert_true(l.value == 1500.0);
 	assert_int_equal(l.warmup, 1);
 	agent_line_release(&l);
 
-	assert_int_equal(check("{\"type\":\"sample\",\"run_id\":7,\"iteration\":2,"
-			       "\"series\":\"share./a\",\"t\":0.5,\"value\":0.71}",
-			       &l, &err),
-			 0);
+	assert_int_equal(
+		check("{\"type\":\"sample\",\"run_id\":7,\"iteration\":2,"
+		      "\"series\":\"share./a\",\"t\":0.5,\"value\":0.71}",
+		      &l, &err),
+		0);
 	assert_int_equal(l.type, AGENT_SAMPLE);
 	agent_line_release(&l);
 
-	assert_int_equal(check("{\"type\":\"counter\",\"run_id\":7,\"iteration\":1,"
-			       "\"source\":\"schedstat\",\"scope\":\"cpu0\","
-			       "\"name\":\"x\",\"available\":false,\"note\":\"no\"}",
-			       &l, &err),
-			 0);
+	assert_int_equal(
+		check("{\"type\":\"counter\",\"run_id\":7,\"iteration\":1,"
+		      "\"source\":\"schedstat\",\"scope\":\"cpu0\","
+		      "\"name\":\"x\",\"available\":false,\"note\":\"no\"}",
+		      &l, &err),
+		0);
 	assert_int_equal(l.available, 0);
 	agent_line_release(&l);
 
-	assert_int_equal(check("{\"type\":\"done\",\"run_id\":7,\"status\":\"ok\","
-			       "\"elapsed_s\":3.2,\"agent_cpu_s\":0.01}",
-			       &l, &err),
-			 0);
+	assert_int_equal(
+		check("{\"type\":\"done\",\"run_id\":7,\"status\":\"ok\","
+		      "\"elapsed_s\":3.2,\"agent_cpu_s\":0.01}",
+		      &l, &err),
+		0);
 	assert_string_equal(l.status, "ok");
 	agent_line_release(&l);
 	strbuf_release(&err);
@@ -85,36 +90,54 @@ static void test_bad_lines(void **state)
 	expect_bad("[1,2]", "expected a JSON object");
 	expect_bad("{\"run_id\":7}", "\"type\" is missing");
 	expect_bad("{\"type\":\"shout\",\"run_id\":7}", "unknown \"type\"");
-	expect_bad("{\"type\":\"done\",\"run_id\":8,\"status\":\"ok\",\"elapsed_s\":1}",
+	expect_bad("{\"type\":\"done\",\"run_id\":8,\"status\":\"ok\","
+		   "\"elapsed_s\":1}",
 		   "not this run's 7");
-	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,\"warmup\":false,"
-		   "\"metric\":\"m\",\"value\":NaN,\"unit\":\"\",\"direction\":\"none\"}",
+	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,"
+		   "\"warmup\":false,"
+		   "\"metric\":\"m\",\"value\":NaN,\"unit\":\"\",\"direction\":"
+		   "\"none\"}",
 		   "unexpected character");
-	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,\"warmup\":false,"
-		   "\"metric\":\"m\",\"value\":\"1\",\"unit\":\"\",\"direction\":\"none\"}",
+	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,"
+		   "\"warmup\":false,"
+		   "\"metric\":\"m\",\"value\":\"1\",\"unit\":\"\","
+		   "\"direction\":\"none\"}",
 		   "expected a number, got a string");
-	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,\"warmup\":false,"
-		   "\"metric\":\"m\",\"value\":1e999,\"unit\":\"\",\"direction\":\"none\"}",
+	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,"
+		   "\"warmup\":false,"
+		   "\"metric\":\"m\",\"value\":1e999,\"unit\":\"\","
+		   "\"direction\":\"none\"}",
 		   "");
-	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":4,\"warmup\":false,"
-		   "\"metric\":\"m\",\"value\":1,\"unit\":\"\",\"direction\":\"none\"}",
+	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":4,"
+		   "\"warmup\":false,"
+		   "\"metric\":\"m\",\"value\":1,\"unit\":\"\",\"direction\":"
+		   "\"none\"}",
 		   "\"iteration\": expected an integer in 0..3");
-	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,\"warmup\":true,"
-		   "\"metric\":\"m\",\"value\":1,\"unit\":\"\",\"direction\":\"none\"}",
+	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,"
+		   "\"warmup\":true,"
+		   "\"metric\":\"m\",\"value\":1,\"unit\":\"\",\"direction\":"
+		   "\"none\"}",
 		   "is not a warm-up iteration");
-	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,\"warmup\":false,"
-		   "\"metric\":\"a\\u0001b\",\"value\":1,\"unit\":\"\",\"direction\":\"none\"}",
+	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,"
+		   "\"warmup\":false,"
+		   "\"metric\":\"a\\u0001b\",\"value\":1,\"unit\":\"\","
+		   "\"direction\":\"none\"}",
 		   "control character");
-	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,\"warmup\":false,"
-		   "\"metric\":\"m\",\"value\":1,\"unit\":\"\",\"direction\":\"up\"}",
+	expect_bad("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,"
+		   "\"warmup\":false,"
+		   "\"metric\":\"m\",\"value\":1,\"unit\":\"\",\"direction\":"
+		   "\"up\"}",
 		   "expected higher, lower or none");
-	expect_bad("{\"type\":\"sample\",\"run_id\":7,\"iteration\":1,\"series\":\"s\","
+	expect_bad("{\"type\":\"sample\",\"run_id\":7,\"iteration\":1,"
+		   "\"series\":\"s\","
 		   "\"t\":-1,\"value\":1}",
 		   "\"t\": -1 is out of range");
-	expect_bad("{\"type\":\"counter\",\"run_id\":7,\"iteration\":1,\"source\":\"x\","
+	expect_bad("{\"type\":\"counter\",\"run_id\":7,\"iteration\":1,"
+		   "\"source\":\"x\","
 		   "\"name\":\"n\",\"value\":1}",
 		   "\"source\": expected");
-	expect_bad("{\"type\":\"done\",\"run_id\":7,\"status\":\"great\",\"elapsed_s\":1}",
+	expect_bad("{\"type\":\"done\",\"run_id\":7,\"status\":\"great\","
+		   "\"elapsed_s\":1}",
 		   "\"status\": expected");
 }
 
@@ -128,7 +151,8 @@ static void test_oversized(void **state)
 	for (int i = 0; i < 70000; i++)
 		strbuf_addch(&line, 'x');
 	strbuf_addstr(&line, "\"}");
-	assert_int_equal(ingest_check_line(line.buf, line.len, &ex, &l, &err), -1);
+	assert_int_equal(ingest_check_line(line.buf, line.len, &ex, &l, &err),
+			 -1);
 	assert_non_null(strstr(err.buf, "over the 65536-byte limit"));
 	/* The quote is cut: the error stays short. */
 	assert_true(err.len < 600);
@@ -149,16 +173,21 @@ static void test_quote_binary(void **state)
 static void test_check_all(void **state)
 {
 	static const char text[] =
-		"{\"type\":\"hello\",\"run_id\":7,\"agent_version\":\"0.2\",\"info\":{\"cpus\":{\"online\":2}}}\n"
-		"{\"type\":\"result\",\"run_id\":7,\"iteration\":0,\"warmup\":true,\"metric\":\"m\",\"value\":1,\"unit\":\"\",\"direction\":\"none\"}\n"
+		"{\"type\":\"hello\",\"run_id\":7,\"agent_version\":\"0.2\","
+		"\"info\":{\"cpus\":{\"online\":2}}}\n"
+		"{\"type\":\"result\",\"run_id\":7,\"iteration\":0,\"warmup\":"
+		"true,\"metric\":\"m\",\"value\":1,\"unit\":\"\",\"direction\":"
+		"\"none\"}\n"
 		"\n"
 		"{\"type\":\"error\",\"run_id\":7,\"message\":\"oops\"}\n"
-		"{\"type\":\"done\",\"run_id\":7,\"status\":\"failed\",\"elapsed_s\":1}";
+		"{\"type\":\"done\",\"run_id\":7,\"status\":\"failed\","
+		"\"elapsed_s\":1}";
 	struct strbuf err = STRBUF_INIT, more = STRBUF_INIT;
 	struct ingest_summary sum;
 
 	(void)state;
-	assert_int_equal(ingest_check_all(text, strlen(text), &ex, &sum, &err), 0);
+	assert_int_equal(ingest_check_all(text, strlen(text), &ex, &sum, &err),
+			 0);
 	assert_int_equal(sum.lines, 4);
 	assert_int_equal(sum.results, 1);
 	assert_int_equal(sum.done, 1);
@@ -168,8 +197,11 @@ static void test_check_all(void **state)
 
 	/* Nothing may follow done. */
 	strbuf_addstr(&more, text);
-	strbuf_addstr(&more, "\n{\"type\":\"error\",\"run_id\":7,\"message\":\"late\"}\n");
-	assert_int_equal(ingest_check_all(more.buf, more.len, &ex, &sum, &err), -1);
+	strbuf_addstr(
+		&more,
+		"\n{\"type\":\"error\",\"run_id\":7,\"message\":\"late\"}\n");
+	assert_int_equal(ingest_check_all(more.buf, more.len, &ex, &sum, &err),
+			 -1);
 	assert_non_null(strstr(err.buf, "a line after \"done\""));
 	ingest_summary_release(&sum);
 	strbuf_release(&err);
@@ -178,8 +210,9 @@ static void test_check_all(void **state)
 
 static void test_patch_check(void **state)
 {
-	static const char good[] = "From x\n---\n a | 2 +-\n\ndiff --git a/a b/a\n"
-				   "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n";
+	static const char good[] =
+		"From x\n---\n a | 2 +-\n\ndiff --git a/a b/a\n"
+		"--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n";
 	struct strbuf err = STRBUF_INIT;
 
 	(void)state;
@@ -187,7 +220,8 @@ static void test_patch_check(void **state)
 	assert_int_equal(queue_check_patch("t", "hello\n", 6, &err), -1);
 	assert_non_null(strstr(err.buf, "t is not a patch"));
 	strbuf_reset(&err);
-	assert_int_equal(queue_check_patch("n", "--- a\n+++ b\n@@ \0", 16, &err), -1);
+	assert_int_equal(
+		queue_check_patch("n", "--- a\n+++ b\n@@ \0", 16, &err), -1);
 	assert_non_null(strstr(err.buf, "NUL"));
 	strbuf_release(&err);
 }

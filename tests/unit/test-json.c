@@ -75,7 +75,8 @@ static void test_scalars(void **state)
 	assert_null(json_string(v));
 	json_free(v);
 	v = ok("\"a\\\"b\\\\c\\/d\\n\\t\\u00e9\\ud83d\\ude00\"");
-	assert_string_equal(json_string(v), "a\"b\\c/d\n\t\xc3\xa9\xf0\x9f\x98\x80");
+	assert_string_equal(json_string(v),
+			    "a\"b\\c/d\n\t\xc3\xa9\xf0\x9f\x98\x80");
 	json_free(v);
 	v = ok("\"h\xc3\xa9llo\"");
 	assert_int_equal(json_string_len(v), 6);
@@ -98,8 +99,9 @@ static void test_containers(void **state)
 	assert_int_equal(json_number(json_at(json_get(v, "a"), 1), &d), 0);
 	assert_true(d == 2);
 	assert_null(json_at(json_get(v, "a"), 3));
-	assert_int_equal(json_type_of(json_get(json_at(json_get(v, "a"), 2), "b")),
-			 JSON_NULL);
+	assert_int_equal(
+		json_type_of(json_get(json_at(json_get(v, "a"), 2), "b")),
+		JSON_NULL);
 	assert_non_null(json_get(json_at(json_get(v, "a"), 2), "b"));
 	assert_string_equal(json_string(json_value_at(v, 1)), "x");
 	assert_null(json_get(v, "zz"));
@@ -141,10 +143,10 @@ static void test_refusals(void **state)
 	bad("\"\\udc00\"", "lone low surrogate");
 	bad("\"\\u0000\"", "\\u0000");
 	bad("\"\xff\"", "invalid UTF-8");
-	bad("\"\xc0\xaf\"", "invalid UTF-8");          /* overlong '/' */
-	bad("\"\xed\xa0\x80\"", "invalid UTF-8");      /* encoded surrogate */
-	bad("\"\xf4\x90\x80\x80\"", "invalid UTF-8");  /* past U+10FFFF */
-	bad("\"\xe2\x82\"", "invalid UTF-8");          /* truncated */
+	bad("\"\xc0\xaf\"", "invalid UTF-8"); /* overlong '/' */
+	bad("\"\xed\xa0\x80\"", "invalid UTF-8"); /* encoded surrogate */
+	bad("\"\xf4\x90\x80\x80\"", "invalid UTF-8"); /* past U+10FFFF */
+	bad("\"\xe2\x82\"", "invalid UTF-8"); /* truncated */
 	bad("tru", "unexpected character 't'");
 	bad("[1\n,\n x]", "line 3 column 2");
 	/* An embedded NUL byte in the range is not whitespace. */
@@ -153,7 +155,9 @@ static void test_refusals(void **state)
 
 static void test_limits(void **state)
 {
-	struct json_limits lim = {.max_depth = 3, .max_string = 4, .max_items = 5};
+	struct json_limits lim = { .max_depth = 3,
+				   .max_string = 4,
+				   .max_items = 5 };
 	struct json_value *v;
 	struct strbuf deep = STRBUF_INIT;
 
@@ -196,21 +200,25 @@ static void test_getters(void **state)
 	assert_int_equal(json_get_i64(v, "missing", 1, 10, &i, &err), -ENOENT);
 	assert_int_equal(err.len, 0);
 	assert_int_equal(json_get_i64(v, "n", 8, 10, &i, &err), -EINVAL);
-	assert_string_equal(err.buf, "\"n\": expected an integer in 8..10, got 7");
+	assert_string_equal(err.buf,
+			    "\"n\": expected an integer in 8..10, got 7");
 	strbuf_reset(&err);
 	assert_int_equal(json_get_i64(v, "f", 0, 10, &i, &err), -EINVAL);
-	assert_string_equal(err.buf, "\"f\": expected an integer in 0..10, got 2.5");
+	assert_string_equal(err.buf,
+			    "\"f\": expected an integer in 0..10, got 2.5");
 	strbuf_reset(&err);
 	/* 1e3 is a number but not written as an integer. */
 	assert_int_equal(json_get_i64(v, "big", 0, 10000, &i, &err), -EINVAL);
 	strbuf_reset(&err);
 	assert_int_equal(json_get_i64(v, "s", 0, 10, &i, &err), -EINVAL);
-	assert_string_equal(err.buf, "\"s\": expected an integer in 0..10, got \"hi\"");
+	assert_string_equal(err.buf,
+			    "\"s\": expected an integer in 0..10, got \"hi\"");
 	strbuf_reset(&err);
 	assert_int_equal(json_get_double(v, "f", 0, 3, &d, &err), 0);
 	assert_true(d == 2.5);
 	assert_int_equal(json_get_double(v, "neg", 0, 3, &d, &err), -EINVAL);
-	assert_string_equal(err.buf, "\"neg\": expected a number in 0..3, got -3");
+	assert_string_equal(err.buf,
+			    "\"neg\": expected a number in 0..3, got -3");
 	strbuf_reset(&err);
 	assert_int_equal(json_get_string(v, "s", 0, &s, &err), 0);
 	assert_string_equal(s, "hi");
@@ -223,7 +231,8 @@ static void test_getters(void **state)
 	assert_int_equal(json_get_bool(v, "b", &b, &err), 0);
 	assert_int_equal(b, 1);
 	assert_int_equal(json_get_bool(v, "s", &b, &err), -EINVAL);
-	assert_string_equal(err.buf, "\"s\": expected true or false, got \"hi\"");
+	assert_string_equal(err.buf,
+			    "\"s\": expected true or false, got \"hi\"");
 	strbuf_release(&err);
 	json_free(v);
 	/* NULL and wrong types are safe everywhere. */
@@ -238,7 +247,7 @@ static void test_round_trip(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *nasty = "tab\there \"q\" back\\slash \x01 \xc3\xa9";
-	double vals[] = {0.1, 1e-300, 123456789.125, -2.5e17, 42};
+	double vals[] = { 0.1, 1e-300, 123456789.125, -2.5e17, 42 };
 	struct json_value *v;
 	double d;
 
