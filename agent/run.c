@@ -496,6 +496,53 @@ static void snap_emit(struct agent_ctx *ctx, const struct snap *a,
 		}
 }
 
+#define SCHEDSTATS_SYSCTL "/proc/sys/kernel/sched_schedstats"
+
+/*
+ * The load-balancer counters of /proc/schedstat only grow while
+ * kernel.sched_schedstats is 1.  Turn it on for the run when it is off;
+ * return 1 when the caller must turn it off again afterwards.
+ * When it cannot be turned on, *note says why the domain counters are
+ * flat.
+ */
+static int schedstats_on(struct strbuf *note)
+{
+	struct strbuf v = STRBUF_INIT;
+	int fd, changed = 0;
+
+	if (strbuf_read_file(&v, SCHEDSTATS_SYSCTL, 64) < 0)
+		goto out; /* no sysctl: nothing to switch */
+	strbuf_trim(&v);
+	if (strcmp(v.buf, "0"))
+		goto out;
+	fd = open(SCHEDSTATS_SYSCTL, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0 && write(fd, "1", 1) == 1)
+		changed = 1;
+	else
+		strbuf_addf(
+			note,
+			"kernel.sched_schedstats is 0 and cannot be set (%s): "
+			"the load-balancer (domain) counters do not grow",
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+out:
+	strbuf_release(&v);
+	return changed;
+}
+
+static void schedstats_off(void)
+{
+	int fd = open(SCHEDSTATS_SYSCTL, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, "0", 1) != 1) {
+			/* nothing more to do: it stays on */
+		}
+		close(fd);
+	}
+}
+
 static int read_proc_text(const char *path, struct strbuf *out)
 {
 	return strbuf_read_file(out, path, 1 << 20);
@@ -513,7 +560,8 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	const struct wl_ops *ops;
 	const char *status = "ok";
 	int64_t t0 = mono_ms();
-	int rc = 0, setup_done = 0, cg_inited = 0;
+	int rc = 0, setup_done = 0, cg_inited = 0, schedstats_changed = 0;
+	struct strbuf ss_note = STRBUF_INIT;
 
 	run_spec_init(&spec);
 	memset(&cgsys, 0, sizeof(cgsys));
@@ -583,6 +631,10 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 		goto finish;
 	}
 	setup_done = 1;
+	schedstats_changed = schedstats_on(&ss_note);
+	if (ss_note.len)
+		emit_counter_unavailable(&em, "schedstat", "all", "domain",
+					 ss_note.buf);
 	for (int it = 0; it < spec.warmup + spec.iterations && !agent_stop;
 	     it++) {
 		struct snap before, after;
@@ -614,6 +666,8 @@ finish:
 		status =
 			agent_stop == STOP_DEADLINE ? "timeout" : "interrupted";
 	agent_kill_all();
+	if (schedstats_changed)
+		schedstats_off();
 	if (setup_done && ops->teardown)
 		ops->teardown(&ctx);
 	else if (!setup_done && ops->teardown && ctx.wl_state)
@@ -637,5 +691,6 @@ out:
 	strbuf_release(&field);
 	strbuf_release(&err);
 	strbuf_release(&note);
+	strbuf_release(&ss_note);
 	return rc;
 }

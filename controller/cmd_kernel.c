@@ -28,11 +28,13 @@ const char cmd_kernel_usage[] =
 	"       schedfarm kernel build --base SRC [--ref REF] [--config SPEC]\n"
 	"                              [--patch FILE]... [--name NAME] [-j N]\n"
 	"                              [--cache DIR]\n"
+	"       schedfarm kernel build --job ID [-j N] [--cache DIR]\n"
 	"       schedfarm kernel add NAME --image PATH --release REL\n"
 	"                            [--vmlinux PATH] [--initrd PATH]\n"
 	"       schedfarm kernel rm NAME|ID\n"
 	"       schedfarm kernel boot NAME|ID --host HOST [--append ARGS]\n"
 	"                            [--run CMD] [--keep] [--timeout DUR]\n"
+	"       schedfarm kernel orphans [--uri URI]\n"
 	"\n"
 	"  list    kernels with their state, release, vmlinux text/data/bss\n"
 	"  show    one kernel; --log prints its build log\n"
@@ -46,12 +48,16 @@ const char cmd_kernel_usage[] =
 	"          --cache (default $SCHEDFARM_KERNEL_CACHE, else HOME/kernels):\n"
 	"          the same kernel is never built twice (\"cache hit\").\n"
 	"          A patch that does not apply fails with its rejected hunks.\n"
+	"          With --job, build the kernel of queued job ID (its base, its\n"
+	"          patch series, its config spec) as the job's build phase does.\n"
 	"  add     register a kernel built elsewhere (e.g. Debian's), with an\n"
 	"          uncompressed --vmlinux for fast direct boot under TCG\n"
 	"  rm      forget a kernel (its cached build stays on disk)\n"
 	"  boot    boot the kernel on HOST (libvirt or ipmi), wait for Linux,\n"
 	"          the agent's beacon, SSH and uname -r; print the times;\n"
 	"          run CMD over SSH if given; power off unless --keep\n"
+	"  orphans destroy libvirt domains named farm-* that no controller\n"
+	"          owns any more (after a crash; serve does it at start)\n"
 	"\n"
 	"Examples:\n"
 	"  schedfarm kernel build --base /usr/src/linux-source-6.1.tar.xz \\\n"
@@ -226,6 +232,36 @@ static void print_progress(void *ctx, const char *line, int steps, int expected)
 	}
 }
 
+/* The job path's build phase, for one job: see build_kernel_for_job(). */
+static int kernel_build_job(int64_t job, int jobs, const char *cache_opt)
+{
+	_cleanup_free_ char *cache = cache_opt ? xstrdup(cache_opt) : NULL;
+	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
+	struct progress_state ps = {0, 0, 0};
+	struct db_config cfg;
+	struct db *db = cli_open_db_cfg(&cfg);
+	int64_t kid = 0;
+	int r;
+
+	if (!cache)
+		cache = kernel_cache_dir(cfg.home ? cfg.home
+						  : "/var/tmp/schedfarm-kernel-cache");
+	r = build_kernel_for_job(db, job, cache, jobs, print_progress, &ps, &kid,
+				 &log, &err);
+	if (r < 0) {
+		fputs(log.buf, stderr);
+		fatal("build of job %" PRId64 " failed: %s", job, err.buf);
+	}
+	/* The first lines say whether it was built or found. */
+	fputs(log.buf, stdout);
+	printf("job %" PRId64 ": kernel %" PRId64 " ready\n", job, kid);
+	db_close(db);
+	db_config_release(&cfg);
+	strbuf_release(&err);
+	strbuf_release(&log);
+	return 0;
+}
+
 static int kernel_build_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -236,6 +272,7 @@ static int kernel_build_cmd(int argc, char **argv)
 		{"name", required_argument, NULL, 'n'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"cache", required_argument, NULL, 'C'},
+		{"job", required_argument, NULL, 'J'},
 		{NULL, 0, NULL, 0}};
 	struct kernel_build_spec spec;
 	struct kernel_build_result res;
@@ -249,7 +286,7 @@ static int kernel_build_cmd(int argc, char **argv)
 		   *e, *n = NULL;
 	struct db_args a = DB_ARGS_INIT;
 	struct db *db;
-	int64_t kid;
+	int64_t kid, job = 0;
 	int opt, r;
 
 	kernel_build_spec_init(&spec);
@@ -278,9 +315,18 @@ static int kernel_build_cmd(int argc, char **argv)
 		case 'C':
 			cache = xstrdup(optarg);
 			break;
+		case 'J':
+			if (parse_i64(optarg, 1, INT64_MAX, &job, &e) < 0)
+				die_usage("--job %s %s", optarg, e);
+			break;
 		default:
 			die_usage("see 'schedfarm kernel --help'");
 		}
+	}
+	if (job) {
+		if (optind != argc || spec.base || spec.patches.nr || n)
+			die_usage("kernel build --job ID takes no base, patch or name");
+		return kernel_build_job(job, spec.jobs, cache);
 	}
 	if (optind != argc || !spec.base)
 		die_usage("kernel build needs --base SRC and no other arguments");
@@ -557,6 +603,28 @@ out:
 	return rc;
 }
 
+static int kernel_orphans(int argc, char **argv)
+{
+	static const struct option opts[] = {{"uri", required_argument, NULL, 'u'},
+					     {NULL, 0, NULL, 0}};
+	struct strbuf err = STRBUF_INIT;
+	const char *uri = NULL;
+	int opt, n = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'u')
+			die_usage("kernel orphans [--uri URI]");
+		uri = optarg;
+	}
+	if (optind != argc)
+		die_usage("kernel orphans takes no arguments");
+	if (boot_destroy_orphans(uri, &n, &err) < 0)
+		fatal("%s", err.buf);
+	printf("%d orphaned domain%s destroyed\n", n, n == 1 ? "" : "s");
+	strbuf_release(&err);
+	return 0;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
 	const char *sub;
@@ -578,6 +646,9 @@ int cmd_kernel(int argc, char **argv)
 		return kernel_rm(argc, argv);
 	if (!strcmp(sub, "boot"))
 		return kernel_boot(argc, argv);
-	die_usage("no kernel subcommand '%s'; try list, show, build, add, rm, boot",
+	if (!strcmp(sub, "orphans"))
+		return kernel_orphans(argc, argv);
+	die_usage("no kernel subcommand '%s'; try list, show, build, add, rm, "
+		  "boot, orphans",
 		  sub);
 }

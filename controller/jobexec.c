@@ -97,7 +97,7 @@ static void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
 }
 
 /* Renew the lease when a third of it has passed; -1 once it is lost. */
-static int beat(struct job_ctx *jc)
+int job_beat(struct job_ctx *jc)
 {
 	struct strbuf err = STRBUF_INIT;
 	int64_t now = mono_ms();
@@ -427,7 +427,7 @@ static int on_tick(void *ctx)
 {
 	struct line_ctx *lc = ctx;
 
-	return beat(lc->jc);
+	return job_beat(lc->jc);
 }
 
 static void on_note(void *ctx, const char *msg)
@@ -743,7 +743,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		for (size_t k = 0; k < jc.plan->nr_runs; k++) {
 			size_t i = (size_t)b * jc.plan->nr_runs + k;
 
-			if (beat(&jc) < 0)
+			if (job_beat(&jc) < 0)
 				break;
 			progress(&jc, &rr[i], i, n, t0, NULL);
 			run_one(&jc, runner, &rr[i]);
@@ -812,7 +812,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	nfailed = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i % 16 == 0)
-			beat(&jc);
+			job_beat(&jc);
 		ingest_one(&jc, &rr[i], &log);
 		if (rr[i].error)
 			nfailed++;

@@ -93,6 +93,15 @@ struct job_kind_ops {
 };
 
 /*
+ * Renew the job's lease when due (cheap to call often).  Build and boot
+ * hooks that take longer than a few seconds must call it at least every
+ * few seconds, or the lease expires and the job goes to another
+ * controller.  Return 0, or -1 when the job must stop (cancelled, lease
+ * lost, controller stopping).
+ */
+int job_beat(struct job_ctx *jc);
+
+/*
  * Set (from a signal handler) to make a running job stop at its next
  * tick: the agent is stopped and the job goes back to the queue.
  */

@@ -52,12 +52,12 @@
 #define OBS_RUNS_SQL "50"
 
 #define S(x) ((x) ? (x) : "")
-/* Timestamps are shown in UTC, to the second. */
-#define TS(col) "to_char((" col ") AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')"
-/* jsonb params as key=value;key=value (the import format), keys sorted. */
-#define PARAMS_TXT(col)                                                       \
-	"coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY "  \
-	"e.key) FROM jsonb_each_text(" col ") e), '')"
+/*
+ * SQL helpers of schema/003_report.sql: report_ts() shows a timestamp in
+ * UTC to the second, report_params() jsonb params as key=value;key=value
+ * (the import format), report_params_key() the same with numbers padded
+ * so they sort as numbers (threads=2 before threads=16).
+ */
 
 struct digest {
 	char *page;
@@ -340,7 +340,7 @@ static int digest_cmp(const void *a, const void *b)
 static int page_stale(struct report *r, const char *name, const char *fp,
 		      char **ret_digest)
 {
-	struct digest key = {.page = (char *)name}, *d;
+	struct digest key = { .page = (char *)name }, *d;
 	char *dg = make_digest(r, fp);
 	struct strbuf path = STRBUF_INIT;
 	int stale;
@@ -367,8 +367,8 @@ static int record_digests(struct report *r)
 	while (i < r->rec_pages.nr) {
 		struct strbuf pages = STRBUF_INIT, digests = STRBUF_INIT;
 		struct db_args a = DB_ARGS_INIT;
-		size_t end = i + 2000 < r->rec_pages.nr ? i + 2000
-							 : r->rec_pages.nr;
+		size_t end =
+			i + 2000 < r->rec_pages.nr ? i + 2000 : r->rec_pages.nr;
 		int rc;
 
 		/* Names and digests are ours ([a-z0-9.-]); quoted anyway. */
@@ -429,9 +429,9 @@ static int load_digests(struct report *r)
 /* ---------------------------------------------------------------- tables */
 
 struct col {
-	const char *key;   /* CSV header and JSON key */
+	const char *key; /* CSV header and JSON key */
 	const char *label; /* HTML header */
-	int num;           /* right-aligned number */
+	int num; /* right-aligned number */
 };
 
 /*
@@ -459,8 +459,9 @@ static void rtab_begin(struct rtab *t, struct page *pg, const char *name,
 	strbuf_init(&t->html, 1024);
 	strbuf_init(&t->csv, 1024);
 	strbuf_init(&t->json, 1024);
-	strbuf_addf(&t->html, "<div class=\"table-wrap\"><table id=\"t-%s\" "
-			      "class=\"data\">",
+	strbuf_addf(&t->html,
+		    "<div class=\"table-wrap\"><table id=\"t-%s\" "
+		    "class=\"data\">",
 		    name);
 	if (caption) {
 		strbuf_addstr(&t->html, "<caption>");
@@ -592,9 +593,10 @@ static void rtab_end(struct rtab *t, const char *empty)
 	}
 	strbuf_addstr(&t->html, "</tbody></table></div>");
 	strbuf_addstr(&t->json, t->rows ? "\n]\n" : "]\n");
-	strbuf_addf(&t->html, "<p class=\"data-links\">Data: <a "
-			      "href=\"%s-%s.csv\">CSV</a> \xc2\xb7 <a "
-			      "href=\"%s-%s.json\">JSON</a></p>",
+	strbuf_addf(&t->html,
+		    "<p class=\"data-links\">Data: <a "
+		    "href=\"%s-%s.csv\">CSV</a> \xc2\xb7 <a "
+		    "href=\"%s-%s.json\">JSON</a></p>",
 		    pg->stem, t->name, pg->stem, t->name);
 	strbuf_addbuf(&pg->body, &t->html);
 	strbuf_addf(&fname, "%s-%s.csv", pg->stem, t->name);
@@ -667,9 +669,10 @@ static void add_log(struct page *pg, const char *suffix, const char *what,
 		from = len - LOG_INLINE_MAX;
 		while (from < len && ((unsigned char)text[from] & 0xc0) == 0x80)
 			from++;
-		strbuf_addf(&pg->body, "<p class=\"note\">The last %zu bytes "
-				       "of %zu; all of it is in <a "
-				       "href=\"%s\">%s</a>.</p>",
+		strbuf_addf(&pg->body,
+			    "<p class=\"note\">The last %zu bytes "
+			    "of %zu; all of it is in <a "
+			    "href=\"%s\">%s</a>.</p>",
 			    len - from, len, fname.buf, fname.buf);
 		strbuf_addstr(&f, text);
 		page_add_file(pg, fname.buf, &f);
@@ -696,38 +699,38 @@ static int q(struct report *r, struct db_result **ret, const char *sql,
 static const struct {
 	const char *name, *desc;
 } counter_desc[] = {
-	{"yld_count", "sched_yield() calls"},
-	{"sched_count", "schedule() calls"},
-	{"sched_goidle", "schedule() left the CPU idle"},
-	{"ttwu_count", "try_to_wake_up() calls"},
-	{"ttwu_local", "wakeups on the local CPU"},
-	{"rq_cpu_time", "time tasks ran on this CPU (ns)"},
-	{"run_delay", "time tasks waited to run (ns): latency"},
-	{"pcount", "timeslices run"},
-	{"lb_count", "load_balance() calls"},
-	{"lb_balanced", "found the domain already balanced"},
-	{"lb_failed", "failed to move any task"},
-	{"lb_imbalance", "imbalance found (sum)"},
-	{"lb_imbalance_load", "load imbalance found (sum)"},
-	{"lb_imbalance_util", "utilisation imbalance found (sum)"},
-	{"lb_imbalance_task", "task-count imbalance found (sum)"},
-	{"lb_imbalance_misfit", "misfit imbalance found (sum)"},
-	{"lb_gained", "tasks pulled: migrations"},
-	{"lb_hot_gained", "cache-hot tasks pulled anyway"},
-	{"lb_nobusyq", "no busier runqueue found"},
-	{"lb_nobusyg", "no busier group found"},
-	{"alb_count", "active load balance attempts"},
-	{"alb_failed", "active load balance failed"},
-	{"alb_pushed", "tasks pushed by active balance"},
-	{"sbe_count", "exec balancing: calls"},
-	{"sbe_balanced", "exec balancing: already balanced"},
-	{"sbe_pushed", "exec balancing: tasks moved"},
-	{"sbf_count", "fork balancing: calls"},
-	{"sbf_balanced", "fork balancing: already balanced"},
-	{"sbf_pushed", "fork balancing: tasks moved"},
-	{"ttwu_wake_remote", "wakeups of tasks last on another CPU"},
-	{"ttwu_move_affine", "wakeups moved to the waking CPU (affine)"},
-	{"ttwu_move_balance", "wakeups moved by balancing"},
+	{ "yld_count", "sched_yield() calls" },
+	{ "sched_count", "schedule() calls" },
+	{ "sched_goidle", "schedule() left the CPU idle" },
+	{ "ttwu_count", "try_to_wake_up() calls" },
+	{ "ttwu_local", "wakeups on the local CPU" },
+	{ "rq_cpu_time", "time tasks ran on this CPU (ns)" },
+	{ "run_delay", "time tasks waited to run (ns): latency" },
+	{ "pcount", "timeslices run" },
+	{ "lb_count", "load_balance() calls" },
+	{ "lb_balanced", "found the domain already balanced" },
+	{ "lb_failed", "failed to move any task" },
+	{ "lb_imbalance", "imbalance found (sum)" },
+	{ "lb_imbalance_load", "load imbalance found (sum)" },
+	{ "lb_imbalance_util", "utilisation imbalance found (sum)" },
+	{ "lb_imbalance_task", "task-count imbalance found (sum)" },
+	{ "lb_imbalance_misfit", "misfit imbalance found (sum)" },
+	{ "lb_gained", "tasks pulled: migrations" },
+	{ "lb_hot_gained", "cache-hot tasks pulled anyway" },
+	{ "lb_nobusyq", "no busier runqueue found" },
+	{ "lb_nobusyg", "no busier group found" },
+	{ "alb_count", "active load balance attempts" },
+	{ "alb_failed", "active load balance failed" },
+	{ "alb_pushed", "tasks pushed by active balance" },
+	{ "sbe_count", "exec balancing: calls" },
+	{ "sbe_balanced", "exec balancing: already balanced" },
+	{ "sbe_pushed", "exec balancing: tasks moved" },
+	{ "sbf_count", "fork balancing: calls" },
+	{ "sbf_balanced", "fork balancing: already balanced" },
+	{ "sbf_pushed", "fork balancing: tasks moved" },
+	{ "ttwu_wake_remote", "wakeups of tasks last on another CPU" },
+	{ "ttwu_move_affine", "wakeups moved to the waking CPU (affine)" },
+	{ "ttwu_move_balance", "wakeups moved by balancing" },
 };
 
 static const char *describe_counter(const char *name)
@@ -819,7 +822,8 @@ static void cm_html(struct strbuf *b, const struct cmatrix *m)
 		strbuf_addstr(b, "</td>");
 		for (int c = 0; c < m->ncpus; c++) {
 			strbuf_addstr(b, "<td class=\"num\">");
-			fmt_value(b, m->cells[i * MAX_COUNTER_CPUS + (size_t)c]);
+			fmt_value(b,
+				  m->cells[i * MAX_COUNTER_CPUS + (size_t)c]);
 			strbuf_addstr(b, "</td>");
 		}
 		strbuf_addstr(b, "<td class=\"num\">");
@@ -830,9 +834,10 @@ static void cm_html(struct strbuf *b, const struct cmatrix *m)
 	}
 	strbuf_addstr(b, "</tbody></table></div>");
 	if (m->more_cpus)
-		strbuf_addf(b, "<p class=\"note\">Columns for the first %d "
-			       "CPUs; \"all CPUs\" and the CSV cover every "
-			       "CPU.</p>",
+		strbuf_addf(b,
+			    "<p class=\"note\">Columns for the first %d "
+			    "CPUs; \"all CPUs\" and the CSV cover every "
+			    "CPU.</p>",
 			    MAX_COUNTER_CPUS);
 }
 
@@ -873,10 +878,13 @@ static void render_counters(struct page *pg, const struct db_result *res,
 	struct strbuf *b = &pg->body, type = STRBUF_INIT, key = STRBUF_INIT;
 	struct rtab t;
 	static const struct col cols[] = {
-		{"iteration", "iteration", 1}, {"source", "source", 0},
-		{"scope", "scope", 0},         {"name", "counter", 0},
-		{"value", "value", 1},         {"available", "available", 0},
-		{"note", "note", 0},
+		{ "iteration", "iteration", 1 },
+		{ "source", "source", 0 },
+		{ "scope", "scope", 0 },
+		{ "name", "counter", 0 },
+		{ "value", "value", 1 },
+		{ "available", "available", 0 },
+		{ "note", "note", 0 },
 	};
 	int shown_iters = 0, last_iter = -1, nother = 0;
 
@@ -894,8 +902,9 @@ static void render_counters(struct page *pg, const struct db_result *res,
 		while (j < to && id64(db_get(res, j, 1)) == iter)
 			j++;
 		if (shown_iters == MAX_COUNTER_ITERATIONS) {
-			strbuf_addf(b, "<p class=\"note\">Iterations after %d "
-				       "are in the CSV and JSON below.</p>",
+			strbuf_addf(b,
+				    "<p class=\"note\">Iterations after %d "
+				    "are in the CSV and JSON below.</p>",
 				    last_iter);
 			break;
 		}
@@ -997,7 +1006,8 @@ static void render_counters(struct page *pg, const struct db_result *res,
 			 "</summary>");
 	{
 		/* rtab_end appends to the body: open details first. */
-		rtab_begin(&t, pg, "counters", NULL, cols, (int)ARRAY_SIZE(cols));
+		rtab_begin(&t, pg, "counters", NULL, cols,
+			   (int)ARRAY_SIZE(cols));
 		for (int k = from; k < to; k++) {
 			int avail = !strcmp(S(db_get(res, k, 6)), "t");
 
@@ -1022,17 +1032,50 @@ static void render_counters(struct page *pg, const struct db_result *res,
 
 /* Columns of the run detail statement below. */
 enum {
-	RC_ID, RC_STATUS, RC_WORKLOAD, RC_PARAMS, RC_BOOT, RC_SEQ, RC_JOB,
-	RC_PATCH, RC_PATCH_NAME, RC_PLAN, RC_PLAN_NAME, RC_HOST, RC_HOST_NAME,
-	RC_HOST_KIND, RC_SOCKETS, RC_CORES, RC_THREADS, RC_NUMA, RC_CPUS,
-	RC_MEM, RC_KERNEL, RC_KNAME, RC_KBASE, RC_KRELEASE, RC_KSTATE,
-	RC_KTEXT, RC_KDATA, RC_KBSS, RC_KSECONDS, RC_KHASLOG, RC_IMPORTED,
-	RC_SOURCE, RC_AGENT, RC_CONSOLE, RC_RAW, RC_ERROR, RC_CREATED,
-	RC_STARTED, RC_FINISHED, RC_INGESTED,
+	RC_ID,
+	RC_STATUS,
+	RC_WORKLOAD,
+	RC_PARAMS,
+	RC_BOOT,
+	RC_SEQ,
+	RC_JOB,
+	RC_PATCH,
+	RC_PATCH_NAME,
+	RC_PLAN,
+	RC_PLAN_NAME,
+	RC_HOST,
+	RC_HOST_NAME,
+	RC_HOST_KIND,
+	RC_SOCKETS,
+	RC_CORES,
+	RC_THREADS,
+	RC_NUMA,
+	RC_CPUS,
+	RC_MEM,
+	RC_KERNEL,
+	RC_KNAME,
+	RC_KBASE,
+	RC_KRELEASE,
+	RC_KSTATE,
+	RC_KTEXT,
+	RC_KDATA,
+	RC_KBSS,
+	RC_KSECONDS,
+	RC_KHASLOG,
+	RC_IMPORTED,
+	RC_SOURCE,
+	RC_AGENT,
+	RC_CONSOLE,
+	RC_RAW,
+	RC_ERROR,
+	RC_CREATED,
+	RC_STARTED,
+	RC_FINISHED,
+	RC_INGESTED,
 };
 
 static const char run_detail_sql[] =
-	"SELECT r.id, r.status, r.workload, " PARAMS_TXT("r.params") ", "
+	"SELECT r.id, r.status, r.workload, report_params(r.params), "
 	" r.boot, r.seq, r.job_id, j.patch_id, pa.name, r.plan_id, pl.name,"
 	" r.host_id, h.name, h.kind, h.sockets, h.cores_per_socket,"
 	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
@@ -1040,9 +1083,9 @@ static const char run_detail_sql[] =
 	" k.vmlinux_text, k.vmlinux_data, k.vmlinux_bss, k.build_seconds,"
 	" k.build_log IS NOT NULL, r.imported, r.source,"
 	" jsonb_pretty(r.agent_info), r.console_log, r.raw_lines, r.error, "
-	TS("r.created_at") ", " TS("r.started_at") ", " TS("r.finished_at")
-	", " TS("r.ingested_at")
-	" FROM runs r JOIN hosts h ON h.id = r.host_id"
+	"report_ts(r.created_at), report_ts(r.started_at), "
+	"report_ts(r.finished_at), report_ts(r.ingested_at) FROM runs r JOIN "
+	"hosts h ON h.id = r.host_id"
 	" JOIN kernels k ON k.id = r.kernel_id"
 	" LEFT JOIN plans pl ON pl.id = r.plan_id"
 	" LEFT JOIN jobs j ON j.id = r.job_id"
@@ -1103,11 +1146,10 @@ static int is_task_series(const char *name)
  * One plot of the rows from..to (one iteration) whose series are per task
  * (tasks) or not, with its numbers beside it.  Returns 1 when drawn.
  */
-static int series_plot(struct strbuf *b, const struct db_result *res,
-		       int from, int to, int iter, int warm, int tasks)
+static int series_plot(struct strbuf *b, const struct db_result *res, int from,
+		       int to, int iter, int warm, int tasks)
 {
-	struct strbuf title = STRBUF_INIT, cur = STRBUF_INIT,
-		      err = STRBUF_INIT;
+	struct strbuf title = STRBUF_INIT, cur = STRBUF_INIT, err = STRBUF_INIT;
 	int all_share = 1, nseries = 0, rows = 0;
 	struct svg_plot p;
 	size_t sidx = 0;
@@ -1125,7 +1167,9 @@ static int series_plot(struct strbuf *b, const struct db_result *res,
 		return 0;
 	strbuf_addf(&title, "Iteration %d%s: %s", iter,
 		    warm ? " (warm-up)" : "",
-		    tasks ? "per task" : all_share ? "per group" : "series");
+		    tasks	? "per task"
+		    : all_share ? "per group"
+				: "series");
 	/* The agent reports shares in percent of one CPU (wl_fairness_loop.c);
 	 * other series carry no unit in the protocol. */
 	svg_plot_init(&p, title.buf, "time since the iteration started", "s",
@@ -1191,10 +1235,10 @@ static void render_samples(struct page *pg, const struct db_result *res,
 			   int rfrom, int rto)
 {
 	static const struct col cols[] = {
-		{"iteration", "iteration", 1},
-		{"series", "series", 0},
-		{"t", "t (s)", 1},
-		{"value", "value", 1},
+		{ "iteration", "iteration", 1 },
+		{ "series", "series", 0 },
+		{ "t", "t (s)", 1 },
+		{ "value", "value", 1 },
 	};
 	struct strbuf *b = &pg->body;
 	struct rtab t;
@@ -1210,7 +1254,8 @@ static void render_samples(struct page *pg, const struct db_result *res,
 	/* Two passes: measured iterations, then warm-up ones. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = from; i < to;) {
-			int iter = (int)id64(db_get(res, i, 1)), j = i, warm = 0;
+			int iter = (int)id64(db_get(res, i, 1)), j = i,
+			    warm = 0;
 
 			while (j < to && id64(db_get(res, j, 1)) == iter)
 				j++;
@@ -1229,8 +1274,9 @@ static void render_samples(struct page *pg, const struct db_result *res,
 	}
 	strbuf_addstr(b, "</div>");
 	if (plots == MAX_SERIES_PLOTS)
-		strbuf_addf(b, "<p class=\"note\">Plots stop at %d per run; "
-			       "every sample is in the table below.</p>",
+		strbuf_addf(b,
+			    "<p class=\"note\">Plots stop at %d per run; "
+			    "every sample is in the table below.</p>",
 			    MAX_SERIES_PLOTS);
 	strbuf_addstr(b, "<details><summary>All samples as a table</summary>");
 	rtab_begin(&t, pg, "samples", NULL, cols, (int)ARRAY_SIZE(cols));
@@ -1254,13 +1300,16 @@ static int render_run(struct report *r, const struct db_result *det, int i,
 		      const char *digest)
 {
 	static const struct col rcols[] = {
-		{"iteration", "iteration", 1}, {"warmup", "warm-up", 0},
-		{"metric", "metric", 0},       {"value", "value", 1},
-		{"unit", "unit", 0},           {"direction", "better", 0},
-		{"n", "n", 1},                 {"stddev", "s.d.", 1},
+		{ "iteration", "iteration", 1 },
+		{ "warmup", "warm-up", 0 },
+		{ "metric", "metric", 0 },
+		{ "value", "value", 1 },
+		{ "unit", "unit", 0 },
+		{ "direction", "better", 0 },
+		{ "n", "n", 1 },
+		{ "stddev", "s.d.", 1 },
 	};
-	struct strbuf stem = STRBUF_INIT, href = STRBUF_INIT,
-		      tmp = STRBUF_INIT;
+	struct strbuf stem = STRBUF_INIT, href = STRBUF_INIT, tmp = STRBUF_INIT;
 	int64_t id = id64(db_get(det, i, RC_ID));
 	struct page pg;
 	struct strbuf *b;
@@ -1383,8 +1432,8 @@ static int render_run(struct report *r, const struct db_result *det, int i,
 	h2(b, "results", "Results");
 	rtab_begin(&t, &pg, "results", NULL, rcols, (int)ARRAY_SIZE(rcols));
 	for (int k = rfrom; k < rto; k++) {
-		rtab_row(&t, !strcmp(S(db_get(res, k, 3)), "t") ? "warmup"
-								  : NULL);
+		rtab_row(&t,
+			 !strcmp(S(db_get(res, k, 3)), "t") ? "warmup" : NULL);
 		rtab_num(&t, num(db_get(res, k, 2)), NULL);
 		rtab_str(&t, !strcmp(S(db_get(res, k, 3)), "t") ? "yes" : "no");
 		rtab_str(&t, db_get(res, k, 1));
@@ -1549,10 +1598,31 @@ static int write_run_pages(struct report *r)
 
 /* Columns of the latest-comparisons statement. */
 enum {
-	CC_HOST, CC_HOST_NAME, CC_WORKLOAD, CC_PARAMS, CC_PARAMS_KEY,
-	CC_METRIC, CC_UNIT, CC_BETTER, CC_NBASE, CC_NNEW, CC_MBASE, CC_MNEW,
-	CC_SBASE, CC_SNEW, CC_PCT, CC_CILO, CC_CIHI, CC_P, CC_TAU, CC_VERDICT,
-	CC_METHOD, CC_BASE_K, CC_NEW_K, CC_BASE_NAME, CC_NEW_NAME,
+	CC_HOST,
+	CC_HOST_NAME,
+	CC_WORKLOAD,
+	CC_PARAMS,
+	CC_PARAMS_KEY,
+	CC_METRIC,
+	CC_UNIT,
+	CC_BETTER,
+	CC_NBASE,
+	CC_NNEW,
+	CC_MBASE,
+	CC_MNEW,
+	CC_SBASE,
+	CC_SNEW,
+	CC_PCT,
+	CC_CILO,
+	CC_CIHI,
+	CC_P,
+	CC_TAU,
+	CC_VERDICT,
+	CC_METHOD,
+	CC_BASE_K,
+	CC_NEW_K,
+	CC_BASE_NAME,
+	CC_NEW_NAME,
 };
 
 /*
@@ -1562,16 +1632,13 @@ enum {
  */
 static const char latest_cmp_sql[] =
 	"SELECT * FROM (SELECT DISTINCT ON (c.host_id, c.workload, c.params,"
-	" c.metric) c.host_id, h.name, c.workload, " PARAMS_TXT("c.params")
-	" AS ptxt, c.params::text, c.metric, c.unit, c.better, c.n_base,"
+	" c.metric) c.host_id, h.name, c.workload, report_params(c.params) AS "
+	"ptxt, c.params::text, c.metric, c.unit, c.better, c.n_base,"
 	" c.n_new, c.mean_base, c.mean_new, c.stddev_base, c.stddev_new,"
 	" c.pct_change, c.ci_low, c.ci_high, c.p_value, c.tau, c.verdict,"
 	" c.method_version, c.base_kernel_id, c.new_kernel_id, bk.name,"
 	" nk.name"
-	", (SELECT string_agg(e.key || '=' || CASE WHEN e.value ~"
-	" '^[0-9]+([.][0-9]*)?$' THEN lpad(split_part(e.value, '.', 1), 24,"
-	" '0') || '.' || split_part(e.value, '.', 2) ELSE e.value END, ';'"
-	" ORDER BY e.key) FROM jsonb_each_text(c.params) e) AS nkey"
+	", report_params_key(c.params) AS nkey"
 	" FROM comparisons c JOIN hosts h ON h.id = c.host_id"
 	" JOIN kernels bk ON bk.id = c.base_kernel_id"
 	" JOIN kernels nk ON nk.id = c.new_kernel_id"
@@ -1579,7 +1646,6 @@ static const char latest_cmp_sql[] =
 	"    OR ($3::bigint IS NOT NULL AND c.patch_id = $3)"
 	" ORDER BY c.host_id, c.workload, c.params, c.metric,"
 	" c.computed_at DESC, c.id DESC) x"
-	/* Numbers in params sort as numbers: threads=2 before threads=16. */
 	" ORDER BY 2, 3, nkey COLLATE \"C\", 6";
 
 struct obs {
@@ -1624,8 +1690,8 @@ static void split_params(const char *s, struct strvec *keys,
  */
 static char *find_sweep_key(const struct db_result *c, const int *idx, int n)
 {
-	static const char *const pref[] = {"threads", "users", "jobs",
-					   "clients", "tasks", "groups"};
+	static const char *const pref[] = { "threads", "users", "jobs",
+					    "clients", "tasks", "groups" };
 	struct strvec k0 = STRVEC_INIT, v0 = STRVEC_INIT;
 	char *best = NULL;
 	int best_rank = 100;
@@ -1751,8 +1817,7 @@ static int sweep_cmp(const void *a, const void *b)
  * applied to the base mean; the base's is its stored standard deviation.
  */
 static void sweep_plot(struct strbuf *b, const struct db_result *c,
-		       const int *idx, int n, const char *key,
-		       const char *rest)
+		       const int *idx, int n, const char *key, const char *rest)
 {
 	struct sweep_pt *pts = xcalloc((size_t)n, sizeof(*pts));
 	struct strbuf title = STRBUF_INIT, err = STRBUF_INIT,
@@ -1891,14 +1956,16 @@ static void dot_plot(struct strbuf *b, const struct db_result *c, int i,
 		order++;
 		if (order > MAX_PLOT_TABLE_ROWS)
 			continue;
-		strbuf_addf(b, "<tr><td class=\"num\">%d</td><td><a "
-			       "href=\"run-%lld.html\">%lld</a></td><td>",
+		strbuf_addf(b,
+			    "<tr><td class=\"num\">%d</td><td><a "
+			    "href=\"run-%lld.html\">%lld</a></td><td>",
 			    order, (long long)ob[k].run, (long long)ob[k].run);
 		strbuf_add_html(b, ob[k].kernel == kb
 					   ? S(db_get(c, i, CC_BASE_NAME))
 					   : S(db_get(c, i, CC_NEW_NAME)));
-		strbuf_addf(b, "</td><td class=\"num\">%d</td><td "
-			       "class=\"num\">",
+		strbuf_addf(b,
+			    "</td><td class=\"num\">%d</td><td "
+			    "class=\"num\">",
 			    ob[k].iteration);
 		fmt_value(b, ob[k].value);
 		strbuf_addstr(b, "</td></tr>");
@@ -1936,8 +2003,8 @@ static void count_obs(const struct db_result *c, int i, const struct obs *ob,
 static int headline_row(const struct db_result *c, int from, int to)
 {
 	static const char *const headline[] = {
-		"max_jpm",      "jain_index",    "transactions", "messages",
-		"records_per_s", "round_trip_us", "elapsed_s",   "time",
+		"max_jpm",	 "jain_index",	  "transactions", "messages",
+		"records_per_s", "round_trip_us", "elapsed_s",	  "time",
 	};
 
 	for (size_t h = 0; h < ARRAY_SIZE(headline); h++)
@@ -1987,7 +2054,7 @@ static void stp_ids(struct strbuf *out, const struct db_result *c, int i,
 			break;
 		}
 		seen[nseen++] = ob[k].job;
-		strbuf_addf(out, "%s%lld", out->len ? " " : "",
+		strbuf_addf(out, "%s%lld", out->len ? ", " : "",
 			    (long long)ob[k].job);
 	}
 	if (imported && !out->len)
@@ -1999,36 +2066,36 @@ static void stp_ids(struct strbuf *out, const struct db_result *c, int i,
  * table, the full compare table, and plots per workload.
  */
 static int render_comparison_body(struct report *r, struct page *pg,
-				  int64_t base_k, int64_t new_k,
-				  int64_t patch, int *ret_regr, int *ret_impr)
+				  int64_t base_k, int64_t new_k, int64_t patch,
+				  int *ret_regr, int *ret_impr)
 {
 	_cleanup_db_result_ struct db_result *c = NULL, *o = NULL;
 	static const struct col plm_cols[] = {
-		{"stp_id", "STP id", 0}, {"plm", "PLM#", 1},
-		{"kernel", "Kernel", 0}, {"workload", "Workload", 0},
-		{"params", "Params", 0}, {"metric", "Metric", 0},
-		{"value", "Value", 1},   {"unit", "Unit", 0},
-		{"host", "Host", 0},     {"pct_change", "%Change", 1},
+		{ "stp_id", "STP id", 0 }, { "plm", "PLM#", 1 },
+		{ "kernel", "Kernel", 0 }, { "workload", "Workload", 0 },
+		{ "params", "Params", 0 }, { "metric", "Metric", 0 },
+		{ "value", "Value", 1 },   { "unit", "Unit", 0 },
+		{ "host", "Host", 0 },	   { "pct_change", "%Change", 1 },
 	};
 	static const struct col cmp_cols[] = {
-		{"host", "host", 0},
-		{"workload", "workload", 0},
-		{"params", "params", 0},
-		{"metric", "metric", 0},
-		{"unit", "unit", 0},
-		{"better", "better", 0},
-		{"n_base", "n base", 1},
-		{"mean_base", "base mean", 1},
-		{"stddev_base", "base s.d.", 1},
-		{"n_new", "n new", 1},
-		{"mean_new", "new mean", 1},
-		{"stddev_new", "new s.d.", 1},
-		{"pct_change", "%change", 1},
-		{"ci_low", "95% CI low", 1},
-		{"ci_high", "95% CI high", 1},
-		{"p_value", "p", 1},
-		{"tau", "\xcf\x84 (%)", 1},
-		{"verdict", "verdict", 0},
+		{ "host", "host", 0 },
+		{ "workload", "workload", 0 },
+		{ "params", "params", 0 },
+		{ "metric", "metric", 0 },
+		{ "unit", "unit", 0 },
+		{ "better", "better", 0 },
+		{ "n_base", "n base", 1 },
+		{ "mean_base", "base mean", 1 },
+		{ "stddev_base", "base s.d.", 1 },
+		{ "n_new", "n new", 1 },
+		{ "mean_new", "new mean", 1 },
+		{ "stddev_new", "new s.d.", 1 },
+		{ "pct_change", "%change", 1 },
+		{ "ci_low", "95% CI low", 1 },
+		{ "ci_high", "95% CI high", 1 },
+		{ "p_value", "p", 1 },
+		{ "tau", "\xcf\x84 (%)", 1 },
+		{ "verdict", "verdict", 0 },
 	};
 	struct strbuf *b = &pg->body, tmp = STRBUF_INIT, tmp2 = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
@@ -2105,11 +2172,12 @@ static int render_comparison_body(struct report *r, struct page *pg,
 		if (!strcmp(S(db_get(c, i, CC_VERDICT)), "improvement"))
 			(*ret_impr)++;
 	}
-	strbuf_addf(b, "<p class=\"verdicts\"><span class=\"count "
-		       "v-regression\">%d regression%s</span> <span "
-		       "class=\"count v-improvement\">%d improvement%s</span> "
-		       "over %d comparison%s (the newest verdict per host, "
-		       "workload, params and metric).</p>",
+	strbuf_addf(b,
+		    "<p class=\"verdicts\"><span class=\"count "
+		    "v-regression\">%d regression%s</span> <span "
+		    "class=\"count v-improvement\">%d improvement%s</span> "
+		    "over %d comparison%s (the newest verdict per host, "
+		    "workload, params and metric).</p>",
 		    *ret_regr, *ret_regr == 1 ? "" : "s", *ret_impr,
 		    *ret_impr == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
 
@@ -2124,12 +2192,12 @@ static int render_comparison_body(struct report *r, struct page *pg,
 			j++;
 		hl = headline_row(c, i, j);
 		for (int side = 0; side < 2; side++) {
-			int64_t k = id64(db_get(c, hl, side ? CC_NEW_K
-							    : CC_BASE_K));
+			int64_t k = id64(
+				db_get(c, hl, side ? CC_NEW_K : CC_BASE_K));
 
-			rtab_row(&t, side ? verdict_class(db_get(
-						    c, hl, CC_VERDICT))
-					  : "base");
+			rtab_row(&t,
+				 side ? verdict_class(db_get(c, hl, CC_VERDICT))
+				      : "base");
 			strbuf_reset(&tmp);
 			stp_ids(&tmp, c, hl, ob, nob, k);
 			rtab_str(&t, tmp.buf);
@@ -2137,13 +2205,13 @@ static int render_comparison_body(struct report *r, struct page *pg,
 				rtab_num(&t, (double)patch, NULL);
 			else
 				rtab_str(&t, NULL);
-			rtab_str(&t, db_get(c, hl, side ? CC_NEW_NAME
-							: CC_BASE_NAME));
+			rtab_str(&t, db_get(c, hl,
+					    side ? CC_NEW_NAME : CC_BASE_NAME));
 			rtab_str(&t, db_get(c, hl, CC_WORKLOAD));
 			rtab_str(&t, db_get(c, hl, CC_PARAMS));
 			rtab_str(&t, db_get(c, hl, CC_METRIC));
-			rtab_num(&t, num(db_get(c, hl, side ? CC_MNEW
-							    : CC_MBASE)),
+			rtab_num(&t,
+				 num(db_get(c, hl, side ? CC_MNEW : CC_MBASE)),
 				 NULL);
 			rtab_str(&t, db_get(c, hl, CC_UNIT));
 			rtab_str(&t, db_get(c, hl, CC_HOST_NAME));
@@ -2165,7 +2233,8 @@ static int render_comparison_body(struct report *r, struct page *pg,
 			 "is not no-change. %change = 100\xc2\xb7(new/base "
 			 "\xe2\x88\x92 1); the interval is the 95% confidence "
 			 "interval of the %change.</p>");
-	rtab_begin(&t, pg, "compare", NULL, cmp_cols, (int)ARRAY_SIZE(cmp_cols));
+	rtab_begin(&t, pg, "compare", NULL, cmp_cols,
+		   (int)ARRAY_SIZE(cmp_cols));
 	for (int i = 0; i < nc; i++) {
 		rtab_row(&t, verdict_class(db_get(c, i, CC_VERDICT)));
 		rtab_str(&t, db_get(c, i, CC_HOST_NAME));
@@ -2213,7 +2282,8 @@ static int render_comparison_body(struct report *r, struct page *pg,
 		strbuf_addstr(b, "</h3><div class=\"plots\">");
 		idx = xcalloc((size_t)(j - i), sizeof(int));
 		done = xcalloc((size_t)(j - i), sizeof(int));
-		/* One sweep plot per metric and per value of the other params. */
+		/* One sweep plot per metric and per value of the other params.
+		 */
 		for (int k = i; k < j; k++) {
 			char *key;
 
@@ -2236,14 +2306,15 @@ static int render_comparison_body(struct report *r, struct page *pg,
 					continue;
 				sub = xcalloc((size_t)n, sizeof(int));
 				strbuf_reset(&tmp);
-				params_without(S(db_get(c, idx[m], CC_PARAMS)), key,
-					       &tmp);
+				params_without(S(db_get(c, idx[m], CC_PARAMS)),
+					       key, &tmp);
 				for (int z = m; z < n; z++) {
 					if (idx[z] < 0)
 						continue;
 					strbuf_reset(&tmp2);
-					params_without(S(db_get(c, idx[z], CC_PARAMS)),
-						       key, &tmp2);
+					params_without(
+						S(db_get(c, idx[z], CC_PARAMS)),
+						key, &tmp2);
 					if (strcmp(tmp.buf, tmp2.buf))
 						continue;
 					sub[ns++] = idx[z];
@@ -2268,10 +2339,12 @@ static int render_comparison_body(struct report *r, struct page *pg,
 				continue;
 			}
 			if (dots == MAX_DOT_PLOTS) {
-				strbuf_addf(b, "<p class=\"note\">Dot plots stop at "
-					       "%d per page; every observation is "
-					       "on the run pages.</p>",
-					    MAX_DOT_PLOTS);
+				strbuf_addf(
+					b,
+					"<p class=\"note\">Dot plots stop at "
+					"%d per page; every observation is "
+					"on the run pages.</p>",
+					MAX_DOT_PLOTS);
 				dots++;
 			}
 			if (dots > MAX_DOT_PLOTS)
@@ -2281,17 +2354,19 @@ static int render_comparison_body(struct report *r, struct page *pg,
 		}
 		strbuf_addstr(b, "</div>");
 		if (j > i)
-			strbuf_addf(b, "<p class=\"note\">Dot plots show %sthe "
-				       "newest " OBS_RUNS_SQL " runs of each "
-				       "kernel with these parameters; n in the "
-				       "tables counts every observation the "
-				       "comparison used.</p>",
+			strbuf_addf(b,
+				    "<p class=\"note\">Dot plots show %sthe "
+				    "newest " OBS_RUNS_SQL " runs of each "
+				    "kernel with these parameters; n in the "
+				    "tables counts every observation the "
+				    "comparison used.</p>",
 				    patch ? "the runs of this patch's jobs and "
 					  : "");
 		if (single)
-			strbuf_addf(b, "<p class=\"note\">%d comparison%s "
-				       "with at most one observation a side "
-				       "get%s no dot plot.</p>",
+			strbuf_addf(b,
+				    "<p class=\"note\">%d comparison%s "
+				    "with at most one observation a side "
+				    "get%s no dot plot.</p>",
 				    single, single == 1 ? "" : "s",
 				    single == 1 ? "s" : "");
 		i = j;
@@ -2306,13 +2381,23 @@ static int render_comparison_body(struct report *r, struct page *pg,
 
 /* Columns of runlist_sql. */
 enum {
-	RL_ID, RL_HOST, RL_PLAN, RL_CREATED, RL_KERNEL, RL_WORKLOAD,
-	RL_PARAMS, RL_STATUS, RL_JOB, RL_PATCH, RL_HOST_NAME, RL_PLAN_NAME,
+	RL_ID,
+	RL_HOST,
+	RL_PLAN,
+	RL_CREATED,
+	RL_KERNEL,
+	RL_WORKLOAD,
+	RL_PARAMS,
+	RL_STATUS,
+	RL_JOB,
+	RL_PATCH,
+	RL_HOST_NAME,
+	RL_PLAN_NAME,
 };
 
 static const char runlist_sql[] =
-	"SELECT r.id, r.host_id, r.plan_id, " TS("r.created_at") ", k.name,"
-	" r.workload, " PARAMS_TXT("r.params") ", r.status, r.job_id,"
+	"SELECT r.id, r.host_id, r.plan_id, report_ts(r.created_at), k.name,"
+	" r.workload, report_params(r.params), r.status, r.job_id,"
 	" j.patch_id, h.name, pl.name"
 	" FROM runs r JOIN kernels k ON k.id = r.kernel_id"
 	" JOIN hosts h ON h.id = r.host_id"
@@ -2393,18 +2478,18 @@ static void runlist_table(struct page *pg, const struct runlist *rl,
 			  int by_host)
 {
 	static const struct col cols_h[] = {
-		{"run", "run", 1},       {"created", "created (UTC)", 0},
-		{"kernel", "kernel", 0}, {"workload", "workload", 0},
-		{"params", "params", 0}, {"status", "status", 0},
-		{"stp_id", "STP id", 1}, {"plm", "PLM#", 1},
-		{"host", "host", 0},
+		{ "run", "run", 1 },	   { "created", "created (UTC)", 0 },
+		{ "kernel", "kernel", 0 }, { "workload", "workload", 0 },
+		{ "params", "params", 0 }, { "status", "status", 0 },
+		{ "stp_id", "STP id", 1 }, { "plm", "PLM#", 1 },
+		{ "host", "host", 0 },
 	};
 	static const struct col cols_p[] = {
-		{"run", "run", 1},       {"created", "created (UTC)", 0},
-		{"kernel", "kernel", 0}, {"workload", "workload", 0},
-		{"params", "params", 0}, {"status", "status", 0},
-		{"stp_id", "STP id", 1}, {"plm", "PLM#", 1},
-		{"plan", "plan", 0},
+		{ "run", "run", 1 },	   { "created", "created (UTC)", 0 },
+		{ "kernel", "kernel", 0 }, { "workload", "workload", 0 },
+		{ "params", "params", 0 }, { "status", "status", 0 },
+		{ "stp_id", "STP id", 1 }, { "plm", "PLM#", 1 },
+		{ "plan", "plan", 0 },
 	};
 	struct strbuf href = STRBUF_INIT;
 	const struct db_result *res = rl->res;
@@ -2455,8 +2540,9 @@ static void archive_links(struct strbuf *b, const char *prefix, int nfull,
 {
 	if (!nfull)
 		return;
-	strbuf_addf(b, "<p class=\"pages\">All %s, %d per page, oldest "
-		       "first:",
+	strbuf_addf(b,
+		    "<p class=\"pages\">All %s, %d per page, oldest "
+		    "first:",
 		    what, per);
 	for (int k = 1; k <= nfull; k++)
 		strbuf_addf(b, " <a href=\"%s-p%d.html\">%d</a>", prefix, k, k);
@@ -2522,17 +2608,33 @@ static int write_run_archives(struct report *r, const struct runlist *rl,
 /* ------------------------------------------------------------ host pages */
 
 enum {
-	HC_ID, HC_NAME, HC_KIND, HC_ADDRESS, HC_PORT, HC_TAGS, HC_SOCKETS,
-	HC_CORES, HC_THREADS, HC_NUMA, HC_CPUS, HC_MEM, HC_AGENT, HC_HEALTH,
-	HC_ABORTED, HC_GOOD_KERNEL, HC_CREATED, HC_FP,
+	HC_ID,
+	HC_NAME,
+	HC_KIND,
+	HC_ADDRESS,
+	HC_PORT,
+	HC_TAGS,
+	HC_SOCKETS,
+	HC_CORES,
+	HC_THREADS,
+	HC_NUMA,
+	HC_CPUS,
+	HC_MEM,
+	HC_AGENT,
+	HC_HEALTH,
+	HC_ABORTED,
+	HC_GOOD_KERNEL,
+	HC_CREATED,
+	HC_FP,
 };
 
 static const char host_sql[] =
 	"SELECT h.id, h.name, h.kind, h.address, h.port,"
-	" nullif(array_to_string(h.tags, ', '), ''), h.sockets, h.cores_per_socket,"
+	" nullif(array_to_string(h.tags, ', '), ''), h.sockets, "
+	"h.cores_per_socket,"
 	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
 	" jsonb_pretty(h.agent_info), h.health, h.aborted_in_row, kg.name, "
-	TS("h.created_at") ","
+	"report_ts(h.created_at),"
 	" md5(concat_ws('|', h.name, h.kind, h.address, h.port,"
 	" h.tags::text, h.sockets, h.cores_per_socket, h.threads_per_core,"
 	" h.numa_nodes, h.cpus, h.memory_mb, h.agent_info::text, h.health,"
@@ -2552,10 +2654,10 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 {
 	_cleanup_db_result_ struct db_result *ev = NULL;
 	static const struct col ecols[] = {
-		{"at", "at (UTC)", 0},
-		{"old_health", "from", 0},
-		{"new_health", "to", 0},
-		{"reason", "why", 0},
+		{ "at", "at (UTC)", 0 },
+		{ "old_health", "from", 0 },
+		{ "new_health", "to", 0 },
+		{ "reason", "why", 0 },
 	};
 	struct strbuf stem = STRBUF_INIT, tmp = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
@@ -2567,7 +2669,7 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 
 	db_args_i64(&a, id);
 	rc = q(r, &ev,
-	       "SELECT " TS("at") ", old_health, new_health, reason FROM "
+	       "SELECT report_ts(at), old_health, new_health, reason FROM "
 	       "host_events WHERE host_id = $1 ORDER BY at DESC, id DESC",
 	       &a);
 	db_args_clear(&a);
@@ -2591,7 +2693,8 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 
 		strbuf_addf(b, "<dt>health</dt><dd class=\"%s\">",
 			    !strcmp(hl, "good") ? "health-good"
-						: cls ? cls : "health-unknown");
+			    : cls		? cls
+						: "health-unknown");
 	}
 	strbuf_add_html(b, db_get(h, i, HC_HEALTH));
 	strbuf_addstr(b, "</dd>");
@@ -2682,7 +2785,7 @@ static int write_host_pages(struct report *r, const struct runlist *rl)
 /* ------------------------------------------------------------ plan pages */
 
 static const char plan_sql[] =
-	"SELECT pl.id, pl.name, pl.sha256, pl.body, " TS("pl.created_at") ","
+	"SELECT pl.id, pl.name, pl.sha256, pl.body, report_ts(pl.created_at),"
 	" md5(concat_ws('|', pl.name, pl.sha256, (SELECT count(*) || ',' ||"
 	" string_agg(j.id || ':' || j.state, ',' ORDER BY j.id) FROM jobs j"
 	" WHERE j.plan_id = pl.id)))"
@@ -2771,7 +2874,7 @@ static int write_plan_pages(struct report *r, const struct runlist *rl)
 
 static const char patch_fp_sql[] =
 	"SELECT p.id, p.name, p.submitter, p.base, p.n_patches,"
-	" p.series_sha256, " TS("p.created_at") ", p.base_kernel_id,"
+	" p.series_sha256, report_ts(p.created_at), p.base_kernel_id,"
 	" bk.name, p.kernel_id, nk.name,"
 	" md5(concat_ws('|', p.name, p.submitter, p.base, p.n_patches,"
 	" p.series_sha256, p.created_at, p.base_kernel_id, p.kernel_id,"
@@ -2804,16 +2907,18 @@ static int render_patch(struct report *r, const struct db_result *p, int i,
 {
 	_cleanup_db_result_ struct db_result *jobs = NULL;
 	static const struct col jcols[] = {
-		{"stp_id", "STP id", 1},   {"state", "state", 0},
-		{"kernel", "kernel", 0},   {"plan", "plan", 0},
-		{"host", "host", 0},       {"attempts", "attempts", 1},
-		{"created", "created (UTC)", 0},
-		{"finished", "finished (UTC)", 0},
-		{"stop_reason", "why it stopped", 0},
-		{"error", "error", 0},
+		{ "stp_id", "STP id", 1 },
+		{ "state", "state", 0 },
+		{ "kernel", "kernel", 0 },
+		{ "plan", "plan", 0 },
+		{ "host", "host", 0 },
+		{ "attempts", "attempts", 1 },
+		{ "created", "created (UTC)", 0 },
+		{ "finished", "finished (UTC)", 0 },
+		{ "stop_reason", "why it stopped", 0 },
+		{ "error", "error", 0 },
 	};
-	struct strbuf stem = STRBUF_INIT, href = STRBUF_INIT,
-		      tmp = STRBUF_INIT;
+	struct strbuf stem = STRBUF_INIT, href = STRBUF_INIT, tmp = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
 	int64_t id = id64(db_get(p, i, 0));
 	int rc, regr, impr;
@@ -2825,7 +2930,7 @@ static int render_patch(struct report *r, const struct db_result *p, int i,
 	rc = q(r, &jobs,
 	       "SELECT j.id, j.state, k.name, pl.name, j.plan_id,"
 	       " coalesce(h.name, j.host_constraint), j.host_id, j.attempts, "
-	       TS("j.created_at") ", " TS("j.finished_at") ","
+	       "report_ts(j.created_at), report_ts(j.finished_at),"
 	       " j.stop_reason, coalesce(j.error_phase || ': ', '') ||"
 	       " j.error FROM jobs j JOIN kernels k ON k.id = j.kernel_id"
 	       " JOIN plans pl ON pl.id = j.plan_id"
@@ -2988,8 +3093,15 @@ static int write_pair_pages(struct report *r)
 /* ------------------------------------------------------------ the index */
 
 enum {
-	PS_ID, PS_NAME, PS_SUBMITTER, PS_BASE, PS_STATE, PS_REGR, PS_IMPR,
-	PS_NCMP, PS_CREATED,
+	PS_ID,
+	PS_NAME,
+	PS_SUBMITTER,
+	PS_BASE,
+	PS_STATE,
+	PS_REGR,
+	PS_IMPR,
+	PS_NCMP,
+	PS_CREATED,
 };
 
 static const char patch_summary_sql[] =
@@ -3009,8 +3121,8 @@ static const char patch_summary_sql[] =
 	"  GROUP BY patch_id)"
 	" SELECT p.id, p.name, p.submitter, p.base,"
 	" coalesce(st.state, 'no jobs'), coalesce(cnt.regr, 0),"
-	" coalesce(cnt.impr, 0), coalesce(cnt.n, 0), " TS("p.created_at")
-	" FROM patches p LEFT JOIN cnt ON cnt.pid = p.id"
+	" coalesce(cnt.impr, 0), coalesce(cnt.n, 0), report_ts(p.created_at) "
+	"FROM patches p LEFT JOIN cnt ON cnt.pid = p.id"
 	" LEFT JOIN st ON st.patch_id = p.id ORDER BY p.id";
 
 /* Patches rows [from, to) of ps, newest first, as a table into pg. */
@@ -3018,15 +3130,15 @@ static void patch_table(struct page *pg, const struct db_result *ps, int from,
 			int to, const char *name)
 {
 	static const struct col cols[] = {
-		{"plm", "PLM#", 1},
-		{"name", "name", 0},
-		{"submitter", "submitter", 0},
-		{"base", "base", 0},
-		{"state", "jobs", 0},
-		{"regressions", "regressions", 1},
-		{"improvements", "improvements", 1},
-		{"comparisons", "comparisons", 1},
-		{"submitted", "submitted (UTC)", 0},
+		{ "plm", "PLM#", 1 },
+		{ "name", "name", 0 },
+		{ "submitter", "submitter", 0 },
+		{ "base", "base", 0 },
+		{ "state", "jobs", 0 },
+		{ "regressions", "regressions", 1 },
+		{ "improvements", "improvements", 1 },
+		{ "comparisons", "comparisons", 1 },
+		{ "submitted", "submitted (UTC)", 0 },
 	};
 	struct strbuf href = STRBUF_INIT;
 	struct rtab t;
@@ -3100,30 +3212,30 @@ static int write_index(struct report *r)
 					     *pairs = NULL, *hosts = NULL,
 					     *plans = NULL, *nq = NULL;
 	static const struct col qcols[] = {
-		{"stp_id", "STP id", 1},   {"plm", "PLM#", 1},
-		{"patch", "patch", 0},     {"kernel", "kernel", 0},
-		{"plan", "plan", 0},       {"host", "host", 0},
-		{"state", "state", 0},     {"priority", "priority", 1},
-		{"queued", "queued (UTC)", 0},
+		{ "stp_id", "STP id", 1 },	 { "plm", "PLM#", 1 },
+		{ "patch", "patch", 0 },	 { "kernel", "kernel", 0 },
+		{ "plan", "plan", 0 },		 { "host", "host", 0 },
+		{ "state", "state", 0 },	 { "priority", "priority", 1 },
+		{ "queued", "queued (UTC)", 0 },
 	};
 	static const struct col kcols[] = {
-		{"new", "new kernel", 0},
-		{"base", "base kernel", 0},
-		{"regressions", "regressions", 1},
-		{"improvements", "improvements", 1},
-		{"comparisons", "comparisons", 1},
-		{"computed", "latest (UTC)", 0},
+		{ "new", "new kernel", 0 },
+		{ "base", "base kernel", 0 },
+		{ "regressions", "regressions", 1 },
+		{ "improvements", "improvements", 1 },
+		{ "comparisons", "comparisons", 1 },
+		{ "computed", "latest (UTC)", 0 },
 	};
 	static const struct col hcols[] = {
-		{"host", "host", 0},   {"kind", "kind", 0},
-		{"health", "health", 0}, {"cpus", "CPUs", 1},
-		{"runs", "runs", 1},
+		{ "host", "host", 0 },	   { "kind", "kind", 0 },
+		{ "health", "health", 0 }, { "cpus", "CPUs", 1 },
+		{ "runs", "runs", 1 },
 	};
 	static const struct col pcols[] = {
-		{"plan", "plan", 0},
-		{"sha256", "sha256", 0},
-		{"runs", "runs", 1},
-		{"stored", "stored (UTC)", 0},
+		{ "plan", "plan", 0 },
+		{ "sha256", "sha256", 0 },
+		{ "runs", "runs", 1 },
+		{ "stored", "stored (UTC)", 0 },
 	};
 	struct strbuf sql = STRBUF_INIT, href = STRBUF_INIT;
 	struct page pg;
@@ -3134,8 +3246,8 @@ static int write_index(struct report *r)
 	rc = q(r, &queue,
 	       "SELECT j.id, j.patch_id, pa.name, k.name, pl.name, j.plan_id,"
 	       " coalesce(h.name, j.host_constraint, 'any'), j.host_id,"
-	       " j.state, j.priority, " TS("j.created_at")
-	       " FROM jobs j JOIN kernels k ON k.id = j.kernel_id"
+	       " j.state, j.priority, report_ts(j.created_at) FROM jobs j JOIN "
+	       "kernels k ON k.id = j.kernel_id"
 	       " JOIN plans pl ON pl.id = j.plan_id"
 	       " LEFT JOIN patches pa ON pa.id = j.patch_id"
 	       " LEFT JOIN hosts h ON h.id = j.host_id"
@@ -3161,8 +3273,8 @@ static int write_index(struct report *r)
 			    " SELECT lc.b, lc.n, nk.name, bk.name,"
 			    " count(*) FILTER (WHERE verdict = 'regression'),"
 			    " count(*) FILTER (WHERE verdict = 'improvement'),"
-			    " count(*), " TS("max(lc.computed_at)")
-			    " FROM lc JOIN kernels bk ON bk.id = lc.b"
+			    " count(*), report_ts(max(lc.computed_at)) FROM lc "
+			    "JOIN kernels bk ON bk.id = lc.b"
 			    " JOIN kernels nk ON nk.id = lc.n"
 			    " GROUP BY lc.b, lc.n, nk.name, bk.name"
 			    " ORDER BY max(lc.computed_at) DESC, lc.b, lc.n"
@@ -3180,8 +3292,8 @@ static int write_index(struct report *r)
 		rc = q(r, &plans,
 		       "SELECT pl.id, pl.name, left(pl.sha256, 12),"
 		       " (SELECT count(*) FROM runs r WHERE r.plan_id = pl.id),"
-		       " " TS("pl.created_at")
-		       " FROM plans pl ORDER BY pl.name, pl.id",
+		       " report_ts(pl.created_at) FROM plans pl ORDER BY "
+		       "pl.name, pl.id",
 		       NULL);
 	strbuf_release(&sql);
 	if (rc < 0)
@@ -3213,7 +3325,8 @@ static int write_index(struct report *r)
 		rtab_str(&t, db_get(queue, i, 0));
 		if (db_get(queue, i, 1)) {
 			strbuf_reset(&href);
-			strbuf_addf(&href, "patch-%s.html", db_get(queue, i, 1));
+			strbuf_addf(&href, "patch-%s.html",
+				    db_get(queue, i, 1));
 			rtab_link(&t, db_get(queue, i, 1), href.buf);
 			rtab_link(&t, db_get(queue, i, 2), href.buf);
 		} else {
@@ -3360,8 +3473,9 @@ int report_find_static(struct strbuf *out, struct strbuf *err)
 			strbuf_addstr(out, env);
 			ret = 0;
 		} else
-			strbuf_addf(err, "SCHEDFARM_WEB_STATIC=%s holds no "
-					 "readable page.html",
+			strbuf_addf(err,
+				    "SCHEDFARM_WEB_STATIC=%s holds no "
+				    "readable page.html",
 				    env);
 		strbuf_release(&cand);
 		return ret;
@@ -3413,8 +3527,9 @@ static int load_static(struct report *r, struct strbuf *css)
 	if (!strstr(r->tmpl.buf, "Content-Security-Policy") ||
 	    !strstr(r->tmpl.buf, "default-src 'none'") ||
 	    !strstr(r->tmpl.buf, "@BODY@")) {
-		strbuf_addf(r->err, "%s lacks the Content-Security-Policy "
-				    "(default-src 'none') or @BODY@",
+		strbuf_addf(r->err,
+			    "%s lacks the Content-Security-Policy "
+			    "(default-src 'none') or @BODY@",
 			    path.buf);
 		rc = -1;
 		goto out;
@@ -3441,7 +3556,7 @@ int report_write(struct db *db, const struct report_opts *o,
 {
 	struct report r;
 	struct strbuf css = STRBUF_INIT;
-	struct runlist rl = {NULL, NULL};
+	struct runlist rl = { NULL, NULL };
 	char *abs = NULL;
 	int rc, in_tx = 0;
 

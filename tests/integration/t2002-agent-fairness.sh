@@ -1,7 +1,8 @@
 #!/bin/sh
 # t2002: fairness-loop reproduces seed 001 - 5 busy loops in /a and 2 in /b
 # with equal weights on a 2-CPU machine give about 20% per /a task and 50%
-# per /b task (+-10 points) - and weights move the split as they should.
+# per /b task (+-10 points) - and weights, quotas (cpu_max_pct) and
+# cpusets (cpus) move the split as they should.
 # Needs root and a cgroup cpu controller (v1 here, v2 in guests); the run's
 # own parent group gets a high weight so other work on a shared machine does
 # not take the CPUs the test measures.
@@ -77,6 +78,31 @@ test_expect_success 'weights split the CPUs: 200 vs 100 gives 2:1' '
 	say "per task: /hi $hi%, /lo $lo% (expected 66.7%, 33.3%)" &&
 	within "$hi" 66.7 10 && within "$lo" 33.3 10 &&
 	test -z "$(leftovers 2002002)"
+'
+
+test_expect_success 'cpu_max_pct caps a group: one loop at 30% of a CPU' '
+	cat >spec3.json <<-EOF &&
+	{"run_id": 2002003, "workload": "fairness-loop",
+	 "params": {"groups": "/q:1", "duration": "3s", "sample_interval": "1s"},
+	 "cgroups": [{"path": "/q", "cpu_max_pct": 30}], "parent_weight": 10000}
+	EOF
+	"$AGENT_BIN" run spec3.json >out3 2>err &&
+	q=$(metric share./q out3) && say "capped group: $q%" &&
+	within "$q" 30 5 &&
+	test -z "$(leftovers 2002003)"
+'
+
+test_expect_success 'cpus pins a group: two loops on CPU 0 share it, 50% each' '
+	cat >spec4.json <<-EOF &&
+	{"run_id": 2002004, "workload": "fairness-loop",
+	 "params": {"groups": "/p:2", "duration": "3s", "sample_interval": "1s"},
+	 "cgroups": [{"path": "/p", "cpus": "0"}], "parent_weight": 10000}
+	EOF
+	"$AGENT_BIN" run spec4.json >out4 2>err &&
+	p=$(metric share./p out4) && say "pinned group: $p%" &&
+	within "$p" 100 15 &&
+	within "$(metric share./p/task0 out4)" 50 10 &&
+	test -z "$(leftovers 2002004)"
 '
 
 test_done

@@ -66,7 +66,7 @@ test_expect_success 'chat: every message reaches every member of its room' '
 '
 
 test_expect_success 'numa-bw: per job user time and node, totals' '
-	run "{\"run_id\":4,\"workload\":\"numa-bw\",\"params\":{\"jobs\":2,\"mem_mb\":16,\"passes\":4}}" nb &&
+	run "{\"run_id\":4,\"workload\":\"numa-bw\",\"params\":{\"jobs\":2,\"mem_mb\":32,\"passes\":20}}" nb &&
 	positive "$(metric elapsed_s nb)" &&
 	positive "$(metric total_user_s nb)" &&
 	test "$(metric job0.node nb)" != null && test "$(metric job1.node nb)" != null &&

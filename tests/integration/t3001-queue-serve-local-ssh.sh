@@ -85,6 +85,26 @@ test_expect_success 'unreachable twice in a row: the host goes bad and gets no j
 	schedfarm host set moved --health retired >/dev/null
 '
 
+test_expect_success 'without --key, ssh-agent authenticates' '
+	command -v ssh-agent >/dev/null || { echo "no ssh-agent"; return 1; }
+	ssh-agent -a "$SCRATCH/agent.sock" >agent.env &&
+	pid=$(sed -n "s/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p" agent.env) &&
+	test_atexit "kill $pid" &&
+	SSH_AUTH_SOCK=$SCRATCH/agent.sock ssh-add -q "$SSHD_KEY" &&
+	SSH_AUTH_SOCK=$SCRATCH/agent.sock HOME=$SCRATCH schedfarm host add viaagent --kind ssh \
+		--address 127.0.0.1 --port "$SSHD_PORT" --user "$SSHD_USER" \
+		--known-hosts "$SSHD_KNOWN_HOSTS" >out 2>err &&
+	grep_or_fail "host viaagent added" out &&
+	schedfarm host show viaagent --json | jq -e ".key_file == null and .cpus >= 1" &&
+	! HOME=$SCRATCH SSH_AUTH_SOCK= schedfarm host set viaagent --refresh 2>err &&
+	grep_or_fail "authentication to" err
+'
+
+test_expect_success 'host remove: an idle host without runs goes, others are kept' '
+	schedfarm host remove viaagent >out && grep_or_fail "removed" out &&
+	! schedfarm host show viaagent 2>/dev/null
+'
+
 test_expect_success 'a file that is not a patch is refused' '
 	echo "hello" >notapatch &&
 	! schedfarm submit notapatch --base v6.1 --plan "$TOP/plans/smoke.yaml" 2>err &&
@@ -147,6 +167,16 @@ test_expect_success 'results are in the database, for both hosts, with every key
 	jq -e "all(.[]; .host == \"box\")" r$J2.json
 '
 
+test_expect_success 'results --kernel and --run select the same rows' '
+	read J1 J2 <jobs &&
+	schedfarm results --kernel v6.1-fix --json >k.json &&
+	test "$(jq length k.json)" = "$(( $(jq length r$J1.json) + $(jq length r$J2.json) ))" &&
+	RUN=$(jq ".[0].run" r$J2.json) &&
+	schedfarm results --run $RUN --json | jq -e "length > 0 and all(.[]; .run == $RUN)" &&
+	schedfarm results $J2 >t.txt && grep_or_fail "pipe-pingpong" t.txt &&
+	! schedfarm host remove box 2>err && grep_or_fail "retire it instead" err
+'
+
 test_expect_success 'phases are recorded with times: build and boot skipped' '
 	read J1 J2 <jobs &&
 	schedfarm job show $J2 --json >j.json &&
@@ -158,7 +188,10 @@ test_expect_success 'phases are recorded with times: build and boot skipped' '
 
 test_expect_success 'hosts are idle again and the remote run files are gone' '
 	schedfarm host list --json | jq -e "all(.[]; .state == \"idle\" and .lease_owner == null)" &&
-	test -z "$(ls "$SSHD_HOME/.schedfarm" | grep "^run-")"
+	read J1 J2 <jobs &&
+	for r in $(schedfarm job show $J2 --json | jq ".runs[].run"); do
+		if ls "$SSHD_HOME/.schedfarm" | grep "^run-$r-"; then return 1; fi
+	done
 '
 
 test_expect_success 'counters and agent info were stored with the runs' '

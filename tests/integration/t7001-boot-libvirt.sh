@@ -101,10 +101,11 @@ test_expect_success 'in the guest: schedstat v15, cgroup v2 cpu, a fairness loop
 	test "$share" -ge 60 && test "$share" -le 90
 '
 
-test_expect_success 'power off: the domain is gone, the boot row closed' '
-	dom=$(virsh -c qemu:///system list --name | grep "^farm-vm1-boot") &&
-	virsh -c qemu:///system destroy "$dom" >/dev/null &&
-	! virsh -c qemu:///system list --name | grep -q "^farm-vm1"
+test_expect_success 'orphaned farm-* domains (the one left with --keep) are destroyed' '
+	virsh -c qemu:///system list --name | grep -q "^farm-vm1-boot" &&
+	schedfarm kernel orphans --uri qemu:///system >out &&
+	grep_or_fail "1 orphaned domain destroyed" out &&
+	! virsh -c qemu:///system list --name | grep -q "^farm-"
 '
 
 test_expect_success 'a kernel that panics is caught from the console within 10 s, blamed, host stays good' '
@@ -130,6 +131,13 @@ test_expect_success 'a kernel that panics is caught from the console within 10 s
 	schedfarm db psql -- -qAt -c "SELECT count(*) FROM host_events" >ev1 &&
 	cmp ev0 ev1 &&
 	! virsh -c qemu:///system list --name | grep -q "^farm-vm1"
+'
+
+test_expect_success 'boot, run a command, power off: the domain is gone, the boot row closed' '
+	schedfarm kernel boot debian --host vm1 --run "nproc" >out 2>err &&
+	test "$(sed -n 2p out)" = 4 &&
+	! virsh -c qemu:///system list --name | grep -q "^farm-" &&
+	test "$(sql "SELECT count(*) FROM boots WHERE outcome = \$\$ready\$\$ AND finished_at IS NOT NULL")" = 1
 '
 
 test_expect_success 'the boot times are recorded (power-on to agent ready)' '
