@@ -110,6 +110,7 @@ struct boot_ctx {
 	char *kernel_name;
 	struct json_value *cfg;
 	int64_t t0;
+	char farm[16];
 };
 
 static void ctx_release(struct boot_ctx *c)
@@ -328,10 +329,11 @@ static int power_libvirt(struct boot_ctx *c, const char *cmdline,
 
 	memset(&s, 0, sizeof(s));
 	if (c->req->job_id)
-		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%" PRId64, c->req->job_id);
+		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%" PRId64, c->farm,
+				      c->req->job_id);
 	else
-		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-boot%" PRId64,
-				      res->host_name, res->boot_id);
+		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%s-boot%" PRId64,
+				      c->farm, res->host_name, res->boot_id);
 	s.name = res->domain;
 	s.type = cfg_str(c, "accel", "qemu");
 	s.sockets = c->sockets;
@@ -661,6 +663,22 @@ static void read_console(const char *path, uint64_t off, struct strbuf *out)
 	}
 }
 
+/* This farm's identity (farm_identity.id), for naming libvirt domains. */
+static int farm_id(struct db *db, struct strbuf *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *r = NULL;
+
+	if (db_exec(db, &r, err, "SELECT id FROM farm_identity LIMIT 1", 0,
+		    NULL) < 0)
+		return -1;
+	if (db_nrows(r) != 1) {
+		strbuf_addstr(err, "the database has no farm identity");
+		return -1;
+	}
+	strbuf_addstr(ret, db_get(r, 0, 0));
+	return 0;
+}
+
 /* The smaller of a phase's own limit and what is left of the boot. */
 static int64_t phase_deadline(struct boot_ctx *c, int64_t phase_start,
 			      int64_t own_ms)
@@ -692,6 +710,16 @@ int boot_host(struct db *db, const struct boot_request *req,
 	console_scanner_init(&cs);
 	if (load_rows(db, &c, err) < 0)
 		goto out_early;
+	{
+		struct strbuf f = STRBUF_INIT;
+
+		if (farm_id(db, &f, err) < 0) {
+			strbuf_release(&f);
+			goto out_early;
+		}
+		snprintf(c.farm, sizeof(c.farm), "%s", f.buf);
+		strbuf_release(&f);
+	}
 	if (insert_boot_row(db, &c,
 			    !strcmp(res->kind, "libvirt") ? "libvirt" : "ipmi-pxe",
 			    err) < 0)
@@ -1018,14 +1046,22 @@ int host_note_good_run(struct db *db, int64_t host_id, struct strbuf *err)
 	return r;
 }
 
-int boot_destroy_orphans(const char *uri, int *ret_n, struct strbuf *err)
+int boot_destroy_orphans(struct db *db, const char *uri, int *ret_n,
+			 struct strbuf *names, struct strbuf *err)
 {
+	struct strbuf prefix = STRBUF_INIT;
 	struct virt_conn *vc = NULL;
-	int r;
+	int r = -1;
 
+	strbuf_addstr(&prefix, VIRT_DOMAIN_PREFIX);
+	if (farm_id(db, &prefix, err) < 0)
+		goto out;
+	strbuf_addch(&prefix, '-');
 	if (virt_open(uri, &vc, err) < 0)
-		return -1;
-	r = virt_destroy_prefix(vc, VIRT_DOMAIN_PREFIX, ret_n, NULL, err);
+		goto out;
+	r = virt_destroy_prefix(vc, prefix.buf, ret_n, names, err);
 	virt_close(vc);
+out:
+	strbuf_release(&prefix);
 	return r;
 }

@@ -105,7 +105,12 @@ int host_note_aborted_run(struct db *db, int64_t host_id, int64_t kernel_id,
 /* A run completed on the host: the aborted count goes back to 0. */
 int host_note_good_run(struct db *db, int64_t host_id, struct strbuf *err);
 
-/* Destroy libvirt domains farm-* left by a dead controller at uri. */
-int boot_destroy_orphans(const char *uri, int *ret_n, struct strbuf *err);
+/*
+ * Destroy this farm's libvirt domains (farm-<farm id>-*) at uri: at a
+ * controller's start none of them can be live, so all are orphans of a
+ * controller that died.  Names appended to names (may be NULL).
+ */
+int boot_destroy_orphans(struct db *db, const char *uri, int *ret_n,
+			 struct strbuf *names, struct strbuf *err);
 
 #endif

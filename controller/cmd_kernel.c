@@ -56,8 +56,8 @@ const char cmd_kernel_usage[] =
 	"  boot    boot the kernel on HOST (libvirt or ipmi), wait for Linux,\n"
 	"          the agent's beacon, SSH and uname -r; print the times;\n"
 	"          run CMD over SSH if given; power off unless --keep\n"
-	"  orphans destroy libvirt domains named farm-* that no controller\n"
-	"          owns any more (after a crash; serve does it at start)\n"
+	"  orphans destroy this farm's libvirt domains (farm-FARMID-*): after\n"
+	"          a controller crashed, none of them has an owner\n"
 	"\n"
 	"Examples:\n"
 	"  schedfarm kernel build --base /usr/src/linux-source-6.1.tar.xz \\\n"
@@ -607,8 +607,9 @@ static int kernel_orphans(int argc, char **argv)
 {
 	static const struct option opts[] = {{"uri", required_argument, NULL, 'u'},
 					     {NULL, 0, NULL, 0}};
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, names = STRBUF_INIT;
 	const char *uri = NULL;
+	struct db *db;
 	int opt, n = 0;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -618,9 +619,13 @@ static int kernel_orphans(int argc, char **argv)
 	}
 	if (optind != argc)
 		die_usage("kernel orphans takes no arguments");
-	if (boot_destroy_orphans(uri, &n, &err) < 0)
+	db = cli_open_db();
+	if (boot_destroy_orphans(db, uri, &n, &names, &err) < 0)
 		fatal("%s", err.buf);
+	fputs(names.buf, stdout);
 	printf("%d orphaned domain%s destroyed\n", n, n == 1 ? "" : "s");
+	db_close(db);
+	strbuf_release(&names);
 	strbuf_release(&err);
 	return 0;
 }

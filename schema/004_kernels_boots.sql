@@ -37,3 +37,13 @@ CREATE TABLE boots (
 );
 CREATE INDEX boots_host ON boots (host_id, started_at);
 CREATE INDEX boots_job ON boots (job_id);
+
+-- This farm's own name for what it creates outside the database: libvirt
+-- domains are farm-<id>-<job>, so two farms (or two test suites) sharing a
+-- libvirt daemon never destroy each other's guests as orphans.
+CREATE TABLE farm_identity (
+    id              text PRIMARY KEY CHECK (id ~ '^[0-9a-f]{8}$'),
+    created_at      timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO farm_identity (id)
+    VALUES (substr(md5(random()::text || clock_timestamp()::text), 1, 8));

@@ -47,8 +47,12 @@ test_expect_success 'a Debian kernel and a 2-socket libvirt host are registered'
 		\$\$root\$\$, \$\$$G/ctl\$\$, \$\$$G/known_hosts\$\$, 2, 2, 1, 2,
 		1024, \$\$qemu:///system\$\$,
 		\$\${\"initrd\": \"$G/guest.cpio.gz\"}\$\$)" &&
-	schedfarm kernel list >list && grep_or_fail "debian" list
+	schedfarm kernel list >list && grep_or_fail "debian" list &&
+	sql "SELECT id FROM farm_identity" >farm && test -s farm
 '
+
+# This farm's domains (other suites may share the libvirt daemon).
+DOM=farm-$(cat "$SCRATCH/farm" 2>/dev/null)
 
 test_expect_success 'boot: Linux, beacon, SSH, uname -r; 2 sockets and 2 NUMA nodes inside' '
 	schedfarm kernel boot debian --host vm1 --keep >out 2>err &&
@@ -102,10 +106,10 @@ test_expect_success 'in the guest: schedstat v15, cgroup v2 cpu, a fairness loop
 '
 
 test_expect_success 'orphaned farm-* domains (the one left with --keep) are destroyed' '
-	virsh -c qemu:///system list --name | grep -q "^farm-vm1-boot" &&
+	virsh -c qemu:///system list --name | grep -q "^$DOM-vm1-boot" &&
 	schedfarm kernel orphans --uri qemu:///system >out &&
 	grep_or_fail "1 orphaned domain destroyed" out &&
-	! virsh -c qemu:///system list --name | grep -q "^farm-"
+	! virsh -c qemu:///system list --name | grep -q "^$DOM-"
 '
 
 test_expect_success 'a kernel that panics is caught from the console within 10 s, blamed, host stays good' '
@@ -130,13 +134,13 @@ test_expect_success 'a kernel that panics is caught from the console within 10 s
 	test "$(sql "SELECT health FROM hosts WHERE name = \$\$vm1\$\$")" = good &&
 	schedfarm db psql -- -qAt -c "SELECT count(*) FROM host_events" >ev1 &&
 	cmp ev0 ev1 &&
-	! virsh -c qemu:///system list --name | grep -q "^farm-vm1"
+	! virsh -c qemu:///system list --name | grep -q "^$DOM-vm1"
 '
 
 test_expect_success 'boot, run a command, power off: the domain is gone, the boot row closed' '
 	schedfarm kernel boot debian --host vm1 --run "nproc" >out 2>err &&
 	test "$(sed -n 2p out)" = 4 &&
-	! virsh -c qemu:///system list --name | grep -q "^farm-" &&
+	! virsh -c qemu:///system list --name | grep -q "^$DOM-" &&
 	test "$(sql "SELECT count(*) FROM boots WHERE outcome = \$\$ready\$\$ AND finished_at IS NOT NULL")" = 1
 '
 
