@@ -31,14 +31,16 @@ const char cmd_host_usage[] =
 	"N]\n"
 	"                          [--user USER] [--key FILE] [--known-hosts "
 	"FILE]\n"
-	"                          [--tag TAG]... [--no-contact]\n"
+	"                          [--tag TAG]... [--no-contact] [BOOT AND "
+	"TOPOLOGY]\n"
 	"       schedfarm host list [--json]\n"
 	"       schedfarm host show NAME [--json]\n"
 	"       schedfarm host set NAME [--address ADDR] [--port N] [--user "
 	"USER]\n"
 	"                          [--key FILE] [--known-hosts FILE] [--tag "
 	"TAG]...\n"
-	"                          [--health HEALTH] [--refresh]\n"
+	"                          [--health HEALTH] [--refresh] [BOOT AND "
+	"TOPOLOGY]\n"
 	"       schedfarm host remove NAME\n"
 	"\n"
 	"Hosts run the jobs.  KIND is local (this machine, the agent as a "
@@ -56,6 +58,14 @@ const char cmd_host_usage[] =
 	"cores, threads, NUMA nodes, CPUs, memory), stored with the host.  A "
 	"host\n"
 	"that cannot be reached is not added.  set --refresh reads it again.\n"
+	"\n"
+	"BOOT AND TOPOLOGY, for hosts that boot kernels (libvirt, ipmi) and\n"
+	"cannot be asked before they run:  --libvirt-uri URI, --bmc-address "
+	"A,\n"
+	"--bmc-port N, --bmc-user U, --bmc-password-file FILE (a path: the\n"
+	"password itself is never stored), --boot-config JSON (an object),\n"
+	"--sockets N, --cores N (per socket), --threads N (per core),\n"
+	"--numa-nodes N, --cpus N, --memory-mb N.\n"
 	"\n"
 	"HEALTH is good, unknown, bad, maintenance or retired; only idle "
 	"hosts\n"
@@ -96,10 +106,28 @@ static char *abs_path(const char *p)
 	return xstrfmt("%s/%s", buf, p);
 }
 
+/* Numbers a host row may be given by hand (hosts that cannot be asked
+ * before they boot): column, option, range.  -1 = not given. */
+static const struct {
+	const char *column, *option;
+	int64_t max;
+} host_nums[] = {
+	{ "sockets", "sockets", 1024 },
+	{ "cores_per_socket", "cores", 4096 },
+	{ "threads_per_core", "threads", 64 },
+	{ "numa_nodes", "numa-nodes", 1024 },
+	{ "cpus", "cpus", 1 << 20 },
+	{ "memory_mb", "memory-mb", (int64_t)1 << 40 },
+	{ "bmc_port", "bmc-port", 65535 },
+};
+#define NR_NUMS ARRAY_SIZE(host_nums)
+
 struct host_opts {
 	const char *kind, *address, *user, *health;
-	char *key, *known_hosts;
+	const char *libvirt_uri, *bmc_address, *bmc_user, *boot_config;
+	char *key, *known_hosts, *bmc_password_file;
 	int port, port_set, no_contact, refresh, tags_set;
+	int64_t nums[NR_NUMS];
 	struct strvec tags;
 };
 
@@ -117,10 +145,25 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 		{ "health", required_argument, NULL, 'h' },
 		{ "no-contact", no_argument, NULL, 'N' },
 		{ "refresh", no_argument, NULL, 'r' },
+		{ "libvirt-uri", required_argument, NULL, 'L' },
+		{ "bmc-address", required_argument, NULL, 'B' },
+		{ "bmc-user", required_argument, NULL, 'U' },
+		{ "bmc-password-file", required_argument, NULL, 'W' },
+		{ "boot-config", required_argument, NULL, 'C' },
+		{ "sockets", required_argument, NULL, 1000 },
+		{ "cores", required_argument, NULL, 1001 },
+		{ "threads", required_argument, NULL, 1002 },
+		{ "numa-nodes", required_argument, NULL, 1003 },
+		{ "cpus", required_argument, NULL, 1004 },
+		{ "memory-mb", required_argument, NULL, 1005 },
+		{ "bmc-port", required_argument, NULL, 1006 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *why;
 	int opt;
+
+	for (size_t i = 0; i < NR_NUMS; i++)
+		o->nums[i] = -1;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -173,7 +216,44 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 				die_usage("--refresh is for host set");
 			o->refresh = 1;
 			break;
+		case 'L':
+			o->libvirt_uri = optarg;
+			break;
+		case 'B':
+			o->bmc_address = optarg;
+			break;
+		case 'U':
+			o->bmc_user = optarg;
+			break;
+		case 'W':
+			o->bmc_password_file = abs_path(optarg);
+			break;
+		case 'C': {
+			struct json_value *doc = NULL;
+			struct strbuf e = STRBUF_INIT;
+
+			if (json_parse(optarg, strlen(optarg), NULL, &doc, &e) <
+				    0 ||
+			    json_type_of(doc) != JSON_OBJECT)
+				die_usage("--boot-config must be a JSON "
+					  "object%s%s",
+					  e.len ? ": " : "", e.buf);
+			json_free(doc);
+			strbuf_release(&e);
+			o->boot_config = optarg;
+			break;
+		}
 		default:
+			if (opt >= 1000 && opt < 1000 + (int)NR_NUMS) {
+				size_t i = (size_t)(opt - 1000);
+
+				if (parse_i64(optarg, 1, host_nums[i].max,
+					      &o->nums[i], &why) < 0)
+					die_usage("--%s '%s' %s",
+						  host_nums[i].option, optarg,
+						  why);
+				break;
+			}
 			die_usage("see 'schedfarm host --help'");
 		}
 	}
@@ -329,10 +409,26 @@ static int host_add(int argc, char **argv)
 	db_args_str(&a, o.key);
 	db_args_str(&a, o.known_hosts);
 	db_args_str(&a, tags.buf);
+	db_args_str(&a, o.libvirt_uri);
+	db_args_str(&a, o.bmc_address);
+	db_args_str(&a, o.bmc_user);
+	db_args_str(&a, o.bmc_password_file);
+	db_args_str(&a, o.boot_config);
+	for (size_t i = 0; i < NR_NUMS; i++) {
+		if (o.nums[i] < 0)
+			db_args_str(&a, NULL);
+		else
+			db_args_i64(&a, o.nums[i]);
+	}
 	if (db_exec_args(db, NULL, &err,
 			 "INSERT INTO hosts (name, kind, address, port, "
-			 "ssh_user, key_file, known_hosts, tags) VALUES ($1, "
-			 "$2, $3, $4, $5, $6, $7, $8)",
+			 "ssh_user, key_file, known_hosts, tags, libvirt_uri, "
+			 "bmc_address, bmc_user, bmc_password_file, "
+			 "boot_config, sockets, cores_per_socket, "
+			 "threads_per_core, numa_nodes, cpus, memory_mb, "
+			 "bmc_port) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
+			 "$9, $10, $11, $12, coalesce($13::jsonb, '{}'), $14, "
+			 "$15, $16, $17, $18, $19, $20)",
 			 &a) < 0) {
 		if (!strcmp(db_last_sqlstate(db), "23505"))
 			fatal("a host named '%s' exists already", name);
@@ -353,6 +449,7 @@ static int host_add(int argc, char **argv)
 	strbuf_release(&tags);
 	free(o.key);
 	free(o.known_hosts);
+	free(o.bmc_password_file);
 	db_close(db);
 	return 0;
 }
@@ -366,7 +463,10 @@ static int host_add(int argc, char **argv)
 	"cores_per_socket, 'threads_per_core', threads_per_core, "             \
 	"'numa_nodes', numa_nodes, 'cpus', cpus, 'memory_mb', memory_mb, "     \
 	"'lease_owner', lease_owner, 'lease_job', lease_job_id, "              \
-	"'lease_expires', lease_expires)"
+	"'lease_expires', lease_expires, 'libvirt_uri', libvirt_uri, "         \
+	"'bmc_address', bmc_address, 'bmc_port', bmc_port, 'bmc_user', "       \
+	"bmc_user, 'bmc_password_file', bmc_password_file, 'boot_config', "    \
+	"boot_config)"
 
 static int host_list(int argc, char **argv)
 {
@@ -493,6 +593,17 @@ static int host_set(int argc, char **argv)
 	db_args_str(&a, o.tags_set ? tags.buf : NULL);
 	db_args_str(&a, o.health);
 	db_args_str(&a, "set by 'schedfarm host set'");
+	db_args_str(&a, o.libvirt_uri);
+	db_args_str(&a, o.bmc_address);
+	db_args_str(&a, o.bmc_user);
+	db_args_str(&a, o.bmc_password_file);
+	db_args_str(&a, o.boot_config);
+	for (size_t i = 0; i < NR_NUMS; i++) {
+		if (o.nums[i] < 0)
+			db_args_str(&a, NULL);
+		else
+			db_args_i64(&a, o.nums[i]);
+	}
 	if (db_exec_args(db, &res, &err,
 			 "WITH old AS (SELECT id, health FROM hosts WHERE name "
 			 "= $1 FOR UPDATE), u AS (UPDATE hosts h SET "
@@ -502,7 +613,23 @@ static int host_set(int argc, char **argv)
 			 "key_file = coalesce($5, h.key_file), "
 			 "known_hosts = coalesce($6, h.known_hosts), "
 			 "tags = coalesce($7::text[], h.tags), "
-			 "health = coalesce($8, h.health), updated_at = now() "
+			 "health = coalesce($8, h.health), "
+			 "libvirt_uri = coalesce($10, h.libvirt_uri), "
+			 "bmc_address = coalesce($11, h.bmc_address), "
+			 "bmc_user = coalesce($12, h.bmc_user), "
+			 "bmc_password_file = coalesce($13, "
+			 "h.bmc_password_file), "
+			 "boot_config = coalesce($14::jsonb, h.boot_config), "
+			 "sockets = coalesce($15::int, h.sockets), "
+			 "cores_per_socket = coalesce($16::int, "
+			 "h.cores_per_socket), "
+			 "threads_per_core = coalesce($17::int, "
+			 "h.threads_per_core), "
+			 "numa_nodes = coalesce($18::int, h.numa_nodes), "
+			 "cpus = coalesce($19::int, h.cpus), "
+			 "memory_mb = coalesce($20::bigint, h.memory_mb), "
+			 "bmc_port = coalesce($21::int, h.bmc_port), "
+			 "updated_at = now() "
 			 "FROM old WHERE h.id = old.id RETURNING h.id, "
 			 "old.health AS was, h.health AS now), e AS (INSERT "
 			 "INTO host_events (host_id, old_health, new_health, "
@@ -524,6 +651,7 @@ static int host_set(int argc, char **argv)
 	strbuf_release(&tags);
 	free(o.key);
 	free(o.known_hosts);
+	free(o.bmc_password_file);
 	db_close(db);
 	return 0;
 }

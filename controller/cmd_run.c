@@ -228,6 +228,10 @@ static int drain(struct db *db, const char *owner, int lease_s,
 	}
 	if (!ran && !failed && !only_job)
 		printf("the queue is empty\n");
+	else if (!ran && !failed && !job_stop_requested)
+		printf("STP#%lld was taken by another controller: see "
+		       "'schedfarm job show %lld'\n",
+		       (long long)only_job, (long long)only_job);
 	strbuf_release(&err);
 	strbuf_release(&payload);
 	return failed || job_stop_requested ? 1 : 0;

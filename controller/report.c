@@ -33,7 +33,7 @@
 #include "banned.h"
 
 /* Bumped whenever the page layout changes, so old pages get rewritten. */
-#define REPORT_FORMAT "schedfarm-report-9"
+#define REPORT_FORMAT "schedfarm-report-10"
 /* Items per listing block (archive page). */
 #define RUNS_PER_BLOCK 100
 #define PATCHES_PER_BLOCK 50
@@ -53,10 +53,15 @@
 
 #define S(x) ((x) ? (x) : "")
 /*
- * SQL helpers of schema/003_report.sql: report_ts() shows a timestamp in
- * UTC to the second, report_params() jsonb params as key=value;key=value
- * (the import format), report_params_key() the same with numbers padded
- * so they sort as numbers (threads=2 before threads=16).
+ * SQL helpers of schema/003_report.sql: to_char(() AT TIME ZONE 'UTC',
+ * 'YYYY-MM-DD HH24:MI:SS') shows a timestamp in UTC to the second,
+ * coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY e.key) FROM
+ * jsonb_each_text() e), '') jsonb params as key=value;key=value (the import
+ * format), coalesce((SELECT string_agg(e.key || '=' || CASE WHEN e.value ~
+ * '^[0-9]+([.][0-9]*)?$' THEN lpad(split_part(e.value, '.', 1), 24, '0') || '.'
+ * || split_part(e.value, '.', 2) ELSE e.value END, ';' ORDER BY e.key) FROM
+ * jsonb_each_text() e), '') the same with numbers padded so they sort as
+ * numbers (threads=2 before threads=16).
  */
 
 struct digest {
@@ -1075,7 +1080,9 @@ enum {
 };
 
 static const char run_detail_sql[] =
-	"SELECT r.id, r.status, r.workload, report_params(r.params), "
+	"SELECT r.id, r.status, r.workload, coalesce((SELECT string_agg(e.key "
+	"|| '=' || e.value, ';' ORDER BY e.key) FROM jsonb_each_text(r.params) "
+	"e), ''), "
 	" r.boot, r.seq, r.job_id, j.patch_id, pa.name, r.plan_id, pl.name,"
 	" r.host_id, h.name, h.kind, h.sockets, h.cores_per_socket,"
 	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
@@ -1083,9 +1090,11 @@ static const char run_detail_sql[] =
 	" k.vmlinux_text, k.vmlinux_data, k.vmlinux_bss, k.build_seconds,"
 	" k.build_log IS NOT NULL, r.imported, r.source,"
 	" jsonb_pretty(r.agent_info), r.console_log, r.raw_lines, r.error, "
-	"report_ts(r.created_at), report_ts(r.started_at), "
-	"report_ts(r.finished_at), report_ts(r.ingested_at) FROM runs r JOIN "
-	"hosts h ON h.id = r.host_id"
+	"to_char((r.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+	"to_char((r.started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+	"to_char((r.finished_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+	"to_char((r.ingested_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
+	"FROM runs r JOIN hosts h ON h.id = r.host_id"
 	" JOIN kernels k ON k.id = r.kernel_id"
 	" LEFT JOIN plans pl ON pl.id = r.plan_id"
 	" LEFT JOIN jobs j ON j.id = r.job_id"
@@ -1632,13 +1641,18 @@ enum {
  */
 static const char latest_cmp_sql[] =
 	"SELECT * FROM (SELECT DISTINCT ON (c.host_id, c.workload, c.params,"
-	" c.metric) c.host_id, h.name, c.workload, report_params(c.params) AS "
-	"ptxt, c.params::text, c.metric, c.unit, c.better, c.n_base,"
+	" c.metric) c.host_id, h.name, c.workload, coalesce((SELECT "
+	"string_agg(e.key || '=' || e.value, ';' ORDER BY e.key) FROM "
+	"jsonb_each_text(c.params) e), '') AS ptxt, c.params::text, c.metric, "
+	"c.unit, c.better, c.n_base,"
 	" c.n_new, c.mean_base, c.mean_new, c.stddev_base, c.stddev_new,"
 	" c.pct_change, c.ci_low, c.ci_high, c.p_value, c.tau, c.verdict,"
 	" c.method_version, c.base_kernel_id, c.new_kernel_id, bk.name,"
 	" nk.name"
-	", report_params_key(c.params) AS nkey"
+	", coalesce((SELECT string_agg(e.key || '=' || CASE WHEN e.value ~ "
+	"'^[0-9]+([.][0-9]*)?$' THEN lpad(split_part(e.value, '.', 1), 24, "
+	"'0') || '.' || split_part(e.value, '.', 2) ELSE e.value END, ';' "
+	"ORDER BY e.key) FROM jsonb_each_text(c.params) e), '') AS nkey"
 	" FROM comparisons c JOIN hosts h ON h.id = c.host_id"
 	" JOIN kernels bk ON bk.id = c.base_kernel_id"
 	" JOIN kernels nk ON nk.id = c.new_kernel_id"
@@ -2396,8 +2410,11 @@ enum {
 };
 
 static const char runlist_sql[] =
-	"SELECT r.id, r.host_id, r.plan_id, report_ts(r.created_at), k.name,"
-	" r.workload, report_params(r.params), r.status, r.job_id,"
+	"SELECT r.id, r.host_id, r.plan_id, to_char((r.created_at) AT TIME "
+	"ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), k.name,"
+	" r.workload, coalesce((SELECT string_agg(e.key || '=' || e.value, ';' "
+	"ORDER BY e.key) FROM jsonb_each_text(r.params) e), ''), r.status, "
+	"r.job_id,"
 	" j.patch_id, h.name, pl.name"
 	" FROM runs r JOIN kernels k ON k.id = r.kernel_id"
 	" JOIN hosts h ON h.id = r.host_id"
@@ -2634,7 +2651,7 @@ static const char host_sql[] =
 	"h.cores_per_socket,"
 	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
 	" jsonb_pretty(h.agent_info), h.health, h.aborted_in_row, kg.name, "
-	"report_ts(h.created_at),"
+	"to_char((h.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
 	" md5(concat_ws('|', h.name, h.kind, h.address, h.port,"
 	" h.tags::text, h.sockets, h.cores_per_socket, h.threads_per_core,"
 	" h.numa_nodes, h.cpus, h.memory_mb, h.agent_info::text, h.health,"
@@ -2669,7 +2686,8 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 
 	db_args_i64(&a, id);
 	rc = q(r, &ev,
-	       "SELECT report_ts(at), old_health, new_health, reason FROM "
+	       "SELECT to_char((at) AT TIME ZONE 'UTC', 'YYYY-MM-DD "
+	       "HH24:MI:SS'), old_health, new_health, reason FROM "
 	       "host_events WHERE host_id = $1 ORDER BY at DESC, id DESC",
 	       &a);
 	db_args_clear(&a);
@@ -2785,7 +2803,8 @@ static int write_host_pages(struct report *r, const struct runlist *rl)
 /* ------------------------------------------------------------ plan pages */
 
 static const char plan_sql[] =
-	"SELECT pl.id, pl.name, pl.sha256, pl.body, report_ts(pl.created_at),"
+	"SELECT pl.id, pl.name, pl.sha256, pl.body, to_char((pl.created_at) AT "
+	"TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
 	" md5(concat_ws('|', pl.name, pl.sha256, (SELECT count(*) || ',' ||"
 	" string_agg(j.id || ':' || j.state, ',' ORDER BY j.id) FROM jobs j"
 	" WHERE j.plan_id = pl.id)))"
@@ -2874,7 +2893,8 @@ static int write_plan_pages(struct report *r, const struct runlist *rl)
 
 static const char patch_fp_sql[] =
 	"SELECT p.id, p.name, p.submitter, p.base, p.n_patches,"
-	" p.series_sha256, report_ts(p.created_at), p.base_kernel_id,"
+	" p.series_sha256, to_char((p.created_at) AT TIME ZONE 'UTC', "
+	"'YYYY-MM-DD HH24:MI:SS'), p.base_kernel_id,"
 	" bk.name, p.kernel_id, nk.name,"
 	" md5(concat_ws('|', p.name, p.submitter, p.base, p.n_patches,"
 	" p.series_sha256, p.created_at, p.base_kernel_id, p.kernel_id,"
@@ -2930,7 +2950,9 @@ static int render_patch(struct report *r, const struct db_result *p, int i,
 	rc = q(r, &jobs,
 	       "SELECT j.id, j.state, k.name, pl.name, j.plan_id,"
 	       " coalesce(h.name, j.host_constraint), j.host_id, j.attempts, "
-	       "report_ts(j.created_at), report_ts(j.finished_at),"
+	       "to_char((j.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD "
+	       "HH24:MI:SS'), to_char((j.finished_at) AT TIME ZONE 'UTC', "
+	       "'YYYY-MM-DD HH24:MI:SS'),"
 	       " j.stop_reason, coalesce(j.error_phase || ': ', '') ||"
 	       " j.error FROM jobs j JOIN kernels k ON k.id = j.kernel_id"
 	       " JOIN plans pl ON pl.id = j.plan_id"
@@ -3121,8 +3143,9 @@ static const char patch_summary_sql[] =
 	"  GROUP BY patch_id)"
 	" SELECT p.id, p.name, p.submitter, p.base,"
 	" coalesce(st.state, 'no jobs'), coalesce(cnt.regr, 0),"
-	" coalesce(cnt.impr, 0), coalesce(cnt.n, 0), report_ts(p.created_at) "
-	"FROM patches p LEFT JOIN cnt ON cnt.pid = p.id"
+	" coalesce(cnt.impr, 0), coalesce(cnt.n, 0), to_char((p.created_at) AT "
+	"TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM patches p LEFT JOIN "
+	"cnt ON cnt.pid = p.id"
 	" LEFT JOIN st ON st.patch_id = p.id ORDER BY p.id";
 
 /* Patches rows [from, to) of ps, newest first, as a table into pg. */
@@ -3246,8 +3269,9 @@ static int write_index(struct report *r)
 	rc = q(r, &queue,
 	       "SELECT j.id, j.patch_id, pa.name, k.name, pl.name, j.plan_id,"
 	       " coalesce(h.name, j.host_constraint, 'any'), j.host_id,"
-	       " j.state, j.priority, report_ts(j.created_at) FROM jobs j JOIN "
-	       "kernels k ON k.id = j.kernel_id"
+	       " j.state, j.priority, to_char((j.created_at) AT TIME ZONE "
+	       "'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM jobs j JOIN kernels k ON "
+	       "k.id = j.kernel_id"
 	       " JOIN plans pl ON pl.id = j.plan_id"
 	       " LEFT JOIN patches pa ON pa.id = j.patch_id"
 	       " LEFT JOIN hosts h ON h.id = j.host_id"
@@ -3273,8 +3297,9 @@ static int write_index(struct report *r)
 			    " SELECT lc.b, lc.n, nk.name, bk.name,"
 			    " count(*) FILTER (WHERE verdict = 'regression'),"
 			    " count(*) FILTER (WHERE verdict = 'improvement'),"
-			    " count(*), report_ts(max(lc.computed_at)) FROM lc "
-			    "JOIN kernels bk ON bk.id = lc.b"
+			    " count(*), to_char((max(lc.computed_at)) AT TIME "
+			    "ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM lc JOIN "
+			    "kernels bk ON bk.id = lc.b"
 			    " JOIN kernels nk ON nk.id = lc.n"
 			    " GROUP BY lc.b, lc.n, nk.name, bk.name"
 			    " ORDER BY max(lc.computed_at) DESC, lc.b, lc.n"
@@ -3292,7 +3317,8 @@ static int write_index(struct report *r)
 		rc = q(r, &plans,
 		       "SELECT pl.id, pl.name, left(pl.sha256, 12),"
 		       " (SELECT count(*) FROM runs r WHERE r.plan_id = pl.id),"
-		       " report_ts(pl.created_at) FROM plans pl ORDER BY "
+		       " to_char((pl.created_at) AT TIME ZONE 'UTC', "
+		       "'YYYY-MM-DD HH24:MI:SS') FROM plans pl ORDER BY "
 		       "pl.name, pl.id",
 		       NULL);
 	strbuf_release(&sql);

@@ -569,10 +569,14 @@ end:
 	} else {
 		struct strbuf ignore = STRBUF_INIT;
 
+		int64_t deadline = mono_ms() + timeout_ms;
+		int n;
+
 		/* Wait for scp to exit so the file is complete. */
-		while (ssh_exec_read(e, &ignore, 1000, &ignore) == 1 ||
-		       (!e->eof && ssh_is_connected(c->s)))
+		do {
 			strbuf_reset(&ignore);
+			n = ssh_exec_read(e, &ignore, 1000, &ignore);
+		} while (n >= 0 && n != 2 && mono_ms() < deadline);
 		strbuf_release(&ignore);
 		ssh_exec_end(e, &st);
 		if (st != 0) {

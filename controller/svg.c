@@ -314,6 +314,14 @@ static void format_axis_tick(struct strbuf *out, const struct axis *a, double t)
 		svg_format_tick(out, t, a->step);
 }
 
+static int all_dots(const struct svg_plot *p)
+{
+	for (size_t i = 0; i < p->nseries; i++)
+		if (p->series[i].kind != SVG_DOTS)
+			return 0;
+	return 1;
+}
+
 int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 		   struct strbuf *err)
 {
@@ -350,6 +358,13 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 	}
 	if (!npoints)
 		log2_axis = 0;
+	/* Dots only (run order): keep the first and last off the axes. */
+	if (npoints && !log2_axis && all_dots(p)) {
+		double pad = integers ? 0.5 : (xmax - xmin) * 0.03;
+
+		xmin -= pad;
+		xmax += pad;
+	}
 	axis_fit(&ax, xmin, xmax, log2_axis, integers, 8);
 	axis_fit(&ay, ymin, ymax, 0, 0, 6);
 
@@ -393,8 +408,9 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 		    "<text class=\"plot-title\" x=\"%d\" y=\"18\" "
 		    "font-size=\"13\" font-weight=\"bold\" fill=\"#222\">",
 		    M_LEFT);
-	/* About 7 px a character at this size: cut what would not fit. */
-	add_text_cut(out, p->title, (size_t)(p->width - M_LEFT - 8) / 7);
+	/* About 8 px a bold character at this size: cut what would not fit
+	 * (the whole title is the SVG's <title> and the figure's caption). */
+	add_text_cut(out, p->title, (size_t)(p->width - M_LEFT - 8) / 8);
 	strbuf_addstr(out, "</text>");
 
 	/* Grid and axes. */

@@ -105,6 +105,21 @@ test_expect_success 'host remove: an idle host without runs goes, others are kep
 	! schedfarm host show viaagent 2>/dev/null
 '
 
+test_expect_success 'hosts that boot are added with their boot fields and topology' '
+	echo secret >bmc.pw &&
+	schedfarm host add bmc9 --kind ipmi --address 127.0.0.1 --port 2222 \
+		--bmc-address 127.0.0.1 --bmc-port 6230 --bmc-user admin \
+		--bmc-password-file bmc.pw --boot-config "{\"tftp_dir\": \"/srv/tftp\"}" \
+		--sockets 2 --cores 4 --threads 2 --numa-nodes 2 --cpus 16 --memory-mb 32768 >out 2>err &&
+	schedfarm host show bmc9 --json >b.json &&
+	jq -e ".kind == \"ipmi\" and .bmc_port == 6230 and .bmc_password_file == \"$SCRATCH/bmc.pw\" and .boot_config.tftp_dir == \"/srv/tftp\" and .sockets == 2 and .cpus == 16 and .memory_mb == 32768" b.json &&
+	! grep -r secret b.json &&
+	schedfarm host set bmc9 --libvirt-uri test:///default --cpus 8 >/dev/null &&
+	schedfarm host show bmc9 --json | jq -e ".cpus == 8 and .sockets == 2 and .libvirt_uri == \"test:///default\"" &&
+	! schedfarm host add bad9 --kind ipmi --boot-config "[1]" 2>err && grep_or_fail "must be a JSON object" err &&
+	schedfarm host remove bmc9 >/dev/null
+'
+
 test_expect_success 'a file that is not a patch is refused' '
 	echo "hello" >notapatch &&
 	! schedfarm submit notapatch --base v6.1 --plan "$TOP/plans/smoke.yaml" 2>err &&

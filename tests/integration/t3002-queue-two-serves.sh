@@ -128,4 +128,15 @@ test_expect_success 'its lease expires; another controller runs the job again, r
 	schedfarm results $J --json | jq -e "([.[].run] | unique | length) == 1 and length > 0"
 '
 
+test_expect_success 'SIGTERM puts a running job back in the queue and frees its host' '
+	schedfarm submit p.patch --base v6.1 --kernel k --plan slow.yaml --host h2 --json >t.json &&
+	J=$(jq .job t.json) &&
+	wait_for "schedfarm job show $J --json | jq -e \".runs[0].status == \\\"running\\\"\"" 30 &&
+	kill -TERM $S4 &&
+	wait_for "grep -q \"serve stopped\" serve4.log" 30 &&
+	schedfarm job show $J --json >tj.json &&
+	jq -e ".state == \"queued\" and .attempts == 0 and .lease_owner == null and all(.runs[]; .status == \"aborted\")" tj.json &&
+	schedfarm host show h2 --json | jq -e ".state == \"idle\""
+'
+
 test_done

@@ -77,7 +77,7 @@ if [ "$AGENT_INFO" = yes ]; then
 		ssh -o BatchMode=yes -o UserKnownHostsFile="$G/known_hosts" \
 			-i "$G/ctl" -p "$PORT" root@127.0.0.1 \
 			"schedfarm-agent info" >info.json &&
-		jq -e ".sockets == 2" info.json
+		jq -e ".cpus.sockets == 2 and .cpus.numa_nodes == 2" info.json
 	'
 else
 	test_skip 'the agent in the guest reports 2 sockets' \
@@ -104,6 +104,26 @@ test_expect_success 'in the guest: schedstat v15, cgroup v2 cpu, a fairness loop
 	share=$(sed -n "s/^share_a //p" fair) &&
 	test "$share" -ge 60 && test "$share" -le 90
 '
+
+if [ "$AGENT_INFO" = yes ]; then
+	test_expect_success 'the agent runs a fairness loop under cgroup v2 in the guest, with schedstat v15 counters' '
+		cat >spec.json <<-EOS &&
+		{"run_id": 1, "workload": "fairness-loop",
+		 "params": {"groups": "/a:4:300,/b:4:100", "duration": "3s"},
+		 "iterations": 1, "warmup": 0,
+		 "results_file": "/tmp/run-1.jsonl", "deadline_s": 120}
+		EOS
+		ssh -o BatchMode=yes -o UserKnownHostsFile="$G/known_hosts" \
+			-i "$G/ctl" -p "$PORT" root@127.0.0.1 \
+			"schedfarm-agent run -" <spec.json >run.jsonl &&
+		jq -e "select(.type == \"done\") | .status == \"ok\"" run.jsonl &&
+		jq -e "select(.type == \"hello\") | .info.cgroup.used == \"v2\"" run.jsonl &&
+		jq -s -e "[.[] | select(.type == \"counter\" and .source == \"schedstat\" and (.available // true))] | length > 0" run.jsonl
+	'
+else
+	test_skip 'the agent runs a fairness loop under cgroup v2 in the guest' \
+		"this agent has no run yet (the loop ran from the shell above)"
+fi
 
 test_expect_success 'orphaned farm-* domains (the one left with --keep) are destroyed' '
 	virsh -c qemu:///system list --name | grep -q "^$DOM-vm1-boot" &&
