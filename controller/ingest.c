@@ -447,7 +447,12 @@ void ingest_json_write(const struct json_value *v, struct strbuf *out)
 struct copy_bufs {
 	struct strbuf results, samples, counters, info;
 	char run_id[24];
+	struct db *db; /* results stream to it while lines are read */
+	struct strbuf *err;
 };
+
+/* Results are sent in pieces of this size while the rest is parsed. */
+#define COPY_CHUNK (256u << 10)
 
 static int collect_line(const struct agent_line *l, void *ctx)
 {
@@ -468,6 +473,11 @@ static int collect_line(const struct agent_line *l, void *ctx)
 		strbuf_addch(sb, '\t');
 		strbuf_addstr(sb, l->direction);
 		strbuf_addch(sb, '\n');
+		if (b->db && sb->len >= COPY_CHUNK) {
+			if (db_copy_put(b->db, sb->buf, sb->len, b->err) < 0)
+				return -1;
+			strbuf_reset(sb);
+		}
 		break;
 	case AGENT_SAMPLE:
 		sb = &b->samples;
@@ -584,22 +594,7 @@ int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
 	int r = -1, locked;
 
 	snprintf(b.run_id, sizeof(b.run_id), "%lld", (long long)ex->run_id);
-	if (for_each_line(text, len, ex, collect_line, &b, &sum, err) < 0)
-		goto out;
-	if (!sum.done) {
-		strbuf_addf(err,
-			    "run %lld: the agent's lines end without "
-			    "\"done\"",
-			    (long long)ex->run_id);
-		goto out;
-	}
-	if (strcmp(sum.status, "ok")) {
-		strbuf_addf(err, "run %lld: the agent says %s",
-			    (long long)ex->run_id, sum.status);
-		if (sum.first_error)
-			strbuf_addf(err, ": %s", sum.first_error);
-		goto out;
-	}
+	memset(&sum, 0, sizeof(sum));
 	if (db_begin(db, err) < 0)
 		goto out;
 	locked = lock_run(db, ex->run_id, err);
@@ -608,10 +603,45 @@ int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
 		r = locked > 0 ? 1 : -1;
 		goto out;
 	}
-	if (copy_table(db,
-		       "COPY results (run_id, metric, iteration, warmup, "
-		       "value, unit, direction) FROM STDIN",
-		       &b.results, err) < 0 ||
+	/*
+	 * Results go to the server while the lines are still being read and
+	 * checked, so its work overlaps ours; samples and counters follow
+	 * from memory.  A bad line ends the COPY and rolls it all back.
+	 */
+	if (db_copy_begin(db,
+			  "COPY results (run_id, metric, iteration, warmup, "
+			  "value, unit, direction) FROM STDIN",
+			  err) < 0)
+		goto fail;
+	b.db = db;
+	b.err = err;
+	if (for_each_line(text, len, ex, collect_line, &b, &sum, err) < 0) {
+		struct strbuf ignore = STRBUF_INIT;
+
+		db_copy_end(db, &ignore);
+		strbuf_release(&ignore);
+		goto fail;
+	}
+	if (!sum.done || strcmp(sum.status, "ok")) {
+		struct strbuf ignore = STRBUF_INIT;
+
+		db_copy_end(db, &ignore);
+		strbuf_release(&ignore);
+		if (!sum.done)
+			strbuf_addf(err,
+				    "run %lld: the agent's lines end without "
+				    "\"done\"",
+				    (long long)ex->run_id);
+		else
+			strbuf_addf(err, "run %lld: the agent says %s",
+				    (long long)ex->run_id, sum.status);
+		if (sum.done && sum.first_error)
+			strbuf_addf(err, ": %s", sum.first_error);
+		goto fail;
+	}
+	if ((b.results.len &&
+	     db_copy_put(db, b.results.buf, b.results.len, err) < 0) ||
+	    db_copy_end(db, err) < 0 ||
 	    copy_table(db,
 		       "COPY samples (run_id, series, t, value, iteration) "
 		       "FROM STDIN",

@@ -135,6 +135,8 @@ int virt_domain_xml(const struct virt_domain_spec *s, struct strbuf *xml,
 			   "    </serial>\n"
 			   "    <panic model='isa'><address type='isa' "
 			   "iobase='0x505'/></panic>\n"
+			   "    <rng model='virtio'><backend model='random'>"
+			   "/dev/urandom</backend></rng>\n"
 			   "    <memballoon model='none'/>\n  </devices>\n");
 	if (s->ssh_port) {
 		strbuf_addstr(xml, "  <qemu:commandline>\n"

@@ -8,7 +8,8 @@
 # libraries they load, an ed25519 host key made now (or given with -K), the
 # controller's public key as root's authorized_keys, the schedfarm agent
 # (-a, else $SCHEDFARM_AGENT, else agent/schedfarm-agent), optionally the
-# e1000 driver of a modular kernel (-m /lib/modules/VERSION), and an /init
+# e1000 and virtio-rng drivers of a modular kernel (-m /lib/modules/VERSION),
+# and an /init
 # that mounts proc/sys/devtmpfs/cgroup2, turns schedstats on, brings up
 # eth0 for qemu's user network (10.0.2.15), starts sshd and prints the
 # agent beacon on the console:
@@ -108,15 +109,36 @@ cp "$pub" root/.ssh/authorized_keys
 chmod 700 root/.ssh
 chmod 600 root/.ssh/authorized_keys
 
-# A modular kernel's NIC driver (Debian's has e1000 as a module).
+# A modular kernel's drivers for qemu's devices (Debian's has them as
+# modules): the e1000 NIC, and virtio-rng so that sshd's first getrandom()
+# does not wait minutes for entropy under TCG.  Dependencies first, in
+# modprobe's order, numbered so /init loads them in that order.
 if [ -n "$mods" ]; then
-	ko=$(find "$mods" -name 'e1000.ko*' | head -n 1)
-	[ -n "$ko" ] || { echo "guest-image: no e1000 module in $mods" >&2; exit 1; }
-	case $ko in
-	*.xz) xz -dc "$ko" >lib/modules/e1000.ko ;;
-	*.zst) zstd -qdc "$ko" >lib/modules/e1000.ko ;;
-	*) cp "$ko" lib/modules/e1000.ko ;;
-	esac
+	[ -r "$mods/modules.dep" ] || { echo "guest-image: no $mods/modules.dep" >&2; exit 1; }
+	order=
+	add_mod() {
+		local _line _path _d _n
+		_line=$(grep -E "(^|/)$1\.ko[^:]*:" "$mods/modules.dep" | head -n 1)
+		[ -n "$_line" ] || { echo "guest-image: no module $1 in $mods" >&2; exit 1; }
+		_path=${_line%%:*}
+		case " $order " in *" $_path "*) return 0 ;; esac
+		for _d in $(echo "${_line#*:}" | tr ' ' '\n' | sed '/^$/d' | tac); do
+			_n=$(basename "$_d"); _n=${_n%%.ko*}
+			add_mod "$_n"
+		done
+		order="$order $_path"
+	}
+	for m in e1000 virtio_pci virtio-rng; do add_mod "$m"; done
+	i=10
+	for ko in $order; do
+		name=$(basename "$ko"); name=${name%%.ko*}
+		case $ko in
+		*.xz) xz -dc "$mods/$ko" >"lib/modules/$i-$name.ko" ;;
+		*.zst) zstd -qdc "$mods/$ko" >"lib/modules/$i-$name.ko" ;;
+		*) cp "$mods/$ko" "lib/modules/$i-$name.ko" ;;
+		esac
+		i=$((i + 1))
+	done
 fi
 
 cat >init <<'EOI'

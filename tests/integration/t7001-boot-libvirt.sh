@@ -116,8 +116,8 @@ if [ "$AGENT_INFO" = yes ]; then
 		ssh -o BatchMode=yes -o UserKnownHostsFile="$G/known_hosts" \
 			-i "$G/ctl" -p "$PORT" root@127.0.0.1 \
 			"schedfarm-agent run -" <spec.json >run.jsonl &&
-		jq -e "select(.type == \"done\") | .status == \"ok\"" run.jsonl &&
-		jq -e "select(.type == \"hello\") | .info.cgroup.used == \"v2\"" run.jsonl &&
+		jq -s -e "map(select(.type == \"done\"))[0].status == \"ok\"" run.jsonl &&
+		jq -s -e "map(select(.type == \"hello\"))[0].info.cgroup.used == \"v2\"" run.jsonl &&
 		jq -s -e "[.[] | select(.type == \"counter\" and .source == \"schedstat\" and (.available // true))] | length > 0" run.jsonl
 	'
 else

@@ -38,7 +38,7 @@ exec qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -vga none \
 	-monitor none -boot n \
 	-chardev file,id=ser0,path=$CONSOLE,append=on -serial chardev:ser0 \
 	-netdev user,id=n0,restrict=on,tftp=$T,bootfile=bmc1.ipxe,hostfwd=tcp:127.0.0.1:$PORT-:22 \
-	-device e1000,netdev=n0 -pidfile $SCRATCH/machine.pid
+	-device e1000,netdev=n0 -device virtio-rng-pci -pidfile $SCRATCH/machine.pid
 EOM
 chmod +x "$SCRATCH/machine.sh"
 umask 077

@@ -19,15 +19,26 @@ sshd_prereq() {
 		SSHD_SKIP="sshd tests need root (privilege separation, a test user)"
 	elif [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen >/dev/null; then
 		SSHD_SKIP="openssh-server not installed (make deps)"
-	elif ! command -v python3 >/dev/null; then
-		SSHD_SKIP="python3 is needed to pick a free port"
+	elif ! command -v python3 >/dev/null && ! command -v ss >/dev/null; then
+		SSHD_SKIP="python3 or ss (iproute2) is needed to pick a free port"
 	fi
 	[ -z "$SSHD_SKIP" ]
 }
 
-# A TCP port nobody listens on now (the kernel picks it).
+# A TCP port nobody listens on now: the kernel picks it (python3), or a
+# random one that ss(8) shows free.
 free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	if command -v python3 >/dev/null; then
+		python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+		return
+	fi
+	while :; do
+		_p=$(( $(od -An -N2 -tu2 /dev/urandom) % 30000 + 20000 ))
+		if [ -z "$(ss -Htln "sport = :$_p")" ]; then
+			echo "$_p"
+			return
+		fi
+	done
 }
 
 sshd_start() {
