@@ -87,7 +87,7 @@ static int64_t mono_ms(void)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
@@ -152,6 +152,11 @@ static int get_int(const char *v, int def, int max)
 	return n;
 }
 
+/*
+ * Read the host row (by name or id) and the kernel row into c and c->res:
+ * SSH address, topology, BMC, boot_config (parsed), known-good kernel,
+ * the kernel's images and release.  Only built or external kernels boot.
+ */
 static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *h = NULL, *k = NULL;
@@ -164,39 +169,46 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 		db_args_str(&a, c->req->host_name);
 	else
 		db_args_i64(&a, c->req->host_id);
-	if (db_exec_args(db, &h, err,
-			 c->req->host_name
-				 ? "SELECT id, name, kind, address, port, ssh_user, "
-				   "key_file, known_hosts, sockets, cores_per_socket, "
-				   "threads_per_core, numa_nodes, memory_mb, "
-				   "libvirt_uri, bmc_address, bmc_port, bmc_user, "
-				   "bmc_password_file, boot_config::text, "
-				   "known_good_kernel_id, health FROM hosts "
-				   "WHERE name = $1"
-				 : "SELECT id, name, kind, address, port, ssh_user, "
-				   "key_file, known_hosts, sockets, cores_per_socket, "
-				   "threads_per_core, numa_nodes, memory_mb, "
-				   "libvirt_uri, bmc_address, bmc_port, bmc_user, "
-				   "bmc_password_file, boot_config::text, "
-				   "known_good_kernel_id, health FROM hosts "
-				   "WHERE id = $1",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, &h, err,
+		    c->req->host_name
+			    ? "SELECT id, name, kind, address, port, ssh_user, "
+			      "key_file, known_hosts, sockets, "
+			      "cores_per_socket, "
+			      "threads_per_core, numa_nodes, memory_mb, "
+			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
+			      "bmc_password_file, boot_config::text, "
+			      "known_good_kernel_id, health FROM hosts "
+			      "WHERE name = $1"
+			    : "SELECT id, name, kind, address, port, ssh_user, "
+			      "key_file, known_hosts, sockets, "
+			      "cores_per_socket, "
+			      "threads_per_core, numa_nodes, memory_mb, "
+			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
+			      "bmc_password_file, boot_config::text, "
+			      "known_good_kernel_id, health FROM hosts "
+			      "WHERE id = $1",
+		    &a) < 0)
 		goto out;
 	if (db_nrows(h) != 1) {
-		strbuf_addf(err, "no host %s", c->req->host_name ? c->req->host_name
-								 : "with that id");
+		strbuf_addf(err, "no host %s",
+			    c->req->host_name ? c->req->host_name
+					      : "with that id");
 		goto out;
 	}
 	parse_i64(db_get(h, 0, 0), 1, INT64_MAX, &res->host_id, NULL);
 	res->host_name = xstrdup(db_get(h, 0, 1));
 	res->kind = xstrdup(db_get(h, 0, 2));
 	if (strcmp(res->kind, "libvirt") && strcmp(res->kind, "ipmi")) {
-		strbuf_addf(err, "host %s is of kind %s: only libvirt and ipmi hosts "
-				 "are booted",
-			    res->host_name, res->kind);
+		strbuf_addf(
+			err,
+			"host %s is of kind %s: only libvirt and ipmi hosts "
+			"are booted",
+			res->host_name, res->kind);
 		goto out;
 	}
-	res->ssh_addr = xstrdup(db_get(h, 0, 3) ? db_get(h, 0, 3) : "127.0.0.1");
+	res->ssh_addr =
+		xstrdup(db_get(h, 0, 3) ? db_get(h, 0, 3) : "127.0.0.1");
 	res->ssh_port = get_int(db_get(h, 0, 4), 0, 65535);
 	res->ssh_user = xstrdup(db_get(h, 0, 5) ? db_get(h, 0, 5) : "root");
 	res->key_file = dup_or_null(db_get(h, 0, 6));
@@ -238,7 +250,8 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	}
 	v = db_get(k, 0, 5);
 	if (strcmp(v, "built") && strcmp(v, "external")) {
-		strbuf_addf(err, "kernel %s is %s, not built", db_get(k, 0, 0), v);
+		strbuf_addf(err, "kernel %s is %s, not built", db_get(k, 0, 0),
+			    v);
 		goto out;
 	}
 	res->kernel_id = c->req->kernel_id;
@@ -253,7 +266,7 @@ out:
 	return r;
 }
 
-/* A string from boot_config, or def. */
+/* A string from boot_config (pointing into c->cfg), or def when absent. */
 static const char *cfg_str(struct boot_ctx *c, const char *key, const char *def)
 {
 	const char *s;
@@ -277,6 +290,8 @@ static int64_t cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
 	return v;
 }
 
+/* The kernel command line: boot_config.cmdline (or the default), plus the
+ * request's --append. */
 static void build_cmdline(struct boot_ctx *c, struct strbuf *out)
 {
 	strbuf_addstr(out, cfg_str(c, "cmdline", DEFAULT_CMDLINE));
@@ -284,8 +299,9 @@ static void build_cmdline(struct boot_ctx *c, struct strbuf *out)
 		strbuf_addf(out, " %s", c->req->cmdline_append);
 }
 
-static int insert_boot_row(struct db *db, struct boot_ctx *c, const char *method,
-			   struct strbuf *err)
+/* Start the boots row (outcome running); its id names the console log. */
+static int insert_boot_row(struct db *db, struct boot_ctx *c,
+			   const char *method, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *r = NULL;
 	struct db_args a = DB_ARGS_INIT;
@@ -298,12 +314,14 @@ static int insert_boot_row(struct db *db, struct boot_ctx *c, const char *method
 	db_args_i64(&a, c->res->host_id);
 	db_args_i64(&a, c->res->kernel_id);
 	db_args_str(&a, method);
-	rc = db_exec_args(db, &r, err,
-			  "INSERT INTO boots (job_id, host_id, kernel_id, method) "
-			  "VALUES ($1, $2, $3, $4) RETURNING id",
-			  &a);
+	rc = db_exec_args(
+		db, &r, err,
+		"INSERT INTO boots (job_id, host_id, kernel_id, method) "
+		"VALUES ($1, $2, $3, $4) RETURNING id",
+		&a);
 	if (!rc)
-		parse_i64(db_get(r, 0, 0), 1, INT64_MAX, &c->res->boot_id, NULL);
+		parse_i64(db_get(r, 0, 0), 1, INT64_MAX, &c->res->boot_id,
+			  NULL);
 	db_args_clear(&a);
 	return rc;
 }
@@ -342,7 +360,8 @@ static int power_libvirt(struct boot_ctx *c, const char *cmdline,
 	s.numa_nodes = c->numa_nodes;
 	s.memory_mb = c->memory_mb;
 	s.kernel = c->kernel_vmlinux ? c->kernel_vmlinux : c->kernel_image;
-	s.initrd = c->kernel_initrd ? c->kernel_initrd : cfg_str(c, "initrd", NULL);
+	s.initrd = c->kernel_initrd ? c->kernel_initrd
+				    : cfg_str(c, "initrd", NULL);
 	s.cmdline = cmdline;
 	s.console_log = res->console_path;
 	s.ssh_addr = res->ssh_addr;
@@ -358,8 +377,9 @@ static int power_libvirt(struct boot_ctx *c, const char *cmdline,
 		goto out;
 	/* "Attach" the console: note where this boot's output starts. */
 	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
-	event(c, "domain %s created paused (%d sockets x %d cores x %d threads, "
-		 "%d NUMA nodes, %" PRId64 " MiB); console %s",
+	event(c,
+	      "domain %s created paused (%d sockets x %d cores x %d threads, "
+	      "%d NUMA nodes, %" PRId64 " MiB); console %s",
 	      res->domain, s.sockets, s.cores, s.threads, s.numa_nodes,
 	      s.memory_mb, res->console_path);
 	if (virt_resume(vc, res->domain, err) < 0)
@@ -391,15 +411,17 @@ static int power_ipmi(struct boot_ctx *c, const char *cmdline,
 
 	ipmi_target_of(res, &t);
 	if (!tftp) {
-		strbuf_addf(err, "host %s has no boot_config.tftp_dir", res->host_name);
+		strbuf_addf(err, "host %s has no boot_config.tftp_dir",
+			    res->host_name);
 		return -1;
 	}
 	if (!c->kernel_image) {
-		strbuf_addf(err, "kernel %s has no image for PXE", c->kernel_name);
+		strbuf_addf(err, "kernel %s has no image for PXE",
+			    c->kernel_name);
 		return -1;
 	}
-	if (ipmi_write_pxe(tftp, res->host_name, server, c->kernel_image, initrd,
-			   cmdline, err) < 0)
+	if (ipmi_write_pxe(tftp, res->host_name, server, c->kernel_image,
+			   initrd, cmdline, err) < 0)
 		return -1;
 	event(c, "PXE script %s/%s.ipxe written", tftp, res->host_name);
 	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
@@ -407,13 +429,14 @@ static int power_ipmi(struct boot_ctx *c, const char *cmdline,
 		int b = ipmi_bootdev(&t, cfg_str(c, "bootdev", "pxe"), err);
 
 		if (b == IPMI_REFUSED) {
-			event(c, "%s; relying on the host's boot order", err->buf);
+			event(c, "%s; relying on the host's boot order",
+			      err->buf);
 			strbuf_reset(err);
 		} else if (b < 0) {
 			return -1;
 		} else {
-			event(c, "BMC %s:%d: next boot from %s", t.address, t.port,
-			      cfg_str(c, "bootdev", "pxe"));
+			event(c, "BMC %s:%d: next boot from %s", t.address,
+			      t.port, cfg_str(c, "bootdev", "pxe"));
 		}
 	}
 	if (ipmi_power_status(&t, &p, err) < 0)
@@ -429,8 +452,8 @@ static int power_ipmi(struct boot_ctx *c, const char *cmdline,
 	return 0;
 }
 
-int boot_ssh_run(const struct boot_result *res, const char *cmd,
-		 int timeout_ms, struct strbuf *out, struct strbuf *err)
+int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
+		 struct strbuf *out, struct strbuf *err)
 {
 	struct child_process cp;
 	int r;
@@ -438,19 +461,21 @@ int boot_ssh_run(const struct boot_result *res, const char *cmd,
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "ssh", "-o", "BatchMode=yes", "-o",
 		     "ConnectTimeout=10", "-o", "LogLevel=ERROR", "-o",
-		     "ServerAliveInterval=5", NULL);
+		     "ServerAliveInterval=5", (char *)NULL);
 	if (res->known_hosts) {
 		strvec_push(&cp.args, "-o");
-		strvec_pushf(&cp.args, "UserKnownHostsFile=%s", res->known_hosts);
-		strvec_pushl(&cp.args, "-o", "StrictHostKeyChecking=yes", NULL);
+		strvec_pushf(&cp.args, "UserKnownHostsFile=%s",
+			     res->known_hosts);
+		strvec_pushl(&cp.args, "-o", "StrictHostKeyChecking=yes",
+			     (char *)NULL);
 	}
 	if (res->key_file)
 		strvec_pushl(&cp.args, "-o", "IdentitiesOnly=yes", "-i",
-			     res->key_file, NULL);
+			     res->key_file, (char *)NULL);
 	strvec_push(&cp.args, "-p");
 	strvec_pushf(&cp.args, "%d", res->ssh_port ? res->ssh_port : 22);
 	strvec_pushf(&cp.args, "%s@%s", res->ssh_user, res->ssh_addr);
-	strvec_pushl(&cp.args, "--", cmd, NULL);
+	strvec_pushl(&cp.args, "--", cmd, (char *)NULL);
 	cp.capture_out = 1;
 	cp.merge_err = 1;
 	cp.timeout_ms = timeout_ms;
@@ -458,7 +483,8 @@ int boot_ssh_run(const struct boot_result *res, const char *cmd,
 	strbuf_addbuf(out, &cp.out);
 	if (r < 0 && cp.out.len) {
 		strbuf_addstr(err, ": ");
-		strbuf_add(err, cp.out.buf, cp.out.len > 300 ? 300 : cp.out.len);
+		strbuf_add(err, cp.out.buf,
+			   cp.out.len > 300 ? 300 : cp.out.len);
 		strbuf_rtrim(err);
 	}
 	child_process_clear(&cp);
@@ -480,6 +506,8 @@ static void pump_console(int fd, uint64_t *off, struct console_scanner *cs,
 	}
 }
 
+/* 1 when a libvirt guest has gone away (powered off, rebooted or crashed:
+ * the domain destroys itself), 0 otherwise and for IPMI hosts. */
 static int domain_gone(struct boot_ctx *c)
 {
 	struct virt_conn *vc = NULL;
@@ -496,6 +524,8 @@ static int domain_gone(struct boot_ctx *c)
 	return active == 0;
 }
 
+/* Power off after a failed boot, best effort: the failure is already the
+ * error to report. */
 static void power_off_quiet(struct boot_result *res)
 {
 	struct strbuf e = STRBUF_INIT;
@@ -545,7 +575,8 @@ static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 	new_health = old;
 	if (res->outcome == BOOT_READY) {
 		aborted = 0;
-		if (!strcmp(old, "unknown") || (!strcmp(old, "bad") && on_known_good))
+		if (!strcmp(old, "unknown") ||
+		    (!strcmp(old, "bad") && on_known_good))
 			new_health = "good";
 	} else if (!strcmp(res->blame, "host")) {
 		if (on_known_good && res->outcome != BOOT_INFRA_FAILED) {
@@ -557,8 +588,6 @@ static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 		}
 	}
 	/* blame kernel: the host's health stays what it was. */
-	if (!strcmp(new_health, "bad") && strcmp(old, "bad"))
-		aborted = aborted >= 2 ? aborted : aborted;
 	db_args_clear(&a);
 	db_args_i64(&a, res->host_id);
 	db_args_str(&a, new_health);
@@ -573,21 +602,23 @@ static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 	     strcmp(res->blame, "none"))) {
 		struct strbuf why = STRBUF_INIT;
 
-		strbuf_addf(&why, "boot %" PRId64 " of kernel %s: %s", res->boot_id,
-			    c->kernel_name, reason);
+		strbuf_addf(&why, "boot %" PRId64 " of kernel %s: %s",
+			    res->boot_id, c->kernel_name, reason);
 		if (on_known_good && res->outcome != BOOT_READY)
-			strbuf_addf(&why, " (known-good kernel; %" PRId64
-					  " aborted in a row)",
+			strbuf_addf(&why,
+				    " (known-good kernel; %" PRId64
+				    " aborted in a row)",
 				    aborted);
 		db_args_clear(&a);
 		db_args_i64(&a, res->host_id);
 		db_args_str(&a, old);
 		db_args_str(&a, new_health);
 		db_args_str(&a, why.buf);
-		r = db_exec_args(db, NULL, err,
-				 "INSERT INTO host_events (host_id, old_health, "
-				 "new_health, reason) VALUES ($1, $2, $3, $4)",
-				 &a);
+		r = db_exec_args(
+			db, NULL, err,
+			"INSERT INTO host_events (host_id, old_health, "
+			"new_health, reason) VALUES ($1, $2, $3, $4)",
+			&a);
 		strbuf_release(&why);
 		if (r < 0)
 			goto out;
@@ -611,8 +642,11 @@ static void ms_arg(struct db_args *a, int64_t v)
 		db_args_str(a, NULL);
 }
 
-static int update_boot_row(struct db *db, struct boot_ctx *c, const char *reason,
-			   const struct strbuf *console, struct strbuf *err)
+/* Close the boots row with the outcome, the blame, the phase times and
+ * the console log (its last MiB). */
+static int update_boot_row(struct db *db, struct boot_ctx *c,
+			   const char *reason, const struct strbuf *console,
+			   struct strbuf *err)
 {
 	struct boot_result *res = c->res;
 	struct db_args a = DB_ARGS_INIT;
@@ -631,13 +665,14 @@ static int update_boot_row(struct db *db, struct boot_ctx *c, const char *reason
 	db_args_str(&a, console->len > CONSOLE_DB_MAX
 				? console->buf + console->len - CONSOLE_DB_MAX
 				: console->buf);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE boots SET linux_ms = $2, beacon_ms = $3, ssh_ms = $4, "
-			 "ready_ms = $5, outcome = $6, blame = $7, reason = $8, "
-			 "release = $9, console_events = $10, console_log = $11, "
-			 "finished_at = CASE WHEN $6 = 'ready' THEN NULL ELSE now() END "
-			 "WHERE id = $1",
-			 &a);
+	r = db_exec_args(
+		db, NULL, err,
+		"UPDATE boots SET linux_ms = $2, beacon_ms = $3, ssh_ms = $4, "
+		"ready_ms = $5, outcome = $6, blame = $7, reason = $8, "
+		"release = $9, console_events = $10, console_log = $11, "
+		"finished_at = CASE WHEN $6 = 'ready' THEN NULL ELSE now() END "
+		"WHERE id = $1",
+		&a);
 	db_args_clear(&a);
 	return r;
 }
@@ -721,7 +756,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 		strbuf_release(&f);
 	}
 	if (insert_boot_row(db, &c,
-			    !strcmp(res->kind, "libvirt") ? "libvirt" : "ipmi-pxe",
+			    !strcmp(res->kind, "libvirt") ? "libvirt"
+							  : "ipmi-pxe",
 			    err) < 0)
 		goto out_early;
 	build_cmdline(&c, &cmdline);
@@ -731,24 +767,20 @@ int boot_host(struct db *db, const struct boot_request *req,
 
 		if (!dir)
 			dir = getenv("SCHEDFARM_HOME");
-		strbuf_addf(&d, "%s/console", dir && *dir ? dir : "/var/tmp/schedfarm");
+		/* The state folder, then its console/ (errors show at open). */
+		strbuf_addstr(&d, dir && *dir ? dir : "/var/tmp/schedfarm");
 		mkdir(d.buf, 0755);
-		if (mkdir(d.buf, 0755) < 0 && errno != EEXIST) {
-			struct strbuf parent = STRBUF_INIT;
-
-			strbuf_add(&parent, d.buf, d.len - strlen("/console"));
-			mkdir(parent.buf, 0755);
-			mkdir(d.buf, 0755);
-			strbuf_release(&parent);
-		}
-		res->console_path = xstrfmt("%s/boot-%" PRId64 ".log", d.buf,
-					    res->boot_id);
+		strbuf_addstr(&d, "/console");
+		mkdir(d.buf, 0755);
+		res->console_path =
+			xstrfmt("%s/boot-%" PRId64 ".log", d.buf, res->boot_id);
 		strbuf_release(&d);
 	} else {
 		const char *p = cfg_str(&c, "console_log", NULL);
 
 		if (!p) {
-			strbuf_addf(err, "host %s has no boot_config.console_log",
+			strbuf_addf(err,
+				    "host %s has no boot_config.console_log",
 				    res->host_name);
 			res->outcome = BOOT_INFRA_FAILED;
 			res->blame = "host";
@@ -761,9 +793,9 @@ int boot_host(struct db *db, const struct boot_request *req,
 	      res->kind, cmdline.buf);
 
 	/* Phase: power. */
-	if ((!strcmp(res->kind, "libvirt") ? power_libvirt(&c, cmdline.buf, &off, err)
-					   : power_ipmi(&c, cmdline.buf, &off, err)) <
-	    0) {
+	if ((!strcmp(res->kind, "libvirt")
+		     ? power_libvirt(&c, cmdline.buf, &off, err)
+		     : power_ipmi(&c, cmdline.buf, &off, err)) < 0) {
 		res->outcome = BOOT_INFRA_FAILED;
 		res->blame = "host";
 		strbuf_addf(&reason, "power: %s", err->buf);
@@ -775,17 +807,19 @@ int boot_host(struct db *db, const struct boot_request *req,
 
 	/* Phases kernel, agent, ssh: one loop, the console read throughout. */
 	phase = "kernel";
-	deadline = phase_deadline(&c, mono_ms(),
-				  req->kernel_ms ? req->kernel_ms
-						 : cfg_i64(&c, "kernel_timeout_ms", 1000,
-							   3600000, 120000));
+	deadline =
+		phase_deadline(&c, mono_ms(),
+			       req->kernel_ms ? req->kernel_ms
+					      : cfg_i64(&c, "kernel_timeout_ms",
+							1000, 3600000, 120000));
 	for (;;) {
 		now = mono_ms();
 		if (fd < 0)
 			fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
 		pump_console(fd, &off, &cs, now - c.t0);
 		if (console_scanner_fatal(&cs)) {
-			const struct console_hit *h = console_scanner_fatal(&cs);
+			const struct console_hit *h =
+				console_scanner_fatal(&cs);
 
 			/* Let the rest of the oops reach the log. */
 			sleep_ms(500);
@@ -793,7 +827,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 			event(&c, "console: %s: %s", h->name, h->line);
 			res->outcome = BOOT_KERNEL_FAILED;
 			res->blame = "kernel";
-			strbuf_addf(&reason, "%s during %s: %s", h->name, phase, h->line);
+			strbuf_addf(&reason, "%s during %s: %s", h->name, phase,
+				    h->line);
 			strbuf_addf(err, "%s", reason.buf);
 			goto finish;
 		}
@@ -805,8 +840,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 			deadline = phase_deadline(
 				&c, now,
 				req->agent_ms ? req->agent_ms
-					      : cfg_i64(&c, "agent_timeout_ms", 1000,
-							3600000, 120000));
+					      : cfg_i64(&c, "agent_timeout_ms",
+							1000, 3600000, 120000));
 		}
 		if (res->beacon_ms < 0 && cs.beacon_ms >= 0) {
 			res->beacon_ms = cs.beacon_ms;
@@ -818,14 +853,15 @@ int boot_host(struct db *db, const struct boot_request *req,
 			deadline = phase_deadline(
 				&c, now,
 				req->ssh_ms ? req->ssh_ms
-					    : cfg_i64(&c, "ssh_timeout_ms", 1000,
-						      3600000, 60000));
+					    : cfg_i64(&c, "ssh_timeout_ms",
+						      1000, 3600000, 60000));
 		}
 		if (res->beacon_ms >= 0 && now - last_ssh >= 1000) {
 			struct strbuf out = STRBUF_INIT, se = STRBUF_INIT;
 
 			last_ssh = now;
-			if (boot_ssh_run(res, "uname -r", 15000, &out, &se) == 0) {
+			if (boot_ssh_run(res, "uname -r", 15000, &out, &se) ==
+			    0) {
 				strbuf_trim(&out);
 				res->ssh_ms = mono_ms() - c.t0;
 				res->release = strbuf_detach(&out, NULL);
@@ -838,7 +874,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 					strbuf_addf(&reason,
 						    "the host runs %s, not %s: "
 						    "provisioning failed",
-						    res->release, c.expected_release);
+						    res->release,
+						    c.expected_release);
 					strbuf_addbuf(err, &reason);
 					goto finish;
 				}
@@ -856,16 +893,25 @@ int boot_host(struct db *db, const struct boot_request *req,
 				/* Not one byte: the console or the machine. */
 				res->outcome = BOOT_INFRA_FAILED;
 				res->blame = "host";
-				strbuf_addstr(&reason,
-					      "kernel: the console stayed silent");
+				strbuf_addstr(
+					&reason,
+					"kernel: the console stayed silent");
 			} else {
 				res->blame = "kernel";
 				strbuf_addf(&reason, "%s: no %s in time", phase,
-					    !strcmp(phase, "kernel") ? "Linux version"
+					    !strcmp(phase, "kernel")
+						    ? "Linux version"
 					    : !strcmp(phase, "agent")
 						    ? "agent beacon"
 						    : "SSH answer");
 			}
+			strbuf_addbuf(err, &reason);
+			goto finish;
+		}
+		if (req->tick && req->tick(req->ctx) < 0) {
+			res->outcome = BOOT_TIMEOUT;
+			res->blame = "none";
+			strbuf_addf(&reason, "%s: the boot was stopped", phase);
 			strbuf_addbuf(err, &reason);
 			goto finish;
 		}
@@ -905,7 +951,8 @@ finish:
 		if (res->outcome == BOOT_READY)
 			strbuf_addbuf(err, &e2);
 		else
-			strbuf_addf(err, " (and recording it failed: %s)", e2.buf);
+			strbuf_addf(err, " (and recording it failed: %s)",
+				    e2.buf);
 		r = -1;
 	} else {
 		r = res->outcome == BOOT_READY ? 0 : -1;
@@ -946,7 +993,8 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 		}
 		if (virt_open(res->libvirt_uri, &vc, err) < 0)
 			return -1;
-		for (int i = 0; i < 50 && virt_is_active(vc, res->domain, err) == 1; i++)
+		for (int i = 0;
+		     i < 50 && virt_is_active(vc, res->domain, err) == 1; i++)
 			sleep_ms(100);
 		r = virt_destroy(vc, res->domain, err);
 		virt_close(vc);
@@ -960,10 +1008,11 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 		struct strbuf e2 = STRBUF_INIT;
 
 		db_args_i64(&a, res->boot_id);
-		db_exec_args(db, NULL, &e2,
-			     "UPDATE boots SET finished_at = now() WHERE id = $1 "
-			     "AND finished_at IS NULL",
-			     &a);
+		db_exec_args(
+			db, NULL, &e2,
+			"UPDATE boots SET finished_at = now() WHERE id = $1 "
+			"AND finished_at IS NULL",
+			&a);
 		db_args_clear(&a);
 		strbuf_release(&e2);
 	}
@@ -971,7 +1020,8 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 }
 
 int host_note_aborted_run(struct db *db, int64_t host_id, int64_t kernel_id,
-			  const char *reason, char *ret_health, struct strbuf *err)
+			  const char *reason, char *ret_health,
+			  struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *h = NULL;
 	struct db_args a = DB_ARGS_INIT;
@@ -1004,22 +1054,25 @@ int host_note_aborted_run(struct db *db, int64_t host_id, int64_t kernel_id,
 		db_args_str(&a, nh);
 		db_args_i64(&a, aborted);
 		if (db_exec_args(db, NULL, err,
-				 "UPDATE hosts SET health = $2, aborted_in_row = $3, "
+				 "UPDATE hosts SET health = $2, aborted_in_row "
+				 "= $3, "
 				 "updated_at = now() WHERE id = $1",
 				 &a) < 0)
 			goto out;
-		strbuf_addf(&why, "aborted run on the known-good kernel (%" PRId64
-				  " in a row): %s",
+		strbuf_addf(&why,
+			    "aborted run on the known-good kernel (%" PRId64
+			    " in a row): %s",
 			    aborted, reason);
 		db_args_clear(&a);
 		db_args_i64(&a, host_id);
 		db_args_str(&a, old);
 		db_args_str(&a, nh);
 		db_args_str(&a, why.buf);
-		r = db_exec_args(db, NULL, err,
-				 "INSERT INTO host_events (host_id, old_health, "
-				 "new_health, reason) VALUES ($1, $2, $3, $4)",
-				 &a);
+		r = db_exec_args(
+			db, NULL, err,
+			"INSERT INTO host_events (host_id, old_health, "
+			"new_health, reason) VALUES ($1, $2, $3, $4)",
+			&a);
 		strbuf_release(&why);
 		if (r < 0)
 			goto out;
@@ -1041,7 +1094,8 @@ int host_note_good_run(struct db *db, int64_t host_id, struct strbuf *err)
 
 	db_args_i64(&a, host_id);
 	r = db_exec_args(db, NULL, err,
-			 "UPDATE hosts SET aborted_in_row = 0 WHERE id = $1", &a);
+			 "UPDATE hosts SET aborted_in_row = 0 WHERE id = $1",
+			 &a);
 	db_args_clear(&a);
 	return r;
 }

@@ -38,26 +38,32 @@ enum boot_outcome {
 const char *boot_outcome_name(enum boot_outcome o);
 
 struct boot_request {
-	int64_t job_id;    /* 0: not for a job (kernel boot, host check) */
-	int64_t host_id;   /* or host_name */
+	int64_t job_id; /* 0: not for a job (kernel boot, host check) */
+	int64_t host_id; /* or host_name */
 	const char *host_name;
 	int64_t kernel_id;
 	const char *cmdline_append;
-	int64_t timeout_ms;                         /* whole boot; 0: 5 min */
+	int64_t timeout_ms; /* whole boot; 0: 5 min */
 	int64_t power_ms, kernel_ms, agent_ms, ssh_ms; /* 0: defaults */
-	const char *state_dir; /* console logs; NULL: $SCHEDFARM_HOME, /var/tmp */
-	void (*on_event)(void *ctx, const char *msg); /* progress; may be NULL */
+	const char
+		*state_dir; /* console logs; NULL: $SCHEDFARM_HOME, /var/tmp */
+	void (*on_event)(void *ctx,
+			 const char *msg); /* progress; may be NULL */
+	/* Called about every 100 ms while waiting; a negative return stops
+	 * the boot (the host is powered off, nobody is blamed).  A job passes
+	 * its lease heartbeat here.  May be NULL. */
+	int (*tick)(void *ctx);
 	void *ctx;
 };
 
 struct boot_result {
 	enum boot_outcome outcome;
-	const char *blame;  /* "none", "kernel", "host" */
+	const char *blame; /* "none", "kernel", "host" */
 	char host_health[16]; /* after this boot */
 	int64_t boot_id, host_id, kernel_id, job_id;
 	/* ms after power-on; -1 when not reached */
 	int64_t power_ms, linux_ms, beacon_ms, ssh_ms, ready_ms;
-	char *release;      /* what uname -r said */
+	char *release; /* what uname -r said */
 	char *host_name, *kind;
 	char *domain, *libvirt_uri;
 	char *bmc_address, *bmc_user, *bmc_password_file;
@@ -66,7 +72,7 @@ struct boot_result {
 	int ssh_port;
 	char *console_path;
 	struct strbuf console_events; /* the scanner's summary */
-	struct strbuf log;            /* what happened, one line per step */
+	struct strbuf log; /* what happened, one line per step */
 };
 
 void boot_request_init(struct boot_request *req);
@@ -86,8 +92,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 
 /* Run cmd on the booted host over SSH (argv of ssh, no local shell);
  * stdout+stderr in out. */
-int boot_ssh_run(const struct boot_result *res, const char *cmd,
-		 int timeout_ms, struct strbuf *out, struct strbuf *err);
+int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
+		 struct strbuf *out, struct strbuf *err);
 
 /* Power the host off (libvirt destroy / IPMI power off, confirmed) and
  * close its boots row.  Always safe to call. */

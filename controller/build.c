@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -78,8 +79,9 @@ char *kernel_cache_dir(const char *home_dir)
 const char *kernel_fragments_dir(void)
 {
 	static char *dir;
-	static const char *const rel[] = {"../kernels", "../share/schedfarm/kernels",
-					  "../../kernels"};
+	static const char *const rel[] = { "../kernels",
+					   "../share/schedfarm/kernels",
+					   "../../kernels" };
 	const char *e = getenv("SCHEDFARM_KERNELS_DIR");
 	_cleanup_free_ char *exe = NULL;
 
@@ -96,7 +98,9 @@ const char *kernel_fragments_dir(void)
 
 			strbuf_addf(&p, "%s/%s/farm-base.config", exe, rel[i]);
 			if (!access(p.buf, R_OK)) {
-				strbuf_setlen(&p, p.len - strlen("/farm-base.config"));
+				strbuf_setlen(
+					&p,
+					p.len - strlen("/farm-base.config"));
 				dir = realpath(p.buf, NULL);
 			}
 			strbuf_release(&p);
@@ -149,7 +153,7 @@ static int sha256_file(const char *path, char ret[65], struct strbuf *err)
 	int r;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "sha256sum", "--", path, NULL);
+	strvec_pushl(&cp.args, "sha256sum", "--", path, (char *)NULL);
 	cp.capture_out = cp.capture_err = 1;
 	cp.timeout_ms = 10 * 60000;
 	r = run_command(&cp, err);
@@ -223,8 +227,8 @@ static int git_commit(const char *repo, const char *ref, struct strbuf *ret,
 	int r;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "git", "-C", repo, "rev-parse", "--verify", "--quiet",
-		     NULL);
+	strvec_pushl(&cp.args, "git", "-C", repo, "rev-parse", "--verify",
+		     "--quiet", (char *)NULL);
 	strvec_pushf(&cp.args, "%s^{commit}", ref ? ref : "HEAD");
 	cp.capture_out = cp.capture_err = 1;
 	cp.timeout_ms = 60000;
@@ -246,10 +250,11 @@ static int config_text(const struct kernel_build_spec *spec, struct strbuf *out,
 		       struct strbuf *err)
 {
 	strbuf_addf(out, "base-config %s\n", spec->config);
-	if (strcmp(spec->config, "tinyconfig") && strcmp(spec->config, "defconfig")) {
+	if (strcmp(spec->config, "tinyconfig") &&
+	    strcmp(spec->config, "defconfig")) {
 		if (strbuf_read_file(out, spec->config, 16u << 20) < 0) {
-			strbuf_addf(err, "cannot read config %s: %s", spec->config,
-				    strerror(errno));
+			strbuf_addf(err, "cannot read config %s: %s",
+				    spec->config, strerror(errno));
 			return -1;
 		}
 	}
@@ -292,8 +297,9 @@ int kernel_build_key(const struct kernel_build_spec *spec,
 
 		strbuf_addf(&id, "dir:%s", rp ? rp : spec->base);
 	} else {
-		strbuf_addf(err, "base %s is not a tarball, a git repository or a "
-				 "source directory",
+		strbuf_addf(err,
+			    "base %s is not a tarball, a git repository or a "
+			    "source directory",
 			    spec->base);
 		goto out;
 	}
@@ -304,7 +310,8 @@ int kernel_build_key(const struct kernel_build_spec *spec,
 	}
 	for (size_t i = 0; i < spec->patches.nr; i++) {
 		size_t before = series.len;
-		int rr = strbuf_read_file(&series, spec->patches.v[i], 64u << 20);
+		int rr = strbuf_read_file(&series, spec->patches.v[i],
+					  64u << 20);
 
 		if (rr < 0) {
 			strbuf_addf(err, "cannot read patch %s: %s",
@@ -312,7 +319,8 @@ int kernel_build_key(const struct kernel_build_spec *spec,
 			goto out;
 		}
 		if (series.len == before) {
-			strbuf_addf(err, "patch %s is empty", spec->patches.v[i]);
+			strbuf_addf(err, "patch %s is empty",
+				    spec->patches.v[i]);
 			goto out;
 		}
 	}
@@ -327,9 +335,10 @@ int kernel_build_key(const struct kernel_build_spec *spec,
 	if (sha256_mem(cfg.buf, cfg.len, hex, err) < 0)
 		goto out;
 	res->config_sha256 = xstrdup(hex);
-	strbuf_addf(&all, "schedfarm-kernel-v1\nbase=%s\nseries=%s\nconfig=%s\n",
-		    res->base_id, res->series_sha256 ? res->series_sha256 : "none",
-		    res->config_sha256);
+	strbuf_addf(
+		&all, "schedfarm-kernel-v1\nbase=%s\nseries=%s\nconfig=%s\n",
+		res->base_id, res->series_sha256 ? res->series_sha256 : "none",
+		res->config_sha256);
 	if (sha256_mem(all.buf, all.len, hex, err) < 0)
 		goto out;
 	res->cache_key = xstrdup(hex);
@@ -466,7 +475,8 @@ static int single_subdir(const char *dir, struct strbuf *ret,
 	}
 	closedir(d);
 	if (n != 1) {
-		strbuf_addf(err, "%s holds %d entries, expected one source tree",
+		strbuf_addf(err,
+			    "%s holds %d entries, expected one source tree",
 			    dir, n);
 		return -1;
 	}
@@ -491,13 +501,15 @@ static int prepare_tarball_base(const struct kernel_build_spec *spec,
 	if (mkdir_p(tmp.buf, err) < 0)
 		goto out;
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "tar", "-xf", spec->base, "-C", tmp.buf, NULL);
+	strvec_pushl(&cp.args, "tar", "-xf", spec->base, "-C", tmp.buf,
+		     (char *)NULL);
 	r = run_logged(&cp, log, err);
 	child_process_clear(&cp);
 	if (r < 0)
 		goto out;
 	if (rename(tmp.buf, dir.buf) < 0 && !is_dir(dir.buf)) {
-		strbuf_addf(err, "cannot rename %s: %s", tmp.buf, strerror(errno));
+		strbuf_addf(err, "cannot rename %s: %s", tmp.buf,
+			    strerror(errno));
 		r = -1;
 		goto out;
 	}
@@ -520,22 +532,23 @@ static int prepare_tree(const struct kernel_build_spec *spec,
 	*ret_git = 0;
 	child_process_init(&cp);
 	if (starts_with(res->base_id, "git:")) {
-		strvec_pushl(&cp.args, "git", "-C", spec->base, "worktree", "add",
-			     "--force", "--detach", src,
-			     res->base_id + strlen("git:"), NULL);
+		strvec_pushl(&cp.args, "git", "-C", spec->base, "worktree",
+			     "add", "--force", "--detach", src,
+			     res->base_id + strlen("git:"), (char *)NULL);
 		*ret_git = 1;
 	} else {
 		if (starts_with(res->base_id, "tarball:")) {
-			if (prepare_tarball_base(spec,
-						 res->base_id + strlen("tarball:"),
-						 &pristine, log, err) < 0)
+			if (prepare_tarball_base(
+				    spec, res->base_id + strlen("tarball:"),
+				    &pristine, log, err) < 0)
 				goto out;
 		} else {
 			strbuf_addstr(&pristine, spec->base);
 		}
 		/* Hard links: patch replaces the files it changes by rename,
 		 * and make writes only under O=, so the base stays pristine. */
-		strvec_pushl(&cp.args, "cp", "-al", pristine.buf, src, NULL);
+		strvec_pushl(&cp.args, "cp", "-al", pristine.buf, src,
+			     (char *)NULL);
 	}
 	r = run_logged(&cp, log, err);
 out:
@@ -552,7 +565,8 @@ static void log_rejects(const char *src, struct strbuf *log)
 	struct strvec files = STRVEC_INIT;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "find", src, "-name", "*.rej", "-type", "f", NULL);
+	strvec_pushl(&cp.args, "find", src, "-name", "*.rej", "-type", "f",
+		     (char *)NULL);
 	cp.capture_out = 1;
 	cp.quiet = 1;
 	cp.timeout_ms = 120000;
@@ -585,19 +599,22 @@ static int apply_series(const struct kernel_build_spec *spec, const char *src,
 		child_process_init(&cp);
 		cp.dir = src;
 		if (git)
-			strvec_pushl(&cp.args, "git", "-c", "user.name=schedfarm",
-				     "-c", "user.email=schedfarm@localhost", "am",
-				     "--reject", "--", abs ? abs : spec->patches.v[i],
-				     NULL);
+			strvec_pushl(
+				&cp.args, "git", "-c", "user.name=schedfarm",
+				"-c", "user.email=schedfarm@localhost", "am",
+				"--reject", "--",
+				abs ? abs : spec->patches.v[i], (char *)NULL);
 		else
 			strvec_pushl(&cp.args, "patch", "-p1", "--forward",
-				     "--batch", "-i", abs ? abs : spec->patches.v[i],
-				     NULL);
+				     "--batch", "-i",
+				     abs ? abs : spec->patches.v[i],
+				     (char *)NULL);
 		r = run_logged(&cp, log, &perr);
 		child_process_clear(&cp);
 		if (r < 0) {
 			log_rejects(src, log);
-			strbuf_addf(err, "patch %zu of %zu does not apply (%s): %s",
+			strbuf_addf(err,
+				    "patch %zu of %zu does not apply (%s): %s",
 				    i + 1, spec->patches.nr, spec->patches.v[i],
 				    perr.buf);
 			strbuf_release(&perr);
@@ -616,9 +633,10 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 	int r;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "make", "-C", src, NULL);
+	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
-	if (!strcmp(spec->config, "tinyconfig") || !strcmp(spec->config, "defconfig")) {
+	if (!strcmp(spec->config, "tinyconfig") ||
+	    !strcmp(spec->config, "defconfig")) {
 		strvec_push(&cp.args, spec->config);
 	} else {
 		struct strbuf body = STRBUF_INIT;
@@ -627,7 +645,8 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 		r = strbuf_read_file(&body, spec->config, 16u << 20);
 		if (r < 0 || write_file(dot.buf, body.buf, body.len, err) < 0) {
 			if (r < 0)
-				strbuf_addf(err, "cannot read %s", spec->config);
+				strbuf_addf(err, "cannot read %s",
+					    spec->config);
 			strbuf_release(&body);
 			child_process_clear(&cp);
 			strbuf_release(&dot);
@@ -644,7 +663,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 	strbuf_reset(&dot);
 	strbuf_addf(&dot, "%s/.config", outdir);
 	strvec_pushf(&cp.args, "%s/scripts/kconfig/merge_config.sh", src);
-	strvec_pushl(&cp.args, "-m", "-O", outdir, dot.buf, NULL);
+	strvec_pushl(&cp.args, "-m", "-O", outdir, dot.buf, (char *)NULL);
 	for (size_t i = 0; i < spec->fragments.nr; i++) {
 		_cleanup_free_ char *abs = realpath(spec->fragments.v[i], NULL);
 
@@ -656,7 +675,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 	if (r < 0)
 		goto out;
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "make", "-C", src, NULL);
+	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
 	strvec_push(&cp.args, "olddefconfig");
 	r = run_logged(&cp, log, err);
@@ -691,17 +710,19 @@ static int run_make(const struct kernel_build_spec *spec, const char *src,
 	struct child_process cp;
 	_cleanup_fclose_ FILE *f = NULL;
 	struct strbuf line = STRBUF_INIT;
-	int jobs = spec->jobs > 0 ? spec->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-	int steps = 0, expected = expected_steps(spec), r;
+	int jobs = spec->jobs > 0 ? spec->jobs
+				  : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int steps = 0, expected = expected_steps(spec), r, stopped = 0;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "make", "-C", src, NULL);
+	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
 	strvec_pushf(&cp.args, "-j%d", jobs > 0 ? jobs : 1);
-	strvec_pushl(&cp.args, "vmlinux", "bzImage", NULL);
+	strvec_pushl(&cp.args, "vmlinux", "bzImage", (char *)NULL);
 	cp.stream_out = 1;
 	cp.merge_err = 1;
-	cp.timeout_ms = (spec->timeout_s > 0 ? spec->timeout_s : 4 * 3600) * 1000;
+	cp.timeout_ms =
+		(spec->timeout_s > 0 ? spec->timeout_s : 4 * 3600) * 1000;
 	strbuf_addstr(log, "$");
 	for (size_t i = 0; i < cp.args.nr; i++)
 		strbuf_addf(log, " %s", cp.args.v[i]);
@@ -720,11 +741,20 @@ static int run_make(const struct kernel_build_spec *spec, const char *src,
 		if (line.len > 2 && line.buf[0] == ' ' && line.buf[1] == ' ' &&
 		    line.buf[2] != ' ')
 			steps++;
-		if (spec->progress)
-			spec->progress(spec->progress_ctx, line.buf, steps,
-				       expected);
+		if (spec->progress &&
+		    spec->progress(spec->progress_ctx, line.buf, steps,
+				   expected) < 0) {
+			stopped = 1;
+			kill(-cp.pid, SIGTERM);
+			break;
+		}
 	}
 	r = finish_command(&cp, err);
+	if (stopped) {
+		strbuf_reset(err);
+		strbuf_addstr(err, "the build was stopped");
+		r = -1;
+	}
 	child_process_clear(&cp);
 	strbuf_release(&line);
 	*ret_steps = steps;
@@ -738,7 +768,7 @@ static int read_release(const char *src, const char *outdir, char **ret,
 	int r;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "make", "-s", "-C", src, NULL);
+	strvec_pushl(&cp.args, "make", "-s", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
 	strvec_push(&cp.args, "kernelrelease");
 	cp.capture_out = cp.capture_err = 1;
@@ -767,7 +797,7 @@ static int read_size(const char *vmlinux, struct kernel_build_result *res,
 	int r;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "size", "--", vmlinux, NULL);
+	strvec_pushl(&cp.args, "size", "--", vmlinux, (char *)NULL);
 	cp.capture_out = cp.capture_err = 1;
 	cp.timeout_ms = 60000;
 	r = run_command(&cp, err);
@@ -836,7 +866,7 @@ static int remove_tree(const char *dir, struct strbuf *err)
 	if (!is_dir(dir))
 		return 0;
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "rm", "-rf", "--", dir, NULL);
+	strvec_pushl(&cp.args, "rm", "-rf", "--", dir, (char *)NULL);
 	cp.quiet = 1;
 	cp.timeout_ms = 10 * 60000;
 	r = run_command(&cp, err);
@@ -863,14 +893,16 @@ int kernel_build(const struct kernel_build_spec *spec,
 		return -1;
 	if (c > 0) {
 		res->cached = 1;
-		strbuf_addf(&res->log,
-			    "cache hit: kernel %s already built in %s (key %s); "
-			    "not rebuilding\n",
-			    res->release, res->dir, res->cache_key);
+		strbuf_addf(
+			&res->log,
+			"cache hit: kernel %s already built in %s (key %s); "
+			"not rebuilding\n",
+			res->release, res->dir, res->cache_key);
 		return 0;
 	}
 	t0 = mono_ms();
-	strbuf_addf(&res->log, "build of key %s\nbase %s\nseries %s\nconfig %s\n",
+	strbuf_addf(&res->log,
+		    "build of key %s\nbase %s\nseries %s\nconfig %s\n",
 		    res->cache_key, res->base_id,
 		    res->series_sha256 ? res->series_sha256 : "(none)",
 		    res->config_sha256);
@@ -880,8 +912,8 @@ int kernel_build(const struct kernel_build_spec *spec,
 		struct strbuf e2 = STRBUF_INIT;
 
 		child_process_init(&cp);
-		strvec_pushl(&cp.args, "git", "-C", spec->base, "worktree", "prune",
-			     NULL);
+		strvec_pushl(&cp.args, "git", "-C", spec->base, "worktree",
+			     "prune", (char *)NULL);
 		cp.quiet = 1;
 		run_command(&cp, &e2);
 		child_process_clear(&cp);
@@ -910,16 +942,18 @@ int kernel_build(const struct kernel_build_spec *spec,
 	if (read_release(src.buf, outdir.buf, &res->release, err) < 0 ||
 	    read_size(res->vmlinux, res, err) < 0)
 		goto out;
-	strbuf_addf(&res->log,
-		    "built %s in %.1f s: text %lld data %lld bss %lld (%d steps)\n",
-		    res->release, res->seconds, (long long)res->text,
-		    (long long)res->data, (long long)res->bss, steps);
+	strbuf_addf(
+		&res->log,
+		"built %s in %.1f s: text %lld data %lld bss %lld (%d steps)\n",
+		res->release, res->seconds, (long long)res->text,
+		(long long)res->data, (long long)res->bss, steps);
 	strbuf_addf(&result,
 		    "release=%s\nvmlinux=%s\nbzimage=%s\ntext=%lld\ndata=%lld\n"
 		    "bss=%lld\nseconds=%.3f\nsteps=%d\n",
-		    res->release, res->vmlinux, res->bzimage ? res->bzimage : "",
-		    (long long)res->text, (long long)res->data,
-		    (long long)res->bss, res->seconds, steps);
+		    res->release, res->vmlinux,
+		    res->bzimage ? res->bzimage : "", (long long)res->text,
+		    (long long)res->data, (long long)res->bss, res->seconds,
+		    steps);
 	strbuf_addf(&p, "%s/last-steps", spec->cache_dir);
 	{
 		struct strbuf n = STRBUF_INIT, e2 = STRBUF_INIT;
@@ -985,7 +1019,8 @@ int kernel_row_record(struct db *db, int64_t kernel_id,
 		"series_sha256 = coalesce(series_sha256, $11), "
 		"config_sha256 = $12, "
 		"cache_key = CASE WHEN EXISTS (SELECT 1 FROM kernels k2 WHERE "
-		"k2.cache_key = $13 AND k2.id <> $1) THEN cache_key ELSE $13 END, "
+		"k2.cache_key = $13 AND k2.id <> $1) THEN cache_key ELSE $13 "
+		"END, "
 		"built_at = coalesce(built_at, now()) WHERE id = $1",
 		&a);
 	db_args_clear(&a);
@@ -999,13 +1034,16 @@ static void config_spec_apply(struct kernel_build_spec *spec, const char *cs,
 {
 	struct strvec parts = STRVEC_INIT;
 
-	strvec_split(&parts, cs && *cs ? cs : "tinyconfig+farm-base.config+farm-vm.config",
+	strvec_split(&parts,
+		     cs && *cs ? cs
+			       : "tinyconfig+farm-base.config+farm-vm.config",
 		     '+');
 	for (size_t i = 0; i < parts.nr; i++) {
 		const char *w = parts.v[i];
 		const char *path;
 
-		if (i == 0 && (!strcmp(w, "tinyconfig") || !strcmp(w, "defconfig"))) {
+		if (i == 0 &&
+		    (!strcmp(w, "tinyconfig") || !strcmp(w, "defconfig"))) {
 			spec->config = strvec_push(keep, w);
 			continue;
 		}
@@ -1031,8 +1069,8 @@ static int hexval(int c)
 
 int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			 int jobs,
-			 void (*progress)(void *ctx, const char *line,
-					  int steps, int expected),
+			 int (*progress)(void *ctx, const char *line, int steps,
+					 int expected),
 			 void *progress_ctx, int64_t *ret_kernel_id,
 			 struct strbuf *log, struct strbuf *err)
 {
@@ -1049,13 +1087,14 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	kernel_build_spec_init(&spec);
 	kernel_build_result_init(&out);
 	db_args_i64(&a, job_id);
-	if (db_exec_args(db, &res, err,
-			 "SELECT k.id, k.build_state, k.base, k.base_ref, "
-			 "k.config_spec, encode(p.series, 'hex'), k.image_path, "
-			 "k.release "
-			 "FROM jobs j JOIN kernels k ON k.id = j.kernel_id "
-			 "LEFT JOIN patches p ON p.id = j.patch_id WHERE j.id = $1",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, &res, err,
+		    "SELECT k.id, k.build_state, k.base, k.base_ref, "
+		    "k.config_spec, encode(p.series, 'hex'), k.image_path, "
+		    "k.release "
+		    "FROM jobs j JOIN kernels k ON k.id = j.kernel_id "
+		    "LEFT JOIN patches p ON p.id = j.patch_id WHERE j.id = $1",
+		    &a) < 0)
 		goto out;
 	if (db_nrows(res) != 1) {
 		strbuf_addf(err, "no job %lld", (long long)job_id);
@@ -1068,9 +1107,11 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	*ret_kernel_id = kid;
 	state = db_get(res, 0, 1);
 	if (!strcmp(state, "built") || !strcmp(state, "external")) {
-		strbuf_addf(log, "cache hit: kernel %lld (%s) is %s; not rebuilding\n",
-			    (long long)kid, db_get(res, 0, 7) ? db_get(res, 0, 7) : "?",
-			    state);
+		strbuf_addf(
+			log,
+			"cache hit: kernel %lld (%s) is %s; not rebuilding\n",
+			(long long)kid,
+			db_get(res, 0, 7) ? db_get(res, 0, 7) : "?", state);
 		r = 0;
 		goto out;
 	}
@@ -1084,7 +1125,8 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	hex = db_get(res, 0, 5);
 	if (hex && *hex) {
 		for (size_t i = 0; hex[i] && hex[i + 1]; i += 2)
-			strbuf_addch(&series, hexval(hex[i]) * 16 + hexval(hex[i + 1]));
+			strbuf_addch(&series,
+				     hexval(hex[i]) * 16 + hexval(hex[i + 1]));
 		strbuf_addf(&path, "%s/series", cache_dir);
 		if (mkdir_p(path.buf, err) < 0)
 			goto out;
@@ -1095,8 +1137,10 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	}
 	db_args_clear(&a);
 	db_args_i64(&a, kid);
-	db_exec_args(db, NULL, err,
-		     "UPDATE kernels SET build_state = 'building' WHERE id = $1", &a);
+	db_exec_args(
+		db, NULL, err,
+		"UPDATE kernels SET build_state = 'building' WHERE id = $1",
+		&a);
 	strbuf_reset(err);
 	r = kernel_build(&spec, &out, err);
 	strbuf_addbuf(log, &out.log);

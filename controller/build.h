@@ -26,35 +26,37 @@
 #include "strvec.h"
 
 struct kernel_build_spec {
-	const char *base;      /* tarball, git repository or source directory */
-	const char *ref;       /* git ref when base is a repository (else NULL) */
-	const char *config;    /* "tinyconfig", "defconfig", or a .config file */
+	const char *base; /* tarball, git repository or source directory */
+	const char *ref; /* git ref when base is a repository (else NULL) */
+	const char *config; /* "tinyconfig", "defconfig", or a .config file */
 	struct strvec fragments; /* config fragments merged in order */
-	struct strvec patches;   /* patch files (plain diffs or mboxes) in order */
+	struct strvec
+		patches; /* patch files (plain diffs or mboxes) in order */
 	const char *cache_dir; /* where bases and builds live */
-	int jobs;              /* make -jN; 0 = number of CPUs */
-	int timeout_s;         /* the whole build; 0 = 4 hours */
+	int jobs; /* make -jN; 0 = number of CPUs */
+	int timeout_s; /* the whole build; 0 = 4 hours */
 	/* Called with each line of make's output, the number of compile
 	 * steps done so far, and the step count of the last build of this
-	 * configuration (0 when unknown); may be NULL. */
-	void (*progress)(void *ctx, const char *line, int steps, int expected);
+	 * configuration (0 when unknown); may be NULL.  A negative return
+	 * stops the build (make is killed): a job that lost its lease. */
+	int (*progress)(void *ctx, const char *line, int steps, int expected);
 	void *progress_ctx;
 };
 
 struct kernel_build_result {
-	char *cache_key;     /* 64 hex */
-	char *base_id;       /* "tarball:SHA", "git:COMMIT", "dir:PATH" */
+	char *cache_key; /* 64 hex */
+	char *base_id; /* "tarball:SHA", "git:COMMIT", "dir:PATH" */
 	char *series_sha256; /* NULL without patches */
 	char *config_sha256;
-	char *dir;           /* CACHE/builds/KEY */
-	char *release;       /* make kernelrelease */
-	char *vmlinux;       /* for direct boot */
-	char *bzimage;       /* for PXE / kexec / real hardware */
+	char *dir; /* CACHE/builds/KEY */
+	char *release; /* make kernelrelease */
+	char *vmlinux; /* for direct boot */
+	char *bzimage; /* for PXE / kexec / real hardware */
 	char *log_path;
 	int64_t text, data, bss;
-	double seconds;      /* of the build that made it */
-	int cached;          /* 1: found in the cache, nothing built now */
-	struct strbuf log;   /* this call's log (the full log on a build) */
+	double seconds; /* of the build that made it */
+	int cached; /* 1: found in the cache, nothing built now */
+	struct strbuf log; /* this call's log (the full log on a build) */
 };
 
 void kernel_build_spec_init(struct kernel_build_spec *spec);
@@ -94,8 +96,8 @@ int kernel_build(const struct kernel_build_spec *spec,
  */
 int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			 int jobs,
-			 void (*progress)(void *ctx, const char *line,
-					  int steps, int expected),
+			 int (*progress)(void *ctx, const char *line, int steps,
+					 int expected),
 			 void *progress_ctx, int64_t *ret_kernel_id,
 			 struct strbuf *log, struct strbuf *err);
 
@@ -104,7 +106,8 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
  * release, time, log tail).  Also the cmd_kernel path.
  */
 int kernel_row_record(struct db *db, int64_t kernel_id,
-		      const struct kernel_build_result *res, struct strbuf *err);
+		      const struct kernel_build_result *res,
+		      struct strbuf *err);
 
 /* The directory the farm's fragments live in ($SCHEDFARM_KERNELS_DIR, else
  * the kernels/ folder installed or beside the binary's source tree). */

@@ -42,6 +42,7 @@ const char cmd_host_usage[] =
 	"                          [--health HEALTH] [--refresh] [BOOT AND "
 	"TOPOLOGY]\n"
 	"       schedfarm host remove NAME\n"
+	"       schedfarm host check NAME [--kernel NAME|ID] [--timeout DUR]\n"
 	"\n"
 	"Hosts run the jobs.  KIND is local (this machine, the agent as a "
 	"child),\n"
@@ -58,6 +59,11 @@ const char cmd_host_usage[] =
 	"cores, threads, NUMA nodes, CPUs, memory), stored with the host.  A "
 	"host\n"
 	"that cannot be reached is not added.  set --refresh reads it again.\n"
+	"\n"
+	"check boots a libvirt or ipmi host's known-good kernel (or --kernel,\n"
+	"which becomes the known-good one when the check passes), runs the\n"
+	"agent's info over SSH and powers it off: a pass makes the host good;\n"
+	"power, BMC or console failures make it bad (see 'kernel --help').\n"
 	"\n"
 	"BOOT AND TOPOLOGY, for hosts that boot kernels (libvirt, ipmi) and\n"
 	"cannot be asked before they run:  --libvirt-uri URI, --bmc-address "
@@ -711,6 +717,9 @@ int cmd_host(int argc, char **argv)
 		return host_set(argc, argv);
 	if (!strcmp(sub, "remove"))
 		return host_remove(argc, argv);
-	die_usage("no host subcommand '%s'; try add, list, show, set, remove",
+	if (!strcmp(sub, "check"))
+		return cmd_host_check(argc, argv);
+	die_usage("no host subcommand '%s'; try add, list, show, set, remove, "
+		  "check",
 		  sub);
 }

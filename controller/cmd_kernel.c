@@ -38,18 +38,25 @@ const char cmd_kernel_usage[] =
 	"\n"
 	"  list    kernels with their state, release, vmlinux text/data/bss\n"
 	"  show    one kernel; --log prints its build log\n"
-	"  build   apply the patches to a fresh tree of SRC (a release tarball\n"
+	"  build   apply the patches to a fresh tree of SRC (a release "
+	"tarball\n"
 	"          such as /usr/src/linux-source-6.1.tar.xz, a git repository\n"
-	"          at --ref, or a source folder) and build it with SPEC (default\n"
+	"          at --ref, or a source folder) and build it with SPEC "
+	"(default\n"
 	"          tinyconfig+farm-base.config+farm-vm.config: a base config,\n"
-	"          tinyconfig, defconfig or a file, then fragments from kernels/\n"
+	"          tinyconfig, defconfig or a file, then fragments from "
+	"kernels/\n"
 	"          merged by merge_config.sh).  Progress goes to stderr.  The\n"
-	"          result is cached by the hash of (base, series, config) under\n"
-	"          --cache (default $SCHEDFARM_KERNEL_CACHE, else HOME/kernels):\n"
+	"          result is cached by the hash of (base, series, config) "
+	"under\n"
+	"          --cache (default $SCHEDFARM_KERNEL_CACHE, else "
+	"HOME/kernels):\n"
 	"          the same kernel is never built twice (\"cache hit\").\n"
 	"          A patch that does not apply fails with its rejected hunks.\n"
-	"          With --job, build the kernel of queued job ID (its base, its\n"
-	"          patch series, its config spec) as the job's build phase does.\n"
+	"          With --job, build the kernel of queued job ID (its base, "
+	"its\n"
+	"          patch series, its config spec) as the job's build phase "
+	"does.\n"
 	"  add     register a kernel built elsewhere (e.g. Debian's), with an\n"
 	"          uncompressed --vmlinux for fast direct boot under TCG\n"
 	"  rm      forget a kernel (its cached build stays on disk)\n"
@@ -68,7 +75,7 @@ static int64_t kernel_id_of(struct db *db, const char *name_or_id)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT;
-	const char *p[1] = {name_or_id};
+	const char *p[1] = { name_or_id };
 	int64_t id = 0;
 
 	if (db_exec(db, &res, &err,
@@ -87,8 +94,9 @@ static int64_t kernel_id_of(struct db *db, const char *name_or_id)
 
 static int kernel_list(int argc, char **argv)
 {
-	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db *db;
@@ -111,16 +119,18 @@ static int kernel_list(int argc, char **argv)
 	if (json)
 		strbuf_addstr(&out, "[");
 	else
-		strbuf_addf(&out, "%-5s %-32s %-9s %-24s %10s %9s %9s %8s\n", "ID",
-			    "NAME", "STATE", "RELEASE", "TEXT", "DATA", "BSS",
-			    "BUILD_S");
+		strbuf_addf(&out, "%-5s %-32s %-9s %-24s %10s %9s %9s %8s\n",
+			    "ID", "NAME", "STATE", "RELEASE", "TEXT", "DATA",
+			    "BSS", "BUILD_S");
 	for (int i = 0; i < db_nrows(res); i++) {
 		const char *v[9];
 
 		for (int c = 0; c < 9; c++)
 			v[c] = db_get(res, i, c);
 		if (json) {
-			strbuf_addf(&out, "%s{\"id\":%s,\"name\":", i ? "," : "", v[0]);
+			strbuf_addf(&out,
+				    "%s{\"id\":%s,\"name\":", i ? "," : "",
+				    v[0]);
 			strbuf_add_json_str(&out, v[1]);
 			strbuf_addstr(&out, ",\"state\":");
 			strbuf_add_json_str(&out, v[2]);
@@ -134,7 +144,8 @@ static int kernel_list(int argc, char **argv)
 			strbuf_add_json_str(&out, *v[8] ? v[8] : NULL);
 			strbuf_addch(&out, '}');
 		} else {
-			strbuf_addf(&out, "%-5s %-32s %-9s %-24s %10s %9s %9s %8s\n",
+			strbuf_addf(&out,
+				    "%-5s %-32s %-9s %-24s %10s %9s %9s %8s\n",
 				    v[0], v[1], v[2], v[3], v[4] ? v[4] : "-",
 				    v[5] ? v[5] : "-", v[6] ? v[6] : "-",
 				    v[7] ? v[7] : "-");
@@ -150,14 +161,17 @@ static int kernel_list(int argc, char **argv)
 
 static int kernel_show(int argc, char **argv)
 {
-	static const struct option opts[] = {{"log", no_argument, NULL, 'l'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = { { "log", no_argument, NULL, 'l' },
+					      { NULL, 0, NULL, 0 } };
 	static const char *const fields[] = {
-		"name", "base", "base_ref", "config_spec", "cache_key",
-		"series_sha256", "config_sha256", "build_state", "release",
-		"image_path", "vmlinux_path", "initrd_path", "build_dir",
-		"vmlinux_text", "vmlinux_data", "vmlinux_bss", "build_seconds",
-		"build_error", "built_at"};
+		"name",		 "base",	  "base_ref",
+		"config_spec",	 "cache_key",	  "series_sha256",
+		"config_sha256", "build_state",	  "release",
+		"image_path",	 "vmlinux_path",  "initrd_path",
+		"build_dir",	 "vmlinux_text",  "vmlinux_data",
+		"vmlinux_bss",	 "build_seconds", "build_error",
+		"built_at"
+	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, idtxt = STRBUF_INIT;
 	const char *p[1];
@@ -207,14 +221,14 @@ struct progress_state {
 
 /* Progress of make: a line per 5% (or per 200 steps with no estimate),
  * and every line that says error or warning. */
-static void print_progress(void *ctx, const char *line, int steps, int expected)
+static int print_progress(void *ctx, const char *line, int steps, int expected)
 {
 	struct progress_state *ps = ctx;
 
 	if (strstr(line, "error") || strstr(line, "Error") ||
 	    strstr(line, "warning:")) {
 		fprintf(stderr, "  %s\n", line);
-		return;
+		return 0;
 	}
 	if (expected > 0) {
 		int pct = steps * 100 / expected;
@@ -230,6 +244,7 @@ static void print_progress(void *ctx, const char *line, int steps, int expected)
 		ps->last_steps = steps;
 		fprintf(stderr, "build: %d steps %s\n", steps, line);
 	}
+	return 0;
 }
 
 /* The job path's build phase, for one job: see build_kernel_for_job(). */
@@ -237,17 +252,18 @@ static int kernel_build_job(int64_t job, int jobs, const char *cache_opt)
 {
 	_cleanup_free_ char *cache = cache_opt ? xstrdup(cache_opt) : NULL;
 	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
-	struct progress_state ps = {0, 0, 0};
+	struct progress_state ps = { 0, 0, 0 };
 	struct db_config cfg;
 	struct db *db = cli_open_db_cfg(&cfg);
 	int64_t kid = 0;
 	int r;
 
 	if (!cache)
-		cache = kernel_cache_dir(cfg.home ? cfg.home
-						  : "/var/tmp/schedfarm-kernel-cache");
-	r = build_kernel_for_job(db, job, cache, jobs, print_progress, &ps, &kid,
-				 &log, &err);
+		cache = kernel_cache_dir(
+			cfg.home ? cfg.home
+				 : "/var/tmp/schedfarm-kernel-cache");
+	r = build_kernel_for_job(db, job, cache, jobs, print_progress, &ps,
+				 &kid, &log, &err);
 	if (r < 0) {
 		fputs(log.buf, stderr);
 		fatal("build of job %" PRId64 " failed: %s", job, err.buf);
@@ -265,18 +281,19 @@ static int kernel_build_job(int64_t job, int jobs, const char *cache_opt)
 static int kernel_build_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"base", required_argument, NULL, 'b'},
-		{"ref", required_argument, NULL, 'r'},
-		{"config", required_argument, NULL, 'c'},
-		{"patch", required_argument, NULL, 'p'},
-		{"name", required_argument, NULL, 'n'},
-		{"jobs", required_argument, NULL, 'j'},
-		{"cache", required_argument, NULL, 'C'},
-		{"job", required_argument, NULL, 'J'},
-		{NULL, 0, NULL, 0}};
+		{ "base", required_argument, NULL, 'b' },
+		{ "ref", required_argument, NULL, 'r' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "patch", required_argument, NULL, 'p' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "cache", required_argument, NULL, 'C' },
+		{ "job", required_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct kernel_build_spec spec;
 	struct kernel_build_result res;
-	struct progress_state ps = {0, 0, 0};
+	struct progress_state ps = { 0, 0, 0 };
 	struct strbuf err = STRBUF_INIT, name = STRBUF_INIT;
 	struct strvec keep = STRVEC_INIT, parts = STRVEC_INIT;
 	_cleanup_db_result_ struct db_result *row = NULL;
@@ -325,11 +342,13 @@ static int kernel_build_cmd(int argc, char **argv)
 	}
 	if (job) {
 		if (optind != argc || spec.base || spec.patches.nr || n)
-			die_usage("kernel build --job ID takes no base, patch or name");
+			die_usage("kernel build --job ID takes no base, patch "
+				  "or name");
 		return kernel_build_job(job, spec.jobs, cache);
 	}
 	if (optind != argc || !spec.base)
-		die_usage("kernel build needs --base SRC and no other arguments");
+		die_usage(
+			"kernel build needs --base SRC and no other arguments");
 	/* The config spec: a base config, then fragments (kernels/ names). */
 	strvec_split(&parts, config_spec, '+');
 	for (size_t i = 0; i < parts.nr; i++) {
@@ -337,14 +356,16 @@ static int kernel_build_cmd(int argc, char **argv)
 
 		if (!*w)
 			die_usage("empty part in --config %s", config_spec);
-		if (i == 0 && (!strcmp(w, "tinyconfig") || !strcmp(w, "defconfig"))) {
+		if (i == 0 &&
+		    (!strcmp(w, "tinyconfig") || !strcmp(w, "defconfig"))) {
 			spec.config = w;
 			continue;
 		}
 		if (w[0] == '/' || !access(w, R_OK))
 			path = w;
 		else
-			path = strvec_pushf(&keep, "%s/%s", kernel_fragments_dir(), w);
+			path = strvec_pushf(&keep, "%s/%s",
+					    kernel_fragments_dir(), w);
 		if (i == 0)
 			spec.config = path;
 		else
@@ -352,8 +373,9 @@ static int kernel_build_cmd(int argc, char **argv)
 	}
 	db = cli_open_db_cfg(&cfg);
 	if (!cache)
-		cache = kernel_cache_dir(cfg.home ? cfg.home
-						  : "/var/tmp/schedfarm-kernel-cache");
+		cache = kernel_cache_dir(
+			cfg.home ? cfg.home
+				 : "/var/tmp/schedfarm-kernel-cache");
 	spec.cache_dir = cache;
 	spec.progress = print_progress;
 	spec.progress_ctx = &ps;
@@ -374,14 +396,16 @@ static int kernel_build_cmd(int argc, char **argv)
 				: spec.base);
 	db_args_str(&a, spec.ref);
 	db_args_str(&a, config_spec);
-	if (db_exec_args(db, &row, &err,
-			 "INSERT INTO kernels (name, base, base_ref, config_spec, "
-			 "build_state) VALUES ($1, $2, $3, $4, 'building') "
-			 "ON CONFLICT (name) DO UPDATE SET base = $2, base_ref = $3, "
-			 "config_spec = $4, build_state = CASE WHEN "
-			 "kernels.build_state = 'built' THEN 'built' ELSE "
-			 "'building' END RETURNING id",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, &row, &err,
+		    "INSERT INTO kernels (name, base, base_ref, config_spec, "
+		    "build_state) VALUES ($1, $2, $3, $4, 'building') "
+		    "ON CONFLICT (name) DO UPDATE SET base = $2, base_ref = "
+		    "$3, "
+		    "config_spec = $4, build_state = CASE WHEN "
+		    "kernels.build_state = 'built' THEN 'built' ELSE "
+		    "'building' END RETURNING id",
+		    &a) < 0)
 		cli_db_fatal("recording the kernel", &err);
 	db_args_clear(&a);
 	if (parse_i64(db_get(row, 0, 0), 1, INT64_MAX, &kid, NULL) < 0)
@@ -393,10 +417,11 @@ static int kernel_build_cmd(int argc, char **argv)
 		db_args_i64(&a, kid);
 		db_args_str(&a, err.buf);
 		db_args_str(&a, res.log.buf);
-		if (db_exec_args(db, NULL, &e2,
-				 "UPDATE kernels SET build_state = 'failed', "
-				 "build_error = $2, build_log = $3 WHERE id = $1",
-				 &a) < 0)
+		if (db_exec_args(
+			    db, NULL, &e2,
+			    "UPDATE kernels SET build_state = 'failed', "
+			    "build_error = $2, build_log = $3 WHERE id = $1",
+			    &a) < 0)
 			log_warn("cannot record the failure: %s", e2.buf);
 		db_args_clear(&a);
 		fputs(res.log.buf, stderr);
@@ -405,7 +430,8 @@ static int kernel_build_cmd(int argc, char **argv)
 	if (kernel_row_record(db, kid, &res, &err) < 0)
 		cli_db_fatal("recording the build", &err);
 	if (res.cached)
-		printf("cache hit: %s (%s) already built in %s; not rebuilding\n",
+		printf("cache hit: %s (%s) already built in %s; not "
+		       "rebuilding\n",
 		       name.buf, res.release, res.dir);
 	else
 		printf("built %s (%s) in %.1f s\n", name.buf, res.release,
@@ -427,11 +453,12 @@ static int kernel_build_cmd(int argc, char **argv)
 static int kernel_add(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"image", required_argument, NULL, 'i'},
-		{"vmlinux", required_argument, NULL, 'v'},
-		{"initrd", required_argument, NULL, 'r'},
-		{"release", required_argument, NULL, 'R'},
-		{NULL, 0, NULL, 0}};
+		{ "image", required_argument, NULL, 'i' },
+		{ "vmlinux", required_argument, NULL, 'v' },
+		{ "initrd", required_argument, NULL, 'r' },
+		{ "release", required_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *image = NULL, *vmlinux = NULL, *initrd = NULL, *rel = NULL;
 	struct strbuf err = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
@@ -472,13 +499,14 @@ static int kernel_add(int argc, char **argv)
 	db_args_str(&a, vm_abs);
 	db_args_str(&a, rd_abs);
 	db_args_str(&a, rel);
-	if (db_exec_args(db, NULL, &err,
-			 "INSERT INTO kernels (name, base, build_state, image_path, "
-			 "vmlinux_path, initrd_path, release) VALUES ($1, $2, "
-			 "'external', $2, $3, $4, $5) ON CONFLICT (name) DO UPDATE "
-			 "SET image_path = $2, vmlinux_path = $3, initrd_path = $4, "
-			 "release = $5",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, NULL, &err,
+		    "INSERT INTO kernels (name, base, build_state, image_path, "
+		    "vmlinux_path, initrd_path, release) VALUES ($1, $2, "
+		    "'external', $2, $3, $4, $5) ON CONFLICT (name) DO UPDATE "
+		    "SET image_path = $2, vmlinux_path = $3, initrd_path = $4, "
+		    "release = $5",
+		    &a) < 0)
 		cli_db_fatal("adding the kernel", &err);
 	printf("kernel %s (%s) added\n", argv[optind], rel);
 	db_args_clear(&a);
@@ -497,9 +525,11 @@ static int kernel_rm(int argc, char **argv)
 	db = cli_open_db();
 	strbuf_addf(&id, "%" PRId64, kernel_id_of(db, argv[1]));
 	p[0] = id.buf;
-	if (db_exec(db, NULL, &err, "DELETE FROM kernels WHERE id = $1", 1, p) < 0) {
+	if (db_exec(db, NULL, &err, "DELETE FROM kernels WHERE id = $1", 1, p) <
+	    0) {
 		if (!strcmp(db_last_sqlstate(db), "23503"))
-			fatal("kernel %s is still used by jobs, patches or runs",
+			fatal("kernel %s is still used by jobs, patches or "
+			      "runs",
 			      argv[1]);
 		cli_db_fatal("removing the kernel", &err);
 	}
@@ -518,16 +548,18 @@ static void print_boot_event(void *ctx, const char *msg)
 static int kernel_boot(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"host", required_argument, NULL, 'H'},
-		{"append", required_argument, NULL, 'a'},
-		{"run", required_argument, NULL, 'r'},
-		{"keep", no_argument, NULL, 'k'},
-		{"timeout", required_argument, NULL, 't'},
-		{NULL, 0, NULL, 0}};
+		{ "host", required_argument, NULL, 'H' },
+		{ "append", required_argument, NULL, 'a' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *host = NULL, *append = NULL, *run = NULL, *e;
 	struct boot_request req;
 	struct boot_result br;
 	struct strbuf err = STRBUF_INIT;
+	struct db_config cfg;
 	struct db *db;
 	int64_t timeout_ms = 300000;
 	int opt, keep = 0, r, rc = 0;
@@ -557,8 +589,9 @@ static int kernel_boot(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !host)
 		die_usage("kernel boot NAME|ID --host HOST");
-	db = cli_open_db();
+	db = cli_open_db_cfg(&cfg);
 	boot_request_init(&req);
+	req.state_dir = cfg.home;
 	req.kernel_id = kernel_id_of(db, argv[optind]);
 	req.host_name = host;
 	req.cmdline_append = append;
@@ -599,14 +632,16 @@ static int kernel_boot(int argc, char **argv)
 out:
 	boot_result_release(&br);
 	db_close(db);
+	db_config_release(&cfg);
 	strbuf_release(&err);
 	return rc;
 }
 
 static int kernel_orphans(int argc, char **argv)
 {
-	static const struct option opts[] = {{"uri", required_argument, NULL, 'u'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{ "uri", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 }
+	};
 	struct strbuf err = STRBUF_INIT, names = STRBUF_INIT;
 	const char *uri = NULL;
 	struct db *db;
@@ -635,7 +670,8 @@ int cmd_kernel(int argc, char **argv)
 	const char *sub;
 
 	if (argc < 2)
-		die_usage("kernel needs a subcommand: list, show, build, add, rm, boot");
+		die_usage("kernel needs a subcommand: list, show, build, add, "
+			  "rm, boot");
 	sub = argv[1];
 	argc--;
 	argv++;
@@ -656,4 +692,116 @@ int cmd_kernel(int argc, char **argv)
 	die_usage("no kernel subcommand '%s'; try list, show, build, add, rm, "
 		  "boot, orphans",
 		  sub);
+}
+
+/*
+ * `schedfarm host check NAME`: boot the host's known-good kernel (or
+ * --kernel, which becomes the known-good one when the check passes), run
+ * the smoke test (the agent's info over SSH), power off.  A pass makes the
+ * host good; a failure is recorded by boot_host() (infrastructure: bad;
+ * the known-good kernel failing: an aborted run, two in a row: bad).
+ */
+int cmd_host_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 }
+	};
+	_cleanup_db_result_ struct db_result *h = NULL;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	const char *kernel = NULL, *e, *p[1];
+	struct boot_request req;
+	struct boot_result br;
+	int64_t timeout_ms = 300000, kid = 0;
+	struct db_config cfg;
+	struct db *db;
+	int opt, rc = 1;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'k':
+			kernel = optarg;
+			break;
+		case 't':
+			if (parse_duration_ms(optarg, 1000, 24 * 3600 * 1000,
+					      &timeout_ms, &e) < 0)
+				die_usage("--timeout %s %s", optarg, e);
+			break;
+		default:
+			die_usage(
+				"host check NAME [--kernel K] [--timeout DUR]");
+		}
+	}
+	if (optind + 1 != argc)
+		die_usage("host check takes one host");
+	db = cli_open_db_cfg(&cfg);
+	p[0] = argv[optind];
+	if (db_exec(db, &h, &err,
+		    "SELECT known_good_kernel_id FROM hosts WHERE name = $1", 1,
+		    p) < 0)
+		cli_db_fatal("reading the host", &err);
+	if (db_nrows(h) != 1)
+		fatal("no host '%s'", argv[optind]);
+	if (kernel)
+		kid = kernel_id_of(db, kernel);
+	else if (!db_get(h, 0, 0) ||
+		 parse_i64(db_get(h, 0, 0), 1, INT64_MAX, &kid, NULL) < 0)
+		fatal("host %s has no known-good kernel: give --kernel",
+		      argv[optind]);
+	boot_request_init(&req);
+	req.host_name = argv[optind];
+	req.state_dir = cfg.home;
+	req.kernel_id = kid;
+	req.timeout_ms = timeout_ms;
+	req.on_event = print_boot_event;
+	boot_result_init(&br);
+	if (boot_host(db, &req, &br, &err) < 0) {
+		log_error("check failed: %s", err.buf);
+		printf("check %s: failed (%s, blame %s); health %s\n",
+		       argv[optind], boot_outcome_name(br.outcome), br.blame,
+		       br.host_health);
+		goto out;
+	}
+	if (boot_ssh_run(&br, "schedfarm-agent info", 60000, &out, &err) < 0) {
+		char health[16] = "";
+
+		log_error("smoke test failed: %s", err.buf);
+		strbuf_reset(&err);
+		if (host_note_aborted_run(db, br.host_id, kid,
+					  "host check: the agent's info failed",
+					  health, &err) < 0)
+			log_error("%s", err.buf);
+		boot_power_off(db, &br, &err);
+		printf("check %s: smoke test failed; health %s\n", argv[optind],
+		       health);
+		goto out;
+	}
+	db_args_i64(&a, br.host_id);
+	db_args_i64(&a, kid);
+	if (db_exec_args(
+		    db, NULL, &err,
+		    "WITH old AS (SELECT health FROM hosts WHERE id = $1), "
+		    "ev AS (INSERT INTO host_events (host_id, old_health, "
+		    "new_health, reason) SELECT $1, health, 'good', "
+		    "'host check passed' FROM old WHERE health <> 'good') "
+		    "UPDATE hosts SET health = 'good', aborted_in_row = 0, "
+		    "known_good_kernel_id = $2, updated_at = now() WHERE id = "
+		    "$1",
+		    &a) < 0)
+		cli_db_fatal("recording the check", &err);
+	if (boot_power_off(db, &br, &err) < 0)
+		log_warn("power off: %s", err.buf);
+	printf("check %s: passed on %s in %.1f s; health good\n", argv[optind],
+	       br.release, (double)br.ready_ms / 1000.0);
+	rc = 0;
+out:
+	db_args_clear(&a);
+	boot_result_release(&br);
+	db_close(db);
+	db_config_release(&cfg);
+	strbuf_release(&err);
+	strbuf_release(&out);
+	return rc;
 }

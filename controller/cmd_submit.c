@@ -162,6 +162,12 @@ int cmd_submit(int argc, char **argv)
 			    (long long)done.job_id, plan->name,
 			    plan->nr_runs * (size_t)plan->boots,
 			    s.host ? s.host : "any matching");
+	if (!json && plan->until == PLAN_UNTIL_DECIDED)
+		strbuf_addf(&out,
+			    "  until decided: then %s, and blocks of 4 boots "
+			    "per kernel on the same host while the comparison "
+			    "is open (at most %d per kernel)\n",
+			    s.base, plan->max_boots);
 	cli_emit(&out);
 	for (int i = 0; i < npatch; i++)
 		strbuf_release(&bufs[i]);

@@ -10,22 +10,25 @@
 #include "banned.h"
 
 const struct console_pattern console_patterns[] = {
-	{"Kernel panic - not syncing", CONSOLE_EV_PANIC, CONSOLE_FATAL, "panic"},
+	{ "Kernel panic - not syncing", CONSOLE_EV_PANIC, CONSOLE_FATAL,
+	  "panic" },
 	/* Firmware banners: fatal only after Linux started (a reset). */
-	{"SeaBIOS (version", CONSOLE_EV_FIRMWARE, CONSOLE_FATAL, "firmware"},
-	{"iPXE (http", CONSOLE_EV_FIRMWARE, CONSOLE_FATAL, "firmware"},
-	{"iPXE initialising", CONSOLE_EV_FIRMWARE, CONSOLE_FATAL, "firmware"},
-	{"U-Boot 20", CONSOLE_EV_FIRMWARE, CONSOLE_FATAL, "firmware"},
-	{"kernel BUG at", CONSOLE_EV_KERNEL_BUG, CONSOLE_RECORDED, "kernel-bug"},
-	{"general protection fault", CONSOLE_EV_GPF, CONSOLE_RECORDED, "gpf"},
-	{"KASAN", CONSOLE_EV_KASAN, CONSOLE_RECORDED, "kasan"},
-	{"BUG:", CONSOLE_EV_BUG, CONSOLE_RECORDED, "bug"},
-	{"Oops", CONSOLE_EV_OOPS, CONSOLE_RECORDED, "oops"},
-	{"WARNING:", CONSOLE_EV_WARNING, CONSOLE_RECORDED, "warning"},
-	{"-[ cut here ]-", CONSOLE_EV_CUT_HERE, CONSOLE_RECORDED, "cut-here"},
-	{"Linux version ", CONSOLE_EV_LINUX_VERSION, CONSOLE_MILESTONE,
-	 "linux-version"},
-	{CONSOLE_BEACON, CONSOLE_EV_BEACON, CONSOLE_MILESTONE, "agent-beacon"},
+	{ "SeaBIOS (version", CONSOLE_EV_FIRMWARE, CONSOLE_FATAL, "firmware" },
+	{ "iPXE (http", CONSOLE_EV_FIRMWARE, CONSOLE_FATAL, "firmware" },
+	{ "iPXE initialising", CONSOLE_EV_FIRMWARE, CONSOLE_FATAL, "firmware" },
+	{ "U-Boot 20", CONSOLE_EV_FIRMWARE, CONSOLE_FATAL, "firmware" },
+	{ "kernel BUG at", CONSOLE_EV_KERNEL_BUG, CONSOLE_RECORDED,
+	  "kernel-bug" },
+	{ "general protection fault", CONSOLE_EV_GPF, CONSOLE_RECORDED, "gpf" },
+	{ "KASAN", CONSOLE_EV_KASAN, CONSOLE_RECORDED, "kasan" },
+	{ "BUG:", CONSOLE_EV_BUG, CONSOLE_RECORDED, "bug" },
+	{ "Oops", CONSOLE_EV_OOPS, CONSOLE_RECORDED, "oops" },
+	{ "WARNING:", CONSOLE_EV_WARNING, CONSOLE_RECORDED, "warning" },
+	{ "-[ cut here ]-", CONSOLE_EV_CUT_HERE, CONSOLE_RECORDED, "cut-here" },
+	{ "Linux version ", CONSOLE_EV_LINUX_VERSION, CONSOLE_MILESTONE,
+	  "linux-version" },
+	{ CONSOLE_BEACON, CONSOLE_EV_BEACON, CONSOLE_MILESTONE,
+	  "agent-beacon" },
 };
 const size_t console_patterns_count =
 	sizeof(console_patterns) / sizeof(console_patterns[0]);
@@ -184,7 +187,8 @@ void console_scanner_flush(struct console_scanner *cs, int64_t now_ms)
 		end_line(cs, now_ms);
 }
 
-const struct console_hit *console_scanner_fatal(const struct console_scanner *cs)
+const struct console_hit *
+console_scanner_fatal(const struct console_scanner *cs)
 {
 	return cs->fatal_index < 0 ? NULL : &cs->hits[cs->fatal_index];
 }

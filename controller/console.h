@@ -31,8 +31,8 @@
 
 enum console_kind {
 	CONSOLE_MILESTONE, /* part of a good boot */
-	CONSOLE_RECORDED,  /* kept for the report; the boot goes on */
-	CONSOLE_FATAL,     /* the boot (or run) is over */
+	CONSOLE_RECORDED, /* kept for the report; the boot goes on */
+	CONSOLE_FATAL, /* the boot (or run) is over */
 };
 
 enum console_event {
@@ -64,26 +64,26 @@ extern const size_t console_patterns_count;
 struct console_hit {
 	enum console_event event;
 	enum console_kind kind;
-	const char *name;   /* from the table */
-	int64_t at_ms;      /* the caller's clock when the line was complete */
-	uint64_t offset;    /* byte offset of the line in the stream */
-	char *line;         /* the line (at most CONSOLE_LINE_MAX bytes) */
+	const char *name; /* from the table */
+	int64_t at_ms; /* the caller's clock when the line was complete */
+	uint64_t offset; /* byte offset of the line in the stream */
+	char *line; /* the line (at most CONSOLE_LINE_MAX bytes) */
 };
 
 struct console_scanner {
-	struct strbuf line;  /* the current, incomplete line */
-	int line_overflow;   /* the current line went past CONSOLE_LINE_MAX */
-	uint64_t offset;     /* bytes fed so far */
+	struct strbuf line; /* the current, incomplete line */
+	int line_overflow; /* the current line went past CONSOLE_LINE_MAX */
+	uint64_t offset; /* bytes fed so far */
 	uint64_t line_start; /* offset of the current line */
-	struct strbuf tail;  /* the last CONSOLE_TAIL_MAX bytes, roughly */
+	struct strbuf tail; /* the last CONSOLE_TAIL_MAX bytes, roughly */
 	struct console_hit hits[CONSOLE_MAX_HITS];
 	size_t nhits;
 	size_t dropped_hits; /* recorded hits past CONSOLE_MAX_HITS */
 	/* Milestones: -1 until seen, else the caller's ms when seen. */
 	int64_t linux_ms, beacon_ms, fatal_ms;
-	int fatal_index;       /* index into hits of the first fatal, or -1 */
-	char *linux_release;   /* the word after "Linux version " */
-	char *beacon_release;  /* "release=" of the beacon, if given */
+	int fatal_index; /* index into hits of the first fatal, or -1 */
+	char *linux_release; /* the word after "Linux version " */
+	char *beacon_release; /* "release=" of the beacon, if given */
 };
 
 void console_scanner_init(struct console_scanner *cs);
@@ -102,7 +102,8 @@ int console_scanner_feed(struct console_scanner *cs, const char *data,
 void console_scanner_flush(struct console_scanner *cs, int64_t now_ms);
 
 /* The first fatal hit, or NULL. */
-const struct console_hit *console_scanner_fatal(const struct console_scanner *cs);
+const struct console_hit *
+console_scanner_fatal(const struct console_scanner *cs);
 /* How many hits of event ev were seen (kept ones only). */
 size_t console_scanner_count(const struct console_scanner *cs,
 			     enum console_event ev);

@@ -20,7 +20,7 @@ static int port_of(const struct ipmi_target *t)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
@@ -86,24 +86,30 @@ static int ipmitool(const struct ipmi_target *t, const char *const *args,
 			pause *= 2;
 		}
 		child_process_init(&cp);
-		strvec_pushl(&cp.args, t->ipmitool ? t->ipmitool : "ipmitool", "-I",
-			     "lanplus", "-C", "3", "-N", "1", "-R", "1", "-H",
-			     t->address, NULL);
+		strvec_pushl(&cp.args, t->ipmitool ? t->ipmitool : "ipmitool",
+			     "-I", "lanplus", "-C", "3", "-N", "1", "-R", "1",
+			     "-H", t->address, (char *)NULL);
 		strvec_pushf(&cp.args, "-p");
 		strvec_pushf(&cp.args, "%d", port_of(t));
-		strvec_pushl(&cp.args, "-U", t->user, NULL);
+		strvec_pushl(&cp.args, "-U", t->user, (char *)NULL);
 		if (t->password_file)
-			strvec_pushl(&cp.args, "-f", t->password_file, NULL);
+			strvec_pushl(&cp.args, "-f", t->password_file,
+				     (char *)NULL);
 		else
 			strvec_push(&cp.args, "-E");
 		strvec_pushv(&cp.args, args);
 		cp.capture_out = cp.capture_err = 1;
-		cp.timeout_ms = t->call_timeout_ms > 0 ? t->call_timeout_ms : 10000;
+		cp.timeout_ms =
+			t->call_timeout_ms > 0 ? t->call_timeout_ms : 10000;
 		strbuf_reset(&last);
 		r = run_command(&cp, &last);
 		/* The BMC answered but refused: ipmitool may still exit 0. */
-		if (strstr(cp.err.buf, " failed: ") || strstr(cp.err.buf, "Invalid")) {
+		if (strstr(cp.err.buf, " failed: ") ||
+		    strstr(cp.err.buf, "Invalid")) {
 			strbuf_trim(&cp.err);
+			for (char *nl = strchr(cp.err.buf, '\n'); nl;
+			     nl = strchr(nl, '\n'))
+				*nl = ' ';
 			strbuf_addf(err, "BMC %s:%d refused: %s", t->address,
 				    port_of(t), cp.err.buf);
 			child_process_clear(&cp);
@@ -120,9 +126,10 @@ static int ipmitool(const struct ipmi_target *t, const char *const *args,
 		if (cp.err.len) {
 			char *nl = strchr(cp.err.buf, '\n');
 
-			strbuf_addf(&last, " (%.*s)",
-				    (int)(nl ? nl - cp.err.buf : (long)cp.err.len),
-				    cp.err.buf);
+			strbuf_addf(
+				&last, " (%.*s)",
+				(int)(nl ? nl - cp.err.buf : (long)cp.err.len),
+				cp.err.buf);
 		}
 		child_process_clear(&cp);
 	}
@@ -135,7 +142,8 @@ static int ipmitool(const struct ipmi_target *t, const char *const *args,
 static int status_locked(const struct ipmi_target *t, enum ipmi_power *ret,
 			 struct strbuf *err)
 {
-	static const char *const args[] = {"chassis", "power", "status", NULL};
+	static const char *const args[] = { "chassis", "power", "status",
+					    NULL };
 	struct strbuf out = STRBUF_INIT;
 	int r = ipmitool(t, args, &out, err);
 
@@ -145,7 +153,8 @@ static int status_locked(const struct ipmi_target *t, enum ipmi_power *ret,
 		else if (strstr(out.buf, "is off"))
 			*ret = IPMI_POWER_OFF;
 		else {
-			strbuf_addf(err, "BMC %s:%d: unexpected power status '%s'",
+			strbuf_addf(err,
+				    "BMC %s:%d: unexpected power status '%s'",
 				    t->address, port_of(t), out.buf);
 			r = -1;
 		}
@@ -170,8 +179,9 @@ int ipmi_power_status(const struct ipmi_target *t, enum ipmi_power *ret,
 static int confirm_locked(const struct ipmi_target *t, enum ipmi_power want,
 			  struct strbuf *err)
 {
-	int64_t end = mono_ms() + (t->confirm_timeout_ms > 0 ? t->confirm_timeout_ms
-							     : 30000);
+	int64_t end =
+		mono_ms() +
+		(t->confirm_timeout_ms > 0 ? t->confirm_timeout_ms : 30000);
 	enum ipmi_power now;
 
 	for (;;) {
@@ -192,7 +202,7 @@ static int confirm_locked(const struct ipmi_target *t, enum ipmi_power want,
 static int set_locked(const struct ipmi_target *t, enum ipmi_power want,
 		      int *ret_changed, struct strbuf *err)
 {
-	const char *args[] = {"chassis", "power", want ? "on" : "off", NULL};
+	const char *args[] = { "chassis", "power", want ? "on" : "off", NULL };
 	struct strbuf out = STRBUF_INIT;
 	enum ipmi_power now;
 	int r;
@@ -242,7 +252,7 @@ int ipmi_power_cycle(const struct ipmi_target *t, struct strbuf *err)
 int ipmi_bootdev(const struct ipmi_target *t, const char *dev,
 		 struct strbuf *err)
 {
-	const char *args[] = {"chassis", "bootdev", dev, NULL};
+	const char *args[] = { "chassis", "bootdev", dev, NULL };
 	struct strbuf out = STRBUF_INIT;
 	int fd, r;
 
@@ -266,7 +276,7 @@ static int copy_file(const char *from, const char *to, struct strbuf *err)
 	int r;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "cp", "--", from, to, NULL);
+	strvec_pushl(&cp.args, "cp", "--", from, to, (char *)NULL);
 	cp.capture_err = 1;
 	cp.timeout_ms = 120000;
 	r = run_command(&cp, err);
@@ -282,7 +292,8 @@ int ipmi_write_pxe(const char *tftp_dir, const char *name, const char *server,
 	int fd, r = -1;
 
 	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789-_.") != strlen(name) || name[0] == '.') {
+			 "0123456789-_.") != strlen(name) ||
+	    name[0] == '.') {
 		strbuf_addf(err, "host name '%s' cannot name a PXE file", name);
 		return -1;
 	}
@@ -293,22 +304,33 @@ int ipmi_write_pxe(const char *tftp_dir, const char *name, const char *server,
 	strbuf_addf(&p, "%s/%s.kernel", tftp_dir, name);
 	if (copy_file(kernel, p.buf, err) < 0)
 		goto out;
-	strbuf_addf(&body, "#!ipxe\nkernel tftp://%s/%s.kernel %s\n", server, name,
-		    cmdline);
+	strbuf_addf(&body, "#!ipxe\nkernel tftp://%s/%s.kernel %s\n", server,
+		    name, cmdline);
 	if (initrd) {
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%s.initrd", tftp_dir, name);
 		if (copy_file(initrd, p.buf, err) < 0)
 			goto out;
-		strbuf_addf(&body, "initrd tftp://%s/%s.initrd\n", server, name);
+		strbuf_addf(&body, "initrd tftp://%s/%s.initrd\n", server,
+			    name);
 	}
 	strbuf_addstr(&body, "boot\n");
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/%s.ipxe", tftp_dir, name);
 	strbuf_addf(&tmp, "%s.tmp", p.buf);
 	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, body.buf, body.len) != (ssize_t)body.len ||
-	    close(fd) < 0 || rename(tmp.buf, p.buf) < 0) {
+	if (fd < 0) {
+		strbuf_addf(err, "cannot write %s: %s", tmp.buf,
+			    strerror(errno));
+		goto out;
+	}
+	if (write(fd, body.buf, body.len) != (ssize_t)body.len) {
+		strbuf_addf(err, "cannot write %s: %s", tmp.buf,
+			    strerror(errno));
+		close(fd);
+		goto out;
+	}
+	if (close(fd) < 0 || rename(tmp.buf, p.buf) < 0) {
 		strbuf_addf(err, "cannot write %s: %s", p.buf, strerror(errno));
 		goto out;
 	}

@@ -17,15 +17,15 @@
 
 struct ipmi_target {
 	const char *address;
-	int port;                  /* 0: 623 */
+	int port; /* 0: 623 */
 	const char *user;
 	const char *password_file; /* NULL: IPMI_PASSWORD in the environment */
-	int call_timeout_ms;       /* per ipmitool call; 0: 10 s */
-	int tries;                 /* per operation; 0: 3 */
-	int backoff_ms;            /* first pause between tries; 0: 500 ms */
-	int confirm_timeout_ms;    /* wait for a power change; 0: 30 s */
-	const char *lock_dir;      /* NULL: $TMPDIR or /tmp */
-	const char *ipmitool;      /* NULL: "ipmitool" from PATH */
+	int call_timeout_ms; /* per ipmitool call; 0: 10 s */
+	int tries; /* per operation; 0: 3 */
+	int backoff_ms; /* first pause between tries; 0: 500 ms */
+	int confirm_timeout_ms; /* wait for a power change; 0: 30 s */
+	const char *lock_dir; /* NULL: $TMPDIR or /tmp */
+	const char *ipmitool; /* NULL: "ipmitool" from PATH */
 };
 
 enum ipmi_power { IPMI_POWER_OFF = 0, IPMI_POWER_ON = 1 };

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "adaptive.h"
 #include "cleanup.h"
 #include "ingest.h"
 #include "jobexec.h"
@@ -155,7 +156,8 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 	r = db_exec_args(jc->db, &res, err,
 			 "SELECT p.id, p.name, p.body, k.id, k.name, "
 			 "coalesce(j.patch_id, 0), h.name, h.kind, h.address, "
-			 "h.port, h.ssh_user, h.key_file, h.known_hosts "
+			 "h.port, h.ssh_user, h.key_file, h.known_hosts, "
+			 "j.block "
 			 "FROM jobs j JOIN plans p ON p.id = j.plan_id "
 			 "JOIN kernels k ON k.id = j.kernel_id, hosts h "
 			 "WHERE j.id = $1 AND h.id = $2",
@@ -184,6 +186,7 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 	jc->target.user = dup_or_null(db_get(res, 0, 10));
 	jc->target.key_file = dup_or_null(db_get(res, 0, 11));
 	jc->target.known_hosts = dup_or_null(db_get(res, 0, 12));
+	parse_int(db_get(res, 0, 13), 0, INT32_MAX, &jc->block, NULL);
 	body = db_get(res, 0, 2);
 	if (plan_parse(db_get(res, 0, 1), body, strlen(body), &jc->plan,
 		       &perr) < 0) {
@@ -193,6 +196,8 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 		return -1;
 	}
 	strbuf_release(&perr);
+	adaptive_job_boots(jc->plan, jc->patch_id, jc->block, &jc->boots,
+			   &jc->first_boot);
 	return 0;
 }
 
@@ -634,6 +639,39 @@ static int set_phase_state(struct job_ctx *jc, const char *state)
 	return jc->lease_lost ? -1 : 0;
 }
 
+/*
+ * A done job of an adaptive sequence: queue the other kernel's job of its
+ * block, or compare and queue the next block, or record why the sequence
+ * stopped (adaptive.c).  Runs while the job still holds its lease, so a
+ * job cancelled by now queues nothing.  What happened goes to the job's
+ * log; a failure here is a warning, never the job's (its runs are stored).
+ */
+static void adaptive_step(struct job_ctx *jc)
+{
+	struct adaptive_outcome o;
+	struct strbuf err = STRBUF_INIT;
+
+	if (!adaptive_job_is_adaptive(jc->plan, jc->patch_id) ||
+	    job_beat(jc) < 0)
+		return;
+	adaptive_outcome_init(&o);
+	if (adaptive_job_done(jc->db, jc->claim.job_id, &o, &err) < 0)
+		jlog(jc, 1, "until decided: %s", err.buf);
+	if (o.warn.len) {
+		strbuf_rtrim(&o.warn);
+		jlog(jc, 1, "until decided: %s", o.warn.buf);
+	}
+	/* One log line per line of the outcome, each with its time. */
+	for (char *line = o.msg.buf, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		jlog(jc, 0, "until decided: %s", line);
+	}
+	adaptive_outcome_release(&o);
+	strbuf_release(&err);
+}
+
 int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		int lease_s, const struct job_hooks *hooks, struct strbuf *err)
 {
@@ -661,7 +699,14 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	     "job %lld attempt %d on %s (%s), kernel %s, plan %s: "
 	     "%zu runs x %d boots",
 	     (long long)c->job_id, c->attempt, jc.host_name, jc.host_kind,
-	     jc.kernel_name, jc.plan->name, jc.plan->nr_runs, jc.plan->boots);
+	     jc.kernel_name, jc.plan->name, jc.plan->nr_runs, jc.boots);
+	if (adaptive_job_is_adaptive(jc.plan, jc.patch_id))
+		jlog(&jc, 0,
+		     "until decided: block %d of PLM#%lld, boots %d..%d of "
+		     "%s (at most %d per kernel)",
+		     jc.block, (long long)jc.patch_id, jc.first_boot,
+		     jc.first_boot + jc.boots - 1, jc.kernel_name,
+		     jc.plan->max_boots);
 
 	/* build */
 	if (phase_build(&jc, &e) < 0) {
@@ -670,11 +715,11 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		goto finish;
 	}
 
-	n = jc.plan->nr_runs * (size_t)jc.plan->boots;
+	n = jc.plan->nr_runs * (size_t)jc.boots;
 	rr = xcalloc(n, sizeof(*rr));
 	for (size_t i = 0; i < n; i++) {
 		rr[i].pr = &jc.plan->runs[i % jc.plan->nr_runs];
-		rr[i].boot = (int)(i / jc.plan->nr_runs);
+		rr[i].boot = jc.first_boot + (int)(i / jc.plan->nr_runs);
 		strbuf_init(&rr[i].lines, 0);
 		strbuf_init(&rr[i].label, 0);
 		plan_run_label(rr[i].pr, &rr[i].label);
@@ -695,7 +740,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	}
 
 	t0 = mono_ms();
-	for (int b = 0; b < jc.plan->boots && !jc.lease_lost; b++) {
+	for (int b = 0; b < jc.boots && !jc.lease_lost; b++) {
 		/* boot */
 		if (phase_boot(&jc, b, &e) < 0) {
 			fail_phase = "boot";
@@ -761,7 +806,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 				    : rr[i].need_fetch ? "stream cut"
 						       : "ok");
 		}
-		if (b == jc.plan->boots - 1 || kind_boots(jc.host_kind)) {
+		if (b == jc.boots - 1 || kind_boots(jc.host_kind)) {
 			queue_phase_end(db, pid,
 					jc.lease_lost ? "failed"
 					: nfailed     ? "failed"
@@ -775,7 +820,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		/* collect: a booted host loses its files when it goes
 		 * down, so kinds that boot collect each round before the
 		 * power-off; the others once, after the last round. */
-		if (b == jc.plan->boots - 1 || kind_boots(jc.host_kind)) {
+		if (b == jc.boots - 1 || kind_boots(jc.host_kind)) {
 			size_t from = kind_boots(jc.host_kind)
 					      ? (size_t)b * jc.plan->nr_runs
 					      : 0;
@@ -791,7 +836,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			strbuf_reset(&log);
 			strbuf_reset(&e);
 		}
-		if (b == jc.plan->boots - 1 || kind_boots(jc.host_kind)) {
+		if (b == jc.boots - 1 || kind_boots(jc.host_kind)) {
 			runner_close(runner);
 			runner = NULL;
 		}
@@ -857,6 +902,9 @@ finish:
 	else
 		jlog(&jc, 0, "job %lld done: %zu runs", (long long)c->job_id,
 		     n);
+	/* ret is 0 only when every run was ingested. */
+	if (ret == 0 && !fail_msg)
+		adaptive_step(&jc);
 	strbuf_reset(&e);
 	if (!jc.interrupted && (host_unreachable || !fail_msg)) {
 		int health_changed = 0;
@@ -881,6 +929,14 @@ finish:
 		strbuf_addf(err, "cannot record the end of job %lld: %s",
 			    (long long)c->job_id, e.buf);
 		ret = -1;
+	} else if (fail_msg && !jc.interrupted &&
+		   adaptive_job_is_adaptive(jc.plan, jc.patch_id)) {
+		/* A failed block ends its sequence: say so where the
+		 * sequence's reasons are read. */
+		strbuf_reset(&e);
+		if (adaptive_job_failed(db, c->job_id, fail_phase, &e) < 0)
+			jlog(&jc, 1, "cannot record the stop reason: %s",
+			     e.buf);
 	}
 	if (fail_msg && ret == 0)
 		ret = 1;

@@ -59,6 +59,10 @@ struct job_ctx {
 
 	struct plan *plan;
 	int64_t plan_id, kernel_id, patch_id;
+	/* Adaptive repetitions (adaptive.h): the job's block, the boots it
+	 * runs (the plan's `boots`, or 4 in a later block) and the runs.boot
+	 * of its first, so boots are numbered per kernel over a sequence. */
+	int block, boots, first_boot;
 	char *kernel_name;
 	char *host_name, *host_kind;
 	/* Where the agent runs: the host's own SSH fields; a boot hook may

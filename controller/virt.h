@@ -24,16 +24,16 @@
 #define VIRT_DOMAIN_PREFIX "farm-"
 
 struct virt_domain_spec {
-	const char *name;        /* farm-JOB */
-	const char *type;        /* "qemu" (TCG) or "kvm" */
+	const char *name; /* farm-JOB */
+	const char *type; /* "qemu" (TCG) or "kvm" */
 	int sockets, cores, threads; /* vcpus = their product */
-	int numa_nodes;          /* 0 or 1: no <numa>; else cells split evenly */
+	int numa_nodes; /* 0 or 1: no <numa>; else cells split evenly */
 	int64_t memory_mb;
 	const char *kernel, *initrd, *cmdline;
 	const char *console_log; /* serial console file */
-	const char *ssh_addr;    /* loopback address for the forward */
-	int ssh_port;            /* 0: no network at all */
-	const char *emulator;    /* NULL: libvirt's default */
+	const char *ssh_addr; /* loopback address for the forward */
+	int ssh_port; /* 0: no network at all */
+	const char *emulator; /* NULL: libvirt's default */
 };
 
 /* Validate spec and append the domain XML (every value escaped). */

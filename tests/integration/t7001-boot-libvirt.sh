@@ -106,9 +106,12 @@ test_expect_success 'in the guest: schedstat v15, cgroup v2 cpu, a fairness loop
 '
 
 if [ "$AGENT_INFO" = yes ]; then
-	test_expect_success 'the agent runs a fairness loop under cgroup v2 in the guest, with schedstat v15 counters' '
+	test_expect_success 'the agent runs a fairness loop under cgroup v2 in the guest; its schedstat v15 counters are ingested' '
+		run=$(sql "INSERT INTO runs (host_id, kernel_id, workload)
+			SELECT h.id, k.id, \$\$fairness-loop\$\$ FROM hosts h, kernels k
+			WHERE h.name = \$\$vm1\$\$ AND k.name = \$\$debian\$\$ RETURNING id") &&
 		cat >spec.json <<-EOS &&
-		{"run_id": 1, "workload": "fairness-loop",
+		{"run_id": $run, "workload": "fairness-loop",
 		 "params": {"groups": "/a:4:300,/b:4:100", "duration": "3s"},
 		 "iterations": 1, "warmup": 0,
 		 "results_file": "/tmp/run-1.jsonl", "deadline_s": 120}
@@ -118,7 +121,10 @@ if [ "$AGENT_INFO" = yes ]; then
 			"schedfarm-agent run -" <spec.json >run.jsonl &&
 		jq -s -e "map(select(.type == \"done\"))[0].status == \"ok\"" run.jsonl &&
 		jq -s -e "map(select(.type == \"hello\"))[0].info.cgroup.used == \"v2\"" run.jsonl &&
-		jq -s -e "[.[] | select(.type == \"counter\" and .source == \"schedstat\" and (.available // true))] | length > 0" run.jsonl
+		jq -s -e "[.[] | select(.type == \"counter\" and .source == \"schedstat\" and (.available // true))] | length > 0" run.jsonl &&
+		schedfarm job ingest "$run" run.jsonl &&
+		n=$(sql "SELECT count(*) FROM counters WHERE run_id = $run AND source = \$\$schedstat\$\$ AND available") &&
+		say "schedstat counters ingested: $n" && test "$n" -gt 0
 	'
 else
 	test_skip 'the agent runs a fairness loop under cgroup v2 in the guest' \
@@ -164,8 +170,25 @@ test_expect_success 'boot, run a command, power off: the domain is gone, the boo
 	test "$(sql "SELECT count(*) FROM boots WHERE outcome = \$\$ready\$\$ AND finished_at IS NOT NULL")" = 1
 '
 
+test_expect_success 'host check passes on the Debian kernel and makes it the known-good one' '
+	schedfarm host check vm1 --kernel debian >out 2>err &&
+	grep_or_fail "check vm1: passed on $REL" out &&
+	test "$(sql "SELECT k.name || \$\$ \$\$ || h.health FROM hosts h JOIN kernels k ON k.id = h.known_good_kernel_id WHERE h.name = \$\$vm1\$\$")" = "debian good"
+'
+
+test_expect_success 'the known-good kernel failing twice in a row makes the host bad' '
+	! schedfarm kernel boot debian --host vm1 --append "rdinit=/bin/false" >out1 2>err1 &&
+	grep_or_fail "blame host health good" out1 &&
+	test "$(sql "SELECT aborted_in_row FROM hosts WHERE name = \$\$vm1\$\$")" = 1 &&
+	! schedfarm kernel boot debian --host vm1 --append "rdinit=/bin/false" >out2 2>err2 &&
+	grep_or_fail "blame host health bad" out2 &&
+	sql "SELECT old_health || \$\$>\$\$ || new_health || \$\$ \$\$ || reason FROM host_events ORDER BY id DESC LIMIT 1" >ev &&
+	grep_or_fail "good>bad" ev && grep_or_fail "known-good kernel; 2 aborted in a row" ev
+'
+
 test_expect_success 'the boot times are recorded (power-on to agent ready)' '
 	sql "SELECT linux_ms, beacon_ms, ssh_ms, ready_ms FROM boots WHERE outcome = \$\$ready\$\$" >times &&
+	test "$(wc -l <times)" -ge 3 &&
 	say "VM boot ms (linux|beacon|ssh|ready): $(cat times)" &&
 	test -s times
 '

@@ -41,7 +41,8 @@ static void test_boot_sequence_and_panic(void **state)
 {
 	struct console_scanner cs;
 	const char *boot =
-		"\r\n[    0.000000] Linux version 6.1.0-57-amd64 (debian-kernel@"
+		"\r\n[    0.000000] Linux version 6.1.0-57-amd64 "
+		"(debian-kernel@"
 		"lists.debian.org) #1 SMP\r\n"
 		"[    1.1] WARNING: CPU: 0 PID: 1 at foo\r\n"
 		"SCHEDFARM-AGENT-READY release=6.1.0-57-amd64 sockets=2\r\n";
@@ -59,13 +60,16 @@ static void test_boot_sequence_and_panic(void **state)
 	assert_int_equal(console_scanner_count(&cs, CONSOLE_EV_WARNING), 1);
 	assert_null(console_scanner_fatal(&cs));
 	/* A line split across two reads is matched once, when complete. */
-	assert_int_equal(console_scanner_feed(&cs, panic1, strlen(panic1), 200), 0);
-	assert_int_equal(console_scanner_feed(&cs, panic2, strlen(panic2), 300), 1);
+	assert_int_equal(console_scanner_feed(&cs, panic1, strlen(panic1), 200),
+			 0);
+	assert_int_equal(console_scanner_feed(&cs, panic2, strlen(panic2), 300),
+			 1);
 	assert_non_null(console_scanner_fatal(&cs));
 	assert_string_equal(console_scanner_fatal(&cs)->name, "panic");
 	assert_int_equal(cs.fatal_ms, 300);
 	console_scanner_summary(&cs, 0, &sum);
-	assert_non_null(strstr(sum.buf, "+0.300s panic: [    2.0] Kernel panic"));
+	assert_non_null(
+		strstr(sum.buf, "+0.300s panic: [    2.0] Kernel panic"));
 	assert_non_null(strstr(sum.buf, "warning: "));
 	strbuf_release(&sum);
 	console_scanner_release(&cs);

@@ -1,0 +1,597 @@
+/*
+ * adaptive.c - adaptive repetitions; see adaptive.h.
+ *
+ * The database step reads the job, its patch (which names both kernels)
+ * and its plan, finds the other kernel's job of the same block, and then
+ * queues a job, compares, or records why the sequence stopped.  Jobs are
+ * queued with one INSERT ... SELECT that copies the finishing job's row,
+ * guarded so that a job cancelled meanwhile queues nothing and a retried
+ * job does not queue a block twice.  The comparison is compare.c's own
+ * (compare_run, compare_store, compare_set_next), so what stopped a
+ * sequence is what `schedfarm compare PLM#` shows for it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adaptive.h"
+#include "cleanup.h"
+#include "compare.h"
+#include "parse.h"
+#include "plan.h"
+#include "banned.h"
+
+const char *adaptive_side_name(enum adaptive_side side)
+{
+	return side == ADAPTIVE_PATCH ? "patch" : "base";
+}
+
+enum adaptive_side adaptive_first_side(int block)
+{
+	return block % 2 == 0 ? ADAPTIVE_PATCH : ADAPTIVE_BASE;
+}
+
+int adaptive_block_boots(int plan_boots, int block)
+{
+	return block <= 0 ? plan_boots : COMPARE_BLOCK;
+}
+
+int adaptive_first_boot(int plan_boots, int block)
+{
+	int64_t n;
+
+	if (block <= 0)
+		return 0;
+	n = (int64_t)plan_boots + (int64_t)COMPARE_BLOCK * (block - 1);
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+int adaptive_job_is_adaptive(const struct plan *p, int64_t patch_id)
+{
+	return p && patch_id > 0 && p->until == PLAN_UNTIL_DECIDED;
+}
+
+void adaptive_job_boots(const struct plan *p, int64_t patch_id, int block,
+			int *ret_boots, int *ret_first_boot)
+{
+	if (!adaptive_job_is_adaptive(p, patch_id)) {
+		*ret_boots = p->boots;
+		*ret_first_boot = 0;
+		return;
+	}
+	*ret_boots = adaptive_block_boots(p->boots, block);
+	*ret_first_boot = adaptive_first_boot(p->boots, block);
+}
+
+enum adaptive_action adaptive_after_job(enum adaptive_side side, int block,
+					enum adaptive_pair pair,
+					int base_has_obs)
+{
+	switch (pair) {
+	case ADAPTIVE_PAIR_DONE:
+		return ADAPTIVE_COMPARE;
+	case ADAPTIVE_PAIR_PENDING:
+		return ADAPTIVE_WAIT;
+	case ADAPTIVE_PAIR_ENDED:
+		return ADAPTIVE_END;
+	case ADAPTIVE_PAIR_NONE:
+		break;
+	}
+	/* The job that should have opened this block is missing (not
+	 * something this module queues): compare what there is. */
+	if (side != adaptive_first_side(block))
+		return ADAPTIVE_COMPARE;
+	if (block == 0 && base_has_obs)
+		return ADAPTIVE_COMPARE;
+	return ADAPTIVE_QUEUE_PAIR;
+}
+
+int adaptive_may_continue(int plan_boots, int max_boots, int block,
+			  struct strbuf *reason)
+{
+	int next = block + 1;
+	int64_t after;
+
+	if (block < 0 || next + 1 > COMPARE_POCOCK_LOOKS) {
+		strbuf_addf(reason,
+			    "stopped after the last look (%d of %d): no "
+			    "more blocks",
+			    block + 1, COMPARE_POCOCK_LOOKS);
+		return 0;
+	}
+	after = (int64_t)plan_boots + (int64_t)COMPARE_BLOCK * next;
+	if (after > max_boots) {
+		strbuf_addf(reason,
+			    "stopped at the cap (%d boots per side): another "
+			    "block of %d would make %lld",
+			    max_boots, COMPARE_BLOCK, (long long)after);
+		return 0;
+	}
+	return 1;
+}
+
+void adaptive_outcome_init(struct adaptive_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	strbuf_init(&o->msg, 0);
+	strbuf_init(&o->warn, 0);
+}
+
+void adaptive_outcome_release(struct adaptive_outcome *o)
+{
+	strbuf_release(&o->msg);
+	strbuf_release(&o->warn);
+}
+
+/* --- The database step ------------------------------------------------- */
+
+static enum adaptive_side other_side(enum adaptive_side side)
+{
+	return side == ADAPTIVE_PATCH ? ADAPTIVE_BASE : ADAPTIVE_PATCH;
+}
+
+/* One job of a sequence, with what the step needs of its patch and plan. */
+struct seq {
+	int64_t job_id, patch_id, plan_id, host_id;
+	int64_t kernel[2]; /* by enum adaptive_side */
+	char *kernel_name[2];
+	char *host, *plan_sha;
+	int block;
+	enum adaptive_side side;
+	struct plan *plan;
+};
+
+static void seq_release(struct seq *s)
+{
+	free(s->kernel_name[0]);
+	free(s->kernel_name[1]);
+	free(s->host);
+	free(s->plan_sha);
+	plan_free(s->plan);
+	memset(s, 0, sizeof(*s));
+}
+
+static int get_i64(const struct db_result *res, int col, int64_t *ret)
+{
+	const char *v = db_get(res, 0, col);
+
+	return v ? parse_i64(v, 1, INT64_MAX, ret, NULL) : -1;
+}
+
+/*
+ * Load job_id into *s.  Return 1 for a job of a sequence, 0 for any other
+ * job (or one whose patch lacks a kernel: nothing to compare), -1 with
+ * err on a database error or a stored plan that no longer parses.
+ */
+static int seq_load(struct db *db, int64_t job_id, struct seq *s,
+		    struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf perr = STRBUF_INIT;
+	int64_t kernel_id;
+	const char *body;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->job_id = job_id;
+	db_args_i64(&a, job_id);
+	r = db_exec_args(
+		db, &res, err,
+		"SELECT j.patch_id, j.kernel_id, j.plan_id, j.block, h.id, "
+		"h.name, pl.name, pl.body, pl.sha256, kn.id, kn.name, kb.id, "
+		"kb.name FROM jobs j JOIN plans pl ON pl.id = j.plan_id "
+		"LEFT JOIN hosts h ON h.id = j.host_id "
+		"LEFT JOIN patches pa ON pa.id = j.patch_id "
+		"LEFT JOIN kernels kn ON kn.id = pa.kernel_id "
+		"LEFT JOIN kernels kb ON kb.id = coalesce(pa.base_kernel_id, "
+		"(SELECT id FROM kernels WHERE name = pa.base)) "
+		"WHERE j.id = $1",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "no job %lld", (long long)job_id);
+		return -1;
+	}
+	/* No patch, no host, or a patch without both kernels: not a
+	 * sequence. */
+	if (get_i64(res, 0, &s->patch_id) < 0 ||
+	    get_i64(res, 4, &s->host_id) < 0 ||
+	    get_i64(res, 9, &s->kernel[ADAPTIVE_PATCH]) < 0 ||
+	    get_i64(res, 11, &s->kernel[ADAPTIVE_BASE]) < 0)
+		return 0;
+	if (get_i64(res, 1, &kernel_id) < 0 ||
+	    get_i64(res, 2, &s->plan_id) < 0 ||
+	    parse_int(db_get(res, 0, 3), 0, INT_MAX, &s->block, NULL) < 0) {
+		strbuf_addf(err, "job %lld: unreadable row", (long long)job_id);
+		return -1;
+	}
+	body = db_get(res, 0, 7);
+	if (plan_parse(db_get(res, 0, 6), body, strlen(body), &s->plan, &perr) <
+	    0) {
+		strbuf_addf(err, "the job's plan no longer parses: %s",
+			    perr.buf);
+		strbuf_release(&perr);
+		return -1;
+	}
+	strbuf_release(&perr);
+	if (!adaptive_job_is_adaptive(s->plan, s->patch_id))
+		return 0;
+	if (kernel_id == s->kernel[ADAPTIVE_PATCH])
+		s->side = ADAPTIVE_PATCH;
+	else if (kernel_id == s->kernel[ADAPTIVE_BASE])
+		s->side = ADAPTIVE_BASE;
+	else
+		return 0; /* a kernel of neither side: not a sequence */
+	s->host = xstrdup(db_get(res, 0, 5));
+	s->plan_sha = xstrdup(db_get(res, 0, 8));
+	s->kernel_name[ADAPTIVE_PATCH] = xstrdup(db_get(res, 0, 10));
+	s->kernel_name[ADAPTIVE_BASE] = xstrdup(db_get(res, 0, 12));
+	return 1;
+}
+
+/*
+ * The other kernel's job of s's block on s's host (the latest, should
+ * there be several): its state in *ret, its id in *ret_id (0 for none).
+ */
+static int seq_pair(struct db *db, const struct seq *s, enum adaptive_pair *ret,
+		    int64_t *ret_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	const char *state;
+	int r;
+
+	*ret = ADAPTIVE_PAIR_NONE;
+	*ret_id = 0;
+	db_args_i64(&a, s->patch_id);
+	db_args_i64(&a, s->plan_id);
+	db_args_i64(&a, s->kernel[other_side(s->side)]);
+	db_args_i64(&a, s->block);
+	db_args_i64(&a, s->job_id);
+	db_args_i64(&a, s->host_id);
+	db_args_str(&a, s->host);
+	r = db_exec_args(db, &res, err,
+			 "SELECT id, state FROM jobs WHERE patch_id = $1 AND "
+			 "plan_id = $2 AND kernel_id = $3 AND block = $4 AND "
+			 "id <> $5 AND (host_id = $6 OR host_constraint = $7) "
+			 "ORDER BY id DESC LIMIT 1",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	get_i64(res, 0, ret_id);
+	state = db_get(res, 0, 1);
+	if (!strcmp(state, "done"))
+		*ret = ADAPTIVE_PAIR_DONE;
+	else if (!strcmp(state, "failed") || !strcmp(state, "cancelled"))
+		*ret = ADAPTIVE_PAIR_ENDED;
+	else
+		*ret = ADAPTIVE_PAIR_PENDING;
+	return 0;
+}
+
+/*
+ * Queue the job of kernel `side`, block `block` on s's host, copying the
+ * finishing job's row.  Return 1 with its id in *ret_id, 0 when nothing
+ * was queued (the finishing job is no longer live -- cancelled -- or the
+ * sequence has that job already), -1 with err.
+ */
+static int seq_queue(struct db *db, const struct seq *s,
+		     enum adaptive_side side, int block, int64_t *ret_id,
+		     struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int boots = adaptive_block_boots(s->plan->boots, block);
+	int r;
+
+	*ret_id = 0;
+	db_args_i64(&a, s->job_id);
+	db_args_i64(&a, s->kernel[side]);
+	db_args_str(&a, s->host);
+	db_args_i64(&a, (int64_t)s->plan->nr_runs * boots);
+	db_args_i64(&a, block);
+	db_args_i64(&a, s->host_id);
+	r = db_exec_args(
+		db, &res, err,
+		"INSERT INTO jobs (patch_id, kernel_id, plan_id, "
+		"host_constraint, priority, name, req_kinds, req_min_sockets, "
+		"req_min_cpus, req_min_memory_mb, req_tags, nr_runs, block) "
+		"SELECT j.patch_id, $2, j.plan_id, $3, j.priority, j.name, "
+		"j.req_kinds, j.req_min_sockets, j.req_min_cpus, "
+		"j.req_min_memory_mb, j.req_tags, $4, $5 FROM jobs j "
+		"WHERE j.id = $1 AND j.state NOT IN ('queued', 'done', "
+		"'failed', 'cancelled') AND NOT EXISTS (SELECT 1 FROM jobs o "
+		"WHERE o.patch_id = j.patch_id AND o.plan_id = j.plan_id AND "
+		"o.kernel_id = $2 AND o.block = $5 AND (o.host_constraint = "
+		"$3 OR o.host_id = $6)) RETURNING id",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 0;
+	return get_i64(res, 0, ret_id) < 0 ? -1 : 1;
+}
+
+/* Set job_id's stop_reason (a cancelled job keeps its own). */
+static int set_stop_reason(struct db *db, int64_t job_id, const char *why,
+			   struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, job_id);
+	db_args_str(&a, why);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE jobs SET stop_reason = $2 WHERE id = $1 AND "
+			 "state <> 'cancelled'",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+/* Queue the job of (side, block) and say so in ret->msg. */
+static int step_queue(struct db *db, const struct seq *s,
+		      enum adaptive_side side, int block,
+		      struct adaptive_outcome *ret, struct strbuf *err)
+{
+	int boots = adaptive_block_boots(s->plan->boots, block);
+	int64_t id;
+	int r = seq_queue(db, s, side, block, &id, err);
+
+	if (r < 0)
+		return -1;
+	if (r == 0) {
+		strbuf_addf(&ret->msg,
+			    "block %d of the %s kernel %s not queued: this "
+			    "job was cancelled meanwhile, or the block is "
+			    "queued already\n",
+			    block, adaptive_side_name(side),
+			    s->kernel_name[side]);
+		return 0;
+	}
+	ret->queued_job = id;
+	strbuf_addf(&ret->msg,
+		    "queued STP#%lld: block %d, the %s kernel %s, %d boot%s "
+		    "on %s\n",
+		    (long long)id, block, adaptive_side_name(side),
+		    s->kernel_name[side], boots, boots == 1 ? "" : "s",
+		    s->host);
+	return 0;
+}
+
+/* End the sequence at this job: stop_reason = why. */
+static int step_stop(struct db *db, const struct seq *s, const char *why,
+		     struct adaptive_outcome *ret, struct strbuf *err)
+{
+	if (set_stop_reason(db, s->job_id, why, err) < 0)
+		return -1;
+	ret->stopped = 1;
+	strbuf_addf(&ret->msg, "the sequence ends here: %s\n", why);
+	return 0;
+}
+
+/* compare_run over s's patch, host and plan at look `look`. */
+static int seq_compare(struct db *db, const struct seq *s, int look,
+		       struct compare_set *set, struct strbuf *err)
+{
+	struct compare_query q = { .patch_id = s->patch_id,
+				   .host = s->host,
+				   .plan = s->plan_sha,
+				   .tau_pct = NAN,
+				   .look = look };
+
+	return compare_run(db, &q, set, err);
+}
+
+static int set_has_base(const struct compare_set *set)
+{
+	for (size_t i = 0; i < set->nr; i++)
+		if (set->rows[i].s.n_base > 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * When every deciding row of set (those the plan marks `decides`, else
+ * all) has a verdict, append them to why: "; metric verdict (+x%) on
+ * host, ...", at most five.  compare_set_next() says only that they are
+ * decided; job show should say how.
+ */
+static void add_verdicts(const struct compare_set *set, struct strbuf *why)
+{
+	size_t shown = 0, n = 0;
+	int any_flag = 0;
+
+	for (size_t i = 0; i < set->nr; i++)
+		any_flag |= set->rows[i].decides;
+	for (size_t i = 0; i < set->nr; i++) {
+		const struct compare_row *r = &set->rows[i];
+
+		if (any_flag && !r->decides)
+			continue;
+		if (r->verdict == CMP_INCONCLUSIVE ||
+		    r->verdict == CMP_INSUFFICIENT)
+			return;
+		n++;
+	}
+	for (size_t i = 0; i < set->nr && shown < 5; i++) {
+		const struct compare_row *r = &set->rows[i];
+
+		if (any_flag && !r->decides)
+			continue;
+		strbuf_addstr(why, shown++ ? ", " : "; ");
+		strbuf_addf(why, "%s %s", r->metric,
+			    compare_verdict_name(r->verdict));
+		if (isfinite(r->s.pct_change))
+			strbuf_addf(why, " (%+.1f%%)", r->s.pct_change);
+		strbuf_addf(why, " on %s", r->host);
+	}
+	if (n > shown)
+		strbuf_addf(why, " and %zu more", n - shown);
+}
+
+/*
+ * The end of block s->block: with the comparison in *set (look block + 1,
+ * or cerr when it could not run), stop or queue the next block.
+ */
+static int step_decide(struct db *db, const struct seq *s,
+		       const struct compare_set *set, int compare_failed,
+		       const struct strbuf *cerr, struct adaptive_outcome *ret,
+		       struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT, e = STRBUF_INIT;
+	int look = s->block + 1, stop, add, r;
+
+	if (compare_failed) {
+		strbuf_addf(&why,
+			    "stopped: the comparison at look %d failed: %s",
+			    look, cerr->buf);
+		r = step_stop(db, s, why.buf, ret, err);
+		goto out;
+	}
+	ret->look = look;
+	if (compare_store(db, set, &e) < 0)
+		strbuf_addf(&ret->warn,
+			    "the verdicts of look %d were not stored: %s\n",
+			    look, e.buf);
+	if (compare_set_next(set, look, s->plan->max_boots, &stop, &add, &why) <
+	    0) {
+		strbuf_reset(&why);
+		strbuf_addf(&why,
+			    "stopped: block %d is past the last look (%d)",
+			    s->block, COMPARE_POCOCK_LOOKS);
+		stop = 1;
+	}
+	if (!stop) {
+		/* compare_set_next() counted observations; hold the
+		 * sequence's own boots to the cap as well. */
+		strbuf_addf(&ret->msg, "%s\n", why.buf);
+		strbuf_reset(&why);
+		if (!adaptive_may_continue(s->plan->boots, s->plan->max_boots,
+					   s->block, &why))
+			stop = 1;
+	}
+	if (stop) {
+		add_verdicts(set, &why);
+		r = step_stop(db, s, why.buf, ret, err);
+	} else {
+		r = step_queue(db, s, adaptive_first_side(s->block + 1),
+			       s->block + 1, ret, err);
+	}
+out:
+	strbuf_release(&why);
+	strbuf_release(&e);
+	return r;
+}
+
+int adaptive_job_done(struct db *db, int64_t job_id,
+		      struct adaptive_outcome *ret, struct strbuf *err)
+{
+	struct compare_set set;
+	struct strbuf cerr = STRBUF_INIT, why = STRBUF_INIT;
+	enum adaptive_action action;
+	enum adaptive_pair pair;
+	struct seq s;
+	int64_t pair_id;
+	int r, have_set = 0, compare_failed = 0, base_has_obs = 0;
+
+	memset(&set, 0, sizeof(set));
+	r = seq_load(db, job_id, &s, err);
+	if (r <= 0) {
+		seq_release(&s);
+		return r;
+	}
+	ret->adaptive = 1;
+	ret->side = s.side;
+	ret->block = s.block;
+	if (s.kernel[ADAPTIVE_PATCH] == s.kernel[ADAPTIVE_BASE]) {
+		strbuf_addf(&why,
+			    "stopped: the patch's kernel is its base kernel "
+			    "(%s): nothing to compare",
+			    s.kernel_name[ADAPTIVE_BASE]);
+		r = step_stop(db, &s, why.buf, ret, err);
+		goto out;
+	}
+	r = seq_pair(db, &s, &pair, &pair_id, err);
+	if (r < 0)
+		goto out;
+	if (pair == ADAPTIVE_PAIR_NONE && s.block == 0 &&
+	    s.side == adaptive_first_side(0)) {
+		/* Block 0's first job: compare only when the base kernel
+		 * was measured here with this plan before. */
+		compare_failed = seq_compare(db, &s, 1, &set, &cerr) < 0;
+		have_set = 1;
+		base_has_obs = !compare_failed && set_has_base(&set);
+	}
+	action = adaptive_after_job(s.side, s.block, pair, base_has_obs);
+	switch (action) {
+	case ADAPTIVE_QUEUE_PAIR:
+		if (s.block == 0 && s.side == ADAPTIVE_PATCH)
+			strbuf_addf(&ret->msg,
+				    "block 0: the base kernel %s has no "
+				    "observations on %s with this plan: "
+				    "measure it first\n",
+				    s.kernel_name[ADAPTIVE_BASE], s.host);
+		r = step_queue(db, &s, other_side(s.side), s.block, ret, err);
+		break;
+	case ADAPTIVE_WAIT:
+		strbuf_addf(&ret->msg,
+			    "block %d: STP#%lld (the %s kernel) is still to "
+			    "run; it closes the block\n",
+			    s.block, (long long)pair_id,
+			    adaptive_side_name(other_side(s.side)));
+		r = 0;
+		break;
+	case ADAPTIVE_END:
+		strbuf_addf(&why,
+			    "stopped: STP#%lld, the %s kernel's job of block "
+			    "%d, did not finish",
+			    (long long)pair_id,
+			    adaptive_side_name(other_side(s.side)), s.block);
+		r = step_stop(db, &s, why.buf, ret, err);
+		break;
+	case ADAPTIVE_COMPARE:
+		if (!have_set)
+			compare_failed = seq_compare(db, &s, s.block + 1, &set,
+						     &cerr) < 0;
+		r = step_decide(db, &s, &set, compare_failed, &cerr, ret, err);
+		break;
+	}
+out:
+	compare_set_release(&set);
+	strbuf_release(&cerr);
+	strbuf_release(&why);
+	seq_release(&s);
+	return r < 0 ? -1 : 0;
+}
+
+int adaptive_job_failed(struct db *db, int64_t job_id, const char *phase,
+			struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf why = STRBUF_INIT;
+	int r;
+
+	strbuf_addf(&why,
+		    "stopped: this block failed%s%s%s; no more blocks are "
+		    "queued",
+		    phase ? " (in " : "", phase ? phase : "", phase ? ")" : "");
+	db_args_i64(&a, job_id);
+	db_args_str(&a, why.buf);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE jobs SET stop_reason = $2 WHERE id = $1 AND "
+			 "state = 'failed' AND stop_reason IS NULL",
+			 &a);
+	db_args_clear(&a);
+	strbuf_release(&why);
+	return r;
+}

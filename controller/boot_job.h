@@ -1,0 +1,29 @@
+/*
+ * boot_job.h - the build, boot and power-off hooks of the job path for
+ * hosts that boot kernels (libvirt, ipmi): jobexec.c's job_kinds[] table
+ * takes them as they are:
+ *
+ *   { "libvirt", boot_job_build, boot_job_boot, boot_job_power_off },
+ *   { "ipmi",    boot_job_build, boot_job_boot, boot_job_power_off },
+ *
+ * build: build_kernel_for_job() (cached by base, series, config; "cache
+ * hit" in the log when nothing had to be built), heartbeating the lease on
+ * every line of make.  boot: boot_host() for the job (domain farm-FARM-JOB),
+ * heartbeating while it waits; on success jc->target is the booted guest's
+ * SSH address, on failure the boots row says whose fault and the host's
+ * health is updated.  power_off: boot_power_off() and the boot's state
+ * freed.
+ */
+#ifndef SCHEDFARM_BOOT_JOB_H
+#define SCHEDFARM_BOOT_JOB_H
+
+#include "jobexec.h"
+#include "strbuf.h"
+
+int boot_job_build(struct job_ctx *jc, struct strbuf *log, struct strbuf *err);
+int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
+		  struct strbuf *err);
+int boot_job_power_off(struct job_ctx *jc, struct strbuf *log,
+		       struct strbuf *err);
+
+#endif

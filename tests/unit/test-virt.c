@@ -1,0 +1,136 @@
+/*
+ * test-virt.c - the libvirt wrapper: domain XML (shape, escaping, refused
+ * shapes) and a domain's life on libvirt's test driver (test:///default,
+ * no daemon): created paused, resumed, destroyed, orphans by prefix.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "virt.h"
+
+static void spec_2s(struct virt_domain_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = "farm-abcd1234-7";
+	s->type = "qemu";
+	s->sockets = 2;
+	s->cores = 2;
+	s->threads = 1;
+	s->numa_nodes = 2;
+	s->memory_mb = 1024;
+	s->kernel = "/k/vmlinux";
+	s->initrd = "/k/initrd";
+	s->cmdline = "console=ttyS0 x='<&>'";
+	s->console_log = "/tmp/c.log";
+	s->ssh_port = 2222;
+}
+
+static void test_xml_shape(void **state)
+{
+	struct virt_domain_spec s;
+	struct strbuf xml = STRBUF_INIT, err = STRBUF_INIT;
+
+	(void)state;
+	spec_2s(&s);
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), 0);
+	assert_non_null(strstr(xml.buf, "<vcpu placement='static'>4</vcpu>"));
+	assert_non_null(strstr(
+		xml.buf,
+		"<topology sockets='2' dies='1' cores='2' threads='1'/>"));
+	assert_non_null(strstr(
+		xml.buf, "<cell id='0' cpus='0-1' memory='512' unit='MiB'/>"));
+	assert_non_null(strstr(
+		xml.buf, "<cell id='1' cpus='2-3' memory='512' unit='MiB'/>"));
+	assert_non_null(
+		strstr(xml.buf, "<cmdline>console=ttyS0 "
+				"x=&#39;&lt;&amp;&gt;&#39;</cmdline>") ||
+		strstr(xml.buf, "<cmdline>console=ttyS0 "
+				"x=&#x27;&lt;&amp;&gt;&#x27;</cmdline>"));
+	assert_non_null(strstr(xml.buf, "append='on'"));
+	assert_non_null(strstr(xml.buf, "<panic model='isa'>"));
+	assert_non_null(strstr(xml.buf, "<on_crash>destroy</on_crash>"));
+	assert_non_null(strstr(xml.buf, "<on_poweroff>destroy</on_poweroff>"));
+	assert_non_null(strstr(xml.buf, "<features><acpi/></features>"));
+	assert_non_null(
+		strstr(xml.buf, "restrict=on,hostfwd=tcp:127.0.0.1:2222-:22"));
+	strbuf_release(&xml);
+	strbuf_release(&err);
+}
+
+static void test_xml_refused(void **state)
+{
+	struct virt_domain_spec s;
+	struct strbuf xml = STRBUF_INIT, err = STRBUF_INIT;
+
+	(void)state;
+	spec_2s(&s);
+	s.name = "farm-a'><x";
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), -1);
+	assert_non_null(strstr(err.buf, "bad domain name"));
+	spec_2s(&s);
+	s.name = "other-1";
+	strbuf_reset(&err);
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), -1);
+	spec_2s(&s);
+	s.numa_nodes = 3; /* 4 vcpus do not split in 3 */
+	strbuf_reset(&err);
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), -1);
+	assert_non_null(strstr(err.buf, "NUMA"));
+	spec_2s(&s);
+	s.sockets = 0;
+	strbuf_reset(&err);
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), -1);
+	strbuf_release(&xml);
+	strbuf_release(&err);
+}
+
+/* The test driver keeps its state per connection: one connection here. */
+static void test_domain_life(void **state)
+{
+	struct virt_domain_spec s;
+	struct virt_conn *c = NULL;
+	struct strbuf err = STRBUF_INIT, names = STRBUF_INIT;
+	int n = -1;
+
+	(void)state;
+	spec_2s(&s);
+	s.ssh_port = 0; /* the test driver knows no qemu:commandline */
+	s.numa_nodes = 1;
+	assert_int_equal(virt_open("test:///default", &c, &err), 0);
+	assert_int_equal(virt_is_active(c, s.name, &err), 0);
+	if (virt_create_paused(c, &s, &err) < 0)
+		fail_msg("%s", err.buf);
+	assert_int_equal(virt_is_active(c, s.name, &err), 1);
+	assert_int_equal(virt_resume(c, s.name, &err), 0);
+	/* Creating it again replaces the old one. */
+	assert_int_equal(virt_create_paused(c, &s, &err), 0);
+	s.name = "farm-other-1";
+	assert_int_equal(virt_create_paused(c, &s, &err), 0);
+	assert_int_equal(
+		virt_destroy_prefix(c, "farm-abcd1234-", &n, &names, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(names.buf, "farm-abcd1234-7\n");
+	assert_int_equal(virt_is_active(c, "farm-other-1", &err), 1);
+	assert_int_equal(virt_destroy(c, "farm-other-1", &err), 0);
+	assert_int_equal(virt_destroy(c, "farm-other-1", &err),
+			 0); /* idempotent */
+	assert_int_equal(virt_is_active(c, "farm-other-1", &err), 0);
+	virt_close(c);
+	strbuf_release(&err);
+	strbuf_release(&names);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xml_shape),
+		cmocka_unit_test(test_xml_refused),
+		cmocka_unit_test(test_domain_life),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
