@@ -1074,9 +1074,10 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			 void *progress_ctx, int64_t *ret_kernel_id,
 			 struct strbuf *log, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
+	_cleanup_db_result_ struct db_result *res = NULL, *base_row = NULL;
 	struct db_args a = DB_ARGS_INIT;
 	struct kernel_build_spec spec;
+	const char *cspec;
 	struct kernel_build_result out;
 	struct strvec keep = STRVEC_INIT;
 	struct strbuf series = STRBUF_INIT, path = STRBUF_INIT;
@@ -1117,11 +1118,37 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	}
 	spec.base = db_get(res, 0, 2);
 	spec.ref = db_get(res, 0, 3);
+	cspec = db_get(res, 0, 4);
+	/* `submit --base NAME` names a kernel row: build from its source,
+	 * its ref and (unless the job's kernel has its own) its config. */
+	db_args_clear(&a);
+	db_args_str(&a, spec.base);
+	db_args_i64(&a, kid);
+	if (db_exec_args(db, &base_row, err,
+			 "SELECT base, base_ref, config_spec FROM kernels "
+			 "WHERE name = $1 AND id <> $2",
+			 &a) < 0)
+		goto out;
+	if (db_nrows(base_row) == 1) {
+		spec.base = db_get(base_row, 0, 0);
+		spec.ref = db_get(base_row, 0, 1);
+		if (!cspec)
+			cspec = db_get(base_row, 0, 2);
+		if (!is_file(spec.base) && !is_dir(spec.base)) {
+			strbuf_addf(
+				err,
+				"base kernel %s has no source to build from "
+				"(register one with 'schedfarm kernel build "
+				"--name %s --base SRC')",
+				db_get(res, 0, 2), db_get(res, 0, 2));
+			goto out;
+		}
+	}
 	spec.cache_dir = cache_dir;
 	spec.jobs = jobs;
 	spec.progress = progress;
 	spec.progress_ctx = progress_ctx;
-	config_spec_apply(&spec, db_get(res, 0, 4), &keep);
+	config_spec_apply(&spec, cspec, &keep);
 	hex = db_get(res, 0, 5);
 	if (hex && *hex) {
 		for (size_t i = 0; hex[i] && hex[i + 1]; i += 2)

@@ -89,10 +89,13 @@ int kernel_build(const struct kernel_build_spec *spec,
 /*
  * The job path's build phase: build the kernel row of job job_id (its
  * base, its config spec, and the job's patch series from the patches row),
- * or find it built already.  Updates the kernels row (build_state, release,
- * image, sizes, time, log, or build_error) and hands the row back through
- * ret_kernel_id.  A kernel that is already built (or 'external') is not
- * rebuilt and its log says "cache hit".  0 / -1 with err set.
+ * or find it built already.  The base is a source (tarball, repository,
+ * folder) or, as `submit --base NAME` records it, the name of a kernel row
+ * whose base, ref and config spec are used.  Updates the kernels row
+ * (build_state, release, image, sizes, time, log, or build_error) and hands the
+ * row back through ret_kernel_id.  A kernel that is already built (or
+ * 'external') is not rebuilt and its log says "cache hit".  0 / -1 with err
+ * set.
  */
 int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			 int jobs,

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "adaptive.h"
+#include "boot_job.h"
 #include "cleanup.h"
 #include "ingest.h"
 #include "jobexec.h"
@@ -34,8 +35,8 @@ volatile sig_atomic_t job_stop_requested;
 static const struct job_kind_ops job_kinds[] = {
 	{ "local", NULL, NULL, NULL },
 	{ "ssh", NULL, NULL, NULL },
-	{ "libvirt", NULL, NULL, NULL },
-	{ "ipmi", NULL, NULL, NULL },
+	{ "libvirt", boot_job_build, boot_job_boot, boot_job_power_off },
+	{ "ipmi", boot_job_build, boot_job_boot, boot_job_power_off },
 };
 
 /* Kinds that must boot the job's kernel before running anything. */
@@ -749,7 +750,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		}
 		/* run */
 		if (set_phase_state(&jc, "running") < 0)
-			break;
+			goto finish;
 		if (b == 0 || kind_boots(jc.host_kind)) {
 			struct strbuf olog = STRBUF_INIT;
 
@@ -886,6 +887,15 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 finish:
 	runner_close(runner);
 	phase_power_off(&jc);
+	/* Every way here without a message is a failed bookkeeping step
+	 * (a phase row or state the database refused): the job did not
+	 * finish, whatever its runs did, so it must not read "done". */
+	if (ret != 0 && !fail_msg && !jc.interrupted && !jc.lease_lost) {
+		fail_phase = "infra";
+		fail_msg = xstrfmt("the job stopped early: %s",
+				   e.len ? e.buf
+					 : "the database refused a phase update");
+	}
 	if (jc.interrupted) {
 		free(fail_msg);
 		fail_msg = xstrdup("interrupted: the controller stopped; "

@@ -81,6 +81,23 @@ test_expect_success 'two jobs for the patched kernel: the first finds the build,
 	test "$(sql "SELECT build_state FROM kernels WHERE name = \$\$job-kernel\$\$")" = built
 '
 
+test_expect_success 'a job whose base names a kernel row (as submit records it) builds from that row' '
+	sql "INSERT INTO kernels (name, base, build_state) VALUES (\$\$base+cap\$\$, \$\$base\$\$, \$\$queued\$\$)" &&
+	sql "INSERT INTO jobs (patch_id, kernel_id, plan_id) VALUES ((SELECT id FROM patches),
+	     (SELECT id FROM kernels WHERE name = \$\$base+cap\$\$), (SELECT id FROM plans))" &&
+	j3=$(sql "SELECT max(id) FROM jobs") &&
+	schedfarm kernel build --job "$j3" >o3 2>e3 &&
+	grep_or_fail "cache hit: kernel" o3 &&
+	test "$(sql "SELECT build_state FROM kernels WHERE name = \$\$base+cap\$\$")" = built &&
+	sql "INSERT INTO kernels (name, base, build_state) VALUES (\$\$ext+cap\$\$, \$\$debian-ext\$\$, \$\$queued\$\$),
+	     (\$\$debian-ext\$\$, \$\$/boot/nothing\$\$, \$\$external\$\$)" &&
+	sql "INSERT INTO jobs (patch_id, kernel_id, plan_id) VALUES ((SELECT id FROM patches),
+	     (SELECT id FROM kernels WHERE name = \$\$ext+cap\$\$), (SELECT id FROM plans))" &&
+	j4=$(sql "SELECT max(id) FROM jobs") &&
+	! schedfarm kernel build --job "$j4" 2>e4 &&
+	grep_or_fail "base kernel debian-ext has no source to build from" e4
+'
+
 test_expect_success 'a guest image for the built kernels and a 2-socket libvirt host' '
 	guest_image "$G" &&
 	known_hosts_for "$G/known_hosts" "$PORT" "$G/guest.cpio.gz.hostkey.pub" &&
