@@ -13,147 +13,181 @@
 #include "workloads.h"
 #include "banned.h"
 
-#define END {NULL, WL_INT, 0, 0, NULL, NULL, NULL}
+#define END                                                                    \
+	{                                                                      \
+		NULL, WL_INT, 0, 0, NULL, NULL, NULL                           \
+	}
 #define DUR_MAX (24.0 * 3600 * 1000)
 
 const struct wl_param workload_cgroup_param = {
-	"cgroup", WL_STRING, 0, 256, "/", NULL,
-	"cgroup path the workload runs in (\"/\" = where the agent runs)"};
+	"cgroup",
+	WL_STRING,
+	0,
+	256,
+	"/",
+	NULL,
+	"cgroup path the workload runs in (\"/\" = where the agent runs)"
+};
 
 static const struct wl_param fairness_params[] = {
-	{"groups", WL_STRING, 0, 1024, "/a:5,/b:2", NULL,
-	 "busy loops per cgroup, PATH:N[:WEIGHT],... (seed 001: /a:5,/b:2)"},
-	{"duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL, "how long the loops run"},
-	{"sample_interval", WL_DURATION, 100, 1000, "1s", NULL,
-	 "how often shares are sampled (100ms..1s)"},
-	{"converge_pct", WL_DOUBLE, 0.1, 100, "10", NULL,
-	 "a group has converged when within this % of its entitlement"},
+	{ "groups", WL_STRING, 0, 1024, "/a:5,/b:2", NULL,
+	  "busy loops per cgroup, PATH:N[:WEIGHT],... (seed 001: /a:5,/b:2)" },
+	{ "duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL,
+	  "how long the loops run" },
+	{ "sample_interval", WL_DURATION, 100, 1000, "1s", NULL,
+	  "how often shares are sampled (100ms..1s)" },
+	{ "converge_pct", WL_DOUBLE, 0.1, 100, "10", NULL,
+	  "a group has converged when within this % of its entitlement" },
 	END,
 };
 
 static const struct wl_param memchunk_params[] = {
-	{"short_threads", WL_INT, 0, 4096, "5", NULL,
-	 "threads that sleep every sleep_every records (10% duty)"},
-	{"long_threads", WL_INT, 0, 4096, "5", NULL, "threads that never sleep"},
-	{"duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL, "how long to run"},
-	{"chunk_slots", WL_INT, 1, 1 << 20, "256", NULL,
-	 "8-byte slots per malloc'd chunk"},
-	{"sleep_every", WL_INT, 1, 1e9, "2800", NULL,
-	 "short threads sleep after this many records"},
-	{"sleep_us", WL_INT, 0, 1e7, "9000", NULL, "how long short threads sleep"},
+	{ "short_threads", WL_INT, 0, 4096, "5", NULL,
+	  "threads that sleep every sleep_every records (10% duty)" },
+	{ "long_threads", WL_INT, 0, 4096, "5", NULL,
+	  "threads that never sleep" },
+	{ "duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL,
+	  "how long to run" },
+	{ "chunk_slots", WL_INT, 1, 1 << 20, "256", NULL,
+	  "8-byte slots per malloc'd chunk" },
+	{ "sleep_every", WL_INT, 1, 1e9, "2800", NULL,
+	  "short threads sleep after this many records" },
+	{ "sleep_us", WL_INT, 0, 1e7, "9000", NULL,
+	  "how long short threads sleep" },
 	END,
 };
 
 static const struct wl_param pipe_params[] = {
-	{"round_trips", WL_INT, 1, 1e9, "100000", NULL,
-	 "byte round trips over the pipe pair"},
-	{"pin_cpu", WL_INT, -1, 4095, "-1", NULL,
-	 "pin both tasks to this CPU (-1: no pinning; seed 004 used taskset 1)"},
-	{"counters", WL_STRING, 0, 512,
-	 "instructions,cycles,branches,branch-misses,cache-misses,"
-	 "context-switches,cpu-migrations,page-faults",
-	 NULL, "perf_event counters to read"},
+	{ "round_trips", WL_INT, 1, 1e9, "100000", NULL,
+	  "byte round trips over the pipe pair" },
+	{ "pin_cpu", WL_INT, -1, 4095, "-1", NULL,
+	  "pin both tasks to this CPU (-1: no pinning; seed 004 used taskset "
+	  "1)" },
+	{ "counters", WL_STRING, 0, 512,
+	  "instructions,cycles,branches,branch-misses,cache-misses,"
+	  "context-switches,cpu-migrations,page-faults",
+	  NULL, "perf_event counters to read" },
 	END,
 };
 
 static const struct wl_param chat_params[] = {
-	{"rooms", WL_INT, 1, 1000, "10", NULL, "chat rooms"},
-	{"users", WL_INT, 1, 1000, "20", NULL, "clients per room"},
-	{"messages", WL_INT, 1, 1e6, "100", NULL, "messages each client sends"},
-	{"message_size", WL_INT, 1, 65536, "100", NULL, "bytes per message"},
+	{ "rooms", WL_INT, 1, 1000, "10", NULL, "chat rooms" },
+	{ "users", WL_INT, 1, 1000, "20", NULL, "clients per room" },
+	{ "messages", WL_INT, 1, 1e6, "100", NULL,
+	  "messages each client sends" },
+	{ "message_size", WL_INT, 1, 65536, "100", NULL, "bytes per message" },
 	END,
 };
 
 static const struct wl_param numa_params[] = {
-	{"jobs", WL_INT, 1, 4096, "4", NULL, "streaming jobs"},
-	{"mem_mb", WL_INT, 1, 1 << 20, "64", NULL, "private memory per job (MiB)"},
-	{"passes", WL_INT, 1, 1e6, "10", NULL, "passes over the memory per job"},
+	{ "jobs", WL_INT, 1, 4096, "4", NULL, "streaming jobs" },
+	{ "mem_mb", WL_INT, 1, 1 << 20, "64", NULL,
+	  "private memory per job (MiB)" },
+	{ "passes", WL_INT, 1, 1e6, "10", NULL,
+	  "passes over the memory per job" },
 	END,
 };
 
 static const struct wl_param sysbench_params[] = {
-	{"test", WL_STRING, 0, 32, "cpu", "cpu|threads|mutex|oltp_read_only|oltp_read_write",
-	 "sysbench test"},
-	{"threads", WL_INT, 1, 4096, "1", NULL, "worker threads"},
-	{"time", WL_DURATION, 1000, DUR_MAX, "10s", NULL, "run time"},
-	{"pg_conninfo", WL_STRING, 0, 1024, "", NULL,
-	 "oltp: PostgreSQL to use (empty: the agent starts one for the run)"},
-	{"tables", WL_INT, 1, 1000, "1", NULL, "oltp tables"},
-	{"table_size", WL_INT, 1, 1e9, "10000", NULL, "oltp rows per table"},
+	{ "test", WL_STRING, 0, 32, "cpu",
+	  "cpu|threads|mutex|oltp_read_only|oltp_read_write", "sysbench test" },
+	{ "threads", WL_INT, 1, 4096, "1", NULL, "worker threads" },
+	{ "time", WL_DURATION, 1000, DUR_MAX, "10s", NULL, "run time" },
+	{ "pg_conninfo", WL_STRING, 0, 1024, "", NULL,
+	  "oltp: PostgreSQL to use (empty: the agent starts one for the run)" },
+	{ "tables", WL_INT, 1, 1000, "1", NULL, "oltp tables" },
+	{ "table_size", WL_INT, 1, 1e9, "10000", NULL, "oltp rows per table" },
 	END,
 };
 
 static const struct wl_param hackbench_params[] = {
-	{"groups", WL_INT, 1, 1000, "10", NULL, "groups of senders/receivers"},
-	{"loops", WL_INT, 1, 1e7, "100", NULL, "messages per sender"},
-	{"mode", WL_STRING, 0, 16, "process", "process|thread", "tasks are processes or threads"},
-	{"pipe", WL_BOOL, 0, 1, "false", NULL, "pipes instead of sockets"},
+	{ "groups", WL_INT, 1, 1000, "10", NULL,
+	  "groups of senders/receivers" },
+	{ "loops", WL_INT, 1, 1e7, "100", NULL, "messages per sender" },
+	{ "mode", WL_STRING, 0, 16, "process", "process|thread",
+	  "tasks are processes or threads" },
+	{ "pipe", WL_BOOL, 0, 1, "false", NULL, "pipes instead of sockets" },
 	END,
 };
 
 static const struct wl_param kernbench_params[] = {
-	{"tree", WL_STRING, 1, 4096, NULL, NULL, "configured kernel tree to build"},
-	{"jobs", WL_INT, 0, 4096, "0", NULL, "make -j (0: 2 x CPUs)"},
-	{"target", WL_STRING, 1, 64, "vmlinux", NULL, "make target"},
-	{"clean", WL_BOOL, 0, 1, "true", NULL, "make clean before each iteration"},
+	{ "tree", WL_STRING, 1, 4096, NULL, NULL,
+	  "configured kernel tree to build" },
+	{ "jobs", WL_INT, 0, 4096, "0", NULL, "make -j (0: 2 x CPUs)" },
+	{ "target", WL_STRING, 1, 64, "vmlinux", NULL, "make target" },
+	{ "clean", WL_BOOL, 0, 1, "true", NULL,
+	  "make clean before each iteration" },
 	END,
 };
 
 static const struct wl_param reaim_params[] = {
-	{"program", WL_STRING, 1, 4096, "reaim", NULL, "the reaim binary"},
-	{"workfile", WL_STRING, 1, 4096, "workfile.new_dbase", NULL, "re-aim workfile"},
-	{"users", WL_INT, 1, 100000, "22", NULL, "maximum users (-e)"},
-	{"start_users", WL_INT, 1, 100000, "2", NULL, "starting users (-s)"},
-	{"increment", WL_INT, 1, 100000, "2", NULL, "user increment (-i)"},
+	{ "program", WL_STRING, 1, 4096, "reaim", NULL, "the reaim binary" },
+	{ "workfile", WL_STRING, 1, 4096, "workfile.new_dbase", NULL,
+	  "re-aim workfile" },
+	{ "users", WL_INT, 1, 100000, "22", NULL, "maximum users (-e)" },
+	{ "start_users", WL_INT, 1, 100000, "2", NULL, "starting users (-s)" },
+	{ "increment", WL_INT, 1, 100000, "2", NULL, "user increment (-i)" },
 	END,
 };
 
 static const struct wl_param volano_params[] = {
-	{"program", WL_STRING, 1, 4096, "loopclient.sh", NULL, "volanomark client script"},
-	{"clients", WL_INT, 1, 100000, "1000", NULL, "LOOP_CLIENT_COUNT"},
+	{ "program", WL_STRING, 1, 4096, "loopclient.sh", NULL,
+	  "volanomark client script" },
+	{ "clients", WL_INT, 1, 100000, "1000", NULL, "LOOP_CLIENT_COUNT" },
 	END,
 };
 
 static const struct wl_param perf_stat_params[] = {
-	{"command", WL_STRING, 1, 4096, NULL, NULL,
-	 "program and arguments, split at spaces (no shell)"},
-	{"repeat", WL_INT, 1, 100000, "10", NULL, "perf stat --repeat"},
-	{"events", WL_STRING, 0, 1024,
-	 "task-clock,context-switches,cpu-migrations,page-faults,instructions,cycles",
-	 NULL, "perf stat -e list"},
-	{"pin_cpu", WL_INT, -1, 4095, "-1", NULL, "taskset to this CPU (-1: none)"},
+	{ "command", WL_STRING, 1, 4096, NULL, NULL,
+	  "program and arguments, split at spaces (no shell)" },
+	{ "repeat", WL_INT, 1, 100000, "10", NULL, "perf stat --repeat" },
+	{ "events", WL_STRING, 0, 1024,
+	  "task-clock,context-switches,cpu-migrations,page-faults,instructions,"
+	  "cycles",
+	  NULL, "perf stat -e list" },
+	{ "pin_cpu", WL_INT, -1, 4095, "-1", NULL,
+	  "taskset to this CPU (-1: none)" },
 	END,
 };
 
 const struct wl_desc workload_table[] = {
-	{"chat", WL_BUILTIN, NULL,
-	 "volanomark-like rooms of clients on loopback TCP; messages/s", chat_params},
-	{"fairness-loop", WL_BUILTIN, NULL,
-	 "busy loops per cgroup; per-task/group CPU share, Jain's index, convergence",
-	 fairness_params},
-	{"hackbench", WL_WRAPPED, "hackbench", "rt-tests hackbench; seconds",
-	 hackbench_params},
-	{"kernbench", WL_WRAPPED, "make",
-	 "make -jN of a kernel tree; elapsed, user, system, CPU%", kernbench_params},
-	{"memchunk", WL_BUILTIN, NULL,
-	 "short (10% duty) and long running malloc/write/free threads; records/s",
-	 memchunk_params},
-	{"numa-bw", WL_BUILTIN, NULL,
-	 "N jobs streaming over private memory; elapsed, user, sys", numa_params},
-	{"perf-stat", WL_WRAPPED, "perf",
-	 "any command under perf stat -x, --repeat N; counters with their errors",
-	 perf_stat_params},
-	{"pipe-pingpong", WL_BUILTIN, NULL,
-	 "two tasks bounce a byte over pipes; time per round trip, counters",
-	 pipe_params},
-	{"reaim", WL_WRAPPED, "reaim", "re-aim-7; max jobs per minute", reaim_params},
-	{"sysbench", WL_WRAPPED, "sysbench",
-	 "sysbench cpu/threads/mutex/oltp on PostgreSQL; events or transactions/s",
-	 sysbench_params},
-	{"volanomark", WL_WRAPPED, "loopclient.sh",
-	 "volanomark loop client (user provided); messages/s", volano_params},
+	{ "chat", WL_BUILTIN, NULL,
+	  "volanomark-like rooms of clients on loopback TCP; messages/s",
+	  chat_params },
+	{ "fairness-loop", WL_BUILTIN, NULL,
+	  "busy loops per cgroup; per-task/group CPU share, Jain's index, "
+	  "convergence",
+	  fairness_params },
+	{ "hackbench", WL_WRAPPED, "hackbench", "rt-tests hackbench; seconds",
+	  hackbench_params },
+	{ "kernbench", WL_WRAPPED, "make",
+	  "make -jN of a kernel tree; elapsed, user, system, CPU%",
+	  kernbench_params },
+	{ "memchunk", WL_BUILTIN, NULL,
+	  "short (10% duty) and long running malloc/write/free threads; "
+	  "records/s",
+	  memchunk_params },
+	{ "numa-bw", WL_BUILTIN, NULL,
+	  "N jobs streaming over private memory; elapsed, user, sys",
+	  numa_params },
+	{ "perf-stat", WL_WRAPPED, "perf",
+	  "any command under perf stat -x, --repeat N; counters with their "
+	  "errors",
+	  perf_stat_params },
+	{ "pipe-pingpong", WL_BUILTIN, NULL,
+	  "two tasks bounce a byte over pipes; time per round trip, counters",
+	  pipe_params },
+	{ "reaim", WL_WRAPPED, "reaim", "re-aim-7; max jobs per minute",
+	  reaim_params },
+	{ "sysbench", WL_WRAPPED, "sysbench",
+	  "sysbench cpu/threads/mutex/oltp on PostgreSQL; events or "
+	  "transactions/s",
+	  sysbench_params },
+	{ "volanomark", WL_WRAPPED, "loopclient.sh",
+	  "volanomark loop client (user provided); messages/s", volano_params },
 };
-const size_t workload_count = sizeof(workload_table) / sizeof(workload_table[0]);
+const size_t workload_count =
+	sizeof(workload_table) / sizeof(workload_table[0]);
 
 const struct wl_desc *workload_find(const char *name)
 {
@@ -190,7 +224,8 @@ void workload_describe_type(const struct wl_param *p, struct strbuf *out)
 		if (p->choices)
 			strbuf_addf(out, "one of %s", p->choices);
 		else
-			strbuf_addf(out, "a string of at most %.0f bytes", p->max);
+			strbuf_addf(out, "a string of at most %.0f bytes",
+				    p->max);
 		break;
 	case WL_DURATION:
 		strbuf_addf(out, "a duration in %gs..%gs (like 10s, 500ms, 2m)",

@@ -17,19 +17,20 @@
 #include "strbuf.h"
 
 enum wl_type {
-	WL_INT,      /* integer in [min, max] */
-	WL_DOUBLE,   /* finite number in [min, max] */
-	WL_BOOL,     /* true / false */
-	WL_STRING,   /* up to max bytes; if choices is set, one of them */
-	WL_DURATION, /* "10s", "500ms", "2m" or a number of seconds; ms in [min, max] */
+	WL_INT, /* integer in [min, max] */
+	WL_DOUBLE, /* finite number in [min, max] */
+	WL_BOOL, /* true / false */
+	WL_STRING, /* up to max bytes; if choices is set, one of them */
+	WL_DURATION, /* "10s", "500ms", "2m" or a number of seconds; ms in [min,
+			max] */
 };
 
 struct wl_param {
 	const char *name;
 	enum wl_type type;
-	double min, max;       /* range (WL_STRING: max = max length) */
-	const char *def;       /* default as text; NULL = required */
-	const char *choices;   /* WL_STRING: "a|b|c", or NULL */
+	double min, max; /* range (WL_STRING: max = max length) */
+	const char *def; /* default as text; NULL = required */
+	const char *choices; /* WL_STRING: "a|b|c", or NULL */
 	const char *help;
 };
 
@@ -38,7 +39,7 @@ enum wl_kind { WL_BUILTIN, WL_WRAPPED };
 struct wl_desc {
 	const char *name;
 	enum wl_kind kind;
-	const char *program;   /* WL_WRAPPED: the program it needs in PATH */
+	const char *program; /* WL_WRAPPED: the program it needs in PATH */
 	const char *summary;
 	const struct wl_param *params; /* terminated by a NULL name */
 };

@@ -892,9 +892,9 @@ finish:
 	 * finish, whatever its runs did, so it must not read "done". */
 	if (ret != 0 && !fail_msg && !jc.interrupted && !jc.lease_lost) {
 		fail_phase = "infra";
-		fail_msg = xstrfmt("the job stopped early: %s",
-				   e.len ? e.buf
-					 : "the database refused a phase update");
+		fail_msg = xstrfmt(
+			"the job stopped early: %s",
+			e.len ? e.buf : "the database refused a phase update");
 	}
 	if (jc.interrupted) {
 		free(fail_msg);
