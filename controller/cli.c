@@ -1,6 +1,7 @@
 /*
  * cli.c - helpers the verbs share; see cli.h.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,24 @@ struct db *cli_open_db(void)
 void cli_db_fatal(const char *what, const struct strbuf *err)
 {
 	fatal("%s: %s", what, err->buf);
+}
+
+int cli_json_only(int argc, char **argv, int nargs, const char *synopsis)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
+	int json = cli.json, opt;
+
+	/* '+': options stop at the first operand, as for every verb. */
+	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (opt != 'j')
+			die_usage("%s", synopsis);
+		json = 1;
+	}
+	if (argc - optind != nargs)
+		die_usage("%s", synopsis);
+	return json;
 }
 
 void cli_emit(struct strbuf *sb)

@@ -47,6 +47,14 @@ struct db *cli_open_db_cfg(struct db_config *ret_cfg);
 __attribute__((noreturn)) void cli_db_fatal(const char *what,
 					    const struct strbuf *err);
 
+/*
+ * For verbs whose only option is --json: parse argv (getopt state reset by
+ * main), require exactly nargs operands left, and return 1 when JSON output
+ * is wanted (this --json or the global one).  Anything else is a usage
+ * error that prints synopsis and exits 2.  Operands start at optind.
+ */
+int cli_json_only(int argc, char **argv, int nargs, const char *synopsis);
+
 /* Write sb to stdout and release it. */
 void cli_emit(struct strbuf *sb);
 

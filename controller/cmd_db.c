@@ -43,23 +43,14 @@ const char cmd_db_usage[] =
 
 static int db_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
-	};
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, ci = STRBUF_INIT,
 		      ver = STRBUF_INIT;
 	struct db_config cfg;
 	struct db *db = NULL;
-	int json = cli.json, opt, running, schema = -1;
+	int json = cli.json, running, schema = -1;
 	long pid = 0;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (opt != 'j')
-			die_usage("db status [--json]");
-		json = 1;
-	}
-	if (optind != argc)
-		die_usage("db status takes no arguments");
+	json = cli_json_only(argc, argv, 0, "db status [--json]");
 	if (db_config_resolve(&cfg, cli.db, cli.home, &err) < 0)
 		fatal("%s", err.buf);
 	running = db_ping(&cfg);

@@ -476,21 +476,12 @@ static int host_add(int argc, char **argv)
 
 static int host_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
-	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	int json = cli.json, opt;
+	int json = cli.json;
 	struct db *db;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (opt != 'j')
-			die_usage("host list [--json]");
-		json = 1;
-	}
-	if (optind != argc)
-		die_usage("host list takes no arguments");
+	json = cli_json_only(argc, argv, 0, "host list [--json]");
 	db = cli_open_db();
 	if (json) {
 		if (db_exec(db, &res, &err,
@@ -531,22 +522,13 @@ static int host_list(int argc, char **argv)
 
 static int host_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
-	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
-	int json = cli.json, opt;
+	int json = cli.json;
 	struct db *db;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (opt != 'j')
-			die_usage("host show NAME [--json]");
-		json = 1;
-	}
-	if (optind + 1 != argc)
-		die_usage("host show NAME [--json]");
+	json = cli_json_only(argc, argv, 1, "host show NAME [--json]");
 	db = cli_open_db();
 	db_args_str(&a, argv[optind]);
 	if (db_exec_args(db, &res, &err,

@@ -52,23 +52,14 @@ static int64_t parse_id(const char *s, const char *what)
 
 static int job_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
-	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
-	int json = cli.json, opt;
+	int json = cli.json;
 	struct db *db;
 	const char *j;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (opt != 'j')
-			die_usage("job show ID [--json]");
-		json = 1;
-	}
-	if (optind + 1 != argc)
-		die_usage("job show ID [--json]");
+	json = cli_json_only(argc, argv, 1, "job show ID [--json]");
 	db = cli_open_db();
 	db_args_i64(&a, parse_id(argv[optind], "job"));
 	if (db_exec_args(

@@ -94,21 +94,12 @@ static int64_t kernel_id_of(struct db *db, const char *name_or_id)
 
 static int kernel_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
-	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db *db;
-	int json = cli.json, opt;
+	int json = cli.json;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (opt != 'j')
-			die_usage("kernel list [--json]");
-		json = 1;
-	}
-	if (optind != argc)
-		die_usage("kernel list takes no arguments");
+	json = cli_json_only(argc, argv, 0, "kernel list [--json]");
 	db = cli_open_db();
 	if (db_exec(db, &res, &err,
 		    "SELECT id, name, build_state, coalesce(release, ''), "

@@ -72,20 +72,11 @@ static int plan_check(int argc, char **argv)
 
 static int plan_expand(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
-	};
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct plan *p = NULL;
-	int opt, json = cli.json;
+	int json = cli.json;
 
-	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		if (opt != 'j')
-			die_usage("plan expand [--json] FILE");
-		json = 1;
-	}
-	if (optind + 1 != argc)
-		die_usage("plan expand takes one FILE");
+	json = cli_json_only(argc, argv, 1, "plan expand [--json] FILE");
 	if (plan_load(argv[optind], &p, &err) < 0) {
 		fputs(err.buf, stderr);
 		strbuf_release(&err);
