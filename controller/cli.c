@@ -64,8 +64,8 @@ int cli_json_only(int argc, char **argv, int nargs, const char *synopsis)
 	};
 	int json = cli.json, opt;
 
-	/* '+': options stop at the first operand, as for every verb. */
-	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	/* GNU order: --json may come before or after the operands. */
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt != 'j')
 			die_usage("%s", synopsis);
 		json = 1;

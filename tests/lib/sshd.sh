@@ -50,6 +50,10 @@ sshd_start() {
 	usermod -p '*' "$SSHD_TEST_USER" || return 1
 	SSHD_HOME=$(getent passwd "$SSHD_TEST_USER" | cut -d: -f6)
 	[ -d "$SSHD_HOME" ] || { mkdir -p "$SSHD_HOME" && chown "$SSHD_TEST_USER" "$SSHD_HOME"; }
+	# The test user outlives a suite run: run files an interrupted earlier
+	# run left behind would carry the same run ids as this run's (each
+	# test's database counts from 1), so start from none.
+	rm -f "$SSHD_HOME"/.schedfarm/run-*
 	[ -f "$_d/host_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$_d/host_key" || return 1
 	[ -f "$_d/client_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$_d/client_key" || return 1
 	cp "$_d/client_key.pub" "$_d/authorized_keys"
