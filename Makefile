@@ -78,7 +78,7 @@ AGENT_BIN := $(B)/schedfarm-agent
 endif
 
 .PHONY: all deps check check-unit check-integration check-kernel lint fuzz \
-	bench install clean demo unit-bins
+	bench install clean demo kernel-demo unit-bins
 
 all: $(CTL_BIN) $(AGENT_BIN)
 
@@ -163,6 +163,9 @@ bench: all
 
 demo: all
 	sh tools/demo.sh
+
+kernel-demo: all
+	sh tools/kernel-demo.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

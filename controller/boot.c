@@ -802,6 +802,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 		goto finish;
 	}
 	start_off = off;
+	res->console_start = start_off;
 	res->power_ms = mono_ms() - c.t0;
 	fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
 
@@ -1005,16 +1006,28 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 		r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
 	}
 	if (res->boot_id && db) {
-		struct strbuf e2 = STRBUF_INIT;
+		struct strbuf e2 = STRBUF_INIT, console = STRBUF_INIT;
 
+		/* The console of the whole boot, the run's part included (a
+		 * ready boot's row had only the part up to ready). */
+		if (res->console_path && res->outcome == BOOT_READY)
+			read_console(res->console_path, res->console_start,
+				     &console);
 		db_args_i64(&a, res->boot_id);
+		db_args_str(&a,
+			    !console.len ? NULL
+			    : console.len > CONSOLE_DB_MAX
+				    ? console.buf + console.len - CONSOLE_DB_MAX
+				    : console.buf);
 		db_exec_args(
 			db, NULL, &e2,
-			"UPDATE boots SET finished_at = now() WHERE id = $1 "
-			"AND finished_at IS NULL",
+			"UPDATE boots SET finished_at = coalesce(finished_at, "
+			"now()), console_log = coalesce($2, console_log) "
+			"WHERE id = $1",
 			&a);
 		db_args_clear(&a);
 		strbuf_release(&e2);
+		strbuf_release(&console);
 	}
 	return r;
 }

@@ -71,6 +71,7 @@ struct boot_result {
 	char *ssh_addr, *ssh_user, *key_file, *known_hosts;
 	int ssh_port;
 	char *console_path;
+	uint64_t console_start; /* where this boot's output starts in it */
 	struct strbuf console_events; /* the scanner's summary */
 	struct strbuf log; /* what happened, one line per step */
 };
@@ -96,7 +97,9 @@ int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
 		 struct strbuf *out, struct strbuf *err);
 
 /* Power the host off (libvirt destroy / IPMI power off, confirmed) and
- * close its boots row.  Always safe to call. */
+ * close its boots row, whose console_log then holds the whole console of
+ * the boot (its last MiB), what was printed while the host ran included.
+ * Always safe to call. */
 int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err);
 
 /*

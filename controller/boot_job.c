@@ -2,6 +2,8 @@
  * boot_job.c - the job path's hooks for libvirt and ipmi hosts; see
  * boot_job.h.  Glue only: the work is in build.c and boot.c.
  */
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +13,49 @@
 #include "cleanup.h"
 #include "banned.h"
 
+/* A progress line for whoever shows the job (schedfarm run). */
+static void show(struct job_ctx *jc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void show(struct job_ctx *jc, const char *fmt, ...)
+{
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+
+	if (!jc->hooks || !jc->hooks->phase_progress)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	jc->hooks->phase_progress(jc->hooks->ctx, jc->claim.job_id, msg.buf);
+	strbuf_release(&msg);
+}
+
+struct build_progress {
+	struct job_ctx *jc;
+	int last_pct, last_steps;
+};
+
+/* Each line of make: the lease renewed, and every 5% (or 200 steps when
+ * the step count of the configuration is not known yet) a line shown. */
 static int beat_on_line(void *ctx, const char *line, int steps, int expected)
 {
-	(void)line;
-	(void)steps;
-	(void)expected;
-	return job_beat(ctx);
+	struct build_progress *bp = ctx;
+
+	if (expected > 0) {
+		int pct = steps * 100 / expected;
+
+		if (pct > 99)
+			pct = 99;
+		if (pct >= bp->last_pct + 5) {
+			bp->last_pct = pct;
+			show(bp->jc, "build: %3d%% (%d/%d steps) %s", pct,
+			     steps, expected, line);
+		}
+	} else if (steps >= bp->last_steps + 200) {
+		bp->last_steps = steps;
+		show(bp->jc, "build: %d steps %s", steps, line);
+	}
+	return job_beat(bp->jc);
 }
 
 static int beat(void *ctx)
@@ -29,12 +68,22 @@ int boot_job_build(struct job_ctx *jc, struct strbuf *log, struct strbuf *err)
 	const char *home = getenv("SCHEDFARM_HOME");
 	_cleanup_free_ char *cache =
 		kernel_cache_dir(home && *home ? home : "/var/tmp/schedfarm");
+	struct build_progress bp = { jc, 0, 0 };
 	int64_t kid = 0;
+	size_t from = log->len;
 
+	show(jc, "build: kernel %s (cache %s)", jc->kernel_name, cache);
 	if (build_kernel_for_job(jc->db, jc->claim.job_id, cache, 0,
-				 beat_on_line, jc, &kid, log, err) < 0)
+				 beat_on_line, &bp, &kid, log, err) < 0) {
+		show(jc, "build: failed: %s", err->buf);
 		return -1;
+	}
 	jc->kernel_id = kid;
+	if (starts_with(log->buf + from, "cache hit"))
+		show(jc, "build: %.*s", (int)strcspn(log->buf + from, "\n"),
+		     log->buf + from);
+	else
+		show(jc, "build: done");
 	return 0;
 }
 
@@ -49,13 +98,44 @@ struct boot_state {
 	struct boot_result res;
 	struct job_ctx *jc;
 	struct strbuf *log;
+	int run_boot; /* runs.boot of this round's runs */
 };
+
+/*
+ * The runs of this boot round carry the console log of the boot (the
+ * boots row's, complete once the host is off; after a failed boot, the
+ * panic).  Best effort: a failure is a line in the phase's log, never the
+ * job's failure.
+ */
+static void attach_console(struct job_ctx *jc, int64_t boot_id, int run_boot,
+			   struct strbuf *log)
+{
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf e = STRBUF_INIT;
+
+	if (!boot_id)
+		return;
+	db_args_i64(&a, boot_id);
+	db_args_i64(&a, jc->claim.job_id);
+	db_args_i64(&a, run_boot);
+	db_args_i64(&a, jc->claim.attempt);
+	if (db_exec_args(jc->db, NULL, &e,
+			 "UPDATE runs r SET console_log = b.console_log "
+			 "FROM boots b WHERE b.id = $1 AND r.job_id = $2 "
+			 "AND r.boot = $3 AND r.attempt = $4",
+			 &a) < 0)
+		strbuf_addf(log, "console of boot %" PRId64 " not kept: %s\n",
+			    boot_id, e.buf);
+	db_args_clear(&a);
+	strbuf_release(&e);
+}
 
 static void state_event(void *ctx, const char *msg)
 {
 	struct boot_state *st = ctx;
 
 	append_event(st->log, msg);
+	show(st->jc, "boot %d: %s", st->run_boot, msg);
 }
 
 static int state_tick(void *ctx)
@@ -80,6 +160,7 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 	req.ctx = st;
 	st->jc = jc;
 	st->log = log;
+	st->run_boot = jc->first_boot + boot_index;
 	boot_result_init(&st->res);
 	strbuf_addf(log, "boot round %d\n", boot_index);
 	if (boot_host(jc->db, &req, &st->res, err) < 0) {
@@ -87,6 +168,7 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 		strbuf_addf(log, "boot: %s, blame %s, host %s\n",
 			    boot_outcome_name(st->res.outcome), st->res.blame,
 			    st->res.host_health);
+		attach_console(jc, st->res.boot_id, st->run_boot, log);
 		boot_result_release(&st->res);
 		free(st);
 		return -1;
@@ -112,6 +194,9 @@ int boot_job_power_off(struct job_ctx *jc, struct strbuf *log,
 		return 0;
 	r = boot_power_off(jc->db, &st->res, err);
 	strbuf_addf(log, "power off: %s\n", r < 0 ? err->buf : "done");
+	show(jc, "boot %d: power off: %s", st->run_boot,
+	     r < 0 ? err->buf : "done");
+	attach_console(jc, st->res.boot_id, st->run_boot, log);
 	boot_result_release(&st->res);
 	free(st);
 	jc->kind_state = NULL;

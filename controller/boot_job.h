@@ -12,7 +12,9 @@
  * heartbeating while it waits; on success jc->target is the booted guest's
  * SSH address, on failure the boots row says whose fault and the host's
  * health is updated.  power_off: boot_power_off() and the boot's state
- * freed.
+ * freed.  The runs of a boot round get the boot's console log
+ * (runs.console_log): at power-off the whole console, after a failed boot
+ * what it printed up to the failure.
  */
 #ifndef SCHEDFARM_BOOT_JOB_H
 #define SCHEDFARM_BOOT_JOB_H

@@ -42,8 +42,11 @@ const char cmd_run_usage[] =
 	"\n"
 	"On a terminal one progress line shows run i/N, the workload and its\n"
 	"parameters, the host, the time elapsed and an estimate of what is\n"
-	"left; otherwise each run prints plain lines.  ^C stops the job and\n"
-	"puts it back in the queue.  Exit status 1 when a job failed.\n";
+	"left; otherwise each run prints plain lines.  On hosts that boot\n"
+	"(libvirt, ipmi) the build (percent of compile steps, or the cache\n"
+	"hit) and each boot (console, agent beacon, SSH, power off) print\n"
+	"their progress lines too.  ^C stops the job and puts it back in the\n"
+	"queue.  Exit status 1 when a job failed.\n";
 
 static void on_int(int sig)
 {
@@ -121,11 +124,23 @@ static void show_log(void *ctx, int level, const char *msg)
 		log_info("%s", msg);
 }
 
+static void show_phase(void *ctx, int64_t job_id, const char *msg)
+{
+	struct run_view *v = ctx;
+
+	if (v->line_open) {
+		fputc('\n', stdout);
+		v->line_open = 0;
+	}
+	printf("STP#%lld %s\n", (long long)job_id, msg);
+	fflush(stdout);
+}
+
 /* Run one claimed job here; return 0 done, 1 failed. */
 static int run_claimed(struct db *db, const struct queue_claim *c,
 		       const char *owner, int lease_s, struct run_view *v)
 {
-	struct job_hooks hooks = { show_progress, show_log, v };
+	struct job_hooks hooks = { show_progress, show_log, v, show_phase };
 	struct strbuf err = STRBUF_INIT;
 	int r;
 

@@ -112,7 +112,7 @@ static void __attribute__((noreturn))
 job_child(const struct db_config *cfg, const struct queue_claim *c,
 	  const char *owner, int lease_s)
 {
-	struct job_hooks hooks = { job_progress, job_log, (void *)c };
+	struct job_hooks hooks = { job_progress, job_log, (void *)c, NULL };
 	struct strbuf err = STRBUF_INIT;
 	struct sigaction sa = { 0 };
 	struct db *db;

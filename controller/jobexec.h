@@ -47,6 +47,10 @@ struct job_hooks {
 	/* level: 0 info, 1 warning */
 	void (*log)(void *ctx, int level, const char *msg);
 	void *ctx;
+	/* A progress line of a phase without runs ("build: 35% ...",
+	 * "boot: +2.1s console: Linux version ..."), for display only (the
+	 * phase's log in the database has the whole story).  May be NULL. */
+	void (*phase_progress)(void *ctx, int64_t job_id, const char *msg);
 };
 
 /* Everything a phase may need, loaded when the job starts. */
