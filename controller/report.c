@@ -2571,6 +2571,26 @@ static void archive_links(struct strbuf *b, const char *prefix, int nfull,
  * archive pages; the front page shows the last complete block and the
  * incomplete one, so one new item changes the front page only.
  */
+static int front_start(int n, int per);
+
+/*
+ * The "Runs" section of a host or plan page: how many runs idx (n of them)
+ * holds, the newest block as a table (by_host: with a host column), and
+ * links to the archive pages of the older blocks, named after stem.
+ */
+static void runs_section(struct page *pg, const struct runlist *rl,
+			 const int *idx, int n, const char *stem, int by_host)
+{
+	struct strbuf *b = &pg->body;
+
+	h2(b, "runs", "Runs");
+	strbuf_addf(b, "<p>%d run%s in all; the newest here.</p>", n,
+		    n == 1 ? "" : "s");
+	runlist_table(pg, rl, idx, front_start(n, RUNS_PER_BLOCK), n, "runs",
+		      by_host);
+	archive_links(b, stem, n / RUNS_PER_BLOCK, RUNS_PER_BLOCK, "runs");
+}
+
 static int front_start(int n, int per)
 {
 	int nfull = n / per;
@@ -2746,12 +2766,7 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no health changes recorded");
-	h2(b, "runs", "Runs");
-	strbuf_addf(b, "<p>%d run%s in all; the newest here.</p>", n,
-		    n == 1 ? "" : "s");
-	runlist_table(&pg, rl, idx, front_start(n, RUNS_PER_BLOCK), n, "runs",
-		      0);
-	archive_links(b, stem.buf, n / RUNS_PER_BLOCK, RUNS_PER_BLOCK, "runs");
+	runs_section(&pg, rl, idx, n, stem.buf, 0);
 	rc = page_finish(r, &pg, digest);
 	page_release(&pg);
 	strbuf_release(&stem);
@@ -2839,12 +2854,7 @@ static int render_plan(struct report *r, const struct db_result *p, int i,
 	strbuf_addstr(b, "<pre class=\"plan\">");
 	strbuf_add_html(b, db_get(p, i, 3));
 	strbuf_addstr(b, "</pre>");
-	h2(b, "runs", "Runs");
-	strbuf_addf(b, "<p>%d run%s in all; the newest here.</p>", n,
-		    n == 1 ? "" : "s");
-	runlist_table(&pg, rl, idx, front_start(n, RUNS_PER_BLOCK), n, "runs",
-		      1);
-	archive_links(b, stem.buf, n / RUNS_PER_BLOCK, RUNS_PER_BLOCK, "runs");
+	runs_section(&pg, rl, idx, n, stem.buf, 1);
 	rc = page_finish(r, &pg, digest);
 	page_release(&pg);
 	strbuf_release(&stem);
