@@ -326,6 +326,29 @@ static int insert_boot_row(struct db *db, struct boot_ctx *c,
 	return rc;
 }
 
+/*
+ * Record one health change of a host (why it changed) in host_events, the
+ * history its page shows.  Runs in the caller's transaction.
+ */
+static int host_event_add(struct db *db, int64_t host_id, const char *old,
+			  const char *new_health, const char *reason,
+			  struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, host_id);
+	db_args_str(&a, old);
+	db_args_str(&a, new_health);
+	db_args_str(&a, reason);
+	r = db_exec_args(db, NULL, err,
+			 "INSERT INTO host_events (host_id, old_health, "
+			 "new_health, reason) VALUES ($1, $2, $3, $4)",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
 static void ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -609,16 +632,8 @@ static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 				    " (known-good kernel; %" PRId64
 				    " aborted in a row)",
 				    aborted);
-		db_args_clear(&a);
-		db_args_i64(&a, res->host_id);
-		db_args_str(&a, old);
-		db_args_str(&a, new_health);
-		db_args_str(&a, why.buf);
-		r = db_exec_args(
-			db, NULL, err,
-			"INSERT INTO host_events (host_id, old_health, "
-			"new_health, reason) VALUES ($1, $2, $3, $4)",
-			&a);
+		r = host_event_add(db, res->host_id, old, new_health, why.buf,
+				   err);
 		strbuf_release(&why);
 		if (r < 0)
 			goto out;
@@ -1076,16 +1091,7 @@ int host_note_aborted_run(struct db *db, int64_t host_id, int64_t kernel_id,
 			    "aborted run on the known-good kernel (%" PRId64
 			    " in a row): %s",
 			    aborted, reason);
-		db_args_clear(&a);
-		db_args_i64(&a, host_id);
-		db_args_str(&a, old);
-		db_args_str(&a, nh);
-		db_args_str(&a, why.buf);
-		r = db_exec_args(
-			db, NULL, err,
-			"INSERT INTO host_events (host_id, old_health, "
-			"new_health, reason) VALUES ($1, $2, $3, $4)",
-			&a);
+		r = host_event_add(db, host_id, old, nh, why.buf, err);
 		strbuf_release(&why);
 		if (r < 0)
 			goto out;
