@@ -11,8 +11,9 @@
 #   make install         PREFIX=/usr/local
 #
 # Objects go under $(B)/ (build/ normally, build-san/ for the sanitized
-# suite).  New sources are picked up by wildcard: controller/*.c,
-# agent/*.c, common/*.c, tests/unit/test-*.c.
+# suite).  New sources are picked up by wildcard: controller/*.c and
+# controller/<folder>/*.c, agent/*.c, common/*.c, tests/unit/test-*.c.
+# Header dependencies are the compiler's own (-MMD -MP, the .d files).
 
 PREFIX   ?= /usr/local
 B        ?= build
@@ -39,19 +40,19 @@ PKGS := libpq yaml-0.1 libssh libvirt gsl
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
-BASE_CFLAGS := $(WARN) $(OPT) -Icommon -D_GNU_SOURCE $(EXTRA_CFLAGS)
+BASE_CFLAGS := $(WARN) $(OPT) -MMD -MP -Icommon -D_GNU_SOURCE $(EXTRA_CFLAGS)
 ifeq ($(SAN),1)
 BASE_CFLAGS += $(SANFLAGS)
 BASE_LDFLAGS += $(SANFLAGS)
 endif
-CTL_CFLAGS := $(BASE_CFLAGS) -Icontroller -I$(B) $(PKG_CFLAGS)
+CTL_CFLAGS := $(BASE_CFLAGS) -Icontroller $(patsubst %/,-I%,$(sort $(dir $(wildcard controller/*/*.h)))) -I$(B) $(PKG_CFLAGS)
 CTL_LIBS    = $(PKG_LIBS) -lm -lpthread
 # The agent is static and libc only: never sanitized, its own objects.
-AGENT_CFLAGS := $(WARN) $(OPT) -Icommon -Iagent -D_GNU_SOURCE $(EXTRA_CFLAGS)
+AGENT_CFLAGS := $(WARN) $(OPT) -MMD -MP -Icommon -Iagent -D_GNU_SOURCE $(EXTRA_CFLAGS)
 AGENT_LDFLAGS := -static -pthread
 
 COMMON_SRC := $(sort $(wildcard common/*.c))
-CTL_SRC    := $(sort $(wildcard controller/*.c))
+CTL_SRC    := $(sort $(wildcard controller/*.c controller/*/*.c))
 AGENT_SRC  := $(sort $(wildcard agent/*.c))
 SCHEMA_SQL := $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test-*.c))
@@ -85,15 +86,15 @@ all: $(CTL_BIN) $(AGENT_BIN)
 deps:
 	sh tools/install-deps.sh
 
-$(B)/%.o: %.c $(wildcard common/*.h controller/*.h agent/*.h)
+$(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -c $< -o $@
 
-$(B)/agent-static/%.o: %.c $(wildcard common/*.h agent/*.h)
+$(B)/agent-static/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC)$(CC) $(AGENT_CFLAGS) -c $< -o $@
 
-$(B)/controller/main-lib.o: controller/main.c $(wildcard common/*.h controller/*.h)
+$(B)/controller/main-lib.o: controller/main.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -Dmain=schedfarm_main -c $< -o $@
 
@@ -101,7 +102,7 @@ $(B)/schema-embed.c: $(SCHEMA_SQL) tools/embed-schema.sh
 	@mkdir -p $(B)
 	sh tools/embed-schema.sh $(SCHEMA_SQL) > $@.tmp && mv $@.tmp $@
 
-$(B)/schema-embed.o: $(B)/schema-embed.c controller/schema.h
+$(B)/schema-embed.o: $(B)/schema-embed.c
 	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -c $< -o $@
 
 $(B)/libcommon.a: $(COMMON_OBJ)
@@ -149,7 +150,7 @@ check-kernel: all
 
 lint:
 	clang-format --dry-run --Werror $(COMMON_SRC) $(CTL_SRC) $(AGENT_SRC) \
-		$(wildcard common/*.h controller/*.h agent/*.h) $(UNIT_SRC)
+		$(wildcard common/*.h controller/*.h controller/*/*.h agent/*.h) $(UNIT_SRC)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--inline-suppr --std=c11 -Icommon -Icontroller -Iagent \
 		--suppress=missingIncludeSystem common controller agent
@@ -176,3 +177,7 @@ install: all
 
 clean:
 	rm -rf build build-san build-* controller/schedfarm agent/schedfarm-agent
+
+# The compiler's own header dependencies (-MMD -MP).
+-include $(wildcard $(B)/*.d $(B)/*/*.d $(B)/*/*/*.d $(B)/*/*/*/*.d \
+	$(SANB)/*.d $(SANB)/*/*.d $(SANB)/*/*/*.d $(SANB)/*/*/*/*.d)
