@@ -45,7 +45,7 @@ ifeq ($(SAN),1)
 BASE_CFLAGS += $(SANFLAGS)
 BASE_LDFLAGS += $(SANFLAGS)
 endif
-CTL_CFLAGS := $(BASE_CFLAGS) -Icontroller $(patsubst %/,-I%,$(sort $(dir $(wildcard controller/*/*.h)))) -I$(B) $(PKG_CFLAGS)
+CTL_CFLAGS := $(BASE_CFLAGS) -Icontroller -I$(B) $(PKG_CFLAGS)
 CTL_LIBS    = $(PKG_LIBS) -lm -lpthread
 # The agent is static and libc only: never sanitized, its own objects.
 AGENT_CFLAGS := $(WARN) $(OPT) -MMD -MP -Icommon -Iagent -D_GNU_SOURCE $(EXTRA_CFLAGS)

@@ -1,6 +1,6 @@
 /*
  * queue-claim.c - the measuring half of bench/queue: the latency of
- * queue_claim() (controller/queue.c), the statement pair every controller
+ * queue_claim() (controller/store/queue.c), the statement pair every controller
  * runs, with a queue of a given depth.
  *
  *   queue-claim CONNINFO DEPTH ROUNDS
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "parse.h"
-#include "queue.h"
+#include "store/queue.h"
 #include "banned.h"
 
 static int64_t now_us(void)

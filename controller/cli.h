@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "db.h"
+#include "store/db.h"
 
 #define EXIT_USAGE 2
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cli.h"
 #include "log.h"
 #include "strbuf.h"

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adaptive.h"
+#include "analysis/adaptive.h"
 #include "cleanup.h"
-#include "compare.h"
+#include "analysis/compare.h"
 #include "parse.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "banned.h"
 
 const char *adaptive_side_name(enum adaptive_side side)

@@ -28,7 +28,7 @@
 
 #include <stdint.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "strbuf.h"
 
 struct plan;

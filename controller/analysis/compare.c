@@ -16,10 +16,10 @@
 #include <strings.h>
 
 #include "cleanup.h"
-#include "compare.h"
+#include "analysis/compare.h"
 #include "parse.h"
-#include "plan.h"
-#include "stats.h"
+#include "plan/plan.h"
+#include "analysis/stats.h"
 #include "banned.h"
 
 const char *compare_verdict_name(enum cmp_verdict v)

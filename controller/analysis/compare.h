@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "strbuf.h"
 
 /* Bump when anything below changes what a comparison computes. */

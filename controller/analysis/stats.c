@@ -21,7 +21,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "cleanup.h"
-#include "stats.h"
+#include "analysis/stats.h"
 #include "strbuf.h"
 #include "banned.h"
 

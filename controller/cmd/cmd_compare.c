@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cli.h"
-#include "compare.h"
+#include "analysis/compare.h"
 #include "log.h"
 #include "parse.h"
 #include "banned.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "log.h"

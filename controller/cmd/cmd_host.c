@@ -16,14 +16,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
-#include "ingest.h"
+#include "store/ingest.h"
 #include "json.h"
 #include "log.h"
 #include "parse.h"
-#include "runner.h"
+#include "lab/runner.h"
 #include "banned.h"
 
 const char cmd_host_usage[] =

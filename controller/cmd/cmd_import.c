@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
-#include "compare.h"
+#include "analysis/compare.h"
 #include "log.h"
 #include "parse.h"
 #include "strvec.h"

@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
-#include "ingest.h"
+#include "store/ingest.h"
 #include "log.h"
 #include "parse.h"
-#include "queue.h"
+#include "store/queue.h"
 #include "banned.h"
 
 const char cmd_job_usage[] =

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "boot.h"
-#include "build.h"
-#include "builtin.h"
+#include "lab/boot.h"
+#include "lab/build.h"
+#include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "log.h"

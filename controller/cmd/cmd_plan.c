@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cli.h"
 #include "log.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "banned.h"
 
 const char cmd_plan_usage[] =

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cli.h"
 #include "log.h"
 #include "parse.h"

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cli.h"
 #include "log.h"
-#include "report.h"
+#include "report/report.h"
 #include "banned.h"
 
 const char cmd_report_usage[] =

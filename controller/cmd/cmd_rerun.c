@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "log.h"
 #include "parse.h"
-#include "plan.h"
-#include "queue.h"
+#include "plan/plan.h"
+#include "store/queue.h"
 #include "banned.h"
 
 const char cmd_rerun_usage[] =

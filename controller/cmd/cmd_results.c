@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "log.h"

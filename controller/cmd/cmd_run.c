@@ -17,13 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cli.h"
-#include "jobexec.h"
+#include "job/jobexec.h"
 #include "log.h"
 #include "parse.h"
-#include "plan.h"
-#include "queue.h"
+#include "plan/plan.h"
+#include "store/queue.h"
 #include "banned.h"
 
 const char cmd_run_usage[] =

@@ -24,14 +24,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cli.h"
-#include "jobexec.h"
+#include "job/jobexec.h"
 #include "log.h"
 #include "parse.h"
-#include "queue.h"
+#include "store/queue.h"
 #include "run-command.h"
-#include "runner.h"
+#include "lab/runner.h"
 #include "banned.h"
 
 const char cmd_serve_usage[] =

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
+#include "cmd/builtin.h"
 #include "cli.h"
 #include "log.h"
 #include "parse.h"
-#include "plan.h"
-#include "queue.h"
+#include "plan/plan.h"
+#include "store/queue.h"
 #include "banned.h"
 
 #define PATCH_MAX_BYTES (64u << 20)

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot.h"
-#include "boot_job.h"
-#include "build.h"
+#include "lab/boot.h"
+#include "job/boot_job.h"
+#include "lab/build.h"
 #include "cleanup.h"
 #include "banned.h"
 

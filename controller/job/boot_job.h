@@ -19,7 +19,7 @@
 #ifndef SCHEDFARM_BOOT_JOB_H
 #define SCHEDFARM_BOOT_JOB_H
 
-#include "jobexec.h"
+#include "job/jobexec.h"
 #include "strbuf.h"
 
 int boot_job_build(struct job_ctx *jc, struct strbuf *log, struct strbuf *err);

@@ -15,13 +15,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "adaptive.h"
-#include "boot_job.h"
+#include "analysis/adaptive.h"
+#include "job/boot_job.h"
 #include "cleanup.h"
-#include "ingest.h"
-#include "jobexec.h"
+#include "store/ingest.h"
+#include "job/jobexec.h"
 #include "parse.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "banned.h"
 
 #define RUN_LINES_CAP (256u << 20)

@@ -21,9 +21,9 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "db.h"
-#include "queue.h"
-#include "runner.h"
+#include "store/db.h"
+#include "store/queue.h"
+#include "lab/runner.h"
 #include "strbuf.h"
 
 struct plan;

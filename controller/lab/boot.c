@@ -12,14 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "boot.h"
+#include "lab/boot.h"
 #include "cleanup.h"
-#include "console.h"
-#include "ipmi.h"
+#include "lab/console.h"
+#include "lab/ipmi.h"
 #include "json.h"
 #include "parse.h"
 #include "run-command.h"
-#include "virt.h"
+#include "lab/virt.h"
 #include "banned.h"
 
 #define CONSOLE_DB_MAX (1u << 20)

@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "strbuf.h"
 
 enum boot_outcome {

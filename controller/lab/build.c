@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build.h"
+#include "lab/build.h"
 #include "cleanup.h"
 #include "parse.h"
 #include "run-command.h"

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "strbuf.h"
 #include "strvec.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "console.h"
+#include "lab/console.h"
 #include "banned.h"
 
 const struct console_pattern console_patterns[] = {

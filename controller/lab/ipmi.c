@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ipmi.h"
+#include "lab/ipmi.h"
 #include "run-command.h"
 #include "banned.h"
 

@@ -25,8 +25,8 @@
 
 #include "cleanup.h"
 #include "run-command.h"
-#include "runner.h"
-#include "ssh.h"
+#include "lab/runner.h"
+#include "lab/ssh.h"
 #include "banned.h"
 
 #define AGENT_MAX_BYTES (64u << 20)

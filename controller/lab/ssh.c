@@ -21,7 +21,7 @@
 
 #include <libssh/libssh.h>
 
-#include "ssh.h"
+#include "lab/ssh.h"
 #include "banned.h"
 
 #define STDERR_CAP (64u << 10)

@@ -9,7 +9,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
-#include "virt.h"
+#include "lab/virt.h"
 #include "banned.h"
 
 struct virt_conn {

@@ -23,7 +23,7 @@
 #include <yaml.h>
 
 #include "parse.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "banned.h"
 
 /* ---- the tree ------------------------------------------------------- */

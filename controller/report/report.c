@@ -26,10 +26,10 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "db.h"
+#include "store/db.h"
 #include "parse.h"
-#include "report.h"
-#include "svg.h"
+#include "report/report.h"
+#include "report/svg.h"
 #include "banned.h"
 
 /* Bumped whenever the page layout changes, so old pages get rewritten. */

@@ -24,7 +24,7 @@
 #ifndef SCHEDFARM_REPORT_H
 #define SCHEDFARM_REPORT_H
 
-#include "db.h"
+#include "store/db.h"
 #include "strbuf.h"
 #include "strvec.h"
 

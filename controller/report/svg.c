@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "svg.h"
+#include "report/svg.h"
 #include "banned.h"
 
 static const char *const palette[] = {

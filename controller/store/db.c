@@ -29,10 +29,10 @@
 #include <libpq-fe.h>
 
 #include "cleanup.h"
-#include "db.h"
+#include "store/db.h"
 #include "parse.h"
 #include "run-command.h"
-#include "schema.h"
+#include "store/schema.h"
 #include "banned.h"
 
 #define EMBEDDED_DBNAME "schedfarm"

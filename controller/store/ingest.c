@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "ingest.h"
+#include "store/ingest.h"
 #include "json.h"
 #include "parse.h"
 #include "banned.h"

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "strbuf.h"
 
 #define INGEST_MAX_LINE 65536

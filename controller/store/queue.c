@@ -21,8 +21,8 @@
 
 #include "cleanup.h"
 #include "parse.h"
-#include "plan.h"
-#include "queue.h"
+#include "plan/plan.h"
+#include "store/queue.h"
 #include "banned.h"
 
 #define JOB_LOG_CAP (1 << 20)

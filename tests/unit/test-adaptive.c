@@ -13,9 +13,9 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "adaptive.h"
-#include "compare.h"
-#include "plan.h"
+#include "analysis/adaptive.h"
+#include "analysis/compare.h"
+#include "plan/plan.h"
 
 static void test_abba_order(void **state)
 {

@@ -14,8 +14,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "compare.h"
-#include "stats.h"
+#include "analysis/compare.h"
+#include "analysis/stats.h"
 
 #define assert_close(got, want, rel)                                           \
 	do {                                                                   \

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "console.h"
+#include "lab/console.h"
 
 /* Each table row matches a line that holds its needle. */
 static void test_every_row_matches(void **state)

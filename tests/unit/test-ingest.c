@@ -1,5 +1,5 @@
 /*
- * test-ingest.c - checking agent lines (controller/ingest.c), the patch
+ * test-ingest.c - checking agent lines (controller/store/ingest.c), the patch
  * check of the queue and shell quoting for SSH commands.  Storing is
  * covered by the integration tests against a real PostgreSQL.
  */
@@ -10,9 +10,9 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "ingest.h"
-#include "queue.h"
-#include "ssh.h"
+#include "store/ingest.h"
+#include "store/queue.h"
+#include "lab/ssh.h"
 #include "strbuf.h"
 
 static const struct ingest_expect ex = { .run_id = 7,

@@ -1,5 +1,5 @@
 /*
- * test-plan.c - plan parsing, checking and sweep expansion (controller/plan.c).
+ * test-plan.c - plan parsing, checking and sweep expansion (controller/plan/plan.c).
  *
  * The error messages themselves are pinned by the golden files of
  * tests/integration/t4001; here: what a good plan becomes (every struct
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "plan.h"
+#include "plan/plan.h"
 
 static const char full_plan[] =
 	"name: full-plan\n"

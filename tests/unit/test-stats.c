@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "stats.h"
+#include "analysis/stats.h"
 
 #define assert_close(got, want, rel)                                           \
 	do {                                                                   \

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "strbuf.h"
-#include "svg.h"
+#include "report/svg.h"
 
 static int count(const char *hay, const char *needle)
 {

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "virt.h"
+#include "lab/virt.h"
 
 static void spec_2s(struct virt_domain_spec *s)
 {
