@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/adaptive.h"
+#include "store/jobs.h"
 #include "cleanup.h"
 #include "analysis/compare.h"
 #include "parse.h"
@@ -153,13 +154,6 @@ static void seq_release(struct seq *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int get_i64(const struct db_result *res, int col, int64_t *ret)
-{
-	const char *v = db_get(res, 0, col);
-
-	return v ? parse_i64(v, 1, INT64_MAX, ret, NULL) : -1;
-}
-
 /*
  * Load job_id into *s.  Return 1 for a job of a sequence, 0 for any other
  * job (or one whose patch lacks a kernel: nothing to compare), -1 with
@@ -199,13 +193,14 @@ static int seq_load(struct db *db, int64_t job_id, struct seq *s,
 	}
 	/* No patch, no host, or a patch without both kernels: not a
 	 * sequence. */
-	if (get_i64(res, 0, &s->patch_id) < 0 ||
-	    get_i64(res, 4, &s->host_id) < 0 ||
-	    get_i64(res, 9, &s->kernel[ADAPTIVE_PATCH]) < 0 ||
-	    get_i64(res, 11, &s->kernel[ADAPTIVE_BASE]) < 0)
+	if (db_get_i64(res, 0, 0, 1, INT64_MAX, &s->patch_id) < 0 ||
+	    db_get_i64(res, 0, 4, 1, INT64_MAX, &s->host_id) < 0 ||
+	    db_get_i64(res, 0, 9, 1, INT64_MAX, &s->kernel[ADAPTIVE_PATCH]) <
+		    0 ||
+	    db_get_i64(res, 0, 11, 1, INT64_MAX, &s->kernel[ADAPTIVE_BASE]) < 0)
 		return 0;
-	if (get_i64(res, 1, &kernel_id) < 0 ||
-	    get_i64(res, 2, &s->plan_id) < 0 ||
+	if (db_get_i64(res, 0, 1, 1, INT64_MAX, &kernel_id) < 0 ||
+	    db_get_i64(res, 0, 2, 1, INT64_MAX, &s->plan_id) < 0 ||
 	    parse_int(db_get(res, 0, 3), 0, INT_MAX, &s->block, NULL) < 0) {
 		strbuf_addf(err, "job %lld: unreadable row", (long long)job_id);
 		return -1;
@@ -266,7 +261,7 @@ static int seq_pair(struct db *db, const struct seq *s, enum adaptive_pair *ret,
 		return -1;
 	if (db_nrows(res) == 0)
 		return 0;
-	get_i64(res, 0, ret_id);
+	db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id);
 	state = db_get(res, 0, 1);
 	if (!strcmp(state, "done"))
 		*ret = ADAPTIVE_PAIR_DONE;
@@ -289,36 +284,54 @@ static int seq_queue(struct db *db, const struct seq *s,
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
-	int boots = adaptive_block_boots(s->plan->boots, block);
-	int r;
+	struct job_row job;
+	int r = -1;
 
 	*ret_id = 0;
+	job_row_init(&job);
+	if (db_begin(db, err) < 0)
+		return -1;
+	/* The finishing job's row is locked, so two controllers ending the
+	 * two jobs of a block at once queue the next block once. */
 	db_args_i64(&a, s->job_id);
 	db_args_i64(&a, s->kernel[side]);
 	db_args_str(&a, s->host);
-	db_args_i64(&a, (int64_t)s->plan->nr_runs * boots);
 	db_args_i64(&a, block);
 	db_args_i64(&a, s->host_id);
-	r = db_exec_args(
-		db, &res, err,
-		"INSERT INTO jobs (patch_id, kernel_id, plan_id, "
-		"host_constraint, priority, name, req_kinds, req_min_sockets, "
-		"req_min_cpus, req_min_memory_mb, req_tags, nr_runs, block) "
-		"SELECT j.patch_id, $2, j.plan_id, $3, j.priority, j.name, "
-		"j.req_kinds, j.req_min_sockets, j.req_min_cpus, "
-		"j.req_min_memory_mb, j.req_tags, $4, $5 FROM jobs j "
-		"WHERE j.id = $1 AND j.state NOT IN ('queued', 'done', "
-		"'failed', 'cancelled') AND NOT EXISTS (SELECT 1 FROM jobs o "
-		"WHERE o.patch_id = j.patch_id AND o.plan_id = j.plan_id AND "
-		"o.kernel_id = $2 AND o.block = $5 AND (o.host_constraint = "
-		"$3 OR o.host_id = $6)) RETURNING id",
-		&a);
-	db_args_clear(&a);
+	if (db_exec_args(
+		    db, &res, err,
+		    "SELECT 1 FROM jobs j WHERE j.id = $1 AND j.state NOT IN "
+		    "('queued', 'done', 'failed', 'cancelled') AND NOT EXISTS "
+		    "(SELECT 1 FROM jobs o WHERE o.patch_id = j.patch_id AND "
+		    "o.plan_id = j.plan_id AND o.kernel_id = $2 AND o.block = "
+		    "$4 AND (o.host_constraint = $3 OR o.host_id = $5)) FOR "
+		    "UPDATE OF j",
+		    &a) < 0)
+		goto out;
+	if (db_nrows(res) != 1) {
+		r = 0;
+		goto out;
+	}
+	if (jobs_load_row(db, s->job_id, &job, err) != 0)
+		goto out;
+	job.kernel_id = s->kernel[side];
+	free(job.host_constraint);
+	job.host_constraint = xstrdup(s->host);
+	job.nr_runs = (int64_t)s->plan->nr_runs *
+		      adaptive_block_boots(s->plan->boots, block);
+	job.block = block;
+	job.rerun_of = 0;
+	if (jobs_insert(db, &job, ret_id, err) < 0)
+		goto out;
+	r = 1;
+out:
 	if (r < 0)
-		return -1;
-	if (db_nrows(res) != 1)
-		return 0;
-	return get_i64(res, 0, ret_id) < 0 ? -1 : 1;
+		db_rollback(db);
+	else if (db_commit(db, err) < 0)
+		r = -1;
+	db_args_clear(&a);
+	job_row_release(&job);
+	return r;
 }
 
 /* Set job_id's stop_reason (a cancelled job keeps its own). */

@@ -19,6 +19,7 @@
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "store/hosts.h"
 #include "store/ingest.h"
 #include "json.h"
 #include "log.h"
@@ -117,7 +118,8 @@ static char *abs_path(const char *p)
 static const struct {
 	const char *column, *option;
 	int64_t max;
-} host_nums[] = {
+} host_nums[HOST_NR_NUMS] = {
+	/* in the order of enum host_num (store/hosts.h) */
 	{ "sockets", "sockets", 1024 },
 	{ "cores_per_socket", "cores", 4096 },
 	{ "threads_per_core", "threads", 64 },
@@ -127,6 +129,7 @@ static const struct {
 	{ "bmc_port", "bmc-port", 65535 },
 };
 #define NR_NUMS ARRAY_SIZE(host_nums)
+_Static_assert(NR_NUMS == HOST_NR_NUMS, "one option per host number");
 
 struct host_opts {
 	const char *kind, *address, *user, *health;
@@ -265,21 +268,25 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 	}
 }
 
-static void tags_literal(const struct strvec *tags, struct strbuf *out)
+/* The row fields of what the options gave (pointers into o). */
+static void fields_of(const struct host_opts *o, struct host_fields *f)
 {
-	strbuf_addch(out, '{');
-	for (size_t i = 0; i < tags->nr; i++) {
-		if (i)
-			strbuf_addch(out, ',');
-		strbuf_addch(out, '"');
-		for (const char *p = tags->v[i]; *p; p++) {
-			if (*p == '"' || *p == '\\')
-				strbuf_addch(out, '\\');
-			strbuf_addch(out, *p);
-		}
-		strbuf_addch(out, '"');
-	}
-	strbuf_addch(out, '}');
+	host_fields_init(f);
+	f->kind = o->kind;
+	f->address = o->address;
+	f->port = o->port_set ? o->port : -1;
+	f->user = o->user;
+	f->key_file = o->key;
+	f->known_hosts = o->known_hosts;
+	f->tags = &o->tags;
+	f->tags_set = o->tags_set;
+	f->libvirt_uri = o->libvirt_uri;
+	f->bmc_address = o->bmc_address;
+	f->bmc_user = o->bmc_user;
+	f->bmc_password_file = o->bmc_password_file;
+	f->boot_config = o->boot_config;
+	for (size_t i = 0; i < NR_NUMS; i++)
+		f->nums[i] = o->nums[i];
 }
 
 /* A positive integer member of info, or 0. */
@@ -310,6 +317,7 @@ static int contact_host(struct db *db, const char *name, struct strbuf *err)
 	struct db_args a = DB_ARGS_INIT;
 	char *agent = runner_default_agent_path();
 	int64_t sockets, cores, threads, nodes, online, mem_kb;
+	struct host_topology topo;
 	int ret = -1;
 	const char *port;
 
@@ -350,25 +358,13 @@ static int contact_host(struct db *db, const char *name, struct strbuf *err)
 	online = info_int(cpus, "online");
 	mem_kb = info_int(doc, "memory_kb");
 	ingest_json_write(doc, &canon);
-	db_args_str(&a, name);
-	db_args_str(&a, canon.buf);
-	db_args_i64(&a, sockets);
-	db_args_i64(&a, sockets && cores ? cores / sockets : 0);
-	db_args_i64(&a, cores && threads ? threads / cores : 0);
-	db_args_i64(&a, nodes);
-	db_args_i64(&a, online);
-	db_args_i64(&a, mem_kb / 1024);
-	if (db_exec_args(
-		    db, NULL, err,
-		    "UPDATE hosts SET agent_info = $2::jsonb, "
-		    "sockets = nullif($3::int, 0), "
-		    "cores_per_socket = nullif($4::int, 0), "
-		    "threads_per_core = nullif($5::int, 0), "
-		    "numa_nodes = nullif($6::int, 0), "
-		    "cpus = nullif($7::int, 0), "
-		    "memory_mb = nullif($8::bigint, 0), updated_at = now() "
-		    "WHERE name = $1",
-		    &a) < 0)
+	topo.sockets = sockets;
+	topo.cores_per_socket = sockets && cores ? cores / sockets : 0;
+	topo.threads_per_core = cores && threads ? threads / cores : 0;
+	topo.numa_nodes = nodes;
+	topo.cpus = online;
+	topo.memory_mb = mem_kb / 1024;
+	if (hosts_record_info(db, name, canon.buf, &topo, err) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -385,10 +381,12 @@ out:
 static int host_add(int argc, char **argv)
 {
 	struct host_opts o = { .tags = STRVEC_INIT };
-	struct strbuf err = STRBUF_INIT, tags = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct host_fields f;
 	const char *name;
 	struct db *db;
+	int64_t id;
+	int r;
 
 	parse_host_opts(argc, argv, &o, 0);
 	if (optind + 1 != argc)
@@ -400,46 +398,15 @@ static int host_add(int argc, char **argv)
 		die_usage("host add needs --kind (local, ssh, libvirt, ipmi)");
 	if (!strcmp(o.kind, "ssh") && (!o.address || !o.known_hosts))
 		die_usage("an ssh host needs --address and --known-hosts");
-	tags_literal(&o.tags, &tags);
 	db = cli_open_db();
 	if (db_begin(db, &err) < 0)
 		cli_db_fatal("host add", &err);
-	db_args_str(&a, name);
-	db_args_str(&a, o.kind);
-	db_args_str(&a, o.address);
-	if (o.port_set)
-		db_args_i64(&a, o.port);
-	else
-		db_args_str(&a, NULL);
-	db_args_str(&a, o.user);
-	db_args_str(&a, o.key);
-	db_args_str(&a, o.known_hosts);
-	db_args_str(&a, tags.buf);
-	db_args_str(&a, o.libvirt_uri);
-	db_args_str(&a, o.bmc_address);
-	db_args_str(&a, o.bmc_user);
-	db_args_str(&a, o.bmc_password_file);
-	db_args_str(&a, o.boot_config);
-	for (size_t i = 0; i < NR_NUMS; i++) {
-		if (o.nums[i] < 0)
-			db_args_str(&a, NULL);
-		else
-			db_args_i64(&a, o.nums[i]);
-	}
-	if (db_exec_args(db, NULL, &err,
-			 "INSERT INTO hosts (name, kind, address, port, "
-			 "ssh_user, key_file, known_hosts, tags, libvirt_uri, "
-			 "bmc_address, bmc_user, bmc_password_file, "
-			 "boot_config, sockets, cores_per_socket, "
-			 "threads_per_core, numa_nodes, cpus, memory_mb, "
-			 "bmc_port) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
-			 "$9, $10, $11, $12, coalesce($13::jsonb, '{}'), $14, "
-			 "$15, $16, $17, $18, $19, $20)",
-			 &a) < 0) {
-		if (!strcmp(db_last_sqlstate(db), "23505"))
-			fatal("a host named '%s' exists already", name);
+	fields_of(&o, &f);
+	r = hosts_add(db, name, &f, &id, &err);
+	if (r < 0)
 		cli_db_fatal("host add", &err);
-	}
+	if (r > 0)
+		fatal("a host named '%s' exists already", name);
 	if (!o.no_contact &&
 	    (!strcmp(o.kind, "local") || !strcmp(o.kind, "ssh"))) {
 		if (contact_host(db, name, &err) < 0) {
@@ -450,9 +417,7 @@ static int host_add(int argc, char **argv)
 	if (db_commit(db, &err) < 0)
 		cli_db_fatal("host add", &err);
 	printf("host %s added (%s)\n", name, o.kind);
-	db_args_clear(&a);
 	strvec_clear(&o.tags);
-	strbuf_release(&tags);
 	free(o.key);
 	free(o.known_hosts);
 	free(o.bmc_password_file);
@@ -554,78 +519,26 @@ static int host_show(int argc, char **argv)
 
 static int host_set(int argc, char **argv)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
 	struct host_opts o = { .tags = STRVEC_INIT };
-	struct strbuf err = STRBUF_INIT, tags = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct host_fields f;
 	const char *name;
 	struct db *db;
+	int64_t id;
+	int r;
 
 	parse_host_opts(argc, argv, &o, 1);
 	if (optind + 1 != argc)
 		die_usage("host set NAME [options]");
 	name = argv[optind];
-	tags_literal(&o.tags, &tags);
 	db = cli_open_db();
 	if (db_begin(db, &err) < 0)
 		cli_db_fatal("host set", &err);
-	db_args_str(&a, name);
-	db_args_str(&a, o.address);
-	if (o.port_set)
-		db_args_i64(&a, o.port);
-	else
-		db_args_str(&a, NULL);
-	db_args_str(&a, o.user);
-	db_args_str(&a, o.key);
-	db_args_str(&a, o.known_hosts);
-	db_args_str(&a, o.tags_set ? tags.buf : NULL);
-	db_args_str(&a, o.health);
-	db_args_str(&a, "set by 'schedfarm host set'");
-	db_args_str(&a, o.libvirt_uri);
-	db_args_str(&a, o.bmc_address);
-	db_args_str(&a, o.bmc_user);
-	db_args_str(&a, o.bmc_password_file);
-	db_args_str(&a, o.boot_config);
-	for (size_t i = 0; i < NR_NUMS; i++) {
-		if (o.nums[i] < 0)
-			db_args_str(&a, NULL);
-		else
-			db_args_i64(&a, o.nums[i]);
-	}
-	if (db_exec_args(db, &res, &err,
-			 "WITH old AS (SELECT id, health FROM hosts WHERE name "
-			 "= $1 FOR UPDATE), u AS (UPDATE hosts h SET "
-			 "address = coalesce($2, h.address), "
-			 "port = coalesce($3::int, h.port), "
-			 "ssh_user = coalesce($4, h.ssh_user), "
-			 "key_file = coalesce($5, h.key_file), "
-			 "known_hosts = coalesce($6, h.known_hosts), "
-			 "tags = coalesce($7::text[], h.tags), "
-			 "health = coalesce($8, h.health), "
-			 "libvirt_uri = coalesce($10, h.libvirt_uri), "
-			 "bmc_address = coalesce($11, h.bmc_address), "
-			 "bmc_user = coalesce($12, h.bmc_user), "
-			 "bmc_password_file = coalesce($13, "
-			 "h.bmc_password_file), "
-			 "boot_config = coalesce($14::jsonb, h.boot_config), "
-			 "sockets = coalesce($15::int, h.sockets), "
-			 "cores_per_socket = coalesce($16::int, "
-			 "h.cores_per_socket), "
-			 "threads_per_core = coalesce($17::int, "
-			 "h.threads_per_core), "
-			 "numa_nodes = coalesce($18::int, h.numa_nodes), "
-			 "cpus = coalesce($19::int, h.cpus), "
-			 "memory_mb = coalesce($20::bigint, h.memory_mb), "
-			 "bmc_port = coalesce($21::int, h.bmc_port), "
-			 "updated_at = now() "
-			 "FROM old WHERE h.id = old.id RETURNING h.id, "
-			 "old.health AS was, h.health AS now), e AS (INSERT "
-			 "INTO host_events (host_id, old_health, new_health, "
-			 "reason) SELECT id, was, now, $9 FROM u WHERE was <> "
-			 "now RETURNING 1) SELECT count(*) FROM u",
-			 &a) < 0)
+	fields_of(&o, &f);
+	r = hosts_update(db, name, &f, &id, &err);
+	if (r < 0)
 		cli_db_fatal("host set", &err);
-	if (!strcmp(db_get(res, 0, 0), "0"))
+	if (r > 0)
 		fatal("no host named '%s'", name);
 	if (o.refresh && contact_host(db, name, &err) < 0) {
 		db_rollback(db);
@@ -633,10 +546,12 @@ static int host_set(int argc, char **argv)
 	}
 	if (db_commit(db, &err) < 0)
 		cli_db_fatal("host set", &err);
+	if (o.health &&
+	    hosts_set_health(db, id, o.health, 0, "set by 'schedfarm host set'",
+			     &err) < 0)
+		cli_db_fatal("host set", &err);
 	printf("host %s updated\n", name);
-	db_args_clear(&a);
 	strvec_clear(&o.tags);
-	strbuf_release(&tags);
 	free(o.key);
 	free(o.known_hosts);
 	free(o.bmc_password_file);

@@ -23,6 +23,8 @@
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "store/hosts.h"
+#include "store/kernels.h"
 #include "analysis/compare.h"
 #include "log.h"
 #include "parse.h"
@@ -543,35 +545,11 @@ static int import_parse(struct import_file *f, const struct strbuf *content)
 static int find_or_create(struct db *db, int host, const char *name,
 			  const char *file, int64_t *ret, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
-	const char *params[2] = { name, file };
-	int r;
+	struct kernel_fields k = { .name = name, .build_state = "external" };
 
-	r = db_exec(db, &res, err,
-		    host ? "SELECT id FROM hosts WHERE name = $1"
-			 : "SELECT id FROM kernels WHERE name = $1",
-		    1, params);
-	if (r < 0)
-		return r;
-	if (db_nrows(res) == 0) {
-		db_result_free(res);
-		res = NULL;
-		r = db_exec(db, &res, err,
-			    host ? "WITH h AS (INSERT INTO hosts (name, kind, "
-				   "health) VALUES ($1, 'imported', 'retired') "
-				   "RETURNING id), e AS (INSERT INTO "
-				   "host_events (host_id, new_health, reason) "
-				   "SELECT id, 'retired', 'created by import "
-				   "of ' || $2 || ': results only, never "
-				   "scheduled' FROM h) SELECT id FROM h"
-				 : "INSERT INTO kernels (name, base, "
-				   "build_state) VALUES ($1, $1, 'external') "
-				   "RETURNING id",
-			    host ? 2 : 1, params);
-		if (r < 0)
-			return r;
-	}
-	return parse_i64(db_get(res, 0, 0), 1, INT64_MAX, ret, NULL);
+	if (host)
+		return hosts_find_or_import(db, name, file, ret, err);
+	return kernels_upsert(db, &k, KERNEL_KEEP, ret, err);
 }
 
 /* Cache of names to ids within one import. */

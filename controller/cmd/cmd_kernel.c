@@ -15,6 +15,8 @@
 
 #include "lab/boot.h"
 #include "lab/build.h"
+#include "store/hosts.h"
+#include "store/kernels.h"
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
@@ -292,7 +294,7 @@ static int kernel_build_cmd(int argc, char **argv)
 	_cleanup_free_ char *cache = NULL;
 	const char *config_spec = "tinyconfig+farm-base.config+farm-vm.config",
 		   *e, *n = NULL;
-	struct db_args a = DB_ARGS_INIT;
+	struct kernel_fields kf = { 0 };
 	struct db *db;
 	int64_t kid, job = 0;
 	int opt, r;
@@ -381,44 +383,25 @@ static int kernel_build_cmd(int argc, char **argv)
 		spec.ref ? spec.ref : "", spec.patches.nr,
 		spec.patches.nr == 1 ? "" : "es");
 	/* The row first, so a failed build leaves a row that says so. */
-	db_args_str(&a, name.buf);
-	db_args_str(&a, res.base_id && starts_with(res.base_id, "dir:")
-				? spec.base
-				: spec.base);
-	db_args_str(&a, spec.ref);
-	db_args_str(&a, config_spec);
-	if (db_exec_args(
-		    db, &row, &err,
-		    "INSERT INTO kernels (name, base, base_ref, config_spec, "
-		    "build_state) VALUES ($1, $2, $3, $4, 'building') "
-		    "ON CONFLICT (name) DO UPDATE SET base = $2, base_ref = "
-		    "$3, "
-		    "config_spec = $4, build_state = CASE WHEN "
-		    "kernels.build_state = 'built' THEN 'built' ELSE "
-		    "'building' END RETURNING id",
-		    &a) < 0)
+	kf.name = name.buf;
+	kf.base = spec.base;
+	kf.base_ref = spec.ref;
+	kf.config_spec = config_spec;
+	kf.build_state = "building";
+	if (kernels_upsert(db, &kf, KERNEL_SET_SOURCE, &kid, &err) < 0)
 		cli_db_fatal("recording the kernel", &err);
-	db_args_clear(&a);
-	if (parse_i64(db_get(row, 0, 0), 1, INT64_MAX, &kid, NULL) < 0)
-		fatal("bad kernel id");
 	r = kernel_build(&spec, &res, &err);
 	if (r < 0) {
 		struct strbuf e2 = STRBUF_INIT;
 
-		db_args_i64(&a, kid);
-		db_args_str(&a, err.buf);
-		db_args_str(&a, res.log.buf);
-		if (db_exec_args(
-			    db, NULL, &e2,
-			    "UPDATE kernels SET build_state = 'failed', "
-			    "build_error = $2, build_log = $3 WHERE id = $1",
-			    &a) < 0)
+		if (kernels_build_failed(db, kid, err.buf, res.log.buf,
+					 res.log.len, &e2) < 0)
 			log_warn("cannot record the failure: %s", e2.buf);
-		db_args_clear(&a);
+		strbuf_release(&e2);
 		fputs(res.log.buf, stderr);
 		fatal("build of %s failed: %s", name.buf, err.buf);
 	}
-	if (kernel_row_record(db, kid, &res, &err) < 0)
+	if (kernels_build_done(db, kid, &res, &err) < 0)
 		cli_db_fatal("recording the build", &err);
 	if (res.cached)
 		printf("cache hit: %s (%s) already built in %s; not "
@@ -452,7 +435,8 @@ static int kernel_add(int argc, char **argv)
 	};
 	const char *image = NULL, *vmlinux = NULL, *initrd = NULL, *rel = NULL;
 	struct strbuf err = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
+	struct kernel_fields kf = { 0 };
+	int64_t kid;
 	_cleanup_free_ char *img_abs = NULL, *vm_abs = NULL, *rd_abs = NULL;
 	struct db *db;
 	int opt;
@@ -485,22 +469,16 @@ static int kernel_add(int argc, char **argv)
 	if (initrd && !(rd_abs = realpath(initrd, NULL)))
 		fatal("no initrd %s", initrd);
 	db = cli_open_db();
-	db_args_str(&a, argv[optind]);
-	db_args_str(&a, img_abs);
-	db_args_str(&a, vm_abs);
-	db_args_str(&a, rd_abs);
-	db_args_str(&a, rel);
-	if (db_exec_args(
-		    db, NULL, &err,
-		    "INSERT INTO kernels (name, base, build_state, image_path, "
-		    "vmlinux_path, initrd_path, release) VALUES ($1, $2, "
-		    "'external', $2, $3, $4, $5) ON CONFLICT (name) DO UPDATE "
-		    "SET image_path = $2, vmlinux_path = $3, initrd_path = $4, "
-		    "release = $5",
-		    &a) < 0)
+	kf.name = argv[optind];
+	kf.base = img_abs;
+	kf.image_path = img_abs;
+	kf.vmlinux_path = vm_abs;
+	kf.initrd_path = rd_abs;
+	kf.release = rel;
+	if (kernels_upsert(db, &kf, KERNEL_SET_IMAGE, &kid, &err) < 0)
 		cli_db_fatal("adding the kernel", &err);
 	printf("kernel %s (%s) added\n", argv[optind], rel);
-	db_args_clear(&a);
+
 	db_close(db);
 	return 0;
 }
@@ -701,7 +679,7 @@ int cmd_host_check(int argc, char **argv)
 	};
 	_cleanup_db_result_ struct db_result *h = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
+
 	const char *kernel = NULL, *e, *p[1];
 	struct boot_request req;
 	struct boot_result br;
@@ -756,31 +734,26 @@ int cmd_host_check(int argc, char **argv)
 		goto out;
 	}
 	if (boot_ssh_run(&br, "schedfarm-agent info", 60000, &out, &err) < 0) {
-		char health[16] = "";
+		struct host_observation o = { 0 };
+		struct host_verdict v = { 0 };
 
 		log_error("smoke test failed: %s", err.buf);
-		strbuf_reset(&err);
-		if (host_note_aborted_run(db, br.host_id, kid,
-					  "host check: the agent's info failed",
-					  health, &err) < 0)
+		o.host_id = br.host_id;
+		o.kernel_id = kid;
+		o.outcome = HOST_FAILED;
+		o.what = "host check";
+		o.failure = "the agent's info failed";
+		o.reason = err.buf;
+		if (hosts_observe(db, &o, &v, &err) < 0)
 			log_error("%s", err.buf);
+		strbuf_reset(&err);
 		boot_power_off(db, &br, &err);
 		printf("check %s: smoke test failed; health %s\n", argv[optind],
-		       health);
+		       v.after.health);
 		goto out;
 	}
-	db_args_i64(&a, br.host_id);
-	db_args_i64(&a, kid);
-	if (db_exec_args(
-		    db, NULL, &err,
-		    "WITH old AS (SELECT health FROM hosts WHERE id = $1), "
-		    "ev AS (INSERT INTO host_events (host_id, old_health, "
-		    "new_health, reason) SELECT $1, health, 'good', "
-		    "'host check passed' FROM old WHERE health <> 'good') "
-		    "UPDATE hosts SET health = 'good', aborted_in_row = 0, "
-		    "known_good_kernel_id = $2, updated_at = now() WHERE id = "
-		    "$1",
-		    &a) < 0)
+	if (hosts_set_health(db, br.host_id, "good", kid, "host check passed",
+			     &err) < 0)
 		cli_db_fatal("recording the check", &err);
 	if (boot_power_off(db, &br, &err) < 0)
 		log_warn("power off: %s", err.buf);
@@ -788,7 +761,7 @@ int cmd_host_check(int argc, char **argv)
 	       br.release, (double)br.ready_ms / 1000.0);
 	rc = 0;
 out:
-	db_args_clear(&a);
+
 	boot_result_release(&br);
 	db_close(db);
 	db_config_release(&cfg);

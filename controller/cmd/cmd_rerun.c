@@ -9,6 +9,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/builtin.h"
@@ -17,6 +18,8 @@
 #include "log.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "store/hosts.h"
+#include "store/jobs.h"
 #include "store/queue.h"
 #include "banned.h"
 
@@ -46,7 +49,7 @@ int cmd_rerun(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
 	const char *host = NULL, *kernel = NULL, *why, *arg;
-	int opt, priority = 0, json = cli.json, have_prio = 0;
+	int opt, r, priority = 0, json = cli.json, have_prio = 0;
 	int64_t job = 0, new_job = 0;
 	struct db *db;
 
@@ -124,28 +127,32 @@ int cmd_rerun(int argc, char **argv)
 		plan_free(plan);
 	}
 	if (!new_job) {
-		db_args_i64(&a, job);
-		db_args_str(&a, host);
-		db_args_i64(&a, priority);
-		db_args_bool(&a, have_prio);
-		if (db_exec_args(
-			    db, &res, &err,
-			    "INSERT INTO jobs (patch_id, kernel_id, plan_id, "
-			    "host_constraint, priority, name, req_kinds, "
-			    "req_min_sockets, req_min_cpus, "
-			    "req_min_memory_mb, req_tags, nr_runs, rerun_of) "
-			    "SELECT patch_id, kernel_id, plan_id, h.name, "
-			    "CASE WHEN $4 THEN $3 ELSE j.priority END, "
-			    "j.name, req_kinds, req_min_sockets, "
-			    "req_min_cpus, req_min_memory_mb, req_tags, "
-			    "nr_runs, j.id FROM jobs j, hosts h WHERE j.id "
-			    "= $1 AND h.name = $2 RETURNING id",
-			    &a) < 0)
+		struct job_row row;
+		int64_t host_id;
+
+		job_row_init(&row);
+		r = jobs_load_row(db, job, &row, &err);
+		if (r < 0)
 			cli_db_fatal("rerun", &err);
-		if (db_nrows(res) != 1)
-			fatal("no job %lld, or no host named '%s'",
-			      (long long)job, host);
-		parse_i64(db_get(res, 0, 0), 1, INT64_MAX, &new_job, NULL);
+		if (r > 0)
+			fatal("no job %lld ('schedfarm queue' lists them)",
+			      (long long)job);
+		r = hosts_find(db, host, &host_id, &err);
+		if (r < 0)
+			cli_db_fatal("rerun", &err);
+		if (r > 0)
+			fatal("no host named '%s' ('schedfarm host list' "
+			      "shows them)",
+			      host);
+		free(row.host_constraint);
+		row.host_constraint = xstrdup(host);
+		if (have_prio)
+			row.priority = priority;
+		row.rerun_of = job;
+		row.block = 0;
+		if (jobs_insert(db, &row, &new_job, &err) < 0)
+			cli_db_fatal("rerun", &err);
+		job_row_release(&row);
 	}
 	if (json)
 		strbuf_addf(&out, "{\"job\":%lld,\"rerun_of\":%lld,\"host\":",

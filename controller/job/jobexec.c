@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "store/ingest.h"
 #include "job/jobexec.h"
+#include "store/hosts.h"
 #include "parse.h"
 #include "plan/plan.h"
 #include "banned.h"
@@ -917,17 +918,31 @@ finish:
 		adaptive_step(&jc);
 	strbuf_reset(&e);
 	if (!jc.interrupted && (host_unreachable || !fail_msg)) {
-		int health_changed = 0;
+		struct host_observation o = { 0 };
+		struct host_verdict v;
+		struct strbuf what = STRBUF_INIT;
 
-		if (queue_host_outcome(db, c->host_id, !host_unreachable,
-				       fail_msg, &health_changed, &e) < 0)
+		/* The host did its part, or could not be reached; the rules
+		 * (store/hosts.c) say whose fault that is. */
+		strbuf_addf(&what, "job %lld", (long long)c->job_id);
+		o.host_id = c->host_id;
+		o.kernel_id = kind_boots(jc.host_kind) ? jc.kernel_id : 0;
+		o.outcome = host_unreachable ? HOST_FAILED : HOST_WORKED;
+		o.what = what.buf;
+		o.failure = "unreachable";
+		o.reason = host_unreachable ? fail_msg : NULL;
+		if (hosts_observe(db, &o, &v, &e) < 0)
 			jlog(&jc, 1, "cannot record the host's health: %s",
 			     e.buf);
-		else if (health_changed)
-			jlog(&jc, 1,
-			     "host %s: unreachable twice in a row: "
-			     "health bad",
-			     jc.host_name);
+		else if (v.changed)
+			jlog(&jc, 1, "host %s: %s (blame %s): health %s",
+			     jc.host_name,
+			     host_unreachable ? "unreachable" : "worked",
+			     v.blame, v.after.health);
+		else if (host_unreachable)
+			jlog(&jc, 1, "host %s unreachable: blame %s, health %s",
+			     jc.host_name, v.blame, v.after.health);
+		strbuf_release(&what);
 		strbuf_reset(&e);
 	}
 	r = queue_finish(db, &jc.claim, owner,

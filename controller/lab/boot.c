@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lab/boot.h"
+#include "store/hosts.h"
 #include "cleanup.h"
 #include "lab/console.h"
 #include "lab/ipmi.h"
@@ -326,29 +327,6 @@ static int insert_boot_row(struct db *db, struct boot_ctx *c,
 	return rc;
 }
 
-/*
- * Record one health change of a host (why it changed) in host_events, the
- * history its page shows.  Runs in the caller's transaction.
- */
-static int host_event_add(struct db *db, int64_t host_id, const char *old,
-			  const char *new_health, const char *reason,
-			  struct strbuf *err)
-{
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, host_id);
-	db_args_str(&a, old);
-	db_args_str(&a, new_health);
-	db_args_str(&a, reason);
-	r = db_exec_args(db, NULL, err,
-			 "INSERT INTO host_events (host_id, old_health, "
-			 "new_health, reason) VALUES ($1, $2, $3, $4)",
-			 &a);
-	db_args_clear(&a);
-	return r;
-}
-
 static void ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -570,83 +548,40 @@ static void power_off_quiet(struct boot_result *res)
 	strbuf_release(&e);
 }
 
-/* Health after a boot; in one transaction with the row locked. */
+/*
+ * Health after a boot: what the boot saw goes to the health rules
+ * (store/hosts.c), which decide whose fault a failure was; res->blame
+ * and res->host_health take their verdict.  A boot that was stopped
+ * (blame "none") says nothing of the host.
+ */
 static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 			 struct strbuf *err)
 {
 	struct boot_result *res = c->res;
-	_cleanup_db_result_ struct db_result *h = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	const char *old, *new_health;
-	int64_t aborted = 0, known_good = 0;
-	int r = -1, on_known_good;
+	struct host_observation o = { 0 };
+	struct host_verdict v;
+	struct strbuf what = STRBUF_INIT;
+	int r;
 
-	if (db_begin(db, err) < 0)
-		return -1;
-	db_args_i64(&a, res->host_id);
-	if (db_exec_args(db, &h, err,
-			 "SELECT health, aborted_in_row, known_good_kernel_id "
-			 "FROM hosts WHERE id = $1 FOR UPDATE",
-			 &a) < 0 ||
-	    db_nrows(h) != 1)
-		goto out;
-	old = db_get(h, 0, 0);
-	parse_i64(db_get(h, 0, 1), 0, INT64_MAX, &aborted, NULL);
-	if (db_get(h, 0, 2))
-		parse_i64(db_get(h, 0, 2), 1, INT64_MAX, &known_good, NULL);
-	on_known_good = known_good && known_good == res->kernel_id;
-	new_health = old;
-	if (res->outcome == BOOT_READY) {
-		aborted = 0;
-		if (!strcmp(old, "unknown") ||
-		    (!strcmp(old, "bad") && on_known_good))
-			new_health = "good";
-	} else if (!strcmp(res->blame, "host")) {
-		if (on_known_good && res->outcome != BOOT_INFRA_FAILED) {
-			aborted++;
-			if (aborted >= 2)
-				new_health = "bad";
-		} else {
-			new_health = "bad";
-		}
-	}
-	/* blame kernel: the host's health stays what it was. */
-	db_args_clear(&a);
-	db_args_i64(&a, res->host_id);
-	db_args_str(&a, new_health);
-	db_args_i64(&a, aborted);
-	if (db_exec_args(db, NULL, err,
-			 "UPDATE hosts SET health = $2, aborted_in_row = $3, "
-			 "updated_at = now() WHERE id = $1",
-			 &a) < 0)
-		goto out;
-	if (strcmp(old, new_health) ||
-	    (on_known_good && res->outcome != BOOT_READY &&
-	     strcmp(res->blame, "none"))) {
-		struct strbuf why = STRBUF_INIT;
-
-		strbuf_addf(&why, "boot %" PRId64 " of kernel %s: %s",
-			    res->boot_id, c->kernel_name, reason);
-		if (on_known_good && res->outcome != BOOT_READY)
-			strbuf_addf(&why,
-				    " (known-good kernel; %" PRId64
-				    " aborted in a row)",
-				    aborted);
-		r = host_event_add(db, res->host_id, old, new_health, why.buf,
-				   err);
-		strbuf_release(&why);
-		if (r < 0)
-			goto out;
-	}
-	if (db_commit(db, err) < 0)
-		goto out;
-	snprintf(res->host_health, sizeof(res->host_health), "%s", new_health);
-	r = 0;
-out:
+	if (res->outcome != BOOT_READY && !strcmp(res->blame, "none"))
+		return 0;
+	strbuf_addf(&what, "boot %" PRId64 " of kernel %s", res->boot_id,
+		    c->kernel_name);
+	o.host_id = res->host_id;
+	o.kernel_id = res->kernel_id;
+	o.outcome = res->outcome == BOOT_READY		? HOST_WORKED
+		    : res->outcome == BOOT_INFRA_FAILED ? HOST_LAB_FAILED
+							: HOST_FAILED;
+	o.what = what.buf;
+	o.reason = reason;
+	r = hosts_observe(db, &o, &v, err);
+	strbuf_release(&what);
 	if (r < 0)
-		db_rollback(db);
-	db_args_clear(&a);
-	return r;
+		return -1;
+	res->blame = v.blame;
+	snprintf(res->host_health, sizeof(res->host_health), "%s",
+		 v.after.health);
+	return 0;
 }
 
 static void ms_arg(struct db_args *a, int64_t v)
@@ -750,7 +685,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 	uint64_t off = 0, start_off = 0;
 	int64_t deadline, now, last_ssh = 0;
 	const char *phase = "power";
-	int r = -1;
+	int r = -1, hr;
 
 	memset(&c, 0, sizeof(c));
 	c.req = req;
@@ -949,10 +884,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 finish:
 	console_scanner_flush(&cs, mono_ms() - c.t0);
 	console_scanner_summary(&cs, 0, &res->console_events);
-	/* A failure on the host's known-good kernel is not the kernel's. */
-	if (res->outcome != BOOT_READY && !strcmp(res->blame, "kernel") &&
-	    c.known_good && c.known_good == res->kernel_id)
-		res->blame = "host";
+	/* Whose fault a failure was is the health rules' call: first. */
+	hr = record_health(db, &c, reason.buf, &e2);
 	if (res->outcome != BOOT_READY) {
 		event(&c, "boot failed (%s, blame %s): %s",
 		      boot_outcome_name(res->outcome), res->blame, reason.buf);
@@ -962,8 +895,7 @@ finish:
 	}
 	if (res->console_path)
 		read_console(res->console_path, start_off, &console);
-	if (update_boot_row(db, &c, reason.buf, &console, &e2) < 0 ||
-	    record_health(db, &c, reason.buf, &e2) < 0) {
+	if (hr < 0 || update_boot_row(db, &c, reason.buf, &console, &e2) < 0) {
 		if (res->outcome == BOOT_READY)
 			strbuf_addbuf(err, &e2);
 		else
@@ -1044,78 +976,6 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 		strbuf_release(&e2);
 		strbuf_release(&console);
 	}
-	return r;
-}
-
-int host_note_aborted_run(struct db *db, int64_t host_id, int64_t kernel_id,
-			  const char *reason, char *ret_health,
-			  struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *h = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	int64_t aborted = 0, kg = 0;
-	const char *old, *nh;
-	int r = -1;
-
-	if (db_begin(db, err) < 0)
-		return -1;
-	db_args_i64(&a, host_id);
-	if (db_exec_args(db, &h, err,
-			 "SELECT health, aborted_in_row, known_good_kernel_id "
-			 "FROM hosts WHERE id = $1 FOR UPDATE",
-			 &a) < 0 ||
-	    db_nrows(h) != 1)
-		goto out;
-	old = db_get(h, 0, 0);
-	nh = old;
-	parse_i64(db_get(h, 0, 1), 0, INT64_MAX, &aborted, NULL);
-	if (db_get(h, 0, 2))
-		parse_i64(db_get(h, 0, 2), 1, INT64_MAX, &kg, NULL);
-	if (kg && kg == kernel_id) {
-		struct strbuf why = STRBUF_INIT;
-
-		aborted++;
-		if (aborted >= 2)
-			nh = "bad";
-		db_args_clear(&a);
-		db_args_i64(&a, host_id);
-		db_args_str(&a, nh);
-		db_args_i64(&a, aborted);
-		if (db_exec_args(db, NULL, err,
-				 "UPDATE hosts SET health = $2, aborted_in_row "
-				 "= $3, "
-				 "updated_at = now() WHERE id = $1",
-				 &a) < 0)
-			goto out;
-		strbuf_addf(&why,
-			    "aborted run on the known-good kernel (%" PRId64
-			    " in a row): %s",
-			    aborted, reason);
-		r = host_event_add(db, host_id, old, nh, why.buf, err);
-		strbuf_release(&why);
-		if (r < 0)
-			goto out;
-	}
-	r = db_commit(db, err);
-	if (!r && ret_health)
-		snprintf(ret_health, 16, "%s", nh);
-out:
-	if (r < 0)
-		db_rollback(db);
-	db_args_clear(&a);
-	return r;
-}
-
-int host_note_good_run(struct db *db, int64_t host_id, struct strbuf *err)
-{
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, host_id);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE hosts SET aborted_in_row = 0 WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
 	return r;
 }
 

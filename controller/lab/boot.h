@@ -103,18 +103,6 @@ int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
 int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err);
 
 /*
- * Health bookkeeping, also for the run phase: a run that aborted on host
- * with kernel.  On the host's known-good kernel it counts towards
- * "two aborted in a row -> bad"; on another kernel it is the kernel's.
- * ret_health (16 bytes, may be NULL) gets the health after.
- */
-int host_note_aborted_run(struct db *db, int64_t host_id, int64_t kernel_id,
-			  const char *reason, char *ret_health,
-			  struct strbuf *err);
-/* A run completed on the host: the aborted count goes back to 0. */
-int host_note_good_run(struct db *db, int64_t host_id, struct strbuf *err);
-
-/*
  * Destroy this farm's libvirt domains (farm-<farm id>-*) at uri: at a
  * controller's start none of them can be live, so all are orphans of a
  * controller that died.  Names appended to names (may be NULL).

@@ -23,13 +23,13 @@
 #include <unistd.h>
 
 #include "lab/build.h"
+#include "store/kernels.h"
 #include "cleanup.h"
 #include "parse.h"
 #include "run-command.h"
 #include "banned.h"
 
 #define STEP_TIMEOUT_MS (30 * 60 * 1000)
-#define LOG_DB_MAX (1u << 20)
 
 void kernel_build_spec_init(struct kernel_build_spec *spec)
 {
@@ -980,54 +980,6 @@ out:
 	return r;
 }
 
-int kernel_row_record(struct db *db, int64_t kernel_id,
-		      const struct kernel_build_result *res, struct strbuf *err)
-{
-	struct db_args a = DB_ARGS_INIT;
-	struct strbuf tail = STRBUF_INIT;
-	int r;
-
-	/* The row keeps the last MiB of the log; the file keeps it all. */
-	if (res->log.len > LOG_DB_MAX) {
-		strbuf_addf(&tail, "(log cut; the whole log is %s)\n",
-			    res->log_path);
-		strbuf_add(&tail, res->log.buf + res->log.len - LOG_DB_MAX,
-			   LOG_DB_MAX);
-	} else {
-		strbuf_addbuf(&tail, &res->log);
-	}
-	db_args_i64(&a, kernel_id);
-	db_args_str(&a, res->release);
-	db_args_str(&a, res->bzimage ? res->bzimage : res->vmlinux);
-	db_args_str(&a, res->vmlinux);
-	db_args_i64(&a, res->text);
-	db_args_i64(&a, res->data);
-	db_args_i64(&a, res->bss);
-	db_args_double(&a, res->seconds);
-	db_args_str(&a, tail.buf);
-	db_args_str(&a, res->dir);
-	db_args_str(&a, res->series_sha256);
-	db_args_str(&a, res->config_sha256);
-	/* The cache key is unique: only the first row of a key carries it. */
-	db_args_str(&a, res->cache_key);
-	r = db_exec_args(
-		db, NULL, err,
-		"UPDATE kernels SET build_state = 'built', release = $2, "
-		"image_path = $3, vmlinux_path = $4, vmlinux_text = $5, "
-		"vmlinux_data = $6, vmlinux_bss = $7, build_seconds = $8, "
-		"build_log = $9, build_dir = $10, build_error = NULL, "
-		"series_sha256 = coalesce(series_sha256, $11), "
-		"config_sha256 = $12, "
-		"cache_key = CASE WHEN EXISTS (SELECT 1 FROM kernels k2 WHERE "
-		"k2.cache_key = $13 AND k2.id <> $1) THEN cache_key ELSE $13 "
-		"END, "
-		"built_at = coalesce(built_at, now()) WHERE id = $1",
-		&a);
-	db_args_clear(&a);
-	strbuf_release(&tail);
-	return r;
-}
-
 /* Split a config spec "tinyconfig+a.config+b.config" into spec. */
 static void config_spec_apply(struct kernel_build_spec *spec, const char *cs,
 			      struct strvec *keep)
@@ -1162,30 +1114,17 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			goto out;
 		strvec_push(&spec.patches, path.buf);
 	}
-	db_args_clear(&a);
-	db_args_i64(&a, kid);
-	db_exec_args(
-		db, NULL, err,
-		"UPDATE kernels SET build_state = 'building' WHERE id = $1",
-		&a);
+	kernels_build_started(db, kid, err);
 	strbuf_reset(err);
 	r = kernel_build(&spec, &out, err);
 	strbuf_addbuf(log, &out.log);
 	if (r == 0) {
-		r = kernel_row_record(db, kid, &out, err);
+		r = kernels_build_done(db, kid, &out, err);
 	} else {
 		struct strbuf e2 = STRBUF_INIT;
 
-		db_args_clear(&a);
-		db_args_i64(&a, kid);
-		db_args_str(&a, err->buf);
-		db_args_str(&a, out.log.len > LOG_DB_MAX
-					? out.log.buf + out.log.len - LOG_DB_MAX
-					: out.log.buf);
-		db_exec_args(db, NULL, &e2,
-			     "UPDATE kernels SET build_state = 'failed', "
-			     "build_error = $2, build_log = $3 WHERE id = $1",
-			     &a);
+		kernels_build_failed(db, kid, err->buf, out.log.buf,
+				     out.log.len, &e2);
 		strbuf_release(&e2);
 	}
 out:

@@ -104,14 +104,6 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			 void *progress_ctx, int64_t *ret_kernel_id,
 			 struct strbuf *log, struct strbuf *err);
 
-/*
- * Record res for kernel row kernel_id (build_state 'built', paths, sizes,
- * release, time, log tail).  Also the cmd_kernel path.
- */
-int kernel_row_record(struct db *db, int64_t kernel_id,
-		      const struct kernel_build_result *res,
-		      struct strbuf *err);
-
 /* The directory the farm's fragments live in ($SCHEDFARM_KERNELS_DIR, else
  * the kernels/ folder installed or beside the binary's source tree). */
 const char *kernel_fragments_dir(void);

@@ -802,6 +802,17 @@ const char *db_get(const struct db_result *res, int row, int col)
 	return PQgetvalue(res->res, row, col);
 }
 
+int db_get_i64(const struct db_result *res, int row, int col, int64_t min,
+	       int64_t max, int64_t *ret)
+{
+	const char *v;
+
+	if (!res || row >= db_nrows(res) || col >= db_nfields(res))
+		return -1;
+	v = db_get(res, row, col);
+	return v ? parse_i64(v, min, max, ret, NULL) : -1;
+}
+
 long db_cmd_tuples(const struct db_result *res)
 {
 	int64_t n = 0;
@@ -840,6 +851,27 @@ void db_args_double(struct db_args *a, double v)
 void db_args_bool(struct db_args *a, int v)
 {
 	db_args_str(a, v ? "true" : "false");
+}
+
+void db_args_text_array(struct db_args *a, const struct strvec *sv)
+{
+	struct strbuf lit = STRBUF_INIT;
+
+	strbuf_addch(&lit, '{');
+	for (size_t i = 0; sv && i < sv->nr; i++) {
+		if (i)
+			strbuf_addch(&lit, ',');
+		strbuf_addch(&lit, '"');
+		for (const char *p = sv->v[i]; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				strbuf_addch(&lit, '\\');
+			strbuf_addch(&lit, *p);
+		}
+		strbuf_addch(&lit, '"');
+	}
+	strbuf_addch(&lit, '}');
+	ALLOC_GROW(a->v, a->nr + 1, a->alloc);
+	a->v[a->nr++] = strbuf_detach(&lit, NULL);
 }
 
 void db_args_clear(struct db_args *a)

@@ -105,6 +105,12 @@ int db_nfields(const struct db_result *res);
 const char *db_fname(const struct db_result *res, int col);
 /* The value as text, or NULL for SQL NULL. */
 const char *db_get(const struct db_result *res, int row, int col);
+/*
+ * The value at (row, col) as an integer in [min, max]: 0, or -1 when the
+ * row is missing, the value is SQL NULL or out of range.
+ */
+int db_get_i64(const struct db_result *res, int row, int col, int64_t min,
+	       int64_t max, int64_t *ret);
 /* The number of rows a command touched ("UPDATE 3" -> 3). */
 long db_cmd_tuples(const struct db_result *res);
 void db_result_free(struct db_result *res);
@@ -130,6 +136,9 @@ void db_args_str(struct db_args *a, const char *s); /* s may be NULL */
 void db_args_i64(struct db_args *a, int64_t v);
 void db_args_double(struct db_args *a, double v); /* non-finite -> NULL */
 void db_args_bool(struct db_args *a, int v);
+/* A text[] parameter holding the strings of sv (each quoted, \ and " escaped).
+ */
+void db_args_text_array(struct db_args *a, const struct strvec *sv);
 void db_args_clear(struct db_args *a);
 int db_exec_args(struct db *db, struct db_result **ret, struct strbuf *err,
 		 const char *sql, const struct db_args *a);

@@ -22,6 +22,8 @@
 #include "cleanup.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "store/jobs.h"
+#include "store/kernels.h"
 #include "store/queue.h"
 #include "banned.h"
 
@@ -40,13 +42,6 @@
 	" AND coalesce(h.cpus >= j.req_min_cpus, true)"                        \
 	" AND coalesce(h.memory_mb >= j.req_min_memory_mb, true)"              \
 	" AND h.tags @> j.req_tags"
-
-static int get_i64(struct db_result *res, int row, int col, int64_t *ret)
-{
-	const char *v = db_get(res, row, col);
-
-	return v ? parse_i64(v, INT64_MIN, INT64_MAX, ret, NULL) : -1;
-}
 
 int queue_check_patch(const char *name, const char *data, size_t len,
 		      struct strbuf *err)
@@ -103,51 +98,17 @@ static char *submitter_name(void)
 		       host[0] ? host : "localhost");
 }
 
-/* Insert (or find) a kernel row by name; return its id. */
+/* Find, or make, the kernel row called name (see kernels_upsert()). */
 static int ensure_kernel(struct db *db, const char *name, const char *base,
 			 const char *series_sha, const char *state,
 			 int64_t *ret_id, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	int r;
+	struct kernel_fields f = { .name = name,
+				   .base = base,
+				   .series_sha256 = series_sha,
+				   .build_state = state };
 
-	db_args_str(&a, name);
-	db_args_str(&a, base);
-	db_args_str(&a, series_sha);
-	db_args_str(&a, state);
-	r = db_exec_args(
-		db, &res, err,
-		"INSERT INTO kernels (name, base, series_sha256, "
-		"build_state) VALUES ($1, $2, $3, $4) "
-		"ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name "
-		"RETURNING id",
-		&a);
-	db_args_clear(&a);
-	if (r < 0 || get_i64(res, 0, 0, ret_id) < 0) {
-		if (r == 0)
-			strbuf_addstr(err, "kernel insert returned no id");
-		return -1;
-	}
-	return 0;
-}
-
-static void join_strvec_array(struct strbuf *out, const struct strvec *sv)
-{
-	/* A text[] literal: each element double-quoted with \ and " escaped. */
-	strbuf_addch(out, '{');
-	for (size_t i = 0; i < sv->nr; i++) {
-		if (i)
-			strbuf_addch(out, ',');
-		strbuf_addch(out, '"');
-		for (const char *p = sv->v[i]; *p; p++) {
-			if (*p == '"' || *p == '\\')
-				strbuf_addch(out, '\\');
-			strbuf_addch(out, *p);
-		}
-		strbuf_addch(out, '"');
-	}
-	strbuf_addch(out, '}');
+	return kernels_upsert(db, &f, KERNEL_KEEP, ret_id, err);
 }
 
 int queue_submit(struct db *db, const struct queue_submit *s,
@@ -156,11 +117,13 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	_cleanup_db_result_ struct db_result *res = NULL;
 	_cleanup_free_ char *who = NULL;
 	struct db_args a = DB_ARGS_INIT;
-	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT, arr = STRBUF_INIT;
+	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT;
+	struct job_row job;
 	char *sha = NULL;
 	int r = -1;
 
 	memset(ret, 0, sizeof(*ret));
+	job_row_init(&job);
 	if (!s->base || !*s->base) {
 		strbuf_addstr(err, "a base kernel is required");
 		return -1;
@@ -200,7 +163,7 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 			 "ON CONFLICT (sha256) DO UPDATE SET name = plans.name "
 			 "RETURNING id",
 			 &a) < 0 ||
-	    get_i64(res, 0, 0, &ret->plan_id) < 0)
+	    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->plan_id) < 0)
 		goto out;
 	db_args_clear(&a);
 	db_result_free(res);
@@ -228,7 +191,7 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 				 "encode(sha256(decode($4, 'hex')), 'hex'), "
 				 "$5, $6) RETURNING id, series_sha256",
 				 &a) < 0 ||
-		    get_i64(res, 0, 0, &ret->patch_id) < 0)
+		    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->patch_id) < 0)
 			goto out;
 		db_args_clear(&a);
 		sha = xstrdup(db_get(res, 0, 1));
@@ -263,31 +226,15 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		db_args_clear(&a);
 	}
 
-	db_args_i64(&a, ret->patch_id);
-	db_args_i64(&a, ret->kernel_id);
-	db_args_i64(&a, ret->plan_id);
-	db_args_str(&a, s->host);
-	db_args_i64(&a, s->priority);
-	db_args_str(&a, s->name);
-	join_strvec_array(&arr, &s->plan->host.kinds);
-	db_args_str(&a, arr.buf);
-	db_args_i64(&a, s->plan->host.min_sockets);
-	db_args_i64(&a, s->plan->host.min_cpus);
-	db_args_i64(&a, s->plan->host.min_memory_mb);
-	strbuf_reset(&arr);
-	join_strvec_array(&arr, &s->plan->host.tags);
-	db_args_str(&a, arr.buf);
-	db_args_i64(&a, (int64_t)s->plan->nr_runs * s->plan->boots);
-	db_args_i64(&a, s->rerun_of);
-	if (db_exec_args(db, &res, err,
-			 "INSERT INTO jobs (patch_id, kernel_id, plan_id, "
-			 "host_constraint, priority, name, req_kinds, "
-			 "req_min_sockets, req_min_cpus, req_min_memory_mb, "
-			 "req_tags, nr_runs, rerun_of) VALUES (nullif($1, 0), "
-			 "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
-			 "nullif($13, 0)) RETURNING id",
-			 &a) < 0 ||
-	    get_i64(res, 0, 0, &ret->job_id) < 0)
+	job.patch_id = ret->patch_id;
+	job.kernel_id = ret->kernel_id;
+	job.plan_id = ret->plan_id;
+	job.host_constraint = s->host ? xstrdup(s->host) : NULL;
+	job.priority = s->priority;
+	job.name = s->name ? xstrdup(s->name) : NULL;
+	job_row_from_plan(&job, s->plan, s->plan->boots);
+	job.rerun_of = s->rerun_of;
+	if (jobs_insert(db, &job, &ret->job_id, err) < 0)
 		goto out;
 	if (db_commit(db, err) < 0)
 		goto out_norollback;
@@ -299,7 +246,7 @@ out_norollback:
 	db_args_clear(&a);
 	strbuf_release(&hex);
 	strbuf_release(&kname);
-	strbuf_release(&arr);
+	job_row_release(&job);
 	free(sha);
 	return r;
 }
@@ -362,7 +309,7 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 		db_rollback(db);
 		return 0;
 	}
-	if (get_i64(res, 0, 0, &job) < 0)
+	if (db_get_i64(res, 0, 0, 1, INT64_MAX, &job) < 0)
 		goto bad;
 	db_result_free(res);
 	res = NULL;
@@ -380,7 +327,7 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 		db_rollback(db);
 		return 2;
 	}
-	if (get_i64(res, 0, 0, &host) < 0)
+	if (db_get_i64(res, 0, 0, 1, INT64_MAX, &host) < 0)
 		goto bad;
 	db_result_free(res);
 	res = NULL;
@@ -397,7 +344,7 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 			 "attempts = attempts + 1, error = NULL, "
 			 "error_phase = NULL WHERE id = $1 RETURNING attempts",
 			 &a) < 0 ||
-	    get_i64(res, 0, 0, &attempts) < 0)
+	    db_get_i64(res, 0, 0, 0, INT64_MAX, &attempts) < 0)
 		goto fail;
 	if (db_exec_args(db, NULL, err,
 			 "UPDATE hosts SET state = 'leased', lease_owner = $3, "
@@ -545,7 +492,7 @@ int queue_phase_begin(struct db *db, const struct queue_claim *c,
 			 "VALUES ($1, $2, $3) RETURNING id",
 			 &a);
 	db_args_clear(&a);
-	if (r < 0 || get_i64(res, 0, 0, ret_id) < 0)
+	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0)
 		return -1;
 	return 0;
 }
@@ -641,40 +588,6 @@ fail:
 	return -1;
 }
 
-int queue_host_outcome(struct db *db, int64_t host_id, int ok, const char *why,
-		       int *ret_changed, struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	if (ret_changed)
-		*ret_changed = 0;
-	db_args_i64(&a, host_id);
-	db_args_bool(&a, ok);
-	db_args_str(&a, why ? why : "");
-	r = db_exec_args(
-		db, &res, err,
-		"WITH u AS (UPDATE hosts h SET aborted_in_row = CASE "
-		"WHEN $2 THEN 0 ELSE h.aborted_in_row + 1 END, health = "
-		"CASE WHEN NOT $2 AND h.aborted_in_row + 1 >= 2 AND "
-		"h.health IN ('good', 'unknown') THEN 'bad' ELSE "
-		"h.health END, updated_at = now() FROM hosts o WHERE "
-		"h.id = $1 AND o.id = h.id RETURNING h.id, o.health AS "
-		"was, h.health AS now), e AS (INSERT INTO host_events "
-		"(host_id, old_health, new_health, reason) SELECT id, "
-		"was, now, 'unreachable twice in a row: ' || left($3, "
-		"500) FROM u WHERE was <> now RETURNING 1) "
-		"SELECT count(*) FROM e",
-		&a);
-	db_args_clear(&a);
-	if (r < 0)
-		return -1;
-	if (ret_changed)
-		*ret_changed = strcmp(db_get(res, 0, 0), "0") != 0;
-	return 0;
-}
-
 int queue_requeue_expired(struct db *db, int *ret_jobs, int *ret_hosts,
 			  struct strbuf *err)
 {
@@ -714,7 +627,7 @@ int queue_requeue_expired(struct db *db, int *ret_jobs, int *ret_hosts,
 	if (ret_jobs) {
 		int64_t n = 0;
 
-		get_i64(res, 0, 0, &n);
+		db_get_i64(res, 0, 0, 0, INT64_MAX, &n);
 		*ret_jobs = (int)n;
 	}
 	if (ret_hosts)
@@ -756,7 +669,7 @@ int queue_count_queued(struct db *db, int64_t *ret, struct strbuf *err)
 		    "SELECT count(*) FROM jobs WHERE state = 'queued'", 0,
 		    NULL) < 0)
 		return -1;
-	return get_i64(res, 0, 0, ret);
+	return db_get_i64(res, 0, 0, 0, INT64_MAX, ret);
 }
 
 int queue_load_plan(const char *path, struct strbuf *text, struct plan **ret,

@@ -147,15 +147,6 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		 struct strbuf *err);
 
 /*
- * Record how a job went for its host: ok resets the count of aborted jobs
- * in a row; a failure to reach the host adds one, and the second in a row
- * makes a good or unknown host bad (with a host_events row saying why).
- * *ret_changed (may be NULL) tells whether the health changed.
- */
-int queue_host_outcome(struct db *db, int64_t host_id, int ok, const char *why,
-		       int *ret_changed, struct strbuf *err);
-
-/*
  * Put jobs whose lease expired back in the queue (or fail them when they
  * used up max_attempts), abort their unfinished runs, and free hosts whose
  * lease expired.  Counts go to *ret_jobs and *ret_hosts (may be NULL).

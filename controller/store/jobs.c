@@ -1,0 +1,156 @@
+/*
+ * jobs.c - new rows in `jobs`; see jobs.h.
+ *
+ * The INSERT below is the only one of the tree: submit, rerun and the
+ * adaptive sequences differ only in how they fill a struct job_row.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "plan/plan.h"
+#include "store/jobs.h"
+#include "banned.h"
+
+void job_row_init(struct job_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	strvec_init(&r->req_kinds);
+	strvec_init(&r->req_tags);
+}
+
+void job_row_release(struct job_row *r)
+{
+	free(r->host_constraint);
+	free(r->name);
+	strvec_clear(&r->req_kinds);
+	strvec_clear(&r->req_tags);
+	job_row_init(r);
+}
+
+void job_row_from_plan(struct job_row *r, const struct plan *p, int boots)
+{
+	strvec_clear(&r->req_kinds);
+	strvec_clear(&r->req_tags);
+	for (size_t i = 0; i < p->host.kinds.nr; i++)
+		strvec_push(&r->req_kinds, p->host.kinds.v[i]);
+	for (size_t i = 0; i < p->host.tags.nr; i++)
+		strvec_push(&r->req_tags, p->host.tags.v[i]);
+	r->req_min_sockets = p->host.min_sockets;
+	r->req_min_cpus = p->host.min_cpus;
+	r->req_min_memory_mb = p->host.min_memory_mb;
+	r->nr_runs = (int64_t)p->nr_runs * boots;
+}
+
+/* Append the elements of job_id's text[] column `col` to sv. */
+static int load_array(struct db *db, int64_t job_id, const char *col,
+		      struct strvec *sv, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, job_id);
+	/* col is one of two names fixed below, never input. */
+	r = db_exec_args(db, &res, err,
+			 !strcmp(col, "req_kinds")
+				 ? "SELECT e FROM jobs, unnest(req_kinds) WITH "
+				   "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
+				   "BY i"
+				 : "SELECT e FROM jobs, unnest(req_tags) WITH "
+				   "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
+				   "BY i",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_push(sv, db_get(res, i, 0));
+	return 0;
+}
+
+int jobs_load_row(struct db *db, int64_t job_id, struct job_row *r,
+		  struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int rc;
+
+	db_args_i64(&a, job_id);
+	rc = db_exec_args(db, &res, err,
+			  "SELECT coalesce(patch_id, 0), kernel_id, plan_id, "
+			  "host_constraint, priority, name, req_min_sockets, "
+			  "req_min_cpus, req_min_memory_mb, nr_runs, "
+			  "coalesce(rerun_of, 0), block FROM jobs WHERE id = "
+			  "$1",
+			  &a);
+	db_args_clear(&a);
+	if (rc < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 1;
+	if (db_get_i64(res, 0, 0, 0, INT64_MAX, &r->patch_id) < 0 ||
+	    db_get_i64(res, 0, 1, 1, INT64_MAX, &r->kernel_id) < 0 ||
+	    db_get_i64(res, 0, 2, 1, INT64_MAX, &r->plan_id) < 0 ||
+	    db_get_i64(res, 0, 4, -1000, 1000, &r->priority) < 0 ||
+	    db_get_i64(res, 0, 6, 0, INT64_MAX, &r->req_min_sockets) < 0 ||
+	    db_get_i64(res, 0, 7, 0, INT64_MAX, &r->req_min_cpus) < 0 ||
+	    db_get_i64(res, 0, 8, 0, INT64_MAX, &r->req_min_memory_mb) < 0 ||
+	    db_get_i64(res, 0, 9, 0, INT64_MAX, &r->nr_runs) < 0 ||
+	    db_get_i64(res, 0, 10, 0, INT64_MAX, &r->rerun_of) < 0 ||
+	    db_get_i64(res, 0, 11, 0, INT64_MAX, &r->block) < 0) {
+		strbuf_addf(err, "job %lld: a column out of range",
+			    (long long)job_id);
+		return -1;
+	}
+	free(r->host_constraint);
+	free(r->name);
+	r->host_constraint =
+		db_get(res, 0, 3) ? xstrdup(db_get(res, 0, 3)) : NULL;
+	r->name = db_get(res, 0, 5) ? xstrdup(db_get(res, 0, 5)) : NULL;
+	strvec_clear(&r->req_kinds);
+	strvec_clear(&r->req_tags);
+	if (load_array(db, job_id, "req_kinds", &r->req_kinds, err) < 0 ||
+	    load_array(db, job_id, "req_tags", &r->req_tags, err) < 0)
+		return -1;
+	return 0;
+}
+
+int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
+		struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int rc;
+
+	db_args_i64(&a, r->patch_id);
+	db_args_i64(&a, r->kernel_id);
+	db_args_i64(&a, r->plan_id);
+	db_args_str(&a, r->host_constraint);
+	db_args_i64(&a, r->priority);
+	db_args_str(&a, r->name);
+	db_args_text_array(&a, &r->req_kinds);
+	db_args_i64(&a, r->req_min_sockets);
+	db_args_i64(&a, r->req_min_cpus);
+	db_args_i64(&a, r->req_min_memory_mb);
+	db_args_text_array(&a, &r->req_tags);
+	db_args_i64(&a, r->nr_runs);
+	db_args_i64(&a, r->rerun_of);
+	db_args_i64(&a, r->block);
+	rc = db_exec_args(db, &res, err,
+			  "INSERT INTO jobs (patch_id, kernel_id, plan_id, "
+			  "host_constraint, priority, name, req_kinds, "
+			  "req_min_sockets, req_min_cpus, req_min_memory_mb, "
+			  "req_tags, nr_runs, rerun_of, block) VALUES "
+			  "(nullif($1, 0), $2, $3, $4, $5, $6, $7, $8, $9, "
+			  "$10, $11, $12, nullif($13, 0), $14) RETURNING id",
+			  &a);
+	db_args_clear(&a);
+	if (rc < 0)
+		return -1;
+	if (db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0) {
+		strbuf_addstr(err, "the job insert returned no id");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * jobs.h - the one owner of new rows in `jobs` (the STP# of OSDL's queue).
+ *
+ * A job is queued by `submit`/`run` (from a plan), by `rerun` (a copy of
+ * an earlier job on a named host) and by the adaptive repetitions (the
+ * next block of a sequence).  All three fill a struct job_row and go
+ * through jobs_insert(), so the columns a job carries are listed once.
+ * The state changes of a queued job (claim, phases, finish) belong to
+ * queue.c.
+ */
+#ifndef SCHEDFARM_JOBS_H
+#define SCHEDFARM_JOBS_H
+
+#include <stdint.h>
+
+#include "store/db.h"
+#include "strbuf.h"
+
+struct plan;
+
+/* The columns of a job as queued.  Strings are owned by the row. */
+struct job_row {
+	int64_t patch_id; /* 0: none (a plan run under a kernel name) */
+	int64_t kernel_id;
+	int64_t plan_id;
+	char *host_constraint; /* a host name, or NULL for any match */
+	int64_t priority;
+	char *name; /* may be NULL */
+	struct strvec req_kinds, req_tags;
+	int64_t req_min_sockets, req_min_cpus, req_min_memory_mb;
+	int64_t nr_runs; /* runs x boots */
+	int64_t rerun_of; /* 0: not a rerun */
+	int64_t block; /* adaptive block, 0 for any other job */
+};
+
+void job_row_init(struct job_row *r);
+void job_row_release(struct job_row *r);
+
+/*
+ * Fill r's host requirements and run count from plan p, for `boots`
+ * boots (the plan's own `boots` for an ordinary job).
+ */
+void job_row_from_plan(struct job_row *r, const struct plan *p, int boots);
+
+/*
+ * Load the queued columns of job `job_id` into r (initialised by the
+ * caller, released by it).  Return 0, 1 when there is no such job, or -1
+ * with err.
+ */
+int jobs_load_row(struct db *db, int64_t job_id, struct job_row *r,
+		  struct strbuf *err);
+
+/* Insert r as a queued job; its id in *ret_id.  0 or -1 with err. */
+int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
+		struct strbuf *err);
+
+#endif

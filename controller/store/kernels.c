@@ -1,0 +1,156 @@
+/*
+ * kernels.c - `kernels` rows; see kernels.h.
+ *
+ * One INSERT for every way a kernel gets a name, and the three updates of
+ * a build's life.  A row keeps the last MiB of a build log; the build's
+ * folder keeps all of it.
+ */
+#include <string.h>
+
+#include "cleanup.h"
+#include "lab/build.h"
+#include "store/kernels.h"
+#include "banned.h"
+
+#define KERNEL_LOG_DB_MAX ((size_t)1 << 20)
+
+int kernels_upsert(struct db *db, const struct kernel_fields *f,
+		   enum kernel_upsert how, int64_t *ret_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, f->name);
+	db_args_str(&a, f->base ? f->base : f->name);
+	db_args_str(&a, f->base_ref);
+	db_args_str(&a, f->config_spec);
+	db_args_str(&a, f->series_sha256);
+	db_args_str(&a, f->build_state ? f->build_state : "external");
+	db_args_str(&a, f->image_path);
+	db_args_str(&a, f->vmlinux_path);
+	db_args_str(&a, f->initrd_path);
+	db_args_str(&a, f->release);
+	db_args_str(&a, how == KERNEL_SET_SOURCE  ? "source"
+			: how == KERNEL_SET_IMAGE ? "image"
+						  : "keep");
+	/*
+	 * On a name that exists: "keep" touches nothing (the no-op SET is
+	 * what makes RETURNING give the id); "source" and "image" overwrite
+	 * their group of columns.
+	 */
+	r = db_exec_args(
+		db, &res, err,
+		"INSERT INTO kernels AS k (name, base, base_ref, config_spec, "
+		"series_sha256, build_state, image_path, vmlinux_path, "
+		"initrd_path, release) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
+		"$9, $10) ON CONFLICT (name) DO UPDATE SET "
+		"base = CASE WHEN $11 = 'source' THEN $2 ELSE k.base END, "
+		"base_ref = CASE WHEN $11 = 'source' THEN $3 ELSE k.base_ref "
+		"END, "
+		"config_spec = CASE WHEN $11 = 'source' THEN $4 ELSE "
+		"k.config_spec END, "
+		"build_state = CASE WHEN $11 = 'source' AND k.build_state <> "
+		"'built' THEN 'building' ELSE k.build_state END, "
+		"image_path = CASE WHEN $11 = 'image' THEN $7 ELSE "
+		"k.image_path "
+		"END, "
+		"vmlinux_path = CASE WHEN $11 = 'image' THEN $8 ELSE "
+		"k.vmlinux_path END, "
+		"initrd_path = CASE WHEN $11 = 'image' THEN $9 ELSE "
+		"k.initrd_path END, "
+		"release = CASE WHEN $11 = 'image' THEN $10 ELSE k.release END "
+		"RETURNING id",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0) {
+		strbuf_addf(err, "kernel %s: the insert returned no id",
+			    f->name);
+		return -1;
+	}
+	return 0;
+}
+
+int kernels_build_started(struct db *db, int64_t kernel_id, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, kernel_id);
+	r = db_exec_args(
+		db, NULL, err,
+		"UPDATE kernels SET build_state = 'building' WHERE id = $1",
+		&a);
+	db_args_clear(&a);
+	return r;
+}
+
+int kernels_build_failed(struct db *db, int64_t kernel_id, const char *error,
+			 const char *log, size_t log_len, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, kernel_id);
+	db_args_str(&a, error);
+	db_args_str(&a, log_len > KERNEL_LOG_DB_MAX
+				? log + log_len - KERNEL_LOG_DB_MAX
+				: log);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE kernels SET build_state = 'failed', "
+			 "build_error = $2, build_log = $3 WHERE id = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int kernels_build_done(struct db *db, int64_t kernel_id,
+		       const struct kernel_build_result *res,
+		       struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf tail = STRBUF_INIT;
+	int r;
+
+	if (res->log.len > KERNEL_LOG_DB_MAX) {
+		strbuf_addf(&tail, "(log cut; the whole log is %s)\n",
+			    res->log_path);
+		strbuf_add(&tail,
+			   res->log.buf + res->log.len - KERNEL_LOG_DB_MAX,
+			   KERNEL_LOG_DB_MAX);
+	} else {
+		strbuf_addbuf(&tail, &res->log);
+	}
+	db_args_i64(&a, kernel_id);
+	db_args_str(&a, res->release);
+	db_args_str(&a, res->bzimage ? res->bzimage : res->vmlinux);
+	db_args_str(&a, res->vmlinux);
+	db_args_i64(&a, res->text);
+	db_args_i64(&a, res->data);
+	db_args_i64(&a, res->bss);
+	db_args_double(&a, res->seconds);
+	db_args_str(&a, tail.buf);
+	db_args_str(&a, res->dir);
+	db_args_str(&a, res->series_sha256);
+	db_args_str(&a, res->config_sha256);
+	/* The cache key is unique: only the first row of a key carries it. */
+	db_args_str(&a, res->cache_key);
+	r = db_exec_args(
+		db, NULL, err,
+		"UPDATE kernels SET build_state = 'built', release = $2, "
+		"image_path = $3, vmlinux_path = $4, vmlinux_text = $5, "
+		"vmlinux_data = $6, vmlinux_bss = $7, build_seconds = $8, "
+		"build_log = $9, build_dir = $10, build_error = NULL, "
+		"series_sha256 = coalesce(series_sha256, $11), "
+		"config_sha256 = $12, "
+		"cache_key = CASE WHEN EXISTS (SELECT 1 FROM kernels k2 WHERE "
+		"k2.cache_key = $13 AND k2.id <> $1) THEN cache_key ELSE $13 "
+		"END, "
+		"built_at = coalesce(built_at, now()) WHERE id = $1",
+		&a);
+	db_args_clear(&a);
+	strbuf_release(&tail);
+	return r;
+}

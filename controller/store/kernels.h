@@ -1,0 +1,69 @@
+/*
+ * kernels.h - the one owner of `kernels` rows: a kernel under a name,
+ * with where it comes from (base, ref, config, series) and where its
+ * image is once built or registered.
+ *
+ * Rows come from `submit` (the base, and base+PLM# to build), `kernel
+ * build` (a build by hand), `kernel add` (an image built elsewhere) and
+ * `import` (a name for imported numbers).  Their build state moves
+ * queued -> building -> built | failed here too; lab/build.c builds and
+ * knows nothing of the database.
+ */
+#ifndef SCHEDFARM_KERNELS_H
+#define SCHEDFARM_KERNELS_H
+
+#include <stdint.h>
+
+#include "store/db.h"
+#include "strbuf.h"
+
+struct kernel_build_result;
+
+/* What a caller knows of a kernel; NULL fields are not known (kept). */
+struct kernel_fields {
+	const char *name;
+	const char
+		*base; /* source folder, tarball, repository or kernel name */
+	const char *base_ref;
+	const char *config_spec;
+	const char *series_sha256;
+	const char *build_state; /* queued, building, external (new rows) */
+	const char *image_path, *vmlinux_path, *initrd_path, *release;
+};
+
+/*
+ * How a row that exists under the name is treated: KERNEL_KEEP leaves it
+ * as it is (find or create); KERNEL_SET_SOURCE overwrites base, ref and
+ * config and makes it `building` unless it is built (a build by hand);
+ * KERNEL_SET_IMAGE overwrites image, vmlinux, initrd and release (an
+ * image registered again).
+ */
+enum kernel_upsert { KERNEL_KEEP, KERNEL_SET_SOURCE, KERNEL_SET_IMAGE };
+
+/*
+ * Insert kernel f->name (base defaults to the name, state to external),
+ * or find or update the row of that name as `how` says; its id in
+ * *ret_id.  0, or -1 with err.
+ */
+int kernels_upsert(struct db *db, const struct kernel_fields *f,
+		   enum kernel_upsert how, int64_t *ret_id, struct strbuf *err);
+
+/* The build of kernel_id starts: state building.  0 or -1 with err. */
+int kernels_build_started(struct db *db, int64_t kernel_id, struct strbuf *err);
+
+/*
+ * The build of kernel_id failed: state failed, with the error and the
+ * last part of the log.  0 or -1 with err.
+ */
+int kernels_build_failed(struct db *db, int64_t kernel_id, const char *error,
+			 const char *log, size_t log_len, struct strbuf *err);
+
+/*
+ * The build of kernel_id succeeded (or was found in the cache): record
+ * what res says (release, image, size, time, log, cache key).  0 or -1.
+ */
+int kernels_build_done(struct db *db, int64_t kernel_id,
+		       const struct kernel_build_result *res,
+		       struct strbuf *err);
+
+#endif

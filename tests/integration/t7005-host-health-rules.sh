@@ -1,0 +1,132 @@
+#!/bin/sh
+# t7005: the host health rules (store/hosts.c) through both ways a host is
+# observed, on a real libvirt/qemu (TCG) guest: the queue (`schedfarm run`,
+# the job's boot phase) and the boot verb (`schedfarm kernel boot`).
+#   - a patched kernel that never answers (it boots, its init never starts
+#     the agent) is blamed; the host stays good;
+#   - the host's known-good kernel failing twice in a row makes it bad,
+#     with the event saying so.
+# The rules case by case, without a database: tests/unit/test-hosts.c.
+. "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/boot-lib.sh"
+
+boot_prereqs
+libvirt_up || skip_all "libvirtd would not start"
+
+export SCHEDFARM_HOME=$SCRATCH/home
+mkdir -p "$SCHEDFARM_HOME"
+embedded_stop_at_exit "$SCHEDFARM_HOME"
+VMLINUZ=$(debian_vmlinuz)
+REL=${VMLINUZ#/boot/vmlinuz-}
+G=$SCRATCH/guest
+mkdir -p "$G"
+PORT=$(free_port)
+
+cat >"$SCRATCH/short.yaml" <<'EOF'
+name: t7005-short
+description: One short fairness loop in the guest.
+workload: fairness-loop
+params:
+  groups: /a:2
+  duration: 1s
+  sample_interval: 1s
+iterations: 1
+warmup: 0
+boots: 1
+host:
+  kind: [libvirt]
+timeouts:
+  run: 2m
+EOF
+
+# The host's boot_config with initrd $1 and short boot phases, so that a
+# kernel that never answers is given up on in seconds.
+boot_config() {
+	printf '{"initrd": "%s", "agent_timeout_ms": 12000, "ssh_timeout_ms": 12000}' "$1"
+}
+
+health() {
+	sql "SELECT health || \$\$ \$\$ || aborted_in_row FROM hosts WHERE name = \$\$vm\$\$"
+}
+
+test_expect_success 'a guest image, a silent initrd, Debian kernel under two names, a libvirt host' '
+	guest_image "$G" "/lib/modules/$REL" &&
+	VMLINUX=$(vmlinux_of "$VMLINUZ") &&
+	mkdir -p silent/bin &&
+	cp /bin/busybox silent/bin/busybox &&
+	printf "#!/bin/busybox sh\nexec /bin/busybox sleep 100000\n" >silent/init &&
+	chmod 755 silent/init &&
+	(cd silent && find . | cpio -o -H newc --quiet | gzip -n) >silent.cpio.gz &&
+	schedfarm kernel add debian --image "$VMLINUZ" --vmlinux "$VMLINUX" \
+		--release "$REL" >out &&
+	schedfarm kernel add patched-silent --image "$VMLINUZ" --vmlinux "$VMLINUX" \
+		--release "$REL" --initrd "$SCRATCH/silent.cpio.gz" >out &&
+	known_hosts_for "$G/known_hosts" "$PORT" "$G/guest.cpio.gz.hostkey.pub" &&
+	schedfarm host add vm --kind libvirt --address 127.0.0.1 --port "$PORT" \
+		--user root --key "$G/ctl" --known-hosts "$G/known_hosts" \
+		--libvirt-uri qemu:///system --cpus 2 --memory-mb 768 \
+		--boot-config "$(boot_config "$G/guest.cpio.gz")" &&
+	test "$(health)" = "unknown 0"
+'
+
+test_expect_success 'queue: a job on the working kernel makes the unknown host good' '
+	schedfarm run short.yaml --host vm --kernel debian >out 2>err &&
+	test "$(health)" = "good 0" &&
+	sql "SELECT old_health || \$\$>\$\$ || new_health FROM host_events" >ev &&
+	test "$(cat ev)" = "unknown>good"
+'
+
+test_expect_success 'queue: a patched kernel that never answers is blamed; the host stays good' '
+	! schedfarm run short.yaml --host vm --kernel patched-silent >out 2>err &&
+	j=$(sql "SELECT max(id) FROM jobs") &&
+	test "$(sql "SELECT state || \$\$ \$\$ || error_phase FROM jobs WHERE id = $j")" = "failed boot" &&
+	sql "SELECT error FROM jobs WHERE id = $j" >error &&
+	grep_or_fail "agent: no agent beacon in time" error &&
+	test "$(sql "SELECT blame FROM boots WHERE job_id = $j")" = kernel &&
+	test "$(health)" = "good 0" &&
+	test "$(sql "SELECT count(*) FROM host_events")" = 1
+'
+
+test_expect_success 'boot: the same kernel through kernel boot: blamed, the host stays good' '
+	! schedfarm kernel boot patched-silent --host vm >out 2>err &&
+	grep_or_fail "blame kernel health good" out &&
+	test "$(health)" = "good 0"
+'
+
+test_expect_success 'host check makes debian the known-good kernel' '
+	schedfarm host check vm --kernel debian >out 2>err &&
+	grep_or_fail "check vm: passed" out &&
+	test "$(sql "SELECT k.name FROM hosts h JOIN kernels k ON k.id = h.known_good_kernel_id")" = debian
+'
+
+test_expect_success 'queue: the known-good kernel failing twice in a row makes the host bad' '
+	schedfarm host set vm --boot-config "$(boot_config "$SCRATCH/silent.cpio.gz")" >out &&
+	! schedfarm run short.yaml --host vm --kernel debian >out1 2>err1 &&
+	j=$(sql "SELECT max(id) FROM jobs") &&
+	test "$(sql "SELECT blame FROM boots WHERE job_id = $j")" = host &&
+	test "$(health)" = "good 1" &&
+	! schedfarm run short.yaml --host vm --kernel debian >out2 2>err2 &&
+	test "$(health)" = "bad 2" &&
+	sql "SELECT old_health || \$\$>\$\$ || new_health || \$\$ \$\$ || reason FROM host_events ORDER BY id DESC LIMIT 1" >ev &&
+	grep_or_fail "good>bad" ev && grep_or_fail "known-good kernel; 2 aborted in a row" ev &&
+	! schedfarm run short.yaml --host vm --kernel debian >out3 2>err3 &&
+	test "$(sql "SELECT count(*) FROM boots")" = "$(sql "SELECT count(*) FROM boots WHERE finished_at IS NOT NULL")"
+'
+
+test_expect_success 'boot: the known-good kernel failing twice in a row makes the host bad' '
+	schedfarm host set vm --health good >out &&
+	test "$(health)" = "good 0" &&
+	! schedfarm kernel boot debian --host vm >out1 2>err1 &&
+	grep_or_fail "blame host health good" out1 &&
+	! schedfarm kernel boot debian --host vm >out2 2>err2 &&
+	grep_or_fail "blame host health bad" out2 &&
+	test "$(health)" = "bad 2"
+'
+
+test_expect_success 'every health change left exactly one event' '
+	sql "SELECT old_health || \$\$>\$\$ || new_health FROM host_events WHERE old_health IS DISTINCT FROM new_health ORDER BY id" >changes &&
+	printf "unknown>good\ngood>bad\nbad>good\ngood>bad\n" >want &&
+	diff -u want changes
+'
+
+test_done
