@@ -1,5 +1,5 @@
 /*
- * cmd_import.c - `schedfarm import FILE...`: results made elsewhere.
+ * import.c - results made elsewhere, parsed and stored; see import.h.
  *
  * Another lab's numbers, an old spreadsheet, a table from a mailing-list
  * thread: CSV with a header, either one observation per row
@@ -14,58 +14,22 @@
  * COPY.  Imported runs then compare like any other.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/builtin.h"
 #include "cleanup.h"
-#include "cli.h"
 #include "store/hosts.h"
 #include "store/kernels.h"
-#include "analysis/compare.h"
-#include "log.h"
+#include "analysis/import.h"
 #include "parse.h"
 #include "strvec.h"
 #include "banned.h"
 
-#define IMPORT_MAX_BYTES (64u << 20)
 #define IMPORT_MAX_ROWS 1000000
-#define IMPORT_MAX_ERRORS 20
 #define IMPORT_MAX_FIELD 1024
 #define IMPORT_MAX_PARAMS 64
-
-const char cmd_import_usage[] =
-	"usage: schedfarm import FILE...\n"
-	"\n"
-	"Store results made elsewhere, so they compare like the farm's own.\n"
-	"Each FILE is CSV with a header line naming its columns (any order):\n"
-	"\n"
-	"  observations: kernel,host,workload,params,metric,unit,better,value\n"
-	"                and optionally boot (rows with the same boot number\n"
-	"                are iterations of one boot: one observation)\n"
-	"  summaries:    "
-	"kernel,host,workload,params,metric,unit,better,n,mean,\n"
-	"                stddev (stddev is the standard deviation, not the\n"
-	"                standard error that perf stat prints as +-)\n"
-	"\n"
-	"better is 'higher' or 'lower'; params is key=value;key=value (or\n"
-	"empty).  Lines starting with # and empty lines are skipped.  Fields\n"
-	"may be quoted with \"...\" (\"\" inside for a quote).\n"
-	"\n"
-	"A file with a bad row is refused whole: each bad row is printed as\n"
-	"FILE:LINE: reason and nothing of that file is stored.  The same file\n"
-	"(by its SHA-256) is imported once.  Hosts that do not exist yet are\n"
-	"created as kind 'imported', never scheduled.  Exit status 1 when any\n"
-	"file was refused.\n"
-	"\n"
-	"Example:\n"
-	"  schedfarm import reaim-2003.csv\n"
-	"  schedfarm compare --base mm4-pre-A3 --new mm4-A3\n";
-
-enum import_format { IMPORT_OBSERVATIONS, IMPORT_SUMMARIES };
 
 enum column {
 	COL_KERNEL,
@@ -88,27 +52,14 @@ static const char *const column_names[COL_COUNT] = {
 	"better", "value", "boot",     "n",	 "mean",   "stddev",
 };
 
-struct import_row {
-	unsigned line;
-	char *kernel, *host, *workload, *params, *metric, *unit;
-	enum cmp_better better;
-	double value; /* the value, or the summary's mean */
-	int boot; /* 0: no boot column */
-	int64_t n; /* summaries */
-	double sd;
-};
+void import_file_init(struct import_file *f, const char *path)
+{
+	memset(f, 0, sizeof(*f));
+	strbuf_init(&f->errors, 0);
+	f->path = path;
+}
 
-struct import_file {
-	const char *path;
-	enum import_format format;
-	int has_boot;
-	struct import_row *rows;
-	size_t nr, alloc;
-	struct strbuf errors; /* FILE:LINE: reason lines */
-	unsigned nerrors;
-};
-
-static void import_file_release(struct import_file *f)
+void import_file_release(struct import_file *f)
 {
 	for (size_t i = 0; i < f->nr; i++) {
 		struct import_row *r = &f->rows[i];
@@ -476,7 +427,7 @@ static int parse_header(struct import_file *f, unsigned line,
  * Parse and check all of content; rows go to f->rows, problems to
  * f->errors.  Returns 0 when the file is good.
  */
-static int import_parse(struct import_file *f, const struct strbuf *content)
+int import_parse(struct import_file *f, const struct strbuf *content)
 {
 	int col[COL_COUNT], have_header = 0;
 	unsigned line = 0;
@@ -650,9 +601,9 @@ static void group_rows(const struct import_file *f, size_t *group_of,
  * *ret_import is the imports row.  -EEXIST when the same bytes were
  * imported before (err names that import).
  */
-static int import_store(struct db *db, struct import_file *f,
-			const struct strbuf *content, int64_t *ret_import,
-			size_t *ret_runs, struct strbuf *err)
+int import_store(struct db *db, struct import_file *f,
+		 const struct strbuf *content, int64_t *ret_import,
+		 size_t *ret_runs, struct strbuf *err)
 {
 	struct name_ids hosts = { STRVEC_INIT, NULL, 0 },
 			kernels = { STRVEC_INIT, NULL, 0 };
@@ -814,69 +765,4 @@ out:
 	name_ids_release(&kernels);
 	strbuf_release(&copy);
 	return r;
-}
-
-/* Import one file; print what happened.  0 stored, -1 refused. */
-static int import_one(struct db *db, const char *path)
-{
-	struct import_file f;
-	struct strbuf content = STRBUF_INIT, err = STRBUF_INIT;
-	int64_t import_id = 0;
-	size_t nruns = 0;
-	int r;
-
-	memset(&f, 0, sizeof(f));
-	strbuf_init(&f.errors, 0);
-	f.path = path;
-	r = strbuf_read_file(&content, path, IMPORT_MAX_BYTES);
-	if (r < 0) {
-		log_error("%s: cannot read: %s", path,
-			  r == -EFBIG ? "larger than 64 MiB" : strerror(-r));
-		r = -1;
-		goto out;
-	}
-	if (import_parse(&f, &content) < 0) {
-		fputs(f.errors.buf, stderr);
-		if (f.nerrors > IMPORT_MAX_ERRORS)
-			fprintf(stderr, "%s: ... and %u more bad rows\n", path,
-				f.nerrors - IMPORT_MAX_ERRORS);
-		log_error("%s: refused, nothing stored (%u bad row%s)", path,
-			  f.nerrors, f.nerrors == 1 ? "" : "s");
-		r = -1;
-		goto out;
-	}
-	r = import_store(db, &f, &content, &import_id, &nruns, &err);
-	if (r < 0) {
-		log_error("%s: refused, nothing stored: %s", path, err.buf);
-		r = -1;
-		goto out;
-	}
-	printf("%s: imported %zu %s as %zu run%s (import #%lld)\n", path, f.nr,
-	       f.format == IMPORT_OBSERVATIONS ? "observation rows"
-					       : "summary rows",
-	       nruns, nruns == 1 ? "" : "s", (long long)import_id);
-	r = 0;
-out:
-	import_file_release(&f);
-	strbuf_release(&content);
-	strbuf_release(&err);
-	return r;
-}
-
-int cmd_import(int argc, char **argv)
-{
-	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
-	struct db *db;
-	int opt, failed = 0;
-
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
-		die_usage("import FILE...");
-	if (optind >= argc)
-		die_usage("import needs at least one FILE");
-	db = cli_open_db();
-	for (int i = optind; i < argc; i++)
-		if (import_one(db, argv[i]) < 0)
-			failed++;
-	db_close(db);
-	return failed ? 1 : 0;
 }
