@@ -561,36 +561,21 @@ static int host_set(int argc, char **argv)
 
 static int host_remove(int argc, char **argv)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct strbuf err = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	struct db *db;
+	int r;
 
 	if (argc != 2)
 		die_usage("host remove NAME");
 	db = cli_open_db();
-	db_args_str(&a, argv[1]);
-	if (db_exec_args(db, &res, &err,
-			 "SELECT state, (SELECT count(*) FROM runs r WHERE "
-			 "r.host_id = h.id) FROM hosts h WHERE name = $1",
-			 &a) < 0)
+	r = hosts_remove(db, argv[1], &why, &err);
+	if (r < 0)
 		cli_db_fatal("host remove", &err);
-	if (db_nrows(res) != 1)
-		fatal("no host named '%s'", argv[1]);
-	if (strcmp(db_get(res, 0, 0), "idle"))
-		fatal("host %s is %s: wait for its job, or cancel it", argv[1],
-		      db_get(res, 0, 0));
-	if (strcmp(db_get(res, 0, 1), "0"))
-		fatal("host %s has %s runs stored: retire it instead "
-		      "(schedfarm host set %s --health retired)",
-		      argv[1], db_get(res, 0, 1), argv[1]);
-	if (db_exec_args(db, NULL, &err,
-			 "DELETE FROM hosts WHERE name = $1 AND state = 'idle'",
-			 &a) < 0)
-		cli_db_fatal("host remove", &err);
+	if (r > 0)
+		fatal("%s", why.buf);
 	printf("host %s removed\n", argv[1]);
-	db_args_clear(&a);
 	db_close(db);
+	strbuf_release(&why);
 	return 0;
 }
 

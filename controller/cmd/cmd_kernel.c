@@ -485,26 +485,22 @@ static int kernel_add(int argc, char **argv)
 
 static int kernel_rm(int argc, char **argv)
 {
-	struct strbuf err = STRBUF_INIT, id = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct db *db;
-	const char *p[1];
+	int r;
 
 	if (argc != 2)
 		die_usage("kernel rm NAME|ID");
 	db = cli_open_db();
-	strbuf_addf(&id, "%" PRId64, kernel_id_of(db, argv[1]));
-	p[0] = id.buf;
-	if (db_exec(db, NULL, &err, "DELETE FROM kernels WHERE id = $1", 1, p) <
-	    0) {
-		if (!strcmp(db_last_sqlstate(db), "23503"))
-			fatal("kernel %s is still used by jobs, patches or "
-			      "runs",
-			      argv[1]);
+	r = kernels_remove(db, kernel_id_of(db, argv[1]), &err);
+	if (r < 0)
 		cli_db_fatal("removing the kernel", &err);
-	}
+	if (r > 0)
+		fatal("kernel %s is still used by jobs, patches or runs",
+		      argv[1]);
 	printf("kernel %s removed\n", argv[1]);
 	db_close(db);
-	strbuf_release(&id);
+	strbuf_release(&err);
 	return 0;
 }
 

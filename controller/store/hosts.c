@@ -394,3 +394,46 @@ int hosts_find_or_import(struct db *db, const char *name, const char *file,
 	strbuf_release(&why);
 	return r;
 }
+
+int hosts_remove(struct db *db, const char *name, struct strbuf *why,
+		 struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r = -1;
+
+	db_args_str(&a, name);
+	if (db_exec_args(db, &res, err,
+			 "WITH d AS (DELETE FROM hosts h WHERE name = $1 AND "
+			 "state = 'idle' AND NOT EXISTS (SELECT 1 FROM runs r "
+			 "WHERE r.host_id = h.id) RETURNING id) SELECT "
+			 "(SELECT count(*) FROM d), h.state, (SELECT count(*) "
+			 "FROM runs r WHERE r.host_id = h.id) FROM hosts h "
+			 "WHERE name = $1 UNION ALL SELECT (SELECT count(*) "
+			 "FROM d), NULL, 0 WHERE NOT EXISTS (SELECT 1 FROM "
+			 "hosts WHERE name = $1)",
+			 &a) < 0)
+		goto out;
+	r = 1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(why, "no host named '%s'", name);
+		goto out;
+	}
+	if (!strcmp(db_get(res, 0, 0), "1")) {
+		r = 0;
+	} else if (!db_get(res, 0, 1)) {
+		strbuf_addf(why, "no host named '%s'", name);
+	} else if (strcmp(db_get(res, 0, 1), "idle")) {
+		strbuf_addf(why,
+			    "host %s is %s: wait for its job, or cancel it",
+			    name, db_get(res, 0, 1));
+	} else {
+		strbuf_addf(why,
+			    "host %s has %s runs stored: retire it instead "
+			    "(schedfarm host set %s --health retired)",
+			    name, db_get(res, 0, 2), name);
+	}
+out:
+	db_args_clear(&a);
+	return r;
+}

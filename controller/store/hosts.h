@@ -167,4 +167,13 @@ int hosts_record_info(struct db *db, const char *name, const char *info_json,
 int hosts_find_or_import(struct db *db, const char *name, const char *file,
 			 int64_t *ret_id, struct strbuf *err);
 
+/*
+ * Remove host `name` when it is idle and has no runs stored (their
+ * numbers would lose their host: retire it instead).  0; 1 when it was
+ * not removed, with why in *why (no such host, busy, has runs); -1 with
+ * err.
+ */
+int hosts_remove(struct db *db, const char *name, struct strbuf *why,
+		 struct strbuf *err);
+
 #endif

@@ -154,3 +154,17 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 	strbuf_release(&tail);
 	return r;
 }
+
+int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, kernel_id);
+	r = db_exec_args(db, NULL, err, "DELETE FROM kernels WHERE id = $1",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0 && !strcmp(db_last_sqlstate(db), "23503"))
+		return 1;
+	return r < 0 ? -1 : 0;
+}

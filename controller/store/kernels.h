@@ -66,4 +66,10 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 		       const struct kernel_build_result *res,
 		       struct strbuf *err);
 
+/*
+ * Remove kernel_id.  0; 1 when jobs, patches or runs still use it
+ * (nothing removed); -1 with err.
+ */
+int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *err);
+
 #endif
