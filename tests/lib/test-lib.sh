@@ -32,6 +32,9 @@ unset SCHEDFARM_DB PGHOST PGHOSTADDR PGDATABASE PGSERVICE PGPORT PGUSER SCHEDFAR
 
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/schedfarm-test.XXXXXX")
 chmod 755 "$SCRATCH"
+# Whatever a script writes outside test_expect_success lands in its
+# scratch folder too, never in the checkout.
+cd "$SCRATCH" || exit 1
 test_count=0
 test_failed=0
 # Kept in a file so tests (which run in subshells) can register too.
