@@ -1,0 +1,320 @@
+/*
+ * page.c - one page of the report: its body and the data files beside it,
+ * put into the page template and written only when its bytes differ; and
+ * the small pieces every page kind uses (numbers formatted for reading,
+ * headings, the nav line, definition lists, long logs, statements).
+ *
+ * Everything that reaches HTML goes through strbuf_add_html(); hrefs are
+ * built only from numeric ids, so no user string ever lands in a URL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "parse.h"
+#include "report/report-int.h"
+#include "banned.h"
+
+/* What a page shows inline of a log; the whole log is in a .txt beside. */
+#define LOG_INLINE_MAX (64 * 1024)
+
+/* -------------------------------------------------------------- numbers */
+
+double num(const char *s)
+{
+	double v;
+
+	if (!s || parse_double(s, -DBL_MAX, DBL_MAX, &v, NULL) < 0)
+		return NAN;
+	return v;
+}
+
+int64_t id64(const char *s)
+{
+	int64_t v;
+
+	if (!s || parse_i64(s, INT64_MIN, INT64_MAX, &v, NULL) < 0)
+		return 0;
+	return v;
+}
+
+/* A value as a reader wants it: integers plain, others to 2 decimals
+ * from 1 up, 4 significant digits below. */
+void fmt_value(struct strbuf *out, double v)
+{
+	if (!isfinite(v))
+		strbuf_addstr(out, "\xe2\x80\x94");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		strbuf_addf(out, "%.0f", v);
+	else if (fabs(v) >= 1)
+		strbuf_addf(out, "%.2f", v);
+	else
+		strbuf_addf(out, "%.4g", v);
+}
+
+void fmt_pct(struct strbuf *out, double v)
+{
+	if (!isfinite(v))
+		strbuf_addstr(out, "\xe2\x80\x94");
+	else
+		strbuf_addf(out, "%+.2f%%", v);
+}
+
+/* ---------------------------------------------------------------- pages */
+
+void page_init(struct page *pg, const char *stem)
+{
+	memset(pg, 0, sizeof(*pg));
+	pg->stem = xstrdup(stem);
+	pg->name = xstrfmt("%s.html", stem);
+	strbuf_init(&pg->title, 0);
+	strbuf_init(&pg->body, 4096);
+}
+
+void page_release(struct page *pg)
+{
+	for (size_t i = 0; i < pg->nfiles; i++) {
+		free(pg->files[i].name);
+		strbuf_release(&pg->files[i].data);
+	}
+	free(pg->files);
+	free(pg->name);
+	free(pg->stem);
+	strbuf_release(&pg->title);
+	strbuf_release(&pg->body);
+}
+
+/* Attach a file to the page; it takes sb's buffer. */
+void page_add_file(struct page *pg, const char *name, struct strbuf *sb)
+{
+	struct rfile *f;
+
+	ALLOC_GROW(pg->files, pg->nfiles + 1, pg->alloc);
+	f = &pg->files[pg->nfiles++];
+	f->name = xstrdup(name);
+	strbuf_init(&f->data, 0);
+	strbuf_addbuf(&f->data, sb);
+	strbuf_release(sb);
+}
+
+/*
+ * Write data to out/name unless the file already holds exactly these
+ * bytes (force: write anyway).  Writes a temporary file and renames it, so
+ * a reader never sees half a page.  Returns 1 written, 0 unchanged,
+ * negative with err filled.
+ */
+static int write_file(struct report *r, const char *name, const char *data,
+		      size_t len, int force)
+{
+	struct strbuf path = STRBUF_INIT, tmp = STRBUF_INIT, old = STRBUF_INIT;
+	int fd = -1, ret = -1;
+	struct stat stbuf;
+	size_t off = 0;
+
+	strbuf_addf(&path, "%s/%s", r->out, name);
+	if (!force && stat(path.buf, &stbuf) == 0 &&
+	    (size_t)stbuf.st_size == len &&
+	    strbuf_read_file(&old, path.buf, len + 1) == 0 && old.len == len &&
+	    !memcmp(old.buf, data, len)) {
+		ret = 0;
+		goto out;
+	}
+	strbuf_addf(&tmp, "%s/.%s.tmp.%ld", r->out, name, (long)getpid());
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		strbuf_addf(r->err, "cannot create %s: %s", tmp.buf,
+			    strerror(errno));
+		goto out;
+	}
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			strbuf_addf(r->err, "cannot write %s: %s", tmp.buf,
+				    strerror(errno));
+			goto out;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		strbuf_addf(r->err, "cannot write %s: %s", tmp.buf,
+			    strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp.buf, path.buf) < 0) {
+		strbuf_addf(r->err, "cannot rename %s to %s: %s", tmp.buf,
+			    path.buf, strerror(errno));
+		goto out;
+	}
+	r->st->files_written++;
+	if (ends_with(name, ".html"))
+		r->st->pages_written++;
+	strvec_push(&r->st->written, name);
+	ret = 1;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp.buf);
+	}
+	strbuf_release(&path);
+	strbuf_release(&tmp);
+	strbuf_release(&old);
+	return ret;
+}
+
+int write_if_changed(struct report *r, const char *name, const char *data,
+		     size_t len)
+{
+	return write_file(r, name, data, len, 0);
+}
+
+/*
+ * Put the page into the template (@TITLE@, @BODY@ are the only markers),
+ * write it and its data files, and queue its digest (NULL: not tracked,
+ * the index) for recording.  Returns 0 or negative with err filled.
+ */
+int page_finish(struct report *r, struct page *pg, const char *digest)
+{
+	struct strbuf html = STRBUF_INIT;
+	const char *t = r->tmpl.buf, *at;
+	int ret = 0;
+
+	strbuf_grow(&html, r->tmpl.len + pg->body.len + 256);
+	while ((at = strchr(t, '@'))) {
+		strbuf_add(&html, t, (size_t)(at - t));
+		if (starts_with(at, "@TITLE@")) {
+			strbuf_add_html(&html, pg->title.buf);
+			t = at + 7;
+		} else if (starts_with(at, "@BODY@")) {
+			strbuf_addbuf(&html, &pg->body);
+			t = at + 6;
+		} else {
+			strbuf_addch(&html, '@');
+			t = at + 1;
+		}
+	}
+	strbuf_addstr(&html, t);
+	for (size_t i = 0; i < pg->nfiles && ret >= 0; i++)
+		ret = write_if_changed(r, pg->files[i].name,
+				       pg->files[i].data.buf,
+				       pg->files[i].data.len);
+	/* The index (no digest) is written every time, as promised. */
+	if (ret >= 0)
+		ret = write_file(r, pg->name, html.buf, html.len, !digest);
+	if (ret >= 0 && digest) {
+		strvec_push(&r->rec_pages, pg->name);
+		strvec_push(&r->rec_digests, digest);
+	}
+	r->st->pages_rendered++;
+	strbuf_release(&html);
+	return ret < 0 ? ret : 0;
+}
+
+/* A definition list row: label, then escaped value (skipped when NULL). */
+void dl_item(struct strbuf *b, const char *label, const char *value)
+{
+	if (!value)
+		return;
+	strbuf_addstr(b, "<dt>");
+	strbuf_add_html(b, label);
+	strbuf_addstr(b, "</dt><dd>");
+	strbuf_add_html(b, value);
+	strbuf_addstr(b, "</dd>");
+}
+
+void dl_link(struct strbuf *b, const char *label, const char *value,
+	     const char *href)
+{
+	if (!value)
+		return;
+	strbuf_addstr(b, "<dt>");
+	strbuf_add_html(b, label);
+	strbuf_addstr(b, "</dt><dd><a href=\"");
+	strbuf_add_html(b, href);
+	strbuf_addstr(b, "\">");
+	strbuf_add_html(b, value);
+	strbuf_addstr(b, "</a></dd>");
+}
+
+void h2(struct strbuf *b, const char *id, const char *text)
+{
+	strbuf_addf(b, "<h2 id=\"%s\">", id);
+	strbuf_add_html(b, text);
+	strbuf_addstr(b, "</h2>");
+}
+
+void nav(struct strbuf *b, const char *crumb)
+{
+	strbuf_addstr(b, "<nav><a href=\"index.html\">schedfarm report</a>");
+	if (crumb) {
+		strbuf_addstr(b, " \xe2\x80\xba ");
+		strbuf_add_html(b, crumb);
+	}
+	strbuf_addstr(b, "</nav>");
+}
+
+/*
+ * A log or other long text, inline; when longer than LOG_INLINE_MAX only
+ * its tail is inline and all of it goes to a .txt file beside the page
+ * (a short log is not worth a file: a report holds thousands of runs).
+ */
+void add_log(struct page *pg, const char *suffix, const char *what,
+	     const char *text)
+{
+	size_t len = strlen(text), from = 0;
+
+	if (len > LOG_INLINE_MAX) {
+		struct strbuf f = STRBUF_INIT, fname = STRBUF_INIT;
+
+		strbuf_addf(&fname, "%s-%s.txt", pg->stem, suffix);
+		from = len - LOG_INLINE_MAX;
+		while (from < len && ((unsigned char)text[from] & 0xc0) == 0x80)
+			from++;
+		strbuf_addf(&pg->body,
+			    "<p class=\"note\">The last %zu bytes "
+			    "of %zu; all of it is in <a "
+			    "href=\"%s\">%s</a>.</p>",
+			    len - from, len, fname.buf, fname.buf);
+		strbuf_addstr(&f, text);
+		page_add_file(pg, fname.buf, &f);
+		strbuf_release(&fname);
+	}
+	strbuf_addstr(&pg->body, "<pre class=\"log\" aria-label=\"");
+	strbuf_add_html(&pg->body, what);
+	strbuf_addstr(&pg->body, "\">");
+	strbuf_add_html(&pg->body, text + from);
+	strbuf_addstr(&pg->body, "</pre>");
+}
+
+int q(struct report *r, struct db_result **ret, const char *sql,
+      const struct db_args *a)
+{
+	static const struct db_args none = DB_ARGS_INIT;
+
+	return db_exec_args(r->db, ret, r->err, sql, a ? a : &none);
+}
+
+/* Rows of a bad host are red; retired and maintenance ones greyed. */
+const char *health_class(const char *h)
+{
+	if (!h)
+		return NULL;
+	if (!strcmp(h, "bad"))
+		return "health-bad";
+	if (!strcmp(h, "retired") || !strcmp(h, "maintenance"))
+		return "health-off";
+	return NULL;
+}

@@ -1,0 +1,184 @@
+/*
+ * page_host.c - host pages (host-ID.html): the host's facts, its health
+ * history and its runs.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "report/report-int.h"
+#include "banned.h"
+/* ------------------------------------------------------------ host pages */
+
+enum {
+	HC_ID,
+	HC_NAME,
+	HC_KIND,
+	HC_ADDRESS,
+	HC_PORT,
+	HC_TAGS,
+	HC_SOCKETS,
+	HC_CORES,
+	HC_THREADS,
+	HC_NUMA,
+	HC_CPUS,
+	HC_MEM,
+	HC_AGENT,
+	HC_HEALTH,
+	HC_ABORTED,
+	HC_GOOD_KERNEL,
+	HC_CREATED,
+	HC_FP,
+};
+
+static const char host_sql[] =
+	"SELECT h.id, h.name, h.kind, h.address, h.port,"
+	" nullif(array_to_string(h.tags, ', '), ''), h.sockets, "
+	"h.cores_per_socket,"
+	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
+	" jsonb_pretty(h.agent_info), h.health, h.aborted_in_row, kg.name, "
+	"to_char((h.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
+	" md5(concat_ws('|', h.name, h.kind, h.address, h.port,"
+	" h.tags::text, h.sockets, h.cores_per_socket, h.threads_per_core,"
+	" h.numa_nodes, h.cpus, h.memory_mb, h.agent_info::text, h.health,"
+	" h.aborted_in_row, kg.name, (SELECT count(*) || ',' ||"
+	" coalesce(max(e.id), 0) FROM host_events e WHERE e.host_id = h.id)))"
+	" FROM hosts h LEFT JOIN kernels kg ON kg.id = h.known_good_kernel_id"
+	" WHERE $1::timestamptz IS NULL"
+	"  OR EXISTS (SELECT 1 FROM runs r WHERE r.host_id = h.id"
+	"             AND r.created_at >= $1::timestamptz)"
+	"  OR EXISTS (SELECT 1 FROM host_events e WHERE e.host_id = h.id"
+	"             AND e.at >= $1::timestamptz)"
+	" ORDER BY h.id";
+
+static int render_host(struct report *r, const struct db_result *h, int i,
+		       const struct runlist *rl, const int *idx, int n,
+		       const char *digest)
+{
+	_cleanup_db_result_ struct db_result *ev = NULL;
+	static const struct col ecols[] = {
+		{ "at", "at (UTC)", 0 },
+		{ "old_health", "from", 0 },
+		{ "new_health", "to", 0 },
+		{ "reason", "why", 0 },
+	};
+	struct strbuf stem = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	int64_t id = id64(db_get(h, i, HC_ID));
+	struct page pg;
+	struct strbuf *b;
+	struct rtab t;
+	int rc;
+
+	db_args_i64(&a, id);
+	rc = q(r, &ev,
+	       "SELECT to_char((at) AT TIME ZONE 'UTC', 'YYYY-MM-DD "
+	       "HH24:MI:SS'), old_health, new_health, reason FROM "
+	       "host_events WHERE host_id = $1 ORDER BY at DESC, id DESC",
+	       &a);
+	db_args_clear(&a);
+	if (rc < 0)
+		return rc;
+	strbuf_addf(&stem, "host-%lld", (long long)id);
+	page_init(&pg, stem.buf);
+	b = &pg.body;
+	strbuf_addf(&pg.title, "Host %s", S(db_get(h, i, HC_NAME)));
+	nav(b, pg.title.buf);
+	strbuf_addstr(b, "<h1>");
+	strbuf_add_html(b, pg.title.buf);
+	strbuf_addstr(b, "</h1><section class=\"facts\"><dl>");
+	dl_item(b, "kind", db_get(h, i, HC_KIND));
+	dl_item(b, "address", db_get(h, i, HC_ADDRESS));
+	dl_item(b, "port", db_get(h, i, HC_PORT));
+	dl_item(b, "tags", db_get(h, i, HC_TAGS));
+	{
+		const char *hl = S(db_get(h, i, HC_HEALTH)),
+			   *cls = health_class(hl);
+
+		strbuf_addf(b, "<dt>health</dt><dd class=\"%s\">",
+			    !strcmp(hl, "good") ? "health-good"
+			    : cls		? cls
+						: "health-unknown");
+	}
+	strbuf_add_html(b, db_get(h, i, HC_HEALTH));
+	strbuf_addstr(b, "</dd>");
+	dl_item(b, "aborted runs in a row", db_get(h, i, HC_ABORTED));
+	dl_item(b, "known-good kernel", db_get(h, i, HC_GOOD_KERNEL));
+	dl_item(b, "sockets", db_get(h, i, HC_SOCKETS));
+	dl_item(b, "cores per socket", db_get(h, i, HC_CORES));
+	dl_item(b, "threads per core", db_get(h, i, HC_THREADS));
+	dl_item(b, "NUMA nodes", db_get(h, i, HC_NUMA));
+	dl_item(b, "CPUs", db_get(h, i, HC_CPUS));
+	if (db_get(h, i, HC_MEM)) {
+		strbuf_addf(&tmp, "%s MiB", db_get(h, i, HC_MEM));
+		dl_item(b, "memory", tmp.buf);
+	}
+	dl_item(b, "registered", db_get(h, i, HC_CREATED));
+	strbuf_addstr(b, "</dl></section>");
+	if (db_get(h, i, HC_AGENT)) {
+		strbuf_addstr(b, "<details><summary>What the agent reported"
+				 "</summary><pre class=\"json\">");
+		strbuf_add_html(b, db_get(h, i, HC_AGENT));
+		strbuf_addstr(b, "</pre></details>");
+	}
+	h2(b, "health", "Health history");
+	rtab_begin(&t, &pg, "health", NULL, ecols, (int)ARRAY_SIZE(ecols));
+	for (int k = 0; k < db_nrows(ev); k++) {
+		const char *nh = db_get(ev, k, 2);
+
+		rtab_row(&t, health_class(nh));
+		for (int c = 0; c < 4; c++)
+			rtab_str(&t, db_get(ev, k, c));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no health changes recorded");
+	runs_section(&pg, rl, idx, n, stem.buf, 0);
+	rc = page_finish(r, &pg, digest);
+	page_release(&pg);
+	strbuf_release(&stem);
+	strbuf_release(&tmp);
+	return rc;
+}
+
+int write_host_pages(struct report *r, const struct runlist *rl)
+{
+	_cleanup_db_result_ struct db_result *h = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int rc;
+
+	db_args_str(&a, r->o->since);
+	rc = q(r, &h, host_sql, &a);
+	db_args_clear(&a);
+	for (int i = 0; rc >= 0 && i < db_nrows(h); i++) {
+		struct strbuf name = STRBUF_INIT, fp = STRBUF_INIT,
+			      back = STRBUF_INIT;
+		int64_t id = id64(db_get(h, i, HC_ID));
+		int n, *idx = runlist_select(rl, RL_HOST, id, &n);
+		char *dg = NULL;
+
+		strbuf_addf(&name, "host-%lld.html", (long long)id);
+		strbuf_addf(&fp, "%s|%d|", S(db_get(h, i, HC_FP)), n);
+		runlist_fp(rl, idx, front_start(n, RUNS_PER_BLOCK), n, &fp);
+		if (page_stale(r, name.buf, fp.buf, &dg))
+			rc = render_host(r, h, i, rl, idx, n, dg);
+		strbuf_setlen(&name, name.len - 5);
+		strbuf_addf(&back, "Host %s", S(db_get(h, i, HC_NAME)));
+		if (rc >= 0) {
+			struct strbuf href = STRBUF_INIT;
+
+			strbuf_addf(&href, "%s.html", name.buf);
+			rc = write_run_archives(r, rl, idx, n, name.buf,
+						back.buf, back.buf, href.buf,
+						0);
+			strbuf_release(&href);
+		}
+		free(dg);
+		free(idx);
+		strbuf_release(&name);
+		strbuf_release(&fp);
+		strbuf_release(&back);
+	}
+	return rc;
+}

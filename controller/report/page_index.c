@@ -1,0 +1,345 @@
+/*
+ * page_index.c - index.html (the queue, the latest patches, kernel pairs,
+ * hosts and plans) and the archive pages of its patch listing.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "report/report-int.h"
+#include "banned.h"
+
+/* Items per listing block (archive page). */
+#define PATCHES_PER_BLOCK 50
+
+/* ------------------------------------------------------------ the index */
+
+enum {
+	PS_ID,
+	PS_NAME,
+	PS_SUBMITTER,
+	PS_BASE,
+	PS_STATE,
+	PS_REGR,
+	PS_IMPR,
+	PS_NCMP,
+	PS_CREATED,
+};
+
+static const char patch_summary_sql[] =
+	"WITH lc AS (SELECT DISTINCT ON (p.id, c.host_id, c.workload,"
+	"  c.params, c.metric) p.id AS pid, c.verdict"
+	"  FROM patches p JOIN comparisons c ON c.patch_id = p.id"
+	"  OR (c.base_kernel_id = p.base_kernel_id"
+	"      AND c.new_kernel_id = p.kernel_id)"
+	"  ORDER BY p.id, c.host_id, c.workload, c.params, c.metric,"
+	"  c.computed_at DESC, c.id DESC),"
+	" cnt AS (SELECT pid, count(*) FILTER (WHERE verdict = 'regression')"
+	"  AS regr, count(*) FILTER (WHERE verdict = 'improvement') AS impr,"
+	"  count(*) AS n FROM lc GROUP BY pid),"
+	" st AS (SELECT patch_id, string_agg(state || ' ' || n, ', ' ORDER"
+	"  BY state) AS state FROM (SELECT patch_id, state, count(*) AS n"
+	"  FROM jobs WHERE patch_id IS NOT NULL GROUP BY 1, 2) s"
+	"  GROUP BY patch_id)"
+	" SELECT p.id, p.name, p.submitter, p.base,"
+	" coalesce(st.state, 'no jobs'), coalesce(cnt.regr, 0),"
+	" coalesce(cnt.impr, 0), coalesce(cnt.n, 0), to_char((p.created_at) AT "
+	"TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM patches p LEFT JOIN "
+	"cnt ON cnt.pid = p.id"
+	" LEFT JOIN st ON st.patch_id = p.id ORDER BY p.id";
+
+/* Patches rows [from, to) of ps, newest first, as a table into pg. */
+static void patch_table(struct page *pg, const struct db_result *ps, int from,
+			int to, const char *name)
+{
+	static const struct col cols[] = {
+		{ "plm", "PLM#", 1 },
+		{ "name", "name", 0 },
+		{ "submitter", "submitter", 0 },
+		{ "base", "base", 0 },
+		{ "state", "jobs", 0 },
+		{ "regressions", "regressions", 1 },
+		{ "improvements", "improvements", 1 },
+		{ "comparisons", "comparisons", 1 },
+		{ "submitted", "submitted (UTC)", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+
+	rtab_begin(&t, pg, name, NULL, cols, (int)ARRAY_SIZE(cols));
+	for (int i = to; i-- > from;) {
+		const char *cls = NULL;
+
+		if (id64(db_get(ps, i, PS_REGR)) > 0)
+			cls = "v-regression";
+		else if (id64(db_get(ps, i, PS_IMPR)) > 0)
+			cls = "v-improvement";
+		rtab_row(&t, cls);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "patch-%s.html", db_get(ps, i, PS_ID));
+		rtab_link(&t, db_get(ps, i, PS_ID), href.buf);
+		rtab_link(&t, db_get(ps, i, PS_NAME), href.buf);
+		rtab_str(&t, db_get(ps, i, PS_SUBMITTER));
+		rtab_str(&t, db_get(ps, i, PS_BASE));
+		rtab_str(&t, db_get(ps, i, PS_STATE));
+		rtab_num(&t, num(db_get(ps, i, PS_REGR)), NULL);
+		rtab_num(&t, num(db_get(ps, i, PS_IMPR)), NULL);
+		rtab_num(&t, num(db_get(ps, i, PS_NCMP)), NULL);
+		rtab_str(&t, db_get(ps, i, PS_CREATED));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no patches submitted yet");
+	strbuf_release(&href);
+}
+
+static int write_patch_archives(struct report *r, const struct db_result *ps)
+{
+	int n = db_nrows(ps), nfull = n / PATCHES_PER_BLOCK, rc = 0;
+
+	for (int k = 1; k <= nfull && rc >= 0; k++) {
+		struct strbuf stem = STRBUF_INIT, fp = STRBUF_INIT;
+		int from = (k - 1) * PATCHES_PER_BLOCK,
+		    to = k * PATCHES_PER_BLOCK;
+		char *dg = NULL;
+
+		strbuf_addf(&stem, "patches-p%d.html", k);
+		for (int i = from; i < to; i++)
+			for (int c = 0; c <= PS_CREATED; c++)
+				strbuf_addf(&fp, "%s\x1f", S(db_get(ps, i, c)));
+		if (page_stale(r, stem.buf, fp.buf, &dg)) {
+			struct page pg;
+
+			strbuf_setlen(&stem, stem.len - 5);
+			page_init(&pg, stem.buf);
+			strbuf_addf(&pg.title, "Patches, page %d", k);
+			nav(&pg.body, pg.title.buf);
+			strbuf_addstr(&pg.body, "<h1>");
+			strbuf_add_html(&pg.body, pg.title.buf);
+			strbuf_addstr(&pg.body, "</h1>");
+			archive_links(&pg.body, "patches", nfull,
+				      PATCHES_PER_BLOCK, "patches");
+			patch_table(&pg, ps, from, to, "patches");
+			rc = page_finish(r, &pg, dg);
+			page_release(&pg);
+		}
+		free(dg);
+		strbuf_release(&stem);
+		strbuf_release(&fp);
+	}
+	return rc;
+}
+
+int write_index(struct report *r)
+{
+	_cleanup_db_result_ struct db_result *queue = NULL, *ps = NULL,
+					     *pairs = NULL, *hosts = NULL,
+					     *plans = NULL, *nq = NULL;
+	static const struct col qcols[] = {
+		{ "stp_id", "STP id", 1 },	 { "plm", "PLM#", 1 },
+		{ "patch", "patch", 0 },	 { "kernel", "kernel", 0 },
+		{ "plan", "plan", 0 },		 { "host", "host", 0 },
+		{ "state", "state", 0 },	 { "priority", "priority", 1 },
+		{ "queued", "queued (UTC)", 0 },
+	};
+	static const struct col kcols[] = {
+		{ "new", "new kernel", 0 },
+		{ "base", "base kernel", 0 },
+		{ "regressions", "regressions", 1 },
+		{ "improvements", "improvements", 1 },
+		{ "comparisons", "comparisons", 1 },
+		{ "computed", "latest (UTC)", 0 },
+	};
+	static const struct col hcols[] = {
+		{ "host", "host", 0 },	   { "kind", "kind", 0 },
+		{ "health", "health", 0 }, { "cpus", "CPUs", 1 },
+		{ "runs", "runs", 1 },
+	};
+	static const struct col pcols[] = {
+		{ "plan", "plan", 0 },
+		{ "sha256", "sha256", 0 },
+		{ "runs", "runs", 1 },
+		{ "stored", "stored (UTC)", 0 },
+	};
+	struct strbuf sql = STRBUF_INIT, href = STRBUF_INIT;
+	struct page pg;
+	struct strbuf *b;
+	struct rtab t;
+	int rc, n;
+
+	rc = q(r, &queue,
+	       "SELECT j.id, j.patch_id, pa.name, k.name, pl.name, j.plan_id,"
+	       " coalesce(h.name, j.host_constraint, 'any'), j.host_id,"
+	       " j.state, j.priority, to_char((j.created_at) AT TIME ZONE "
+	       "'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM jobs j JOIN kernels k ON "
+	       "k.id = j.kernel_id"
+	       " JOIN plans pl ON pl.id = j.plan_id"
+	       " LEFT JOIN patches pa ON pa.id = j.patch_id"
+	       " LEFT JOIN hosts h ON h.id = j.host_id"
+	       " WHERE j.state NOT IN ('done', 'failed', 'cancelled')"
+	       " ORDER BY j.priority DESC, j.id LIMIT 200",
+	       NULL);
+	if (rc >= 0)
+		rc = q(r, &nq,
+		       "SELECT count(*) FROM jobs WHERE state NOT IN"
+		       " ('done', 'failed', 'cancelled')",
+		       NULL);
+	if (rc >= 0)
+		rc = q(r, &ps, patch_summary_sql, NULL);
+	if (rc >= 0) {
+		strbuf_addf(&sql,
+			    "WITH lc AS (SELECT DISTINCT ON (c.base_kernel_id,"
+			    " c.new_kernel_id, c.host_id, c.workload, c.params,"
+			    " c.metric) c.base_kernel_id AS b,"
+			    " c.new_kernel_id AS n, c.verdict, c.computed_at"
+			    " %s ORDER BY c.base_kernel_id, c.new_kernel_id,"
+			    " c.host_id, c.workload, c.params, c.metric,"
+			    " c.computed_at DESC, c.id DESC)"
+			    " SELECT lc.b, lc.n, nk.name, bk.name,"
+			    " count(*) FILTER (WHERE verdict = 'regression'),"
+			    " count(*) FILTER (WHERE verdict = 'improvement'),"
+			    " count(*), to_char((max(lc.computed_at)) AT TIME "
+			    "ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM lc JOIN "
+			    "kernels bk ON bk.id = lc.b"
+			    " JOIN kernels nk ON nk.id = lc.n"
+			    " GROUP BY lc.b, lc.n, nk.name, bk.name"
+			    " ORDER BY max(lc.computed_at) DESC, lc.b, lc.n"
+			    " LIMIT 200",
+			    pair_where);
+		rc = q(r, &pairs, sql.buf, NULL);
+	}
+	if (rc >= 0)
+		rc = q(r, &hosts,
+		       "SELECT h.id, h.name, h.kind, h.health, h.cpus,"
+		       " (SELECT count(*) FROM runs r WHERE r.host_id = h.id)"
+		       " FROM hosts h ORDER BY h.name",
+		       NULL);
+	if (rc >= 0)
+		rc = q(r, &plans,
+		       "SELECT pl.id, pl.name, left(pl.sha256, 12),"
+		       " (SELECT count(*) FROM runs r WHERE r.plan_id = pl.id),"
+		       " to_char((pl.created_at) AT TIME ZONE 'UTC', "
+		       "'YYYY-MM-DD HH24:MI:SS') FROM plans pl ORDER BY "
+		       "pl.name, pl.id",
+		       NULL);
+	strbuf_release(&sql);
+	if (rc < 0)
+		return rc;
+	rc = write_patch_archives(r, ps);
+	if (rc < 0)
+		return rc;
+
+	page_init(&pg, "index");
+	b = &pg.body;
+	strbuf_addstr(&pg.title, "schedfarm: queue and latest patches");
+	nav(b, NULL);
+	strbuf_addstr(b, "<h1>Queue and latest patches</h1>");
+	if (r->o->now) {
+		strbuf_addstr(b, "<p class=\"generated\">Generated ");
+		strbuf_add_html(b, r->o->now);
+		strbuf_addstr(b, ".</p>");
+	}
+	h2(b, "queue", "Queue");
+	strbuf_addf(b, "<p>%s job%s waiting or running%s.</p>",
+		    S(db_get(nq, 0, 0)),
+		    strcmp(S(db_get(nq, 0, 0)), "1") ? "s" : "",
+		    db_nrows(queue) < (int)id64(db_get(nq, 0, 0))
+			    ? "; the first 200 by priority"
+			    : "");
+	rtab_begin(&t, &pg, "queue", NULL, qcols, (int)ARRAY_SIZE(qcols));
+	for (int i = 0; i < db_nrows(queue); i++) {
+		rtab_row(&t, NULL);
+		rtab_str(&t, db_get(queue, i, 0));
+		if (db_get(queue, i, 1)) {
+			strbuf_reset(&href);
+			strbuf_addf(&href, "patch-%s.html",
+				    db_get(queue, i, 1));
+			rtab_link(&t, db_get(queue, i, 1), href.buf);
+			rtab_link(&t, db_get(queue, i, 2), href.buf);
+		} else {
+			rtab_str(&t, NULL);
+			rtab_str(&t, NULL);
+		}
+		rtab_str(&t, db_get(queue, i, 3));
+		strbuf_reset(&href);
+		strbuf_addf(&href, "plan-%s.html", db_get(queue, i, 5));
+		rtab_link(&t, db_get(queue, i, 4), href.buf);
+		if (db_get(queue, i, 7)) {
+			strbuf_reset(&href);
+			strbuf_addf(&href, "host-%s.html", db_get(queue, i, 7));
+			rtab_link(&t, db_get(queue, i, 6), href.buf);
+		} else
+			rtab_str(&t, db_get(queue, i, 6));
+		rtab_str(&t, db_get(queue, i, 8));
+		rtab_num(&t, num(db_get(queue, i, 9)), NULL);
+		rtab_str(&t, db_get(queue, i, 10));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "the queue is empty");
+
+	h2(b, "patches", "Patches, newest first");
+	n = db_nrows(ps);
+	patch_table(&pg, ps, front_start(n, PATCHES_PER_BLOCK), n, "patches");
+	archive_links(b, "patches", n / PATCHES_PER_BLOCK, PATCHES_PER_BLOCK,
+		      "patches");
+
+	h2(b, "kernels", "Kernel comparisons without a patch");
+	rtab_begin(&t, &pg, "kernels", NULL, kcols, (int)ARRAY_SIZE(kcols));
+	for (int i = 0; i < db_nrows(pairs); i++) {
+		const char *cls = NULL;
+
+		if (id64(db_get(pairs, i, 4)) > 0)
+			cls = "v-regression";
+		else if (id64(db_get(pairs, i, 5)) > 0)
+			cls = "v-improvement";
+		rtab_row(&t, cls);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "compare-%s-%s.html", db_get(pairs, i, 0),
+			    db_get(pairs, i, 1));
+		rtab_link(&t, db_get(pairs, i, 2), href.buf);
+		rtab_str(&t, db_get(pairs, i, 3));
+		rtab_num(&t, num(db_get(pairs, i, 4)), NULL);
+		rtab_num(&t, num(db_get(pairs, i, 5)), NULL);
+		rtab_num(&t, num(db_get(pairs, i, 6)), NULL);
+		rtab_str(&t, db_get(pairs, i, 7));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no kernel comparisons yet");
+
+	h2(b, "hosts", "Hosts");
+	rtab_begin(&t, &pg, "hosts", NULL, hcols, (int)ARRAY_SIZE(hcols));
+	for (int i = 0; i < db_nrows(hosts); i++) {
+		const char *hl = db_get(hosts, i, 3);
+
+		rtab_row(&t, health_class(hl));
+		strbuf_reset(&href);
+		strbuf_addf(&href, "host-%s.html", db_get(hosts, i, 0));
+		rtab_link(&t, db_get(hosts, i, 1), href.buf);
+		rtab_str(&t, db_get(hosts, i, 2));
+		rtab_str(&t, hl);
+		rtab_num(&t, num(db_get(hosts, i, 4)), NULL);
+		rtab_num(&t, num(db_get(hosts, i, 5)), NULL);
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no hosts registered");
+
+	h2(b, "plans", "Plans");
+	rtab_begin(&t, &pg, "plans", NULL, pcols, (int)ARRAY_SIZE(pcols));
+	for (int i = 0; i < db_nrows(plans); i++) {
+		rtab_row(&t, NULL);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "plan-%s.html", db_get(plans, i, 0));
+		rtab_link(&t, db_get(plans, i, 1), href.buf);
+		rtab_str(&t, db_get(plans, i, 2));
+		rtab_num(&t, num(db_get(plans, i, 3)), NULL);
+		rtab_str(&t, db_get(plans, i, 4));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no plans stored");
+
+	rc = page_finish(r, &pg, NULL);
+	page_release(&pg);
+	strbuf_release(&href);
+	return rc;
+}

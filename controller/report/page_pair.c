@@ -1,0 +1,77 @@
+/*
+ * page_pair.c - kernel-pair pages (compare-BASE-NEW.html): two kernels
+ * compared without a patch.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "report/report-int.h"
+#include "banned.h"
+/* Kernel pairs compared without a patch (imports, `compare --base --new`). */
+const char pair_where[] =
+	" FROM comparisons c WHERE c.patch_id IS NULL AND NOT EXISTS"
+	" (SELECT 1 FROM patches p WHERE p.base_kernel_id = c.base_kernel_id"
+	"  AND p.kernel_id = c.new_kernel_id)";
+
+int write_pair_pages(struct report *r)
+{
+	_cleanup_db_result_ struct db_result *p = NULL;
+	struct strbuf sql = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	int rc;
+
+	strbuf_addf(&sql,
+		    "SELECT g.b, g.n, bk.name, nk.name, md5(g.fp || (SELECT"
+		    " count(*) || ',' || coalesce(max(r.id), 0) || ',' ||"
+		    " count(*) FILTER (WHERE r.status IN ('done', 'imported'))"
+		    " FROM runs r WHERE r.kernel_id IN (g.b, g.n)) || bk.name"
+		    " || nk.name) FROM (SELECT c.base_kernel_id AS b,"
+		    " c.new_kernel_id AS n, string_agg(c.id::text, ','"
+		    " ORDER BY c.id) AS fp, max(c.computed_at) AS at %s"
+		    " GROUP BY 1, 2) g JOIN kernels bk ON bk.id = g.b"
+		    " JOIN kernels nk ON nk.id = g.n"
+		    " WHERE $1::timestamptz IS NULL OR g.at >= $1::timestamptz"
+		    " ORDER BY g.b, g.n",
+		    pair_where);
+	db_args_str(&a, r->o->since);
+	rc = q(r, &p, sql.buf, &a);
+	db_args_clear(&a);
+	strbuf_release(&sql);
+	for (int i = 0; rc >= 0 && i < db_nrows(p); i++) {
+		struct strbuf stem = STRBUF_INIT, name = STRBUF_INIT;
+		int64_t bk = id64(db_get(p, i, 0)), nk = id64(db_get(p, i, 1));
+		char *dg = NULL;
+
+		strbuf_addf(&stem, "compare-%lld-%lld", (long long)bk,
+			    (long long)nk);
+		strbuf_addf(&name, "%s.html", stem.buf);
+		if (page_stale(r, name.buf, db_get(p, i, 4), &dg)) {
+			struct page pg;
+			int regr, impr;
+
+			page_init(&pg, stem.buf);
+			strbuf_addf(&pg.title, "%s vs %s", S(db_get(p, i, 3)),
+				    S(db_get(p, i, 2)));
+			nav(&pg.body, pg.title.buf);
+			strbuf_addstr(&pg.body, "<h1>");
+			strbuf_add_html(&pg.body, pg.title.buf);
+			strbuf_addstr(&pg.body, "</h1><section class=\"facts\">"
+						"<dl>");
+			dl_item(&pg.body, "base kernel", db_get(p, i, 2));
+			dl_item(&pg.body, "new kernel", db_get(p, i, 3));
+			strbuf_addstr(&pg.body, "</dl></section>");
+			rc = render_comparison_body(r, &pg, bk, nk, 0, &regr,
+						    &impr);
+			if (rc >= 0)
+				rc = page_finish(r, &pg, dg);
+			page_release(&pg);
+		}
+		free(dg);
+		strbuf_release(&stem);
+		strbuf_release(&name);
+	}
+	return rc;
+}

@@ -1,0 +1,188 @@
+/*
+ * report-int.h - what the files of controller/report/ share: the state of
+ * one report, the page being built, the tables written three ways, the
+ * run listing, and the functions one file offers the others.  Private to
+ * report/; the verb sees only report.h.
+ */
+#ifndef SCHEDFARM_REPORT_INT_H
+#define SCHEDFARM_REPORT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/db.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "report/report.h"
+
+/* Items per listing block (archive page). */
+#define RUNS_PER_BLOCK 100
+/* Caps on plots per page: the CSV/JSON files hold everything. */
+#define MAX_PLOT_TABLE_ROWS 2000
+
+#define S(x) ((x) ? (x) : "")
+/*
+ * SQL helpers of schema/003_report.sql: to_char(() AT TIME ZONE 'UTC',
+ * 'YYYY-MM-DD HH24:MI:SS') shows a timestamp in UTC to the second,
+ * coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY e.key) FROM
+ * jsonb_each_text() e), '') jsonb params as key=value;key=value (the import
+ * format), coalesce((SELECT string_agg(e.key || '=' || CASE WHEN e.value ~
+ * '^[0-9]+([.][0-9]*)?$' THEN lpad(split_part(e.value, '.', 1), 24, '0') || '.'
+ * || split_part(e.value, '.', 2) ELSE e.value END, ';' ORDER BY e.key) FROM
+ * jsonb_each_text() e), '') the same with numbers padded so they sort as
+ * numbers (threads=2 before threads=16).
+ */
+
+struct digest {
+	char *page;
+	char *digest;
+};
+
+struct report {
+	struct db *db;
+	const struct report_opts *o;
+	struct report_stats *st;
+	struct strbuf *err;
+	char *out;
+	struct strbuf tmpl;
+	char tmpl_hash[17];
+	struct digest *dig; /* stored, sorted by page (C collation) */
+	size_t ndig;
+	struct strvec rec_pages, rec_digests; /* to record at the end */
+	int64_t *kernel_logs; /* kernels whose build log file was written */
+	size_t nkernel_logs, kernel_logs_alloc;
+};
+
+struct rfile {
+	char *name;
+	struct strbuf data;
+};
+
+struct page {
+	char *name; /* foo.html */
+	char *stem; /* foo */
+	struct strbuf title, body;
+	struct rfile *files;
+	size_t nfiles, alloc;
+};
+
+struct col {
+	const char *key; /* CSV header and JSON key */
+	const char *label; /* HTML header */
+	int num; /* right-aligned number */
+};
+
+/*
+ * One table, written three ways at once: HTML for the page, CSV and JSON
+ * files beside it (page-stem + "-" + name + ".csv"/".json").  Numbers go
+ * to CSV/JSON at full precision and to HTML formatted for reading.
+ */
+struct rtab {
+	struct page *pg;
+	char *name;
+	const struct col *cols;
+	int ncols, cell;
+	size_t rows;
+	struct strbuf html, csv, json;
+};
+
+/* Columns of runlist_sql. */
+enum {
+	RL_ID,
+	RL_HOST,
+	RL_PLAN,
+	RL_CREATED,
+	RL_KERNEL,
+	RL_WORKLOAD,
+	RL_PARAMS,
+	RL_STATUS,
+	RL_JOB,
+	RL_PATCH,
+	RL_HOST_NAME,
+	RL_PLAN_NAME,
+};
+
+struct runlist {
+	struct db_result *res;
+	uint64_t *hash; /* per row: what a listing shows of it */
+};
+
+/* report.c */
+uint64_t fnv1a(uint64_t h, const char *s, size_t len);
+int page_stale(struct report *r, const char *name, const char *fp,
+	       char **ret_digest);
+
+/* page.c */
+double num(const char *s);
+int64_t id64(const char *s);
+void fmt_value(struct strbuf *out, double v);
+void fmt_pct(struct strbuf *out, double v);
+void page_init(struct page *pg, const char *stem);
+void page_release(struct page *pg);
+void page_add_file(struct page *pg, const char *name, struct strbuf *sb);
+int write_if_changed(struct report *r, const char *name, const char *data,
+		     size_t len);
+int page_finish(struct report *r, struct page *pg, const char *digest);
+void dl_item(struct strbuf *b, const char *label, const char *value);
+void dl_link(struct strbuf *b, const char *label, const char *value,
+	     const char *href);
+void h2(struct strbuf *b, const char *id, const char *text);
+void nav(struct strbuf *b, const char *crumb);
+void add_log(struct page *pg, const char *suffix, const char *what,
+	     const char *text);
+int q(struct report *r, struct db_result **ret, const char *sql,
+      const struct db_args *a);
+const char *health_class(const char *h);
+
+/* table.c */
+void rtab_begin(struct rtab *t, struct page *pg, const char *name,
+		const char *caption, const struct col *cols, int ncols);
+void rtab_row(struct rtab *t, const char *cls);
+void rtab_str(struct rtab *t, const char *s);
+void rtab_link(struct rtab *t, const char *s, const char *href);
+void rtab_num(struct rtab *t, double v, const char *shown);
+void rtab_end_row(struct rtab *t);
+void rtab_end(struct rtab *t, const char *empty);
+
+/* counters.c */
+void render_counters(struct page *pg, const struct db_result *res, int from,
+		     int to);
+
+/* comparison.c */
+int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
+			   int64_t new_k, int64_t patch, int *ret_regr,
+			   int *ret_impr);
+
+/* runlist.c */
+int runlist_load(struct report *r, struct runlist *rl);
+void runlist_release(struct runlist *rl);
+int *runlist_select(const struct runlist *rl, int col, int64_t owner,
+		    int *ret_n);
+void runlist_fp(const struct runlist *rl, const int *idx, int from, int to,
+		struct strbuf *out);
+void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
+		   const char *what);
+/*
+ * Blocks of a listing of n items: nfull complete blocks of per items get
+ * archive pages; the front page shows the last complete block and the
+ * incomplete one, so one new item changes the front page only.
+ */
+int front_start(int n, int per);
+void runs_section(struct page *pg, const struct runlist *rl, const int *idx,
+		  int n, const char *stem, int by_host);
+int write_run_archives(struct report *r, const struct runlist *rl,
+		       const int *idx, int n, const char *prefix,
+		       const char *what, const char *back,
+		       const char *back_href, int by_host);
+
+/* The page kinds: page_run.c, page_patch.c, page_pair.c, page_host.c,
+ * page_plan.c, page_index.c. */
+int write_run_pages(struct report *r);
+int write_patch_pages(struct report *r);
+extern const char pair_where[];
+int write_pair_pages(struct report *r);
+int write_host_pages(struct report *r, const struct runlist *rl);
+int write_plan_pages(struct report *r, const struct runlist *rl);
+int write_index(struct report *r);
+
+#endif

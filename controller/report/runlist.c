@@ -1,0 +1,236 @@
+/*
+ * runlist.c - run listings: every run as a listing shows it, loaded once
+ * per report for the host and plan pages, their "Runs" section and the
+ * archive pages of older blocks.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "report/report-int.h"
+#include "banned.h"
+/* --------------------------------------------------- run listings */
+
+static const char runlist_sql[] =
+	"SELECT r.id, r.host_id, r.plan_id, to_char((r.created_at) AT TIME "
+	"ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), k.name,"
+	" r.workload, coalesce((SELECT string_agg(e.key || '=' || e.value, ';' "
+	"ORDER BY e.key) FROM jsonb_each_text(r.params) e), ''), r.status, "
+	"r.job_id,"
+	" j.patch_id, h.name, pl.name"
+	" FROM runs r JOIN kernels k ON k.id = r.kernel_id"
+	" JOIN hosts h ON h.id = r.host_id"
+	" LEFT JOIN plans pl ON pl.id = r.plan_id"
+	" LEFT JOIN jobs j ON j.id = r.job_id ORDER BY r.id";
+
+int runlist_load(struct report *r, struct runlist *rl)
+{
+	int rc = q(r, &rl->res, runlist_sql, NULL), n;
+
+	if (rc < 0)
+		return rc;
+	n = db_nrows(rl->res);
+	rl->hash = xcalloc((size_t)n + 1, sizeof(*rl->hash));
+	for (int i = 0; i < n; i++) {
+		uint64_t h = 0xcbf29ce484222325ULL;
+
+		for (int c = 0; c <= RL_PLAN_NAME; c++) {
+			const char *v = S(db_get(rl->res, i, c));
+
+			h = fnv1a(h, v, strlen(v));
+			h = fnv1a(h, "\x1f", 1);
+		}
+		rl->hash[i] = h;
+	}
+	return 0;
+}
+
+void runlist_release(struct runlist *rl)
+{
+	db_result_free(rl->res);
+	free(rl->hash);
+}
+
+/* The rows of rl whose column col equals owner, in id order. */
+int *runlist_select(const struct runlist *rl, int col, int64_t owner,
+		    int *ret_n)
+{
+	int n = db_nrows(rl->res), k = 0;
+	int *idx = xcalloc((size_t)n + 1, sizeof(int));
+
+	for (int i = 0; i < n; i++)
+		if (db_get(rl->res, i, col) &&
+		    id64(db_get(rl->res, i, col)) == owner)
+			idx[k++] = i;
+	*ret_n = k;
+	return idx;
+}
+
+/* Fingerprint text of rows idx[from..to). */
+void runlist_fp(const struct runlist *rl, const int *idx, int from, int to,
+		struct strbuf *out)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (int i = from; i < to; i++) {
+		char b[17];
+
+		snprintf(b, sizeof(b), "%016llx",
+			 (unsigned long long)rl->hash[idx[i]]);
+		h = fnv1a(h, b, 16);
+	}
+	strbuf_addf(out, "%d:%d:%016llx", from, to, (unsigned long long)h);
+}
+
+/*
+ * A table of the runs idx[from..to), newest first, into pg under name.
+ * by_host says whether the other column is the host (plan pages) or the
+ * plan (host pages).
+ */
+static void runlist_table(struct page *pg, const struct runlist *rl,
+			  const int *idx, int from, int to, const char *name,
+			  int by_host)
+{
+	static const struct col cols_h[] = {
+		{ "run", "run", 1 },	   { "created", "created (UTC)", 0 },
+		{ "kernel", "kernel", 0 }, { "workload", "workload", 0 },
+		{ "params", "params", 0 }, { "status", "status", 0 },
+		{ "stp_id", "STP id", 1 }, { "plm", "PLM#", 1 },
+		{ "host", "host", 0 },
+	};
+	static const struct col cols_p[] = {
+		{ "run", "run", 1 },	   { "created", "created (UTC)", 0 },
+		{ "kernel", "kernel", 0 }, { "workload", "workload", 0 },
+		{ "params", "params", 0 }, { "status", "status", 0 },
+		{ "stp_id", "STP id", 1 }, { "plm", "PLM#", 1 },
+		{ "plan", "plan", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	const struct db_result *res = rl->res;
+	struct rtab t;
+
+	rtab_begin(&t, pg, name, NULL, by_host ? cols_h : cols_p,
+		   (int)ARRAY_SIZE(cols_h));
+	for (int k = to; k-- > from;) {
+		int i = idx[k];
+
+		rtab_row(&t, NULL);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "run-%s.html", db_get(res, i, RL_ID));
+		rtab_link(&t, db_get(res, i, RL_ID), href.buf);
+		rtab_str(&t, db_get(res, i, RL_CREATED));
+		rtab_str(&t, db_get(res, i, RL_KERNEL));
+		rtab_str(&t, db_get(res, i, RL_WORKLOAD));
+		rtab_str(&t, db_get(res, i, RL_PARAMS));
+		rtab_str(&t, db_get(res, i, RL_STATUS));
+		rtab_str(&t, db_get(res, i, RL_JOB));
+		if (db_get(res, i, RL_PATCH)) {
+			strbuf_reset(&href);
+			strbuf_addf(&href, "patch-%s.html",
+				    db_get(res, i, RL_PATCH));
+			rtab_link(&t, db_get(res, i, RL_PATCH), href.buf);
+		} else
+			rtab_str(&t, NULL);
+		strbuf_reset(&href);
+		if (by_host) {
+			strbuf_addf(&href, "host-%s.html",
+				    db_get(res, i, RL_HOST));
+			rtab_link(&t, db_get(res, i, RL_HOST_NAME), href.buf);
+		} else if (db_get(res, i, RL_PLAN)) {
+			strbuf_addf(&href, "plan-%s.html",
+				    db_get(res, i, RL_PLAN));
+			rtab_link(&t, db_get(res, i, RL_PLAN_NAME), href.buf);
+		} else
+			rtab_str(&t, NULL);
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no runs");
+	strbuf_release(&href);
+}
+
+/* Links to the archive pages prefix-p1.html .. prefix-pN.html. */
+void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
+		   const char *what)
+{
+	if (!nfull)
+		return;
+	strbuf_addf(b,
+		    "<p class=\"pages\">All %s, %d per page, oldest "
+		    "first:",
+		    what, per);
+	for (int k = 1; k <= nfull; k++)
+		strbuf_addf(b, " <a href=\"%s-p%d.html\">%d</a>", prefix, k, k);
+	strbuf_addstr(b, "</p>");
+}
+
+/*
+ * The "Runs" section of a host or plan page: how many runs idx (n of them)
+ * holds, the newest block as a table (by_host: with a host column), and
+ * links to the archive pages of the older blocks, named after stem.
+ */
+void runs_section(struct page *pg, const struct runlist *rl, const int *idx,
+		  int n, const char *stem, int by_host)
+{
+	struct strbuf *b = &pg->body;
+
+	h2(b, "runs", "Runs");
+	strbuf_addf(b, "<p>%d run%s in all; the newest here.</p>", n,
+		    n == 1 ? "" : "s");
+	runlist_table(pg, rl, idx, front_start(n, RUNS_PER_BLOCK), n, "runs",
+		      by_host);
+	archive_links(b, stem, n / RUNS_PER_BLOCK, RUNS_PER_BLOCK, "runs");
+}
+
+int front_start(int n, int per)
+{
+	int nfull = n / per;
+
+	return nfull ? (nfull - 1) * per : 0;
+}
+
+/* Write the archive pages prefix-pK.html of a run listing. */
+int write_run_archives(struct report *r, const struct runlist *rl,
+		       const int *idx, int n, const char *prefix,
+		       const char *what, const char *back,
+		       const char *back_href, int by_host)
+{
+	int nfull = n / RUNS_PER_BLOCK, rc = 0;
+
+	for (int k = 1; k <= nfull && rc >= 0; k++) {
+		struct strbuf stem = STRBUF_INIT, fp = STRBUF_INIT;
+		char *dg = NULL;
+
+		strbuf_addf(&stem, "%s-p%d", prefix, k);
+		runlist_fp(rl, idx, (k - 1) * RUNS_PER_BLOCK,
+			   k * RUNS_PER_BLOCK, &fp);
+		strbuf_addstr(&stem, ".html");
+		if (page_stale(r, stem.buf, fp.buf, &dg)) {
+			struct page pg;
+
+			strbuf_setlen(&stem, stem.len - 5);
+			page_init(&pg, stem.buf);
+			strbuf_addf(&pg.title, "%s: runs, page %d", what, k);
+			nav(&pg.body, pg.title.buf);
+			strbuf_addstr(&pg.body, "<h1>");
+			strbuf_add_html(&pg.body, pg.title.buf);
+			strbuf_addstr(&pg.body, "</h1><p><a href=\"");
+			strbuf_add_html(&pg.body, back_href);
+			strbuf_addstr(&pg.body, "\">");
+			strbuf_add_html(&pg.body, back);
+			strbuf_addstr(&pg.body, "</a></p>");
+			archive_links(&pg.body, prefix, nfull, RUNS_PER_BLOCK,
+				      "runs");
+			runlist_table(&pg, rl, idx, (k - 1) * RUNS_PER_BLOCK,
+				      k * RUNS_PER_BLOCK, "runs", by_host);
+			rc = page_finish(r, &pg, dg);
+			page_release(&pg);
+		}
+		free(dg);
+		strbuf_release(&stem);
+		strbuf_release(&fp);
+	}
+	return rc;
+}
