@@ -71,7 +71,7 @@ void fmt_pct(struct strbuf *out, double v)
 
 /* ---------------------------------------------------------------- pages */
 
-void page_init(struct page *pg, const char *stem)
+static void page_init(struct page *pg, const char *stem)
 {
 	memset(pg, 0, sizeof(*pg));
 	pg->stem = xstrdup(stem);
@@ -80,7 +80,7 @@ void page_init(struct page *pg, const char *stem)
 	strbuf_init(&pg->body, 4096);
 }
 
-void page_release(struct page *pg)
+static void page_release(struct page *pg)
 {
 	for (size_t i = 0; i < pg->nfiles; i++) {
 		free(pg->files[i].name);
@@ -186,7 +186,7 @@ int write_if_changed(struct report *r, const char *name, const char *data,
  * write it and its data files, and queue its digest (NULL: not tracked,
  * the index) for recording.  Returns 0 or negative with err filled.
  */
-int page_finish(struct report *r, struct page *pg, const char *digest)
+static int page_finish(struct report *r, struct page *pg, const char *digest)
 {
 	struct strbuf html = STRBUF_INIT;
 	const char *t = r->tmpl.buf, *at;
@@ -221,6 +221,27 @@ int page_finish(struct report *r, struct page *pg, const char *digest)
 	r->st->pages_rendered++;
 	strbuf_release(&html);
 	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Open the page stem.html, let fill write its title, body and data
+ * files, then put it into the template and write it (digest: what to
+ * record for it, NULL for the index, which is written every time).  A
+ * page whose fill fails is dropped unwritten.  Returns 0 or negative
+ * with r->err filled.
+ */
+int page_render(struct report *r, const char *stem, const char *digest,
+		page_fill_fn *fill, void *ctx)
+{
+	struct page pg;
+	int rc;
+
+	page_init(&pg, stem);
+	rc = fill(r, &pg, ctx);
+	if (rc >= 0)
+		rc = page_finish(r, &pg, digest);
+	page_release(&pg);
+	return rc;
 }
 
 /* A definition list row: label, then escaped value (skipped when NULL). */

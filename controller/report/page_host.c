@@ -53,10 +53,20 @@ static const char host_sql[] =
 	"             AND e.at >= $1::timestamptz)"
 	" ORDER BY h.id";
 
-static int render_host(struct report *r, const struct db_result *h, int i,
-		       const struct runlist *rl, const int *idx, int n,
-		       const char *digest)
+/* A host page being filled: its row of host_sql and its runs. */
+struct host_page {
+	const struct db_result *h;
+	int i;
+	const struct runlist *rl;
+	int *idx, n;
+};
+
+/* Fill the page of host row hp->i (a page_fill_fn). */
+static int fill_host(struct report *r, struct page *pg, void *ctx)
 {
+	const struct host_page *hp = ctx;
+	const struct db_result *h = hp->h;
+	int i = hp->i;
 	_cleanup_db_result_ struct db_result *ev = NULL;
 	static const struct col ecols[] = {
 		{ "at", "at (UTC)", 0 },
@@ -64,11 +74,10 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 		{ "new_health", "to", 0 },
 		{ "reason", "why", 0 },
 	};
-	struct strbuf stem = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf tmp = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
 	int64_t id = id64(db_get(h, i, HC_ID));
-	struct page pg;
-	struct strbuf *b;
+	struct strbuf *b = &pg->body;
 	struct rtab t;
 	int rc;
 
@@ -81,13 +90,10 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 	db_args_clear(&a);
 	if (rc < 0)
 		return rc;
-	strbuf_addf(&stem, "host-%lld", (long long)id);
-	page_init(&pg, stem.buf);
-	b = &pg.body;
-	strbuf_addf(&pg.title, "Host %s", S(db_get(h, i, HC_NAME)));
-	nav(b, pg.title.buf);
+	strbuf_addf(&pg->title, "Host %s", S(db_get(h, i, HC_NAME)));
+	nav(b, pg->title.buf);
 	strbuf_addstr(b, "<h1>");
-	strbuf_add_html(b, pg.title.buf);
+	strbuf_add_html(b, pg->title.buf);
 	strbuf_addstr(b, "</h1><section class=\"facts\"><dl>");
 	dl_item(b, "kind", db_get(h, i, HC_KIND));
 	dl_item(b, "address", db_get(h, i, HC_ADDRESS));
@@ -124,7 +130,7 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 		strbuf_addstr(b, "</pre></details>");
 	}
 	h2(b, "health", "Health history");
-	rtab_begin(&t, &pg, "health", NULL, ecols, (int)ARRAY_SIZE(ecols));
+	rtab_begin(&t, pg, "health", NULL, ecols, (int)ARRAY_SIZE(ecols));
 	for (int k = 0; k < db_nrows(ev); k++) {
 		const char *nh = db_get(ev, k, 2);
 
@@ -134,12 +140,9 @@ static int render_host(struct report *r, const struct db_result *h, int i,
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no health changes recorded");
-	runs_section(&pg, rl, idx, n, stem.buf, 0);
-	rc = page_finish(r, &pg, digest);
-	page_release(&pg);
-	strbuf_release(&stem);
+	runs_section(pg, hp->rl, hp->idx, hp->n, pg->stem, 0);
 	strbuf_release(&tmp);
-	return rc;
+	return 0;
 }
 
 int write_host_pages(struct report *r, const struct runlist *rl)
@@ -152,33 +155,28 @@ int write_host_pages(struct report *r, const struct runlist *rl)
 	rc = q(r, &h, host_sql, &a);
 	db_args_clear(&a);
 	for (int i = 0; rc >= 0 && i < db_nrows(h); i++) {
-		struct strbuf name = STRBUF_INIT, fp = STRBUF_INIT,
-			      back = STRBUF_INIT;
+		struct strbuf stem = STRBUF_INIT, fp = STRBUF_INIT,
+			      back = STRBUF_INIT, href = STRBUF_INIT;
 		int64_t id = id64(db_get(h, i, HC_ID));
-		int n, *idx = runlist_select(rl, RL_HOST, id, &n);
-		char *dg = NULL;
+		struct host_page hp = { h, i, rl, NULL, 0 };
 
-		strbuf_addf(&name, "host-%lld.html", (long long)id);
-		strbuf_addf(&fp, "%s|%d|", S(db_get(h, i, HC_FP)), n);
-		runlist_fp(rl, idx, front_start(n, RUNS_PER_BLOCK), n, &fp);
-		if (page_stale(r, name.buf, fp.buf, &dg))
-			rc = render_host(r, h, i, rl, idx, n, dg);
-		strbuf_setlen(&name, name.len - 5);
+		hp.idx = runlist_select(rl, RL_HOST, id, &hp.n);
+		strbuf_addf(&stem, "host-%lld", (long long)id);
+		strbuf_addf(&fp, "%s|%d|", S(db_get(h, i, HC_FP)), hp.n);
+		runlist_fp(rl, hp.idx, front_start(hp.n, RUNS_PER_BLOCK), hp.n,
+			   &fp);
+		rc = page_refresh(r, stem.buf, fp.buf, fill_host, &hp);
 		strbuf_addf(&back, "Host %s", S(db_get(h, i, HC_NAME)));
-		if (rc >= 0) {
-			struct strbuf href = STRBUF_INIT;
-
-			strbuf_addf(&href, "%s.html", name.buf);
-			rc = write_run_archives(r, rl, idx, n, name.buf,
+		strbuf_addf(&href, "%s.html", stem.buf);
+		if (rc >= 0)
+			rc = write_run_archives(r, rl, hp.idx, hp.n, stem.buf,
 						back.buf, back.buf, href.buf,
 						0);
-			strbuf_release(&href);
-		}
-		free(dg);
-		free(idx);
-		strbuf_release(&name);
+		free(hp.idx);
+		strbuf_release(&stem);
 		strbuf_release(&fp);
 		strbuf_release(&back);
+		strbuf_release(&href);
 	}
 	return rc;
 }

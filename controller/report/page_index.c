@@ -94,48 +94,63 @@ static void patch_table(struct page *pg, const struct db_result *ps, int from,
 	strbuf_release(&href);
 }
 
+/* An archive page of the patch listing, for fill_patch_archive(). */
+struct patch_archive {
+	const struct db_result *ps;
+	int nfull, k;
+};
+
+/* Fill archive page k of the patch listing (a page_fill_fn). */
+static int fill_patch_archive(struct report *r, struct page *pg, void *ctx)
+{
+	const struct patch_archive *ar = ctx;
+
+	(void)r;
+	strbuf_addf(&pg->title, "Patches, page %d", ar->k);
+	nav(&pg->body, pg->title.buf);
+	strbuf_addstr(&pg->body, "<h1>");
+	strbuf_add_html(&pg->body, pg->title.buf);
+	strbuf_addstr(&pg->body, "</h1>");
+	archive_links(&pg->body, "patches", ar->nfull, PATCHES_PER_BLOCK,
+		      "patches");
+	patch_table(pg, ar->ps, (ar->k - 1) * PATCHES_PER_BLOCK,
+		    ar->k * PATCHES_PER_BLOCK, "patches");
+	return 0;
+}
+
 static int write_patch_archives(struct report *r, const struct db_result *ps)
 {
-	int n = db_nrows(ps), nfull = n / PATCHES_PER_BLOCK, rc = 0;
+	struct patch_archive ar = { ps, db_nrows(ps) / PATCHES_PER_BLOCK, 0 };
+	int rc = 0;
 
-	for (int k = 1; k <= nfull && rc >= 0; k++) {
+	for (ar.k = 1; ar.k <= ar.nfull && rc >= 0; ar.k++) {
 		struct strbuf stem = STRBUF_INIT, fp = STRBUF_INIT;
-		int from = (k - 1) * PATCHES_PER_BLOCK,
-		    to = k * PATCHES_PER_BLOCK;
-		char *dg = NULL;
+		int from = (ar.k - 1) * PATCHES_PER_BLOCK,
+		    to = ar.k * PATCHES_PER_BLOCK;
 
-		strbuf_addf(&stem, "patches-p%d.html", k);
+		strbuf_addf(&stem, "patches-p%d", ar.k);
 		for (int i = from; i < to; i++)
 			for (int c = 0; c <= PS_CREATED; c++)
 				strbuf_addf(&fp, "%s\x1f", S(db_get(ps, i, c)));
-		if (page_stale(r, stem.buf, fp.buf, &dg)) {
-			struct page pg;
-
-			strbuf_setlen(&stem, stem.len - 5);
-			page_init(&pg, stem.buf);
-			strbuf_addf(&pg.title, "Patches, page %d", k);
-			nav(&pg.body, pg.title.buf);
-			strbuf_addstr(&pg.body, "<h1>");
-			strbuf_add_html(&pg.body, pg.title.buf);
-			strbuf_addstr(&pg.body, "</h1>");
-			archive_links(&pg.body, "patches", nfull,
-				      PATCHES_PER_BLOCK, "patches");
-			patch_table(&pg, ps, from, to, "patches");
-			rc = page_finish(r, &pg, dg);
-			page_release(&pg);
-		}
-		free(dg);
+		rc = page_refresh(r, stem.buf, fp.buf, fill_patch_archive, &ar);
 		strbuf_release(&stem);
 		strbuf_release(&fp);
 	}
 	return rc;
 }
 
-int write_index(struct report *r)
+/* What the index shows: the results of write_index()'s statements. */
+struct index_data {
+	struct db_result *queue, *nq, *ps, *pairs, *hosts, *plans;
+};
+
+/* Fill index.html from d (a page_fill_fn). */
+static int fill_index(struct report *r, struct page *pg, void *ctx)
 {
-	_cleanup_db_result_ struct db_result *queue = NULL, *ps = NULL,
-					     *pairs = NULL, *hosts = NULL,
-					     *plans = NULL, *nq = NULL;
+	const struct index_data *d = ctx;
+	const struct db_result *queue = d->queue, *nq = d->nq, *ps = d->ps,
+			       *pairs = d->pairs, *hosts = d->hosts,
+			       *plans = d->plans;
 	static const struct col qcols[] = {
 		{ "stp_id", "STP id", 1 },	 { "plm", "PLM#", 1 },
 		{ "patch", "patch", 0 },	 { "kernel", "kernel", 0 },
@@ -162,11 +177,128 @@ int write_index(struct report *r)
 		{ "runs", "runs", 1 },
 		{ "stored", "stored (UTC)", 0 },
 	};
-	struct strbuf sql = STRBUF_INIT, href = STRBUF_INIT;
-	struct page pg;
-	struct strbuf *b;
+	struct strbuf href = STRBUF_INIT;
+	struct strbuf *b = &pg->body;
 	struct rtab t;
-	int rc, n;
+	int n;
+
+	strbuf_addstr(&pg->title, "schedfarm: queue and latest patches");
+	nav(b, NULL);
+	strbuf_addstr(b, "<h1>Queue and latest patches</h1>");
+	if (r->o->now) {
+		strbuf_addstr(b, "<p class=\"generated\">Generated ");
+		strbuf_add_html(b, r->o->now);
+		strbuf_addstr(b, ".</p>");
+	}
+	h2(b, "queue", "Queue");
+	strbuf_addf(b, "<p>%s job%s waiting or running%s.</p>",
+		    S(db_get(nq, 0, 0)),
+		    strcmp(S(db_get(nq, 0, 0)), "1") ? "s" : "",
+		    db_nrows(queue) < (int)id64(db_get(nq, 0, 0))
+			    ? "; the first 200 by priority"
+			    : "");
+	rtab_begin(&t, pg, "queue", NULL, qcols, (int)ARRAY_SIZE(qcols));
+	for (int i = 0; i < db_nrows(queue); i++) {
+		rtab_row(&t, NULL);
+		rtab_str(&t, db_get(queue, i, 0));
+		if (db_get(queue, i, 1)) {
+			strbuf_reset(&href);
+			strbuf_addf(&href, "patch-%s.html",
+				    db_get(queue, i, 1));
+			rtab_link(&t, db_get(queue, i, 1), href.buf);
+			rtab_link(&t, db_get(queue, i, 2), href.buf);
+		} else {
+			rtab_str(&t, NULL);
+			rtab_str(&t, NULL);
+		}
+		rtab_str(&t, db_get(queue, i, 3));
+		strbuf_reset(&href);
+		strbuf_addf(&href, "plan-%s.html", db_get(queue, i, 5));
+		rtab_link(&t, db_get(queue, i, 4), href.buf);
+		if (db_get(queue, i, 7)) {
+			strbuf_reset(&href);
+			strbuf_addf(&href, "host-%s.html", db_get(queue, i, 7));
+			rtab_link(&t, db_get(queue, i, 6), href.buf);
+		} else
+			rtab_str(&t, db_get(queue, i, 6));
+		rtab_str(&t, db_get(queue, i, 8));
+		rtab_num(&t, num(db_get(queue, i, 9)), NULL);
+		rtab_str(&t, db_get(queue, i, 10));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "the queue is empty");
+
+	h2(b, "patches", "Patches, newest first");
+	n = db_nrows(ps);
+	patch_table(pg, ps, front_start(n, PATCHES_PER_BLOCK), n, "patches");
+	archive_links(b, "patches", n / PATCHES_PER_BLOCK, PATCHES_PER_BLOCK,
+		      "patches");
+
+	h2(b, "kernels", "Kernel comparisons without a patch");
+	rtab_begin(&t, pg, "kernels", NULL, kcols, (int)ARRAY_SIZE(kcols));
+	for (int i = 0; i < db_nrows(pairs); i++) {
+		const char *cls = NULL;
+
+		if (id64(db_get(pairs, i, 4)) > 0)
+			cls = "v-regression";
+		else if (id64(db_get(pairs, i, 5)) > 0)
+			cls = "v-improvement";
+		rtab_row(&t, cls);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "compare-%s-%s.html", db_get(pairs, i, 0),
+			    db_get(pairs, i, 1));
+		rtab_link(&t, db_get(pairs, i, 2), href.buf);
+		rtab_str(&t, db_get(pairs, i, 3));
+		rtab_num(&t, num(db_get(pairs, i, 4)), NULL);
+		rtab_num(&t, num(db_get(pairs, i, 5)), NULL);
+		rtab_num(&t, num(db_get(pairs, i, 6)), NULL);
+		rtab_str(&t, db_get(pairs, i, 7));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no kernel comparisons yet");
+
+	h2(b, "hosts", "Hosts");
+	rtab_begin(&t, pg, "hosts", NULL, hcols, (int)ARRAY_SIZE(hcols));
+	for (int i = 0; i < db_nrows(hosts); i++) {
+		const char *hl = db_get(hosts, i, 3);
+
+		rtab_row(&t, health_class(hl));
+		strbuf_reset(&href);
+		strbuf_addf(&href, "host-%s.html", db_get(hosts, i, 0));
+		rtab_link(&t, db_get(hosts, i, 1), href.buf);
+		rtab_str(&t, db_get(hosts, i, 2));
+		rtab_str(&t, hl);
+		rtab_num(&t, num(db_get(hosts, i, 4)), NULL);
+		rtab_num(&t, num(db_get(hosts, i, 5)), NULL);
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no hosts registered");
+
+	h2(b, "plans", "Plans");
+	rtab_begin(&t, pg, "plans", NULL, pcols, (int)ARRAY_SIZE(pcols));
+	for (int i = 0; i < db_nrows(plans); i++) {
+		rtab_row(&t, NULL);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "plan-%s.html", db_get(plans, i, 0));
+		rtab_link(&t, db_get(plans, i, 1), href.buf);
+		rtab_str(&t, db_get(plans, i, 2));
+		rtab_num(&t, num(db_get(plans, i, 3)), NULL);
+		rtab_str(&t, db_get(plans, i, 4));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no plans stored");
+	strbuf_release(&href);
+	return 0;
+}
+
+int write_index(struct report *r)
+{
+	_cleanup_db_result_ struct db_result *queue = NULL, *ps = NULL,
+					     *pairs = NULL, *hosts = NULL,
+					     *plans = NULL, *nq = NULL;
+	struct strbuf sql = STRBUF_INIT;
+	struct index_data d;
+	int rc;
 
 	rc = q(r, &queue,
 	       "SELECT j.id, j.patch_id, pa.name, k.name, pl.name, j.plan_id,"
@@ -230,116 +362,11 @@ int write_index(struct report *r)
 	if (rc < 0)
 		return rc;
 
-	page_init(&pg, "index");
-	b = &pg.body;
-	strbuf_addstr(&pg.title, "schedfarm: queue and latest patches");
-	nav(b, NULL);
-	strbuf_addstr(b, "<h1>Queue and latest patches</h1>");
-	if (r->o->now) {
-		strbuf_addstr(b, "<p class=\"generated\">Generated ");
-		strbuf_add_html(b, r->o->now);
-		strbuf_addstr(b, ".</p>");
-	}
-	h2(b, "queue", "Queue");
-	strbuf_addf(b, "<p>%s job%s waiting or running%s.</p>",
-		    S(db_get(nq, 0, 0)),
-		    strcmp(S(db_get(nq, 0, 0)), "1") ? "s" : "",
-		    db_nrows(queue) < (int)id64(db_get(nq, 0, 0))
-			    ? "; the first 200 by priority"
-			    : "");
-	rtab_begin(&t, &pg, "queue", NULL, qcols, (int)ARRAY_SIZE(qcols));
-	for (int i = 0; i < db_nrows(queue); i++) {
-		rtab_row(&t, NULL);
-		rtab_str(&t, db_get(queue, i, 0));
-		if (db_get(queue, i, 1)) {
-			strbuf_reset(&href);
-			strbuf_addf(&href, "patch-%s.html",
-				    db_get(queue, i, 1));
-			rtab_link(&t, db_get(queue, i, 1), href.buf);
-			rtab_link(&t, db_get(queue, i, 2), href.buf);
-		} else {
-			rtab_str(&t, NULL);
-			rtab_str(&t, NULL);
-		}
-		rtab_str(&t, db_get(queue, i, 3));
-		strbuf_reset(&href);
-		strbuf_addf(&href, "plan-%s.html", db_get(queue, i, 5));
-		rtab_link(&t, db_get(queue, i, 4), href.buf);
-		if (db_get(queue, i, 7)) {
-			strbuf_reset(&href);
-			strbuf_addf(&href, "host-%s.html", db_get(queue, i, 7));
-			rtab_link(&t, db_get(queue, i, 6), href.buf);
-		} else
-			rtab_str(&t, db_get(queue, i, 6));
-		rtab_str(&t, db_get(queue, i, 8));
-		rtab_num(&t, num(db_get(queue, i, 9)), NULL);
-		rtab_str(&t, db_get(queue, i, 10));
-		rtab_end_row(&t);
-	}
-	rtab_end(&t, "the queue is empty");
-
-	h2(b, "patches", "Patches, newest first");
-	n = db_nrows(ps);
-	patch_table(&pg, ps, front_start(n, PATCHES_PER_BLOCK), n, "patches");
-	archive_links(b, "patches", n / PATCHES_PER_BLOCK, PATCHES_PER_BLOCK,
-		      "patches");
-
-	h2(b, "kernels", "Kernel comparisons without a patch");
-	rtab_begin(&t, &pg, "kernels", NULL, kcols, (int)ARRAY_SIZE(kcols));
-	for (int i = 0; i < db_nrows(pairs); i++) {
-		const char *cls = NULL;
-
-		if (id64(db_get(pairs, i, 4)) > 0)
-			cls = "v-regression";
-		else if (id64(db_get(pairs, i, 5)) > 0)
-			cls = "v-improvement";
-		rtab_row(&t, cls);
-		strbuf_reset(&href);
-		strbuf_addf(&href, "compare-%s-%s.html", db_get(pairs, i, 0),
-			    db_get(pairs, i, 1));
-		rtab_link(&t, db_get(pairs, i, 2), href.buf);
-		rtab_str(&t, db_get(pairs, i, 3));
-		rtab_num(&t, num(db_get(pairs, i, 4)), NULL);
-		rtab_num(&t, num(db_get(pairs, i, 5)), NULL);
-		rtab_num(&t, num(db_get(pairs, i, 6)), NULL);
-		rtab_str(&t, db_get(pairs, i, 7));
-		rtab_end_row(&t);
-	}
-	rtab_end(&t, "no kernel comparisons yet");
-
-	h2(b, "hosts", "Hosts");
-	rtab_begin(&t, &pg, "hosts", NULL, hcols, (int)ARRAY_SIZE(hcols));
-	for (int i = 0; i < db_nrows(hosts); i++) {
-		const char *hl = db_get(hosts, i, 3);
-
-		rtab_row(&t, health_class(hl));
-		strbuf_reset(&href);
-		strbuf_addf(&href, "host-%s.html", db_get(hosts, i, 0));
-		rtab_link(&t, db_get(hosts, i, 1), href.buf);
-		rtab_str(&t, db_get(hosts, i, 2));
-		rtab_str(&t, hl);
-		rtab_num(&t, num(db_get(hosts, i, 4)), NULL);
-		rtab_num(&t, num(db_get(hosts, i, 5)), NULL);
-		rtab_end_row(&t);
-	}
-	rtab_end(&t, "no hosts registered");
-
-	h2(b, "plans", "Plans");
-	rtab_begin(&t, &pg, "plans", NULL, pcols, (int)ARRAY_SIZE(pcols));
-	for (int i = 0; i < db_nrows(plans); i++) {
-		rtab_row(&t, NULL);
-		strbuf_reset(&href);
-		strbuf_addf(&href, "plan-%s.html", db_get(plans, i, 0));
-		rtab_link(&t, db_get(plans, i, 1), href.buf);
-		rtab_str(&t, db_get(plans, i, 2));
-		rtab_num(&t, num(db_get(plans, i, 3)), NULL);
-		rtab_str(&t, db_get(plans, i, 4));
-		rtab_end_row(&t);
-	}
-	rtab_end(&t, "no plans stored");
-
-	rc = page_finish(r, &pg, NULL);
-	page_release(&pg);
-	strbuf_release(&href);
-	return rc;
+	d.queue = queue;
+	d.nq = nq;
+	d.ps = ps;
+	d.pairs = pairs;
+	d.hosts = hosts;
+	d.plans = plans;
+	return page_render(r, "index", NULL, fill_index, &d);
 }

@@ -16,6 +16,32 @@ const char pair_where[] =
 	" (SELECT 1 FROM patches p WHERE p.base_kernel_id = c.base_kernel_id"
 	"  AND p.kernel_id = c.new_kernel_id)";
 
+/* A kernel-pair page being filled: its row of the statement below. */
+struct pair_page {
+	const struct db_result *p;
+	int i;
+};
+
+/* Fill the page of kernel pair row pp->i (a page_fill_fn). */
+static int fill_pair(struct report *r, struct page *pg, void *ctx)
+{
+	const struct pair_page *pp = ctx;
+	const struct db_result *p = pp->p;
+	int i = pp->i, regr, impr;
+
+	strbuf_addf(&pg->title, "%s vs %s", S(db_get(p, i, 3)),
+		    S(db_get(p, i, 2)));
+	nav(&pg->body, pg->title.buf);
+	strbuf_addstr(&pg->body, "<h1>");
+	strbuf_add_html(&pg->body, pg->title.buf);
+	strbuf_addstr(&pg->body, "</h1><section class=\"facts\"><dl>");
+	dl_item(&pg->body, "base kernel", db_get(p, i, 2));
+	dl_item(&pg->body, "new kernel", db_get(p, i, 3));
+	strbuf_addstr(&pg->body, "</dl></section>");
+	return render_comparison_body(r, pg, id64(db_get(p, i, 0)),
+				      id64(db_get(p, i, 1)), 0, &regr, &impr);
+}
+
 int write_pair_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *p = NULL;
@@ -41,37 +67,14 @@ int write_pair_pages(struct report *r)
 	db_args_clear(&a);
 	strbuf_release(&sql);
 	for (int i = 0; rc >= 0 && i < db_nrows(p); i++) {
-		struct strbuf stem = STRBUF_INIT, name = STRBUF_INIT;
-		int64_t bk = id64(db_get(p, i, 0)), nk = id64(db_get(p, i, 1));
-		char *dg = NULL;
+		struct strbuf stem = STRBUF_INIT;
+		struct pair_page pp = { p, i };
 
-		strbuf_addf(&stem, "compare-%lld-%lld", (long long)bk,
-			    (long long)nk);
-		strbuf_addf(&name, "%s.html", stem.buf);
-		if (page_stale(r, name.buf, db_get(p, i, 4), &dg)) {
-			struct page pg;
-			int regr, impr;
-
-			page_init(&pg, stem.buf);
-			strbuf_addf(&pg.title, "%s vs %s", S(db_get(p, i, 3)),
-				    S(db_get(p, i, 2)));
-			nav(&pg.body, pg.title.buf);
-			strbuf_addstr(&pg.body, "<h1>");
-			strbuf_add_html(&pg.body, pg.title.buf);
-			strbuf_addstr(&pg.body, "</h1><section class=\"facts\">"
-						"<dl>");
-			dl_item(&pg.body, "base kernel", db_get(p, i, 2));
-			dl_item(&pg.body, "new kernel", db_get(p, i, 3));
-			strbuf_addstr(&pg.body, "</dl></section>");
-			rc = render_comparison_body(r, &pg, bk, nk, 0, &regr,
-						    &impr);
-			if (rc >= 0)
-				rc = page_finish(r, &pg, dg);
-			page_release(&pg);
-		}
-		free(dg);
+		strbuf_addf(&stem, "compare-%lld-%lld",
+			    (long long)id64(db_get(p, i, 0)),
+			    (long long)id64(db_get(p, i, 1)));
+		rc = page_refresh(r, stem.buf, db_get(p, i, 4), fill_pair, &pp);
 		strbuf_release(&stem);
-		strbuf_release(&name);
 	}
 	return rc;
 }

@@ -43,9 +43,18 @@ static const char patch_fp_sql[] =
 	"   p.kernel_id)) AND c.computed_at >= $1::timestamptz)"
 	" ORDER BY p.id";
 
-static int render_patch(struct report *r, const struct db_result *p, int i,
-			const char *digest)
+/* A patch page being filled: its row of patch_fp_sql. */
+struct patch_page {
+	const struct db_result *p;
+	int i;
+};
+
+/* Fill the page of patch row pp->i (a page_fill_fn). */
+static int fill_patch(struct report *r, struct page *pg, void *ctx)
 {
+	const struct patch_page *pp = ctx;
+	const struct db_result *p = pp->p;
+	int i = pp->i;
 	_cleanup_db_result_ struct db_result *jobs = NULL;
 	static const struct col jcols[] = {
 		{ "stp_id", "STP id", 1 },
@@ -59,12 +68,11 @@ static int render_patch(struct report *r, const struct db_result *p, int i,
 		{ "stop_reason", "why it stopped", 0 },
 		{ "error", "error", 0 },
 	};
-	struct strbuf stem = STRBUF_INIT, href = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf href = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
 	int64_t id = id64(db_get(p, i, 0));
+	struct strbuf *b = &pg->body;
 	int rc, regr, impr;
-	struct page pg;
-	struct strbuf *b;
 	struct rtab t;
 
 	db_args_i64(&a, id);
@@ -83,14 +91,11 @@ static int render_patch(struct report *r, const struct db_result *p, int i,
 	db_args_clear(&a);
 	if (rc < 0)
 		return rc;
-	strbuf_addf(&stem, "patch-%lld", (long long)id);
-	page_init(&pg, stem.buf);
-	b = &pg.body;
-	strbuf_addf(&pg.title, "PLM %lld: %s", (long long)id,
+	strbuf_addf(&pg->title, "PLM %lld: %s", (long long)id,
 		    S(db_get(p, i, 1)));
-	nav(b, pg.title.buf);
+	nav(b, pg->title.buf);
 	strbuf_addstr(b, "<h1>");
-	strbuf_add_html(b, pg.title.buf);
+	strbuf_add_html(b, pg->title.buf);
 	strbuf_addstr(b, "</h1><section class=\"facts\"><dl>");
 	dl_item(b, "PLM#", db_get(p, i, 0));
 	dl_item(b, "name", db_get(p, i, 1));
@@ -104,7 +109,7 @@ static int render_patch(struct report *r, const struct db_result *p, int i,
 	strbuf_addstr(b, "</dl></section>");
 
 	h2(b, "jobs", "Jobs");
-	rtab_begin(&t, &pg, "jobs", NULL, jcols, (int)ARRAY_SIZE(jcols));
+	rtab_begin(&t, pg, "jobs", NULL, jcols, (int)ARRAY_SIZE(jcols));
 	for (int k = 0; k < db_nrows(jobs); k++) {
 		rtab_row(&t, !strcmp(S(db_get(jobs, k, 1)), "failed")
 				     ? "v-regression"
@@ -134,14 +139,9 @@ static int render_patch(struct report *r, const struct db_result *p, int i,
 		strbuf_addstr(b, "<p class=\"note\">The patched kernel is not "
 				 "built yet; comparisons stored under this "
 				 "PLM# are shown.</p>");
-	rc = render_comparison_body(r, &pg, id64(db_get(p, i, 7)),
+	rc = render_comparison_body(r, pg, id64(db_get(p, i, 7)),
 				    id64(db_get(p, i, 9)), id, &regr, &impr);
-	if (rc >= 0)
-		rc = page_finish(r, &pg, digest);
-	page_release(&pg);
-	strbuf_release(&stem);
 	strbuf_release(&href);
-	strbuf_release(&tmp);
 	return rc;
 }
 
@@ -155,14 +155,13 @@ int write_patch_pages(struct report *r)
 	rc = q(r, &p, patch_fp_sql, &a);
 	db_args_clear(&a);
 	for (int i = 0; rc >= 0 && i < db_nrows(p); i++) {
-		struct strbuf name = STRBUF_INIT;
-		char *dg = NULL;
+		struct strbuf stem = STRBUF_INIT;
+		struct patch_page pp = { p, i };
 
-		strbuf_addf(&name, "patch-%s.html", db_get(p, i, 0));
-		if (page_stale(r, name.buf, db_get(p, i, 11), &dg))
-			rc = render_patch(r, p, i, dg);
-		free(dg);
-		strbuf_release(&name);
+		strbuf_addf(&stem, "patch-%s", db_get(p, i, 0));
+		rc = page_refresh(r, stem.buf, db_get(p, i, 11), fill_patch,
+				  &pp);
+		strbuf_release(&stem);
 	}
 	return rc;
 }

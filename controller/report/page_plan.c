@@ -24,23 +24,27 @@ static const char plan_sql[] =
 	"             AND r.created_at >= $1::timestamptz)"
 	" ORDER BY pl.id";
 
-static int render_plan(struct report *r, const struct db_result *p, int i,
-		       const struct runlist *rl, const int *idx, int n,
-		       const char *digest)
-{
-	struct strbuf stem = STRBUF_INIT;
-	int64_t id = id64(db_get(p, i, 0));
-	struct page pg;
-	struct strbuf *b;
-	int rc;
+/* A plan page being filled: its row of plan_sql and its runs. */
+struct plan_page {
+	const struct db_result *p;
+	int i;
+	const struct runlist *rl;
+	int *idx, n;
+};
 
-	strbuf_addf(&stem, "plan-%lld", (long long)id);
-	page_init(&pg, stem.buf);
-	b = &pg.body;
-	strbuf_addf(&pg.title, "Plan %s", S(db_get(p, i, 1)));
-	nav(b, pg.title.buf);
+/* Fill the page of plan row pp->i (a page_fill_fn). */
+static int fill_plan(struct report *r, struct page *pg, void *ctx)
+{
+	const struct plan_page *pp = ctx;
+	const struct db_result *p = pp->p;
+	struct strbuf *b = &pg->body;
+	int i = pp->i;
+
+	(void)r;
+	strbuf_addf(&pg->title, "Plan %s", S(db_get(p, i, 1)));
+	nav(b, pg->title.buf);
 	strbuf_addstr(b, "<h1>");
-	strbuf_add_html(b, pg.title.buf);
+	strbuf_add_html(b, pg->title.buf);
 	strbuf_addstr(b, "</h1><section class=\"facts\"><dl>");
 	dl_item(b, "sha256", db_get(p, i, 2));
 	dl_item(b, "stored", db_get(p, i, 4));
@@ -49,11 +53,8 @@ static int render_plan(struct report *r, const struct db_result *p, int i,
 	strbuf_addstr(b, "<pre class=\"plan\">");
 	strbuf_add_html(b, db_get(p, i, 3));
 	strbuf_addstr(b, "</pre>");
-	runs_section(&pg, rl, idx, n, stem.buf, 1);
-	rc = page_finish(r, &pg, digest);
-	page_release(&pg);
-	strbuf_release(&stem);
-	return rc;
+	runs_section(pg, pp->rl, pp->idx, pp->n, pg->stem, 1);
+	return 0;
 }
 
 int write_plan_pages(struct report *r, const struct runlist *rl)
@@ -66,27 +67,25 @@ int write_plan_pages(struct report *r, const struct runlist *rl)
 	rc = q(r, &p, plan_sql, &a);
 	db_args_clear(&a);
 	for (int i = 0; rc >= 0 && i < db_nrows(p); i++) {
-		struct strbuf name = STRBUF_INIT, fp = STRBUF_INIT,
+		struct strbuf stem = STRBUF_INIT, fp = STRBUF_INIT,
 			      back = STRBUF_INIT, href = STRBUF_INIT;
 		int64_t id = id64(db_get(p, i, 0));
-		int n, *idx = runlist_select(rl, RL_PLAN, id, &n);
-		char *dg = NULL;
+		struct plan_page pp = { p, i, rl, NULL, 0 };
 
-		strbuf_addf(&name, "plan-%lld.html", (long long)id);
-		strbuf_addf(&fp, "%s|%d|", S(db_get(p, i, 5)), n);
-		runlist_fp(rl, idx, front_start(n, RUNS_PER_BLOCK), n, &fp);
-		if (page_stale(r, name.buf, fp.buf, &dg))
-			rc = render_plan(r, p, i, rl, idx, n, dg);
-		strbuf_setlen(&name, name.len - 5);
+		pp.idx = runlist_select(rl, RL_PLAN, id, &pp.n);
+		strbuf_addf(&stem, "plan-%lld", (long long)id);
+		strbuf_addf(&fp, "%s|%d|", S(db_get(p, i, 5)), pp.n);
+		runlist_fp(rl, pp.idx, front_start(pp.n, RUNS_PER_BLOCK), pp.n,
+			   &fp);
+		rc = page_refresh(r, stem.buf, fp.buf, fill_plan, &pp);
 		strbuf_addf(&back, "Plan %s", S(db_get(p, i, 1)));
-		strbuf_addf(&href, "%s.html", name.buf);
+		strbuf_addf(&href, "%s.html", stem.buf);
 		if (rc >= 0)
-			rc = write_run_archives(r, rl, idx, n, name.buf,
+			rc = write_run_archives(r, rl, pp.idx, pp.n, stem.buf,
 						back.buf, back.buf, href.buf,
 						1);
-		free(dg);
-		free(idx);
-		strbuf_release(&name);
+		free(pp.idx);
+		strbuf_release(&stem);
 		strbuf_release(&fp);
 		strbuf_release(&back);
 		strbuf_release(&href);

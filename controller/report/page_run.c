@@ -291,13 +291,22 @@ static void render_samples(struct page *pg, const struct db_result *res,
 	strbuf_addstr(b, "</details>");
 }
 
-/* Render one run page from row i of det and its slices of the others. */
-static int render_run(struct report *r, const struct db_result *det, int i,
-		      const struct db_result *res, int rfrom, int rto,
-		      const struct db_result *cnt, int cfrom, int cto,
-		      const struct db_result *smp, int sfrom, int sto,
-		      const char *digest)
+/*
+ * One batch of run pages: the results of its four statements, and where
+ * the run whose page is being filled stands in them.
+ */
+struct run_batch {
+	struct db_result *det, *res, *cnt, *smp;
+	int i; /* the run's row of det */
+	int rfrom, rto, cfrom, cto, sfrom, sto; /* its rows of res, cnt, smp */
+};
+
+/* Fill the page of the run at row bt->i of the batch (a page_fill_fn). */
+static int fill_run(struct report *r, struct page *pg, void *ctx)
 {
+	const struct run_batch *bt = ctx;
+	const struct db_result *det = bt->det, *res = bt->res;
+	int i = bt->i, rfrom = bt->rfrom, rto = bt->rto;
 	static const struct col rcols[] = {
 		{ "iteration", "iteration", 1 },
 		{ "warmup", "warm-up", 0 },
@@ -308,22 +317,18 @@ static int render_run(struct report *r, const struct db_result *det, int i,
 		{ "n", "n", 1 },
 		{ "stddev", "s.d.", 1 },
 	};
-	struct strbuf stem = STRBUF_INIT, href = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf href = STRBUF_INIT, tmp = STRBUF_INIT;
 	int64_t id = id64(db_get(det, i, RC_ID));
-	struct page pg;
-	struct strbuf *b;
+	struct strbuf *b = &pg->body;
 	struct rtab t;
-	int rc;
+	int rc = 0;
 
-	strbuf_addf(&stem, "run-%lld", (long long)id);
-	page_init(&pg, stem.buf);
-	b = &pg.body;
-	strbuf_addf(&pg.title, "Run %lld: %s on %s", (long long)id,
+	strbuf_addf(&pg->title, "Run %lld: %s on %s", (long long)id,
 		    S(db_get(det, i, RC_WORKLOAD)),
 		    S(db_get(det, i, RC_HOST_NAME)));
-	nav(b, pg.title.buf);
+	nav(b, pg->title.buf);
 	strbuf_addstr(b, "<h1>");
-	strbuf_add_html(b, pg.title.buf);
+	strbuf_add_html(b, pg->title.buf);
 	strbuf_addstr(b, "</h1>");
 
 	strbuf_addstr(b, "<section class=\"facts\"><dl>");
@@ -398,7 +403,7 @@ static int render_run(struct report *r, const struct db_result *det, int i,
 		strbuf_reset(&href);
 		strbuf_addf(&href, "kernel-%lld-build.txt", (long long)kid);
 		dl_link(b, "build log", href.buf, href.buf);
-		if (kernel_log_file(r, &pg, kid) < 0) {
+		if (kernel_log_file(r, pg, kid) < 0) {
 			rc = -1;
 			goto out;
 		}
@@ -429,7 +434,7 @@ static int render_run(struct report *r, const struct db_result *det, int i,
 				 "(imported or not yet run).</p>");
 
 	h2(b, "results", "Results");
-	rtab_begin(&t, &pg, "results", NULL, rcols, (int)ARRAY_SIZE(rcols));
+	rtab_begin(&t, pg, "results", NULL, rcols, (int)ARRAY_SIZE(rcols));
 	for (int k = rfrom; k < rto; k++) {
 		rtab_row(&t,
 			 !strcmp(S(db_get(res, k, 3)), "t") ? "warmup" : NULL);
@@ -445,25 +450,21 @@ static int render_run(struct report *r, const struct db_result *det, int i,
 	}
 	rtab_end(&t, "no results");
 
-	render_counters(&pg, cnt, cfrom, cto);
-	render_samples(&pg, smp, sfrom, sto, res, rfrom, rto);
+	render_counters(pg, bt->cnt, bt->cfrom, bt->cto);
+	render_samples(pg, bt->smp, bt->sfrom, bt->sto, res, rfrom, rto);
 
 	h2(b, "console", "Console log");
 	if (db_get(det, i, RC_CONSOLE))
-		add_log(&pg, "console", "console log",
+		add_log(pg, "console", "console log",
 			db_get(det, i, RC_CONSOLE));
 	else
 		strbuf_addstr(b, "<p class=\"note\">No console log.</p>");
 	h2(b, "raw", "Agent lines as received");
 	if (db_get(det, i, RC_RAW))
-		add_log(&pg, "agent", "agent lines", db_get(det, i, RC_RAW));
+		add_log(pg, "agent", "agent lines", db_get(det, i, RC_RAW));
 	else
 		strbuf_addstr(b, "<p class=\"note\">No agent lines.</p>");
-
-	rc = page_finish(r, &pg, digest);
 out:
-	page_release(&pg);
-	strbuf_release(&stem);
 	strbuf_release(&href);
 	strbuf_release(&tmp);
 	return rc;
@@ -485,6 +486,7 @@ static int render_run_batch(struct report *r, const int64_t *ids,
 					     *cnt = NULL, *smp = NULL;
 	struct strbuf lit = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
+	struct run_batch bt;
 	int rc, pr = 0, pc = 0, ps = 0;
 
 	ids_literal(&lit, ids, n);
@@ -514,19 +516,26 @@ static int render_run_batch(struct report *r, const int64_t *ids,
 	strbuf_release(&lit);
 	if (rc < 0)
 		return rc;
+	memset(&bt, 0, sizeof(bt));
+	bt.det = det;
+	bt.res = res;
+	bt.cnt = cnt;
+	bt.smp = smp;
 	for (int i = 0; i < db_nrows(det) && rc >= 0; i++) {
 		int64_t id = id64(db_get(det, i, RC_ID));
-		int rf, rt, cf, ct, sf, st;
+		struct strbuf stem = STRBUF_INIT;
 		const char *dg = NULL;
 
 		for (size_t k = 0; k < n; k++)
 			if (ids[k] == id)
 				dg = digests[k];
-		slice(res, &pr, id, &rf, &rt);
-		slice(cnt, &pc, id, &cf, &ct);
-		slice(smp, &ps, id, &sf, &st);
-		rc = render_run(r, det, i, res, rf, rt, cnt, cf, ct, smp, sf,
-				st, dg);
+		bt.i = i;
+		slice(res, &pr, id, &bt.rfrom, &bt.rto);
+		slice(cnt, &pc, id, &bt.cfrom, &bt.cto);
+		slice(smp, &ps, id, &bt.sfrom, &bt.sto);
+		strbuf_addf(&stem, "run-%lld", (long long)id);
+		rc = page_render(r, stem.buf, dg, fill_run, &bt);
+		strbuf_release(&stem);
 	}
 	return rc;
 }

@@ -107,22 +107,30 @@ struct runlist {
 	uint64_t *hash; /* per row: what a listing shows of it */
 };
 
+/*
+ * What a page kind does to fill an open page (pg has its stem and nothing
+ * else yet): title, body, data files.  ctx is the kind's own.  Returns 0
+ * or negative with r->err filled.
+ */
+typedef int page_fill_fn(struct report *r, struct page *pg, void *ctx);
+
 /* report.c */
 uint64_t fnv1a(uint64_t h, const char *s, size_t len);
 int page_stale(struct report *r, const char *name, const char *fp,
 	       char **ret_digest);
+int page_refresh(struct report *r, const char *stem, const char *fp,
+		 page_fill_fn *fill, void *ctx);
 
 /* page.c */
 double num(const char *s);
 int64_t id64(const char *s);
 void fmt_value(struct strbuf *out, double v);
 void fmt_pct(struct strbuf *out, double v);
-void page_init(struct page *pg, const char *stem);
-void page_release(struct page *pg);
 void page_add_file(struct page *pg, const char *name, struct strbuf *sb);
+int page_render(struct report *r, const char *stem, const char *digest,
+		page_fill_fn *fill, void *ctx);
 int write_if_changed(struct report *r, const char *name, const char *data,
 		     size_t len);
-int page_finish(struct report *r, struct page *pg, const char *digest);
 void dl_item(struct strbuf *b, const char *label, const char *value);
 void dl_link(struct strbuf *b, const char *label, const char *value,
 	     const char *href);

@@ -80,6 +80,29 @@ int page_stale(struct report *r, const char *name, const char *fp,
 	return 1;
 }
 
+/*
+ * The stale->render step every page kind goes through: when the page
+ * stem.html is stale by fingerprint fp (see page_stale()), render it with
+ * fill and queue its new digest.  Returns 0 (rendered or still fresh) or
+ * negative with r->err filled.  Run pages, which fetch their data a batch
+ * of stale pages at a time, call its two halves, page_stale() and
+ * page_render(), themselves.
+ */
+int page_refresh(struct report *r, const char *stem, const char *fp,
+		 page_fill_fn *fill, void *ctx)
+{
+	struct strbuf name = STRBUF_INIT;
+	char *dg = NULL;
+	int rc = 0;
+
+	strbuf_addf(&name, "%s.html", stem);
+	if (page_stale(r, name.buf, fp, &dg))
+		rc = page_render(r, stem, dg, fill, ctx);
+	free(dg);
+	strbuf_release(&name);
+	return rc;
+}
+
 /* Record the digests of the pages written (one statement per 2000). */
 static int record_digests(struct report *r)
 {

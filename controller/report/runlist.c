@@ -191,44 +191,60 @@ int front_start(int n, int per)
 	return nfull ? (nfull - 1) * per : 0;
 }
 
+/* An archive page of a run listing, for fill_run_archive(). */
+struct run_archive {
+	const struct runlist *rl;
+	const int *idx;
+	int nfull, k, by_host;
+	const char *prefix, *what, *back, *back_href;
+};
+
+/* Fill archive page k of a run listing (a page_fill_fn). */
+static int fill_run_archive(struct report *r, struct page *pg, void *ctx)
+{
+	const struct run_archive *ar = ctx;
+
+	(void)r;
+	strbuf_addf(&pg->title, "%s: runs, page %d", ar->what, ar->k);
+	nav(&pg->body, pg->title.buf);
+	strbuf_addstr(&pg->body, "<h1>");
+	strbuf_add_html(&pg->body, pg->title.buf);
+	strbuf_addstr(&pg->body, "</h1><p><a href=\"");
+	strbuf_add_html(&pg->body, ar->back_href);
+	strbuf_addstr(&pg->body, "\">");
+	strbuf_add_html(&pg->body, ar->back);
+	strbuf_addstr(&pg->body, "</a></p>");
+	archive_links(&pg->body, ar->prefix, ar->nfull, RUNS_PER_BLOCK, "runs");
+	runlist_table(pg, ar->rl, ar->idx, (ar->k - 1) * RUNS_PER_BLOCK,
+		      ar->k * RUNS_PER_BLOCK, "runs", ar->by_host);
+	return 0;
+}
+
 /* Write the archive pages prefix-pK.html of a run listing. */
 int write_run_archives(struct report *r, const struct runlist *rl,
 		       const int *idx, int n, const char *prefix,
 		       const char *what, const char *back,
 		       const char *back_href, int by_host)
 {
-	int nfull = n / RUNS_PER_BLOCK, rc = 0;
+	struct run_archive ar = {
+		.rl = rl,
+		.idx = idx,
+		.nfull = n / RUNS_PER_BLOCK,
+		.by_host = by_host,
+		.prefix = prefix,
+		.what = what,
+		.back = back,
+		.back_href = back_href,
+	};
+	int rc = 0;
 
-	for (int k = 1; k <= nfull && rc >= 0; k++) {
+	for (ar.k = 1; ar.k <= ar.nfull && rc >= 0; ar.k++) {
 		struct strbuf stem = STRBUF_INIT, fp = STRBUF_INIT;
-		char *dg = NULL;
 
-		strbuf_addf(&stem, "%s-p%d", prefix, k);
-		runlist_fp(rl, idx, (k - 1) * RUNS_PER_BLOCK,
-			   k * RUNS_PER_BLOCK, &fp);
-		strbuf_addstr(&stem, ".html");
-		if (page_stale(r, stem.buf, fp.buf, &dg)) {
-			struct page pg;
-
-			strbuf_setlen(&stem, stem.len - 5);
-			page_init(&pg, stem.buf);
-			strbuf_addf(&pg.title, "%s: runs, page %d", what, k);
-			nav(&pg.body, pg.title.buf);
-			strbuf_addstr(&pg.body, "<h1>");
-			strbuf_add_html(&pg.body, pg.title.buf);
-			strbuf_addstr(&pg.body, "</h1><p><a href=\"");
-			strbuf_add_html(&pg.body, back_href);
-			strbuf_addstr(&pg.body, "\">");
-			strbuf_add_html(&pg.body, back);
-			strbuf_addstr(&pg.body, "</a></p>");
-			archive_links(&pg.body, prefix, nfull, RUNS_PER_BLOCK,
-				      "runs");
-			runlist_table(&pg, rl, idx, (k - 1) * RUNS_PER_BLOCK,
-				      k * RUNS_PER_BLOCK, "runs", by_host);
-			rc = page_finish(r, &pg, dg);
-			page_release(&pg);
-		}
-		free(dg);
+		strbuf_addf(&stem, "%s-p%d", prefix, ar.k);
+		runlist_fp(rl, idx, (ar.k - 1) * RUNS_PER_BLOCK,
+			   ar.k * RUNS_PER_BLOCK, &fp);
+		rc = page_refresh(r, stem.buf, fp.buf, fill_run_archive, &ar);
 		strbuf_release(&stem);
 		strbuf_release(&fp);
 	}
