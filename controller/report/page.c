@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,57 @@ void nav(struct strbuf *b, const char *crumb)
 		strbuf_add_html(b, crumb);
 	}
 	strbuf_addstr(b, "</nav>");
+}
+
+/*
+ * The opening of every page but the index: the title (printf-style),
+ * which the template also puts into <title>, as the crumb of the nav
+ * line and as the <h1>.
+ */
+void page_open(struct page *pg, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&pg->title, fmt, ap);
+	va_end(ap);
+	nav(&pg->body, pg->title.buf);
+	strbuf_addstr(&pg->body, "<h1>");
+	strbuf_add_html(&pg->body, pg->title.buf);
+	strbuf_addstr(&pg->body, "</h1>");
+}
+
+/* A list of facts (dl_item(), dl_link()) opens and closes with these. */
+void facts_begin(struct strbuf *b)
+{
+	strbuf_addstr(b, "<section class=\"facts\"><dl>");
+}
+
+void facts_end(struct strbuf *b)
+{
+	strbuf_addstr(b, "</dl></section>");
+}
+
+/*
+ * The hardware facts of a host, for its own page and a run's: columns
+ * col.. of row hold sockets, cores per socket, threads per core, NUMA
+ * nodes, CPUs and memory (MiB), in that order.
+ */
+void dl_hardware(struct strbuf *b, const struct db_result *res, int row,
+		 int col)
+{
+	struct strbuf mem = STRBUF_INIT;
+
+	dl_item(b, "sockets", db_get(res, row, col));
+	dl_item(b, "cores per socket", db_get(res, row, col + 1));
+	dl_item(b, "threads per core", db_get(res, row, col + 2));
+	dl_item(b, "NUMA nodes", db_get(res, row, col + 3));
+	dl_item(b, "CPUs", db_get(res, row, col + 4));
+	if (db_get(res, row, col + 5)) {
+		strbuf_addf(&mem, "%s MiB", db_get(res, row, col + 5));
+		dl_item(b, "memory", mem.buf);
+	}
+	strbuf_release(&mem);
 }
 
 /*

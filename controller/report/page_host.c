@@ -74,7 +74,6 @@ static int fill_host(struct report *r, struct page *pg, void *ctx)
 		{ "new_health", "to", 0 },
 		{ "reason", "why", 0 },
 	};
-	struct strbuf tmp = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
 	int64_t id = id64(db_get(h, i, HC_ID));
 	struct strbuf *b = &pg->body;
@@ -90,11 +89,8 @@ static int fill_host(struct report *r, struct page *pg, void *ctx)
 	db_args_clear(&a);
 	if (rc < 0)
 		return rc;
-	strbuf_addf(&pg->title, "Host %s", S(db_get(h, i, HC_NAME)));
-	nav(b, pg->title.buf);
-	strbuf_addstr(b, "<h1>");
-	strbuf_add_html(b, pg->title.buf);
-	strbuf_addstr(b, "</h1><section class=\"facts\"><dl>");
+	page_open(pg, "Host %s", S(db_get(h, i, HC_NAME)));
+	facts_begin(b);
 	dl_item(b, "kind", db_get(h, i, HC_KIND));
 	dl_item(b, "address", db_get(h, i, HC_ADDRESS));
 	dl_item(b, "port", db_get(h, i, HC_PORT));
@@ -112,17 +108,9 @@ static int fill_host(struct report *r, struct page *pg, void *ctx)
 	strbuf_addstr(b, "</dd>");
 	dl_item(b, "aborted runs in a row", db_get(h, i, HC_ABORTED));
 	dl_item(b, "known-good kernel", db_get(h, i, HC_GOOD_KERNEL));
-	dl_item(b, "sockets", db_get(h, i, HC_SOCKETS));
-	dl_item(b, "cores per socket", db_get(h, i, HC_CORES));
-	dl_item(b, "threads per core", db_get(h, i, HC_THREADS));
-	dl_item(b, "NUMA nodes", db_get(h, i, HC_NUMA));
-	dl_item(b, "CPUs", db_get(h, i, HC_CPUS));
-	if (db_get(h, i, HC_MEM)) {
-		strbuf_addf(&tmp, "%s MiB", db_get(h, i, HC_MEM));
-		dl_item(b, "memory", tmp.buf);
-	}
+	dl_hardware(b, h, i, HC_SOCKETS);
 	dl_item(b, "registered", db_get(h, i, HC_CREATED));
-	strbuf_addstr(b, "</dl></section>");
+	facts_end(b);
 	if (db_get(h, i, HC_AGENT)) {
 		strbuf_addstr(b, "<details><summary>What the agent reported"
 				 "</summary><pre class=\"json\">");
@@ -141,7 +129,6 @@ static int fill_host(struct report *r, struct page *pg, void *ctx)
 	}
 	rtab_end(&t, "no health changes recorded");
 	runs_section(pg, hp->rl, hp->idx, hp->n, pg->stem, 0);
-	strbuf_release(&tmp);
 	return 0;
 }
 

@@ -106,11 +106,7 @@ static int fill_patch_archive(struct report *r, struct page *pg, void *ctx)
 	const struct patch_archive *ar = ctx;
 
 	(void)r;
-	strbuf_addf(&pg->title, "Patches, page %d", ar->k);
-	nav(&pg->body, pg->title.buf);
-	strbuf_addstr(&pg->body, "<h1>");
-	strbuf_add_html(&pg->body, pg->title.buf);
-	strbuf_addstr(&pg->body, "</h1>");
+	page_open(pg, "Patches, page %d", ar->k);
 	archive_links(&pg->body, "patches", ar->nfull, PATCHES_PER_BLOCK,
 		      "patches");
 	patch_table(pg, ar->ps, (ar->k - 1) * PATCHES_PER_BLOCK,
@@ -182,6 +178,8 @@ static int fill_index(struct report *r, struct page *pg, void *ctx)
 	struct rtab t;
 	int n;
 
+	/* The index is the nav line's root: no crumb, and a heading shorter
+	 * than its title, so it does not use page_open(). */
 	strbuf_addstr(&pg->title, "schedfarm: queue and latest patches");
 	nav(b, NULL);
 	strbuf_addstr(b, "<h1>Queue and latest patches</h1>");

@@ -29,15 +29,11 @@ static int fill_pair(struct report *r, struct page *pg, void *ctx)
 	const struct db_result *p = pp->p;
 	int i = pp->i, regr, impr;
 
-	strbuf_addf(&pg->title, "%s vs %s", S(db_get(p, i, 3)),
-		    S(db_get(p, i, 2)));
-	nav(&pg->body, pg->title.buf);
-	strbuf_addstr(&pg->body, "<h1>");
-	strbuf_add_html(&pg->body, pg->title.buf);
-	strbuf_addstr(&pg->body, "</h1><section class=\"facts\"><dl>");
+	page_open(pg, "%s vs %s", S(db_get(p, i, 3)), S(db_get(p, i, 2)));
+	facts_begin(&pg->body);
 	dl_item(&pg->body, "base kernel", db_get(p, i, 2));
 	dl_item(&pg->body, "new kernel", db_get(p, i, 3));
-	strbuf_addstr(&pg->body, "</dl></section>");
+	facts_end(&pg->body);
 	return render_comparison_body(r, pg, id64(db_get(p, i, 0)),
 				      id64(db_get(p, i, 1)), 0, &regr, &impr);
 }

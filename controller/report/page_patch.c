@@ -91,12 +91,8 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 	db_args_clear(&a);
 	if (rc < 0)
 		return rc;
-	strbuf_addf(&pg->title, "PLM %lld: %s", (long long)id,
-		    S(db_get(p, i, 1)));
-	nav(b, pg->title.buf);
-	strbuf_addstr(b, "<h1>");
-	strbuf_add_html(b, pg->title.buf);
-	strbuf_addstr(b, "</h1><section class=\"facts\"><dl>");
+	page_open(pg, "PLM %lld: %s", (long long)id, S(db_get(p, i, 1)));
+	facts_begin(b);
 	dl_item(b, "PLM#", db_get(p, i, 0));
 	dl_item(b, "name", db_get(p, i, 1));
 	dl_item(b, "submitter", db_get(p, i, 2));
@@ -106,7 +102,7 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 	dl_item(b, "submitted", db_get(p, i, 6));
 	dl_item(b, "base kernel", db_get(p, i, 8));
 	dl_item(b, "patched kernel", db_get(p, i, 10));
-	strbuf_addstr(b, "</dl></section>");
+	facts_end(b);
 
 	h2(b, "jobs", "Jobs");
 	rtab_begin(&t, pg, "jobs", NULL, jcols, (int)ARRAY_SIZE(jcols));

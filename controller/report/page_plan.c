@@ -41,14 +41,11 @@ static int fill_plan(struct report *r, struct page *pg, void *ctx)
 	int i = pp->i;
 
 	(void)r;
-	strbuf_addf(&pg->title, "Plan %s", S(db_get(p, i, 1)));
-	nav(b, pg->title.buf);
-	strbuf_addstr(b, "<h1>");
-	strbuf_add_html(b, pg->title.buf);
-	strbuf_addstr(b, "</h1><section class=\"facts\"><dl>");
+	page_open(pg, "Plan %s", S(db_get(p, i, 1)));
+	facts_begin(b);
 	dl_item(b, "sha256", db_get(p, i, 2));
 	dl_item(b, "stored", db_get(p, i, 4));
-	strbuf_addstr(b, "</dl></section>");
+	facts_end(b);
 	h2(b, "body", "The plan");
 	strbuf_addstr(b, "<pre class=\"plan\">");
 	strbuf_add_html(b, db_get(p, i, 3));

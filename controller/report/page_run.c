@@ -323,15 +323,10 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 	struct rtab t;
 	int rc = 0;
 
-	strbuf_addf(&pg->title, "Run %lld: %s on %s", (long long)id,
-		    S(db_get(det, i, RC_WORKLOAD)),
-		    S(db_get(det, i, RC_HOST_NAME)));
-	nav(b, pg->title.buf);
-	strbuf_addstr(b, "<h1>");
-	strbuf_add_html(b, pg->title.buf);
-	strbuf_addstr(b, "</h1>");
-
-	strbuf_addstr(b, "<section class=\"facts\"><dl>");
+	page_open(pg, "Run %lld: %s on %s", (long long)id,
+		  S(db_get(det, i, RC_WORKLOAD)),
+		  S(db_get(det, i, RC_HOST_NAME)));
+	facts_begin(b);
 	dl_item(b, "status", db_get(det, i, RC_STATUS));
 	dl_item(b, "workload", db_get(det, i, RC_WORKLOAD));
 	dl_item(b, "params", db_get(det, i, RC_PARAMS));
@@ -364,29 +359,20 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 	dl_item(b, "finished", db_get(det, i, RC_FINISHED));
 	dl_item(b, "ingested", db_get(det, i, RC_INGESTED));
 	dl_item(b, "error", db_get(det, i, RC_ERROR));
-	strbuf_addstr(b, "</dl></section>");
+	facts_end(b);
 
 	h2(b, "host", "Host");
-	strbuf_addstr(b, "<section class=\"facts\"><dl>");
+	facts_begin(b);
 	strbuf_reset(&href);
 	strbuf_addf(&href, "host-%lld.html",
 		    (long long)id64(db_get(det, i, RC_HOST)));
 	dl_link(b, "name", db_get(det, i, RC_HOST_NAME), href.buf);
 	dl_item(b, "kind", db_get(det, i, RC_HOST_KIND));
-	dl_item(b, "sockets", db_get(det, i, RC_SOCKETS));
-	dl_item(b, "cores per socket", db_get(det, i, RC_CORES));
-	dl_item(b, "threads per core", db_get(det, i, RC_THREADS));
-	dl_item(b, "NUMA nodes", db_get(det, i, RC_NUMA));
-	dl_item(b, "CPUs", db_get(det, i, RC_CPUS));
-	if (db_get(det, i, RC_MEM)) {
-		strbuf_reset(&tmp);
-		strbuf_addf(&tmp, "%s MiB", db_get(det, i, RC_MEM));
-		dl_item(b, "memory", tmp.buf);
-	}
-	strbuf_addstr(b, "</dl></section>");
+	dl_hardware(b, det, i, RC_SOCKETS);
+	facts_end(b);
 
 	h2(b, "kernel", "Kernel");
-	strbuf_addstr(b, "<section class=\"facts\"><dl>");
+	facts_begin(b);
 	dl_item(b, "name", db_get(det, i, RC_KNAME));
 	dl_item(b, "base", db_get(det, i, RC_KBASE));
 	dl_item(b, "release", db_get(det, i, RC_KRELEASE));
@@ -408,7 +394,7 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 			goto out;
 		}
 	}
-	strbuf_addstr(b, "</dl></section>");
+	facts_end(b);
 	if (db_get(det, i, RC_KTEXT) || db_get(det, i, RC_KDATA) ||
 	    db_get(det, i, RC_KBSS)) {
 		strbuf_addstr(b, "<table class=\"data small\"><caption>size "

@@ -136,6 +136,12 @@ void dl_link(struct strbuf *b, const char *label, const char *value,
 	     const char *href);
 void h2(struct strbuf *b, const char *id, const char *text);
 void nav(struct strbuf *b, const char *crumb);
+__attribute__((format(printf, 2, 3))) void page_open(struct page *pg,
+						     const char *fmt, ...);
+void facts_begin(struct strbuf *b);
+void facts_end(struct strbuf *b);
+void dl_hardware(struct strbuf *b, const struct db_result *res, int row,
+		 int col);
 void add_log(struct page *pg, const char *suffix, const char *what,
 	     const char *text);
 int q(struct report *r, struct db_result **ret, const char *sql,

@@ -205,11 +205,8 @@ static int fill_run_archive(struct report *r, struct page *pg, void *ctx)
 	const struct run_archive *ar = ctx;
 
 	(void)r;
-	strbuf_addf(&pg->title, "%s: runs, page %d", ar->what, ar->k);
-	nav(&pg->body, pg->title.buf);
-	strbuf_addstr(&pg->body, "<h1>");
-	strbuf_add_html(&pg->body, pg->title.buf);
-	strbuf_addstr(&pg->body, "</h1><p><a href=\"");
+	page_open(pg, "%s: runs, page %d", ar->what, ar->k);
+	strbuf_addstr(&pg->body, "<p><a href=\"");
 	strbuf_add_html(&pg->body, ar->back_href);
 	strbuf_addstr(&pg->body, "\">");
 	strbuf_add_html(&pg->body, ar->back);
