@@ -391,3 +391,30 @@ const char *health_class(const char *h)
 		return "health-off";
 	return NULL;
 }
+
+/*
+ * Blocks of a listing of n items: nfull complete blocks of per items get
+ * archive pages; the front page shows the last complete block and the
+ * incomplete one, so one new item changes the front page only.
+ */
+int front_start(int n, int per)
+{
+	int nfull = n / per;
+
+	return nfull ? (nfull - 1) * per : 0;
+}
+
+/* Links to the archive pages prefix-p1.html .. prefix-pN.html. */
+void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
+		   const char *what)
+{
+	if (!nfull)
+		return;
+	strbuf_addf(b,
+		    "<p class=\"pages\">All %s, %d per page, oldest "
+		    "first:",
+		    what, per);
+	for (int k = 1; k <= nfull; k++)
+		strbuf_addf(b, " <a href=\"%s-p%d.html\">%d</a>", prefix, k, k);
+	strbuf_addstr(b, "</p>");
+}

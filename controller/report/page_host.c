@@ -53,20 +53,13 @@ static const char host_sql[] =
 	"             AND e.at >= $1::timestamptz)"
 	" ORDER BY h.id";
 
-/* A host page being filled: its row of host_sql and its runs. */
-struct host_page {
-	const struct db_result *h;
-	int i;
-	const struct runlist *rl;
-	int *idx, n;
-};
-
-/* Fill the page of host row hp->i (a page_fill_fn). */
-static int fill_host(struct report *r, struct page *pg, void *ctx)
+/*
+ * What a host page shows above its runs: the host's facts, what its agent
+ * reported, and its health history.
+ */
+static int host_body(struct report *r, struct page *pg,
+		     const struct db_result *h, int i)
 {
-	const struct host_page *hp = ctx;
-	const struct db_result *h = hp->h;
-	int i = hp->i;
 	_cleanup_db_result_ struct db_result *ev = NULL;
 	static const struct col ecols[] = {
 		{ "at", "at (UTC)", 0 },
@@ -89,7 +82,6 @@ static int fill_host(struct report *r, struct page *pg, void *ctx)
 	db_args_clear(&a);
 	if (rc < 0)
 		return rc;
-	page_open(pg, "Host %s", S(db_get(h, i, HC_NAME)));
 	facts_begin(b);
 	dl_item(b, "kind", db_get(h, i, HC_KIND));
 	dl_item(b, "address", db_get(h, i, HC_ADDRESS));
@@ -128,42 +120,20 @@ static int fill_host(struct report *r, struct page *pg, void *ctx)
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no health changes recorded");
-	runs_section(pg, hp->rl, hp->idx, hp->n, pg->stem, 0);
 	return 0;
 }
 
+static const struct run_owner host_pages = {
+	.prefix = "host",
+	.title = "Host",
+	.sql = host_sql,
+	.fp_col = HC_FP,
+	.rl_col = RL_HOST,
+	.by_host = 0,
+	.body = host_body,
+};
+
 int write_host_pages(struct report *r, const struct runlist *rl)
 {
-	_cleanup_db_result_ struct db_result *h = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	int rc;
-
-	db_args_str(&a, r->o->since);
-	rc = q(r, &h, host_sql, &a);
-	db_args_clear(&a);
-	for (int i = 0; rc >= 0 && i < db_nrows(h); i++) {
-		struct strbuf stem = STRBUF_INIT, fp = STRBUF_INIT,
-			      back = STRBUF_INIT, href = STRBUF_INIT;
-		int64_t id = id64(db_get(h, i, HC_ID));
-		struct host_page hp = { h, i, rl, NULL, 0 };
-
-		hp.idx = runlist_select(rl, RL_HOST, id, &hp.n);
-		strbuf_addf(&stem, "host-%lld", (long long)id);
-		strbuf_addf(&fp, "%s|%d|", S(db_get(h, i, HC_FP)), hp.n);
-		runlist_fp(rl, hp.idx, front_start(hp.n, RUNS_PER_BLOCK), hp.n,
-			   &fp);
-		rc = page_refresh(r, stem.buf, fp.buf, fill_host, &hp);
-		strbuf_addf(&back, "Host %s", S(db_get(h, i, HC_NAME)));
-		strbuf_addf(&href, "%s.html", stem.buf);
-		if (rc >= 0)
-			rc = write_run_archives(r, rl, hp.idx, hp.n, stem.buf,
-						back.buf, back.buf, href.buf,
-						0);
-		free(hp.idx);
-		strbuf_release(&stem);
-		strbuf_release(&fp);
-		strbuf_release(&back);
-		strbuf_release(&href);
-	}
-	return rc;
+	return write_run_owner_pages(r, rl, &host_pages);
 }

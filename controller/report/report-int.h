@@ -147,6 +147,9 @@ void add_log(struct page *pg, const char *suffix, const char *what,
 int q(struct report *r, struct db_result **ret, const char *sql,
       const struct db_args *a);
 const char *health_class(const char *h);
+int front_start(int n, int per);
+void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
+		   const char *what);
 
 /* table.c */
 void rtab_begin(struct rtab *t, struct page *pg, const char *name,
@@ -170,24 +173,27 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
 /* runlist.c */
 int runlist_load(struct report *r, struct runlist *rl);
 void runlist_release(struct runlist *rl);
-int *runlist_select(const struct runlist *rl, int col, int64_t owner,
-		    int *ret_n);
-void runlist_fp(const struct runlist *rl, const int *idx, int from, int to,
-		struct strbuf *out);
-void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
-		   const char *what);
+
 /*
- * Blocks of a listing of n items: nfull complete blocks of per items get
- * archive pages; the front page shows the last complete block and the
- * incomplete one, so one new item changes the front page only.
+ * A kind of page that owns runs: host pages and plan pages.  Each row of
+ * sql ($1: --since; column 0 the id, column 1 the name) is one page
+ * prefix-ID.html titled "title NAME": the opening, what body writes, then
+ * the newest block of the runs whose column rl_col of the run listing is
+ * the id; older blocks go to archive pages prefix-ID-pK.html.
  */
-int front_start(int n, int per);
-void runs_section(struct page *pg, const struct runlist *rl, const int *idx,
-		  int n, const char *stem, int by_host);
-int write_run_archives(struct report *r, const struct runlist *rl,
-		       const int *idx, int n, const char *prefix,
-		       const char *what, const char *back,
-		       const char *back_href, int by_host);
+struct run_owner {
+	const char *prefix; /* "host" */
+	const char *title; /* "Host" */
+	const char *sql;
+	int fp_col; /* the column holding the fingerprint of the row */
+	int rl_col; /* RL_HOST or RL_PLAN */
+	int by_host; /* the run tables name the host (plan pages) */
+	int (*body)(struct report *r, struct page *pg,
+		    const struct db_result *res, int row);
+};
+
+int write_run_owner_pages(struct report *r, const struct runlist *rl,
+			  const struct run_owner *kind);
 
 /* The page kinds: page_run.c, page_patch.c, page_pair.c, page_host.c,
  * page_plan.c, page_index.c. */

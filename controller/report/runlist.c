@@ -55,8 +55,8 @@ void runlist_release(struct runlist *rl)
 }
 
 /* The rows of rl whose column col equals owner, in id order. */
-int *runlist_select(const struct runlist *rl, int col, int64_t owner,
-		    int *ret_n)
+static int *runlist_select(const struct runlist *rl, int col, int64_t owner,
+			   int *ret_n)
 {
 	int n = db_nrows(rl->res), k = 0;
 	int *idx = xcalloc((size_t)n + 1, sizeof(int));
@@ -70,8 +70,8 @@ int *runlist_select(const struct runlist *rl, int col, int64_t owner,
 }
 
 /* Fingerprint text of rows idx[from..to). */
-void runlist_fp(const struct runlist *rl, const int *idx, int from, int to,
-		struct strbuf *out)
+static void runlist_fp(const struct runlist *rl, const int *idx, int from,
+		       int to, struct strbuf *out)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -151,28 +151,13 @@ static void runlist_table(struct page *pg, const struct runlist *rl,
 	strbuf_release(&href);
 }
 
-/* Links to the archive pages prefix-p1.html .. prefix-pN.html. */
-void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
-		   const char *what)
-{
-	if (!nfull)
-		return;
-	strbuf_addf(b,
-		    "<p class=\"pages\">All %s, %d per page, oldest "
-		    "first:",
-		    what, per);
-	for (int k = 1; k <= nfull; k++)
-		strbuf_addf(b, " <a href=\"%s-p%d.html\">%d</a>", prefix, k, k);
-	strbuf_addstr(b, "</p>");
-}
-
 /*
  * The "Runs" section of a host or plan page: how many runs idx (n of them)
  * holds, the newest block as a table (by_host: with a host column), and
  * links to the archive pages of the older blocks, named after stem.
  */
-void runs_section(struct page *pg, const struct runlist *rl, const int *idx,
-		  int n, const char *stem, int by_host)
+static void runs_section(struct page *pg, const struct runlist *rl,
+			 const int *idx, int n, const char *stem, int by_host)
 {
 	struct strbuf *b = &pg->body;
 
@@ -184,66 +169,108 @@ void runs_section(struct page *pg, const struct runlist *rl, const int *idx,
 	archive_links(b, stem, n / RUNS_PER_BLOCK, RUNS_PER_BLOCK, "runs");
 }
 
-int front_start(int n, int per)
-{
-	int nfull = n / per;
-
-	return nfull ? (nfull - 1) * per : 0;
-}
-
-/* An archive page of a run listing, for fill_run_archive(). */
-struct run_archive {
+/*
+ * One page of a run_owner kind and, for its archive pages, one block of
+ * its runs: what fill_owner() and fill_run_archive() need.
+ */
+struct owner_page {
+	const struct run_owner *kind;
+	const struct db_result *res; /* the kind's statement */
+	int row; /* the host or plan */
 	const struct runlist *rl;
-	const int *idx;
-	int nfull, k, by_host;
-	const char *prefix, *what, *back, *back_href;
+	int *idx, n; /* its runs: rows of rl, oldest first */
+	const char *stem; /* of the owner's page: host-ID */
+	const char *back; /* its title: "Host NAME" */
+	int nfull, k; /* full blocks of runs; the archive page being filled */
 };
 
-/* Fill archive page k of a run listing (a page_fill_fn). */
+/* Fill the page of a host or plan (a page_fill_fn). */
+static int fill_owner(struct report *r, struct page *pg, void *ctx)
+{
+	const struct owner_page *op = ctx;
+	int rc;
+
+	page_open(pg, "%s", op->back);
+	rc = op->kind->body(r, pg, op->res, op->row);
+	if (rc >= 0)
+		runs_section(pg, op->rl, op->idx, op->n, op->stem,
+			     op->kind->by_host);
+	return rc;
+}
+
+/* Fill archive page op->k of a host's or plan's runs (a page_fill_fn). */
 static int fill_run_archive(struct report *r, struct page *pg, void *ctx)
 {
-	const struct run_archive *ar = ctx;
+	const struct owner_page *op = ctx;
 
 	(void)r;
-	page_open(pg, "%s: runs, page %d", ar->what, ar->k);
-	strbuf_addstr(&pg->body, "<p><a href=\"");
-	strbuf_add_html(&pg->body, ar->back_href);
-	strbuf_addstr(&pg->body, "\">");
-	strbuf_add_html(&pg->body, ar->back);
+	page_open(pg, "%s: runs, page %d", op->back, op->k);
+	strbuf_addf(&pg->body, "<p><a href=\"%s.html\">", op->stem);
+	strbuf_add_html(&pg->body, op->back);
 	strbuf_addstr(&pg->body, "</a></p>");
-	archive_links(&pg->body, ar->prefix, ar->nfull, RUNS_PER_BLOCK, "runs");
-	runlist_table(pg, ar->rl, ar->idx, (ar->k - 1) * RUNS_PER_BLOCK,
-		      ar->k * RUNS_PER_BLOCK, "runs", ar->by_host);
+	archive_links(&pg->body, op->stem, op->nfull, RUNS_PER_BLOCK, "runs");
+	runlist_table(pg, op->rl, op->idx, (op->k - 1) * RUNS_PER_BLOCK,
+		      op->k * RUNS_PER_BLOCK, "runs", op->kind->by_host);
 	return 0;
 }
 
-/* Write the archive pages prefix-pK.html of a run listing. */
-int write_run_archives(struct report *r, const struct runlist *rl,
-		       const int *idx, int n, const char *prefix,
-		       const char *what, const char *back,
-		       const char *back_href, int by_host)
+/*
+ * The pages of a host or plan (op->row): its own page, then the archive
+ * pages of its older blocks of runs, each rendered when stale.  A page's
+ * fingerprint is the kind's own (from its statement) with what the
+ * listing on it shows of its runs.
+ */
+static int write_owner(struct report *r, struct owner_page *op)
 {
-	struct run_archive ar = {
-		.rl = rl,
-		.idx = idx,
-		.nfull = n / RUNS_PER_BLOCK,
-		.by_host = by_host,
-		.prefix = prefix,
-		.what = what,
-		.back = back,
-		.back_href = back_href,
-	};
-	int rc = 0;
+	struct strbuf fp = STRBUF_INIT;
+	int rc;
 
-	for (ar.k = 1; ar.k <= ar.nfull && rc >= 0; ar.k++) {
-		struct strbuf stem = STRBUF_INIT, fp = STRBUF_INIT;
+	strbuf_addf(&fp, "%s|%d|",
+		    S(db_get(op->res, op->row, op->kind->fp_col)), op->n);
+	runlist_fp(op->rl, op->idx, front_start(op->n, RUNS_PER_BLOCK), op->n,
+		   &fp);
+	rc = page_refresh(r, op->stem, fp.buf, fill_owner, op);
+	for (op->k = 1; rc >= 0 && op->k <= op->nfull; op->k++) {
+		struct strbuf stem = STRBUF_INIT;
 
-		strbuf_addf(&stem, "%s-p%d", prefix, ar.k);
-		runlist_fp(rl, idx, (ar.k - 1) * RUNS_PER_BLOCK,
-			   ar.k * RUNS_PER_BLOCK, &fp);
-		rc = page_refresh(r, stem.buf, fp.buf, fill_run_archive, &ar);
+		strbuf_reset(&fp);
+		strbuf_addf(&stem, "%s-p%d", op->stem, op->k);
+		runlist_fp(op->rl, op->idx, (op->k - 1) * RUNS_PER_BLOCK,
+			   op->k * RUNS_PER_BLOCK, &fp);
+		rc = page_refresh(r, stem.buf, fp.buf, fill_run_archive, op);
 		strbuf_release(&stem);
-		strbuf_release(&fp);
+	}
+	strbuf_release(&fp);
+	return rc;
+}
+
+int write_run_owner_pages(struct report *r, const struct runlist *rl,
+			  const struct run_owner *kind)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int rc;
+
+	db_args_str(&a, r->o->since);
+	rc = q(r, &res, kind->sql, &a);
+	db_args_clear(&a);
+	for (int i = 0; rc >= 0 && i < db_nrows(res); i++) {
+		int64_t id = id64(db_get(res, i, 0));
+		struct strbuf stem = STRBUF_INIT, back = STRBUF_INIT;
+		struct owner_page op = {
+			.kind = kind, .res = res, .row = i, .rl = rl
+		};
+
+		op.idx = runlist_select(rl, kind->rl_col, id, &op.n);
+		op.nfull = op.n / RUNS_PER_BLOCK;
+		strbuf_addf(&stem, "%s-%lld", kind->prefix, (long long)id);
+		strbuf_addf(&back, "%s %s", kind->title, S(db_get(res, i, 1)));
+		op.stem = stem.buf;
+		op.back = back.buf;
+		rc = write_owner(r, &op);
+		free(op.idx);
+		strbuf_release(&stem);
+		strbuf_release(&back);
 	}
 	return rc;
 }
