@@ -482,115 +482,116 @@ static void stp_ids(struct strbuf *out, const struct db_result *c, int i,
 }
 
 /*
- * The body shared by a patch page and a kernel-pair page: the PLM-style
- * table, the full compare table, and plots per workload.
+ * Observations behind the rows of latest_cmp_sql (same parameters), in
+ * run order: every non-warm-up result of the patch's own jobs, and per
+ * compared (host, workload, params) and kernel the newest OBS_RUNS runs.
+ * Bounded so a page costs the same however many runs a shared base
+ * kernel gathers.
  */
-int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
-			   int64_t new_k, int64_t patch, int *ret_regr,
-			   int *ret_impr)
+static const char obs_sql[] =
+	"WITH c AS (SELECT DISTINCT host_id, workload, params,"
+	" base_kernel_id, new_kernel_id FROM comparisons"
+	" WHERE (base_kernel_id = $1 AND new_kernel_id = $2)"
+	" OR ($3::bigint IS NOT NULL AND patch_id = $3)),"
+	" rs AS (SELECT r.id FROM c CROSS JOIN LATERAL (VALUES"
+	" (c.base_kernel_id), (c.new_kernel_id)) AS k(id)"
+	" CROSS JOIN LATERAL (SELECT r.id FROM runs r"
+	" WHERE r.kernel_id = k.id AND r.host_id = c.host_id"
+	" AND r.workload = c.workload AND r.params = c.params"
+	" ORDER BY r.id DESC LIMIT " OBS_RUNS_SQL ") r"
+	" UNION SELECT r.id FROM runs r JOIN jobs j ON j.id = r.job_id"
+	" WHERE $3::bigint IS NOT NULL AND j.patch_id = $3)"
+	" SELECT r.host_id, r.kernel_id, r.id, r.job_id, r.workload,"
+	" r.params::text, x.metric, x.iteration, x.value"
+	" FROM rs JOIN runs r ON r.id = rs.id"
+	" JOIN results x ON x.run_id = r.id AND NOT x.warmup"
+	" ORDER BY r.id, x.metric, x.iteration";
+
+/*
+ * What the comparison body shows: the newest verdicts for the kernel
+ * pair (and the patch), and the observations behind them.
+ */
+struct cmp_data {
+	struct db_result *c; /* latest_cmp_sql, nc rows */
+	int nc;
+	struct db_result *o; /* obs_sql; ob's strings point into it */
+	struct obs *ob;
+	size_t nob;
+	int64_t patch; /* 0 on a kernel-pair page */
+};
+
+/* $1 base kernel, $2 new kernel, $3 patch (NULL when 0). */
+static void cmp_args(struct db_args *a, int64_t base_k, int64_t new_k,
+		     int64_t patch)
 {
-	_cleanup_db_result_ struct db_result *c = NULL, *o = NULL;
-	static const struct col plm_cols[] = {
-		{ "stp_id", "STP id", 0 }, { "plm", "PLM#", 1 },
-		{ "kernel", "Kernel", 0 }, { "workload", "Workload", 0 },
-		{ "params", "Params", 0 }, { "metric", "Metric", 0 },
-		{ "value", "Value", 1 },   { "unit", "Unit", 0 },
-		{ "host", "Host", 0 },	   { "pct_change", "%Change", 1 },
-	};
-	static const struct col cmp_cols[] = {
-		{ "host", "host", 0 },
-		{ "workload", "workload", 0 },
-		{ "params", "params", 0 },
-		{ "metric", "metric", 0 },
-		{ "unit", "unit", 0 },
-		{ "better", "better", 0 },
-		{ "n_base", "n base", 1 },
-		{ "mean_base", "base mean", 1 },
-		{ "stddev_base", "base s.d.", 1 },
-		{ "n_new", "n new", 1 },
-		{ "mean_new", "new mean", 1 },
-		{ "stddev_new", "new s.d.", 1 },
-		{ "pct_change", "%change", 1 },
-		{ "ci_low", "95% CI low", 1 },
-		{ "ci_high", "95% CI high", 1 },
-		{ "p_value", "p", 1 },
-		{ "tau", "\xcf\x84 (%)", 1 },
-		{ "verdict", "verdict", 0 },
-	};
-	struct strbuf *b = &pg->body, tmp = STRBUF_INIT, tmp2 = STRBUF_INIT;
+	db_args_i64(a, base_k);
+	db_args_i64(a, new_k);
+	if (patch)
+		db_args_i64(a, patch);
+	else
+		db_args_str(a, NULL);
+}
+
+/*
+ * Run the body's two statements into d (zeroed first).  Returns 0 or
+ * negative with r->err filled; either way the caller releases d with
+ * cmp_data_release().
+ */
+static int cmp_data_load(struct report *r, struct cmp_data *d, int64_t base_k,
+			 int64_t new_k, int64_t patch)
+{
 	struct db_args a = DB_ARGS_INIT;
-	struct obs *ob = NULL;
-	size_t nob = 0;
-	struct rtab t;
-	int rc, nc, dots = 0;
+	int rc;
 
-	db_args_i64(&a, base_k);
-	db_args_i64(&a, new_k);
-	if (patch)
-		db_args_i64(&a, patch);
-	else
-		db_args_str(&a, NULL);
-	rc = q(r, &c, latest_cmp_sql, &a);
+	memset(d, 0, sizeof(*d));
+	d->patch = patch;
+	cmp_args(&a, base_k, new_k, patch);
+	rc = q(r, &d->c, latest_cmp_sql, &a);
 	db_args_clear(&a);
 	if (rc < 0)
 		return rc;
-	nc = db_nrows(c);
-	/*
-	 * Observations behind the rows, in run order: every non-warm-up
-	 * result of the patch's own jobs, and per compared (host, workload,
-	 * params) and kernel the newest OBS_RUNS runs.  Bounded so a page
-	 * costs the same however many runs a shared base kernel gathers.
-	 */
-	db_args_i64(&a, base_k);
-	db_args_i64(&a, new_k);
-	if (patch)
-		db_args_i64(&a, patch);
-	else
-		db_args_str(&a, NULL);
-	rc = q(r, &o,
-	       "WITH c AS (SELECT DISTINCT host_id, workload, params,"
-	       " base_kernel_id, new_kernel_id FROM comparisons"
-	       " WHERE (base_kernel_id = $1 AND new_kernel_id = $2)"
-	       " OR ($3::bigint IS NOT NULL AND patch_id = $3)),"
-	       " rs AS (SELECT r.id FROM c CROSS JOIN LATERAL (VALUES"
-	       " (c.base_kernel_id), (c.new_kernel_id)) AS k(id)"
-	       " CROSS JOIN LATERAL (SELECT r.id FROM runs r"
-	       " WHERE r.kernel_id = k.id AND r.host_id = c.host_id"
-	       " AND r.workload = c.workload AND r.params = c.params"
-	       " ORDER BY r.id DESC LIMIT " OBS_RUNS_SQL ") r"
-	       " UNION SELECT r.id FROM runs r JOIN jobs j ON j.id = r.job_id"
-	       " WHERE $3::bigint IS NOT NULL AND j.patch_id = $3)"
-	       " SELECT r.host_id, r.kernel_id, r.id, r.job_id, r.workload,"
-	       " r.params::text, x.metric, x.iteration, x.value"
-	       " FROM rs JOIN runs r ON r.id = rs.id"
-	       " JOIN results x ON x.run_id = r.id AND NOT x.warmup"
-	       " ORDER BY r.id, x.metric, x.iteration",
-	       &a);
+	d->nc = db_nrows(d->c);
+	cmp_args(&a, base_k, new_k, patch);
+	rc = q(r, &d->o, obs_sql, &a);
 	db_args_clear(&a);
 	if (rc < 0)
 		return rc;
-	{
-		nob = (size_t)db_nrows(o);
-		ob = xcalloc(nob + 1, sizeof(*ob));
-		for (size_t k = 0; k < nob; k++) {
-			ob[k].host = id64(db_get(o, (int)k, 0));
-			ob[k].kernel = id64(db_get(o, (int)k, 1));
-			ob[k].run = id64(db_get(o, (int)k, 2));
-			ob[k].job = id64(db_get(o, (int)k, 3));
-			ob[k].workload = S(db_get(o, (int)k, 4));
-			ob[k].params = S(db_get(o, (int)k, 5));
-			ob[k].metric = S(db_get(o, (int)k, 6));
-			ob[k].iteration = (int)id64(db_get(o, (int)k, 7));
-			ob[k].value = num(db_get(o, (int)k, 8));
-		}
+	d->nob = (size_t)db_nrows(d->o);
+	d->ob = xcalloc(d->nob + 1, sizeof(*d->ob));
+	for (size_t k = 0; k < d->nob; k++) {
+		struct obs *ob = &d->ob[k];
+		int row = (int)k;
+
+		ob->host = id64(db_get(d->o, row, 0));
+		ob->kernel = id64(db_get(d->o, row, 1));
+		ob->run = id64(db_get(d->o, row, 2));
+		ob->job = id64(db_get(d->o, row, 3));
+		ob->workload = S(db_get(d->o, row, 4));
+		ob->params = S(db_get(d->o, row, 5));
+		ob->metric = S(db_get(d->o, row, 6));
+		ob->iteration = (int)id64(db_get(d->o, row, 7));
+		ob->value = num(db_get(d->o, row, 8));
 	}
+	return 0;
+}
 
-	*ret_regr = *ret_impr = 0;
+static void cmp_data_release(struct cmp_data *d)
+{
+	db_result_free(d->c);
+	db_result_free(d->o);
+	free(d->ob);
+}
+
+/* The line counting regressions and improvements among the verdicts. */
+static void verdict_counts(struct strbuf *b, const struct db_result *c, int nc)
+{
+	int regr = 0, impr = 0;
+
 	for (int i = 0; i < nc; i++) {
 		if (!strcmp(S(db_get(c, i, CC_VERDICT)), "regression"))
-			(*ret_regr)++;
+			regr++;
 		if (!strcmp(S(db_get(c, i, CC_VERDICT)), "improvement"))
-			(*ret_impr)++;
+			impr++;
 	}
 	strbuf_addf(b,
 		    "<p class=\"verdicts\"><span class=\"count "
@@ -598,17 +599,33 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
 		    "class=\"count v-improvement\">%d improvement%s</span> "
 		    "over %d comparison%s (the newest verdict per host, "
 		    "workload, params and metric).</p>",
-		    *ret_regr, *ret_regr == 1 ? "" : "s", *ret_impr,
-		    *ret_impr == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
+		    regr, regr == 1 ? "" : "s", impr, impr == 1 ? "" : "s", nc,
+		    nc == 1 ? "" : "s");
+}
 
-	/* The PLM table: per (host, workload, params) the headline metric,
-	 * base row then new row, as OSDL's PLM printed it. */
-	h2(b, "plm", "Result table (PLM style)");
+/*
+ * The PLM table: per (host, workload, params) the headline metric, base
+ * row then new row, as OSDL's PLM printed it.
+ */
+static void plm_table(struct page *pg, const struct cmp_data *d)
+{
+	static const struct col plm_cols[] = {
+		{ "stp_id", "STP id", 0 }, { "plm", "PLM#", 1 },
+		{ "kernel", "Kernel", 0 }, { "workload", "Workload", 0 },
+		{ "params", "Params", 0 }, { "metric", "Metric", 0 },
+		{ "value", "Value", 1 },   { "unit", "Unit", 0 },
+		{ "host", "Host", 0 },	   { "pct_change", "%Change", 1 },
+	};
+	const struct db_result *c = d->c;
+	struct strbuf tmp = STRBUF_INIT;
+	struct rtab t;
+
+	h2(&pg->body, "plm", "Result table (PLM style)");
 	rtab_begin(&t, pg, "plm", NULL, plm_cols, (int)ARRAY_SIZE(plm_cols));
-	for (int i = 0; i < nc;) {
+	for (int i = 0; i < d->nc;) {
 		int j = i + 1, hl;
 
-		while (j < nc && same_group(c, i, j, 1))
+		while (j < d->nc && same_group(c, i, j, 1))
 			j++;
 		hl = headline_row(c, i, j);
 		for (int side = 0; side < 2; side++) {
@@ -619,10 +636,10 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
 				 side ? verdict_class(db_get(c, hl, CC_VERDICT))
 				      : "base");
 			strbuf_reset(&tmp);
-			stp_ids(&tmp, c, hl, ob, nob, k);
+			stp_ids(&tmp, c, hl, d->ob, d->nob, k);
 			rtab_str(&t, tmp.buf);
-			if (side && patch)
-				rtab_num(&t, (double)patch, NULL);
+			if (side && d->patch)
+				rtab_num(&t, (double)d->patch, NULL);
 			else
 				rtab_str(&t, NULL);
 			rtab_str(&t, db_get(c, hl,
@@ -647,6 +664,34 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
 		i = j;
 	}
 	rtab_end(&t, "no comparisons stored yet: run schedfarm compare");
+	strbuf_release(&tmp);
+}
+
+/* Every comparison row with its statistics and verdict. */
+static void compare_table(struct page *pg, const struct db_result *c, int nc)
+{
+	static const struct col cmp_cols[] = {
+		{ "host", "host", 0 },
+		{ "workload", "workload", 0 },
+		{ "params", "params", 0 },
+		{ "metric", "metric", 0 },
+		{ "unit", "unit", 0 },
+		{ "better", "better", 0 },
+		{ "n_base", "n base", 1 },
+		{ "mean_base", "base mean", 1 },
+		{ "stddev_base", "base s.d.", 1 },
+		{ "n_new", "n new", 1 },
+		{ "mean_new", "new mean", 1 },
+		{ "stddev_new", "new s.d.", 1 },
+		{ "pct_change", "%change", 1 },
+		{ "ci_low", "95% CI low", 1 },
+		{ "ci_high", "95% CI high", 1 },
+		{ "p_value", "p", 1 },
+		{ "tau", "\xcf\x84 (%)", 1 },
+		{ "verdict", "verdict", 0 },
+	};
+	struct strbuf *b = &pg->body, tmp = STRBUF_INIT;
+	struct rtab t;
 
 	h2(b, "compare", "Every comparison");
 	strbuf_addstr(b, "<p class=\"note\">Coloured only where the verdict "
@@ -685,103 +730,145 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no comparisons stored yet: run schedfarm compare");
+	strbuf_release(&tmp);
+}
 
-	/* Plots per (host, workload): sweeps per metric, then dot plots. */
+/*
+ * The sweep plots of rows idx[0..n) (one host, workload and metric) over
+ * key: one plot per value of the other params, for those with at least
+ * two points.  Consumes idx (its entries become -1).
+ */
+static void sweeps_over(struct strbuf *b, const struct db_result *c, int *idx,
+			int n, const char *key)
+{
+	struct strbuf rest = STRBUF_INIT, other = STRBUF_INIT;
+	int *sub = xcalloc((size_t)n, sizeof(int));
+
+	for (int m = 0; m < n; m++) {
+		int ns = 0;
+
+		if (idx[m] < 0)
+			continue;
+		strbuf_reset(&rest);
+		params_without(S(db_get(c, idx[m], CC_PARAMS)), key, &rest);
+		for (int z = m; z < n; z++) {
+			if (idx[z] < 0)
+				continue;
+			strbuf_reset(&other);
+			params_without(S(db_get(c, idx[z], CC_PARAMS)), key,
+				       &other);
+			if (strcmp(rest.buf, other.buf))
+				continue;
+			sub[ns++] = idx[z];
+			idx[z] = -1;
+		}
+		if (ns >= 2)
+			sweep_plot(b, c, sub, ns, key, rest.buf);
+	}
+	free(sub);
+	strbuf_release(&rest);
+	strbuf_release(&other);
+}
+
+/*
+ * The sweep plots of rows [from, to) (one host and workload): per metric,
+ * when a numeric parameter varies (find_sweep_key()), sweeps_over() it.
+ */
+static void sweep_plots(struct strbuf *b, const struct db_result *c, int from,
+			int to)
+{
+	int *idx = xcalloc((size_t)(to - from), sizeof(int));
+	int *done = xcalloc((size_t)(to - from), sizeof(int));
+
+	for (int k = from; k < to; k++) {
+		char *key;
+		int n = 0;
+
+		if (done[k - from])
+			continue;
+		for (int m = k; m < to; m++)
+			if (!strcmp(S(db_get(c, m, CC_METRIC)),
+				    S(db_get(c, k, CC_METRIC)))) {
+				idx[n++] = m;
+				done[m - from] = 1;
+			}
+		key = find_sweep_key(c, idx, n);
+		if (!key)
+			continue;
+		sweeps_over(b, c, idx, n, key);
+		free(key);
+	}
+	free(idx);
+	free(done);
+}
+
+/*
+ * The dot plots of rows [from, to) of d: one per row with more than one
+ * observation on a side, until *dots (the page's count so far) reaches
+ * MAX_DOT_PLOTS, which is said once.  Returns how many rows had at most
+ * one observation a side and so no plot.
+ */
+static int dot_plots(struct strbuf *b, const struct cmp_data *d, int from,
+		     int to, int *dots)
+{
+	int single = 0;
+
+	for (int k = from; k < to; k++) {
+		int nb = 0, nn = 0;
+
+		count_obs(d->c, k, d->ob, d->nob, &nb, &nn);
+		if (nb <= 1 && nn <= 1) {
+			/* One number a side: the sweep plot and the tables
+			 * already say everything. */
+			single++;
+			continue;
+		}
+		if (*dots == MAX_DOT_PLOTS) {
+			strbuf_addf(b,
+				    "<p class=\"note\">Dot plots stop at %d "
+				    "per page; every observation is on the run "
+				    "pages.</p>",
+				    MAX_DOT_PLOTS);
+			(*dots)++;
+		}
+		if (*dots > MAX_DOT_PLOTS)
+			break;
+		dot_plot(b, d->c, k, d->ob, d->nob);
+		(*dots)++;
+	}
+	return single;
+}
+
+/* Plots per (host, workload): sweeps per metric, then dot plots. */
+static void plots_section(struct strbuf *b, const struct cmp_data *d)
+{
+	const struct db_result *c = d->c;
+	int dots = 0;
+
 	h2(b, "plots", "Plots");
-	if (!nc)
+	if (!d->nc)
 		strbuf_addstr(b, "<p class=\"note\">Nothing to plot yet.</p>");
-	for (int i = 0; i < nc;) {
-		int j = i + 1, n = 0, *idx, *done, single = 0;
+	for (int i = 0; i < d->nc;) {
+		int j = i + 1, single;
 
-		while (j < nc && same_group(c, i, j, 0))
+		while (j < d->nc && same_group(c, i, j, 0))
 			j++;
 		strbuf_addstr(b, "<h3>");
 		strbuf_add_html(b, db_get(c, i, CC_WORKLOAD));
 		strbuf_addstr(b, " on ");
 		strbuf_add_html(b, db_get(c, i, CC_HOST_NAME));
 		strbuf_addstr(b, "</h3><div class=\"plots\">");
-		idx = xcalloc((size_t)(j - i), sizeof(int));
-		done = xcalloc((size_t)(j - i), sizeof(int));
-		/* One sweep plot per metric and per value of the other params.
-		 */
-		for (int k = i; k < j; k++) {
-			char *key;
-
-			if (done[k - i])
-				continue;
-			n = 0;
-			for (int m = k; m < j; m++)
-				if (!strcmp(S(db_get(c, m, CC_METRIC)),
-					    S(db_get(c, k, CC_METRIC)))) {
-					idx[n++] = m;
-					done[m - i] = 1;
-				}
-			key = find_sweep_key(c, idx, n);
-			if (!key)
-				continue;
-			for (int m = 0; m < n; m++) {
-				int *sub, ns = 0;
-
-				if (idx[m] < 0)
-					continue;
-				sub = xcalloc((size_t)n, sizeof(int));
-				strbuf_reset(&tmp);
-				params_without(S(db_get(c, idx[m], CC_PARAMS)),
-					       key, &tmp);
-				for (int z = m; z < n; z++) {
-					if (idx[z] < 0)
-						continue;
-					strbuf_reset(&tmp2);
-					params_without(
-						S(db_get(c, idx[z], CC_PARAMS)),
-						key, &tmp2);
-					if (strcmp(tmp.buf, tmp2.buf))
-						continue;
-					sub[ns++] = idx[z];
-					idx[z] = -1;
-				}
-				if (ns >= 2)
-					sweep_plot(b, c, sub, ns, key, tmp.buf);
-				free(sub);
-			}
-			free(key);
-		}
-		free(idx);
-		free(done);
-		for (int k = i; k < j; k++) {
-			int nb = 0, nn = 0;
-
-			count_obs(c, k, ob, nob, &nb, &nn);
-			if (nb <= 1 && nn <= 1) {
-				/* One number a side: the sweep plot and the
-				 * tables already say everything. */
-				single++;
-				continue;
-			}
-			if (dots == MAX_DOT_PLOTS) {
-				strbuf_addf(
-					b,
-					"<p class=\"note\">Dot plots stop at "
-					"%d per page; every observation is "
-					"on the run pages.</p>",
-					MAX_DOT_PLOTS);
-				dots++;
-			}
-			if (dots > MAX_DOT_PLOTS)
-				break;
-			dot_plot(b, c, k, ob, nob);
-			dots++;
-		}
+		sweep_plots(b, c, i, j);
+		single = dot_plots(b, d, i, j, &dots);
 		strbuf_addstr(b, "</div>");
-		if (j > i)
-			strbuf_addf(b,
-				    "<p class=\"note\">Dot plots show %sthe "
-				    "newest " OBS_RUNS_SQL " runs of each "
-				    "kernel with these parameters; n in the "
-				    "tables counts every observation the "
-				    "comparison used.</p>",
-				    patch ? "the runs of this patch's jobs and "
-					  : "");
+		strbuf_addf(b,
+			    "<p class=\"note\">Dot plots show %sthe "
+			    "newest " OBS_RUNS_SQL " runs of each "
+			    "kernel with these parameters; n in the "
+			    "tables counts every observation the "
+			    "comparison used.</p>",
+			    d->patch ? "the runs of this patch's jobs and "
+				     : "");
 		if (single)
 			strbuf_addf(b,
 				    "<p class=\"note\">%d comparison%s "
@@ -791,8 +878,28 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
 				    single == 1 ? "s" : "");
 		i = j;
 	}
-	free(ob);
-	strbuf_release(&tmp);
-	strbuf_release(&tmp2);
-	return 0;
+}
+
+/*
+ * The body shared by a patch page and a kernel-pair page, below their
+ * facts: the verdict counts, the PLM-style table, every comparison, and
+ * plots per host and workload.  base_k and new_k are the kernel pair;
+ * patch (0 for none) adds the comparisons stored under its PLM# and the
+ * runs of its jobs.  Returns 0 or negative with r->err filled.
+ */
+int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
+			   int64_t new_k, int64_t patch)
+{
+	struct cmp_data d;
+	int rc;
+
+	rc = cmp_data_load(r, &d, base_k, new_k, patch);
+	if (rc >= 0) {
+		verdict_counts(&pg->body, d.c, d.nc);
+		plm_table(pg, &d);
+		compare_table(pg, d.c, d.nc);
+		plots_section(&pg->body, &d);
+	}
+	cmp_data_release(&d);
+	return rc;
 }

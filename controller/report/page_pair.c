@@ -27,7 +27,7 @@ static int fill_pair(struct report *r, struct page *pg, void *ctx)
 {
 	const struct pair_page *pp = ctx;
 	const struct db_result *p = pp->p;
-	int i = pp->i, regr, impr;
+	int i = pp->i;
 
 	page_open(pg, "%s vs %s", S(db_get(p, i, 3)), S(db_get(p, i, 2)));
 	facts_begin(&pg->body);
@@ -35,7 +35,7 @@ static int fill_pair(struct report *r, struct page *pg, void *ctx)
 	dl_item(&pg->body, "new kernel", db_get(p, i, 3));
 	facts_end(&pg->body);
 	return render_comparison_body(r, pg, id64(db_get(p, i, 0)),
-				      id64(db_get(p, i, 1)), 0, &regr, &impr);
+				      id64(db_get(p, i, 1)), 0);
 }
 
 int write_pair_pages(struct report *r)

@@ -72,7 +72,7 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 	struct db_args a = DB_ARGS_INIT;
 	int64_t id = id64(db_get(p, i, 0));
 	struct strbuf *b = &pg->body;
-	int rc, regr, impr;
+	int rc;
 	struct rtab t;
 
 	db_args_i64(&a, id);
@@ -136,7 +136,7 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 				 "built yet; comparisons stored under this "
 				 "PLM# are shown.</p>");
 	rc = render_comparison_body(r, pg, id64(db_get(p, i, 7)),
-				    id64(db_get(p, i, 9)), id, &regr, &impr);
+				    id64(db_get(p, i, 9)), id);
 	strbuf_release(&href);
 	return rc;
 }

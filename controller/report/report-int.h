@@ -167,8 +167,7 @@ void render_counters(struct page *pg, const struct db_result *res, int from,
 
 /* comparison.c */
 int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
-			   int64_t new_k, int64_t patch, int *ret_regr,
-			   int *ret_impr);
+			   int64_t new_k, int64_t patch);
 
 /* runlist.c */
 int runlist_load(struct report *r, struct runlist *rl);
