@@ -135,18 +135,97 @@ static int write_patch_archives(struct report *r, const struct db_result *ps)
 	return rc;
 }
 
-/* What the index shows: the results of write_index()'s statements. */
+/* The index's statements besides patch_summary_sql and the pairs'. */
+static const char queue_sql[] =
+	"SELECT j.id, j.patch_id, pa.name, k.name, pl.name, j.plan_id,"
+	" coalesce(h.name, j.host_constraint, 'any'), j.host_id,"
+	" j.state, j.priority, to_char((j.created_at) AT TIME ZONE "
+	"'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM jobs j JOIN kernels k ON "
+	"k.id = j.kernel_id"
+	" JOIN plans pl ON pl.id = j.plan_id"
+	" LEFT JOIN patches pa ON pa.id = j.patch_id"
+	" LEFT JOIN hosts h ON h.id = j.host_id"
+	" WHERE j.state NOT IN ('done', 'failed', 'cancelled')"
+	" ORDER BY j.priority DESC, j.id LIMIT 200";
+static const char queue_count_sql[] =
+	"SELECT count(*) FROM jobs WHERE state NOT IN"
+	" ('done', 'failed', 'cancelled')";
+static const char hosts_sql[] =
+	"SELECT h.id, h.name, h.kind, h.health, h.cpus,"
+	" (SELECT count(*) FROM runs r WHERE r.host_id = h.id)"
+	" FROM hosts h ORDER BY h.name";
+static const char plans_sql[] =
+	"SELECT pl.id, pl.name, left(pl.sha256, 12),"
+	" (SELECT count(*) FROM runs r WHERE r.plan_id = pl.id),"
+	" to_char((pl.created_at) AT TIME ZONE 'UTC', "
+	"'YYYY-MM-DD HH24:MI:SS') FROM plans pl ORDER BY "
+	"pl.name, pl.id";
+
+/* What the index shows: the results of its statements. */
 struct index_data {
 	struct db_result *queue, *nq, *ps, *pairs, *hosts, *plans;
 };
 
-/* Fill index.html from d (a page_fill_fn). */
-static int fill_index(struct report *r, struct page *pg, void *ctx)
+/*
+ * Run the index's statements into d (zeroed first), all of them before
+ * anything of the index is written.  Returns 0 or negative with r->err
+ * filled; either way the caller releases d with index_data_release().
+ */
+static int index_data_load(struct report *r, struct index_data *d)
 {
-	const struct index_data *d = ctx;
-	const struct db_result *queue = d->queue, *nq = d->nq, *ps = d->ps,
-			       *pairs = d->pairs, *hosts = d->hosts,
-			       *plans = d->plans;
+	struct strbuf sql = STRBUF_INIT;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	rc = q(r, &d->queue, queue_sql, NULL);
+	if (rc >= 0)
+		rc = q(r, &d->nq, queue_count_sql, NULL);
+	if (rc >= 0)
+		rc = q(r, &d->ps, patch_summary_sql, NULL);
+	if (rc >= 0) {
+		strbuf_addf(&sql,
+			    "WITH lc AS (SELECT DISTINCT ON (c.base_kernel_id,"
+			    " c.new_kernel_id, c.host_id, c.workload, c.params,"
+			    " c.metric) c.base_kernel_id AS b,"
+			    " c.new_kernel_id AS n, c.verdict, c.computed_at"
+			    " %s ORDER BY c.base_kernel_id, c.new_kernel_id,"
+			    " c.host_id, c.workload, c.params, c.metric,"
+			    " c.computed_at DESC, c.id DESC)"
+			    " SELECT lc.b, lc.n, nk.name, bk.name,"
+			    " count(*) FILTER (WHERE verdict = 'regression'),"
+			    " count(*) FILTER (WHERE verdict = 'improvement'),"
+			    " count(*), to_char((max(lc.computed_at)) AT TIME "
+			    "ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM lc JOIN "
+			    "kernels bk ON bk.id = lc.b"
+			    " JOIN kernels nk ON nk.id = lc.n"
+			    " GROUP BY lc.b, lc.n, nk.name, bk.name"
+			    " ORDER BY max(lc.computed_at) DESC, lc.b, lc.n"
+			    " LIMIT 200",
+			    pair_where);
+		rc = q(r, &d->pairs, sql.buf, NULL);
+	}
+	if (rc >= 0)
+		rc = q(r, &d->hosts, hosts_sql, NULL);
+	if (rc >= 0)
+		rc = q(r, &d->plans, plans_sql, NULL);
+	strbuf_release(&sql);
+	return rc;
+}
+
+static void index_data_release(struct index_data *d)
+{
+	db_result_free(d->queue);
+	db_result_free(d->nq);
+	db_result_free(d->ps);
+	db_result_free(d->pairs);
+	db_result_free(d->hosts);
+	db_result_free(d->plans);
+}
+
+/* The jobs waiting or running, the first 200 by priority. */
+static void queue_section(struct page *pg, const struct db_result *queue,
+			  const struct db_result *nq)
+{
 	static const struct col qcols[] = {
 		{ "stp_id", "STP id", 1 },	 { "plm", "PLM#", 1 },
 		{ "patch", "patch", 0 },	 { "kernel", "kernel", 0 },
@@ -154,40 +233,10 @@ static int fill_index(struct report *r, struct page *pg, void *ctx)
 		{ "state", "state", 0 },	 { "priority", "priority", 1 },
 		{ "queued", "queued (UTC)", 0 },
 	};
-	static const struct col kcols[] = {
-		{ "new", "new kernel", 0 },
-		{ "base", "base kernel", 0 },
-		{ "regressions", "regressions", 1 },
-		{ "improvements", "improvements", 1 },
-		{ "comparisons", "comparisons", 1 },
-		{ "computed", "latest (UTC)", 0 },
-	};
-	static const struct col hcols[] = {
-		{ "host", "host", 0 },	   { "kind", "kind", 0 },
-		{ "health", "health", 0 }, { "cpus", "CPUs", 1 },
-		{ "runs", "runs", 1 },
-	};
-	static const struct col pcols[] = {
-		{ "plan", "plan", 0 },
-		{ "sha256", "sha256", 0 },
-		{ "runs", "runs", 1 },
-		{ "stored", "stored (UTC)", 0 },
-	};
 	struct strbuf href = STRBUF_INIT;
 	struct strbuf *b = &pg->body;
 	struct rtab t;
-	int n;
 
-	/* The index is the nav line's root: no crumb, and a heading shorter
-	 * than its title, so it does not use page_open(). */
-	strbuf_addstr(&pg->title, "schedfarm: queue and latest patches");
-	nav(b, NULL);
-	strbuf_addstr(b, "<h1>Queue and latest patches</h1>");
-	if (r->o->now) {
-		strbuf_addstr(b, "<p class=\"generated\">Generated ");
-		strbuf_add_html(b, r->o->now);
-		strbuf_addstr(b, ".</p>");
-	}
 	h2(b, "queue", "Queue");
 	strbuf_addf(b, "<p>%s job%s waiting or running%s.</p>",
 		    S(db_get(nq, 0, 0)),
@@ -225,14 +274,36 @@ static int fill_index(struct report *r, struct page *pg, void *ctx)
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "the queue is empty");
+	strbuf_release(&href);
+}
+
+/* The newest block of patches; older blocks are on patches-pK.html. */
+static void patches_section(struct page *pg, const struct db_result *ps)
+{
+	struct strbuf *b = &pg->body;
+	int n = db_nrows(ps);
 
 	h2(b, "patches", "Patches, newest first");
-	n = db_nrows(ps);
 	patch_table(pg, ps, front_start(n, PATCHES_PER_BLOCK), n, "patches");
 	archive_links(b, "patches", n / PATCHES_PER_BLOCK, PATCHES_PER_BLOCK,
 		      "patches");
+}
 
-	h2(b, "kernels", "Kernel comparisons without a patch");
+/* Kernel pairs compared without a patch, newest first. */
+static void kernels_section(struct page *pg, const struct db_result *pairs)
+{
+	static const struct col kcols[] = {
+		{ "new", "new kernel", 0 },
+		{ "base", "base kernel", 0 },
+		{ "regressions", "regressions", 1 },
+		{ "improvements", "improvements", 1 },
+		{ "comparisons", "comparisons", 1 },
+		{ "computed", "latest (UTC)", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+
+	h2(&pg->body, "kernels", "Kernel comparisons without a patch");
 	rtab_begin(&t, pg, "kernels", NULL, kcols, (int)ARRAY_SIZE(kcols));
 	for (int i = 0; i < db_nrows(pairs); i++) {
 		const char *cls = NULL;
@@ -254,8 +325,20 @@ static int fill_index(struct report *r, struct page *pg, void *ctx)
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no kernel comparisons yet");
+	strbuf_release(&href);
+}
 
-	h2(b, "hosts", "Hosts");
+static void hosts_section(struct page *pg, const struct db_result *hosts)
+{
+	static const struct col hcols[] = {
+		{ "host", "host", 0 },	   { "kind", "kind", 0 },
+		{ "health", "health", 0 }, { "cpus", "CPUs", 1 },
+		{ "runs", "runs", 1 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+
+	h2(&pg->body, "hosts", "Hosts");
 	rtab_begin(&t, pg, "hosts", NULL, hcols, (int)ARRAY_SIZE(hcols));
 	for (int i = 0; i < db_nrows(hosts); i++) {
 		const char *hl = db_get(hosts, i, 3);
@@ -271,8 +354,21 @@ static int fill_index(struct report *r, struct page *pg, void *ctx)
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no hosts registered");
+	strbuf_release(&href);
+}
 
-	h2(b, "plans", "Plans");
+static void plans_section(struct page *pg, const struct db_result *plans)
+{
+	static const struct col pcols[] = {
+		{ "plan", "plan", 0 },
+		{ "sha256", "sha256", 0 },
+		{ "runs", "runs", 1 },
+		{ "stored", "stored (UTC)", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+
+	h2(&pg->body, "plans", "Plans");
 	rtab_begin(&t, pg, "plans", NULL, pcols, (int)ARRAY_SIZE(pcols));
 	for (int i = 0; i < db_nrows(plans); i++) {
 		rtab_row(&t, NULL);
@@ -286,85 +382,47 @@ static int fill_index(struct report *r, struct page *pg, void *ctx)
 	}
 	rtab_end(&t, "no plans stored");
 	strbuf_release(&href);
+}
+
+/* Fill index.html from the index_data ctx (a page_fill_fn). */
+static int fill_index(struct report *r, struct page *pg, void *ctx)
+{
+	const struct index_data *d = ctx;
+	struct strbuf *b = &pg->body;
+
+	/* The index is the nav line's root: no crumb, and a heading shorter
+	 * than its title, so it does not use page_open(). */
+	strbuf_addstr(&pg->title, "schedfarm: queue and latest patches");
+	nav(b, NULL);
+	strbuf_addstr(b, "<h1>Queue and latest patches</h1>");
+	if (r->o->now) {
+		strbuf_addstr(b, "<p class=\"generated\">Generated ");
+		strbuf_add_html(b, r->o->now);
+		strbuf_addstr(b, ".</p>");
+	}
+	queue_section(pg, d->queue, d->nq);
+	patches_section(pg, d->ps);
+	kernels_section(pg, d->pairs);
+	hosts_section(pg, d->hosts);
+	plans_section(pg, d->plans);
 	return 0;
 }
 
+/*
+ * Write index.html, rendered every time, and the archive pages of its
+ * patch listing (before it, when stale).  Returns 0 or negative with
+ * r->err filled.
+ */
 int write_index(struct report *r)
 {
-	_cleanup_db_result_ struct db_result *queue = NULL, *ps = NULL,
-					     *pairs = NULL, *hosts = NULL,
-					     *plans = NULL, *nq = NULL;
-	struct strbuf sql = STRBUF_INIT;
 	struct index_data d;
 	int rc;
 
-	rc = q(r, &queue,
-	       "SELECT j.id, j.patch_id, pa.name, k.name, pl.name, j.plan_id,"
-	       " coalesce(h.name, j.host_constraint, 'any'), j.host_id,"
-	       " j.state, j.priority, to_char((j.created_at) AT TIME ZONE "
-	       "'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM jobs j JOIN kernels k ON "
-	       "k.id = j.kernel_id"
-	       " JOIN plans pl ON pl.id = j.plan_id"
-	       " LEFT JOIN patches pa ON pa.id = j.patch_id"
-	       " LEFT JOIN hosts h ON h.id = j.host_id"
-	       " WHERE j.state NOT IN ('done', 'failed', 'cancelled')"
-	       " ORDER BY j.priority DESC, j.id LIMIT 200",
-	       NULL);
+	rc = index_data_load(r, &d);
 	if (rc >= 0)
-		rc = q(r, &nq,
-		       "SELECT count(*) FROM jobs WHERE state NOT IN"
-		       " ('done', 'failed', 'cancelled')",
-		       NULL);
+		rc = write_patch_archives(r, d.ps);
 	if (rc >= 0)
-		rc = q(r, &ps, patch_summary_sql, NULL);
-	if (rc >= 0) {
-		strbuf_addf(&sql,
-			    "WITH lc AS (SELECT DISTINCT ON (c.base_kernel_id,"
-			    " c.new_kernel_id, c.host_id, c.workload, c.params,"
-			    " c.metric) c.base_kernel_id AS b,"
-			    " c.new_kernel_id AS n, c.verdict, c.computed_at"
-			    " %s ORDER BY c.base_kernel_id, c.new_kernel_id,"
-			    " c.host_id, c.workload, c.params, c.metric,"
-			    " c.computed_at DESC, c.id DESC)"
-			    " SELECT lc.b, lc.n, nk.name, bk.name,"
-			    " count(*) FILTER (WHERE verdict = 'regression'),"
-			    " count(*) FILTER (WHERE verdict = 'improvement'),"
-			    " count(*), to_char((max(lc.computed_at)) AT TIME "
-			    "ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM lc JOIN "
-			    "kernels bk ON bk.id = lc.b"
-			    " JOIN kernels nk ON nk.id = lc.n"
-			    " GROUP BY lc.b, lc.n, nk.name, bk.name"
-			    " ORDER BY max(lc.computed_at) DESC, lc.b, lc.n"
-			    " LIMIT 200",
-			    pair_where);
-		rc = q(r, &pairs, sql.buf, NULL);
-	}
-	if (rc >= 0)
-		rc = q(r, &hosts,
-		       "SELECT h.id, h.name, h.kind, h.health, h.cpus,"
-		       " (SELECT count(*) FROM runs r WHERE r.host_id = h.id)"
-		       " FROM hosts h ORDER BY h.name",
-		       NULL);
-	if (rc >= 0)
-		rc = q(r, &plans,
-		       "SELECT pl.id, pl.name, left(pl.sha256, 12),"
-		       " (SELECT count(*) FROM runs r WHERE r.plan_id = pl.id),"
-		       " to_char((pl.created_at) AT TIME ZONE 'UTC', "
-		       "'YYYY-MM-DD HH24:MI:SS') FROM plans pl ORDER BY "
-		       "pl.name, pl.id",
-		       NULL);
-	strbuf_release(&sql);
-	if (rc < 0)
-		return rc;
-	rc = write_patch_archives(r, ps);
-	if (rc < 0)
-		return rc;
-
-	d.queue = queue;
-	d.nq = nq;
-	d.ps = ps;
-	d.pairs = pairs;
-	d.hosts = hosts;
-	d.plans = plans;
-	return page_render(r, "index", NULL, fill_index, &d);
+		rc = page_render(r, "index", NULL, fill_index, &d);
+	index_data_release(&d);
+	return rc;
 }
