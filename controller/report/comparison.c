@@ -296,17 +296,13 @@ static void sweep_plot(struct strbuf *b, const struct db_result *c,
 	for (int i = 0; i < n; i++) {
 		int row = pts[i].row;
 
-		strbuf_addstr(b, "<tr><td class=\"num\">");
-		fmt_value(b, pts[i].x);
-		strbuf_addstr(b, "</td><td class=\"num\">");
-		fmt_value(b, num(db_get(c, row, CC_MBASE)));
-		strbuf_addstr(b, "</td><td class=\"num\">");
-		fmt_value(b, num(db_get(c, row, CC_SBASE)));
-		strbuf_addstr(b, "</td><td class=\"num\">");
-		fmt_value(b, num(db_get(c, row, CC_MNEW)));
-		strbuf_addstr(b, "</td><td class=\"num\">");
-		fmt_pct(b, num(db_get(c, row, CC_PCT)));
-		strbuf_addstr(b, "</td><td class=\"num\">");
+		strbuf_addstr(b, "<tr>");
+		td_value(b, pts[i].x);
+		td_value(b, num(db_get(c, row, CC_MBASE)));
+		td_value(b, num(db_get(c, row, CC_SBASE)));
+		td_value(b, num(db_get(c, row, CC_MNEW)));
+		td_pct(b, num(db_get(c, row, CC_PCT)));
+		strbuf_addstr(b, "<td class=\"num\">");
 		fmt_pct(b, num(db_get(c, row, CC_CILO)));
 		strbuf_addstr(b, " \xe2\x80\xa6 ");
 		fmt_pct(b, num(db_get(c, row, CC_CIHI)));

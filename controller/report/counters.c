@@ -142,15 +142,10 @@ static void cm_html(struct strbuf *b, const struct cmatrix *m)
 		strbuf_addstr(b, "<tr><td>");
 		strbuf_add_html(b, m->rows.v[i]);
 		strbuf_addstr(b, "</td>");
-		for (int c = 0; c < m->ncpus; c++) {
-			strbuf_addstr(b, "<td class=\"num\">");
-			fmt_value(b,
-				  m->cells[i * MAX_COUNTER_CPUS + (size_t)c]);
-			strbuf_addstr(b, "</td>");
-		}
-		strbuf_addstr(b, "<td class=\"num\">");
-		fmt_value(b, m->total[i]);
-		strbuf_addstr(b, "</td><td class=\"desc\">");
+		for (int c = 0; c < m->ncpus; c++)
+			td_value(b, m->cells[i * MAX_COUNTER_CPUS + (size_t)c]);
+		td_value(b, m->total[i]);
+		strbuf_addstr(b, "<td class=\"desc\">");
 		strbuf_add_html(b, describe_counter(m->rnames.v[i]));
 		strbuf_addstr(b, "</td></tr>");
 	}

@@ -70,6 +70,22 @@ void fmt_pct(struct strbuf *out, double v)
 		strbuf_addf(out, "%+.2f%%", v);
 }
 
+/* A number cell of a plain HTML table: v as fmt_value() shows it. */
+void td_value(struct strbuf *out, double v)
+{
+	strbuf_addstr(out, "<td class=\"num\">");
+	fmt_value(out, v);
+	strbuf_addstr(out, "</td>");
+}
+
+/* The same for a percentage, as fmt_pct() shows it. */
+void td_pct(struct strbuf *out, double v)
+{
+	strbuf_addstr(out, "<td class=\"num\">");
+	fmt_pct(out, v);
+	strbuf_addstr(out, "</td>");
+}
+
 /* ---------------------------------------------------------------- pages */
 
 static void page_init(struct page *pg, const char *stem)

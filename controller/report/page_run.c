@@ -209,11 +209,10 @@ static int series_plot(struct strbuf *b, const struct db_result *res, int from,
 		rows++;
 		strbuf_addstr(b, "<tr><td>");
 		strbuf_add_html(b, db_get(res, k, 2));
-		strbuf_addstr(b, "</td><td class=\"num\">");
-		fmt_value(b, num(db_get(res, k, 3)));
-		strbuf_addstr(b, "</td><td class=\"num\">");
-		fmt_value(b, num(db_get(res, k, 4)));
-		strbuf_addstr(b, "</td></tr>");
+		strbuf_addstr(b, "</td>");
+		td_value(b, num(db_get(res, k, 3)));
+		td_value(b, num(db_get(res, k, 4)));
+		strbuf_addstr(b, "</tr>");
 	}
 	strbuf_addstr(b, "</tbody></table></details></figcaption></figure>");
 	svg_plot_release(&p);
@@ -402,11 +401,8 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 				 "class=\"num\">text</th><th class=\"num\">"
 				 "data</th><th class=\"num\">bss</th></tr>"
 				 "</thead><tbody><tr>");
-		for (int c = RC_KTEXT; c <= RC_KBSS; c++) {
-			strbuf_addstr(b, "<td class=\"num\">");
-			fmt_value(b, num(db_get(det, i, c)));
-			strbuf_addstr(b, "</td>");
-		}
+		for (int c = RC_KTEXT; c <= RC_KBSS; c++)
+			td_value(b, num(db_get(det, i, c)));
 		strbuf_addstr(b, "</tr></tbody></table>");
 	}
 

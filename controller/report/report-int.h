@@ -126,6 +126,8 @@ double num(const char *s);
 int64_t id64(const char *s);
 void fmt_value(struct strbuf *out, double v);
 void fmt_pct(struct strbuf *out, double v);
+void td_value(struct strbuf *out, double v);
+void td_pct(struct strbuf *out, double v);
 void page_add_file(struct page *pg, const char *name, struct strbuf *sb);
 int page_render(struct report *r, const char *stem, const char *digest,
 		page_fill_fn *fill, void *ctx);

@@ -86,31 +86,29 @@ static void rtab_key(struct rtab *t)
 /* A text cell; s may be NULL (empty in HTML and CSV, null in JSON). */
 void rtab_str(struct rtab *t, const char *s)
 {
-	if (t->cell >= t->ncols)
-		return;
-	rtab_key(t);
-	strbuf_addstr(&t->html, "<td>");
-	strbuf_add_html(&t->html, S(s));
-	strbuf_addstr(&t->html, "</td>");
-	report_csv_field(&t->csv, s);
-	if (s)
-		strbuf_add_json_str(&t->json, s);
-	else
-		strbuf_addstr(&t->json, "null");
-	t->cell++;
+	rtab_link(t, s, NULL);
 }
 
-/* A text cell linking to href (built by us from ids, never from input). */
+/*
+ * A text cell linking to href (built by us from ids, never from input);
+ * with href NULL a plain text cell.
+ */
 void rtab_link(struct rtab *t, const char *s, const char *href)
 {
 	if (t->cell >= t->ncols)
 		return;
 	rtab_key(t);
-	strbuf_addstr(&t->html, "<td><a href=\"");
-	strbuf_add_html(&t->html, href);
-	strbuf_addstr(&t->html, "\">");
-	strbuf_add_html(&t->html, S(s));
-	strbuf_addstr(&t->html, "</a></td>");
+	if (href) {
+		strbuf_addstr(&t->html, "<td><a href=\"");
+		strbuf_add_html(&t->html, href);
+		strbuf_addstr(&t->html, "\">");
+		strbuf_add_html(&t->html, S(s));
+		strbuf_addstr(&t->html, "</a></td>");
+	} else {
+		strbuf_addstr(&t->html, "<td>");
+		strbuf_add_html(&t->html, S(s));
+		strbuf_addstr(&t->html, "</td>");
+	}
 	report_csv_field(&t->csv, s);
 	if (s)
 		strbuf_add_json_str(&t->json, s);
