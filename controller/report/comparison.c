@@ -1,7 +1,18 @@
 /*
  * comparison.c - the body shared by a patch page and a kernel-pair page:
- * the PLM-style table, every stored comparison, and plots per host and
- * workload.
+ * what the comparisons of a base and a new kernel say.
+ *
+ * The verdicts and statistics are read as `schedfarm compare` stored them
+ * (the newest per host, workload, params and metric); nothing here
+ * recomputes them.  The body has four parts: a line counting regressions
+ * and improvements, the PLM-style table (per host, workload and params
+ * the headline metric, base row then new row, with the STP ids of the
+ * runs behind it), every comparison with its CI, p and verdict, and plots
+ * per host and workload: a metric over a swept parameter (threads, users,
+ * ...) with bands, and dot plots of the observations in run order.  The
+ * observations are bounded (OBS_RUNS_SQL runs per kernel and compared
+ * params, plus the patch's own runs), so a page costs the same however
+ * many runs a shared base kernel gathers.
  */
 #include <float.h>
 #include <math.h>
@@ -21,9 +32,7 @@
 /* Runs per kernel and compared (host, workload, params) in dot plots. */
 #define OBS_RUNS_SQL "50"
 
-/* ---------------------------------------------------- comparison pages */
-
-/* Columns of the latest-comparisons statement. */
+/* Columns of latest_cmp_sql. */
 enum {
 	CC_HOST,
 	CC_HOST_NAME,
@@ -55,7 +64,9 @@ enum {
 /*
  * The newest verdict per (host, workload, params, metric) for a kernel
  * pair, and for a patch also those stored under its PLM#.  $1 base kernel,
- * $2 new kernel, $3 patch (may be NULL).
+ * $2 new kernel, $3 patch (may be NULL).  Sorted by host name, workload,
+ * params in numeric order (nkey) and metric, so the rows of a group are
+ * adjacent (same_group()).
  */
 static const char latest_cmp_sql[] =
 	"SELECT * FROM (SELECT DISTINCT ON (c.host_id, c.workload, c.params,"
@@ -80,6 +91,7 @@ static const char latest_cmp_sql[] =
 	" c.computed_at DESC, c.id DESC) x"
 	" ORDER BY 2, 3, nkey COLLATE \"C\", 6";
 
+/* One non-warm-up result behind the comparisons (a row of obs_sql). */
 struct obs {
 	int64_t host, kernel, run, job;
 	const char *workload, *params, *metric;
@@ -87,6 +99,7 @@ struct obs {
 	double value;
 };
 
+/* Is o one of row i's (host, workload, params, metric), either kernel? */
 static int obs_match(const struct obs *o, const struct db_result *c, int i)
 {
 	return o->host == id64(db_get(c, i, CC_HOST)) &&
@@ -190,6 +203,7 @@ static void params_without(const char *params, const char *skip,
 	strvec_clear(&v);
 }
 
+/* The value of key in "k=v;k=v" as a number; NaN when absent or not one. */
 static double param_value(const char *params, const char *key)
 {
 	struct strvec k = STRVEC_INIT, v = STRVEC_INIT;
@@ -204,6 +218,7 @@ static double param_value(const char *params, const char *key)
 	return d;
 }
 
+/* Rows are coloured by verdict, except no-change (NULL). */
 static const char *verdict_class(const char *v)
 {
 	if (!v || !strcmp(v, "no-change"))
@@ -222,6 +237,7 @@ struct sweep_pt {
 	int row;
 };
 
+/* qsort() order of sweep points: by x. */
 static int sweep_cmp(const void *a, const void *b)
 {
 	double x = ((const struct sweep_pt *)a)->x,
@@ -434,6 +450,10 @@ static int headline_row(const struct db_result *c, int from, int to)
 	return from;
 }
 
+/*
+ * Are rows a and b of the same host and workload (and, with params, the
+ * same params)?  The groups of the PLM table and of the plots.
+ */
 static int same_group(const struct db_result *c, int a, int b, int params)
 {
 	return !strcmp(S(db_get(c, a, CC_HOST_NAME)),
@@ -571,6 +591,7 @@ static int cmp_data_load(struct report *r, struct cmp_data *d, int64_t base_k,
 	return 0;
 }
 
+/* Free what cmp_data_load() filled in, loaded or not. */
 static void cmp_data_release(struct cmp_data *d)
 {
 	db_result_free(d->c);

@@ -1,6 +1,14 @@
 /*
  * counters.c - the "Scheduler counters" section of a run page, laid out
  * as `perf sched stats` shows /proc/schedstat.
+ *
+ * The agent reports counters as (source, scope, name, value) deltas per
+ * iteration; schedstat scopes are "cpuN" or "cpuN/domainM[/idle type]".
+ * Per iteration (the first MAX_COUNTER_ITERATIONS) this draws a matrix of
+ * counters by CPU, one per domain level with the idle type before each
+ * load-balance counter, and the other sources as a list; counters the
+ * kernel could not give are listed with the agent's reason.  Every
+ * counter is also in one data table, so the caps lose nothing.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,10 +20,9 @@
 #include "report/report-int.h"
 #include "banned.h"
 
+/* Columns (CPUs) per matrix and iterations drawn; the data table has all. */
 #define MAX_COUNTER_CPUS 16
 #define MAX_COUNTER_ITERATIONS 3
-
-/* ------------------------------------------------------ counters (perf) */
 
 /* What perf sched stats says of each /proc/schedstat field. */
 static const struct {
@@ -63,6 +70,10 @@ static const char *describe_counter(const char *name)
 	return "";
 }
 
+/*
+ * One counter matrix: a row per counter (key), a column per CPU in the
+ * order first seen, up to MAX_COUNTER_CPUS; the total covers every CPU.
+ */
 struct cmatrix {
 	char *title;
 	struct strvec rows; /* "busy lb_count", "alb_pushed" */
@@ -74,6 +85,8 @@ struct cmatrix {
 	size_t alloc;
 };
 
+/* The row of key, added (cells NaN, total 0) when new; name is its bare
+ * counter name, for describe_counter(). */
 static int cm_row(struct cmatrix *m, const char *key, const char *name)
 {
 	size_t i;
@@ -99,6 +112,8 @@ static int cm_row(struct cmatrix *m, const char *key, const char *name)
 	return (int)i;
 }
 
+/* Put v at (key, cpu); a CPU beyond the shown columns counts in the total
+ * only, and sets more_cpus. */
 static void cm_put(struct cmatrix *m, const char *key, const char *name,
 		   int cpu, double v)
 {
@@ -128,6 +143,7 @@ static void cm_release(struct cmatrix *m)
 	free(m->total);
 }
 
+/* The matrix as an HTML table, with what each counter counts. */
 static void cm_html(struct strbuf *b, const struct cmatrix *m)
 {
 	strbuf_addstr(b, "<div class=\"table-wrap\"><table class=\"data "

@@ -1,8 +1,15 @@
 /*
- * page.c - one page of the report: its body and the data files beside it,
- * put into the page template and written only when its bytes differ; and
- * the small pieces every page kind uses (numbers formatted for reading,
- * headings, the nav line, definition lists, long logs, statements).
+ * page.c - one page of the report, from open to file, and the pieces
+ * every page kind builds its body from.
+ *
+ * A page exists only inside page_render(): opened empty, filled by its
+ * kind's page_fill_fn, put into the template (web-static/page.html, whose
+ * only markers are @TITLE@ and @BODY@), and written with the data files
+ * it collected (CSV, JSON, long logs) by write_file(), which leaves a
+ * file alone when its bytes are unchanged and otherwise replaces it by
+ * rename, so a reader never sees half a page.  The pieces: numbers as a
+ * reader wants them, the page opening (page_open()), facts lists,
+ * headings, long logs, and the blocks of a long listing.
  *
  * Everything that reaches HTML goes through strbuf_add_html(); hrefs are
  * built only from numeric ids, so no user string ever lands in a URL.
@@ -30,6 +37,7 @@
 
 /* -------------------------------------------------------------- numbers */
 
+/* A number from a result column: NaN when NULL or not a number. */
 double num(const char *s)
 {
 	double v;
@@ -39,6 +47,7 @@ double num(const char *s)
 	return v;
 }
 
+/* An id or count from a result column: 0 when NULL or not an integer. */
 int64_t id64(const char *s)
 {
 	int64_t v;
@@ -62,6 +71,7 @@ void fmt_value(struct strbuf *out, double v)
 		strbuf_addf(out, "%.4g", v);
 }
 
+/* A %change: sign and two decimals; a dash when not finite. */
 void fmt_pct(struct strbuf *out, double v)
 {
 	if (!isfinite(v))
@@ -88,6 +98,7 @@ void td_pct(struct strbuf *out, double v)
 
 /* ---------------------------------------------------------------- pages */
 
+/* An empty page that will be stem.html; page_release() frees it. */
 static void page_init(struct page *pg, const char *stem)
 {
 	memset(pg, 0, sizeof(*pg));
@@ -192,6 +203,7 @@ out:
 	return ret;
 }
 
+/* write_file() without force: for files that are not the index. */
 int write_if_changed(struct report *r, const char *name, const char *data,
 		     size_t len)
 {
@@ -261,6 +273,8 @@ int page_render(struct report *r, const char *stem, const char *digest,
 	return rc;
 }
 
+/* ---------------------------------------------------------- HTML pieces */
+
 /* A definition list row: label, then escaped value (skipped when NULL). */
 void dl_item(struct strbuf *b, const char *label, const char *value)
 {
@@ -273,6 +287,7 @@ void dl_item(struct strbuf *b, const char *label, const char *value)
 	strbuf_addstr(b, "</dd>");
 }
 
+/* The same with the value linking to href (ours, from ids). */
 void dl_link(struct strbuf *b, const char *label, const char *value,
 	     const char *href)
 {
@@ -287,6 +302,7 @@ void dl_link(struct strbuf *b, const char *label, const char *value,
 	strbuf_addstr(b, "</a></dd>");
 }
 
+/* A section heading; id (ours, a fixed word) is its anchor. */
 void h2(struct strbuf *b, const char *id, const char *text)
 {
 	strbuf_addf(b, "<h2 id=\"%s\">", id);
@@ -294,6 +310,7 @@ void h2(struct strbuf *b, const char *id, const char *text)
 	strbuf_addstr(b, "</h2>");
 }
 
+/* The nav line: the index, then crumb (the page's title) when not NULL. */
 void nav(struct strbuf *b, const char *crumb)
 {
 	strbuf_addstr(b, "<nav><a href=\"index.html\">schedfarm report</a>");
@@ -388,6 +405,11 @@ void add_log(struct page *pg, const char *suffix, const char *what,
 	strbuf_addstr(&pg->body, "</pre>");
 }
 
+/*
+ * Run one statement of the report (a NULL: no parameters) in its
+ * transaction.  Returns what db_exec_args() does; *ret is the caller's
+ * to free.
+ */
 int q(struct report *r, struct db_result **ret, const char *sql,
       const struct db_args *a)
 {
@@ -407,6 +429,8 @@ const char *health_class(const char *h)
 		return "health-off";
 	return NULL;
 }
+
+/* ------------------------------------------------------ listing blocks */
 
 /*
  * Blocks of a listing of n items: nfull complete blocks of per items get

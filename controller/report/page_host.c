@@ -1,6 +1,9 @@
 /*
- * page_host.c - host pages (host-ID.html): the host's facts, its health
- * history and its runs.
+ * page_host.c - host pages (host-ID.html): the host's facts and health,
+ * what its agent reported, its health history (host_events), then its
+ * runs as runlist.c lists them for every struct run_owner.  A host page
+ * is rendered again when any of those change, or the newest block of
+ * its runs does.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,8 +13,8 @@
 #include "store/db.h"
 #include "report/report-int.h"
 #include "banned.h"
-/* ------------------------------------------------------------ host pages */
 
+/* Columns of host_sql; HC_FP is the fingerprint of the rest. */
 enum {
 	HC_ID,
 	HC_NAME,
@@ -133,6 +136,7 @@ static const struct run_owner host_pages = {
 	.body = host_body,
 };
 
+/* Write the host pages and their archive pages (see runlist.c). */
 int write_host_pages(struct report *r, const struct runlist *rl)
 {
 	return write_run_owner_pages(r, rl, &host_pages);

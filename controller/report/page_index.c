@@ -1,6 +1,9 @@
 /*
- * page_index.c - index.html (the queue, the latest patches, kernel pairs,
- * hosts and plans) and the archive pages of its patch listing.
+ * page_index.c - index.html, rendered every time: the queue, the newest
+ * patches with their verdict counts, kernel pairs compared without a
+ * patch, hosts and plans.  The patch listing is cut into blocks of
+ * PATCHES_PER_BLOCK counted from the oldest; older blocks are archive
+ * pages patches-pK.html, rendered when stale like any other page.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,8 +17,7 @@
 /* Items per listing block (archive page). */
 #define PATCHES_PER_BLOCK 50
 
-/* ------------------------------------------------------------ the index */
-
+/* Columns of patch_summary_sql. */
 enum {
 	PS_ID,
 	PS_NAME,
@@ -114,6 +116,11 @@ static int fill_patch_archive(struct report *r, struct page *pg, void *ctx)
 	return 0;
 }
 
+/*
+ * Write the stale archive pages of the patch listing ps; a block's
+ * fingerprint is what its rows show.  Returns 0 or negative with r->err
+ * filled.
+ */
 static int write_patch_archives(struct report *r, const struct db_result *ps)
 {
 	struct patch_archive ar = { ps, db_nrows(ps) / PATCHES_PER_BLOCK, 0 };
@@ -212,6 +219,7 @@ static int index_data_load(struct report *r, struct index_data *d)
 	return rc;
 }
 
+/* Free what index_data_load() filled in, loaded or not. */
 static void index_data_release(struct index_data *d)
 {
 	db_result_free(d->queue);
@@ -328,6 +336,7 @@ static void kernels_section(struct page *pg, const struct db_result *pairs)
 	strbuf_release(&href);
 }
 
+/* Every host with its health and how many runs it has. */
 static void hosts_section(struct page *pg, const struct db_result *hosts)
 {
 	static const struct col hcols[] = {
@@ -357,6 +366,7 @@ static void hosts_section(struct page *pg, const struct db_result *hosts)
 	strbuf_release(&href);
 }
 
+/* Every stored plan with how many runs were made from it. */
 static void plans_section(struct page *pg, const struct db_result *plans)
 {
 	static const struct col pcols[] = {

@@ -1,6 +1,9 @@
 /*
  * page_pair.c - kernel-pair pages (compare-BASE-NEW.html): two kernels
- * compared without a patch.
+ * compared without a patch (an import, `schedfarm compare --base --new`),
+ * the two names and then the comparison body (comparison.c).  A pair that
+ * a patch covers is shown on the patch's page instead; pair_where says
+ * which pairs are left, for the index too.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include "store/db.h"
 #include "report/report-int.h"
 #include "banned.h"
+
 /* Kernel pairs compared without a patch (imports, `compare --base --new`). */
 const char pair_where[] =
 	" FROM comparisons c WHERE c.patch_id IS NULL AND NOT EXISTS"
@@ -38,6 +42,12 @@ static int fill_pair(struct report *r, struct page *pg, void *ctx)
 				      id64(db_get(p, i, 1)), 0);
 }
 
+/*
+ * Write the page of every kernel pair of pair_where with a comparison
+ * from --since on, when stale: its fingerprint covers the pair's
+ * comparisons and the runs of both kernels.  Returns 0 or negative with
+ * r->err filled.
+ */
 int write_pair_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *p = NULL;

@@ -1,6 +1,11 @@
 /*
- * page_patch.c - patch pages (patch-ID.html): the patch, its jobs and
- * what the comparisons of its kernel say.
+ * page_patch.c - patch pages (patch-ID.html): the patch (PLM#), its jobs
+ * (STP ids), and the comparison body of its base and patched kernels
+ * (comparison.c).  A patch page depends on the patch, its jobs, their
+ * runs and the comparisons stored for it or its kernel pair: a
+ * base-kernel run made for another patch reaches it with the next
+ * `schedfarm compare`, so one new run rewrites a handful of pages, not
+ * every patch on that base.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,8 +15,9 @@
 #include "store/db.h"
 #include "report/report-int.h"
 #include "banned.h"
-/* ------------------------------------------- patch and kernel-pair pages */
 
+/* The patches to look at ($1: --since), their facts; column 11 the
+ * fingerprint. */
 static const char patch_fp_sql[] =
 	"SELECT p.id, p.name, p.submitter, p.base, p.n_patches,"
 	" p.series_sha256, to_char((p.created_at) AT TIME ZONE 'UTC', "
@@ -141,6 +147,7 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 	return rc;
 }
 
+/* Write the stale patch pages.  Returns 0 or negative, r->err filled. */
 int write_patch_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *p = NULL;

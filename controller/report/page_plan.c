@@ -1,6 +1,7 @@
 /*
- * page_plan.c - plan pages (plan-ID.html): the plan's text and the runs
- * made from it.
+ * page_plan.c - plan pages (plan-ID.html): the plan's text and digest,
+ * then the runs made from it as runlist.c lists them for every struct
+ * run_owner.  A plan's fingerprint also covers the states of its jobs.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,7 +11,6 @@
 #include "store/db.h"
 #include "report/report-int.h"
 #include "banned.h"
-/* ------------------------------------------------------------ plan pages */
 
 static const char plan_sql[] =
 	"SELECT pl.id, pl.name, pl.sha256, pl.body, to_char((pl.created_at) AT "
@@ -52,6 +52,7 @@ static const struct run_owner plan_pages = {
 	.body = plan_body,
 };
 
+/* Write the plan pages and their archive pages (see runlist.c). */
 int write_plan_pages(struct report *r, const struct runlist *rl)
 {
 	return write_run_owner_pages(r, rl, &plan_pages);

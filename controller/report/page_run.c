@@ -1,10 +1,14 @@
 /*
  * page_run.c - run pages (run-ID.html): what ran, where, on which kernel,
- * its results, scheduler counters, time series, console log and the
- * agent's lines.
+ * its results, scheduler counters (counters.c), time series, console log
+ * and the agent's lines as received.
  *
- * Run pages are fetched in batches (one statement per table per batch) so
- * 10 000 runs cost a few hundred statements, not tens of thousands.
+ * A run's fingerprint covers the run, its host and kernel rows and its
+ * results, samples and counters.  The stale run pages are fetched in
+ * batches of RUN_BATCH (one statement per table per batch), so 10 000
+ * runs cost a few hundred statements, not tens of thousands; that is why
+ * this kind calls page_stale() and page_render() itself instead of
+ * page_refresh().
  */
 #include <math.h>
 #include <stdint.h>
@@ -22,8 +26,6 @@
 /* Caps on plots per page: the CSV/JSON files hold everything. */
 #define MAX_SERIES_PLOTS 6
 #define MAX_SERIES_PER_PLOT 16
-
-/* ------------------------------------------------------------ run pages */
 
 /* Columns of the run detail statement below. */
 enum {
@@ -452,6 +454,7 @@ out:
 	return rc;
 }
 
+/* The n ids as a PostgreSQL array literal: {1,2,3}. */
 static void ids_literal(struct strbuf *sb, const int64_t *ids, size_t n)
 {
 	strbuf_addch(sb, '{');
@@ -460,7 +463,11 @@ static void ids_literal(struct strbuf *sb, const int64_t *ids, size_t n)
 	strbuf_addch(sb, '}');
 }
 
-/* Render the runs in ids (sorted) with four statements for the batch. */
+/*
+ * Render the pages of the n runs in ids (sorted; digests[k] is ids[k]'s
+ * digest to record) from four statements for the whole batch.  Returns 0
+ * or negative with r->err filled.
+ */
 static int render_run_batch(struct report *r, const int64_t *ids,
 			    char **digests, size_t n)
 {
@@ -546,6 +553,10 @@ static const char run_fp_sql[] =
 	" WHERE $1::timestamptz IS NULL OR r.created_at >= $1::timestamptz"
 	" ORDER BY r.id";
 
+/*
+ * Write the stale run pages (runs created from --since on), a batch of
+ * RUN_BATCH at a time.  Returns 0 or negative with r->err filled.
+ */
 int write_run_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *fp = NULL;

@@ -3,6 +3,13 @@
  * one report, the page being built, the tables written three ways, the
  * run listing, and the functions one file offers the others.  Private to
  * report/; the verb sees only report.h.
+ *
+ * The files: report.c (driver, digests, the stale->render step), page.c
+ * (a page from open to file, and the pieces of a page body), table.c
+ * (tables as HTML, CSV and JSON), one page_<kind>.c per kind of page,
+ * and the parts more than one kind shows: comparison.c (patch and
+ * kernel-pair pages), runlist.c (host and plan pages), counters.c (run
+ * pages), svg.c (plots).  Contracts are above the definitions.
  */
 #ifndef SCHEDFARM_REPORT_INT_H
 #define SCHEDFARM_REPORT_INT_H
@@ -20,32 +27,38 @@
 /* Caps on plots per page: the CSV/JSON files hold everything. */
 #define MAX_PLOT_TABLE_ROWS 2000
 
+/* A result column as text, "" for NULL. */
 #define S(x) ((x) ? (x) : "")
+
 /*
- * SQL helpers of schema/003_report.sql: to_char(() AT TIME ZONE 'UTC',
- * 'YYYY-MM-DD HH24:MI:SS') shows a timestamp in UTC to the second,
- * coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY e.key) FROM
- * jsonb_each_text() e), '') jsonb params as key=value;key=value (the import
- * format), coalesce((SELECT string_agg(e.key || '=' || CASE WHEN e.value ~
- * '^[0-9]+([.][0-9]*)?$' THEN lpad(split_part(e.value, '.', 1), 24, '0') || '.'
- * || split_part(e.value, '.', 2) ELSE e.value END, ';' ORDER BY e.key) FROM
- * jsonb_each_text() e), '') the same with numbers padded so they sort as
- * numbers (threads=2 before threads=16).
+ * Three expressions recur in the statements of report/, written out in
+ * each one (there are no SQL functions for them in the schema):
+ *
+ *   to_char((ts) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')
+ *     a timestamp as the pages show it: UTC, to the second;
+ *   coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY
+ *   e.key) FROM jsonb_each_text(params) e), '')
+ *     jsonb params as key=value;key=value, the import format;
+ *   the same with numeric values left-padded to 24 digits
+ *     a key that sorts params as numbers (threads=2 before threads=16),
+ *     for the comparison tables (comparison.c).
  */
 
+/* A page's digest as report_pages holds it for this output folder. */
 struct digest {
-	char *page;
+	char *page; /* foo.html */
 	char *digest;
 };
 
+/* One report being written: report_write()'s state, passed everywhere. */
 struct report {
 	struct db *db;
 	const struct report_opts *o;
 	struct report_stats *st;
-	struct strbuf *err;
-	char *out;
-	struct strbuf tmpl;
-	char tmpl_hash[17];
+	struct strbuf *err; /* what failed, for the caller */
+	char *out; /* the output folder, absolute */
+	struct strbuf tmpl; /* web-static/page.html */
+	char tmpl_hash[17]; /* of REPORT_FORMAT and the template */
 	struct digest *dig; /* stored, sorted by page (C collation) */
 	size_t ndig;
 	struct strvec rec_pages, rec_digests; /* to record at the end */
@@ -53,11 +66,13 @@ struct report {
 	size_t nkernel_logs, kernel_logs_alloc;
 };
 
+/* A file a page writes beside itself (CSV, JSON, a long log). */
 struct rfile {
 	char *name;
 	struct strbuf data;
 };
 
+/* A page being filled; it exists only inside page_render(). */
 struct page {
 	char *name; /* foo.html */
 	char *stem; /* foo */
@@ -66,6 +81,7 @@ struct page {
 	size_t nfiles, alloc;
 };
 
+/* A column of a struct rtab. */
 struct col {
 	const char *key; /* CSV header and JSON key */
 	const char *label; /* HTML header */
@@ -102,8 +118,9 @@ enum {
 	RL_PLAN_NAME,
 };
 
+/* Every run as a listing shows it, loaded once per report (runlist.c). */
 struct runlist {
-	struct db_result *res;
+	struct db_result *res; /* runlist_sql, oldest first */
 	uint64_t *hash; /* per row: what a listing shows of it */
 };
 
@@ -114,14 +131,14 @@ struct runlist {
  */
 typedef int page_fill_fn(struct report *r, struct page *pg, void *ctx);
 
-/* report.c */
+/* report.c: digests and the stale->render step */
 uint64_t fnv1a(uint64_t h, const char *s, size_t len);
 int page_stale(struct report *r, const char *name, const char *fp,
 	       char **ret_digest);
 int page_refresh(struct report *r, const char *stem, const char *fp,
 		 page_fill_fn *fill, void *ctx);
 
-/* page.c */
+/* page.c: numbers, the page, its opening and pieces, listing blocks */
 double num(const char *s);
 int64_t id64(const char *s);
 void fmt_value(struct strbuf *out, double v);
@@ -153,7 +170,7 @@ int front_start(int n, int per);
 void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
 		   const char *what);
 
-/* table.c */
+/* table.c: a table as HTML, CSV and JSON at once */
 void rtab_begin(struct rtab *t, struct page *pg, const char *name,
 		const char *caption, const struct col *cols, int ncols);
 void rtab_row(struct rtab *t, const char *cls);
@@ -163,15 +180,15 @@ void rtab_num(struct rtab *t, double v, const char *shown);
 void rtab_end_row(struct rtab *t);
 void rtab_end(struct rtab *t, const char *empty);
 
-/* counters.c */
+/* counters.c: the scheduler counters of a run page */
 void render_counters(struct page *pg, const struct db_result *res, int from,
 		     int to);
 
-/* comparison.c */
+/* comparison.c: the body of patch and kernel-pair pages */
 int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
 			   int64_t new_k, int64_t patch);
 
-/* runlist.c */
+/* runlist.c: host and plan pages over the run listing */
 int runlist_load(struct report *r, struct runlist *rl);
 void runlist_release(struct runlist *rl);
 
@@ -196,8 +213,12 @@ struct run_owner {
 int write_run_owner_pages(struct report *r, const struct runlist *rl,
 			  const struct run_owner *kind);
 
-/* The page kinds: page_run.c, page_patch.c, page_pair.c, page_host.c,
- * page_plan.c, page_index.c. */
+/*
+ * The page kinds, in the order report_write() calls them: page_run.c,
+ * page_patch.c, page_pair.c, page_host.c, page_plan.c, page_index.c.
+ * Each writes its stale pages (the index: always) and returns 0 or
+ * negative with r->err filled.
+ */
 int write_run_pages(struct report *r);
 int write_patch_pages(struct report *r);
 extern const char pair_where[];

@@ -1,13 +1,19 @@
 /*
  * report.c - write the static HTML report (see report.h for the contract):
- * the driver and the pages' fingerprints.
+ * the driver, and the fingerprints that decide which pages to render.
  *
- * Shape of one report: load the page template and the fingerprints stored
- * for this output folder; for each kind of page (run, patch, kernel pair,
- * host, plan, listing block) ask PostgreSQL for a fingerprint of what the
- * page shows, render only the pages whose fingerprint moved, write only
- * the files whose bytes differ, and record the new fingerprints in one
- * statement at the end.
+ * Shape of one report: make the output folder, load the page template
+ * and the digests stored for this folder (report_pages), then let each
+ * kind of page write itself in one REPEATABLE READ snapshot: runs
+ * (page_run.c), patches (page_patch.c), kernel pairs (page_pair.c),
+ * hosts and plans (page_host.c, page_plan.c over runlist.c), and the
+ * index (page_index.c).  A kind asks PostgreSQL for a fingerprint of what
+ * each of its pages shows and hands it to page_refresh(), the one
+ * stale->render step: a page is rendered only when its digest (template
+ * hash + fingerprint) moved or its file is gone, and a file is written
+ * only when its bytes differ (page.c).  The digests of the pages written
+ * are recorded at the end, in the same transaction, so a failed report
+ * leaves them unrecorded and the next one writes those pages again.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,8 +32,11 @@
 /* Bumped whenever the page layout changes, so old pages get rewritten. */
 #define REPORT_FORMAT "schedfarm-report-10"
 
-/* ---------------------------------------------------------------- hashing */
-
+/*
+ * FNV-1a over len bytes of s, continuing from h (start from
+ * 0xcbf29ce484222325).  Not for security: it only tells whether what a
+ * page shows has changed.
+ */
 uint64_t fnv1a(uint64_t h, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
@@ -48,6 +57,7 @@ static char *make_digest(const struct report *r, const char *fp)
 	return xstrfmt("%016llx", (unsigned long long)h);
 }
 
+/* bsearch() and sort order of struct digest: by page name, bytewise. */
 static int digest_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct digest *)a)->page,
@@ -55,8 +65,10 @@ static int digest_cmp(const void *a, const void *b)
 }
 
 /*
- * Is the page stale?  Counts it as checked; on 1, *ret_digest holds the
- * digest to record once it is written (caller frees).
+ * Is the page name (foo.html) stale by fingerprint fp: no digest stored
+ * for it, a different one (data or templates changed), or no file on
+ * disk?  Counts it as checked.  Returns 1 with *ret_digest the digest to
+ * record once the page is written (the caller frees it), or 0.
  */
 int page_stale(struct report *r, const char *name, const char *fp,
 	       char **ret_digest)
@@ -146,6 +158,11 @@ static int record_digests(struct report *r)
 	return 0;
 }
 
+/*
+ * Load the digests recorded for this output folder into r->dig, sorted
+ * as digest_cmp() searches them.  Returns 0 or negative with r->err
+ * filled.
+ */
 static int load_digests(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
@@ -169,8 +186,6 @@ static int load_digests(struct report *r)
 	r->ndig = (size_t)n;
 	return 0;
 }
-
-/* ------------------------------------------------------------ driver */
 
 void report_stats_init(struct report_stats *st)
 {
@@ -208,6 +223,7 @@ static int mkdirs(const char *dir, struct strbuf *err)
 	return ret;
 }
 
+/* See report.h: $SCHEDFARM_WEB_STATIC, else beside the binary. */
 int report_find_static(struct strbuf *out, struct strbuf *err)
 {
 	static const char *const rel[] = {
@@ -305,6 +321,12 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * See report.h for the contract.  The order of the page kinds is the
+ * order of the files in st->written: style.css, runs, patches, kernel
+ * pairs, hosts and plans (each followed by its archive pages), then the
+ * patch archives and the index.
+ */
 int report_write(struct db *db, const struct report_opts *o,
 		 struct report_stats *st, struct strbuf *err)
 {

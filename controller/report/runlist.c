@@ -1,7 +1,14 @@
 /*
- * runlist.c - run listings: every run as a listing shows it, loaded once
- * per report for the host and plan pages, their "Runs" section and the
- * archive pages of older blocks.
+ * runlist.c - the pages that list runs: host pages and plan pages, and
+ * the archive pages of their older runs.
+ *
+ * Every run is loaded once per report as a listing shows it, with a hash
+ * per row of what it shows (runlist_load()).  A host or plan page is a
+ * struct run_owner kind (page_host.c, page_plan.c): its own part on top,
+ * then its runs cut into blocks of RUNS_PER_BLOCK counted from the
+ * oldest, the newest block on the page and each older block on an archive
+ * page prefix-ID-pK.html.  A page's fingerprint covers only the block it
+ * shows, so one new run rewrites the owner's page, not its archives.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +19,6 @@
 #include "store/db.h"
 #include "report/report-int.h"
 #include "banned.h"
-/* --------------------------------------------------- run listings */
 
 static const char runlist_sql[] =
 	"SELECT r.id, r.host_id, r.plan_id, to_char((r.created_at) AT TIME "
@@ -26,6 +32,11 @@ static const char runlist_sql[] =
 	" LEFT JOIN plans pl ON pl.id = r.plan_id"
 	" LEFT JOIN jobs j ON j.id = r.job_id ORDER BY r.id";
 
+/*
+ * Load every run into rl (runlist_sql, oldest first) with a hash per row
+ * of what a listing shows of it.  Returns 0 or negative with r->err
+ * filled; either way the caller frees rl with runlist_release().
+ */
 int runlist_load(struct report *r, struct runlist *rl)
 {
 	int rc = q(r, &rl->res, runlist_sql, NULL), n;
@@ -48,6 +59,7 @@ int runlist_load(struct report *r, struct runlist *rl)
 	return 0;
 }
 
+/* Free what runlist_load() filled in; rl may be all NULL. */
 void runlist_release(struct runlist *rl)
 {
 	db_result_free(rl->res);
@@ -244,6 +256,11 @@ static int write_owner(struct report *r, struct owner_page *op)
 	return rc;
 }
 
+/*
+ * Write the pages of every host or plan of kind->sql (with --since): each
+ * one's page and archive pages, as write_owner() does.  Returns 0 or
+ * negative with r->err filled.
+ */
 int write_run_owner_pages(struct report *r, const struct runlist *rl,
 			  const struct run_owner *kind)
 {

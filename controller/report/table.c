@@ -2,6 +2,12 @@
  * table.c - the report's tables, written three ways at once: HTML for the
  * page, CSV and JSON files beside it, so every number a page shows can be
  * taken away at full precision.
+ *
+ * A table is filled cell by cell (rtab_row(), rtab_str(), rtab_link(),
+ * rtab_num(), rtab_end_row()) in the order of its columns; rtab_end()
+ * appends the HTML to the page with links to the two files and attaches
+ * the files to the page, named after the page and the table.  Text is
+ * escaped for each format here, so callers pass strings as stored.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +16,8 @@
 #include "cleanup.h"
 #include "report/report-int.h"
 #include "banned.h"
+
+/* See report.h: one CSV field, quoted as RFC 4180 asks when it must be. */
 void report_csv_field(struct strbuf *out, const char *s)
 {
 	s = S(s);
@@ -27,6 +35,11 @@ void report_csv_field(struct strbuf *out, const char *s)
 	strbuf_addch(out, '"');
 }
 
+/*
+ * Start table name (t-name in the HTML, pg's stem-name.csv/.json beside)
+ * with an optional caption and ncols columns; cols must outlive t.  The
+ * table is the page's once rtab_end() has run.
+ */
 void rtab_begin(struct rtab *t, struct page *pg, const char *name,
 		const char *caption, const struct col *cols, int ncols)
 {
@@ -62,6 +75,7 @@ void rtab_begin(struct rtab *t, struct page *pg, const char *name,
 	strbuf_addch(&t->json, '[');
 }
 
+/* Start a row, with HTML class cls (a word of ours) unless NULL or "". */
 void rtab_row(struct rtab *t, const char *cls)
 {
 	if (cls && *cls)
@@ -73,6 +87,7 @@ void rtab_row(struct rtab *t, const char *cls)
 	t->rows++;
 }
 
+/* The separators before a cell, and its key in the JSON object. */
 static void rtab_key(struct rtab *t)
 {
 	if (t->cell)
@@ -147,6 +162,7 @@ void rtab_num(struct rtab *t, double v, const char *shown)
 	t->cell++;
 }
 
+/* End a row; cells not given are empty (null in JSON). */
 void rtab_end_row(struct rtab *t)
 {
 	while (t->cell < t->ncols)
