@@ -1,7 +1,7 @@
 /*
  * cmd_report.c - `schedfarm report [--out DIR] [--since DATE]`.
  *
- * Writes the static HTML report (controller/report.c) into a folder and
+ * Writes the static HTML report (controller/report/) into a folder and
  * prints what it wrote: how many pages were looked at, rendered and
  * written, and the path of the index.  Only pages whose data changed
  * since the last report into the same folder are written again; the

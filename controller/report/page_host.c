@@ -1,0 +1,143 @@
+/*
+ * page_host.c - host pages (host-ID.html): the host's facts and health,
+ * what its agent reported, its health history (host_events), then its
+ * runs as runlist.c lists them for every struct run_owner.  A host page
+ * is rendered again when any of those change, or the newest block of
+ * its runs does.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "report/report-int.h"
+#include "banned.h"
+
+/* Columns of host_sql; HC_FP is the fingerprint of the rest. */
+enum {
+	HC_ID,
+	HC_NAME,
+	HC_KIND,
+	HC_ADDRESS,
+	HC_PORT,
+	HC_TAGS,
+	HC_SOCKETS,
+	HC_CORES,
+	HC_THREADS,
+	HC_NUMA,
+	HC_CPUS,
+	HC_MEM,
+	HC_AGENT,
+	HC_HEALTH,
+	HC_ABORTED,
+	HC_GOOD_KERNEL,
+	HC_CREATED,
+	HC_FP,
+};
+
+static const char host_sql[] =
+	"SELECT h.id, h.name, h.kind, h.address, h.port,"
+	" nullif(array_to_string(h.tags, ', '), ''), h.sockets, "
+	"h.cores_per_socket,"
+	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
+	" jsonb_pretty(h.agent_info), h.health, h.aborted_in_row, kg.name, "
+	"to_char((h.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
+	" md5(concat_ws('|', h.name, h.kind, h.address, h.port,"
+	" h.tags::text, h.sockets, h.cores_per_socket, h.threads_per_core,"
+	" h.numa_nodes, h.cpus, h.memory_mb, h.agent_info::text, h.health,"
+	" h.aborted_in_row, kg.name, (SELECT count(*) || ',' ||"
+	" coalesce(max(e.id), 0) FROM host_events e WHERE e.host_id = h.id)))"
+	" FROM hosts h LEFT JOIN kernels kg ON kg.id = h.known_good_kernel_id"
+	" WHERE $1::timestamptz IS NULL"
+	"  OR EXISTS (SELECT 1 FROM runs r WHERE r.host_id = h.id"
+	"             AND r.created_at >= $1::timestamptz)"
+	"  OR EXISTS (SELECT 1 FROM host_events e WHERE e.host_id = h.id"
+	"             AND e.at >= $1::timestamptz)"
+	" ORDER BY h.id";
+
+/*
+ * What a host page shows above its runs: the host's facts, what its agent
+ * reported, and its health history.
+ */
+static int host_body(struct report *r, struct page *pg,
+		     const struct db_result *h, int i)
+{
+	_cleanup_db_result_ struct db_result *ev = NULL;
+	static const struct col ecols[] = {
+		{ "at", "at (UTC)", 0 },
+		{ "old_health", "from", 0 },
+		{ "new_health", "to", 0 },
+		{ "reason", "why", 0 },
+	};
+	struct db_args a = DB_ARGS_INIT;
+	int64_t id = id64(db_get(h, i, HC_ID));
+	struct strbuf *b = &pg->body;
+	struct rtab t;
+	int rc;
+
+	db_args_i64(&a, id);
+	rc = q(r, &ev,
+	       "SELECT to_char((at) AT TIME ZONE 'UTC', 'YYYY-MM-DD "
+	       "HH24:MI:SS'), old_health, new_health, reason FROM "
+	       "host_events WHERE host_id = $1 ORDER BY at DESC, id DESC",
+	       &a);
+	db_args_clear(&a);
+	if (rc < 0)
+		return rc;
+	facts_begin(b);
+	dl_item(b, "kind", db_get(h, i, HC_KIND));
+	dl_item(b, "address", db_get(h, i, HC_ADDRESS));
+	dl_item(b, "port", db_get(h, i, HC_PORT));
+	dl_item(b, "tags", db_get(h, i, HC_TAGS));
+	{
+		const char *hl = S(db_get(h, i, HC_HEALTH)),
+			   *cls = health_class(hl);
+
+		strbuf_addf(b, "<dt>health</dt><dd class=\"%s\">",
+			    !strcmp(hl, "good") ? "health-good"
+			    : cls		? cls
+						: "health-unknown");
+	}
+	strbuf_add_html(b, db_get(h, i, HC_HEALTH));
+	strbuf_addstr(b, "</dd>");
+	dl_item(b, "aborted runs in a row", db_get(h, i, HC_ABORTED));
+	dl_item(b, "known-good kernel", db_get(h, i, HC_GOOD_KERNEL));
+	dl_hardware(b, h, i, HC_SOCKETS);
+	dl_item(b, "registered", db_get(h, i, HC_CREATED));
+	facts_end(b);
+	if (db_get(h, i, HC_AGENT)) {
+		strbuf_addstr(b, "<details><summary>What the agent reported"
+				 "</summary><pre class=\"json\">");
+		strbuf_add_html(b, db_get(h, i, HC_AGENT));
+		strbuf_addstr(b, "</pre></details>");
+	}
+	h2(b, "health", "Health history");
+	rtab_begin(&t, pg, "health", NULL, ecols, (int)ARRAY_SIZE(ecols));
+	for (int k = 0; k < db_nrows(ev); k++) {
+		const char *nh = db_get(ev, k, 2);
+
+		rtab_row(&t, health_class(nh));
+		for (int c = 0; c < 4; c++)
+			rtab_str(&t, db_get(ev, k, c));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no health changes recorded");
+	return 0;
+}
+
+static const struct run_owner host_pages = {
+	.prefix = "host",
+	.title = "Host",
+	.sql = host_sql,
+	.fp_col = HC_FP,
+	.rl_col = RL_HOST,
+	.by_host = 0,
+	.body = host_body,
+};
+
+/* Write the host pages and their archive pages (see runlist.c). */
+int write_host_pages(struct report *r, const struct runlist *rl)
+{
+	return write_run_owner_pages(r, rl, &host_pages);
+}

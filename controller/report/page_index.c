@@ -1,0 +1,438 @@
+/*
+ * page_index.c - index.html, rendered every time: the queue, the newest
+ * patches with their verdict counts, kernel pairs compared without a
+ * patch, hosts and plans.  The patch listing is cut into blocks of
+ * PATCHES_PER_BLOCK counted from the oldest; older blocks are archive
+ * pages patches-pK.html, rendered when stale like any other page.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "report/report-int.h"
+#include "banned.h"
+
+/* Items per listing block (archive page). */
+#define PATCHES_PER_BLOCK 50
+
+/* Columns of patch_summary_sql. */
+enum {
+	PS_ID,
+	PS_NAME,
+	PS_SUBMITTER,
+	PS_BASE,
+	PS_STATE,
+	PS_REGR,
+	PS_IMPR,
+	PS_NCMP,
+	PS_CREATED,
+};
+
+static const char patch_summary_sql[] =
+	"WITH lc AS (SELECT DISTINCT ON (p.id, c.host_id, c.workload,"
+	"  c.params, c.metric) p.id AS pid, c.verdict"
+	"  FROM patches p JOIN comparisons c ON c.patch_id = p.id"
+	"  OR (c.base_kernel_id = p.base_kernel_id"
+	"      AND c.new_kernel_id = p.kernel_id)"
+	"  ORDER BY p.id, c.host_id, c.workload, c.params, c.metric,"
+	"  c.computed_at DESC, c.id DESC),"
+	" cnt AS (SELECT pid, count(*) FILTER (WHERE verdict = 'regression')"
+	"  AS regr, count(*) FILTER (WHERE verdict = 'improvement') AS impr,"
+	"  count(*) AS n FROM lc GROUP BY pid),"
+	" st AS (SELECT patch_id, string_agg(state || ' ' || n, ', ' ORDER"
+	"  BY state) AS state FROM (SELECT patch_id, state, count(*) AS n"
+	"  FROM jobs WHERE patch_id IS NOT NULL GROUP BY 1, 2) s"
+	"  GROUP BY patch_id)"
+	" SELECT p.id, p.name, p.submitter, p.base,"
+	" coalesce(st.state, 'no jobs'), coalesce(cnt.regr, 0),"
+	" coalesce(cnt.impr, 0), coalesce(cnt.n, 0), to_char((p.created_at) AT "
+	"TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM patches p LEFT JOIN "
+	"cnt ON cnt.pid = p.id"
+	" LEFT JOIN st ON st.patch_id = p.id ORDER BY p.id";
+
+/* Patches rows [from, to) of ps, newest first, as a table into pg. */
+static void patch_table(struct page *pg, const struct db_result *ps, int from,
+			int to, const char *name)
+{
+	static const struct col cols[] = {
+		{ "plm", "PLM#", 1 },
+		{ "name", "name", 0 },
+		{ "submitter", "submitter", 0 },
+		{ "base", "base", 0 },
+		{ "state", "jobs", 0 },
+		{ "regressions", "regressions", 1 },
+		{ "improvements", "improvements", 1 },
+		{ "comparisons", "comparisons", 1 },
+		{ "submitted", "submitted (UTC)", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+
+	rtab_begin(&t, pg, name, NULL, cols, (int)ARRAY_SIZE(cols));
+	for (int i = to; i-- > from;) {
+		const char *cls = NULL;
+
+		if (id64(db_get(ps, i, PS_REGR)) > 0)
+			cls = "v-regression";
+		else if (id64(db_get(ps, i, PS_IMPR)) > 0)
+			cls = "v-improvement";
+		rtab_row(&t, cls);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "patch-%s.html", db_get(ps, i, PS_ID));
+		rtab_link(&t, db_get(ps, i, PS_ID), href.buf);
+		rtab_link(&t, db_get(ps, i, PS_NAME), href.buf);
+		rtab_str(&t, db_get(ps, i, PS_SUBMITTER));
+		rtab_str(&t, db_get(ps, i, PS_BASE));
+		rtab_str(&t, db_get(ps, i, PS_STATE));
+		rtab_num(&t, num(db_get(ps, i, PS_REGR)), NULL);
+		rtab_num(&t, num(db_get(ps, i, PS_IMPR)), NULL);
+		rtab_num(&t, num(db_get(ps, i, PS_NCMP)), NULL);
+		rtab_str(&t, db_get(ps, i, PS_CREATED));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no patches submitted yet");
+	strbuf_release(&href);
+}
+
+/* An archive page of the patch listing, for fill_patch_archive(). */
+struct patch_archive {
+	const struct db_result *ps;
+	int nfull, k;
+};
+
+/* Fill archive page k of the patch listing (a page_fill_fn). */
+static int fill_patch_archive(struct report *r, struct page *pg, void *ctx)
+{
+	const struct patch_archive *ar = ctx;
+
+	(void)r;
+	page_open(pg, "Patches, page %d", ar->k);
+	archive_links(&pg->body, "patches", ar->nfull, PATCHES_PER_BLOCK,
+		      "patches");
+	patch_table(pg, ar->ps, (ar->k - 1) * PATCHES_PER_BLOCK,
+		    ar->k * PATCHES_PER_BLOCK, "patches");
+	return 0;
+}
+
+/*
+ * Write the stale archive pages of the patch listing ps; a block's
+ * fingerprint is what its rows show.  Returns 0 or negative with r->err
+ * filled.
+ */
+static int write_patch_archives(struct report *r, const struct db_result *ps)
+{
+	struct patch_archive ar = { ps, db_nrows(ps) / PATCHES_PER_BLOCK, 0 };
+	int rc = 0;
+
+	for (ar.k = 1; ar.k <= ar.nfull && rc >= 0; ar.k++) {
+		struct strbuf stem = STRBUF_INIT, fp = STRBUF_INIT;
+		int from = (ar.k - 1) * PATCHES_PER_BLOCK,
+		    to = ar.k * PATCHES_PER_BLOCK;
+
+		strbuf_addf(&stem, "patches-p%d", ar.k);
+		for (int i = from; i < to; i++)
+			for (int c = 0; c <= PS_CREATED; c++)
+				strbuf_addf(&fp, "%s\x1f", S(db_get(ps, i, c)));
+		rc = page_refresh(r, stem.buf, fp.buf, fill_patch_archive, &ar);
+		strbuf_release(&stem);
+		strbuf_release(&fp);
+	}
+	return rc;
+}
+
+/* The index's statements besides patch_summary_sql and the pairs'. */
+static const char queue_sql[] =
+	"SELECT j.id, j.patch_id, pa.name, k.name, pl.name, j.plan_id,"
+	" coalesce(h.name, j.host_constraint, 'any'), j.host_id,"
+	" j.state, j.priority, to_char((j.created_at) AT TIME ZONE "
+	"'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM jobs j JOIN kernels k ON "
+	"k.id = j.kernel_id"
+	" JOIN plans pl ON pl.id = j.plan_id"
+	" LEFT JOIN patches pa ON pa.id = j.patch_id"
+	" LEFT JOIN hosts h ON h.id = j.host_id"
+	" WHERE j.state NOT IN ('done', 'failed', 'cancelled')"
+	" ORDER BY j.priority DESC, j.id LIMIT 200";
+static const char queue_count_sql[] =
+	"SELECT count(*) FROM jobs WHERE state NOT IN"
+	" ('done', 'failed', 'cancelled')";
+static const char hosts_sql[] =
+	"SELECT h.id, h.name, h.kind, h.health, h.cpus,"
+	" (SELECT count(*) FROM runs r WHERE r.host_id = h.id)"
+	" FROM hosts h ORDER BY h.name";
+static const char plans_sql[] =
+	"SELECT pl.id, pl.name, left(pl.sha256, 12),"
+	" (SELECT count(*) FROM runs r WHERE r.plan_id = pl.id),"
+	" to_char((pl.created_at) AT TIME ZONE 'UTC', "
+	"'YYYY-MM-DD HH24:MI:SS') FROM plans pl ORDER BY "
+	"pl.name, pl.id";
+
+/* What the index shows: the results of its statements. */
+struct index_data {
+	struct db_result *queue, *nq, *ps, *pairs, *hosts, *plans;
+};
+
+/*
+ * Run the index's statements into d (zeroed first), all of them before
+ * anything of the index is written.  Returns 0 or negative with r->err
+ * filled; either way the caller releases d with index_data_release().
+ */
+static int index_data_load(struct report *r, struct index_data *d)
+{
+	struct strbuf sql = STRBUF_INIT;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	rc = q(r, &d->queue, queue_sql, NULL);
+	if (rc >= 0)
+		rc = q(r, &d->nq, queue_count_sql, NULL);
+	if (rc >= 0)
+		rc = q(r, &d->ps, patch_summary_sql, NULL);
+	if (rc >= 0) {
+		strbuf_addf(&sql,
+			    "WITH lc AS (SELECT DISTINCT ON (c.base_kernel_id,"
+			    " c.new_kernel_id, c.host_id, c.workload, c.params,"
+			    " c.metric) c.base_kernel_id AS b,"
+			    " c.new_kernel_id AS n, c.verdict, c.computed_at"
+			    " %s ORDER BY c.base_kernel_id, c.new_kernel_id,"
+			    " c.host_id, c.workload, c.params, c.metric,"
+			    " c.computed_at DESC, c.id DESC)"
+			    " SELECT lc.b, lc.n, nk.name, bk.name,"
+			    " count(*) FILTER (WHERE verdict = 'regression'),"
+			    " count(*) FILTER (WHERE verdict = 'improvement'),"
+			    " count(*), to_char((max(lc.computed_at)) AT TIME "
+			    "ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM lc JOIN "
+			    "kernels bk ON bk.id = lc.b"
+			    " JOIN kernels nk ON nk.id = lc.n"
+			    " GROUP BY lc.b, lc.n, nk.name, bk.name"
+			    " ORDER BY max(lc.computed_at) DESC, lc.b, lc.n"
+			    " LIMIT 200",
+			    pair_where);
+		rc = q(r, &d->pairs, sql.buf, NULL);
+	}
+	if (rc >= 0)
+		rc = q(r, &d->hosts, hosts_sql, NULL);
+	if (rc >= 0)
+		rc = q(r, &d->plans, plans_sql, NULL);
+	strbuf_release(&sql);
+	return rc;
+}
+
+/* Free what index_data_load() filled in, loaded or not. */
+static void index_data_release(struct index_data *d)
+{
+	db_result_free(d->queue);
+	db_result_free(d->nq);
+	db_result_free(d->ps);
+	db_result_free(d->pairs);
+	db_result_free(d->hosts);
+	db_result_free(d->plans);
+}
+
+/* The jobs waiting or running, the first 200 by priority. */
+static void queue_section(struct page *pg, const struct db_result *queue,
+			  const struct db_result *nq)
+{
+	static const struct col qcols[] = {
+		{ "stp_id", "STP id", 1 },	 { "plm", "PLM#", 1 },
+		{ "patch", "patch", 0 },	 { "kernel", "kernel", 0 },
+		{ "plan", "plan", 0 },		 { "host", "host", 0 },
+		{ "state", "state", 0 },	 { "priority", "priority", 1 },
+		{ "queued", "queued (UTC)", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct strbuf *b = &pg->body;
+	struct rtab t;
+
+	h2(b, "queue", "Queue");
+	strbuf_addf(b, "<p>%s job%s waiting or running%s.</p>",
+		    S(db_get(nq, 0, 0)),
+		    strcmp(S(db_get(nq, 0, 0)), "1") ? "s" : "",
+		    db_nrows(queue) < (int)id64(db_get(nq, 0, 0))
+			    ? "; the first 200 by priority"
+			    : "");
+	rtab_begin(&t, pg, "queue", NULL, qcols, (int)ARRAY_SIZE(qcols));
+	for (int i = 0; i < db_nrows(queue); i++) {
+		rtab_row(&t, NULL);
+		rtab_str(&t, db_get(queue, i, 0));
+		if (db_get(queue, i, 1)) {
+			strbuf_reset(&href);
+			strbuf_addf(&href, "patch-%s.html",
+				    db_get(queue, i, 1));
+			rtab_link(&t, db_get(queue, i, 1), href.buf);
+			rtab_link(&t, db_get(queue, i, 2), href.buf);
+		} else {
+			rtab_str(&t, NULL);
+			rtab_str(&t, NULL);
+		}
+		rtab_str(&t, db_get(queue, i, 3));
+		strbuf_reset(&href);
+		strbuf_addf(&href, "plan-%s.html", db_get(queue, i, 5));
+		rtab_link(&t, db_get(queue, i, 4), href.buf);
+		if (db_get(queue, i, 7)) {
+			strbuf_reset(&href);
+			strbuf_addf(&href, "host-%s.html", db_get(queue, i, 7));
+			rtab_link(&t, db_get(queue, i, 6), href.buf);
+		} else
+			rtab_str(&t, db_get(queue, i, 6));
+		rtab_str(&t, db_get(queue, i, 8));
+		rtab_num(&t, num(db_get(queue, i, 9)), NULL);
+		rtab_str(&t, db_get(queue, i, 10));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "the queue is empty");
+	strbuf_release(&href);
+}
+
+/* The newest block of patches; older blocks are on patches-pK.html. */
+static void patches_section(struct page *pg, const struct db_result *ps)
+{
+	struct strbuf *b = &pg->body;
+	int n = db_nrows(ps);
+
+	h2(b, "patches", "Patches, newest first");
+	patch_table(pg, ps, front_start(n, PATCHES_PER_BLOCK), n, "patches");
+	archive_links(b, "patches", n / PATCHES_PER_BLOCK, PATCHES_PER_BLOCK,
+		      "patches");
+}
+
+/* Kernel pairs compared without a patch, newest first. */
+static void kernels_section(struct page *pg, const struct db_result *pairs)
+{
+	static const struct col kcols[] = {
+		{ "new", "new kernel", 0 },
+		{ "base", "base kernel", 0 },
+		{ "regressions", "regressions", 1 },
+		{ "improvements", "improvements", 1 },
+		{ "comparisons", "comparisons", 1 },
+		{ "computed", "latest (UTC)", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+
+	h2(&pg->body, "kernels", "Kernel comparisons without a patch");
+	rtab_begin(&t, pg, "kernels", NULL, kcols, (int)ARRAY_SIZE(kcols));
+	for (int i = 0; i < db_nrows(pairs); i++) {
+		const char *cls = NULL;
+
+		if (id64(db_get(pairs, i, 4)) > 0)
+			cls = "v-regression";
+		else if (id64(db_get(pairs, i, 5)) > 0)
+			cls = "v-improvement";
+		rtab_row(&t, cls);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "compare-%s-%s.html", db_get(pairs, i, 0),
+			    db_get(pairs, i, 1));
+		rtab_link(&t, db_get(pairs, i, 2), href.buf);
+		rtab_str(&t, db_get(pairs, i, 3));
+		rtab_num(&t, num(db_get(pairs, i, 4)), NULL);
+		rtab_num(&t, num(db_get(pairs, i, 5)), NULL);
+		rtab_num(&t, num(db_get(pairs, i, 6)), NULL);
+		rtab_str(&t, db_get(pairs, i, 7));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no kernel comparisons yet");
+	strbuf_release(&href);
+}
+
+/* Every host with its health and how many runs it has. */
+static void hosts_section(struct page *pg, const struct db_result *hosts)
+{
+	static const struct col hcols[] = {
+		{ "host", "host", 0 },	   { "kind", "kind", 0 },
+		{ "health", "health", 0 }, { "cpus", "CPUs", 1 },
+		{ "runs", "runs", 1 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+
+	h2(&pg->body, "hosts", "Hosts");
+	rtab_begin(&t, pg, "hosts", NULL, hcols, (int)ARRAY_SIZE(hcols));
+	for (int i = 0; i < db_nrows(hosts); i++) {
+		const char *hl = db_get(hosts, i, 3);
+
+		rtab_row(&t, health_class(hl));
+		strbuf_reset(&href);
+		strbuf_addf(&href, "host-%s.html", db_get(hosts, i, 0));
+		rtab_link(&t, db_get(hosts, i, 1), href.buf);
+		rtab_str(&t, db_get(hosts, i, 2));
+		rtab_str(&t, hl);
+		rtab_num(&t, num(db_get(hosts, i, 4)), NULL);
+		rtab_num(&t, num(db_get(hosts, i, 5)), NULL);
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no hosts registered");
+	strbuf_release(&href);
+}
+
+/* Every stored plan with how many runs were made from it. */
+static void plans_section(struct page *pg, const struct db_result *plans)
+{
+	static const struct col pcols[] = {
+		{ "plan", "plan", 0 },
+		{ "sha256", "sha256", 0 },
+		{ "runs", "runs", 1 },
+		{ "stored", "stored (UTC)", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+
+	h2(&pg->body, "plans", "Plans");
+	rtab_begin(&t, pg, "plans", NULL, pcols, (int)ARRAY_SIZE(pcols));
+	for (int i = 0; i < db_nrows(plans); i++) {
+		rtab_row(&t, NULL);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "plan-%s.html", db_get(plans, i, 0));
+		rtab_link(&t, db_get(plans, i, 1), href.buf);
+		rtab_str(&t, db_get(plans, i, 2));
+		rtab_num(&t, num(db_get(plans, i, 3)), NULL);
+		rtab_str(&t, db_get(plans, i, 4));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no plans stored");
+	strbuf_release(&href);
+}
+
+/* Fill index.html from the index_data ctx (a page_fill_fn). */
+static int fill_index(struct report *r, struct page *pg, void *ctx)
+{
+	const struct index_data *d = ctx;
+	struct strbuf *b = &pg->body;
+
+	/* The index is the nav line's root: no crumb, and a heading shorter
+	 * than its title, so it does not use page_open(). */
+	strbuf_addstr(&pg->title, "schedfarm: queue and latest patches");
+	nav(b, NULL);
+	strbuf_addstr(b, "<h1>Queue and latest patches</h1>");
+	if (r->o->now) {
+		strbuf_addstr(b, "<p class=\"generated\">Generated ");
+		strbuf_add_html(b, r->o->now);
+		strbuf_addstr(b, ".</p>");
+	}
+	queue_section(pg, d->queue, d->nq);
+	patches_section(pg, d->ps);
+	kernels_section(pg, d->pairs);
+	hosts_section(pg, d->hosts);
+	plans_section(pg, d->plans);
+	return 0;
+}
+
+/*
+ * Write index.html, rendered every time, and the archive pages of its
+ * patch listing (before it, when stale).  Returns 0 or negative with
+ * r->err filled.
+ */
+int write_index(struct report *r)
+{
+	struct index_data d;
+	int rc;
+
+	rc = index_data_load(r, &d);
+	if (rc >= 0)
+		rc = write_patch_archives(r, d.ps);
+	if (rc >= 0)
+		rc = page_render(r, "index", NULL, fill_index, &d);
+	index_data_release(&d);
+	return rc;
+}

@@ -1,0 +1,170 @@
+/*
+ * page_patch.c - patch pages (patch-ID.html): the patch (PLM#), its jobs
+ * (STP ids), and the comparison body of its base and patched kernels
+ * (comparison.c).  A patch page depends on the patch, its jobs, their
+ * runs and the comparisons stored for it or its kernel pair: a
+ * base-kernel run made for another patch reaches it with the next
+ * `schedfarm compare`, so one new run rewrites a handful of pages, not
+ * every patch on that base.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "report/report-int.h"
+#include "banned.h"
+
+/* The patches to look at ($1: --since), their facts; column 11 the
+ * fingerprint. */
+static const char patch_fp_sql[] =
+	"SELECT p.id, p.name, p.submitter, p.base, p.n_patches,"
+	" p.series_sha256, to_char((p.created_at) AT TIME ZONE 'UTC', "
+	"'YYYY-MM-DD HH24:MI:SS'), p.base_kernel_id,"
+	" bk.name, p.kernel_id, nk.name,"
+	" md5(concat_ws('|', p.name, p.submitter, p.base, p.n_patches,"
+	" p.series_sha256, p.created_at, p.base_kernel_id, p.kernel_id,"
+	" bk.name, nk.name,"
+	" (SELECT string_agg(j.id || ':' || j.state || ':' ||"
+	"  coalesce(j.host_id, 0) || ':' || j.attempts || ':' ||"
+	"  coalesce(j.error, ''), ',' ORDER BY j.id) FROM jobs j"
+	"  WHERE j.patch_id = p.id),"
+	" (SELECT count(*) || ',' || coalesce(max(c.id), 0) FROM comparisons"
+	"  c WHERE c.patch_id = p.id OR (c.base_kernel_id = p.base_kernel_id"
+	"  AND c.new_kernel_id = p.kernel_id)),"
+	/* Its own jobs' runs; base runs elsewhere show up on the page when
+	 * a new compare stores verdicts, which changes the count above. */
+	" (SELECT count(*) || ',' || coalesce(max(r.id), 0) || ',' ||"
+	"  count(*) FILTER (WHERE r.status IN ('done', 'imported'))"
+	"  FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.patch_id = p.id)"
+	" ))"
+	" FROM patches p LEFT JOIN kernels bk ON bk.id = p.base_kernel_id"
+	" LEFT JOIN kernels nk ON nk.id = p.kernel_id"
+	" WHERE $1::timestamptz IS NULL OR p.created_at >= $1::timestamptz"
+	"  OR EXISTS (SELECT 1 FROM jobs j WHERE j.patch_id = p.id AND"
+	"   coalesce(j.finished_at, j.created_at) >= $1::timestamptz)"
+	"  OR EXISTS (SELECT 1 FROM comparisons c WHERE (c.patch_id = p.id"
+	"   OR (c.base_kernel_id = p.base_kernel_id AND c.new_kernel_id ="
+	"   p.kernel_id)) AND c.computed_at >= $1::timestamptz)"
+	" ORDER BY p.id";
+
+/* A patch page being filled: its row of patch_fp_sql. */
+struct patch_page {
+	const struct db_result *p;
+	int i;
+};
+
+/* Fill the page of patch row pp->i (a page_fill_fn). */
+static int fill_patch(struct report *r, struct page *pg, void *ctx)
+{
+	const struct patch_page *pp = ctx;
+	const struct db_result *p = pp->p;
+	int i = pp->i;
+	_cleanup_db_result_ struct db_result *jobs = NULL;
+	static const struct col jcols[] = {
+		{ "stp_id", "STP id", 1 },
+		{ "state", "state", 0 },
+		{ "kernel", "kernel", 0 },
+		{ "plan", "plan", 0 },
+		{ "host", "host", 0 },
+		{ "attempts", "attempts", 1 },
+		{ "created", "created (UTC)", 0 },
+		{ "finished", "finished (UTC)", 0 },
+		{ "stop_reason", "why it stopped", 0 },
+		{ "error", "error", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	int64_t id = id64(db_get(p, i, 0));
+	struct strbuf *b = &pg->body;
+	int rc;
+	struct rtab t;
+
+	db_args_i64(&a, id);
+	rc = q(r, &jobs,
+	       "SELECT j.id, j.state, k.name, pl.name, j.plan_id,"
+	       " coalesce(h.name, j.host_constraint), j.host_id, j.attempts, "
+	       "to_char((j.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD "
+	       "HH24:MI:SS'), to_char((j.finished_at) AT TIME ZONE 'UTC', "
+	       "'YYYY-MM-DD HH24:MI:SS'),"
+	       " j.stop_reason, coalesce(j.error_phase || ': ', '') ||"
+	       " j.error FROM jobs j JOIN kernels k ON k.id = j.kernel_id"
+	       " JOIN plans pl ON pl.id = j.plan_id"
+	       " LEFT JOIN hosts h ON h.id = j.host_id"
+	       " WHERE j.patch_id = $1 ORDER BY j.id",
+	       &a);
+	db_args_clear(&a);
+	if (rc < 0)
+		return rc;
+	page_open(pg, "PLM %lld: %s", (long long)id, S(db_get(p, i, 1)));
+	facts_begin(b);
+	dl_item(b, "PLM#", db_get(p, i, 0));
+	dl_item(b, "name", db_get(p, i, 1));
+	dl_item(b, "submitter", db_get(p, i, 2));
+	dl_item(b, "base", db_get(p, i, 3));
+	dl_item(b, "patches in the series", db_get(p, i, 4));
+	dl_item(b, "series sha256", db_get(p, i, 5));
+	dl_item(b, "submitted", db_get(p, i, 6));
+	dl_item(b, "base kernel", db_get(p, i, 8));
+	dl_item(b, "patched kernel", db_get(p, i, 10));
+	facts_end(b);
+
+	h2(b, "jobs", "Jobs");
+	rtab_begin(&t, pg, "jobs", NULL, jcols, (int)ARRAY_SIZE(jcols));
+	for (int k = 0; k < db_nrows(jobs); k++) {
+		rtab_row(&t, !strcmp(S(db_get(jobs, k, 1)), "failed")
+				     ? "v-regression"
+				     : NULL);
+		rtab_str(&t, db_get(jobs, k, 0));
+		rtab_str(&t, db_get(jobs, k, 1));
+		rtab_str(&t, db_get(jobs, k, 2));
+		strbuf_reset(&href);
+		strbuf_addf(&href, "plan-%s.html", db_get(jobs, k, 4));
+		rtab_link(&t, db_get(jobs, k, 3), href.buf);
+		if (db_get(jobs, k, 6)) {
+			strbuf_reset(&href);
+			strbuf_addf(&href, "host-%s.html", db_get(jobs, k, 6));
+			rtab_link(&t, db_get(jobs, k, 5), href.buf);
+		} else
+			rtab_str(&t, db_get(jobs, k, 5));
+		rtab_num(&t, num(db_get(jobs, k, 7)), NULL);
+		rtab_str(&t, db_get(jobs, k, 8));
+		rtab_str(&t, db_get(jobs, k, 9));
+		rtab_str(&t, db_get(jobs, k, 10));
+		rtab_str(&t, db_get(jobs, k, 11));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no jobs");
+
+	if (!db_get(p, i, 7) || !db_get(p, i, 9))
+		strbuf_addstr(b, "<p class=\"note\">The patched kernel is not "
+				 "built yet; comparisons stored under this "
+				 "PLM# are shown.</p>");
+	rc = render_comparison_body(r, pg, id64(db_get(p, i, 7)),
+				    id64(db_get(p, i, 9)), id);
+	strbuf_release(&href);
+	return rc;
+}
+
+/* Write the stale patch pages.  Returns 0 or negative, r->err filled. */
+int write_patch_pages(struct report *r)
+{
+	_cleanup_db_result_ struct db_result *p = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int rc;
+
+	db_args_str(&a, r->o->since);
+	rc = q(r, &p, patch_fp_sql, &a);
+	db_args_clear(&a);
+	for (int i = 0; rc >= 0 && i < db_nrows(p); i++) {
+		struct strbuf stem = STRBUF_INIT;
+		struct patch_page pp = { p, i };
+
+		strbuf_addf(&stem, "patch-%s", db_get(p, i, 0));
+		rc = page_refresh(r, stem.buf, db_get(p, i, 11), fill_patch,
+				  &pp);
+		strbuf_release(&stem);
+	}
+	return rc;
+}

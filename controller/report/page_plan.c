@@ -1,0 +1,59 @@
+/*
+ * page_plan.c - plan pages (plan-ID.html): the plan's text and digest,
+ * then the runs made from it as runlist.c lists them for every struct
+ * run_owner.  A plan's fingerprint also covers the states of its jobs.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "report/report-int.h"
+#include "banned.h"
+
+static const char plan_sql[] =
+	"SELECT pl.id, pl.name, pl.sha256, pl.body, to_char((pl.created_at) AT "
+	"TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
+	" md5(concat_ws('|', pl.name, pl.sha256, (SELECT count(*) || ',' ||"
+	" string_agg(j.id || ':' || j.state, ',' ORDER BY j.id) FROM jobs j"
+	" WHERE j.plan_id = pl.id)))"
+	" FROM plans pl WHERE $1::timestamptz IS NULL"
+	"  OR pl.created_at >= $1::timestamptz"
+	"  OR EXISTS (SELECT 1 FROM runs r WHERE r.plan_id = pl.id"
+	"             AND r.created_at >= $1::timestamptz)"
+	" ORDER BY pl.id";
+
+/* What a plan page shows above its runs: its facts and its text. */
+static int plan_body(struct report *r, struct page *pg,
+		     const struct db_result *p, int i)
+{
+	struct strbuf *b = &pg->body;
+
+	(void)r;
+	facts_begin(b);
+	dl_item(b, "sha256", db_get(p, i, 2));
+	dl_item(b, "stored", db_get(p, i, 4));
+	facts_end(b);
+	h2(b, "body", "The plan");
+	strbuf_addstr(b, "<pre class=\"plan\">");
+	strbuf_add_html(b, db_get(p, i, 3));
+	strbuf_addstr(b, "</pre>");
+	return 0;
+}
+
+static const struct run_owner plan_pages = {
+	.prefix = "plan",
+	.title = "Plan",
+	.sql = plan_sql,
+	.fp_col = 5,
+	.rl_col = RL_PLAN,
+	.by_host = 1,
+	.body = plan_body,
+};
+
+/* Write the plan pages and their archive pages (see runlist.c). */
+int write_plan_pages(struct report *r, const struct runlist *rl)
+{
+	return write_run_owner_pages(r, rl, &plan_pages);
+}

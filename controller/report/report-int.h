@@ -1,0 +1,230 @@
+/*
+ * report-int.h - what the files of controller/report/ share: the state of
+ * one report, the page being built, the tables written three ways, the
+ * run listing, and the functions one file offers the others.  Private to
+ * report/; the verb sees only report.h.
+ *
+ * The files: report.c (driver, digests, the stale->render step), page.c
+ * (a page from open to file, and the pieces of a page body), table.c
+ * (tables as HTML, CSV and JSON), one page_<kind>.c per kind of page,
+ * and the parts more than one kind shows: comparison.c (patch and
+ * kernel-pair pages), runlist.c (host and plan pages), counters.c (run
+ * pages), svg.c (plots).  Contracts are above the definitions.
+ */
+#ifndef SCHEDFARM_REPORT_INT_H
+#define SCHEDFARM_REPORT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/db.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "report/report.h"
+
+/* Items per listing block (archive page). */
+#define RUNS_PER_BLOCK 100
+/* Caps on plots per page: the CSV/JSON files hold everything. */
+#define MAX_PLOT_TABLE_ROWS 2000
+
+/* A result column as text, "" for NULL. */
+#define S(x) ((x) ? (x) : "")
+
+/*
+ * Three expressions recur in the statements of report/, written out in
+ * each one (there are no SQL functions for them in the schema):
+ *
+ *   to_char((ts) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')
+ *     a timestamp as the pages show it: UTC, to the second;
+ *   coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY
+ *   e.key) FROM jsonb_each_text(params) e), '')
+ *     jsonb params as key=value;key=value, the import format;
+ *   the same with numeric values left-padded to 24 digits
+ *     a key that sorts params as numbers (threads=2 before threads=16),
+ *     for the comparison tables (comparison.c).
+ */
+
+/* A page's digest as report_pages holds it for this output folder. */
+struct digest {
+	char *page; /* foo.html */
+	char *digest;
+};
+
+/* One report being written: report_write()'s state, passed everywhere. */
+struct report {
+	struct db *db;
+	const struct report_opts *o;
+	struct report_stats *st;
+	struct strbuf *err; /* what failed, for the caller */
+	char *out; /* the output folder, absolute */
+	struct strbuf tmpl; /* web-static/page.html */
+	char tmpl_hash[17]; /* of REPORT_FORMAT and the template */
+	struct digest *dig; /* stored, sorted by page (C collation) */
+	size_t ndig;
+	struct strvec rec_pages, rec_digests; /* to record at the end */
+	int64_t *kernel_logs; /* kernels whose build log file was written */
+	size_t nkernel_logs, kernel_logs_alloc;
+};
+
+/* A file a page writes beside itself (CSV, JSON, a long log). */
+struct rfile {
+	char *name;
+	struct strbuf data;
+};
+
+/* A page being filled; it exists only inside page_render(). */
+struct page {
+	char *name; /* foo.html */
+	char *stem; /* foo */
+	struct strbuf title, body;
+	struct rfile *files;
+	size_t nfiles, alloc;
+};
+
+/* A column of a struct rtab. */
+struct col {
+	const char *key; /* CSV header and JSON key */
+	const char *label; /* HTML header */
+	int num; /* right-aligned number */
+};
+
+/*
+ * One table, written three ways at once: HTML for the page, CSV and JSON
+ * files beside it (page-stem + "-" + name + ".csv"/".json").  Numbers go
+ * to CSV/JSON at full precision and to HTML formatted for reading.
+ */
+struct rtab {
+	struct page *pg;
+	char *name;
+	const struct col *cols;
+	int ncols, cell;
+	size_t rows;
+	struct strbuf html, csv, json;
+};
+
+/* Columns of runlist_sql. */
+enum {
+	RL_ID,
+	RL_HOST,
+	RL_PLAN,
+	RL_CREATED,
+	RL_KERNEL,
+	RL_WORKLOAD,
+	RL_PARAMS,
+	RL_STATUS,
+	RL_JOB,
+	RL_PATCH,
+	RL_HOST_NAME,
+	RL_PLAN_NAME,
+};
+
+/* Every run as a listing shows it, loaded once per report (runlist.c). */
+struct runlist {
+	struct db_result *res; /* runlist_sql, oldest first */
+	uint64_t *hash; /* per row: what a listing shows of it */
+};
+
+/*
+ * What a page kind does to fill an open page (pg has its stem and nothing
+ * else yet): title, body, data files.  ctx is the kind's own.  Returns 0
+ * or negative with r->err filled.
+ */
+typedef int page_fill_fn(struct report *r, struct page *pg, void *ctx);
+
+/* report.c: digests and the stale->render step */
+uint64_t fnv1a(uint64_t h, const char *s, size_t len);
+int page_stale(struct report *r, const char *name, const char *fp,
+	       char **ret_digest);
+int page_refresh(struct report *r, const char *stem, const char *fp,
+		 page_fill_fn *fill, void *ctx);
+
+/* page.c: numbers, the page, its opening and pieces, listing blocks */
+double num(const char *s);
+int64_t id64(const char *s);
+void fmt_value(struct strbuf *out, double v);
+void fmt_pct(struct strbuf *out, double v);
+void td_value(struct strbuf *out, double v);
+void td_pct(struct strbuf *out, double v);
+void page_add_file(struct page *pg, const char *name, struct strbuf *sb);
+int page_render(struct report *r, const char *stem, const char *digest,
+		page_fill_fn *fill, void *ctx);
+int write_if_changed(struct report *r, const char *name, const char *data,
+		     size_t len);
+void dl_item(struct strbuf *b, const char *label, const char *value);
+void dl_link(struct strbuf *b, const char *label, const char *value,
+	     const char *href);
+void h2(struct strbuf *b, const char *id, const char *text);
+void nav(struct strbuf *b, const char *crumb);
+__attribute__((format(printf, 2, 3))) void page_open(struct page *pg,
+						     const char *fmt, ...);
+void facts_begin(struct strbuf *b);
+void facts_end(struct strbuf *b);
+void dl_hardware(struct strbuf *b, const struct db_result *res, int row,
+		 int col);
+void add_log(struct page *pg, const char *suffix, const char *what,
+	     const char *text);
+int q(struct report *r, struct db_result **ret, const char *sql,
+      const struct db_args *a);
+const char *health_class(const char *h);
+int front_start(int n, int per);
+void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
+		   const char *what);
+
+/* table.c: a table as HTML, CSV and JSON at once */
+void rtab_begin(struct rtab *t, struct page *pg, const char *name,
+		const char *caption, const struct col *cols, int ncols);
+void rtab_row(struct rtab *t, const char *cls);
+void rtab_str(struct rtab *t, const char *s);
+void rtab_link(struct rtab *t, const char *s, const char *href);
+void rtab_num(struct rtab *t, double v, const char *shown);
+void rtab_end_row(struct rtab *t);
+void rtab_end(struct rtab *t, const char *empty);
+
+/* counters.c: the scheduler counters of a run page */
+void render_counters(struct page *pg, const struct db_result *res, int from,
+		     int to);
+
+/* comparison.c: the body of patch and kernel-pair pages */
+int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
+			   int64_t new_k, int64_t patch);
+
+/* runlist.c: host and plan pages over the run listing */
+int runlist_load(struct report *r, struct runlist *rl);
+void runlist_release(struct runlist *rl);
+
+/*
+ * A kind of page that owns runs: host pages and plan pages.  Each row of
+ * sql ($1: --since; column 0 the id, column 1 the name) is one page
+ * prefix-ID.html titled "title NAME": the opening, what body writes, then
+ * the newest block of the runs whose column rl_col of the run listing is
+ * the id; older blocks go to archive pages prefix-ID-pK.html.
+ */
+struct run_owner {
+	const char *prefix; /* "host" */
+	const char *title; /* "Host" */
+	const char *sql;
+	int fp_col; /* the column holding the fingerprint of the row */
+	int rl_col; /* RL_HOST or RL_PLAN */
+	int by_host; /* the run tables name the host (plan pages) */
+	int (*body)(struct report *r, struct page *pg,
+		    const struct db_result *res, int row);
+};
+
+int write_run_owner_pages(struct report *r, const struct runlist *rl,
+			  const struct run_owner *kind);
+
+/*
+ * The page kinds, in the order report_write() calls them: page_run.c,
+ * page_patch.c, page_pair.c, page_host.c, page_plan.c, page_index.c.
+ * Each writes its stale pages (the index: always) and returns 0 or
+ * negative with r->err filled.
+ */
+int write_run_pages(struct report *r);
+int write_patch_pages(struct report *r);
+extern const char pair_where[];
+int write_pair_pages(struct report *r);
+int write_host_pages(struct report *r, const struct runlist *rl);
+int write_plan_pages(struct report *r, const struct runlist *rl);
+int write_index(struct report *r);
+
+#endif

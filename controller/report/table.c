@@ -1,0 +1,203 @@
+/*
+ * table.c - the report's tables, written three ways at once: HTML for the
+ * page, CSV and JSON files beside it, so every number a page shows can be
+ * taken away at full precision.
+ *
+ * A table is filled cell by cell (rtab_row(), rtab_str(), rtab_link(),
+ * rtab_num(), rtab_end_row()) in the order of its columns; rtab_end()
+ * appends the HTML to the page with links to the two files and attaches
+ * the files to the page, named after the page and the table.  Text is
+ * escaped for each format here, so callers pass strings as stored.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "report/report-int.h"
+#include "banned.h"
+
+/* See report.h: one CSV field, quoted as RFC 4180 asks when it must be. */
+void report_csv_field(struct strbuf *out, const char *s)
+{
+	s = S(s);
+	if (!strpbrk(s, ",\"\r\n") && *s != ' ' &&
+	    !(*s && s[strlen(s) - 1] == ' ')) {
+		strbuf_addstr(out, s);
+		return;
+	}
+	strbuf_addch(out, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			strbuf_addch(out, '"');
+		strbuf_addch(out, *s);
+	}
+	strbuf_addch(out, '"');
+}
+
+/*
+ * Start table name (t-name in the HTML, pg's stem-name.csv/.json beside)
+ * with an optional caption and ncols columns; cols must outlive t.  The
+ * table is the page's once rtab_end() has run.
+ */
+void rtab_begin(struct rtab *t, struct page *pg, const char *name,
+		const char *caption, const struct col *cols, int ncols)
+{
+	memset(t, 0, sizeof(*t));
+	t->pg = pg;
+	t->name = xstrdup(name);
+	t->cols = cols;
+	t->ncols = ncols;
+	strbuf_init(&t->html, 1024);
+	strbuf_init(&t->csv, 1024);
+	strbuf_init(&t->json, 1024);
+	strbuf_addf(&t->html,
+		    "<div class=\"table-wrap\"><table id=\"t-%s\" "
+		    "class=\"data\">",
+		    name);
+	if (caption) {
+		strbuf_addstr(&t->html, "<caption>");
+		strbuf_add_html(&t->html, caption);
+		strbuf_addstr(&t->html, "</caption>");
+	}
+	strbuf_addstr(&t->html, "<thead><tr>");
+	for (int i = 0; i < ncols; i++) {
+		strbuf_addf(&t->html, "<th%s>",
+			    cols[i].num ? " class=\"num\"" : "");
+		strbuf_add_html(&t->html, cols[i].label);
+		strbuf_addstr(&t->html, "</th>");
+		if (i)
+			strbuf_addch(&t->csv, ',');
+		report_csv_field(&t->csv, cols[i].key);
+	}
+	strbuf_addstr(&t->html, "</tr></thead><tbody>");
+	strbuf_addstr(&t->csv, "\r\n");
+	strbuf_addch(&t->json, '[');
+}
+
+/* Start a row, with HTML class cls (a word of ours) unless NULL or "". */
+void rtab_row(struct rtab *t, const char *cls)
+{
+	if (cls && *cls)
+		strbuf_addf(&t->html, "<tr class=\"%s\">", cls);
+	else
+		strbuf_addstr(&t->html, "<tr>");
+	strbuf_addstr(&t->json, t->rows ? ",\n{" : "\n{");
+	t->cell = 0;
+	t->rows++;
+}
+
+/* The separators before a cell, and its key in the JSON object. */
+static void rtab_key(struct rtab *t)
+{
+	if (t->cell)
+		strbuf_addch(&t->csv, ',');
+	if (t->cell)
+		strbuf_addch(&t->json, ',');
+	strbuf_add_json_str(&t->json, t->cols[t->cell].key);
+	strbuf_addch(&t->json, ':');
+}
+
+/* A text cell; s may be NULL (empty in HTML and CSV, null in JSON). */
+void rtab_str(struct rtab *t, const char *s)
+{
+	rtab_link(t, s, NULL);
+}
+
+/*
+ * A text cell linking to href (built by us from ids, never from input);
+ * with href NULL a plain text cell.
+ */
+void rtab_link(struct rtab *t, const char *s, const char *href)
+{
+	if (t->cell >= t->ncols)
+		return;
+	rtab_key(t);
+	if (href) {
+		strbuf_addstr(&t->html, "<td><a href=\"");
+		strbuf_add_html(&t->html, href);
+		strbuf_addstr(&t->html, "\">");
+		strbuf_add_html(&t->html, S(s));
+		strbuf_addstr(&t->html, "</a></td>");
+	} else {
+		strbuf_addstr(&t->html, "<td>");
+		strbuf_add_html(&t->html, S(s));
+		strbuf_addstr(&t->html, "</td>");
+	}
+	report_csv_field(&t->csv, s);
+	if (s)
+		strbuf_add_json_str(&t->json, s);
+	else
+		strbuf_addstr(&t->json, "null");
+	t->cell++;
+}
+
+/*
+ * A number cell: v at full precision in CSV/JSON (null when not finite);
+ * HTML shows shown when given, else v formatted by fmt_value().
+ */
+void rtab_num(struct rtab *t, double v, const char *shown)
+{
+	struct strbuf tmp = STRBUF_INIT;
+
+	if (t->cell >= t->ncols)
+		return;
+	rtab_key(t);
+	strbuf_addstr(&t->html, "<td class=\"num\">");
+	if (shown)
+		strbuf_add_html(&t->html, shown);
+	else {
+		fmt_value(&tmp, v);
+		strbuf_addbuf(&t->html, &tmp);
+	}
+	strbuf_addstr(&t->html, "</td>");
+	strbuf_reset(&tmp);
+	if (isfinite(v)) {
+		strbuf_add_json_double(&tmp, v);
+		strbuf_addbuf(&t->csv, &tmp);
+		strbuf_addbuf(&t->json, &tmp);
+	} else
+		strbuf_addstr(&t->json, "null");
+	strbuf_release(&tmp);
+	t->cell++;
+}
+
+/* End a row; cells not given are empty (null in JSON). */
+void rtab_end_row(struct rtab *t)
+{
+	while (t->cell < t->ncols)
+		rtab_str(t, NULL);
+	strbuf_addstr(&t->html, "</tr>");
+	strbuf_addstr(&t->csv, "\r\n");
+	strbuf_addch(&t->json, '}');
+}
+
+/* Close the table, append it to the page with links to its data files. */
+void rtab_end(struct rtab *t, const char *empty)
+{
+	struct strbuf fname = STRBUF_INIT;
+	struct page *pg = t->pg;
+
+	if (!t->rows && empty) {
+		strbuf_addf(&t->html, "<tr><td class=\"empty\" colspan=\"%d\">",
+			    t->ncols);
+		strbuf_add_html(&t->html, empty);
+		strbuf_addstr(&t->html, "</td></tr>");
+	}
+	strbuf_addstr(&t->html, "</tbody></table></div>");
+	strbuf_addstr(&t->json, t->rows ? "\n]\n" : "]\n");
+	strbuf_addf(&t->html,
+		    "<p class=\"data-links\">Data: <a "
+		    "href=\"%s-%s.csv\">CSV</a> \xc2\xb7 <a "
+		    "href=\"%s-%s.json\">JSON</a></p>",
+		    pg->stem, t->name, pg->stem, t->name);
+	strbuf_addbuf(&pg->body, &t->html);
+	strbuf_addf(&fname, "%s-%s.csv", pg->stem, t->name);
+	page_add_file(pg, fname.buf, &t->csv);
+	strbuf_reset(&fname);
+	strbuf_addf(&fname, "%s-%s.json", pg->stem, t->name);
+	page_add_file(pg, fname.buf, &t->json);
+	strbuf_release(&fname);
+	strbuf_release(&t->html);
+	free(t->name);
+}
