@@ -22,6 +22,7 @@
 #include "job/jobexec.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "time-util.h"
 #include "banned.h"
 
 #define RUN_LINES_CAP (256u << 20)
@@ -65,14 +66,6 @@ struct run_rec {
 	int stream_done; /* a done line came through the stream */
 	struct ingest_expect ex;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

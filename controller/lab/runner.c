@@ -27,6 +27,7 @@
 #include "run-command.h"
 #include "lab/runner.h"
 #include "lab/ssh.h"
+#include "time-util.h"
 #include "banned.h"
 
 #define AGENT_MAX_BYTES (64u << 20)
@@ -43,21 +44,6 @@ struct runner {
 	struct ssh_conn *ssh;
 	struct strbuf path; /* runner_results_file()'s answer */
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 char *runner_default_agent_path(void)
 {
@@ -383,6 +369,32 @@ static void note(const struct runner_callbacks *cb, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
+/*
+ * The clock of a run, checked on each turn of its read loop: past the
+ * deadline (*ret_end RUNNER_TIMEOUT), or the tick callback, called about
+ * once a second (*last_tick is when it last ran), asks to stop
+ * (RUNNER_STOPPED).  Returns 1 when the run must end, 0 to go on.
+ */
+static int time_to_end(int64_t deadline, int64_t *last_tick,
+		       const struct runner_callbacks *cb,
+		       enum runner_end *ret_end)
+{
+	int64_t now = mono_ms();
+
+	if (now >= deadline) {
+		*ret_end = RUNNER_TIMEOUT;
+		return 1;
+	}
+	if (now - *last_tick >= 1000) {
+		*last_tick = now;
+		if (cb->tick && cb->tick(cb->ctx) < 0) {
+			*ret_end = RUNNER_STOPPED;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int run_local(struct runner *r, int64_t run_id, const char *spec,
 		     int timeout_ms, const struct runner_callbacks *cb,
 		     enum runner_end *ret_end, int *ret_status,
@@ -391,7 +403,7 @@ static int run_local(struct runner *r, int64_t run_id, const char *spec,
 	struct strbuf specpath = STRBUF_INIT, buf = STRBUF_INIT,
 		      e = STRBUF_INIT;
 	struct child_process cp;
-	int64_t deadline = mono_ms() + timeout_ms, last_tick = 0;
+	int64_t deadline = deadline_in(timeout_ms), last_tick = 0;
 	enum runner_end end = RUNNER_ENDED;
 	int fd, ret = -1;
 
@@ -416,20 +428,10 @@ static int run_local(struct runner *r, int64_t run_id, const char *spec,
 	}
 	for (;;) {
 		struct pollfd pfd = { cp.out_fd, POLLIN, 0 };
-		int64_t now = mono_ms();
 		int pr;
 
-		if (now >= deadline) {
-			end = RUNNER_TIMEOUT;
+		if (time_to_end(deadline, &last_tick, cb, &end))
 			break;
-		}
-		if (now - last_tick >= 1000) {
-			last_tick = now;
-			if (cb->tick && cb->tick(cb->ctx) < 0) {
-				end = RUNNER_STOPPED;
-				break;
-			}
-		}
 		pr = poll(&pfd, 1, 500);
 		if (pr < 0 && errno != EINTR)
 			break;
@@ -566,7 +568,7 @@ static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
 	struct strbuf specpath = STRBUF_INIT, pidpath = STRBUF_INIT,
 		      cmd = STRBUF_INIT, buf = STRBUF_INIT, e = STRBUF_INIT;
 	struct ssh_exec *ex = NULL;
-	int64_t deadline = mono_ms() + timeout_ms, last_tick = 0;
+	int64_t deadline = deadline_in(timeout_ms), last_tick = 0;
 	enum runner_end end = RUNNER_ENDED;
 	int ret = -1, lost = 0;
 
@@ -588,20 +590,10 @@ static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
 	if (ssh_exec_start(r->ssh, cmd.buf, &ex, err) < 0)
 		goto out;
 	for (;;) {
-		int64_t now = mono_ms();
 		int n;
 
-		if (now >= deadline) {
-			end = RUNNER_TIMEOUT;
+		if (time_to_end(deadline, &last_tick, cb, &end))
 			break;
-		}
-		if (now - last_tick >= 1000) {
-			last_tick = now;
-			if (cb->tick && cb->tick(cb->ctx) < 0) {
-				end = RUNNER_STOPPED;
-				break;
-			}
-		}
 		n = ssh_exec_read(ex, &buf, 500, &e);
 		if (n < 0) {
 			lost = 1;

@@ -16,12 +16,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <libssh/libssh.h>
 
 #include "lab/ssh.h"
+#include "time-util.h"
 #include "banned.h"
 
 #define STDERR_CAP (64u << 10)
@@ -38,14 +38,6 @@ struct ssh_exec {
 	struct strbuf errout;
 	int eof;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void ssh_quote(struct strbuf *sb, const char *word)
 {
@@ -422,7 +414,7 @@ int ssh_run(struct ssh_conn *c, const char *cmd, const void *stdin_data,
 	    enum ssh_failure *ret_why, struct strbuf *err)
 {
 	struct ssh_exec *e;
-	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 60000);
+	int64_t deadline = deadline_in(timeout_ms > 0 ? timeout_ms : 60000);
 	size_t cap = max_out ? max_out : DEFAULT_MAX_OUT;
 	size_t start = out->len;
 	int st = -1, r;
@@ -440,9 +432,9 @@ int ssh_run(struct ssh_conn *c, const char *cmd, const void *stdin_data,
 	}
 	ssh_channel_send_eof(e->ch);
 	for (;;) {
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline_left(deadline);
 
-		if (left <= 0) {
+		if (!left) {
 			set_why(ret_why, SSH_FAIL_TIMEOUT);
 			strbuf_addf(err,
 				    "ssh %s: command timed out after %d ms",
@@ -490,15 +482,15 @@ int ssh_run(struct ssh_conn *c, const char *cmd, const void *stdin_data,
 static int scp_ack(struct ssh_exec *e, int timeout_ms, struct strbuf *err)
 {
 	struct strbuf got = STRBUF_INIT;
-	int64_t deadline = mono_ms() + timeout_ms;
+	int64_t deadline = deadline_in(timeout_ms);
 	int r = -1;
 
 	while (!got.len ||
 	       (got.buf[0] != 0 && !memchr(got.buf, '\n', got.len))) {
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline_left(deadline);
 		int n;
 
-		if (left <= 0) {
+		if (!left) {
 			strbuf_addstr(err, "scp: no acknowledgement in time");
 			goto out;
 		}
@@ -569,14 +561,14 @@ end:
 	} else {
 		struct strbuf ignore = STRBUF_INIT;
 
-		int64_t deadline = mono_ms() + timeout_ms;
+		int64_t deadline = deadline_in(timeout_ms);
 		int n;
 
 		/* Wait for scp to exit so the file is complete. */
 		do {
 			strbuf_reset(&ignore);
 			n = ssh_exec_read(e, &ignore, 1000, &ignore);
-		} while (n >= 0 && n != 2 && mono_ms() < deadline);
+		} while (n >= 0 && n != 2 && deadline_left(deadline));
 		strbuf_release(&ignore);
 		ssh_exec_end(e, &st);
 		if (st != 0) {

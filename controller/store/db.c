@@ -10,7 +10,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pwd.h>
@@ -19,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -29,6 +27,7 @@
 #include <libpq-fe.h>
 
 #include "cleanup.h"
+#include "fs.h"
 #include "store/db.h"
 #include "parse.h"
 #include "run-command.h"
@@ -283,29 +282,6 @@ static int user_can_search(const struct stat *st, uid_t uid, gid_t gid)
 	if (st->st_gid == gid)
 		return !!(st->st_mode & S_IXGRP);
 	return !!(st->st_mode & S_IXOTH);
-}
-
-/* mkdir -p, mode for the folders it creates. */
-static int mkdir_p(const char *path, mode_t mode, struct strbuf *err)
-{
-	_cleanup_free_ char *copy = xstrdup(path);
-
-	for (char *p = copy + 1;; p++) {
-		if (*p == '/' || !*p) {
-			char save = *p;
-
-			*p = '\0';
-			if (mkdir(copy, mode) < 0 && errno != EEXIST) {
-				strbuf_addf(err, "cannot create %s: %s", copy,
-					    strerror(errno));
-				return -1;
-			}
-			*p = save;
-			if (!save)
-				break;
-		}
-	}
-	return 0;
 }
 
 /*
@@ -602,12 +578,9 @@ int db_embedded_ensure(const struct db_config *cfg, int *ret_started,
 	if (prepare_pg_dir(cfg, log, err) < 0)
 		return -1;
 	lock_path = xstrfmt("%s/schedfarm.lock", cfg->home);
-	lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock_fd < 0 || flock(lock_fd, LOCK_EX) < 0) {
-		strbuf_addf(err, "cannot lock %s: %s", lock_path,
-			    strerror(errno));
+	lock_fd = lock_file(lock_path, err);
+	if (lock_fd < 0)
 		return -1;
-	}
 	/* Someone else may have started it while we waited. */
 	if (!db_ping(cfg)) {
 		version = xstrfmt("%s/PG_VERSION", cfg->data_dir);
