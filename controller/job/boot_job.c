@@ -55,12 +55,7 @@ static int beat_on_line(void *ctx, const char *line, int steps, int expected)
 		bp->last_steps = steps;
 		show(bp->jc, "build: %d steps %s", steps, line);
 	}
-	return job_beat(bp->jc);
-}
-
-static int beat(void *ctx)
-{
-	return job_beat(ctx);
+	return bp->jc->beat(bp->jc);
 }
 
 int boot_job_build(struct job_ctx *jc, struct strbuf *log, struct strbuf *err)
@@ -142,7 +137,7 @@ static int state_tick(void *ctx)
 {
 	struct boot_state *st = ctx;
 
-	return beat(st->jc);
+	return st->jc->beat(st->jc);
 }
 
 int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,

@@ -62,6 +62,13 @@ struct job_ctx {
 	 * point it elsewhere (the booted guest). */
 	struct runner_host target;
 	char *agent_path;
+	/* Renew the job's lease when due (jobexec.c's job_beat(), set by
+	 * job_execute()).  Build and boot hooks that take longer than a few
+	 * seconds call it at least every few seconds, or the lease expires
+	 * and the job goes to another controller; a negative return means
+	 * the job must stop.  A pointer, so the hooks need not call up into
+	 * jobexec.c. */
+	int (*beat)(struct job_ctx *jc);
 	int64_t last_beat_ms;
 	int lease_lost;
 	int interrupted; /* job_stop_requested was seen */

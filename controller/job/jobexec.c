@@ -31,7 +31,7 @@ volatile sig_atomic_t job_stop_requested;
 
 /*
  * Host kinds.  local and ssh run the kernel they have; the boot issue
- * fills .build/.boot for libvirt and ipmi (see jobexec.h).
+ * fills .build/.boot for libvirt and ipmi (see job.h).
  */
 static const struct job_kind_ops job_kinds[] = {
 	{ "local", NULL, NULL, NULL },
@@ -673,7 +673,8 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			      .claim = *c,
 			      .owner = owner,
 			      .lease_s = lease_s,
-			      .hooks = hooks };
+			      .hooks = hooks,
+			      .beat = job_beat };
 	struct strbuf e = STRBUF_INIT, log = STRBUF_INIT, rlog = STRBUF_INIT;
 	struct run_rec *rr = NULL;
 	struct runner *runner = NULL;

@@ -29,8 +29,8 @@
  * Renew the job's lease when due (cheap to call often).  Build and boot
  * hooks that take longer than a few seconds must call it at least every
  * few seconds, or the lease expires and the job goes to another
- * controller.  Return 0, or -1 when the job must stop (cancelled, lease
- * lost, controller stopping).
+ * controller; they reach it as jc->beat (job.h).  Return 0, or -1 when
+ * the job must stop (cancelled, lease lost, controller stopping).
  */
 int job_beat(struct job_ctx *jc);
 
