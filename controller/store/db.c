@@ -1,16 +1,16 @@
 /*
  * db.c - libpq wrapper, embedded cluster management and migrations.
  *
- * See db.h for the contract.  The embedded cluster lives in
- * $SCHEDFARM_HOME/pg: data/ is the cluster, server.log its log, and the
- * unix socket sits in pg/ itself (no TCP: listen_addresses is empty).  When
- * the caller is root the server programs run as the `postgres` user, which
- * owns pg/; every folder above it must let that user through, which we
- * check (and, for the home folder we were pointed at, fix) before initdb.
+ * See db.h for the contract.  The embedded cluster lives in pg/ of the
+ * state folder (home.h makes and checks that folder): data/ is the
+ * cluster, server.log its log, and the unix socket sits in pg/ itself (no
+ * TCP: listen_addresses is empty).  When the caller is root the server
+ * programs run as the `postgres` user, which owns pg/; every folder above
+ * it must let that user through, which we check (and, for the state folder
+ * itself, fix with o+x, saying so) before initdb.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <pwd.h>
 #include <grp.h>
@@ -28,6 +28,7 @@
 
 #include "cleanup.h"
 #include "fs.h"
+#include "home.h"
 #include "store/db.h"
 #include "parse.h"
 #include "run-command.h"
@@ -117,38 +118,9 @@ static char *find_bindir(void)
 	return xstrdup("");
 }
 
-static char *default_home(int is_root)
-{
-	const char *xdg = getenv("XDG_DATA_HOME");
-	const char *home = getenv("HOME");
-
-	if (is_root)
-		return xstrdup("/var/lib/schedfarm");
-	if (xdg && *xdg == '/')
-		return xstrfmt("%s/schedfarm", xdg);
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : "/tmp";
-	}
-	return xstrfmt("%s/.local/share/schedfarm", home);
-}
-
-/* Make path absolute (relative to the cwd) without resolving links. */
-static char *absolute_path(const char *path)
-{
-	char cwd[PATH_MAX];
-
-	if (path[0] == '/')
-		return xstrdup(path);
-	if (!getcwd(cwd, sizeof(cwd)))
-		return xstrdup(path);
-	return xstrfmt("%s/%s", cwd, path);
-}
-
 int db_config_resolve(struct db_config *cfg, const char *cli_db,
-		      const char *cli_home, struct strbuf *err)
+		      const char *home, struct strbuf *err)
 {
-	const char *env_home = getenv("SCHEDFARM_HOME");
 	struct sockaddr_un sun;
 	size_t sock_len;
 
@@ -173,14 +145,12 @@ int db_config_resolve(struct db_config *cfg, const char *cli_db,
 
 	cfg->source = DB_EMBEDDED;
 	cfg->run_as_postgres = geteuid() == 0;
-	if (cli_home && *cli_home)
-		cfg->home = absolute_path(cli_home);
-	else if (env_home && *env_home)
-		cfg->home = absolute_path(env_home);
-	else
-		cfg->home = default_home(cfg->run_as_postgres);
-	while (strlen(cfg->home) > 1 && ends_with(cfg->home, "/"))
-		cfg->home[strlen(cfg->home) - 1] = '\0';
+	if (!home || home[0] != '/') {
+		strbuf_addstr(err, "the embedded database needs the state "
+				   "folder, and none was given");
+		return -1;
+	}
+	cfg->home = xstrdup(home);
 	cfg->pg_dir = xstrfmt("%s/pg", cfg->home);
 	cfg->data_dir = xstrfmt("%s/pg/data", cfg->home);
 	cfg->socket_dir = xstrdup(cfg->pg_dir);
@@ -296,7 +266,7 @@ static int prepare_pg_dir(const struct db_config *cfg, struct strbuf *log,
 	struct stat st;
 	_cleanup_free_ char *walk = NULL;
 
-	if (mkdir_p(cfg->home, 0755, err) < 0)
+	if (home_ensure(cfg->home, err) < 0)
 		return -1;
 	if (cfg->run_as_postgres) {
 		walk = xstrdup(cfg->home);
