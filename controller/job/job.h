@@ -48,6 +48,10 @@ struct job_ctx {
 	struct queue_claim claim;
 	const char *owner;
 	int lease_s;
+	/* The farm's state folder (home.h): the kernel cache, console logs
+	 * and locks of a boot, the run files of a local host hang off it. */
+	const char *home;
+	char *run_dir; /* local hosts: the state folder's run/ */
 	const struct job_hooks *hooks;
 
 	struct plan *plan;

@@ -13,6 +13,7 @@
 
 #include "lab/boot.h"
 #include "cleanup.h"
+#include "home.h"
 #include "lab/console.h"
 #include "lab/ipmi.h"
 #include "json.h"
@@ -67,6 +68,7 @@ void boot_result_release(struct boot_result *res)
 	free(res->bmc_address);
 	free(res->bmc_user);
 	free(res->bmc_password_file);
+	free(res->bmc_lock_dir);
 	free(res->ssh_addr);
 	free(res->ssh_user);
 	free(res->key_file);
@@ -340,6 +342,7 @@ static void ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
 	t->port = res->bmc_port;
 	t->user = res->bmc_user;
 	t->password_file = res->bmc_password_file;
+	t->lock_dir = res->bmc_lock_dir;
 }
 
 /* Power phase, libvirt: paused domain, console opened, resumed. */
@@ -713,6 +716,29 @@ static int farm_id(struct db *db, struct strbuf *ret, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * The folders of the state folder this boot writes in: console/ for a
+ * libvirt host's console log (*ret_console_dir, the caller frees it),
+ * locks/ for an IPMI host's BMC lock (res->bmc_lock_dir, kept for the
+ * power-off).  A folder that cannot be made or is unsafe (home.h) is the
+ * farm's own failure: the caller stops before any row or power change.
+ */
+static int state_folders(struct boot_ctx *c, char **ret_console_dir,
+			 struct strbuf *err)
+{
+	const char *home = c->req->state_dir;
+
+	*ret_console_dir = NULL;
+	if (!home) {
+		strbuf_addstr(err, "no state folder for the boot's console "
+				   "log and locks");
+		return -1;
+	}
+	if (!strcmp(c->res->kind, "libvirt"))
+		return home_subdir(home, HOME_CONSOLE, ret_console_dir, err);
+	return home_subdir(home, HOME_LOCKS, &c->res->bmc_lock_dir, err);
+}
+
 /* The smaller of a phase's own limit and what is left of the boot. */
 static int64_t phase_deadline(struct boot_ctx *c, int64_t phase_start,
 			      int64_t own_ms)
@@ -730,6 +756,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 	struct console_scanner cs;
 	struct strbuf cmdline = STRBUF_INIT, reason = STRBUF_INIT,
 		      console = STRBUF_INIT, e2 = STRBUF_INIT;
+	_cleanup_free_ char *console_dir = NULL;
 	_cleanup_close_ int fd = -1;
 	uint64_t off = 0, start_off = 0;
 	int64_t deadline, now, last_ssh = 0;
@@ -742,7 +769,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 	c.t0 = mono_ms();
 	res->job_id = req->job_id;
 	console_scanner_init(&cs);
-	if (load_rows(db, &c, err) < 0)
+	if (load_rows(db, &c, err) < 0 ||
+	    state_folders(&c, &console_dir, err) < 0)
 		goto out_early;
 	{
 		struct strbuf f = STRBUF_INIT;
@@ -761,19 +789,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 		goto out_early;
 	build_cmdline(&c, &cmdline);
 	if (!strcmp(res->kind, "libvirt")) {
-		const char *dir = req->state_dir;
-		struct strbuf d = STRBUF_INIT;
-
-		if (!dir)
-			dir = getenv("SCHEDFARM_HOME");
-		/* The state folder, then its console/ (errors show at open). */
-		strbuf_addstr(&d, dir && *dir ? dir : "/var/tmp/schedfarm");
-		mkdir(d.buf, 0755);
-		strbuf_addstr(&d, "/console");
-		mkdir(d.buf, 0755);
-		res->console_path =
-			xstrfmt("%s/boot-%" PRId64 ".log", d.buf, res->boot_id);
-		strbuf_release(&d);
+		res->console_path = xstrfmt("%s/boot-%" PRId64 ".log",
+					    console_dir, res->boot_id);
 	} else {
 		const char *p = cfg_str(&c, "console_log", NULL);
 

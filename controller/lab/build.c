@@ -70,15 +70,6 @@ void kernel_build_result_release(struct kernel_build_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-char *kernel_cache_dir(const char *home_dir)
-{
-	const char *e = getenv("SCHEDFARM_KERNEL_CACHE");
-
-	if (e && *e)
-		return xstrdup(e);
-	return xstrfmt("%s/kernels", home_dir);
-}
-
 const char *kernel_fragments_dir(void)
 {
 	static char *dir;

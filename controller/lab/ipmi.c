@@ -16,18 +16,24 @@ static int port_of(const struct ipmi_target *t)
 	return t->port ? t->port : 623;
 }
 
-/* Hold the BMC's lock file; returns the fd (close to release) or -1. */
+/*
+ * Hold the BMC's lock file, t->lock_dir/bmc-ADDRESS-PORT.lock (never a
+ * link: lock_file()); returns the fd (close it to release) or -1.
+ */
 static int bmc_lock(const struct ipmi_target *t, struct strbuf *err)
 {
 	struct strbuf p = STRBUF_INIT;
-	const char *dir = t->lock_dir;
 	int fd;
 
-	if (!dir)
-		dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
-	strbuf_addf(&p, "%s/schedfarm-bmc-", dir);
+	if (!t->lock_dir || !*t->lock_dir) {
+		strbuf_addstr(err, "no folder for the BMC's lock file");
+		return -1;
+	}
+	if (!t->address) {
+		strbuf_addstr(err, "the host has no BMC address or user");
+		return -1;
+	}
+	strbuf_addf(&p, "%s/bmc-", t->lock_dir);
 	for (const char *s = t->address; *s; s++)
 		strbuf_addch(&p, (*s == '/' || *s == ' ') ? '_' : *s);
 	strbuf_addf(&p, "-%d.lock", port_of(t));

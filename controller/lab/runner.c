@@ -9,7 +9,7 @@
  * can tell whether the agent still runs, and stop it if need be.  The
  * agent runs with SIGPIPE ignored, so losing its stdout does not kill it:
  * it keeps appending to the results file.  Locally the same layout lives
- * in a private temporary folder.
+ * in a private folder of its own in the state folder's run/ (home.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +83,7 @@ static void copy_host(struct runner_host *dst, const struct runner_host *src)
 	DUP(user);
 	DUP(key_file);
 	DUP(known_hosts);
+	DUP(run_dir);
 #undef DUP
 	dst->port = src->port;
 	dst->connect_timeout_ms = src->connect_timeout_ms;
@@ -96,6 +97,7 @@ static void free_host(struct runner_host *h)
 	free((char *)h->user);
 	free((char *)h->key_file);
 	free((char *)h->known_hosts);
+	free((char *)h->run_dir);
 }
 
 static int ssh_connect_host(struct runner *r, struct strbuf *err)
@@ -192,6 +194,32 @@ out:
 	return ret;
 }
 
+/*
+ * A local runner's own folder for run files: a fresh mkdtemp() folder
+ * (mode 0700) in h.run_dir, the state folder's run/, so two runners never
+ * share one.  Without a run_dir (a caller that only asks for the agent's
+ * info) there is none, and runs are refused.
+ */
+static int local_run_dir(struct runner *r, struct strbuf *err)
+{
+	char *t;
+
+	if (!r->h.run_dir) {
+		strbuf_addf(err, "no folder for the run files on %s",
+			    r->h.name ? r->h.name : "this host");
+		return -1;
+	}
+	t = xstrfmt("%s/XXXXXX", r->h.run_dir);
+	if (!mkdtemp(t)) {
+		strbuf_addf(err, "cannot make a folder for run files in %s: %s",
+			    r->h.run_dir, strerror(errno));
+		free(t);
+		return -1;
+	}
+	r->dir = t;
+	return 0;
+}
+
 int runner_open(const struct runner_host *h, const char *agent_path,
 		struct runner **ret, struct strbuf *log, struct strbuf *err)
 {
@@ -212,35 +240,14 @@ int runner_open(const struct runner_host *h, const char *agent_path,
 		    ssh_install_agent(r, log, err) < 0)
 			goto fail;
 	} else {
-		char tmpl[] = "/tmp/schedfarm-run.XXXXXX";
-		const char *tmpdir = getenv("TMPDIR");
-		char *dir;
-
 		if (access(agent_path, X_OK) < 0 &&
 		    !program_exists(agent_path)) {
 			strbuf_addf(err, "cannot run the agent %s: %s",
 				    agent_path, strerror(errno));
 			goto fail;
 		}
-		if (tmpdir && *tmpdir) {
-			char *t = xstrfmt("%s/schedfarm-run.XXXXXX", tmpdir);
-
-			dir = mkdtemp(t);
-			if (!dir)
-				free(t);
-		} else {
-			dir = mkdtemp(tmpl);
-			if (dir)
-				dir = xstrdup(dir);
-		}
-		if (!dir) {
-			strbuf_addf(err,
-				    "cannot make a folder for run files: "
-				    "%s",
-				    strerror(errno));
+		if (h->run_dir && local_run_dir(r, err) < 0)
 			goto fail;
-		}
-		r->dir = dir;
 	}
 	*ret = r;
 	return 0;
@@ -267,8 +274,9 @@ void runner_close(struct runner *r)
 static void run_file(struct runner *r, int64_t run_id, const char *ext,
 		     struct strbuf *out)
 {
-	strbuf_addf(out, "%s/run-%lld-%s.%s", r->dir, (long long)run_id, r->tag,
-		    ext);
+	/* A local runner without a run folder refuses runs (run_local). */
+	strbuf_addf(out, "%s/run-%lld-%s.%s", r->dir ? r->dir : "(none)",
+		    (long long)run_id, r->tag, ext);
 }
 
 const char *runner_results_file(struct runner *r, int64_t run_id)
@@ -407,6 +415,8 @@ static int run_local(struct runner *r, int64_t run_id, const char *spec,
 	enum runner_end end = RUNNER_ENDED;
 	int fd, ret = -1;
 
+	if (!r->dir && local_run_dir(r, err) < 0)
+		goto out;
 	run_file(r, run_id, "json", &specpath);
 	fd = open(specpath.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, spec, strlen(spec)) != (ssize_t)strlen(spec)) {
