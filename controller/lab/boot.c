@@ -1,7 +1,8 @@
 /*
  * boot.c - the boot phase: power, console, beacon, SSH, health; see
  * boot.h.  libvirt is reached only through virt.h, BMCs through ipmi.h,
- * programs (ssh) through run-command.
+ * the booted host through ssh.h (libssh: its known_hosts file enforced,
+ * never the invoking user's ~/.ssh/config).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,7 @@
 #include "lab/ipmi.h"
 #include "json.h"
 #include "parse.h"
-#include "run-command.h"
+#include "lab/ssh.h"
 #include "time-util.h"
 #include "lab/virt.h"
 #include "banned.h"
@@ -465,40 +466,18 @@ static int power_ipmi(struct boot_ctx *c, const char *cmdline,
 int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
 		 struct strbuf *out, struct strbuf *err)
 {
-	struct child_process cp;
-	int r;
+	/* The host row's SSH fields, as the job path's runner uses them
+	 * (boot_job.c copies them into jc->target): the known_hosts file
+	 * written for the guest before its boot, the controller's key. */
+	const struct ssh_target t = {
+		.address = res->ssh_addr,
+		.port = res->ssh_port,
+		.user = res->ssh_user,
+		.key_file = res->key_file,
+		.known_hosts = res->known_hosts,
+	};
 
-	child_process_init(&cp);
-	strvec_pushl(&cp.args, "ssh", "-o", "BatchMode=yes", "-o",
-		     "ConnectTimeout=10", "-o", "LogLevel=ERROR", "-o",
-		     "ServerAliveInterval=5", (char *)NULL);
-	if (res->known_hosts) {
-		strvec_push(&cp.args, "-o");
-		strvec_pushf(&cp.args, "UserKnownHostsFile=%s",
-			     res->known_hosts);
-		strvec_pushl(&cp.args, "-o", "StrictHostKeyChecking=yes",
-			     (char *)NULL);
-	}
-	if (res->key_file)
-		strvec_pushl(&cp.args, "-o", "IdentitiesOnly=yes", "-i",
-			     res->key_file, (char *)NULL);
-	strvec_push(&cp.args, "-p");
-	strvec_pushf(&cp.args, "%d", res->ssh_port ? res->ssh_port : 22);
-	strvec_pushf(&cp.args, "%s@%s", res->ssh_user, res->ssh_addr);
-	strvec_pushl(&cp.args, "--", cmd, (char *)NULL);
-	cp.capture_out = 1;
-	cp.merge_err = 1;
-	cp.timeout_ms = timeout_ms;
-	r = run_command(&cp, err);
-	strbuf_addbuf(out, &cp.out);
-	if (r < 0 && cp.out.len) {
-		strbuf_addstr(err, ": ");
-		strbuf_add(err, cp.out.buf,
-			   cp.out.len > 300 ? 300 : cp.out.len);
-		strbuf_rtrim(err);
-	}
-	child_process_clear(&cp);
-	return r;
+	return ssh_run_once(&t, cmd, timeout_ms, out, NULL, err);
 }
 
 /* Feed what was appended to the console since *off. */

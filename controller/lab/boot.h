@@ -93,8 +93,13 @@ void boot_result_release(struct boot_result *res);
 int boot_host(struct db *db, const struct boot_request *req,
 	      struct boot_result *res, struct strbuf *err);
 
-/* Run cmd on the booted host over SSH (argv of ssh, no local shell);
- * stdout+stderr in out. */
+/*
+ * Run cmd (a remote shell command line) on the booted host over SSH
+ * (ssh.h's ssh_run_once(): libssh, the host's known_hosts file enforced,
+ * its key file or the ssh-agent, never ~/.ssh/config), at most timeout_ms.
+ * Its stdout, then its stderr, are appended to out.  0 when it exited 0;
+ * else -1 with err.
+ */
 int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
 		 struct strbuf *out, struct strbuf *err);
 

@@ -39,6 +39,16 @@ struct ssh_exec {
 	int eof;
 };
 
+int ssh_user_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n < 1 || n > 32 || name[0] == '-' || name[0] == '.')
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
 void ssh_quote(struct strbuf *sb, const char *word)
 {
 	strbuf_addch(sb, '\'');
@@ -210,6 +220,14 @@ int ssh_open(const struct ssh_target *t, struct ssh_conn **ret,
 	set_why(ret_why, SSH_FAIL_CONNECT);
 	if (!t->address || !*t->address) {
 		strbuf_addstr(err, "ssh: the host has no address");
+		return -1;
+	}
+	if (t->user && !ssh_user_name_ok(t->user)) {
+		set_why(ret_why, SSH_FAIL_AUTH);
+		strbuf_addstr(err, "ssh: bad user name '");
+		for (const char *p = t->user; *p && p - t->user < 64; p++)
+			strbuf_addch(err, (unsigned char)*p < 0x20 ? '?' : *p);
+		strbuf_addf(err, "' for %s", t->address);
 		return -1;
 	}
 	if (!t->known_hosts || !*t->known_hosts) {
@@ -619,5 +637,32 @@ int ssh_put_file(struct ssh_conn *c, const char *remote_path, const void *data,
 	strbuf_release(&cmd);
 	strbuf_release(&sub);
 	strbuf_release(&junk);
+	return r;
+}
+
+int ssh_run_once(const struct ssh_target *t, const char *cmd, int timeout_ms,
+		 struct strbuf *out, enum ssh_failure *ret_why,
+		 struct strbuf *err)
+{
+	struct ssh_target once = *t;
+	struct strbuf errout = STRBUF_INIT;
+	struct ssh_conn *c = NULL;
+	int r;
+
+	if (timeout_ms > 0 && (once.connect_timeout_ms <= 0 ||
+			       once.connect_timeout_ms > timeout_ms))
+		once.connect_timeout_ms =
+			timeout_ms < 10000 ? timeout_ms : 10000;
+	if (ssh_open(&once, &c, ret_why, err) < 0)
+		return -1;
+	r = ssh_run(c, cmd, NULL, 0, timeout_ms, 0, out, &errout, NULL, ret_why,
+		    err);
+	strbuf_addbuf(out, &errout);
+	if (r < 0 && errout.len) {
+		strbuf_rtrim(&errout);
+		strbuf_addf(err, ": %.300s", errout.buf);
+	}
+	strbuf_release(&errout);
+	ssh_close(c);
 	return r;
 }
