@@ -718,6 +718,29 @@ static int state_folders(struct boot_ctx *c, char **ret_console_dir,
 	return home_subdir(home, HOME_LOCKS, &c->res->bmc_lock_dir, err);
 }
 
+/*
+ * 1 (with why in reason) when the host row rules out the ssh phase: no
+ * known_hosts file (ssh.h never accepts a host key unverified) or a user
+ * name ssh.h refuses.  Without this check such a host would fail every
+ * SSH attempt until the phase timed out, blamed on the kernel.
+ */
+static int ssh_unusable(const struct boot_result *res, struct strbuf *reason)
+{
+	if (!res->known_hosts || !*res->known_hosts) {
+		strbuf_addf(reason,
+			    "ssh: host %s has no known_hosts file, and host "
+			    "keys are never accepted unverified",
+			    res->host_name);
+		return 1;
+	}
+	if (!ssh_user_name_ok(res->ssh_user)) {
+		strbuf_addf(reason, "ssh: host %s has a bad SSH user name",
+			    res->host_name);
+		return 1;
+	}
+	return 0;
+}
+
 /* The smaller of a phase's own limit and what is left of the boot. */
 static int64_t phase_deadline(struct boot_ctx *c, int64_t phase_start,
 			      int64_t own_ms)
@@ -851,6 +874,12 @@ int boot_host(struct db *db, const struct boot_request *req,
 				req->ssh_ms ? req->ssh_ms
 					    : cfg_i64(&c, "ssh_timeout_ms",
 						      1000, 3600000, 60000));
+			if (ssh_unusable(res, &reason)) {
+				res->outcome = BOOT_INFRA_FAILED;
+				res->blame = "host";
+				strbuf_addbuf(err, &reason);
+				goto finish;
+			}
 		}
 		if (res->beacon_ms >= 0 && now - last_ssh >= 1000) {
 			struct strbuf out = STRBUF_INIT, se = STRBUF_INIT;
