@@ -16,6 +16,7 @@
 #include "json.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "time-util.h"
 #include "workloads.h"
 
 #define AGENT_VERSION "0.2"
@@ -333,7 +334,6 @@ void agent_untrack(pid_t pid);
 /* Kill (SIGKILL) every tracked child and reap it. */
 void agent_kill_all(void);
 
-int64_t mono_ms(void);
 /* Sleep until the absolute monotonic time t_ms; return 0, or -1 when the
  * run is being stopped. */
 int agent_sleep_until(int64_t t_ms);

@@ -110,14 +110,6 @@ void agent_kill_all(void)
 	ntracked = 0;
 }
 
-int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int agent_sleep_until(int64_t t_ms)
 {
 	struct timespec ts = { (time_t)(t_ms / 1000),

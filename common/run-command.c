@@ -16,10 +16,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "run-command.h"
+#include "time-util.h"
 #include "banned.h"
 
 extern char **environ;
@@ -54,14 +54,6 @@ void child_process_clear(struct child_process *cp)
 	close_fd(&cp->out_fd);
 	close_fd(&cp->in_fd);
 	close_fd(&cp->err_fd);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Build the child's environment: ours, minus removals, plus additions. */
@@ -270,7 +262,7 @@ static void describe_status(struct child_process *cp, struct strbuf *err)
 int finish_command(struct child_process *cp, struct strbuf *err)
 {
 	size_t cap = cp->max_output ? cp->max_output : DEFAULT_MAX_OUTPUT;
-	int64_t deadline = cp->timeout_ms ? now_ms() + cp->timeout_ms : 0;
+	int64_t deadline = cp->timeout_ms ? mono_ms() + cp->timeout_ms : 0;
 	int64_t kill_at = 0;
 	int reaped = 0;
 
@@ -335,12 +327,10 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 			}
 			if (w < 0 && errno != EINTR)
 				break;
-			if (w == 0) {
-				struct timespec ts = { 0, 20 * 1000 * 1000 };
-				nanosleep(&ts, NULL);
-			}
+			if (w == 0)
+				sleep_ms(20);
 		}
-		now = now_ms();
+		now = mono_ms();
 		if (deadline && now >= deadline && !cp->timed_out) {
 			cp->timed_out = 1;
 			kill(-cp->pid, SIGTERM);

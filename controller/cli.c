@@ -7,8 +7,20 @@
 #include <string.h>
 
 #include "cli.h"
+#include "home.h"
 #include "log.h"
 #include "banned.h"
+
+const char *cli_home(void)
+{
+	static char *home;
+	struct strbuf err = STRBUF_INIT;
+
+	if (!home && home_resolve(cli.home, &home, &err) < 0)
+		fatal("%s", err.buf);
+	strbuf_release(&err);
+	return home;
+}
 
 struct db *cli_open_db_cfg(struct db_config *ret_cfg)
 {
@@ -17,7 +29,7 @@ struct db *cli_open_db_cfg(struct db_config *ret_cfg)
 	struct db *db = NULL;
 	int applied = 0, r;
 
-	if (db_config_resolve(&cfg, cli.db, cli.home, &err) < 0)
+	if (db_config_resolve(&cfg, cli.db, cli_home(), &err) < 0)
 		fatal("%s", err.buf);
 	if (db_embedded_ensure(&cfg, NULL, &log, &err) < 0) {
 		if (log.len)

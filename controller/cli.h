@@ -35,6 +35,13 @@ const struct command *command_find(const char *name);
 void command_print_usage(const struct command *c, FILE *f);
 
 /*
+ * The state folder (home.h) from --home, SCHEDFARM_HOME or the default,
+ * worked out on the first call and the same string after it.  On failure
+ * it prints why and exits 1: only verbs call it.
+ */
+const char *cli_home(void);
+
+/*
  * Resolve, start (embedded), connect, and make sure the schema is the one
  * this binary knows (migrating an older one, refusing a newer one).  On
  * failure it prints why and exits 1: only verbs call it.

@@ -9,9 +9,9 @@
 #
 # As root on Debian after `make deps` (libvirtd is started by hand when it
 # is not running: there is no systemd).  Idempotent: the kernels are
-# cached under $SCHEDFARM_KERNEL_CACHE (default
-# /var/tmp/schedfarm-kernel-cache; the first build takes about 15 minutes
-# per kernel on 2 cores), the guest image, its keys and the `kernel-demo`
+# cached in the state folder's kernels/ ($SCHEDFARM_KERNEL_CACHE instead,
+# when set; the first build takes about 15 minutes per kernel on 2
+# cores), the guest image, its keys and the `kernel-demo`
 # host are made once; a second run submits the patch again (a new PLM#),
 # finds both kernels built, and measures both again.
 #
@@ -28,7 +28,6 @@ PATCH=kernels/patches/0001-sched-cap-cgroup-weight.patch
 PLAN=plans/fairness-weight-300-100.yaml
 HOST=kernel-demo
 URI=qemu:///system
-export SCHEDFARM_KERNEL_CACHE="${SCHEDFARM_KERNEL_CACHE:-/var/tmp/schedfarm-kernel-cache}"
 if [ -n "${SCHEDFARM_HOME:-}" ]; then
 	STATE=$SCHEDFARM_HOME
 elif [ "$(id -u)" = 0 ]; then
@@ -63,7 +62,7 @@ step "the farm's database"
 $SF db start
 
 step "base kernel $BASE: Debian's $(basename "$SRC") with tinyconfig + kernels/farm-*.config"
-echo "   (cached under $SCHEDFARM_KERNEL_CACHE; the first build takes about 15 minutes)"
+echo "   (cached under ${SCHEDFARM_KERNEL_CACHE:-$STATE/kernels}; the first build takes about 15 minutes)"
 $SF kernel build --name "$BASE" --base "$SRC"
 
 step "libvirt"

@@ -51,7 +51,7 @@ static int db_status(int argc, char **argv)
 	long pid = 0;
 
 	json = cli_json_only(argc, argv, 0, "db status [--json]");
-	if (db_config_resolve(&cfg, cli.db, cli.home, &err) < 0)
+	if (db_config_resolve(&cfg, cli.db, cli_home(), &err) < 0)
 		fatal("%s", err.buf);
 	running = db_ping(&cfg);
 	if (cfg.source == DB_EMBEDDED)
@@ -150,7 +150,7 @@ static int db_stop(void)
 	struct db_config cfg;
 	int was;
 
-	if (db_config_resolve(&cfg, cli.db, cli.home, &err) < 0)
+	if (db_config_resolve(&cfg, cli.db, cli_home(), &err) < 0)
 		fatal("%s", err.buf);
 	if (db_embedded_stop(&cfg, &was, &err) < 0)
 		fatal("%s", err.buf);
@@ -167,7 +167,7 @@ static int db_migrate_cmd(void)
 	struct db *db = NULL;
 	int applied, version, r;
 
-	if (db_config_resolve(&cfg, cli.db, cli.home, &err) < 0)
+	if (db_config_resolve(&cfg, cli.db, cli_home(), &err) < 0)
 		fatal("%s", err.buf);
 	if (db_embedded_ensure(&cfg, NULL, &log, &err) < 0) {
 		fputs(log.buf, stderr);

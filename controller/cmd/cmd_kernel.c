@@ -20,6 +20,7 @@
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "home.h"
 #include "log.h"
 #include "parse.h"
 #include "banned.h"
@@ -251,10 +252,8 @@ static int kernel_build_job(int64_t job, int jobs, const char *cache_opt)
 	int64_t kid = 0;
 	int r;
 
-	if (!cache)
-		cache = kernel_cache_dir(
-			cfg.home ? cfg.home
-				 : "/var/tmp/schedfarm-kernel-cache");
+	if (!cache && home_kernel_cache(cli_home(), &cache, &err) < 0)
+		fatal("%s", err.buf);
 	r = build_kernel_for_job(db, job, cache, jobs, print_progress, &ps,
 				 &kid, &log, &err);
 	if (r < 0) {
@@ -365,10 +364,8 @@ static int kernel_build_cmd(int argc, char **argv)
 			strvec_push(&spec.fragments, path);
 	}
 	db = cli_open_db_cfg(&cfg);
-	if (!cache)
-		cache = kernel_cache_dir(
-			cfg.home ? cfg.home
-				 : "/var/tmp/schedfarm-kernel-cache");
+	if (!cache && home_kernel_cache(cli_home(), &cache, &err) < 0)
+		fatal("%s", err.buf);
 	spec.cache_dir = cache;
 	spec.progress = print_progress;
 	spec.progress_ctx = &ps;
@@ -556,7 +553,7 @@ static int kernel_boot(int argc, char **argv)
 		die_usage("kernel boot NAME|ID --host HOST");
 	db = cli_open_db_cfg(&cfg);
 	boot_request_init(&req);
-	req.state_dir = cfg.home;
+	req.state_dir = cli_home();
 	req.kernel_id = kernel_id_of(db, argv[optind]);
 	req.host_name = host;
 	req.cmdline_append = append;
@@ -717,7 +714,7 @@ int cmd_host_check(int argc, char **argv)
 		      argv[optind]);
 	boot_request_init(&req);
 	req.host_name = argv[optind];
-	req.state_dir = cfg.home;
+	req.state_dir = cli_home();
 	req.kernel_id = kid;
 	req.timeout_ms = timeout_ms;
 	req.on_event = print_boot_event;

@@ -14,7 +14,9 @@
 #include <time.h>
 
 #include "cmd/builtin.h"
+#include "cleanup.h"
 #include "cli.h"
+#include "home.h"
 #include "log.h"
 #include "report/report.h"
 #include "banned.h"
@@ -108,10 +110,12 @@ int cmd_report(int argc, char **argv)
 	o.static_dir = stat_dir.buf;
 	db = cli_open_db_cfg(&cfg);
 	if (!o.out_dir) {
-		if (!cfg.home)
-			fatal("no --out given and no state folder to put the "
-			      "report in");
-		strbuf_addf(&out_dir, "%s/report", cfg.home);
+		_cleanup_free_ char *dir = NULL;
+
+		/* The state folder's report/ (home.h), also with --db. */
+		if (home_subdir(cli_home(), HOME_REPORT, &dir, &err) < 0)
+			fatal("%s", err.buf);
+		strbuf_addstr(&out_dir, dir);
 		o.out_dir = out_dir.buf;
 	}
 	gmtime_r(&t, &tm);

@@ -147,7 +147,7 @@ static int run_claimed(struct db *db, const struct queue_claim *c,
 	printf("STP#%lld: claimed (attempt %d)\n", (long long)c->job_id,
 	       c->attempt);
 	fflush(stdout);
-	r = job_execute(db, c, owner, lease_s, &hooks, &err);
+	r = job_execute(db, c, owner, lease_s, cli_home(), &hooks, &err);
 	if (v->line_open) {
 		fputc('\n', stdout);
 		v->line_open = 0;

@@ -26,6 +26,7 @@
 
 #include "cmd/builtin.h"
 #include "cli.h"
+#include "home.h"
 #include "job/jobexec.h"
 #include "log.h"
 #include "parse.h"
@@ -126,7 +127,7 @@ job_child(const struct db_config *cfg, const struct queue_claim *c,
 		log_warn("job %lld: %s", (long long)c->job_id, err.buf);
 		_exit(1);
 	}
-	r = job_execute(db, c, owner, lease_s, &hooks, &err);
+	r = job_execute(db, c, owner, lease_s, cli_home(), &hooks, &err);
 	if (r < 0)
 		log_warn("job %lld: %s", (long long)c->job_id, err.buf);
 	db_close(db);
@@ -223,6 +224,10 @@ int cmd_serve(int argc, char **argv)
 		die_usage("serve takes no arguments");
 
 	db = cli_open_db_cfg(&cfg);
+	/* Jobs keep their files there: a bad state folder fails now, not
+	 * in every job. */
+	if (home_ensure(cli_home(), &err) < 0)
+		fatal("%s", err.buf);
 	agent = runner_default_agent_path();
 	if (access(agent, X_OK) < 0 && !program_exists(agent))
 		fatal("the agent %s cannot be run: set SCHEDFARM_AGENT", agent);

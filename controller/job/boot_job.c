@@ -11,6 +11,7 @@
 #include "job/boot_job.h"
 #include "lab/build.h"
 #include "cleanup.h"
+#include "home.h"
 #include "banned.h"
 
 /* A progress line for whoever shows the job (schedfarm run). */
@@ -55,23 +56,20 @@ static int beat_on_line(void *ctx, const char *line, int steps, int expected)
 		bp->last_steps = steps;
 		show(bp->jc, "build: %d steps %s", steps, line);
 	}
-	return job_beat(bp->jc);
-}
-
-static int beat(void *ctx)
-{
-	return job_beat(ctx);
+	return bp->jc->beat(bp->jc);
 }
 
 int boot_job_build(struct job_ctx *jc, struct strbuf *log, struct strbuf *err)
 {
-	const char *home = getenv("SCHEDFARM_HOME");
-	_cleanup_free_ char *cache =
-		kernel_cache_dir(home && *home ? home : "/var/tmp/schedfarm");
+	_cleanup_free_ char *cache = NULL;
 	struct build_progress bp = { jc, 0, 0 };
 	int64_t kid = 0;
 	size_t from = log->len;
 
+	if (home_kernel_cache(jc->home, &cache, err) < 0) {
+		show(jc, "build: %s", err->buf);
+		return -1;
+	}
 	show(jc, "build: kernel %s (cache %s)", jc->kernel_name, cache);
 	if (build_kernel_for_job(jc->db, jc->claim.job_id, cache, 0,
 				 beat_on_line, &bp, &kid, log, err) < 0) {
@@ -142,7 +140,7 @@ static int state_tick(void *ctx)
 {
 	struct boot_state *st = ctx;
 
-	return beat(st->jc);
+	return st->jc->beat(st->jc);
 }
 
 int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
@@ -155,6 +153,7 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 	req.job_id = jc->claim.job_id;
 	req.host_id = jc->claim.host_id;
 	req.kernel_id = jc->kernel_id;
+	req.state_dir = jc->home;
 	req.on_event = state_event;
 	req.tick = state_tick;
 	req.ctx = st;

@@ -7,19 +7,19 @@
  *   { "ipmi",    boot_job_build, boot_job_boot, boot_job_power_off },
  *
  * build: build_kernel_for_job() (cached by base, series, config; "cache
- * hit" in the log when nothing had to be built), heartbeating the lease on
- * every line of make.  boot: boot_host() for the job (domain farm-FARM-JOB),
- * heartbeating while it waits; on success jc->target is the booted guest's
- * SSH address, on failure the boots row says whose fault and the host's
- * health is updated.  power_off: boot_power_off() and the boot's state
- * freed.  The runs of a boot round get the boot's console log
- * (runs.console_log): at power-off the whole console, after a failed boot
- * what it printed up to the failure.
+ * hit" in the log when nothing had to be built), heartbeating the lease
+ * (jc->beat) on every line of make.  boot: boot_host() for the job
+ * (domain farm-FARM-JOB), heartbeating while it waits; on success
+ * jc->target is the booted guest's SSH address, on failure the boots row
+ * says whose fault and the host's health is updated.  power_off:
+ * boot_power_off() and the boot's state freed.  The runs of a boot round
+ * get the boot's console log (runs.console_log): at power-off the whole
+ * console, after a failed boot what it printed up to the failure.
  */
 #ifndef SCHEDFARM_BOOT_JOB_H
 #define SCHEDFARM_BOOT_JOB_H
 
-#include "job/jobexec.h"
+#include "job/job.h"
 #include "strbuf.h"
 
 int boot_job_build(struct job_ctx *jc, struct strbuf *log, struct strbuf *err);

@@ -19,10 +19,12 @@
 #include "job/boot_job.h"
 #include "cleanup.h"
 #include "store/ingest.h"
+#include "home.h"
 #include "job/jobexec.h"
 #include "store/hosts.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "time-util.h"
 #include "banned.h"
 
 #define RUN_LINES_CAP (256u << 20)
@@ -31,7 +33,7 @@ volatile sig_atomic_t job_stop_requested;
 
 /*
  * Host kinds.  local and ssh run the kernel they have; the boot issue
- * fills .build/.boot for libvirt and ipmi (see jobexec.h).
+ * fills .build/.boot for libvirt and ipmi (see job.h).
  */
 static const struct job_kind_ops job_kinds[] = {
 	{ "local", NULL, NULL, NULL },
@@ -66,14 +68,6 @@ struct run_rec {
 	int stream_done; /* a done line came through the stream */
 	struct ingest_expect ex;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -188,6 +182,12 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 	jc->target.user = dup_or_null(db_get(res, 0, 10));
 	jc->target.key_file = dup_or_null(db_get(res, 0, 11));
 	jc->target.known_hosts = dup_or_null(db_get(res, 0, 12));
+	/* A local host's run files live in the state folder. */
+	if (!strcmp(jc->host_kind, "local")) {
+		if (home_subdir(jc->home, HOME_RUN, &jc->run_dir, err) < 0)
+			return -1;
+		jc->target.run_dir = jc->run_dir;
+	}
 	parse_int(db_get(res, 0, 13), 0, INT32_MAX, &jc->block, NULL);
 	body = db_get(res, 0, 2);
 	if (plan_parse(db_get(res, 0, 1), body, strlen(body), &jc->plan,
@@ -214,6 +214,7 @@ static void job_ctx_release(struct job_ctx *jc)
 	free((char *)jc->target.key_file);
 	free((char *)jc->target.known_hosts);
 	free(jc->agent_path);
+	free(jc->run_dir);
 }
 
 /* A phase that does nothing on this kind of host. */
@@ -675,13 +676,16 @@ static void adaptive_step(struct job_ctx *jc)
 }
 
 int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
-		int lease_s, const struct job_hooks *hooks, struct strbuf *err)
+		int lease_s, const char *home, const struct job_hooks *hooks,
+		struct strbuf *err)
 {
 	struct job_ctx jc = { .db = db,
 			      .claim = *c,
 			      .owner = owner,
 			      .lease_s = lease_s,
-			      .hooks = hooks };
+			      .home = home,
+			      .hooks = hooks,
+			      .beat = job_beat };
 	struct strbuf e = STRBUF_INIT, log = STRBUF_INIT, rlog = STRBUF_INIT;
 	struct run_rec *rr = NULL;
 	struct runner *runner = NULL;

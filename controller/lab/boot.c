@@ -1,7 +1,8 @@
 /*
  * boot.c - the boot phase: power, console, beacon, SSH, health; see
  * boot.h.  libvirt is reached only through virt.h, BMCs through ipmi.h,
- * programs (ssh) through run-command.
+ * the booted host through ssh.h (libssh: its known_hosts file enforced,
+ * never the invoking user's ~/.ssh/config).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,17 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lab/boot.h"
 #include "store/hosts.h"
 #include "cleanup.h"
+#include "home.h"
 #include "lab/console.h"
 #include "lab/ipmi.h"
 #include "json.h"
 #include "parse.h"
-#include "run-command.h"
+#include "lab/ssh.h"
+#include "time-util.h"
 #include "lab/virt.h"
 #include "banned.h"
 
@@ -68,6 +70,7 @@ void boot_result_release(struct boot_result *res)
 	free(res->bmc_address);
 	free(res->bmc_user);
 	free(res->bmc_password_file);
+	free(res->bmc_lock_dir);
 	free(res->ssh_addr);
 	free(res->ssh_user);
 	free(res->key_file);
@@ -76,22 +79,6 @@ void boot_result_release(struct boot_result *res)
 	strbuf_release(&res->console_events);
 	strbuf_release(&res->log);
 	memset(res, 0, sizeof(*res));
-}
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 static char *dup_or_null(const char *s)
@@ -334,6 +321,7 @@ static void ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
 	t->port = res->bmc_port;
 	t->user = res->bmc_user;
 	t->password_file = res->bmc_password_file;
+	t->lock_dir = res->bmc_lock_dir;
 }
 
 /* Power phase, libvirt: paused domain, console opened, resumed. */
@@ -456,40 +444,18 @@ static int power_ipmi(struct boot_ctx *c, const char *cmdline,
 int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
 		 struct strbuf *out, struct strbuf *err)
 {
-	struct child_process cp;
-	int r;
+	/* The host row's SSH fields, as the job path's runner uses them
+	 * (boot_job.c copies them into jc->target): the known_hosts file
+	 * written for the guest before its boot, the controller's key. */
+	const struct ssh_target t = {
+		.address = res->ssh_addr,
+		.port = res->ssh_port,
+		.user = res->ssh_user,
+		.key_file = res->key_file,
+		.known_hosts = res->known_hosts,
+	};
 
-	child_process_init(&cp);
-	strvec_pushl(&cp.args, "ssh", "-o", "BatchMode=yes", "-o",
-		     "ConnectTimeout=10", "-o", "LogLevel=ERROR", "-o",
-		     "ServerAliveInterval=5", (char *)NULL);
-	if (res->known_hosts) {
-		strvec_push(&cp.args, "-o");
-		strvec_pushf(&cp.args, "UserKnownHostsFile=%s",
-			     res->known_hosts);
-		strvec_pushl(&cp.args, "-o", "StrictHostKeyChecking=yes",
-			     (char *)NULL);
-	}
-	if (res->key_file)
-		strvec_pushl(&cp.args, "-o", "IdentitiesOnly=yes", "-i",
-			     res->key_file, (char *)NULL);
-	strvec_push(&cp.args, "-p");
-	strvec_pushf(&cp.args, "%d", res->ssh_port ? res->ssh_port : 22);
-	strvec_pushf(&cp.args, "%s@%s", res->ssh_user, res->ssh_addr);
-	strvec_pushl(&cp.args, "--", cmd, (char *)NULL);
-	cp.capture_out = 1;
-	cp.merge_err = 1;
-	cp.timeout_ms = timeout_ms;
-	r = run_command(&cp, err);
-	strbuf_addbuf(out, &cp.out);
-	if (r < 0 && cp.out.len) {
-		strbuf_addstr(err, ": ");
-		strbuf_add(err, cp.out.buf,
-			   cp.out.len > 300 ? 300 : cp.out.len);
-		strbuf_rtrim(err);
-	}
-	child_process_clear(&cp);
-	return r;
+	return ssh_run_once(&t, cmd, timeout_ms, out, NULL, err);
 }
 
 /* Feed what was appended to the console since *off. */
@@ -664,6 +630,52 @@ static int farm_id(struct db *db, struct strbuf *ret, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * The folders of the state folder this boot writes in: console/ for a
+ * libvirt host's console log (*ret_console_dir, the caller frees it),
+ * locks/ for an IPMI host's BMC lock (res->bmc_lock_dir, kept for the
+ * power-off).  A folder that cannot be made or is unsafe (home.h) is the
+ * farm's own failure: the caller stops before any row or power change.
+ */
+static int state_folders(struct boot_ctx *c, char **ret_console_dir,
+			 struct strbuf *err)
+{
+	const char *home = c->req->state_dir;
+
+	*ret_console_dir = NULL;
+	if (!home) {
+		strbuf_addstr(err, "no state folder for the boot's console "
+				   "log and locks");
+		return -1;
+	}
+	if (!strcmp(c->res->kind, "libvirt"))
+		return home_subdir(home, HOME_CONSOLE, ret_console_dir, err);
+	return home_subdir(home, HOME_LOCKS, &c->res->bmc_lock_dir, err);
+}
+
+/*
+ * 1 (with why in reason) when the host row rules out the ssh phase: no
+ * known_hosts file (ssh.h never accepts a host key unverified) or a user
+ * name ssh.h refuses.  Without this check such a host would fail every
+ * SSH attempt until the phase timed out, blamed on the kernel.
+ */
+static int ssh_unusable(const struct boot_result *res, struct strbuf *reason)
+{
+	if (!res->known_hosts || !*res->known_hosts) {
+		strbuf_addf(reason,
+			    "ssh: host %s has no known_hosts file, and host "
+			    "keys are never accepted unverified",
+			    res->host_name);
+		return 1;
+	}
+	if (!ssh_user_name_ok(res->ssh_user)) {
+		strbuf_addf(reason, "ssh: host %s has a bad SSH user name",
+			    res->host_name);
+		return 1;
+	}
+	return 0;
+}
+
 /* The smaller of a phase's own limit and what is left of the boot. */
 static int64_t phase_deadline(struct boot_ctx *c, int64_t phase_start,
 			      int64_t own_ms)
@@ -681,6 +693,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 	struct console_scanner cs;
 	struct strbuf cmdline = STRBUF_INIT, reason = STRBUF_INIT,
 		      console = STRBUF_INIT, e2 = STRBUF_INIT;
+	_cleanup_free_ char *console_dir = NULL;
 	_cleanup_close_ int fd = -1;
 	uint64_t off = 0, start_off = 0;
 	int64_t deadline, now, last_ssh = 0;
@@ -693,7 +706,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 	c.t0 = mono_ms();
 	res->job_id = req->job_id;
 	console_scanner_init(&cs);
-	if (load_rows(db, &c, err) < 0)
+	if (load_rows(db, &c, err) < 0 ||
+	    state_folders(&c, &console_dir, err) < 0)
 		goto out_early;
 	{
 		struct strbuf f = STRBUF_INIT;
@@ -712,19 +726,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 		goto out_early;
 	build_cmdline(&c, &cmdline);
 	if (!strcmp(res->kind, "libvirt")) {
-		const char *dir = req->state_dir;
-		struct strbuf d = STRBUF_INIT;
-
-		if (!dir)
-			dir = getenv("SCHEDFARM_HOME");
-		/* The state folder, then its console/ (errors show at open). */
-		strbuf_addstr(&d, dir && *dir ? dir : "/var/tmp/schedfarm");
-		mkdir(d.buf, 0755);
-		strbuf_addstr(&d, "/console");
-		mkdir(d.buf, 0755);
-		res->console_path =
-			xstrfmt("%s/boot-%" PRId64 ".log", d.buf, res->boot_id);
-		strbuf_release(&d);
+		res->console_path = xstrfmt("%s/boot-%" PRId64 ".log",
+					    console_dir, res->boot_id);
 	} else {
 		const char *p = cfg_str(&c, "console_log", NULL);
 
@@ -806,6 +809,12 @@ int boot_host(struct db *db, const struct boot_request *req,
 				req->ssh_ms ? req->ssh_ms
 					    : cfg_i64(&c, "ssh_timeout_ms",
 						      1000, 3600000, 60000));
+			if (ssh_unusable(res, &reason)) {
+				res->outcome = BOOT_INFRA_FAILED;
+				res->blame = "host";
+				strbuf_addbuf(err, &reason);
+				goto finish;
+			}
 		}
 		if (res->beacon_ms >= 0 && now - last_ssh >= 1000) {
 			struct strbuf out = STRBUF_INIT, se = STRBUF_INIT;

@@ -45,8 +45,9 @@ struct boot_request {
 	const char *cmdline_append;
 	int64_t timeout_ms; /* whole boot; 0: 5 min */
 	int64_t power_ms, kernel_ms, agent_ms, ssh_ms; /* 0: defaults */
-	const char
-		*state_dir; /* console logs; NULL: $SCHEDFARM_HOME, /var/tmp */
+	/* The farm's state folder (home.h), required: console logs go to
+	 * its console/, BMC locks to its locks/. */
+	const char *state_dir;
 	void (*on_event)(void *ctx,
 			 const char *msg); /* progress; may be NULL */
 	/* Called about every 100 ms while waiting; a negative return stops
@@ -68,6 +69,7 @@ struct boot_result {
 	char *domain, *libvirt_uri;
 	char *bmc_address, *bmc_user, *bmc_password_file;
 	int bmc_port;
+	char *bmc_lock_dir; /* the state folder's locks/ */
 	char *ssh_addr, *ssh_user, *key_file, *known_hosts;
 	int ssh_port;
 	char *console_path;
@@ -86,13 +88,18 @@ void boot_result_release(struct boot_result *res);
  * boot_power_off()).  -1: err says why; res->outcome/blame say whose fault,
  * the host was powered off, the boots row and the host's health are
  * recorded.  -1 with outcome BOOT_RUNNING means the farm's own failure
- * (database) before anything was booted.
+ * (database, state folder) before anything was booted.
  */
 int boot_host(struct db *db, const struct boot_request *req,
 	      struct boot_result *res, struct strbuf *err);
 
-/* Run cmd on the booted host over SSH (argv of ssh, no local shell);
- * stdout+stderr in out. */
+/*
+ * Run cmd (a remote shell command line) on the booted host over SSH
+ * (ssh.h's ssh_run_once(): libssh, the host's known_hosts file enforced,
+ * its key file or the ssh-agent, never ~/.ssh/config), at most timeout_ms.
+ * Its stdout, then its stderr, are appended to out.  0 when it exited 0;
+ * else -1 with err.
+ */
 int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
 		 struct strbuf *out, struct strbuf *err);
 

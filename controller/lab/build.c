@@ -17,19 +17,22 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lab/build.h"
 #include "store/kernels.h"
 #include "cleanup.h"
+#include "fs.h"
 #include "parse.h"
 #include "run-command.h"
+#include "time-util.h"
 #include "banned.h"
 
 #define STEP_TIMEOUT_MS (30 * 60 * 1000)
+/* Folders inside the cache: the qemu of a libvirt host (another user)
+ * must reach builds/KEY/out/vmlinux; nobody else may write. */
+#define CACHE_DIR_MODE 0755
 
 void kernel_build_spec_init(struct kernel_build_spec *spec)
 {
@@ -67,15 +70,6 @@ void kernel_build_result_release(struct kernel_build_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-char *kernel_cache_dir(const char *home_dir)
-{
-	const char *e = getenv("SCHEDFARM_KERNEL_CACHE");
-
-	if (e && *e)
-		return xstrdup(e);
-	return xstrfmt("%s/kernels", home_dir);
-}
-
 const char *kernel_fragments_dir(void)
 {
 	static char *dir;
@@ -111,14 +105,6 @@ const char *kernel_fragments_dir(void)
 	if (!dir)
 		dir = xstrdup("kernels");
 	return dir;
-}
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* sha256 of data (via sha256sum) into ret (64 hex + NUL). */
@@ -410,49 +396,12 @@ out:
 	return r;
 }
 
+/* Files of the cache: whole or absent (a build's `result` is what
+ * "built" means), readable by whoever boots the kernel. */
 static int write_file(const char *path, const char *data, size_t len,
 		      struct strbuf *err)
 {
-	struct strbuf tmp = STRBUF_INIT;
-	int fd, r = 0;
-
-	strbuf_addf(&tmp, "%s.tmp", path);
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len || fsync(fd) < 0 ||
-	    rename(tmp.buf, path) < 0) {
-		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
-		r = -1;
-	}
-	if (fd >= 0)
-		close(fd);
-	strbuf_release(&tmp);
-	return r;
-}
-
-static int mkdir_p(const char *path, struct strbuf *err)
-{
-	struct strbuf p = STRBUF_INIT;
-	int r = 0;
-
-	strbuf_addstr(&p, path);
-	for (char *s = p.buf + 1;; s++) {
-		char c = *s;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*s = '\0';
-		if (mkdir(p.buf, 0755) < 0 && errno != EEXIST) {
-			strbuf_addf(err, "cannot create %s: %s", p.buf,
-				    strerror(errno));
-			r = -1;
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	strbuf_release(&p);
-	return r;
+	return write_file_atomic(path, data, len, 0644, FS_SYNC, err);
 }
 
 /* The single top folder an unpacked tarball made under dir. */
@@ -498,7 +447,7 @@ static int prepare_tarball_base(const struct kernel_build_spec *spec,
 		goto out;
 	}
 	strbuf_addf(&tmp, "%s.tmp.%ld", dir.buf, (long)getpid());
-	if (mkdir_p(tmp.buf, err) < 0)
+	if (mkdir_p(tmp.buf, CACHE_DIR_MODE, err) < 0)
 		goto out;
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "tar", "-xf", spec->base, "-C", tmp.buf,
@@ -841,18 +790,12 @@ static int lock_key(const struct kernel_build_spec *spec,
 	int fd;
 
 	strbuf_addf(&p, "%s/builds", spec->cache_dir);
-	if (mkdir_p(p.buf, err) < 0) {
+	if (mkdir_p(p.buf, CACHE_DIR_MODE, err) < 0) {
 		strbuf_release(&p);
 		return -1;
 	}
 	strbuf_addf(&p, "/%s.lock", res->cache_key);
-	fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
-		strbuf_addf(err, "cannot lock %s: %s", p.buf, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
+	fd = lock_file(p.buf, err);
 	strbuf_release(&p);
 	return fd;
 }
@@ -919,7 +862,8 @@ int kernel_build(const struct kernel_build_spec *spec,
 		child_process_clear(&cp);
 		strbuf_release(&e2);
 	}
-	if (remove_tree(res->dir, err) < 0 || mkdir_p(res->dir, err) < 0)
+	if (remove_tree(res->dir, err) < 0 ||
+	    mkdir_p(res->dir, CACHE_DIR_MODE, err) < 0)
 		goto out;
 	strbuf_addf(&src, "%s/src", res->dir);
 	strbuf_addf(&outdir, "%s/out", res->dir);
@@ -927,7 +871,7 @@ int kernel_build(const struct kernel_build_spec *spec,
 		goto out;
 	if (apply_series(spec, src.buf, git, &res->log, err) < 0)
 		goto out;
-	if (mkdir_p(outdir.buf, err) < 0 ||
+	if (mkdir_p(outdir.buf, CACHE_DIR_MODE, err) < 0 ||
 	    configure(spec, src.buf, outdir.buf, &res->log, err) < 0)
 		goto out;
 	if (run_make(spec, src.buf, outdir.buf, &steps, &res->log, err) < 0)
@@ -1107,7 +1051,7 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			strbuf_addch(&series,
 				     hexval(hex[i]) * 16 + hexval(hex[i + 1]));
 		strbuf_addf(&path, "%s/series", cache_dir);
-		if (mkdir_p(path.buf, err) < 0)
+		if (mkdir_p(path.buf, CACHE_DIR_MODE, err) < 0)
 			goto out;
 		strbuf_addf(&path, "/job-%lld.patch", (long long)job_id);
 		if (write_file(path.buf, series.buf, series.len, err) < 0)

@@ -32,7 +32,7 @@ struct kernel_build_spec {
 	struct strvec fragments; /* config fragments merged in order */
 	struct strvec
 		patches; /* patch files (plain diffs or mboxes) in order */
-	const char *cache_dir; /* where bases and builds live */
+	const char *cache_dir; /* where bases and builds live (home.h) */
 	int jobs; /* make -jN; 0 = number of CPUs */
 	int timeout_s; /* the whole build; 0 = 4 hours */
 	/* Called with each line of make's output, the number of compile
@@ -63,9 +63,6 @@ void kernel_build_spec_init(struct kernel_build_spec *spec);
 void kernel_build_spec_release(struct kernel_build_spec *spec);
 void kernel_build_result_init(struct kernel_build_result *res);
 void kernel_build_result_release(struct kernel_build_result *res);
-
-/* The default cache: $SCHEDFARM_KERNEL_CACHE, else HOME_DIR/kernels. */
-char *kernel_cache_dir(const char *home_dir);
 
 /*
  * Work out the cache key of spec without building (reads the base's

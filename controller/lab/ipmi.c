@@ -1,16 +1,14 @@
 /*
  * ipmi.c - ipmitool through run-command; see ipmi.h.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "lab/ipmi.h"
 #include "run-command.h"
+#include "time-util.h"
 #include "banned.h"
 
 static int port_of(const struct ipmi_target *t)
@@ -18,44 +16,28 @@ static int port_of(const struct ipmi_target *t)
 	return t->port ? t->port : 623;
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Hold the BMC's lock file; returns the fd (close to release) or -1. */
+/*
+ * Hold the BMC's lock file, t->lock_dir/bmc-ADDRESS-PORT.lock (never a
+ * link: lock_file()); returns the fd (close it to release) or -1.
+ */
 static int bmc_lock(const struct ipmi_target *t, struct strbuf *err)
 {
 	struct strbuf p = STRBUF_INIT;
-	const char *dir = t->lock_dir;
 	int fd;
 
-	if (!dir)
-		dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
-	strbuf_addf(&p, "%s/schedfarm-bmc-", dir);
+	if (!t->lock_dir || !*t->lock_dir) {
+		strbuf_addstr(err, "no folder for the BMC's lock file");
+		return -1;
+	}
+	if (!t->address) {
+		strbuf_addstr(err, "the host has no BMC address or user");
+		return -1;
+	}
+	strbuf_addf(&p, "%s/bmc-", t->lock_dir);
 	for (const char *s = t->address; *s; s++)
 		strbuf_addch(&p, (*s == '/' || *s == ' ') ? '_' : *s);
 	strbuf_addf(&p, "-%d.lock", port_of(t));
-	fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
-		strbuf_addf(err, "cannot lock %s: %s", p.buf, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
+	fd = lock_file(p.buf, err);
 	strbuf_release(&p);
 	return fd;
 }
@@ -179,9 +161,8 @@ int ipmi_power_status(const struct ipmi_target *t, enum ipmi_power *ret,
 static int confirm_locked(const struct ipmi_target *t, enum ipmi_power want,
 			  struct strbuf *err)
 {
-	int64_t end =
-		mono_ms() +
-		(t->confirm_timeout_ms > 0 ? t->confirm_timeout_ms : 30000);
+	int64_t end = deadline_in(
+		t->confirm_timeout_ms > 0 ? t->confirm_timeout_ms : 30000);
 	enum ipmi_power now;
 
 	for (;;) {
@@ -189,7 +170,7 @@ static int confirm_locked(const struct ipmi_target *t, enum ipmi_power want,
 			return -1;
 		if (now == want)
 			return 0;
-		if (mono_ms() >= end)
+		if (!deadline_left(end))
 			break;
 		sleep_ms(200);
 	}
@@ -270,26 +251,12 @@ int ipmi_bootdev(const struct ipmi_target *t, const char *dev,
 	return r;
 }
 
-static int copy_file(const char *from, const char *to, struct strbuf *err)
-{
-	struct child_process cp;
-	int r;
-
-	child_process_init(&cp);
-	strvec_pushl(&cp.args, "cp", "--", from, to, (char *)NULL);
-	cp.capture_err = 1;
-	cp.timeout_ms = 120000;
-	r = run_command(&cp, err);
-	child_process_clear(&cp);
-	return r;
-}
-
 int ipmi_write_pxe(const char *tftp_dir, const char *name, const char *server,
 		   const char *kernel, const char *initrd, const char *cmdline,
 		   struct strbuf *err)
 {
-	struct strbuf p = STRBUF_INIT, tmp = STRBUF_INIT, body = STRBUF_INIT;
-	int fd, r = -1;
+	struct strbuf p = STRBUF_INIT, body = STRBUF_INIT;
+	int r = -1;
 
 	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			 "0123456789-_.") != strlen(name) ||
@@ -302,14 +269,14 @@ int ipmi_write_pxe(const char *tftp_dir, const char *name, const char *server,
 		return -1;
 	}
 	strbuf_addf(&p, "%s/%s.kernel", tftp_dir, name);
-	if (copy_file(kernel, p.buf, err) < 0)
+	if (copy_file_atomic(kernel, p.buf, 0644, 0, err) < 0)
 		goto out;
 	strbuf_addf(&body, "#!ipxe\nkernel tftp://%s/%s.kernel %s\n", server,
 		    name, cmdline);
 	if (initrd) {
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%s.initrd", tftp_dir, name);
-		if (copy_file(initrd, p.buf, err) < 0)
+		if (copy_file_atomic(initrd, p.buf, 0644, 0, err) < 0)
 			goto out;
 		strbuf_addf(&body, "initrd tftp://%s/%s.initrd\n", server,
 			    name);
@@ -317,27 +284,10 @@ int ipmi_write_pxe(const char *tftp_dir, const char *name, const char *server,
 	strbuf_addstr(&body, "boot\n");
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/%s.ipxe", tftp_dir, name);
-	strbuf_addf(&tmp, "%s.tmp", p.buf);
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		strbuf_addf(err, "cannot write %s: %s", tmp.buf,
-			    strerror(errno));
-		goto out;
-	}
-	if (write(fd, body.buf, body.len) != (ssize_t)body.len) {
-		strbuf_addf(err, "cannot write %s: %s", tmp.buf,
-			    strerror(errno));
-		close(fd);
-		goto out;
-	}
-	if (close(fd) < 0 || rename(tmp.buf, p.buf) < 0) {
-		strbuf_addf(err, "cannot write %s: %s", p.buf, strerror(errno));
-		goto out;
-	}
-	r = 0;
+	/* The TFTP server (another user) reads all three. */
+	r = write_file_atomic(p.buf, body.buf, body.len, 0644, 0, err);
 out:
 	strbuf_release(&p);
-	strbuf_release(&tmp);
 	strbuf_release(&body);
 	return r;
 }

@@ -6,7 +6,8 @@
  * password is never on a command line where ps shows it, never stored,
  * never printed.  Each call has a hard timeout and is retried with
  * exponential backoff; one operation at a time per BMC (an flock()ed file
- * per address:port), because BMCs handle concurrent sessions badly.  Power
+ * per address:port in the state folder's locks/, home.h), because BMCs
+ * handle concurrent sessions badly.  Power
  * changes are idempotent: check the state, act only if needed, then poll
  * until the BMC confirms the new state.  Nothing here prints.
  */
@@ -24,7 +25,7 @@ struct ipmi_target {
 	int tries; /* per operation; 0: 3 */
 	int backoff_ms; /* first pause between tries; 0: 500 ms */
 	int confirm_timeout_ms; /* wait for a power change; 0: 30 s */
-	const char *lock_dir; /* NULL: $TMPDIR or /tmp */
+	const char *lock_dir; /* required: the state folder's locks/ */
 	const char *ipmitool; /* NULL: "ipmitool" from PATH */
 };
 

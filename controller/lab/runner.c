@@ -9,7 +9,7 @@
  * can tell whether the agent still runs, and stop it if need be.  The
  * agent runs with SIGPIPE ignored, so losing its stdout does not kill it:
  * it keeps appending to the results file.  Locally the same layout lives
- * in a private temporary folder.
+ * in a private folder of its own in the state folder's run/ (home.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +27,7 @@
 #include "run-command.h"
 #include "lab/runner.h"
 #include "lab/ssh.h"
+#include "time-util.h"
 #include "banned.h"
 
 #define AGENT_MAX_BYTES (64u << 20)
@@ -43,21 +44,6 @@ struct runner {
 	struct ssh_conn *ssh;
 	struct strbuf path; /* runner_results_file()'s answer */
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 char *runner_default_agent_path(void)
 {
@@ -97,6 +83,7 @@ static void copy_host(struct runner_host *dst, const struct runner_host *src)
 	DUP(user);
 	DUP(key_file);
 	DUP(known_hosts);
+	DUP(run_dir);
 #undef DUP
 	dst->port = src->port;
 	dst->connect_timeout_ms = src->connect_timeout_ms;
@@ -110,6 +97,7 @@ static void free_host(struct runner_host *h)
 	free((char *)h->user);
 	free((char *)h->key_file);
 	free((char *)h->known_hosts);
+	free((char *)h->run_dir);
 }
 
 static int ssh_connect_host(struct runner *r, struct strbuf *err)
@@ -206,6 +194,32 @@ out:
 	return ret;
 }
 
+/*
+ * A local runner's own folder for run files: a fresh mkdtemp() folder
+ * (mode 0700) in h.run_dir, the state folder's run/, so two runners never
+ * share one.  Without a run_dir (a caller that only asks for the agent's
+ * info) there is none, and runs are refused.
+ */
+static int local_run_dir(struct runner *r, struct strbuf *err)
+{
+	char *t;
+
+	if (!r->h.run_dir) {
+		strbuf_addf(err, "no folder for the run files on %s",
+			    r->h.name ? r->h.name : "this host");
+		return -1;
+	}
+	t = xstrfmt("%s/XXXXXX", r->h.run_dir);
+	if (!mkdtemp(t)) {
+		strbuf_addf(err, "cannot make a folder for run files in %s: %s",
+			    r->h.run_dir, strerror(errno));
+		free(t);
+		return -1;
+	}
+	r->dir = t;
+	return 0;
+}
+
 int runner_open(const struct runner_host *h, const char *agent_path,
 		struct runner **ret, struct strbuf *log, struct strbuf *err)
 {
@@ -226,35 +240,14 @@ int runner_open(const struct runner_host *h, const char *agent_path,
 		    ssh_install_agent(r, log, err) < 0)
 			goto fail;
 	} else {
-		char tmpl[] = "/tmp/schedfarm-run.XXXXXX";
-		const char *tmpdir = getenv("TMPDIR");
-		char *dir;
-
 		if (access(agent_path, X_OK) < 0 &&
 		    !program_exists(agent_path)) {
 			strbuf_addf(err, "cannot run the agent %s: %s",
 				    agent_path, strerror(errno));
 			goto fail;
 		}
-		if (tmpdir && *tmpdir) {
-			char *t = xstrfmt("%s/schedfarm-run.XXXXXX", tmpdir);
-
-			dir = mkdtemp(t);
-			if (!dir)
-				free(t);
-		} else {
-			dir = mkdtemp(tmpl);
-			if (dir)
-				dir = xstrdup(dir);
-		}
-		if (!dir) {
-			strbuf_addf(err,
-				    "cannot make a folder for run files: "
-				    "%s",
-				    strerror(errno));
+		if (h->run_dir && local_run_dir(r, err) < 0)
 			goto fail;
-		}
-		r->dir = dir;
 	}
 	*ret = r;
 	return 0;
@@ -281,8 +274,9 @@ void runner_close(struct runner *r)
 static void run_file(struct runner *r, int64_t run_id, const char *ext,
 		     struct strbuf *out)
 {
-	strbuf_addf(out, "%s/run-%lld-%s.%s", r->dir, (long long)run_id, r->tag,
-		    ext);
+	/* A local runner without a run folder refuses runs (run_local). */
+	strbuf_addf(out, "%s/run-%lld-%s.%s", r->dir ? r->dir : "(none)",
+		    (long long)run_id, r->tag, ext);
 }
 
 const char *runner_results_file(struct runner *r, int64_t run_id)
@@ -383,6 +377,32 @@ static void note(const struct runner_callbacks *cb, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
+/*
+ * The clock of a run, checked on each turn of its read loop: past the
+ * deadline (*ret_end RUNNER_TIMEOUT), or the tick callback, called about
+ * once a second (*last_tick is when it last ran), asks to stop
+ * (RUNNER_STOPPED).  Returns 1 when the run must end, 0 to go on.
+ */
+static int time_to_end(int64_t deadline, int64_t *last_tick,
+		       const struct runner_callbacks *cb,
+		       enum runner_end *ret_end)
+{
+	int64_t now = mono_ms();
+
+	if (now >= deadline) {
+		*ret_end = RUNNER_TIMEOUT;
+		return 1;
+	}
+	if (now - *last_tick >= 1000) {
+		*last_tick = now;
+		if (cb->tick && cb->tick(cb->ctx) < 0) {
+			*ret_end = RUNNER_STOPPED;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int run_local(struct runner *r, int64_t run_id, const char *spec,
 		     int timeout_ms, const struct runner_callbacks *cb,
 		     enum runner_end *ret_end, int *ret_status,
@@ -391,10 +411,12 @@ static int run_local(struct runner *r, int64_t run_id, const char *spec,
 	struct strbuf specpath = STRBUF_INIT, buf = STRBUF_INIT,
 		      e = STRBUF_INIT;
 	struct child_process cp;
-	int64_t deadline = mono_ms() + timeout_ms, last_tick = 0;
+	int64_t deadline = deadline_in(timeout_ms), last_tick = 0;
 	enum runner_end end = RUNNER_ENDED;
 	int fd, ret = -1;
 
+	if (!r->dir && local_run_dir(r, err) < 0)
+		goto out;
 	run_file(r, run_id, "json", &specpath);
 	fd = open(specpath.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, spec, strlen(spec)) != (ssize_t)strlen(spec)) {
@@ -416,20 +438,10 @@ static int run_local(struct runner *r, int64_t run_id, const char *spec,
 	}
 	for (;;) {
 		struct pollfd pfd = { cp.out_fd, POLLIN, 0 };
-		int64_t now = mono_ms();
 		int pr;
 
-		if (now >= deadline) {
-			end = RUNNER_TIMEOUT;
+		if (time_to_end(deadline, &last_tick, cb, &end))
 			break;
-		}
-		if (now - last_tick >= 1000) {
-			last_tick = now;
-			if (cb->tick && cb->tick(cb->ctx) < 0) {
-				end = RUNNER_STOPPED;
-				break;
-			}
-		}
 		pr = poll(&pfd, 1, 500);
 		if (pr < 0 && errno != EINTR)
 			break;
@@ -566,7 +578,7 @@ static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
 	struct strbuf specpath = STRBUF_INIT, pidpath = STRBUF_INIT,
 		      cmd = STRBUF_INIT, buf = STRBUF_INIT, e = STRBUF_INIT;
 	struct ssh_exec *ex = NULL;
-	int64_t deadline = mono_ms() + timeout_ms, last_tick = 0;
+	int64_t deadline = deadline_in(timeout_ms), last_tick = 0;
 	enum runner_end end = RUNNER_ENDED;
 	int ret = -1, lost = 0;
 
@@ -588,20 +600,10 @@ static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
 	if (ssh_exec_start(r->ssh, cmd.buf, &ex, err) < 0)
 		goto out;
 	for (;;) {
-		int64_t now = mono_ms();
 		int n;
 
-		if (now >= deadline) {
-			end = RUNNER_TIMEOUT;
+		if (time_to_end(deadline, &last_tick, cb, &end))
 			break;
-		}
-		if (now - last_tick >= 1000) {
-			last_tick = now;
-			if (cb->tick && cb->tick(cb->ctx) < 0) {
-				end = RUNNER_STOPPED;
-				break;
-			}
-		}
 		n = ssh_exec_read(ex, &buf, 500, &e);
 		if (n < 0) {
 			lost = 1;

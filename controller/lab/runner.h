@@ -27,6 +27,8 @@ struct runner_host {
 	const char *user; /* ssh: NULL = the local user */
 	const char *key_file; /* ssh: path, or NULL for ssh-agent */
 	const char *known_hosts; /* ssh: required */
+	const char *run_dir; /* local: where run files go (a private folder
+			      * is made in it); required for runs */
 	int connect_timeout_ms; /* 0: 10 s */
 };
 

@@ -16,12 +16,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <libssh/libssh.h>
 
 #include "lab/ssh.h"
+#include "time-util.h"
 #include "banned.h"
 
 #define STDERR_CAP (64u << 10)
@@ -39,12 +39,14 @@ struct ssh_exec {
 	int eof;
 };
 
-static int64_t mono_ms(void)
+int ssh_user_name_ok(const char *name)
 {
-	struct timespec ts;
+	size_t n = strlen(name);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (n < 1 || n > 32 || name[0] == '-' || name[0] == '.')
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
 void ssh_quote(struct strbuf *sb, const char *word)
@@ -218,6 +220,14 @@ int ssh_open(const struct ssh_target *t, struct ssh_conn **ret,
 	set_why(ret_why, SSH_FAIL_CONNECT);
 	if (!t->address || !*t->address) {
 		strbuf_addstr(err, "ssh: the host has no address");
+		return -1;
+	}
+	if (t->user && !ssh_user_name_ok(t->user)) {
+		set_why(ret_why, SSH_FAIL_AUTH);
+		strbuf_addstr(err, "ssh: bad user name '");
+		for (const char *p = t->user; *p && p - t->user < 64; p++)
+			strbuf_addch(err, (unsigned char)*p < 0x20 ? '?' : *p);
+		strbuf_addf(err, "' for %s", t->address);
 		return -1;
 	}
 	if (!t->known_hosts || !*t->known_hosts) {
@@ -422,7 +432,7 @@ int ssh_run(struct ssh_conn *c, const char *cmd, const void *stdin_data,
 	    enum ssh_failure *ret_why, struct strbuf *err)
 {
 	struct ssh_exec *e;
-	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 60000);
+	int64_t deadline = deadline_in(timeout_ms > 0 ? timeout_ms : 60000);
 	size_t cap = max_out ? max_out : DEFAULT_MAX_OUT;
 	size_t start = out->len;
 	int st = -1, r;
@@ -440,9 +450,9 @@ int ssh_run(struct ssh_conn *c, const char *cmd, const void *stdin_data,
 	}
 	ssh_channel_send_eof(e->ch);
 	for (;;) {
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline_left(deadline);
 
-		if (left <= 0) {
+		if (!left) {
 			set_why(ret_why, SSH_FAIL_TIMEOUT);
 			strbuf_addf(err,
 				    "ssh %s: command timed out after %d ms",
@@ -490,15 +500,15 @@ int ssh_run(struct ssh_conn *c, const char *cmd, const void *stdin_data,
 static int scp_ack(struct ssh_exec *e, int timeout_ms, struct strbuf *err)
 {
 	struct strbuf got = STRBUF_INIT;
-	int64_t deadline = mono_ms() + timeout_ms;
+	int64_t deadline = deadline_in(timeout_ms);
 	int r = -1;
 
 	while (!got.len ||
 	       (got.buf[0] != 0 && !memchr(got.buf, '\n', got.len))) {
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline_left(deadline);
 		int n;
 
-		if (left <= 0) {
+		if (!left) {
 			strbuf_addstr(err, "scp: no acknowledgement in time");
 			goto out;
 		}
@@ -569,14 +579,14 @@ end:
 	} else {
 		struct strbuf ignore = STRBUF_INIT;
 
-		int64_t deadline = mono_ms() + timeout_ms;
+		int64_t deadline = deadline_in(timeout_ms);
 		int n;
 
 		/* Wait for scp to exit so the file is complete. */
 		do {
 			strbuf_reset(&ignore);
 			n = ssh_exec_read(e, &ignore, 1000, &ignore);
-		} while (n >= 0 && n != 2 && mono_ms() < deadline);
+		} while (n >= 0 && n != 2 && deadline_left(deadline));
 		strbuf_release(&ignore);
 		ssh_exec_end(e, &st);
 		if (st != 0) {
@@ -627,5 +637,32 @@ int ssh_put_file(struct ssh_conn *c, const char *remote_path, const void *data,
 	strbuf_release(&cmd);
 	strbuf_release(&sub);
 	strbuf_release(&junk);
+	return r;
+}
+
+int ssh_run_once(const struct ssh_target *t, const char *cmd, int timeout_ms,
+		 struct strbuf *out, enum ssh_failure *ret_why,
+		 struct strbuf *err)
+{
+	struct ssh_target once = *t;
+	struct strbuf errout = STRBUF_INIT;
+	struct ssh_conn *c = NULL;
+	int r;
+
+	if (timeout_ms > 0 && (once.connect_timeout_ms <= 0 ||
+			       once.connect_timeout_ms > timeout_ms))
+		once.connect_timeout_ms =
+			timeout_ms < 10000 ? timeout_ms : 10000;
+	if (ssh_open(&once, &c, ret_why, err) < 0)
+		return -1;
+	r = ssh_run(c, cmd, NULL, 0, timeout_ms, 0, out, &errout, NULL, ret_why,
+		    err);
+	strbuf_addbuf(out, &errout);
+	if (r < 0 && errout.len) {
+		strbuf_rtrim(&errout);
+		strbuf_addf(err, ": %.300s", errout.buf);
+	}
+	strbuf_release(&errout);
+	ssh_close(c);
 	return r;
 }

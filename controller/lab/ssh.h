@@ -21,7 +21,8 @@
 struct ssh_target {
 	const char *address; /* host name or address */
 	int port; /* 0: 22 */
-	const char *user; /* NULL: the local user's name */
+	const char *user; /* NULL: the local user's name; else a user name
+			     as ssh_user_name_ok() accepts */
 	const char *key_file; /* NULL: ssh-agent, then default keys */
 	const char *known_hosts; /* required: the file host keys are checked
 				    against */
@@ -89,6 +90,25 @@ int ssh_exec_end(struct ssh_exec *e, int *ret_status);
  */
 int ssh_put_file(struct ssh_conn *c, const char *remote_path, const void *data,
 		 size_t len, unsigned mode, int timeout_ms, struct strbuf *err);
+
+/*
+ * One command on t, for callers that need no connection of their own
+ * (the boot's `uname -r` check, its poweroff, `kernel boot --run`): connect
+ * (the connect timeout is the smaller of t's and timeout_ms), run cmd as
+ * ssh_run() does, disconnect.  Its stdout and then its stderr are appended
+ * to out.  0 when it exited 0; else -1 with err (ending with the start of
+ * what the command said on stderr) and *ret_why (may be NULL).
+ */
+int ssh_run_once(const struct ssh_target *t, const char *cmd, int timeout_ms,
+		 struct strbuf *out, enum ssh_failure *ret_why,
+		 struct strbuf *err);
+
+/*
+ * 1 when name can be a user name on the remote side: 1 to 32 of
+ * [A-Za-z0-9._-], not starting with '-' or '.'.  Anything else (a space,
+ * '@', a shell word) is refused before it reaches a server.
+ */
+int ssh_user_name_ok(const char *name);
 
 /* Append word to sb quoted for a POSIX shell ('...' with ' as '\''). */
 void ssh_quote(struct strbuf *sb, const char *word);

@@ -1,17 +1,16 @@
 /*
  * db.c - libpq wrapper, embedded cluster management and migrations.
  *
- * See db.h for the contract.  The embedded cluster lives in
- * $SCHEDFARM_HOME/pg: data/ is the cluster, server.log its log, and the
- * unix socket sits in pg/ itself (no TCP: listen_addresses is empty).  When
- * the caller is root the server programs run as the `postgres` user, which
- * owns pg/; every folder above it must let that user through, which we
- * check (and, for the home folder we were pointed at, fix) before initdb.
+ * See db.h for the contract.  The embedded cluster lives in pg/ of the
+ * state folder (home.h makes and checks that folder): data/ is the
+ * cluster, server.log its log, and the unix socket sits in pg/ itself (no
+ * TCP: listen_addresses is empty).  When the caller is root the server
+ * programs run as the `postgres` user, which owns pg/; every folder above
+ * it must let that user through, which we check (and, for the state folder
+ * itself, fix with o+x, saying so) before initdb.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <pwd.h>
 #include <grp.h>
@@ -19,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -29,6 +27,8 @@
 #include <libpq-fe.h>
 
 #include "cleanup.h"
+#include "fs.h"
+#include "home.h"
 #include "store/db.h"
 #include "parse.h"
 #include "run-command.h"
@@ -118,38 +118,9 @@ static char *find_bindir(void)
 	return xstrdup("");
 }
 
-static char *default_home(int is_root)
-{
-	const char *xdg = getenv("XDG_DATA_HOME");
-	const char *home = getenv("HOME");
-
-	if (is_root)
-		return xstrdup("/var/lib/schedfarm");
-	if (xdg && *xdg == '/')
-		return xstrfmt("%s/schedfarm", xdg);
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : "/tmp";
-	}
-	return xstrfmt("%s/.local/share/schedfarm", home);
-}
-
-/* Make path absolute (relative to the cwd) without resolving links. */
-static char *absolute_path(const char *path)
-{
-	char cwd[PATH_MAX];
-
-	if (path[0] == '/')
-		return xstrdup(path);
-	if (!getcwd(cwd, sizeof(cwd)))
-		return xstrdup(path);
-	return xstrfmt("%s/%s", cwd, path);
-}
-
 int db_config_resolve(struct db_config *cfg, const char *cli_db,
-		      const char *cli_home, struct strbuf *err)
+		      const char *home, struct strbuf *err)
 {
-	const char *env_home = getenv("SCHEDFARM_HOME");
 	struct sockaddr_un sun;
 	size_t sock_len;
 
@@ -174,14 +145,12 @@ int db_config_resolve(struct db_config *cfg, const char *cli_db,
 
 	cfg->source = DB_EMBEDDED;
 	cfg->run_as_postgres = geteuid() == 0;
-	if (cli_home && *cli_home)
-		cfg->home = absolute_path(cli_home);
-	else if (env_home && *env_home)
-		cfg->home = absolute_path(env_home);
-	else
-		cfg->home = default_home(cfg->run_as_postgres);
-	while (strlen(cfg->home) > 1 && ends_with(cfg->home, "/"))
-		cfg->home[strlen(cfg->home) - 1] = '\0';
+	if (!home || home[0] != '/') {
+		strbuf_addstr(err, "the embedded database needs the state "
+				   "folder, and none was given");
+		return -1;
+	}
+	cfg->home = xstrdup(home);
 	cfg->pg_dir = xstrfmt("%s/pg", cfg->home);
 	cfg->data_dir = xstrfmt("%s/pg/data", cfg->home);
 	cfg->socket_dir = xstrdup(cfg->pg_dir);
@@ -285,29 +254,6 @@ static int user_can_search(const struct stat *st, uid_t uid, gid_t gid)
 	return !!(st->st_mode & S_IXOTH);
 }
 
-/* mkdir -p, mode for the folders it creates. */
-static int mkdir_p(const char *path, mode_t mode, struct strbuf *err)
-{
-	_cleanup_free_ char *copy = xstrdup(path);
-
-	for (char *p = copy + 1;; p++) {
-		if (*p == '/' || !*p) {
-			char save = *p;
-
-			*p = '\0';
-			if (mkdir(copy, mode) < 0 && errno != EEXIST) {
-				strbuf_addf(err, "cannot create %s: %s", copy,
-					    strerror(errno));
-				return -1;
-			}
-			*p = save;
-			if (!save)
-				break;
-		}
-	}
-	return 0;
-}
-
 /*
  * Make home/pg exist, owned by the server's user with mode 0700, and check
  * the server's user can reach it.  The home folder itself, when we own it
@@ -320,7 +266,7 @@ static int prepare_pg_dir(const struct db_config *cfg, struct strbuf *log,
 	struct stat st;
 	_cleanup_free_ char *walk = NULL;
 
-	if (mkdir_p(cfg->home, 0755, err) < 0)
+	if (home_ensure(cfg->home, err) < 0)
 		return -1;
 	if (cfg->run_as_postgres) {
 		walk = xstrdup(cfg->home);
@@ -602,12 +548,9 @@ int db_embedded_ensure(const struct db_config *cfg, int *ret_started,
 	if (prepare_pg_dir(cfg, log, err) < 0)
 		return -1;
 	lock_path = xstrfmt("%s/schedfarm.lock", cfg->home);
-	lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock_fd < 0 || flock(lock_fd, LOCK_EX) < 0) {
-		strbuf_addf(err, "cannot lock %s: %s", lock_path,
-			    strerror(errno));
+	lock_fd = lock_file(lock_path, err);
+	if (lock_fd < 0)
 		return -1;
-	}
 	/* Someone else may have started it while we waited. */
 	if (!db_ping(cfg)) {
 		version = xstrfmt("%s/PG_VERSION", cfg->data_dir);

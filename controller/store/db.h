@@ -32,7 +32,7 @@ enum db_source {
 struct db_config {
 	enum db_source source;
 	char *conninfo; /* NULL for the embedded cluster until resolved */
-	char *home; /* SCHEDFARM_HOME (embedded only) */
+	char *home; /* the state folder (embedded only) */
 	char *pg_dir; /* home/pg: owned by the server's user */
 	char *data_dir; /* home/pg/data */
 	char *socket_dir; /* where the unix socket lives */
@@ -44,11 +44,14 @@ struct db_config {
 const char *db_source_name(enum db_source s);
 
 /*
- * Work out where the database is (see the top of this file).  cli_db and
- * cli_home may be NULL.  Fills cfg (release with db_config_release()).
+ * Work out where the database is (see the top of this file).  cli_db (--db)
+ * may be NULL; home is the state folder as home_resolve() (home.h) worked
+ * it out, where the embedded cluster lives (home/pg).  Fills cfg (release
+ * with db_config_release()); cfg->home is set for the embedded cluster
+ * only.
  */
 int db_config_resolve(struct db_config *cfg, const char *cli_db,
-		      const char *cli_home, struct strbuf *err);
+		      const char *home, struct strbuf *err);
 void db_config_release(struct db_config *cfg);
 
 /*

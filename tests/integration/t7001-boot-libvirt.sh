@@ -4,7 +4,8 @@
 # the agent reached over SSH through a restricted user network, cgroup v2
 # and schedstat v15 in the guest, a fairness loop under cgroup v2; then a
 # kernel that panics (bad init), caught from the console within 10 s of the
-# panic line, blamed on the kernel, the host still good.
+# panic line, blamed on the kernel, the host still good; a host without a
+# known_hosts file, failed as soon as SSH is due, blamed on the host.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/boot-lib.sh"
 
@@ -168,6 +169,23 @@ test_expect_success 'boot, run a command, power off: the domain is gone, the boo
 	test "$(sed -n 2p out)" = 4 &&
 	! virsh -c qemu:///system list --name | grep -q "^$DOM-" &&
 	test "$(sql "SELECT count(*) FROM boots WHERE outcome = \$\$ready\$\$ AND finished_at IS NOT NULL")" = 1
+'
+
+test_expect_success 'a host without a known_hosts file fails in phase ssh at once, blamed on the host' '
+	sql "INSERT INTO hosts (name, kind, address, port, ssh_user, key_file,
+		sockets, cores_per_socket, threads_per_core, numa_nodes,
+		memory_mb, libvirt_uri, boot_config)
+	     SELECT \$\$vm2\$\$, kind, address, port, ssh_user, key_file,
+		sockets, cores_per_socket, threads_per_core, numa_nodes,
+		memory_mb, libvirt_uri, boot_config
+	     FROM hosts WHERE name = \$\$vm1\$\$" &&
+	! schedfarm kernel boot debian --host vm2 >out 2>err &&
+	cat out err &&
+	grep_or_fail "console: agent beacon ($REL)" err &&
+	grep_or_fail "has no known_hosts file" err &&
+	grep_or_fail "outcome infra-failed blame host" out &&
+	! grep -q "no SSH answer in time" err &&
+	! virsh -c qemu:///system list --name | grep -q "^$DOM-vm2"
 '
 
 test_expect_success 'host check passes on the Debian kernel and makes it the known-good one' '

@@ -138,6 +138,13 @@ test_expect_success 'a BMC that does not answer is retried, then the host is bad
 	grep_or_fail "good>bad" ev && grep_or_fail "did not answer" ev
 '
 
+test_expect_success 'the BMC lock files are in the state folder, in a private folder' '
+	test "$(stat -c %a "$SCHEDFARM_HOME/locks")" = 700 &&
+	test -f "$SCHEDFARM_HOME/locks/bmc-127.0.0.1-$BMC_PORT.lock" &&
+	test -f "$SCHEDFARM_HOME/locks/bmc-127.0.0.1-$DEAD_PORT.lock" &&
+	test ! -e "${TMPDIR:-/tmp}/schedfarm-bmc-127.0.0.1-$BMC_PORT.lock"
+'
+
 test_expect_success 'IPMI boot time (power-on to agent ready) is recorded' '
 	sql "SELECT linux_ms, beacon_ms, ssh_ms, ready_ms FROM boots WHERE outcome = \$\$ready\$\$" >times &&
 	say "IPMI boot ms (linux|beacon|ssh|ready): $(cat times)" && test -s times

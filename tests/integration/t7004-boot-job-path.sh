@@ -10,16 +10,52 @@
 # that cannot boot (its initramfs has no init, so it panics) fails its
 # job in phase boot, blamed on the kernel, and the host stays good and
 # idle.
+#
+# The farm is given its state folder by --home only (SCHEDFARM_HOME is
+# unset), so this also checks that --home reaches the job path: the kernel
+# cache, the console logs and the lock files are under it, in folders of
+# mode 0700 (the kernel cache 0711: a libvirt host's qemu must reach the
+# kernels in it), and nothing was written under /tmp or /var/tmp.  Those
+# two are listed before and after (their top level, and all below
+# anything named schedfarm*), leaving out this script's scratch folder and
+# other suites' schedfarm-test* and schedfarm-tpl.* folders; on a machine
+# shared with other programs, SCHEDFARM_TEST_TMP_IGNORE names more (space-
+# separated globs of top-level names) to leave out.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/boot-lib.sh"
 
 boot_prereqs
 libvirt_up || skip_all "libvirtd would not start"
 
-export SCHEDFARM_HOME=$SCRATCH/home
+H=$SCRATCH/home
+unset SCHEDFARM_HOME SCHEDFARM_KERNEL_CACHE
 export TMPDIR=$SCRATCH/tmp
-mkdir -p "$SCHEDFARM_HOME" "$TMPDIR"
-embedded_stop_at_exit "$SCHEDFARM_HOME"
+mkdir -p "$TMPDIR"
+embedded_stop_at_exit "$H"
+# Every command of this script names the state folder with --home.
+schedfarm() {
+	"$SCHEDFARM_BIN" --home "$H" "$@"
+}
+
+# What is in /tmp and /var/tmp (see the top), and in this script's TMPDIR.
+tmp_listing() {
+	for d in /tmp /var/tmp; do
+		find "$d" -mindepth 1 \
+			\( -path "$SCRATCH" -o -name 'schedfarm-test[.-]*' \
+			   -o -name 'schedfarm-tpl.*' \) -prune -o \
+			\( -path "$d/*/*" ! -path "$d/schedfarm*" \) -prune -o \
+			-print 2>/dev/null
+	done | while IFS= read -r p; do
+		skip=
+		set -f # the globs are patterns for case, not for the cwd
+		for g in ${SCHEDFARM_TEST_TMP_IGNORE:-}; do
+			case ${p#/*tmp/} in $g | $g/*) skip=1 ;; esac
+		done
+		[ -n "$skip" ] || printf '%s\n' "$p"
+	done | sort
+	find "$TMPDIR" -mindepth 1 | sort
+}
+tmp_listing >"$SCRATCH/tmp.before"
 VMLINUZ=$(debian_vmlinuz)
 REL=${VMLINUZ#/boot/vmlinuz-}
 G=$SCRATCH/guest
@@ -76,6 +112,7 @@ test_expect_success 'run PLAN --host vm --kernel debian: build found, boot, run,
 	say "job path on the VM: $(($(date +%s) - start)) s" &&
 	cat out err &&
 	grep_or_fail "STP#1 build: cache hit: kernel" out &&
+	grep_or_fail "STP#1 build: kernel debian (cache $H/kernels)" out &&
 	grep_or_fail "STP#1 boot 0: " out && grep_or_fail "ready in" out &&
 	grep_or_fail "STP#1 run 1/1: ok" out &&
 	grep_or_fail "STP#1 boot 0: power off: done" out &&
@@ -137,6 +174,30 @@ test_expect_success 'a kernel that panics fails its job in phase boot, blamed; t
 	! virsh -c qemu:///system list --name | grep -q "^$DOM-" &&
 	test "$(sql "SELECT state || \$\$ \$\$ || health FROM hosts WHERE name = \$\$vm\$\$")" = "idle good" &&
 	test "$(sql "SELECT count(*) FROM host_events WHERE new_health <> \$\$good\$\$")" = 0
+'
+
+test_expect_success 'the kernel cache, console logs and locks are under --home, in private folders' '
+	test "$(stat -c %a "$H/kernels")" = 711 &&
+	test "$(stat -c %a "$H/console")" = 700 &&
+	test "$(stat -c %U "$H/kernels") $(stat -c %U "$H/console")" = "$(id -un) $(id -un)" &&
+	test ! -L "$H/kernels" && test ! -L "$H/console" &&
+	ls "$H/console" >logs && cat logs &&
+	test "$(grep -c "^boot-[0-9]*\.log\$" logs)" = 2 &&
+	grep -l "SCHEDFARM-AGENT-READY release=$REL" "$H"/console/boot-*.log &&
+	grep -l "Kernel panic - not syncing" "$H"/console/boot-*.log &&
+	test -f "$H/schedfarm.lock" &&
+	test "$(stat -c %a "$H/schedfarm.lock")" = 600 &&
+	# The state folder itself: 0700, plus o+x (search only) for postgres
+	# and for the qemu of libvirt hosts.
+	test "$(stat -c %a "$H")" = 701
+'
+
+test_expect_success 'nothing was written under /tmp or /var/tmp (or TMPDIR) by the farm' '
+	tmp_listing >tmp.after &&
+	if ! cmp -s "$SCRATCH/tmp.before" tmp.after; then
+		echo "new or gone under /tmp, /var/tmp or TMPDIR during the test:" &&
+		diff "$SCRATCH/tmp.before" tmp.after; false
+	fi
 '
 
 test_done
