@@ -13,6 +13,21 @@
 #include "fs.h"
 #include "banned.h"
 
+char *path_absolute(const char *path)
+{
+	char *cwd;
+	char *ret;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return NULL;
+	ret = xstrfmt("%s/%s", cwd, path);
+	free(cwd);
+	return ret;
+}
+
 int mkdir_p(const char *path, mode_t mode, struct strbuf *err)
 {
 	struct strbuf p = STRBUF_INIT;

@@ -23,6 +23,13 @@
 #define FS_SYNC 1u
 
 /*
+ * path made absolute against the current folder, links not resolved;
+ * NULL (errno set) when the current folder cannot be read.  The caller
+ * frees it.
+ */
+char *path_absolute(const char *path);
+
+/*
  * mkdir -p: create path and each missing folder above it with mode (less
  * the umask, as mkdir(2) does).  Folders that exist are left as they are.
  * 0, or -1 when a part cannot be made or is not a folder.

@@ -51,13 +51,9 @@ static int default_home(int is_root, char **ret, struct strbuf *err)
 /* Make path absolute (relative to the cwd) without resolving links. */
 static char *absolute_path(const char *path)
 {
-	char cwd[PATH_MAX];
+	char *abs = path_absolute(path);
 
-	if (path[0] == '/')
-		return xstrdup(path);
-	if (!getcwd(cwd, sizeof(cwd)))
-		return xstrdup(path);
-	return xstrfmt("%s/%s", cwd, path);
+	return abs ? abs : xstrdup(path);
 }
 
 int home_resolve(const char *cli_home, char **ret_home, struct strbuf *err)

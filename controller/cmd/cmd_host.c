@@ -25,6 +25,7 @@
 #include "log.h"
 #include "parse.h"
 #include "lab/runner.h"
+#include "fs.h"
 #include "banned.h"
 
 const char cmd_host_usage[] =
@@ -104,13 +105,11 @@ static int in_set(const char *s, const char *const *set)
 /* An absolute form of a path given on the command line. */
 static char *abs_path(const char *p)
 {
-	char buf[PATH_MAX];
+	char *abs = path_absolute(p);
 
-	if (p[0] == '/')
-		return xstrdup(p);
-	if (!getcwd(buf, sizeof(buf)))
+	if (!abs)
 		fatal("cannot get the current folder: %s", strerror(errno));
-	return xstrfmt("%s/%s", buf, p);
+	return abs;
 }
 
 /* Numbers a host row may be given by hand (hosts that cannot be asked

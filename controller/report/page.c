@@ -30,6 +30,7 @@
 #include "store/db.h"
 #include "parse.h"
 #include "report/report-int.h"
+#include "fs.h"
 #include "banned.h"
 
 /* What a page shows inline of a log; the whole log is in a .txt beside. */
@@ -143,63 +144,22 @@ void page_add_file(struct page *pg, const char *name, struct strbuf *sb)
 static int write_file(struct report *r, const char *name, const char *data,
 		      size_t len, int force)
 {
-	struct strbuf path = STRBUF_INIT, tmp = STRBUF_INIT, old = STRBUF_INIT;
-	int fd = -1, ret = -1;
-	struct stat stbuf;
-	size_t off = 0;
+	struct strbuf path = STRBUF_INIT;
+	int ret;
 
 	strbuf_addf(&path, "%s/%s", r->out, name);
-	if (!force && stat(path.buf, &stbuf) == 0 &&
-	    (size_t)stbuf.st_size == len &&
-	    strbuf_read_file(&old, path.buf, len + 1) == 0 && old.len == len &&
-	    !memcmp(old.buf, data, len)) {
-		ret = 0;
-		goto out;
-	}
-	strbuf_addf(&tmp, "%s/.%s.tmp.%ld", r->out, name, (long)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		strbuf_addf(r->err, "cannot create %s: %s", tmp.buf,
-			    strerror(errno));
-		goto out;
-	}
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			strbuf_addf(r->err, "cannot write %s: %s", tmp.buf,
-				    strerror(errno));
-			goto out;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		strbuf_addf(r->err, "cannot write %s: %s", tmp.buf,
-			    strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp.buf, path.buf) < 0) {
-		strbuf_addf(r->err, "cannot rename %s to %s: %s", tmp.buf,
-			    path.buf, strerror(errno));
-		goto out;
-	}
-	r->st->files_written++;
-	if (ends_with(name, ".html"))
-		r->st->pages_written++;
-	strvec_push(&r->st->written, name);
-	ret = 1;
-out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp.buf);
+	ret = force ? write_file_atomic(path.buf, data, len, 0644, 0, r->err)
+		    : write_file_if_changed(path.buf, data, len, 0644, 0,
+					    r->err);
+	if (ret == 0 && force)
+		ret = 1;
+	if (ret == 1) {
+		r->st->files_written++;
+		if (ends_with(name, ".html"))
+			r->st->pages_written++;
+		strvec_push(&r->st->written, name);
 	}
 	strbuf_release(&path);
-	strbuf_release(&tmp);
-	strbuf_release(&old);
 	return ret;
 }
 

@@ -27,6 +27,7 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "report/report-int.h"
+#include "fs.h"
 #include "banned.h"
 
 /* Bumped whenever the page layout changes, so old pages get rewritten. */
@@ -200,29 +201,6 @@ void report_stats_release(struct report_stats *st)
 	st->out_dir = NULL;
 }
 
-/* mkdir -p, 0755. */
-static int mkdirs(const char *dir, struct strbuf *err)
-{
-	struct strbuf p = STRBUF_INIT;
-	int ret = 0;
-
-	strbuf_addstr(&p, dir);
-	for (size_t i = 1; i <= p.len && ret == 0; i++) {
-		if (i < p.len && p.buf[i] != '/')
-			continue;
-		p.buf[i] = '\0';
-		if (mkdir(p.buf, 0755) < 0 && errno != EEXIST) {
-			strbuf_addf(err, "cannot create %s: %s", p.buf,
-				    strerror(errno));
-			ret = -1;
-		}
-		if (i < p.len)
-			p.buf[i] = '/';
-	}
-	strbuf_release(&p);
-	return ret;
-}
-
 /* See report.h: $SCHEDFARM_WEB_STATIC, else beside the binary. */
 int report_find_static(struct strbuf *out, struct strbuf *err)
 {
@@ -345,7 +323,7 @@ int report_write(struct db *db, const struct report_opts *o,
 	strvec_init(&r.rec_pages);
 	strvec_init(&r.rec_digests);
 
-	rc = mkdirs(o->out_dir, err);
+	rc = mkdir_p(o->out_dir, 0755, err);
 	if (rc < 0)
 		goto out;
 	{
