@@ -18,6 +18,7 @@
 
 /* ---- workloads and their sweeps ------------------------------------- */
 
+/* Free g's parameters and their value arrays (the strings are p's). */
 void sgroup_release(struct sgroup *g)
 {
 	for (size_t i = 0; i < g->nr; i++)
@@ -228,12 +229,7 @@ static int check_required(struct ctx *c, const struct wl_desc *wl,
 	return rc;
 }
 
-/*
- * Check one workloads: item (a map with workload, params, variants) at
- * path and fill e: one parameter group per variant (params: plus the
- * variant), or one group of params: alone.  Parameters without a default
- * must be given in params or in every variant.  Return 0 or -1.
- */
+/* Set f to path.key, or to key alone at a plan's top level (path ""). */
 static void subpath(struct strbuf *f, const char *path, const char *key)
 {
 	strbuf_reset(f);
@@ -328,7 +324,13 @@ out:
 	return rc ? -1 : 0;
 }
 
-/* Check one item of workloads: (a map) at path into e. */
+/*
+ * Check one workloads: item (a map with workload, params, variants) at
+ * path and fill e: one parameter group per variant (params: plus the
+ * variant), or one group of params: alone.  Parameters without a default
+ * must be given in params or in every variant.  Return 0 or -1; e's
+ * groups are the caller's to release (sgroup_release) either way.
+ */
 int check_entry(struct ctx *c, struct plan *p, const struct ynode *n,
 		const char *path, struct sentry *e)
 {

@@ -23,6 +23,7 @@
 
 /* ---- the tree ------------------------------------------------------- */
 
+/* Free n and everything below it; NULL is fine. */
 void ynode_free(struct ynode *n)
 {
 	if (!n)
@@ -69,6 +70,7 @@ const struct ynode *ymap_get(const struct ynode *map, const char *key)
 	return NULL;
 }
 
+/* Is n YAML's null: an unquoted ~, null, Null, NULL or nothing at all? */
 int ynode_is_null(const struct ynode *n)
 {
 	return n->kind == Y_SCALAR && n->plain &&
@@ -79,6 +81,11 @@ int ynode_is_null(const struct ynode *n)
 
 /* ---- errors --------------------------------------------------------- */
 
+/*
+ * Record one error at line:col (0:0 for the file as a whole).  Always
+ * counted in c->nr_errors, so callers can tell whether a check found
+ * anything; the text is kept only for the first PLAN_MAX_ERRORS.
+ */
 __attribute__((format(printf, 4, 5))) void
 report(struct ctx *c, unsigned line, unsigned col, const char *fmt, ...)
 {
