@@ -1,6 +1,6 @@
 /*
  * test-plan.c - plan parsing, checking and sweep expansion
- * (controller/plan/plan.c).
+ * (controller/plan/: yaml.c, check.c, sweep.c, plan.c).
  *
  * The error messages themselves are pinned by the golden files of
  * tests/integration/t4001; here: what a good plan becomes (every struct
