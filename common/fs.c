@@ -60,7 +60,9 @@ int mkdir_p(const char *path, mode_t mode, struct strbuf *err)
 		goto out;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		strbuf_addf(err, "cannot create %s: a file is in the way",
+		strbuf_addf(err,
+			    "cannot create %s: it is not a folder (a file is "
+			    "in the way)",
 			    path);
 		goto out;
 	}

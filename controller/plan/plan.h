@@ -8,7 +8,7 @@
  * the flat list of runs the queue turns into run specs (doc/PROTOCOL.md).
  *
  * Everything in a struct plan is plain data owned by the plan: no YAML
- * type leaks out of plan.c, the only file that includes yaml.h.  Whatever
+ * type leaks out of plan/yaml.c, the only file that includes yaml.h.  Whatever
  * a plan can make the controller allocate is capped by the PLAN_MAX_*
  * limits below; a plan that goes past one is refused with an error, never
  * truncated.
