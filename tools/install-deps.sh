@@ -8,7 +8,7 @@ postgresql postgresql-client util-linux procps iproute2
 clang libclang-rt-14-dev clang-format cppcheck
 openssh-server openssh-client ipmitool openipmi
 qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
-busybox-static cpio sysbench rt-tests linux-perf
+busybox-static cpio sysbench rt-tests linux-perf strace
 linux-image-amd64 linux-source bc flex bison libelf-dev libssl-dev dwarves
 kmod xz-utils python3 ipxe-qemu
 chromium fonts-dejavu-core nodejs"

@@ -15,12 +15,19 @@
 # unset), so this also checks that --home reaches the job path: the kernel
 # cache, the console logs and the lock files are under it, in folders of
 # mode 0700 (the kernel cache 0711: a libvirt host's qemu must reach the
-# kernels in it), and nothing was written under /tmp or /var/tmp.  Those
-# two are listed before and after (their top level, and all below
-# anything named schedfarm*), leaving out this script's scratch folder and
-# other suites' schedfarm-test* and schedfarm-tpl.* folders; on a machine
-# shared with other programs, SCHEDFARM_TEST_TMP_IGNORE names more (space-
-# separated globs of top-level names) to leave out.
+# kernels in it), and nothing was written under /tmp or /var/tmp.  The
+# latter is read from the farm's own system calls: every schedfarm command
+# of this script runs under strace -f (the farm and the programs it runs),
+# and no file, folder, link or rename target may be made under /tmp,
+# /var/tmp or TMPDIR outside the state folder.  The embedded database is
+# started first, untraced (strace -f would wait for the server it forks
+# for ever); its files are under the state folder's pg/, listed below.  Other programs on the machine may
+# write there meanwhile without troubling the test.  Without strace, the
+# two folders are listed before and after instead (their top level, and
+# all below anything named schedfarm*), leaving out this script's scratch
+# folder and other suites' schedfarm-test* and schedfarm-tpl.* folders;
+# SCHEDFARM_TEST_TMP_IGNORE names more (space-separated globs of top-level
+# names) to leave out.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/boot-lib.sh"
 
@@ -32,9 +39,28 @@ unset SCHEDFARM_HOME SCHEDFARM_KERNEL_CACHE
 export TMPDIR=$SCRATCH/tmp
 mkdir -p "$TMPDIR"
 embedded_stop_at_exit "$H"
-# Every command of this script names the state folder with --home.
-schedfarm() {
-	"$SCHEDFARM_BIN" --home "$H" "$@"
+# Every command of this script names the state folder with --home, and
+# runs under strace when there is one (see the top).
+if command -v strace >/dev/null 2>&1; then
+	schedfarm() {
+		strace -f -qq -o "$(mktemp "$SCRATCH/strace.XXXXXX")" \
+			-e trace=creat,open,openat,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,mknod,mknodat \
+			"$SCHEDFARM_BIN" --home "$H" "$@"
+	}
+else
+	schedfarm() {
+		"$SCHEDFARM_BIN" --home "$H" "$@"
+	}
+fi
+
+# The paths the farm made under /tmp, /var/tmp or TMPDIR outside the state
+# folder, from the traces: successful creating calls only.
+farm_tmp_writes() {
+	cat "$SCRATCH"/strace.* 2>/dev/null |
+		grep -E '(creat|O_CREAT|mkdir|rename|link|mknod)' |
+		grep -vE '= -1 ' |
+		grep -oE '"(/tmp|/var/tmp)/[^"]*"' | tr -d '"' |
+		grep -v "^$H/" | grep -v "^$H\$" | sort -u
 }
 
 # What is in /tmp and /var/tmp (see the top), and in this script's TMPDIR.
@@ -56,6 +82,8 @@ tmp_listing() {
 	find "$TMPDIR" -mindepth 1 | sort
 }
 tmp_listing >"$SCRATCH/tmp.before"
+"$SCHEDFARM_BIN" --home "$H" db start >/dev/null ||
+	skip_all "the embedded database would not start"
 VMLINUZ=$(debian_vmlinuz)
 REL=${VMLINUZ#/boot/vmlinuz-}
 G=$SCRATCH/guest
@@ -192,12 +220,23 @@ test_expect_success 'the kernel cache, console logs and locks are under --home, 
 	test "$(stat -c %a "$H")" = 701
 '
 
-test_expect_success 'nothing was written under /tmp or /var/tmp (or TMPDIR) by the farm' '
-	tmp_listing >tmp.after &&
-	if ! cmp -s "$SCRATCH/tmp.before" tmp.after; then
-		echo "new or gone under /tmp, /var/tmp or TMPDIR during the test:" &&
-		diff "$SCRATCH/tmp.before" tmp.after; false
-	fi
-'
+if command -v strace >/dev/null 2>&1; then
+	test_expect_success 'nothing was written under /tmp or /var/tmp (or TMPDIR) by the farm' '
+		test "$(ls "$SCRATCH"/strace.* | wc -l)" -gt 5 &&
+		farm_tmp_writes >tmp.writes &&
+		if test -s tmp.writes; then
+			echo "the farm made these under /tmp, /var/tmp or TMPDIR:" &&
+			cat tmp.writes; false
+		fi
+	'
+else
+	test_expect_success 'nothing was written under /tmp or /var/tmp (or TMPDIR) by the farm' '
+		tmp_listing >tmp.after &&
+		if ! cmp -s "$SCRATCH/tmp.before" tmp.after; then
+			echo "new or gone under /tmp, /var/tmp or TMPDIR during the test:" &&
+			diff "$SCRATCH/tmp.before" tmp.after; false
+		fi
+	'
+fi
 
 test_done

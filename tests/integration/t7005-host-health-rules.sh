@@ -2,8 +2,8 @@
 # t7005: the host health rules (store/hosts.c) through both ways a host is
 # observed, on a real libvirt/qemu (TCG) guest: the queue (`schedfarm run`,
 # the job's boot phase) and the boot verb (`schedfarm kernel boot`).
-#   - a patched kernel that never answers (it boots, its init never starts
-#     the agent) is blamed; the host stays good;
+#   - a patched kernel that never answers (it boots and says it is ready,
+#     but nothing answers SSH) is blamed; the host stays good;
 #   - the host's known-good kernel failing twice in a row makes it bad,
 #     with the event saying so.
 # The rules case by case, without a database: tests/unit/test-hosts.c.
@@ -39,10 +39,11 @@ timeouts:
   run: 2m
 EOF
 
-# The host's boot_config with initrd $1 and short boot phases, so that a
-# kernel that never answers is given up on in seconds.
+# The host's boot_config with initrd $1 and a short SSH phase, so that a
+# kernel that never answers is given up on in seconds (the phases before
+# keep their defaults: a loaded machine boots slowly).
 boot_config() {
-	printf '{"initrd": "%s", "agent_timeout_ms": 12000, "ssh_timeout_ms": 12000}' "$1"
+	printf '{"initrd": "%s", "ssh_timeout_ms": 20000}' "$1"
 }
 
 health() {
@@ -54,7 +55,7 @@ test_expect_success 'a guest image, a silent initrd, Debian kernel under two nam
 	VMLINUX=$(vmlinux_of "$VMLINUZ") &&
 	mkdir -p silent/bin &&
 	cp /bin/busybox silent/bin/busybox &&
-	printf "#!/bin/busybox sh\nexec /bin/busybox sleep 100000\n" >silent/init &&
+	printf "#!/bin/busybox sh\n/bin/busybox echo \"SCHEDFARM-AGENT-READY release=\$(/bin/busybox uname -r) sockets=1 cpus=1\" >/dev/console\nexec /bin/busybox sleep 100000\n" >silent/init &&
 	chmod 755 silent/init &&
 	(cd silent && find . | cpio -o -H newc --quiet | gzip -n) >silent.cpio.gz &&
 	schedfarm kernel add debian --image "$VMLINUZ" --vmlinux "$VMLINUX" \
@@ -81,7 +82,7 @@ test_expect_success 'queue: a patched kernel that never answers is blamed; the h
 	j=$(sql "SELECT max(id) FROM jobs") &&
 	test "$(sql "SELECT state || \$\$ \$\$ || error_phase FROM jobs WHERE id = $j")" = "failed boot" &&
 	sql "SELECT error FROM jobs WHERE id = $j" >error &&
-	grep_or_fail "agent: no agent beacon in time" error &&
+	grep_or_fail "ssh: no SSH answer in time" error &&
 	test "$(sql "SELECT blame FROM boots WHERE job_id = $j")" = kernel &&
 	test "$(health)" = "good 0" &&
 	test "$(sql "SELECT count(*) FROM host_events")" = 1
@@ -116,9 +117,9 @@ test_expect_success 'queue: the known-good kernel failing twice in a row makes t
 test_expect_success 'boot: the known-good kernel failing twice in a row makes the host bad' '
 	schedfarm host set vm --health good >out &&
 	test "$(health)" = "good 0" &&
-	! schedfarm kernel boot debian --host vm >out1 2>err1 &&
+	! schedfarm kernel boot debian --host vm --append "rdinit=/bin/false" >out1 2>err1 &&
 	grep_or_fail "blame host health good" out1 &&
-	! schedfarm kernel boot debian --host vm >out2 2>err2 &&
+	! schedfarm kernel boot debian --host vm --append "rdinit=/bin/false" >out2 2>err2 &&
 	grep_or_fail "blame host health bad" out2 &&
 	test "$(health)" = "bad 2"
 '
