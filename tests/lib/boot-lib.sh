@@ -60,6 +60,11 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# unix_socket_answers PATH: something accepts connections on PATH.
+unix_socket_answers() {
+	python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$1" 2>/dev/null
+}
+
 # libvirt_up: make sure qemu:///system answers, starting virtlogd and
 # libvirtd by hand (no systemd here) and stopping them at exit if we did.
 libvirt_up() {
@@ -72,10 +77,13 @@ libvirt_up() {
 	getent passwd libvirt-qemu >/dev/null ||
 		skip_all "no libvirt-qemu user for libvirtd's guests (make deps)"
 	mkdir -p /var/log/libvirt /var/log/libvirt/qemu /run/libvirt
-	if ! [ -S /run/libvirt/virtlogd-sock ]; then
+	# A socket file alone proves nothing: a virtlogd stopped by an earlier
+	# test leaves it behind, and libvirtd then cannot create domains.
+	if ! unix_socket_answers /run/libvirt/virtlogd-sock; then
+		rm -f /run/libvirt/virtlogd-sock /run/libvirt/virtlogd-admin-sock
 		/usr/sbin/virtlogd -d -p "$SCRATCH/virtlogd.pid" || return 1
-		wait_for "test -s $SCRATCH/virtlogd.pid" 10 || return 1
-		test_atexit "kill \$(cat '$SCRATCH/virtlogd.pid')"
+		wait_for "test -S /run/libvirt/virtlogd-sock" 10 || return 1
+		test_atexit "kill \$(cat '$SCRATCH/virtlogd.pid'); rm -f /run/libvirt/virtlogd-sock /run/libvirt/virtlogd-admin-sock"
 	fi
 	/usr/sbin/libvirtd -d -p "$SCRATCH/libvirtd.pid" || return 1
 	wait_for "test -s $SCRATCH/libvirtd.pid" 10 || return 1
