@@ -8,7 +8,8 @@
 #   make lint            clang-format --dry-run and cppcheck
 #   make fuzz            libFuzzer targets (clang), each FUZZ_SECONDS
 #   make bench           the bench/ scripts
-#   make install         PREFIX=/usr/local
+#   make install         PREFIX=/usr/local (binaries, man page, plans, and the
+#                        systemd unit in $(PREFIX)/lib/systemd/system)
 #
 # Objects go under $(B)/ (build/ normally, build-san/ for the sanitized
 # suite).  New sources are picked up by wildcard: controller/*.c and
@@ -191,10 +192,18 @@ demo: all
 kernel-demo: all
 	sh tools/kernel-demo.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/schedfarm
-	install -m 755 controller/schedfarm agent/schedfarm-agent $(DESTDIR)$(PREFIX)/bin/
+# The systemd unit names the installed binary: BINDIR is filled in.
+BINDIR  ?= $(PREFIX)/bin
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+$(B)/schedfarm.service: tools/systemd/schedfarm.service.in
+	@mkdir -p $(B)
+	sed 's|@BINDIR@|$(BINDIR)|g' $< >$@.tmp && mv $@.tmp $@
+
+install: all $(B)/schedfarm.service
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/schedfarm $(DESTDIR)$(UNITDIR)
+	install -m 755 controller/schedfarm agent/schedfarm-agent $(DESTDIR)$(BINDIR)/
+	install -m 644 $(B)/schedfarm.service $(DESTDIR)$(UNITDIR)/
 	install -m 644 doc/schedfarm.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r web-static plans kernels $(DESTDIR)$(PREFIX)/share/schedfarm/
 

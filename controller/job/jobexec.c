@@ -911,9 +911,11 @@ finish:
 		fail_msg = xstrdup("the job's lease was lost (cancelled, or "
 				   "expired)");
 	}
-	if (fail_msg)
+	if (jc.interrupted)
+		jlog(&jc, 1, "job %lld: %s", (long long)c->job_id, fail_msg);
+	else if (fail_msg)
 		jlog(&jc, 1, "job %lld failed in %s: %s", (long long)c->job_id,
-		     fail_phase, fail_msg);
+		     fail_phase ? fail_phase : "an unknown phase", fail_msg);
 	else
 		jlog(&jc, 0, "job %lld done: %zu runs", (long long)c->job_id,
 		     n);
