@@ -97,7 +97,7 @@ AGENT_BIN := $(B)/schedfarm-agent
 endif
 
 .PHONY: all deps check check-unit check-integration check-kernel lint fuzz \
-	bench install clean demo kernel-demo unit-bins
+	bench install clean demo kernel-demo unit-bins unit
 
 all: $(CTL_BIN) $(AGENT_BIN)
 
@@ -195,14 +195,16 @@ kernel-demo: all
 # The systemd unit names the installed binary: BINDIR is filled in.
 BINDIR  ?= $(PREFIX)/bin
 UNITDIR ?= $(PREFIX)/lib/systemd/system
-$(B)/schedfarm.service: tools/systemd/schedfarm.service.in
+# Written every time: BINDIR is not a file make could compare.
+unit:
 	@mkdir -p $(B)
-	sed 's|@BINDIR@|$(BINDIR)|g' $< >$@.tmp && mv $@.tmp $@
+	sed 's|@BINDIR@|$(BINDIR)|g' tools/systemd/schedfarm.service.in \
+		>$(B)/schedfarm.service
 
-install: all $(B)/schedfarm.service
+install: all unit
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/schedfarm $(DESTDIR)$(UNITDIR)
-	install -m 755 controller/schedfarm agent/schedfarm-agent $(DESTDIR)$(BINDIR)/
+	install -m 755 $(CTL_BIN) $(AGENT_BIN) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(B)/schedfarm.service $(DESTDIR)$(UNITDIR)/
 	install -m 644 doc/schedfarm.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r web-static plans kernels $(DESTDIR)$(PREFIX)/share/schedfarm/
