@@ -289,10 +289,19 @@ static void fields_of(const struct host_opts *o, struct host_fields *f)
 		f->nums[i] = o->nums[i];
 }
 
+/* What hostinfo_contact() did on the way, as log lines on stderr. */
+static void print_log(struct strbuf *log)
+{
+	strbuf_rtrim(log);
+	if (log->len)
+		log_info("%s", log->buf);
+	strbuf_reset(log);
+}
+
 static int host_add(int argc, char **argv)
 {
 	struct host_opts o = { .tags = STRVEC_INIT };
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
 	struct host_fields f;
 	const char *name;
 	struct db *db;
@@ -320,7 +329,9 @@ static int host_add(int argc, char **argv)
 		fatal("a host named '%s' exists already", name);
 	if (!o.no_contact &&
 	    (!strcmp(o.kind, "local") || !strcmp(o.kind, "ssh"))) {
-		if (hostinfo_contact(db, name, &err) < 0) {
+		r = hostinfo_contact(db, name, NULL, &log, &err);
+		print_log(&log);
+		if (r < 0) {
 			db_rollback(db);
 			fatal("host %s not added: %s", name, err.buf);
 		}
@@ -431,7 +442,7 @@ static int host_show(int argc, char **argv)
 static int host_set(int argc, char **argv)
 {
 	struct host_opts o = { .tags = STRVEC_INIT };
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
 	struct host_fields f;
 	const char *name;
 	struct db *db;
@@ -451,9 +462,13 @@ static int host_set(int argc, char **argv)
 		cli_db_fatal("host set", &err);
 	if (r > 0)
 		fatal("no host named '%s'", name);
-	if (o.refresh && hostinfo_contact(db, name, &err) < 0) {
-		db_rollback(db);
-		fatal("host %s not changed: %s", name, err.buf);
+	if (o.refresh) {
+		r = hostinfo_contact(db, name, NULL, &log, &err);
+		print_log(&log);
+		if (r < 0) {
+			db_rollback(db);
+			fatal("host %s not changed: %s", name, err.buf);
+		}
 	}
 	if (db_commit(db, &err) < 0)
 		cli_db_fatal("host set", &err);

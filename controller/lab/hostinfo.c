@@ -6,7 +6,6 @@
 
 #include "cleanup.h"
 #include "json.h"
-#include "log.h"
 #include "parse.h"
 #include "lab/hostinfo.h"
 #include "lab/runner.h"
@@ -28,15 +27,18 @@ static int64_t info_int(const struct json_value *o, const char *key)
 
 /*
  * Contact host `name` (already a row), read the agent's info and store it
- * with the topology.  Return 0, or -1 with err.
+ * with the topology (into *ret_topo too, when not NULL).  What the runner
+ * did on the way ("copied the agent to ...") is added to log.  Return 0,
+ * or -1 with err.
  */
-int hostinfo_contact(struct db *db, const char *name, struct strbuf *err)
+int hostinfo_contact(struct db *db, const char *name,
+		     struct host_topology *ret_topo, struct strbuf *log,
+		     struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct runner_host h = { 0 };
 	struct runner *r = NULL;
-	struct strbuf log = STRBUF_INIT, info = STRBUF_INIT,
-		      canon = STRBUF_INIT;
+	struct strbuf info = STRBUF_INIT, canon = STRBUF_INIT;
 	struct json_value *doc = NULL;
 	const struct json_value *cpus;
 	struct db_args a = DB_ARGS_INIT;
@@ -62,12 +64,12 @@ int hostinfo_contact(struct db *db, const char *name, struct strbuf *err)
 	h.user = db_get(res, 0, 3);
 	h.key_file = db_get(res, 0, 4);
 	h.known_hosts = db_get(res, 0, 5);
-	if (runner_open(&h, agent, &r, &log, err) < 0)
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "no host named '%s'", name);
 		goto out;
-	if (log.len) {
-		strbuf_rtrim(&log);
-		log_info("%s", log.buf);
 	}
+	if (runner_open(&h, agent, &r, log, err) < 0)
+		goto out;
 	if (runner_info(r, &info, err) < 0)
 		goto out;
 	if (json_parse(info.buf, info.len, NULL, &doc, err) < 0 ||
@@ -91,14 +93,37 @@ int hostinfo_contact(struct db *db, const char *name, struct strbuf *err)
 	topo.memory_mb = mem_kb / 1024;
 	if (hosts_record_info(db, name, canon.buf, &topo, err) < 0)
 		goto out;
+	if (ret_topo)
+		*ret_topo = topo;
 	ret = 0;
 out:
 	db_args_clear(&a);
 	json_free(doc);
 	runner_close(r);
 	free(agent);
-	strbuf_release(&log);
 	strbuf_release(&info);
 	strbuf_release(&canon);
 	return ret;
+}
+
+int hostinfo_add_local(struct db *db, const char *name,
+		       struct host_topology *ret_topo, struct strbuf *log,
+		       struct strbuf *err)
+{
+	struct host_fields f;
+	int64_t id;
+	int r;
+
+	if (db_begin(db, err) < 0)
+		return -1;
+	host_fields_init(&f);
+	f.kind = "local";
+	r = hosts_add(db, name, &f, &id, err);
+	if (r == 0 && hostinfo_contact(db, name, ret_topo, log, err) < 0)
+		r = -1;
+	if (r != 0) {
+		db_rollback(db);
+		return r;
+	}
+	return db_commit(db, err);
 }
