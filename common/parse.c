@@ -111,34 +111,6 @@ int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
 	return 0;
 }
 
-/* The length of the UTF-8 sequence at p (1..4), or 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *p)
-{
-	size_t n;
-	unsigned int cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, beyond U+10FFFF. */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
 int check_name(const char *what, const char *s, size_t max,
 	       struct strbuf *err)
 {
@@ -155,7 +127,7 @@ int check_name(const char *what, const char *s, size_t max,
 		return -1;
 	}
 	for (size_t i = 0; i < len;) {
-		size_t n = utf8_seq(p + i);
+		size_t n = utf8_char_len(p + i, len - i);
 
 		if (!n) {
 			strbuf_addf(err,
