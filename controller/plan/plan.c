@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conninfo.h"
 #include "plan/plan-int.h"
 #include "banned.h"
 
@@ -299,7 +300,7 @@ const char *plan_run_param(const struct plan_run *r, const char *name)
 
 /* Append parameter wp of run r as "name":value, typed by the table. */
 static void add_param_json(const struct plan_run *r, const struct wl_param *wp,
-			   struct strbuf *out)
+			   enum plan_secrets secrets, struct strbuf *out)
 {
 	const char *v = plan_run_param(r, wp->name);
 	struct strbuf why = STRBUF_INIT;
@@ -315,6 +316,9 @@ static void add_param_json(const struct plan_run *r, const struct wl_param *wp,
 		strbuf_add_json_double(out, d);
 	} else if (wp->type == WL_BOOL) {
 		strbuf_addstr(out, d ? "true" : "false");
+	} else if (wp->type == WL_CONNINFO && secrets == PLAN_SECRETS_MASKED) {
+		conninfo_mask(v, &why);
+		strbuf_add_json_str(out, why.buf);
 	} else {
 		strbuf_add_json_str(out, v);
 	}
@@ -322,14 +326,14 @@ static void add_param_json(const struct plan_run *r, const struct wl_param *wp,
 }
 
 void plan_run_params_json(const struct plan *p, const struct plan_run *r,
-			  struct strbuf *out)
+			  enum plan_secrets secrets, struct strbuf *out)
 {
 	(void)p;
 	strbuf_addch(out, '{');
-	add_param_json(r, &workload_cgroup_param, out);
+	add_param_json(r, &workload_cgroup_param, secrets, out);
 	for (const struct wl_param *wp = r->wl->params; wp->name; wp++) {
 		strbuf_addch(out, ',');
-		add_param_json(r, wp, out);
+		add_param_json(r, wp, secrets, out);
 	}
 	strbuf_addch(out, '}');
 }
@@ -337,9 +341,16 @@ void plan_run_params_json(const struct plan *p, const struct plan_run *r,
 void plan_run_label(const struct plan_run *r, struct strbuf *out)
 {
 	strbuf_addstr(out, r->workload);
-	for (size_t i = 0; i < r->nr_params; i++)
-		strbuf_addf(out, " %s=%s", r->params[i].name,
-			    r->params[i].value);
+	for (size_t i = 0; i < r->nr_params; i++) {
+		const struct wl_param *wp =
+			workload_param(r->wl, r->params[i].name);
+
+		strbuf_addf(out, " %s=", r->params[i].name);
+		if (wp && wp->type == WL_CONNINFO)
+			conninfo_mask(r->params[i].value, out);
+		else
+			strbuf_addstr(out, r->params[i].value);
+	}
 }
 
 void plan_run_json(const struct plan *p, const struct plan_run *r,
@@ -348,7 +359,7 @@ void plan_run_json(const struct plan *p, const struct plan_run *r,
 	strbuf_addf(out, "{\"index\":%zu,\"workload\":", r->index);
 	strbuf_add_json_str(out, r->workload);
 	strbuf_addstr(out, ",\"params\":");
-	plan_run_params_json(p, r, out);
+	plan_run_params_json(p, r, PLAN_SECRETS_MASKED, out);
 	strbuf_addch(out, '}');
 }
 

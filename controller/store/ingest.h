@@ -59,6 +59,7 @@ struct agent_line {
 	const char *note; /* counter (available: false) */
 	double value; /* result, sample, counter (if available) */
 	const char *message; /* error */
+	char *text_; /* owns message or note, its controls made visible */
 	const char *status; /* done */
 	double elapsed_s; /* done */
 	const struct json_value *info; /* hello */
