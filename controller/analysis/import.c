@@ -23,6 +23,7 @@
 #include "store/hosts.h"
 #include "store/kernels.h"
 #include "analysis/import.h"
+#include "store/ingest.h"
 #include "parse.h"
 #include "strvec.h"
 #include "banned.h"
@@ -350,6 +351,12 @@ static void parse_row(struct import_file *f, unsigned line,
 			row_error(f, line, "n is 1 but stddev is not 0");
 			bad = 1;
 		}
+	}
+	if (!bad && ingest_check_value(FIELD(COL_UNIT), r.value, &why) < 0) {
+		row_error(f, line, "%s %s",
+			  f->format == IMPORT_SUMMARIES ? "mean" : "value",
+			  why.buf);
+		bad = 1;
 	}
 #undef FIELD
 	if (!bad) {

@@ -312,8 +312,7 @@ static int host_add(int argc, char **argv)
 	if (optind + 1 != argc)
 		die_usage("host add NAME --kind KIND [...]");
 	name = argv[optind];
-	if (!*name || strlen(name) > 128)
-		die_usage("a host name is 1..128 characters");
+	cli_name("a host name", name, HOST_NAME_MAX_LEN);
 	if (!o.kind)
 		die_usage("host add needs --kind (local, ssh, libvirt, ipmi)");
 	if (!strcmp(o.kind, "ssh") && (!o.address || !o.known_hosts))

@@ -316,7 +316,7 @@ static int kernel_build_cmd(int argc, char **argv)
 			strvec_push(&spec.patches, optarg);
 			break;
 		case 'n':
-			n = optarg;
+			n = cli_name("--name", optarg, KERNEL_NAME_MAX_LEN);
 			break;
 		case 'j':
 			if (parse_int(optarg, 1, 1024, &spec.jobs, &e) < 0)
@@ -459,6 +459,8 @@ static int kernel_add(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !image || !rel)
 		die_usage("kernel add NAME --image PATH --release REL");
+	cli_name("a kernel name", argv[optind], KERNEL_NAME_MAX_LEN);
+	cli_name("--release", rel, KERNEL_NAME_MAX_LEN);
 	img_abs = realpath(image, NULL);
 	if (!img_abs)
 		fatal("no image %s", image);

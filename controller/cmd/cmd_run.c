@@ -26,6 +26,7 @@
 #include "parse.h"
 #include "plan/plan.h"
 #include "store/hosts.h"
+#include "store/kernels.h"
 #include "store/queue.h"
 #include "banned.h"
 
@@ -334,14 +335,11 @@ int cmd_run(int argc, char **argv)
 			host = optarg;
 			break;
 		case 'k':
-			if (!*optarg || strlen(optarg) > 200)
-				die_usage("--kernel is 1..200 characters");
-			kernel = optarg;
+			kernel = cli_name("--kernel", optarg,
+					  KERNEL_NAME_MAX_LEN);
 			break;
 		case 'b':
-			if (!*optarg || strlen(optarg) > 200)
-				die_usage("--base is 1..200 characters");
-			base = optarg;
+			base = cli_name("--base", optarg, KERNEL_NAME_MAX_LEN);
 			break;
 		case 'P':
 			if (parse_int(optarg, -1000, 1000, &priority, &why) < 0)

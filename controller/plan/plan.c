@@ -12,6 +12,7 @@
  * user fixes a plan in one pass.  Expansion only happens when the checks
  * passed, and refuses to go past PLAN_MAX_RUNS before allocating anything.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ static char *default_name(const char *source)
 {
 	const char *base = strrchr(source, '/');
 	size_t len;
+	char *name;
 
 	base = base ? base + 1 : source;
 	len = strlen(base);
@@ -38,7 +40,15 @@ static char *default_name(const char *source)
 		len -= 5;
 	else if (ends_with(base, ".yml"))
 		len -= 4;
-	return xstrndup(base, len ? len : strlen(base));
+	if (!len)
+		len = strlen(base);
+	/* What a name given in the plan may hold ([A-Za-z0-9._-], 64
+	 * bytes): a file name can hold anything, escapes included. */
+	name = xstrndup(base, len > 64 ? 64 : len);
+	for (char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			*p = '_';
+	return *name ? name : (free(name), xstrdup("plan"));
 }
 
 /*

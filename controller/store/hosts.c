@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "parse.h"
 #include "store/hosts.h"
 #include "banned.h"
 
@@ -293,6 +294,8 @@ int hosts_add(struct db *db, const char *name, const struct host_fields *f,
 	struct db_args a = DB_ARGS_INIT;
 	int r;
 
+	if (check_name("a host name", name, HOST_NAME_MAX_LEN, err) < 0)
+		return -1;
 	db_args_str(&a, name);
 	db_args_str(&a, f->kind);
 	fields_args(&a, f);
@@ -399,6 +402,8 @@ int hosts_find_or_import(struct db *db, const char *name, const char *file,
 
 	if (r <= 0)
 		return r;
+	if (check_name("a host name", name, HOST_NAME_MAX_LEN, err) < 0)
+		return -1;
 	db_args_str(&a, name);
 	r = db_exec_args(db, &res, err,
 			 "INSERT INTO hosts (name, kind, health) VALUES ($1, "

@@ -32,6 +32,9 @@
 #include "strbuf.h"
 #include "strvec.h"
 
+/* hosts.name: at most this many bytes (schema 001), printable (006). */
+#define HOST_NAME_MAX_LEN 128
+
 /* Failures in a row, blamed on the host, that make it bad. */
 #define HOST_ABORTS_TO_BAD 2
 

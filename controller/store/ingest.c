@@ -160,6 +160,24 @@ static int get_text(const struct json_value *o, const char *key, size_t max,
 	return 0;
 }
 
+int ingest_check_value(const char *unit, double value, struct strbuf *why)
+{
+	static const char *const time_units[] = { "s",	 "sec", "ms",
+						  "us",	 "\xc2\xb5s", "ns",
+						  "min", "h",	NULL };
+
+	if (!isfinite(value)) {
+		strbuf_addstr(why, "not a finite number");
+		return -1;
+	}
+	if (value < 0 && unit && one_of(unit, time_units)) {
+		strbuf_addf(why, "%g is a negative time (unit %s)", value,
+			    unit);
+		return -1;
+	}
+	return 0;
+}
+
 static int get_number(const struct json_value *o, const char *key, double min,
 		      double max, double *ret, struct strbuf *why)
 {
@@ -245,6 +263,8 @@ static int check_fields(const struct json_value *o,
 			return -1;
 		if (!l->unit)
 			l->unit = "";
+		if (ingest_check_value(l->unit, l->value, why) < 0)
+			return -1;
 		if (!one_of(l->direction, directions)) {
 			strbuf_addstr(why, "\"direction\": expected higher, "
 					   "lower or none");

@@ -75,6 +75,14 @@ int ingest_check_line(const char *line, size_t len,
 		      struct strbuf *err);
 void agent_line_release(struct agent_line *l);
 
+/*
+ * Can a measurement in unit be value?  A duration (unit s, sec, ms, us,
+ * µs, ns, min or h) cannot be negative; anything else can be any finite
+ * number.  0, or -1 with why ("-3 is a negative time (unit ms)").  Agent
+ * lines and imported numbers are both held to it.
+ */
+int ingest_check_value(const char *unit, double value, struct strbuf *why);
+
 /* What a run's lines add up to. */
 struct ingest_summary {
 	size_t lines, results, samples, counters, errors;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "parse.h"
 #include "lab/build.h"
 #include "store/kernels.h"
 #include "banned.h"
@@ -21,6 +22,8 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
 	struct db_args a = DB_ARGS_INIT;
 	int r;
 
+	if (check_name("a kernel name", f->name, KERNEL_NAME_MAX_LEN, err) < 0)
+		return -1;
 	db_args_str(&a, f->name);
 	db_args_str(&a, f->base ? f->base : f->name);
 	db_args_str(&a, f->base_ref);

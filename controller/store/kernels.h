@@ -17,6 +17,9 @@
 #include "store/db.h"
 #include "strbuf.h"
 
+/* kernels.name: at most this many bytes (schema 001), printable (006). */
+#define KERNEL_NAME_MAX_LEN 200
+
 struct kernel_build_result;
 
 /* What a caller knows of a kernel; NULL fields are not known (kept). */

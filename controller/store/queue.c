@@ -174,7 +174,10 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 
 		for (size_t i = 0; i < s->nr_patches; i++)
 			add_hex(&hex, s->patches[i].data, s->patches[i].len);
-		if (ensure_kernel(db, s->base, s->base, NULL, "external",
+		if (check_name("a patch name",
+			       s->name ? s->name : s->patches[0].name,
+			       PATCH_NAME_MAX_LEN, err) < 0 ||
+		    ensure_kernel(db, s->base, s->base, NULL, "external",
 				  &base_id, err) < 0)
 			goto out;
 		db_args_str(&a, s->name ? s->name : s->patches[0].name);
