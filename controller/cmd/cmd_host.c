@@ -322,6 +322,8 @@ static int host_add(int argc, char **argv)
 		cli_db_fatal("host add", &err);
 	fields_of(&o, &f);
 	r = hosts_add(db, name, &f, &id, &err);
+	if (r == -2)
+		die_usage("host add: %s", err.buf);
 	if (r < 0)
 		cli_db_fatal("host add", &err);
 	if (r > 0)
@@ -457,6 +459,8 @@ static int host_set(int argc, char **argv)
 		cli_db_fatal("host set", &err);
 	fields_of(&o, &f);
 	r = hosts_update(db, name, &f, &id, &err);
+	if (r == -2)
+		die_usage("host set: %s", err.buf);
 	if (r < 0)
 		cli_db_fatal("host set", &err);
 	if (r > 0)

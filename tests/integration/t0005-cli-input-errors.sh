@@ -43,6 +43,27 @@ fake   local  -  idle  good" --kind local --no-contact &&
 	grep_or_fail "holds a control character (0x0a at byte 4)" err
 '
 
+test_expect_success 'a libvirt host address with qemu options in it is refused' '
+	expect_status 2 schedfarm host add vm1 --kind libvirt \
+		--address "127.0.0.1,guestfwd=tcp:10.0.2.100:80-cmd:touch $SCRATCH/pwned" --port 2222 &&
+	grep_or_fail "a libvirt host'\''s --address is the IPv4 address" err &&
+	expect_status 2 schedfarm host add vm1 --kind libvirt --address "127.0.0.1:2223-:22,hostfwd=tcp:0.0.0.0" &&
+	expect_status 2 schedfarm host add vm1 --kind libvirt --address localhost &&
+	schedfarm host add vm1 --kind libvirt --address 127.0.0.1 --port 2222 >/dev/null &&
+	expect_status 2 schedfarm host set vm1 --address "127.0.0.1,hostfwd=tcp::2224-:22" &&
+	schedfarm host show vm1 --json | jq -e ".address == \"127.0.0.1\"" &&
+	schedfarm host add box --kind ssh --address box.example --no-contact \
+		--known-hosts /dev/null >/dev/null
+'
+
+test_expect_success 'an SSH user name that reads as an option is refused' '
+	expect_status 2 schedfarm host add evil --kind ssh --address 127.0.0.1 \
+		--user "-oProxyCommand=touch $SCRATCH/pwned" --known-hosts /dev/null --no-contact &&
+	grep_or_fail "SSH user name is 1..32 characters" err &&
+	expect_status 2 schedfarm host set box --user "-F/etc/passwd" &&
+	! test -e "$SCRATCH/pwned"
+'
+
 test_expect_success 'kernel add with a 10 000-byte name is a usage error' '
 	printf "%010000d" 0 | tr 0 k >long &&
 	echo image >img &&
