@@ -99,4 +99,14 @@ test_expect_success 'no page of the report, nor its CSV/JSON, publishes it' '
 	grep -q "/run-" pages && grep -q "/plan-" pages && grep -q "/host-" pages
 '
 
+test_expect_success 'CSV cells a spreadsheet would run as a formula are prefixed' '
+	schedfarm host add "=HYPERLINK(1)" --kind local --no-contact >/dev/null &&
+	schedfarm host add "@SUM(1)" --kind local --no-contact >/dev/null &&
+	schedfarm report --out "$SCRATCH/rep" >rep.out 2>&1 &&
+	cat "$SCRATCH/rep"/*.csv >all.csv &&
+	grep -q "^'\''=HYPERLINK(1)," all.csv &&
+	grep -q "^'\''@SUM(1)," all.csv &&
+	! grep -n "^=\|,=\|^@\|,@\|^+\|,+" all.csv
+'
+
 test_done
