@@ -279,6 +279,21 @@ static void test_ssh_quote(void **state)
 	strbuf_release(&sb);
 }
 
+/* A user name is never read as an option or a second word (the review's
+ * `user@addr` before `--`; SSH is libssh now, the rule stays). */
+static void test_ssh_user_names(void **state)
+{
+	(void)state;
+	assert_true(ssh_user_name_ok("farm"));
+	assert_true(ssh_user_name_ok("build_1.x-y"));
+	assert_false(ssh_user_name_ok("-oProxyCommand=id"));
+	assert_false(ssh_user_name_ok(".hidden"));
+	assert_false(ssh_user_name_ok("a b"));
+	assert_false(ssh_user_name_ok("a@b"));
+	assert_false(ssh_user_name_ok(""));
+	assert_false(ssh_user_name_ok("x23456789012345678901234567890123"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_check_all),
 		cmocka_unit_test(test_patch_check),
 		cmocka_unit_test(test_ssh_quote),
+		cmocka_unit_test(test_ssh_user_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
