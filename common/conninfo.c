@@ -9,8 +9,8 @@
 #include "conninfo.h"
 #include "banned.h"
 
-static const char *const keywords[] = { "host", "port", "user", "password",
-					"dbname", NULL };
+static const char *const keywords[] = { "host",	    "port",   "user",
+					"password", "dbname", NULL };
 
 /* Read one value at *pp (libpq's rules) into val; -1 on an open quote. */
 static int read_value(const char **pp, struct strbuf *val)
@@ -165,7 +165,8 @@ static const char *value_end(const char *line, const char *p)
 		else if (*s == '"')
 			dquotes++;
 	}
-	if ((dquotes & 1) && q > p && q[-1] == '"' && (q - 1 == p || q[-2] != '\\'))
+	if ((dquotes & 1) && q > p && q[-1] == '"' &&
+	    (q - 1 == p || q[-2] != '\\'))
 		q--;
 	return q;
 }

@@ -111,8 +111,7 @@ int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
 	return 0;
 }
 
-int check_name(const char *what, const char *s, size_t max,
-	       struct strbuf *err)
+int check_name(const char *what, const char *s, size_t max, struct strbuf *err)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = strlen(s);

@@ -33,7 +33,6 @@ int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
  * byte 4)"); the name itself is never echoed, since it may be what a
  * terminal would act on.  what names the thing ("a host name").
  */
-int check_name(const char *what, const char *s, size_t max,
-	       struct strbuf *err);
+int check_name(const char *what, const char *s, size_t max, struct strbuf *err);
 
 #endif

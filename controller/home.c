@@ -106,8 +106,8 @@ int home_check_owned(const char *path, int follow, int want_dir,
 		return -1;
 	}
 	if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
-		strbuf_addf(err, "%s is not a %s: move it out of the way",
-			    path, want_dir ? "folder" : "regular file");
+		strbuf_addf(err, "%s is not a %s: move it out of the way", path,
+			    want_dir ? "folder" : "regular file");
 		return -1;
 	}
 	if (st.st_uid != me) {

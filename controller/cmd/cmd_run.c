@@ -80,7 +80,8 @@ static void run_host(struct db *db, const char *host, const char **ret_kernel)
 			fatal("cannot add this machine as host local: %s",
 			      err.buf);
 		if (r == 0)
-			printf("host local added: this machine, %lld CPUs (%lld "
+			printf("host local added: this machine, %lld CPUs "
+			       "(%lld "
 			       "socket(s), %lld NUMA node(s)), %lld MiB; "
 			       "first use of --host local\n",
 			       (long long)t.cpus, (long long)t.sockets,

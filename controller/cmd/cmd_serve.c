@@ -136,7 +136,8 @@ static void notify(const char *state)
 		sa.sun_path[0] = '\0';
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 ||
-	    sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+	    sendto(fd, state, strlen(state), MSG_NOSIGNAL,
+		   (struct sockaddr *)&sa,
 		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) <
 		    0)
 		log_warn("cannot tell the service manager '%s' through %s: %s",
@@ -228,10 +229,10 @@ static void job_exited(struct db *db, struct slot *slots, int nslots,
 	log_warn("job %lld: %s", (long long)slots[i].claim.job_id, why.buf);
 	/* Killed at the stop timeout, the job is not at fault: it goes
 	 * back to the queue, as one that stopped in time does. */
-	if (db && queue_finish(db, &slots[i].claim, owner,
-			       slots[i].killed ? "queued" : "failed",
-			       slots[i].killed ? NULL : "infra", why.buf,
-			       &err) < 0)
+	if (db &&
+	    queue_finish(db, &slots[i].claim, owner,
+			 slots[i].killed ? "queued" : "failed",
+			 slots[i].killed ? NULL : "infra", why.buf, &err) < 0)
 		log_warn("job %lld: cannot record it: %s",
 			 (long long)slots[i].claim.job_id, err.buf);
 	strbuf_release(&err);

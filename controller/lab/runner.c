@@ -421,8 +421,8 @@ static int run_local(struct runner *r, int64_t run_id, const char *spec,
 	run_file(r, run_id, "json", &specpath);
 	/* A fresh file renamed into place: a link planted at the spec's
 	 * name is replaced, never followed (fs.h). */
-	if (write_file_atomic(specpath.buf, spec, strlen(spec), 0600, 0,
-			      err) < 0)
+	if (write_file_atomic(specpath.buf, spec, strlen(spec), 0600, 0, err) <
+	    0)
 		goto out;
 	child_process_init(&cp);
 	strvec_push(&cp.args, r->agent_local);

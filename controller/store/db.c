@@ -157,18 +157,18 @@ int db_config_resolve(struct db_config *cfg, const char *cli_db,
 	for (const char *p = home; *p; p++) {
 		if (strchr("\"$`\\", *p) || (unsigned char)*p < 0x20 ||
 		    *p == 0x7f) {
-			strbuf_addstr(err,
-				      "the state folder's path holds ");
+			strbuf_addstr(err, "the state folder's path holds ");
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
 				strbuf_addf(err, "the control character 0x%02x",
 					    (unsigned char)*p);
 			else
 				strbuf_addf(err, "'%c'", *p);
-			strbuf_addstr(err,
-				      ", which PostgreSQL's pg_ctl would hand to "
-				      "a shell: choose another --home or "
-				      "SCHEDFARM_HOME for the embedded "
-				      "database (or name one with --db)");
+			strbuf_addstr(
+				err,
+				", which PostgreSQL's pg_ctl would hand to "
+				"a shell: choose another --home or "
+				"SCHEDFARM_HOME for the embedded "
+				"database (or name one with --db)");
 			return -1;
 		}
 	}
@@ -279,9 +279,9 @@ static int user_can_search(const struct stat *st, uid_t uid, gid_t gid)
 /*
  * Make home/pg exist, owned by the server's user with mode 0700, and check
  * the server's user can reach it.  A link at home/pg, or a folder of a
- * user who is neither the farm's nor the server's, is refused.  The home folder itself, when we own it
- * and it blocks that user, gets o+x (search, not read); any other folder in
- * the way is reported with the exact command that fixes it.
+ * user who is neither the farm's nor the server's, is refused.  The home folder
+ * itself, when we own it and it blocks that user, gets o+x (search, not read);
+ * any other folder in the way is reported with the exact command that fixes it.
  */
 static int prepare_pg_dir(const struct db_config *cfg, struct strbuf *log,
 			  struct strbuf *err)

@@ -162,9 +162,9 @@ static int get_text(const struct json_value *o, const char *key, size_t max,
 
 int ingest_check_value(const char *unit, double value, struct strbuf *why)
 {
-	static const char *const time_units[] = { "s",	 "sec", "ms",
+	static const char *const time_units[] = { "s",	 "sec",	      "ms",
 						  "us",	 "\xc2\xb5s", "ns",
-						  "min", "h",	NULL };
+						  "min", "h",	      NULL };
 
 	if (!isfinite(value)) {
 		strbuf_addstr(why, "not a finite number");

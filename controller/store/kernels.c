@@ -178,8 +178,8 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 			    "the build finished (%s) but recording it "
 			    "failed: %s",
 			    res->dir ? res->dir : "?", err->buf);
-		kernels_build_failed(db, kernel_id, why.buf, tail.buf,
-				     tail.len, &e2);
+		kernels_build_failed(db, kernel_id, why.buf, tail.buf, tail.len,
+				     &e2);
 		strbuf_release(&why);
 		strbuf_release(&e2);
 	}

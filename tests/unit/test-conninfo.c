@@ -35,9 +35,8 @@ static void test_split(void **state)
 	assert_non_null(strstr(err.buf, "no closing quote"));
 	assert_null(strstr(err.buf, "open"));
 	strbuf_reset(&err);
-	assert_int_equal(conninfo_split("postgresql://u:secret@h/db", &k, &v,
-					&err),
-			 -1);
+	assert_int_equal(
+		conninfo_split("postgresql://u:secret@h/db", &k, &v, &err), -1);
 	assert_null(strstr(err.buf, "secret"));
 	strvec_clear(&k);
 	strvec_clear(&v);
@@ -92,7 +91,8 @@ static void test_text(void **state)
 		    "pg_conninfo: host=x PASSWORD=*** dbname=y");
 	text_masked("url: postgres://u:pw@h:5432/db?x=1",
 		    "url: postgres://u:***@h:5432/db?x=1");
-	text_masked("bmc_password_file: /etc/bmc.pw", "bmc_password_file: /etc/bmc.pw");
+	text_masked("bmc_password_file: /etc/bmc.pw",
+		    "bmc_password_file: /etc/bmc.pw");
 	text_masked("no secrets here", "no secrets here");
 }
 

@@ -112,7 +112,8 @@ static void test_check_name(void **state)
 	assert_non_null(strstr(err.buf, "control character (0x9b at byte 2)"));
 	strbuf_reset(&err);
 	assert_int_equal(check_name("x", "a\x9b", 128, &err), -1);
-	assert_non_null(strstr(err.buf, "not UTF-8 text (byte 0x9b at byte 2)"));
+	assert_non_null(
+		strstr(err.buf, "not UTF-8 text (byte 0x9b at byte 2)"));
 	strbuf_release(&err);
 }
 
