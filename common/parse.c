@@ -117,7 +117,7 @@ int check_name(const char *what, const char *s, size_t max, struct strbuf *err)
 	size_t len = strlen(s);
 
 	if (!len) {
-		strbuf_addf(err, "%s cannot be empty", what);
+		strbuf_addf(err, "%s is empty", what);
 		return -1;
 	}
 	if (len > max) {
