@@ -8,7 +8,8 @@
 #   make lint            clang-format --dry-run and cppcheck
 #   make fuzz            libFuzzer targets (clang), each FUZZ_SECONDS
 #   make bench           the bench/ scripts
-#   make install         PREFIX=/usr/local
+#   make install         PREFIX=/usr/local (binaries, man page, plans, and the
+#                        systemd unit in $(PREFIX)/lib/systemd/system)
 #
 # Objects go under $(B)/ (build/ normally, build-san/ for the sanitized
 # suite).  New sources are picked up by wildcard: controller/*.c and
@@ -36,16 +37,33 @@ WARN := -std=gnu17 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
+# The libraries, by pkg-config name, with the Debian package that has each.
 PKGS := libpq yaml-0.1 libssh libvirt gsl
-PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+PKG_DEB.libpq    := libpq-dev
+PKG_DEB.yaml-0.1 := libyaml-dev
+PKG_DEB.libssh   := libssh-dev
+PKG_DEB.libvirt  := libvirt-dev
+PKG_DEB.gsl      := libgsl-dev
+# The flags are asked for when a recipe first needs them, not when the
+# Makefile is read: `make deps all` on a fresh machine reads this file
+# before `deps` has installed anything.  A module pkg-config cannot find
+# stops the build, naming it and its package, instead of compiling
+# without its flags.
+pkg_missing = $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) \
+	2>/dev/null && echo y),,$(p))))
+pkg_query = $(if $(pkg_missing),$(error $(PKG_CONFIG) cannot find \
+	$(foreach p,$(pkg_missing),$(p) (package $(PKG_DEB.$(p))))$(if \
+	$(shell command -v $(PKG_CONFIG)),, ($(PKG_CONFIG) itself is missing: package \
+	pkg-config)): run 'make deps' as root),$(shell $(PKG_CONFIG) $(1) $(PKGS)))
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg_query,--cflags))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $(call pkg_query,--libs))$(PKG_LIBS)
 
 BASE_CFLAGS := $(WARN) $(OPT) -MMD -MP -Icommon -D_GNU_SOURCE $(EXTRA_CFLAGS)
 ifeq ($(SAN),1)
 BASE_CFLAGS += $(SANFLAGS)
 BASE_LDFLAGS += $(SANFLAGS)
 endif
-CTL_CFLAGS := $(BASE_CFLAGS) -Icontroller -I$(B) $(PKG_CFLAGS)
+CTL_CFLAGS  = $(BASE_CFLAGS) -Icontroller -I$(B) $(PKG_CFLAGS)
 CTL_LIBS    = $(PKG_LIBS) -lm -lpthread
 # The agent is static and libc only: never sanitized, its own objects.
 AGENT_CFLAGS := $(WARN) $(OPT) -MMD -MP -Icommon -Iagent -D_GNU_SOURCE $(EXTRA_CFLAGS)
@@ -79,22 +97,28 @@ AGENT_BIN := $(B)/schedfarm-agent
 endif
 
 .PHONY: all deps check check-unit check-integration check-kernel lint fuzz \
-	bench install clean demo kernel-demo unit-bins
+	bench install clean demo kernel-demo unit-bins unit
 
 all: $(CTL_BIN) $(AGENT_BIN)
 
+# INSTALL_DEPS: tests/integration/t0004 puts a stand-in here to check
+# that nothing compiles before deps has run.
+INSTALL_DEPS ?= sh tools/install-deps.sh
 deps:
-	sh tools/install-deps.sh
+	$(INSTALL_DEPS)
 
-$(B)/%.o: %.c
+# `make deps all` (and -j): nothing compiles before deps has run.
+DEPS_FIRST := $(filter deps,$(MAKECMDGOALS))
+
+$(B)/%.o: %.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -c $< -o $@
 
-$(B)/agent-static/%.o: %.c
+$(B)/agent-static/%.o: %.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC)$(CC) $(AGENT_CFLAGS) -c $< -o $@
 
-$(B)/controller/main-lib.o: controller/main.c
+$(B)/controller/main-lib.o: controller/main.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -Dmain=schedfarm_main -c $< -o $@
 
@@ -168,10 +192,20 @@ demo: all
 kernel-demo: all
 	sh tools/kernel-demo.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/schedfarm
-	install -m 755 controller/schedfarm agent/schedfarm-agent $(DESTDIR)$(PREFIX)/bin/
+# The systemd unit names the installed binary: BINDIR is filled in.
+BINDIR  ?= $(PREFIX)/bin
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+# Written every time: BINDIR is not a file make could compare.
+unit:
+	@mkdir -p $(B)
+	sed 's|@BINDIR@|$(BINDIR)|g' tools/systemd/schedfarm.service.in \
+		>$(B)/schedfarm.service
+
+install: all unit
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/schedfarm $(DESTDIR)$(UNITDIR)
+	install -m 755 $(CTL_BIN) $(AGENT_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(B)/schedfarm.service $(DESTDIR)$(UNITDIR)/
 	install -m 644 doc/schedfarm.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r web-static plans kernels $(DESTDIR)$(PREFIX)/share/schedfarm/
 

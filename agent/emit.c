@@ -28,8 +28,9 @@ void emitter_init(struct emitter *em, int64_t run_id, int out_fd)
 
 int emitter_open_file(struct emitter *em, const char *path, struct strbuf *err)
 {
-	em->file_fd =
-		open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	em->file_fd = open(
+		path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		0644);
 	if (em->file_fd < 0) {
 		strbuf_addf(err, "cannot open results file %s: %s", path,
 			    strerror(errno));

@@ -3,13 +3,16 @@
  * PostgreSQL (oltp_read_only, oltp_read_write).
  *
  * For OLTP the spec names a PostgreSQL (pg_conninfo, "host=... port=...
- * dbname=... user=... password=...") or, when it is empty, the agent starts
+ * dbname=... user=... password=...": conninfo.h) or, when it is empty,
+ * the agent starts
  * a throwaway cluster for the run: initdb + pg_ctl on a unix socket in a
  * fresh folder, with fsync off (it is thrown away), as the postgres user
  * when the agent is root.  The agent is static and libc only, so the uid
  * comes from reading /etc/passwd, not getpwnam() (NSS does not work in a
  * static binary).  Tables are prepared once per run, not per iteration, and
- * the cluster is stopped and removed at the end, whatever happened.
+ * the cluster is stopped and removed at the end, whatever happened.  A
+ * password goes to sysbench in its environment (PGPASSWORD, which its
+ * libpq reads), never as --pgsql-password where `ps` would show it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +24,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "conninfo.h"
 #include "parse.h"
 #include "run-command.h"
 #include "banned.h"
@@ -28,6 +32,7 @@
 struct sb_state {
 	int oltp;
 	struct strvec dbargs; /* --db-driver=pgsql --pgsql-... */
+	char *password; /* of pg_conninfo, for PGPASSWORD; or NULL */
 	char *pgdir; /* our throwaway cluster, or NULL */
 	char *bindir;
 	int as_user;
@@ -191,40 +196,49 @@ static void stop_cluster(struct sb_state *st)
 	strbuf_release(&ignore);
 }
 
-/* "host=/tmp port=5432 dbname=x user=y password=z" to sysbench options. */
-static int conninfo_args(const char *ci, struct strvec *out, struct strbuf *err)
+/*
+ * "host=/tmp port=5432 dbname=x user=y password=z" to sysbench options,
+ * but the password, which goes to *ret_password (for PGPASSWORD).
+ */
+static int conninfo_args(const char *ci, struct strvec *out,
+			 char **ret_password, struct strbuf *err)
 {
-	struct strvec w = STRVEC_INIT;
 	static const char *const keys[][2] = { { "host", "--pgsql-host=" },
 					       { "port", "--pgsql-port=" },
 					       { "user", "--pgsql-user=" },
-					       { "password",
-						 "--pgsql-password=" },
 					       { "dbname", "--pgsql-db=" } };
-	int rc = 0;
+	struct strvec k = STRVEC_INIT, v = STRVEC_INIT;
+	struct strbuf why = STRBUF_INIT;
+	int rc = -1;
 
-	split_command(&w, ci);
-	strvec_push(out, "--db-driver=pgsql");
-	for (size_t i = 0; i < w.nr && !rc; i++) {
-		const char *eq = strchr(w.v[i], '=');
-		size_t k;
-
-		for (k = 0; eq && k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (strlen(keys[k][0]) == (size_t)(eq - w.v[i]) &&
-			    !strncmp(w.v[i], keys[k][0], (size_t)(eq - w.v[i])))
-				break;
-		if (!eq || k == sizeof(keys) / sizeof(keys[0])) {
-			strbuf_addf(err,
-				    "pg_conninfo: \"%s\" is not one of host=, "
-				    "port=, user=, password=, dbname=",
-				    w.v[i]);
-			rc = -1;
-		} else {
-			strvec_pushf(out, "%s%s", keys[k][1], eq + 1);
-		}
+	if (conninfo_split(ci, &k, &v, &why) < 0) {
+		strbuf_addf(err, "pg_conninfo: %s", why.buf);
+		goto out;
 	}
-	strvec_clear(&w);
+	strvec_push(out, "--db-driver=pgsql");
+	for (size_t i = 0; i < k.nr; i++) {
+		if (!strcmp(k.v[i], "password")) {
+			free(*ret_password);
+			*ret_password = xstrdup(v.v[i]);
+			continue;
+		}
+		for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
+			if (!strcmp(k.v[i], keys[j][0]))
+				strvec_pushf(out, "%s%s", keys[j][1], v.v[i]);
+	}
+	rc = 0;
+out:
+	strvec_clear(&k);
+	strvec_clear(&v);
+	strbuf_release(&why);
 	return rc;
+}
+
+/* sysbench's environment: the password, when the conninfo has one. */
+static void sb_env(const struct sb_state *st, struct child_process *cp)
+{
+	if (st->password)
+		strvec_pushf(&cp->env, "PGPASSWORD=%s", st->password);
 }
 
 static void sb_common_args(struct agent_ctx *ctx, struct sb_state *st,
@@ -254,6 +268,7 @@ static int sb_oltp_cmd(struct agent_ctx *ctx, struct sb_state *st,
 
 	child_process_init(&cp);
 	sb_common_args(ctx, st, &cp.args, verb);
+	sb_env(st, &cp);
 	cp.capture_out = 1;
 	cp.merge_err = 1;
 	rc = agent_run_program(ctx, &cp, err);
@@ -274,7 +289,7 @@ static int sb_setup(struct agent_ctx *ctx, struct strbuf *err)
 	if (!st->oltp)
 		return 0;
 	if (*ci) {
-		if (conninfo_args(ci, &st->dbargs, err) < 0)
+		if (conninfo_args(ci, &st->dbargs, &st->password, err) < 0)
 			return -1;
 	} else if (start_cluster(st, (int)spec_param_i64(ctx->spec, "threads"),
 				 err) < 0) {
@@ -294,6 +309,7 @@ static int sb_run(struct agent_ctx *ctx, struct strbuf *err)
 
 	child_process_init(&cp);
 	sb_common_args(ctx, st, &cp.args, "run");
+	sb_env(st, &cp);
 	rc = wrapped_run(ctx, &cp, parse_sysbench, "sysbench", err);
 	child_process_clear(&cp);
 	return rc;
@@ -316,6 +332,7 @@ static void sb_teardown(struct agent_ctx *ctx)
 	}
 	stop_cluster(st);
 	strvec_clear(&st->dbargs);
+	free(st->password);
 	free(st->bindir);
 	free(st);
 	ctx->wl_state = NULL;

@@ -393,7 +393,10 @@ static struct json_value *parse_number(struct parser *ps)
 	text = xstrndup(s, (size_t)(ps->p - s));
 	errno = 0;
 	d = strtod(text, &end);
-	if (*end || !isfinite(d)) {
+	/* Underflow to zero ("1e-400") is out of range too: PostgreSQL's
+	 * float8 refuses it, so it must not get as far as a COPY.  A
+	 * subnormal result (ERANGE, not zero) is a number like any other. */
+	if (*end || !isfinite(d) || (errno == ERANGE && d == 0.0)) {
 		ps->p = s;
 		fail(ps, "number %s is out of range", text);
 		free(text);

@@ -18,8 +18,12 @@ enum log_level {
 void log_init(const char *progname, enum log_level level);
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
-/* Prefix each line with an ISO timestamp and pid (for the daemon's log). */
+/* Prefix each line with an ISO timestamp and pid (for the daemon's log;
+ * left out when stderr is a journald stream, which stamps lines itself). */
 void log_set_timestamps(int on);
+/* 1 when stderr is the journald stream JOURNAL_STREAM names: lines then
+ * start with their syslog priority ("<4>"). */
+int log_journal_stream(void);
 
 __attribute__((format(printf, 1, 2))) void log_debug(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_info(const char *fmt, ...);

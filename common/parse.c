@@ -1,5 +1,6 @@
 /*
- * parse.c - range-checked number parsing; see parse.h.
+ * parse.c - range-checked number parsing, and the check of names given
+ * by users; see parse.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -107,5 +108,43 @@ int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
 	if (v < min_ms || v > max_ms)
 		return fail(ret_err, "is out of range", ERANGE);
 	*ret = v;
+	return 0;
+}
+
+int check_name(const char *what, const char *s, size_t max, struct strbuf *err)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s);
+
+	if (!len) {
+		strbuf_addf(err, "%s is empty", what);
+		return -1;
+	}
+	if (len > max) {
+		strbuf_addf(err, "%s is at most %zu bytes (this one has %zu)",
+			    what, max, len);
+		return -1;
+	}
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_char_len(p + i, len - i);
+
+		if (!n) {
+			strbuf_addf(err,
+				    "%s is not UTF-8 text (byte 0x%02x at "
+				    "byte %zu)",
+				    what, p[i], i + 1);
+			return -1;
+		}
+		/* C0 and DEL; C1 (U+0080..U+009F) is 0xc2 0x80..0x9f. */
+		if ((n == 1 && (p[i] < 0x20 || p[i] == 0x7f)) ||
+		    (n == 2 && p[i] == 0xc2 && p[i + 1] <= 0x9f)) {
+			strbuf_addf(err,
+				    "%s holds a control character (0x%02x at "
+				    "byte %zu); names are printable text",
+				    what, n == 1 ? p[i] : p[i + 1], i + 1);
+			return -1;
+		}
+		i += n;
+	}
 	return 0;
 }

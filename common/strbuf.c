@@ -378,3 +378,52 @@ int ends_with(const char *s, const char *suffix)
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
+
+size_t utf8_char_len(const unsigned char *p, size_t avail)
+{
+	size_t n;
+	unsigned int cp;
+
+	if (!avail)
+		return 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (n > avail)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, beyond U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void strbuf_add_utf8_safe(struct strbuf *sb, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	strbuf_grow(sb, len);
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_char_len(p + i, len - i);
+
+		if (n && p[i]) {
+			strbuf_add(sb, p + i, n);
+			i += n;
+		} else {
+			strbuf_addf(sb, "\\x%02x", p[i]);
+			i++;
+		}
+	}
+}

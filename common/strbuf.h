@@ -58,6 +58,21 @@ void strbuf_add_json_double(struct strbuf *sb, double v);
 void strbuf_add_html(struct strbuf *sb, const char *s);
 
 /*
+ * The length (1..4) of the well-formed UTF-8 character at p, of which
+ * avail bytes are there; 0 when the bytes there are not one (a stray
+ * continuation byte, an overlong form, a surrogate, beyond U+10FFFF, cut
+ * short).
+ */
+size_t utf8_char_len(const unsigned char *p, size_t avail);
+/*
+ * Append the len bytes at s as text a UTF-8 database accepts: each byte
+ * that is not part of a well-formed character, and NUL, as "\xNN".  For
+ * what programs printed (build logs, agent messages), which is stored
+ * even when it is not clean.
+ */
+void strbuf_add_utf8_safe(struct strbuf *sb, const char *s, size_t len);
+
+/*
  * Read everything from fd (until EOF) or from the file at path.  Return 0,
  * or -errno.  max_len caps what is read (0 = no cap); reading more fails
  * with -EFBIG so hostile input cannot make us allocate without bound.

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "conninfo.h"
 #include "workloads.h"
 #include "banned.h"
 
@@ -93,7 +94,7 @@ static const struct wl_param sysbench_params[] = {
 	  "cpu|threads|mutex|oltp_read_only|oltp_read_write", "sysbench test" },
 	{ "threads", WL_INT, 1, 4096, "1", NULL, "worker threads" },
 	{ "time", WL_DURATION, 1000, DUR_MAX, "10s", NULL, "run time" },
-	{ "pg_conninfo", WL_STRING, 0, 1024, "", NULL,
+	{ "pg_conninfo", WL_CONNINFO, 0, 1024, "", NULL,
 	  "oltp: PostgreSQL to use (empty: the agent starts one for the run)" },
 	{ "tables", WL_INT, 1, 1000, "1", NULL, "oltp tables" },
 	{ "table_size", WL_INT, 1, 1e9, "10000", NULL, "oltp rows per table" },
@@ -231,6 +232,13 @@ void workload_describe_type(const struct wl_param *p, struct strbuf *out)
 		strbuf_addf(out, "a duration in %gs..%gs (like 10s, 500ms, 2m)",
 			    p->min / 1000, p->max / 1000);
 		break;
+	case WL_CONNINFO:
+		strbuf_addf(out,
+			    "a PostgreSQL conninfo of at most %.0f bytes "
+			    "(host=... port=... user=... password=... "
+			    "dbname=...)",
+			    p->max);
+		break;
 	}
 }
 
@@ -289,6 +297,25 @@ int workload_check_value(const struct wl_param *p, const char *value,
 			goto bad;
 		d = (double)i64;
 		break;
+	case WL_CONNINFO: {
+		struct strvec k = STRVEC_INIT, v = STRVEC_INIT;
+		struct strbuf e = STRBUF_INIT;
+		int r = strlen(value) > (size_t)p->max
+				? -1
+				: conninfo_split(value, &k, &v, &e);
+
+		strvec_clear(&k);
+		strvec_clear(&v);
+		if (r < 0) {
+			workload_describe_type(p, why);
+			if (e.len)
+				strbuf_addf(why, ": %s", e.buf);
+			strbuf_release(&e);
+			return -1;
+		}
+		strbuf_release(&e);
+		break;
+	}
 	}
 	if (ret_num)
 		*ret_num = d;

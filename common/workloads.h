@@ -23,6 +23,8 @@ enum wl_type {
 	WL_STRING, /* up to max bytes; if choices is set, one of them */
 	WL_DURATION, /* "10s", "500ms", "2m" or a number of seconds; ms in [min,
 			max] */
+	WL_CONNINFO, /* a PostgreSQL conninfo (conninfo.h) of at most max
+			bytes, or empty; its password is never shown */
 };
 
 struct wl_param {

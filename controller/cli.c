@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "home.h"
 #include "log.h"
+#include "parse.h"
 #include "banned.h"
 
 const char *cli_home(void)
@@ -92,4 +93,36 @@ void cli_emit(struct strbuf *sb)
 	fwrite(sb->buf, 1, sb->len, stdout);
 	fflush(stdout);
 	strbuf_release(sb);
+}
+
+const char *cli_name(const char *what, const char *s, size_t max)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (check_name(what, s, max, &err) < 0)
+		die_usage("%s", err.buf);
+	return s;
+}
+
+void cli_check_since(struct db *db, const char *since)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	if (!since)
+		return;
+	db_args_str(&a, since);
+	r = db_exec_args(db, NULL, &err, "SELECT $1::timestamptz", &a);
+	db_args_clear(&a);
+	if (r == 0) {
+		strbuf_release(&err);
+		return;
+	}
+	/* Class 22: the value, not the database, is wrong. */
+	if (!strncmp(db_last_sqlstate(db), "22", 2))
+		die_usage("--since '%s' is not a date or time (like "
+			  "2026-11-01, '2026-11-01 12:00 UTC' or yesterday)",
+			  since);
+	cli_db_fatal("checking --since", &err);
 }

@@ -65,4 +65,19 @@ int cli_json_only(int argc, char **argv, int nargs, const char *synopsis);
 /* Write sb to stdout and release it. */
 void cli_emit(struct strbuf *sb);
 
+/*
+ * A name given on the command line (what: "a host name"): printable text
+ * of 1..max bytes (check_name() in parse.h), else a usage error that says
+ * why and exits 2.  Returns s.
+ */
+const char *cli_name(const char *what, const char *s, size_t max);
+
+/*
+ * --since DATE: anything PostgreSQL reads as a timestamptz ("2026-11-01",
+ * "2026-11-01 12:00 UTC", "yesterday"), asked of the database so that the
+ * rule is exactly the one the queries use; else a usage error that says
+ * what a date looks like and exits 2 (never the server's raw message).
+ */
+void cli_check_since(struct db *db, const char *since);
+
 #endif

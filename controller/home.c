@@ -87,13 +87,8 @@ static void add_user(struct strbuf *sb, uid_t uid)
 		strbuf_addf(sb, "uid %u", (unsigned)uid);
 }
 
-/*
- * Is path a folder the farm may keep its state in: a folder (a link to
- * one only when follow), belonging to the user we run as, that neither
- * group nor others can write to?  0, or -1 with a sentence that names the
- * command that fixes it.
- */
-static int check_folder(const char *path, int follow, struct strbuf *err)
+int home_check_owned(const char *path, int follow, int want_dir,
+		     struct strbuf *err)
 {
 	struct stat st;
 	uid_t me = geteuid();
@@ -104,15 +99,15 @@ static int check_folder(const char *path, int follow, struct strbuf *err)
 	}
 	if (S_ISLNK(st.st_mode)) {
 		strbuf_addf(err,
-			    "%s is a symbolic link, and the farm's folders "
-			    "must be real ones (fix: rm '%s'; the farm makes "
-			    "the folder again)",
-			    path, path);
+			    "%s is a symbolic link, and the farm's %s must be "
+			    "real ones (fix: rm '%s'; the farm makes it "
+			    "again)",
+			    path, want_dir ? "folders" : "files", path);
 		return -1;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		strbuf_addf(err, "%s is not a folder: move it out of the way",
-			    path);
+	if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+		strbuf_addf(err, "%s is not a %s: move it out of the way", path,
+			    want_dir ? "folder" : "regular file");
 		return -1;
 	}
 	if (st.st_uid != me) {
@@ -136,6 +131,12 @@ static int check_folder(const char *path, int follow, struct strbuf *err)
 		return -1;
 	}
 	return 0;
+}
+
+/* A folder of the farm's (a link to one only when follow). */
+static int check_folder(const char *path, int follow, struct strbuf *err)
+{
+	return home_check_owned(path, follow, 1, err);
 }
 
 /*
@@ -218,14 +219,17 @@ static int allow_search(const char *path, struct strbuf *err)
 	return -1;
 }
 
-int home_kernel_cache(const char *home, char **ret_path, struct strbuf *err)
+int home_kernel_cache(const char *home, const char *dir, char **ret_path,
+		      struct strbuf *err)
 {
 	const char *env = getenv("SCHEDFARM_KERNEL_CACHE");
 	char *path;
 
 	*ret_path = NULL;
-	if (env && *env) {
-		path = absolute_path(env);
+	if (!dir || !*dir)
+		dir = env;
+	if (dir && *dir) {
+		path = absolute_path(dir);
 		if (mkdir_p(path, 0711, err) < 0 ||
 		    check_folder(path, 1, err) < 0) {
 			free(path);

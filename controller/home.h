@@ -64,14 +64,28 @@ int home_subdir(const char *home, const char *name, char **ret_path,
 		struct strbuf *err);
 
 /*
- * The kernel cache: $SCHEDFARM_KERNEL_CACHE when set (a cache shared
- * between farms or kept across test runs; created when missing, checked
- * like a folder of the state folder but it may be a link), else
- * HOME/kernels.  Unlike the other folders, HOME/kernels and the state
- * folder get search permission for others (o+x: enter, not list, not
- * write): the qemu of a libvirt host runs as its own user and opens a
- * built vmlinux by its path.  *ret_path gets the path (caller frees).
+ * The kernel cache: dir when given (`kernel build --cache DIR`), else
+ * $SCHEDFARM_KERNEL_CACHE when set (a cache shared between farms or kept
+ * across test runs), each created when missing and checked like a folder
+ * of the state folder except that it may be a link; else HOME/kernels.
+ * A cache anyone else can write to (/var/tmp, a group-writable share) is
+ * refused: an entry planted there would be taken as a built kernel.
+ * Unlike the other folders, HOME/kernels and the state folder get search
+ * permission for others (o+x: enter, not list, not write): the qemu of a
+ * libvirt host runs as its own user and opens a built vmlinux by its
+ * path.  *ret_path gets the path (caller frees).
  */
-int home_kernel_cache(const char *home, char **ret_path, struct strbuf *err);
+int home_kernel_cache(const char *home, const char *dir, char **ret_path,
+		      struct strbuf *err);
+
+/*
+ * Is path one of the farm's own: a folder (want_dir) or a regular file
+ * (a link to one only when follow), belonging to the user the farm runs
+ * as, that neither group nor others can write?  0, or -1 with a sentence
+ * naming the chmod or chown that fixes it.  For what the farm trusts
+ * because it wrote it (the state folder, kernel cache entries).
+ */
+int home_check_owned(const char *path, int follow, int want_dir,
+		     struct strbuf *err);
 
 #endif

@@ -11,7 +11,7 @@ SF=./controller/schedfarm
 K=$(uname -r)
 
 $SF db start
-$SF host show local >/dev/null 2>&1 || $SF host add local --kind local
+# The first --host local adds this machine as the local host.
 $SF run plans/demo-aa.yaml --host local --kernel "$K"
 $SF run plans/demo-aa.yaml --host local --kernel "$K-again" --base "$K"
 $SF compare --base "$K" --new "$K-again" --host local

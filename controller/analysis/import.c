@@ -23,6 +23,7 @@
 #include "store/hosts.h"
 #include "store/kernels.h"
 #include "analysis/import.h"
+#include "store/ingest.h"
 #include "parse.h"
 #include "strvec.h"
 #include "banned.h"
@@ -90,38 +91,23 @@ row_error(struct import_file *f, unsigned line, const char *fmt, ...)
 	strbuf_addch(&f->errors, '\n');
 }
 
-/* Is s[0..len) well-formed UTF-8 without NUL or other C0 controls? */
-static int text_ok(const char *s, size_t len, int allow_newlines)
+/*
+ * The offset of the first byte of s[0..len) that is not well-formed UTF-8
+ * text (NUL and C0 controls other than tab, CR and LF count), or len.
+ */
+static size_t first_bad_byte(const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	const unsigned char *p = (const unsigned char *)s;
 
-	while (p < end) {
-		unsigned c = *p, extra;
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_char_len(p + i, len - i);
 
-		if (c < 0x80) {
-			if (c == 0 ||
-			    (c < 0x20 && c != '\t' &&
-			     !(allow_newlines && (c == '\n' || c == '\r'))))
-				return 0;
-			p++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			extra = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			extra = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			extra = 3;
-		else
-			return 0;
-		if ((size_t)(end - p) <= extra)
-			return 0;
-		for (unsigned k = 1; k <= extra; k++)
-			if ((p[k] & 0xc0) != 0x80)
-				return 0;
-		p += extra + 1;
+		if (!n || (n == 1 && (p[i] < 0x20 || p[i] == 0x7f) &&
+			   p[i] != '\t' && p[i] != '\n' && p[i] != '\r'))
+			return i;
+		i += n;
 	}
-	return 1;
+	return len;
 }
 
 /*
@@ -288,6 +274,19 @@ static int text_field(struct import_file *f, unsigned line, const char *name,
 	return 0;
 }
 
+/* A kernel or host name: printable, bounded (check_name). */
+static int name_field(struct import_file *f, unsigned line, const char *name,
+		      const char *v, size_t max)
+{
+	struct strbuf why = STRBUF_INIT;
+	int r = check_name(name, v, max, &why);
+
+	if (r < 0)
+		row_error(f, line, "%s", why.buf);
+	strbuf_release(&why);
+	return r;
+}
+
 /* Check and keep one data line; errors are recorded in f. */
 static void parse_row(struct import_file *f, unsigned line,
 		      const struct strvec *fields, const int *col)
@@ -300,8 +299,8 @@ static void parse_row(struct import_file *f, unsigned line,
 	memset(&r, 0, sizeof(r));
 	r.line = line;
 #define FIELD(c) (fields->v[col[c]])
-	bad |= text_field(f, line, "kernel", FIELD(COL_KERNEL), 200, 0);
-	bad |= text_field(f, line, "host", FIELD(COL_HOST), 128, 0);
+	bad |= name_field(f, line, "kernel", FIELD(COL_KERNEL), 200);
+	bad |= name_field(f, line, "host", FIELD(COL_HOST), 128);
 	bad |= text_field(f, line, "workload", FIELD(COL_WORKLOAD), 64, 0);
 	bad |= text_field(f, line, "metric", FIELD(COL_METRIC), 128, 0);
 	bad |= text_field(f, line, "unit", FIELD(COL_UNIT), 64, 1);
@@ -352,6 +351,12 @@ static void parse_row(struct import_file *f, unsigned line,
 			row_error(f, line, "n is 1 but stddev is not 0");
 			bad = 1;
 		}
+	}
+	if (!bad && ingest_check_value(FIELD(COL_UNIT), r.value, &why) < 0) {
+		row_error(f, line, "%s %s",
+			  f->format == IMPORT_SUMMARIES ? "mean" : "value",
+			  why.buf);
+		bad = 1;
 	}
 #undef FIELD
 	if (!bad) {
@@ -433,10 +438,25 @@ int import_parse(struct import_file *f, const struct strbuf *content)
 	unsigned line = 0;
 	const char *p = content->buf, *end = content->buf + content->len;
 
-	if (!text_ok(content->buf, content->len, 1)) {
-		row_error(f, 1,
-			  "not UTF-8 text (a NUL, a control character or a "
-			  "bad byte sequence)");
+	size_t bad = first_bad_byte(content->buf, content->len);
+
+	if (bad < content->len) {
+		/* Say where: the line, and the byte in it. */
+		const char *nl = content->buf;
+		unsigned at = 1;
+
+		for (const char *q = content->buf; q < content->buf + bad; q++)
+			if (*q == '\n') {
+				at++;
+				nl = q + 1;
+			}
+		row_error(f, at,
+			  "not UTF-8 text: byte 0x%02x at column %zu is %s",
+			  (unsigned char)content->buf[bad],
+			  (size_t)(content->buf + bad - nl) + 1,
+			  (unsigned char)content->buf[bad] < 0x80
+				  ? "a control character (or NUL)"
+				  : "not part of a UTF-8 character");
 		return -1;
 	}
 	if (content->len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))

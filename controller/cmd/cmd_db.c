@@ -192,7 +192,7 @@ static int db_migrate_cmd(void)
 
 static int db_psql(int argc, char **argv)
 {
-	struct strvec args = STRVEC_INIT;
+	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
 	struct db_config cfg;
 	struct db *db;
@@ -204,10 +204,15 @@ static int db_psql(int argc, char **argv)
 		die_usage("db psql [-- PSQL-ARGS...]");
 	db = cli_open_db_cfg(&cfg);
 	db_close(db);
-	if (db_psql_argv(&cfg, &args, &err) < 0)
+	if (db_psql_argv(&cfg, &args, &env, &err) < 0)
 		fatal("%s", err.buf);
 	for (; i < argc; i++)
 		strvec_push(&args, argv[i]);
+	/* The password, when there is one, goes by the environment. */
+	for (size_t k = 0; k < env.nr; k++)
+		if (putenv(env.v[k]) != 0)
+			fatal("cannot set psql's environment: %s",
+			      strerror(errno));
 	fflush(NULL);
 	execvp(args.v[0], args.v);
 	fatal("cannot run %s: %s", args.v[0], strerror(errno));

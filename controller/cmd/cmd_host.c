@@ -24,6 +24,7 @@
 #include "json.h"
 #include "log.h"
 #include "parse.h"
+#include "lab/hostinfo.h"
 #include "lab/runner.h"
 #include "fs.h"
 #include "banned.h"
@@ -288,99 +289,19 @@ static void fields_of(const struct host_opts *o, struct host_fields *f)
 		f->nums[i] = o->nums[i];
 }
 
-/* A positive integer member of info, or 0. */
-static int64_t info_int(const struct json_value *o, const char *key)
+/* What hostinfo_contact() did on the way, as log lines on stderr. */
+static void print_log(struct strbuf *log)
 {
-	struct strbuf ignore = STRBUF_INIT;
-	int64_t v = 0;
-
-	if (json_get_i64(o, key, 0, INT64_MAX / 2, &v, &ignore) < 0)
-		v = 0;
-	strbuf_release(&ignore);
-	return v;
-}
-
-/*
- * Contact host `name` (already a row), read the agent's info and store it
- * with the topology.  Return 0, or -1 with err.
- */
-static int contact_host(struct db *db, const char *name, struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct runner_host h = { 0 };
-	struct runner *r = NULL;
-	struct strbuf log = STRBUF_INIT, info = STRBUF_INIT,
-		      canon = STRBUF_INIT;
-	struct json_value *doc = NULL;
-	const struct json_value *cpus;
-	struct db_args a = DB_ARGS_INIT;
-	char *agent = runner_default_agent_path();
-	int64_t sockets, cores, threads, nodes, online, mem_kb;
-	struct host_topology topo;
-	int ret = -1;
-	const char *port;
-
-	db_args_str(&a, name);
-	if (db_exec_args(db, &res, err,
-			 "SELECT kind, address, port, ssh_user, key_file, "
-			 "known_hosts FROM hosts WHERE name = $1",
-			 &a) < 0)
-		goto out;
-	db_args_clear(&a);
-	h.name = name;
-	h.kind = db_get(res, 0, 0);
-	h.address = db_get(res, 0, 1);
-	port = db_get(res, 0, 2);
-	if (port)
-		parse_int(port, 1, 65535, &h.port, NULL);
-	h.user = db_get(res, 0, 3);
-	h.key_file = db_get(res, 0, 4);
-	h.known_hosts = db_get(res, 0, 5);
-	if (runner_open(&h, agent, &r, &log, err) < 0)
-		goto out;
-	if (log.len) {
-		strbuf_rtrim(&log);
-		log_info("%s", log.buf);
-	}
-	if (runner_info(r, &info, err) < 0)
-		goto out;
-	if (json_parse(info.buf, info.len, NULL, &doc, err) < 0 ||
-	    json_type_of(doc) != JSON_OBJECT) {
-		strbuf_addstr(err, " (the agent's info is not a JSON object)");
-		goto out;
-	}
-	cpus = json_get(doc, "cpus");
-	sockets = info_int(cpus, "sockets");
-	cores = info_int(cpus, "cores");
-	threads = info_int(cpus, "threads");
-	nodes = info_int(cpus, "numa_nodes");
-	online = info_int(cpus, "online");
-	mem_kb = info_int(doc, "memory_kb");
-	ingest_json_write(doc, &canon);
-	topo.sockets = sockets;
-	topo.cores_per_socket = sockets && cores ? cores / sockets : 0;
-	topo.threads_per_core = cores && threads ? threads / cores : 0;
-	topo.numa_nodes = nodes;
-	topo.cpus = online;
-	topo.memory_mb = mem_kb / 1024;
-	if (hosts_record_info(db, name, canon.buf, &topo, err) < 0)
-		goto out;
-	ret = 0;
-out:
-	db_args_clear(&a);
-	json_free(doc);
-	runner_close(r);
-	free(agent);
-	strbuf_release(&log);
-	strbuf_release(&info);
-	strbuf_release(&canon);
-	return ret;
+	strbuf_rtrim(log);
+	if (log->len)
+		log_info("%s", log->buf);
+	strbuf_reset(log);
 }
 
 static int host_add(int argc, char **argv)
 {
 	struct host_opts o = { .tags = STRVEC_INIT };
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
 	struct host_fields f;
 	const char *name;
 	struct db *db;
@@ -391,8 +312,7 @@ static int host_add(int argc, char **argv)
 	if (optind + 1 != argc)
 		die_usage("host add NAME --kind KIND [...]");
 	name = argv[optind];
-	if (!*name || strlen(name) > 128)
-		die_usage("a host name is 1..128 characters");
+	cli_name("a host name", name, HOST_NAME_MAX_LEN);
 	if (!o.kind)
 		die_usage("host add needs --kind (local, ssh, libvirt, ipmi)");
 	if (!strcmp(o.kind, "ssh") && (!o.address || !o.known_hosts))
@@ -402,13 +322,17 @@ static int host_add(int argc, char **argv)
 		cli_db_fatal("host add", &err);
 	fields_of(&o, &f);
 	r = hosts_add(db, name, &f, &id, &err);
+	if (r == -2)
+		die_usage("host add: %s", err.buf);
 	if (r < 0)
 		cli_db_fatal("host add", &err);
 	if (r > 0)
 		fatal("a host named '%s' exists already", name);
 	if (!o.no_contact &&
 	    (!strcmp(o.kind, "local") || !strcmp(o.kind, "ssh"))) {
-		if (contact_host(db, name, &err) < 0) {
+		r = hostinfo_contact(db, name, NULL, &log, &err);
+		print_log(&log);
+		if (r < 0) {
 			db_rollback(db);
 			fatal("host %s not added: %s", name, err.buf);
 		}
@@ -519,7 +443,7 @@ static int host_show(int argc, char **argv)
 static int host_set(int argc, char **argv)
 {
 	struct host_opts o = { .tags = STRVEC_INIT };
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
 	struct host_fields f;
 	const char *name;
 	struct db *db;
@@ -535,13 +459,19 @@ static int host_set(int argc, char **argv)
 		cli_db_fatal("host set", &err);
 	fields_of(&o, &f);
 	r = hosts_update(db, name, &f, &id, &err);
+	if (r == -2)
+		die_usage("host set: %s", err.buf);
 	if (r < 0)
 		cli_db_fatal("host set", &err);
 	if (r > 0)
 		fatal("no host named '%s'", name);
-	if (o.refresh && contact_host(db, name, &err) < 0) {
-		db_rollback(db);
-		fatal("host %s not changed: %s", name, err.buf);
+	if (o.refresh) {
+		r = hostinfo_contact(db, name, NULL, &log, &err);
+		print_log(&log);
+		if (r < 0) {
+			db_rollback(db);
+			fatal("host %s not changed: %s", name, err.buf);
+		}
 	}
 	if (db_commit(db, &err) < 0)
 		cli_db_fatal("host set", &err);

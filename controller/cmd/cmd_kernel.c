@@ -244,7 +244,7 @@ static int print_progress(void *ctx, const char *line, int steps, int expected)
 /* The job path's build phase, for one job: see build_kernel_for_job(). */
 static int kernel_build_job(int64_t job, int jobs, const char *cache_opt)
 {
-	_cleanup_free_ char *cache = cache_opt ? xstrdup(cache_opt) : NULL;
+	_cleanup_free_ char *cache = NULL;
 	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
 	struct progress_state ps = { 0, 0, 0 };
 	struct db_config cfg;
@@ -252,7 +252,7 @@ static int kernel_build_job(int64_t job, int jobs, const char *cache_opt)
 	int64_t kid = 0;
 	int r;
 
-	if (!cache && home_kernel_cache(cli_home(), &cache, &err) < 0)
+	if (home_kernel_cache(cli_home(), cache_opt, &cache, &err) < 0)
 		fatal("%s", err.buf);
 	r = build_kernel_for_job(db, job, cache, jobs, print_progress, &ps,
 				 &kid, &log, &err);
@@ -291,6 +291,7 @@ static int kernel_build_cmd(int argc, char **argv)
 	_cleanup_db_result_ struct db_result *row = NULL;
 	struct db_config cfg;
 	_cleanup_free_ char *cache = NULL;
+	const char *cache_opt = NULL;
 	const char *config_spec = "tinyconfig+farm-base.config+farm-vm.config",
 		   *e, *n = NULL;
 	struct kernel_fields kf = { 0 };
@@ -315,14 +316,14 @@ static int kernel_build_cmd(int argc, char **argv)
 			strvec_push(&spec.patches, optarg);
 			break;
 		case 'n':
-			n = optarg;
+			n = cli_name("--name", optarg, KERNEL_NAME_MAX_LEN);
 			break;
 		case 'j':
 			if (parse_int(optarg, 1, 1024, &spec.jobs, &e) < 0)
 				die_usage("-j %s %s", optarg, e);
 			break;
 		case 'C':
-			cache = xstrdup(optarg);
+			cache_opt = optarg;
 			break;
 		case 'J':
 			if (parse_i64(optarg, 1, INT64_MAX, &job, &e) < 0)
@@ -336,7 +337,7 @@ static int kernel_build_cmd(int argc, char **argv)
 		if (optind != argc || spec.base || spec.patches.nr || n)
 			die_usage("kernel build --job ID takes no base, patch "
 				  "or name");
-		return kernel_build_job(job, spec.jobs, cache);
+		return kernel_build_job(job, spec.jobs, cache_opt);
 	}
 	if (optind != argc || !spec.base)
 		die_usage(
@@ -364,7 +365,7 @@ static int kernel_build_cmd(int argc, char **argv)
 			strvec_push(&spec.fragments, path);
 	}
 	db = cli_open_db_cfg(&cfg);
-	if (!cache && home_kernel_cache(cli_home(), &cache, &err) < 0)
+	if (home_kernel_cache(cli_home(), cache_opt, &cache, &err) < 0)
 		fatal("%s", err.buf);
 	spec.cache_dir = cache;
 	spec.progress = print_progress;
@@ -458,6 +459,8 @@ static int kernel_add(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !image || !rel)
 		die_usage("kernel add NAME --image PATH --release REL");
+	cli_name("a kernel name", argv[optind], KERNEL_NAME_MAX_LEN);
+	cli_name("--release", rel, KERNEL_NAME_MAX_LEN);
 	img_abs = realpath(image, NULL);
 	if (!img_abs)
 		fatal("no image %s", image);

@@ -121,6 +121,7 @@ int cmd_regressions(int argc, char **argv)
 		die_usage("regressions takes no arguments");
 
 	db = cli_open_db();
+	cli_check_since(db, since);
 	db_args_str(&a, since);
 	db_args_str(&a, host);
 	db_args_double(&a, min_change);

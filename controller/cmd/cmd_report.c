@@ -109,6 +109,7 @@ int cmd_report(int argc, char **argv)
 		fatal("%s", err.buf);
 	o.static_dir = stat_dir.buf;
 	db = cli_open_db_cfg(&cfg);
+	cli_check_since(db, o.since);
 	if (!o.out_dir) {
 		_cleanup_free_ char *dir = NULL;
 

@@ -98,9 +98,21 @@ int cmd_results(int argc, char **argv)
 		    "'-'), run, host, kernel, workload, iteration, CASE "
 		    "WHEN warmup THEN 'w' ELSE '' END, metric, value, unit, "
 		    "better), E'\\n' ORDER BY run, metric, iteration), ''), "
-		    "count(*) FROM x",
+		    "count(*), CASE WHEN $1 <> 0 THEN EXISTS (SELECT 1 FROM "
+		    "jobs WHERE id = $1) WHEN $2 <> 0 THEN EXISTS (SELECT 1 "
+		    "FROM runs WHERE id = $2) ELSE EXISTS (SELECT 1 FROM "
+		    "kernels WHERE name = $3) END FROM x",
 		    &a) < 0)
 		cli_db_fatal("results", &err);
+	/* Nothing stored for something that is there is "(no results)";
+	 * for something that is not, the name is wrong: say so. */
+	if (strcmp(db_get(res, 0, 3), "t")) {
+		if (job)
+			fatal("no job STP#%lld", (long long)job);
+		if (run)
+			fatal("no run %lld", (long long)run);
+		fatal("no kernel named '%s'", kernel);
+	}
 	if (json) {
 		strbuf_addf(&out, "%s\n", db_get(res, 0, 0));
 	} else {

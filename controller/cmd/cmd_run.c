@@ -15,20 +15,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cmd/builtin.h"
 #include "cli.h"
 #include "job/jobexec.h"
+#include "lab/hostinfo.h"
 #include "log.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "store/hosts.h"
+#include "store/kernels.h"
 #include "store/queue.h"
 #include "banned.h"
 
 const char cmd_run_usage[] =
 	"usage: schedfarm run [--lease SECONDS]\n"
-	"       schedfarm run PLAN --host NAME --kernel NAME [--base NAME]\n"
+	"       schedfarm run PLAN --host NAME [--kernel NAME] [--base NAME]\n"
 	"                          [--priority N] [--lease SECONDS]\n"
 	"\n"
 	"Without PLAN: claim and run queued jobs one after another in the\n"
@@ -38,7 +42,10 @@ const char cmd_run_usage[] =
 	"\n"
 	"With PLAN: queue the plan on host NAME, labelling the running kernel\n"
 	"NAME (--base defaults to it), and run that job at once (waiting for\n"
-	"the host if another controller holds it).\n"
+	"the host if another controller holds it).  On a local host --kernel\n"
+	"defaults to the running kernel's release (uname -r).  --host local,\n"
+	"when no host of that name exists, adds this machine as the local\n"
+	"host first, with its topology, and says so.\n"
 	"\n"
 	"On a terminal one progress line shows run i/N, the workload and its\n"
 	"parameters, the host, the time elapsed and an estimate of what is\n"
@@ -47,6 +54,58 @@ const char cmd_run_usage[] =
 	"hit) and each boot (console, agent beacon, SSH, power off) print\n"
 	"their progress lines too.  ^C stops the job and puts it back in the\n"
 	"queue.  Exit status 1 when a job failed.\n";
+
+/*
+ * The host `run PLAN --host NAME` runs on: `local`, when no host has that
+ * name, is this machine, added on first use (as `host add local --kind
+ * local` would).  *ret_kernel defaults to the running kernel's release on
+ * a host of kind local.  Dies with the reason when the host is unusable.
+ */
+static void run_host(struct db *db, const char *host, const char **ret_kernel)
+{
+	static struct utsname un;
+	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
+	struct host_topology t;
+	char *kind = NULL;
+	int r = hosts_kind(db, host, &kind, &err);
+
+	if (r < 0)
+		cli_db_fatal("looking up the host", &err);
+	if (r > 0 && !strcmp(host, "local")) {
+		r = hostinfo_add_local(db, host, &t, &log, &err);
+		strbuf_rtrim(&log);
+		if (log.len)
+			log_info("%s", log.buf);
+		if (r < 0)
+			fatal("cannot add this machine as host local: %s",
+			      err.buf);
+		if (r == 0)
+			printf("host local added: this machine, %lld CPUs "
+			       "(%lld "
+			       "socket(s), %lld NUMA node(s)), %lld MiB; "
+			       "first use of --host local\n",
+			       (long long)t.cpus, (long long)t.sockets,
+			       (long long)t.numa_nodes, (long long)t.memory_mb);
+		kind = xstrdup("local");
+	} else if (r > 0) {
+		fatal("no host named '%s' (see 'schedfarm host list'; 'host "
+		      "add' adds one)",
+		      host);
+	}
+	if (!*ret_kernel) {
+		if (strcmp(kind, "local"))
+			die_usage("run PLAN on %s host %s needs --kernel NAME",
+				  kind, host);
+		if (uname(&un) < 0)
+			fatal("uname: %s", strerror(errno));
+		*ret_kernel = un.release;
+		printf("kernel: %s, the running kernel (no --kernel given)\n",
+		       un.release);
+	}
+	free(kind);
+	strbuf_release(&err);
+	strbuf_release(&log);
+}
 
 static void on_int(int sig)
 {
@@ -277,14 +336,11 @@ int cmd_run(int argc, char **argv)
 			host = optarg;
 			break;
 		case 'k':
-			if (!*optarg || strlen(optarg) > 200)
-				die_usage("--kernel is 1..200 characters");
-			kernel = optarg;
+			kernel = cli_name("--kernel", optarg,
+					  KERNEL_NAME_MAX_LEN);
 			break;
 		case 'b':
-			if (!*optarg || strlen(optarg) > 200)
-				die_usage("--base is 1..200 characters");
-			base = optarg;
+			base = cli_name("--base", optarg, KERNEL_NAME_MAX_LEN);
 			break;
 		case 'P':
 			if (parse_int(optarg, -1000, 1000, &priority, &why) < 0)
@@ -308,13 +364,13 @@ int cmd_run(int argc, char **argv)
 		struct queue_submitted done;
 		struct plan *plan = NULL;
 
-		if (!host || !kernel)
-			die_usage(
-				"run PLAN needs --host NAME and --kernel NAME");
+		if (!host)
+			die_usage("run PLAN needs --host NAME");
 		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("the plan %s does not check", argv[optind]);
 		}
+		run_host(db, host, &kernel);
 		s.base = base ? base : kernel;
 		s.kernel = kernel;
 		s.plan_name = plan->name;

@@ -13,14 +13,25 @@
  * schedfarm_jobs, woken by new jobs and freed hosts, with a slow timer
  * only for expiring leases of controllers that died.  SIGTERM or SIGINT:
  * claim nothing more, tell running jobs to stop (they go back to the
- * queue), wait for them, exit 0.  (After OpenBSD ntpd/relayd.)
+ * queue), wait for them at most --stop-timeout seconds (then kill the
+ * ones left and put their jobs back in the queue), exit 0.  (After
+ * OpenBSD ntpd/relayd.)
+ *
+ * Under systemd (tools/systemd/schedfarm.service, Type=notify) it says
+ * READY=1 once it has its database and listens for jobs, STOPPING=1 when
+ * told to stop, and STATUS= lines between: sd_notify(3)'s protocol,
+ * written here by hand (one datagram to $NOTIFY_SOCKET) rather than
+ * linking libsystemd for three messages.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,12 +43,14 @@
 #include "parse.h"
 #include "store/queue.h"
 #include "run-command.h"
+#include "time-util.h"
 #include "lab/runner.h"
 #include "banned.h"
 
 const char cmd_serve_usage[] =
 	"usage: schedfarm serve [-n] [--jobs N] [--lease SECONDS] [--wake "
 	"SECONDS]\n"
+	"                       [--stop-timeout SECONDS]\n"
 	"\n"
 	"Run the controller in the foreground: claim queued jobs with a\n"
 	"matching idle host (good or unknown health), run each in its own\n"
@@ -54,10 +67,16 @@ const char cmd_serve_usage[] =
 	"default 60)\n"
 	"  --wake SECONDS   also look for expired leases this often (1..3600,\n"
 	"                   default 10)\n"
+	"  --stop-timeout SECONDS\n"
+	"                   on SIGTERM, wait this long for running jobs to\n"
+	"                   stop (1..3600, default 60)\n"
 	"\n"
 	"SIGTERM or SIGINT stops claiming, sends running jobs back to the "
 	"queue\n"
-	"and exits when they have stopped.\n";
+	"and exits when they have stopped; a job still running after\n"
+	"--stop-timeout is killed and put back in the queue.  Under systemd\n"
+	"(Type=notify) it signals readiness once it has its database and\n"
+	"listens for jobs, and logs with syslog priority prefixes.\n";
 
 static volatile sig_atomic_t stopping;
 static volatile sig_atomic_t child_exited;
@@ -83,7 +102,49 @@ static void on_job_stop(int sig)
 struct slot {
 	pid_t pid;
 	struct queue_claim claim;
+	int killed; /* killed by us at the stop timeout */
 };
+
+/* $NOTIFY_SOCKET, taken out of the environment (the job processes and
+ * what they start must not talk to the service manager as us). */
+static char *notify_socket;
+
+/*
+ * Send state ("READY=1", "STATUS=...") to the service manager, when there
+ * is one: a datagram to the AF_UNIX socket NOTIFY_SOCKET named ("@..." is
+ * in the abstract namespace).  A failure is logged, never fatal: the
+ * manager then times the start out and says so itself.
+ */
+static void notify(const char *state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!notify_socket)
+		return;
+	len = strlen(notify_socket);
+	if ((notify_socket[0] != '/' && notify_socket[0] != '@') || len < 2 ||
+	    len >= sizeof(sa.sun_path)) {
+		log_warn("NOTIFY_SOCKET '%s' is not a socket path: the "
+			 "service manager is not told '%s'",
+			 notify_socket, state);
+		return;
+	}
+	memcpy(sa.sun_path, notify_socket, len);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    sendto(fd, state, strlen(state), MSG_NOSIGNAL,
+		   (struct sockaddr *)&sa,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) <
+		    0)
+		log_warn("cannot tell the service manager '%s' through %s: %s",
+			 state, notify_socket, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
 
 static void job_log(void *ctx, int level, const char *msg)
 {
@@ -155,19 +216,68 @@ static void job_exited(struct db *db, struct slot *slots, int nslots,
 			 WEXITSTATUS(status) ? "job failed" : "job done");
 		return;
 	}
-	if (WIFSIGNALED(status))
+	if (slots[i].killed)
+		strbuf_addstr(&why, "the controller stopped and the job's "
+				    "process did not stop in time: killed; "
+				    "requeued");
+	else if (WIFSIGNALED(status))
 		strbuf_addf(&why, "the job's process was killed by signal %d",
 			    WTERMSIG(status));
 	else
 		strbuf_addf(&why, "the job's process exited with status %d",
 			    WEXITSTATUS(status));
 	log_warn("job %lld: %s", (long long)slots[i].claim.job_id, why.buf);
-	if (db && queue_finish(db, &slots[i].claim, owner, "failed", "infra",
-			       why.buf, &err) < 0)
+	/* Killed at the stop timeout, the job is not at fault: it goes
+	 * back to the queue, as one that stopped in time does. */
+	if (db &&
+	    queue_finish(db, &slots[i].claim, owner,
+			 slots[i].killed ? "queued" : "failed",
+			 slots[i].killed ? NULL : "infra", why.buf, &err) < 0)
 		log_warn("job %lld: cannot record it: %s",
 			 (long long)slots[i].claim.job_id, err.buf);
 	strbuf_release(&err);
 	strbuf_release(&why);
+}
+
+/*
+ * Stop the running jobs: SIGTERM each (a job stops at its next heartbeat,
+ * within a second or so, and puts itself back in the queue), wait up to
+ * stop_s seconds, then SIGKILL what is left and requeue those jobs here.
+ */
+static void stop_jobs(struct db *db, struct slot *slots, int nslots,
+		      int *running, const char *owner, int stop_s)
+{
+	int64_t deadline = deadline_in((int64_t)stop_s * 1000);
+	int killed = 0;
+
+	for (int i = 0; i < nslots; i++)
+		if (slots[i].pid > 0)
+			kill(slots[i].pid, SIGTERM);
+	while (*running > 0) {
+		int status;
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+
+		if (pid > 0) {
+			job_exited(db, slots, nslots, running, owner, pid,
+				   status);
+			continue;
+		}
+		if (pid < 0 && errno != EINTR)
+			break;
+		if (!killed && !deadline_left(deadline)) {
+			log_warn("stopping: %d job(s) still running after %d "
+				 "s: killing them; they go back to the queue",
+				 *running, stop_s);
+			for (int i = 0; i < nslots; i++) {
+				if (slots[i].pid <= 0)
+					continue;
+				slots[i].killed = 1;
+				kill(slots[i].pid, SIGKILL);
+			}
+			killed = 1;
+		}
+		sleep_ms(50);
+	}
 }
 
 /* Reap finished job processes without waiting. */
@@ -187,6 +297,7 @@ int cmd_serve(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "lease", required_argument, NULL, 'l' },
 		{ "wake", required_argument, NULL, 'w' },
+		{ "stop-timeout", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf err = STRBUF_INIT, payload = STRBUF_INIT;
@@ -196,6 +307,7 @@ int cmd_serve(int argc, char **argv)
 	struct db *db;
 	char *owner, *agent;
 	int check_only = 0, max_jobs = 4, lease_s = QUEUE_LEASE_S, wake_s = 10;
+	int stop_s = 60;
 	int opt, running = 0, claimable = 1;
 	const char *why;
 
@@ -216,6 +328,11 @@ int cmd_serve(int argc, char **argv)
 			if (parse_int(optarg, 1, 3600, &wake_s, &why) < 0)
 				die_usage("--wake '%s' %s", optarg, why);
 			break;
+		case 's':
+			if (parse_int(optarg, 1, 3600, &stop_s, &why) < 0)
+				die_usage("--stop-timeout '%s' %s", optarg,
+					  why);
+			break;
 		default:
 			die_usage("see 'schedfarm serve --help'");
 		}
@@ -223,6 +340,10 @@ int cmd_serve(int argc, char **argv)
 	if (optind != argc)
 		die_usage("serve takes no arguments");
 
+	if (getenv("NOTIFY_SOCKET")) {
+		notify_socket = xstrdup(getenv("NOTIFY_SOCKET"));
+		unsetenv("NOTIFY_SOCKET");
+	}
 	db = cli_open_db_cfg(&cfg);
 	/* Jobs keep their files there: a bad state folder fails now, not
 	 * in every job. */
@@ -252,6 +373,10 @@ int cmd_serve(int argc, char **argv)
 		fatal("cannot LISTEN: %s", err.buf);
 	log_info("serve ready: owner %s, up to %d jobs, agent %s", owner,
 		 max_jobs, agent);
+	strbuf_reset(&err);
+	strbuf_addf(&err, "READY=1\nSTATUS=ready: owner %s, up to %d jobs",
+		    owner, max_jobs);
+	notify(err.buf);
 
 	while (!stopping) {
 		int jobs_back = 0, hosts_back = 0;
@@ -332,25 +457,22 @@ int cmd_serve(int argc, char **argv)
 		}
 	}
 
+	strbuf_reset(&err);
+	strbuf_addf(&err,
+		    "STOPPING=1\nSTATUS=stopping: %d job(s) going back to "
+		    "the queue (at most %d s)",
+		    running, stop_s);
+	notify(err.buf);
 	if (running)
-		log_info("stopping: %d job(s) go back to the queue", running);
-	for (int i = 0; i < max_jobs; i++)
-		if (slots[i].pid > 0)
-			kill(slots[i].pid, SIGTERM);
-	while (running > 0) {
-		int status;
-		pid_t pid = waitpid(-1, &status, 0);
-
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0)
-			break;
-		job_exited(db, slots, max_jobs, &running, owner, pid, status);
-	}
+		log_info("stopping: %d job(s) go back to the queue (waiting "
+			 "at most %d s)",
+			 running, stop_s);
+	stop_jobs(db, slots, max_jobs, &running, owner, stop_s);
 	log_info("serve stopped");
 	free(slots);
 	free(owner);
 	free(agent);
+	free(notify_socket);
 	db_close(db);
 	db_config_release(&cfg);
 	strbuf_release(&err);

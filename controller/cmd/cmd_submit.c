@@ -19,6 +19,7 @@
 #include "log.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "store/kernels.h"
 #include "store/queue.h"
 #include "banned.h"
 
@@ -86,9 +87,8 @@ int cmd_submit(int argc, char **argv)
 			s.host = optarg;
 			break;
 		case 'k':
-			if (!*optarg || strlen(optarg) > 200)
-				die_usage("--kernel is 1..200 characters");
-			s.kernel = optarg;
+			s.kernel = cli_name("--kernel", optarg,
+					    KERNEL_NAME_MAX_LEN);
 			break;
 		case 'P':
 			if (parse_int(optarg, -1000, 1000, &s.priority, &why) <
@@ -96,9 +96,7 @@ int cmd_submit(int argc, char **argv)
 				die_usage("--priority '%s' %s", optarg, why);
 			break;
 		case 'n':
-			if (strlen(optarg) > 500)
-				die_usage("--name is at most 500 characters");
-			s.name = optarg;
+			s.name = cli_name("--name", optarg, PATCH_NAME_MAX_LEN);
 			break;
 		case 'j':
 			json = 1;
@@ -112,8 +110,10 @@ int cmd_submit(int argc, char **argv)
 		die_usage("submit needs at least one PATCH file");
 	if (!s.base || !plan_path)
 		die_usage("submit needs --base KERNEL and --plan FILE");
-	if (strlen(s.base) > 200)
-		die_usage("--base is at most 200 characters");
+	cli_name("--base", s.base, KERNEL_NAME_MAX_LEN);
+	/* Without --name the first file's name names the series. */
+	if (!s.name)
+		cli_name("a patch file name", argv[optind], PATCH_NAME_MAX_LEN);
 
 	patches = xcalloc((size_t)npatch, sizeof(*patches));
 	bufs = xcalloc((size_t)npatch, sizeof(*bufs));

@@ -66,7 +66,7 @@ int boot_job_build(struct job_ctx *jc, struct strbuf *log, struct strbuf *err)
 	int64_t kid = 0;
 	size_t from = log->len;
 
-	if (home_kernel_cache(jc->home, &cache, err) < 0) {
+	if (home_kernel_cache(jc->home, NULL, &cache, err) < 0) {
 		show(jc, "build: %s", err->buf);
 		return -1;
 	}

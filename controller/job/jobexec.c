@@ -349,7 +349,7 @@ static int create_runs(struct job_ctx *jc, struct run_rec *rr, size_t n,
 		struct db_args a = DB_ARGS_INIT;
 
 		strbuf_reset(&params);
-		plan_run_params_json(p, rr[i].pr, &params);
+		plan_run_params_json(p, rr[i].pr, PLAN_SECRETS_MASKED, &params);
 		db_args_i64(&a, jc->claim.job_id);
 		db_args_i64(&a, jc->claim.host_id);
 		db_args_i64(&a, jc->kernel_id);
@@ -456,7 +456,7 @@ static void build_spec(struct job_ctx *jc, struct runner *runner,
 	strbuf_addf(spec, "{\"run_id\":%lld,\"workload\":", (long long)rr->id);
 	strbuf_add_json_str(spec, rr->pr->workload);
 	strbuf_addstr(spec, ",\"params\":");
-	plan_run_params_json(p, rr->pr, spec);
+	plan_run_params_json(p, rr->pr, PLAN_SECRETS_CLEAR, spec);
 	strbuf_addf(spec, ",\"iterations\":%d,\"warmup\":%d,\"cgroups\":",
 		    p->iterations, p->warmup);
 	plan_cgroups_json(p, spec);
@@ -911,9 +911,11 @@ finish:
 		fail_msg = xstrdup("the job's lease was lost (cancelled, or "
 				   "expired)");
 	}
-	if (fail_msg)
+	if (jc.interrupted)
+		jlog(&jc, 1, "job %lld: %s", (long long)c->job_id, fail_msg);
+	else if (fail_msg)
 		jlog(&jc, 1, "job %lld failed in %s: %s", (long long)c->job_id,
-		     fail_phase, fail_msg);
+		     fail_phase ? fail_phase : "an unknown phase", fail_msg);
 	else
 		jlog(&jc, 0, "job %lld done: %zu runs", (long long)c->job_id,
 		     n);

@@ -9,6 +9,13 @@
  *   builds/KEY/result     key=value lines, written last: its presence is
  *                         what "built" means
  *   builds/KEY.lock       flock()ed while a build of KEY runs
+ *
+ * What is found there is used only when the farm's user owns it and
+ * nobody else can write it (home_check_owned): the cache folder itself,
+ * bases/ and builds/, each base and build folder, a build's result and
+ * the images it names, which must lie inside the build's folder.  A
+ * cache entry another user could have planted is refused, never taken
+ * for a built kernel.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "home.h"
 #include "lab/build.h"
 #include "store/kernels.h"
 #include "cleanup.h"
@@ -339,14 +347,52 @@ out:
 	return r;
 }
 
+/* Is path, found in the cache, the farm's own (see the top)? */
+static int cache_owned(const char *path, int want_dir, struct strbuf *err)
+{
+	if (home_check_owned(path, 0, want_dir, err) == 0)
+		return 0;
+	strbuf_addstr(err, "; the kernel cache trusts only what the farm's "
+			   "user wrote");
+	return -1;
+}
+
+/* An image a result names: a file of ours inside the build's folder. */
+static int cache_image(const struct kernel_build_result *res, const char *path,
+		       struct strbuf *err)
+{
+	size_t n = strlen(res->dir);
+
+	if (strncmp(path, res->dir, n) || path[n] != '/' ||
+	    strstr(path, "/../")) {
+		strbuf_addf(err,
+			    "cache entry %s names an image outside it (%s): "
+			    "refused",
+			    res->dir, path);
+		return -1;
+	}
+	return cache_owned(path, 0, err);
+}
+
 /* Read CACHE/builds/KEY/result into res; 1 if there, 0 if not, -1 bad. */
 static int read_result(struct kernel_build_result *res, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
 	struct strvec lines = STRVEC_INIT;
+	struct stat st;
 	int r = 0;
 
+	if (lstat(res->dir, &st) < 0 && errno == ENOENT)
+		return 0;
+	if (cache_owned(res->dir, 1, err) < 0)
+		return -1;
 	strbuf_addf(&path, "%s/result", res->dir);
+	if (lstat(path.buf, &st) < 0 && errno == ENOENT)
+		goto out;
+	if (cache_owned(path.buf, 0, err) < 0) {
+		r = -1;
+		goto out;
+	}
 	if (strbuf_read_file(&body, path.buf, 1u << 16) < 0)
 		goto out;
 	strvec_split(&lines, body.buf, '\n');
@@ -381,6 +427,11 @@ static int read_result(struct kernel_build_result *res, struct strbuf *err)
 	}
 	if (!res->release || !res->vmlinux || !is_file(res->vmlinux)) {
 		strbuf_addf(err, "cache entry %s is incomplete", res->dir);
+		r = -1;
+		goto out;
+	}
+	if (cache_image(res, res->vmlinux, err) < 0 ||
+	    (res->bzimage && cache_image(res, res->bzimage, err) < 0)) {
 		r = -1;
 		goto out;
 	}
@@ -441,9 +492,15 @@ static int prepare_tarball_base(const struct kernel_build_spec *spec,
 	struct child_process cp;
 	int r = -1;
 
-	strbuf_addf(&dir, "%s/bases/%.16s", spec->cache_dir, sha);
+	strbuf_addf(&dir, "%s/bases", spec->cache_dir);
+	if (mkdir_p(dir.buf, CACHE_DIR_MODE, err) < 0 ||
+	    cache_owned(dir.buf, 1, err) < 0)
+		goto out;
+	strbuf_addf(&dir, "/%.16s", sha);
 	if (is_dir(dir.buf)) {
-		r = single_subdir(dir.buf, ret, err);
+		if (cache_owned(dir.buf, 1, err) == 0 &&
+		    single_subdir(dir.buf, ret, err) == 0)
+			r = cache_owned(ret->buf, 1, err);
 		goto out;
 	}
 	strbuf_addf(&tmp, "%s.tmp.%ld", dir.buf, (long)getpid());
@@ -790,7 +847,8 @@ static int lock_key(const struct kernel_build_spec *spec,
 	int fd;
 
 	strbuf_addf(&p, "%s/builds", spec->cache_dir);
-	if (mkdir_p(p.buf, CACHE_DIR_MODE, err) < 0) {
+	if (mkdir_p(p.buf, CACHE_DIR_MODE, err) < 0 ||
+	    cache_owned(p.buf, 1, err) < 0) {
 		strbuf_release(&p);
 		return -1;
 	}

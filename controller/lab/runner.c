@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fs.h"
 #include "run-command.h"
 #include "lab/runner.h"
 #include "lab/ssh.h"
@@ -413,20 +414,16 @@ static int run_local(struct runner *r, int64_t run_id, const char *spec,
 	struct child_process cp;
 	int64_t deadline = deadline_in(timeout_ms), last_tick = 0;
 	enum runner_end end = RUNNER_ENDED;
-	int fd, ret = -1;
+	int ret = -1;
 
 	if (!r->dir && local_run_dir(r, err) < 0)
 		goto out;
 	run_file(r, run_id, "json", &specpath);
-	fd = open(specpath.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, spec, strlen(spec)) != (ssize_t)strlen(spec)) {
-		strbuf_addf(err, "cannot write %s: %s", specpath.buf,
-			    strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	/* A fresh file renamed into place: a link planted at the spec's
+	 * name is replaced, never followed (fs.h). */
+	if (write_file_atomic(specpath.buf, spec, strlen(spec), 0600, 0, err) <
+	    0)
 		goto out;
-	}
-	close(fd);
 	child_process_init(&cp);
 	strvec_push(&cp.args, r->agent_local);
 	strvec_push(&cp.args, "run");

@@ -2,6 +2,7 @@
  * virt.c - libvirt domains for farm boots; see virt.h.  The only file that
  * includes libvirt's headers.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,13 @@ static void add_virt_error(struct strbuf *err, const char *what)
 static void add_xml_escaped(struct strbuf *sb, const char *s)
 {
 	strbuf_add_html(sb, s);
+}
+
+int virt_address_ok(const char *addr)
+{
+	struct in_addr a;
+
+	return inet_pton(AF_INET, addr, &a) == 1;
 }
 
 int virt_domain_xml(const struct virt_domain_spec *s, struct strbuf *xml,
@@ -79,6 +87,14 @@ int virt_domain_xml(const struct virt_domain_spec *s, struct strbuf *xml,
 	}
 	if (s->ssh_port < 0 || s->ssh_port > 65535) {
 		strbuf_addf(err, "bad ssh port %d", s->ssh_port);
+		return -1;
+	}
+	/* The address goes into qemu's -netdev option string, where a
+	 * comma starts another option (a second hostfwd, a guestfwd that
+	 * runs a command here): only a plain IPv4 address may. */
+	if (s->ssh_port && s->ssh_addr && !virt_address_ok(s->ssh_addr)) {
+		strbuf_addstr(err, "the SSH forward's address is not an IPv4 "
+				   "address (like 127.0.0.1)");
 		return -1;
 	}
 	strbuf_addf(

@@ -36,6 +36,14 @@ struct virt_domain_spec {
 	const char *emulator; /* NULL: libvirt's default */
 };
 
+/*
+ * Is addr what a libvirt host's SSH forward may listen on: a dotted IPv4
+ * address (inet_pton), nothing else?  1 or 0.  It ends up inside qemu's
+ * -netdev option string, where a name or anything with a comma would be
+ * read as more options.
+ */
+int virt_address_ok(const char *addr);
+
 /* Validate spec and append the domain XML (every value escaped). */
 int virt_domain_xml(const struct virt_domain_spec *spec, struct strbuf *xml,
 		    struct strbuf *err);

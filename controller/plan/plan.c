@@ -12,11 +12,13 @@
  * user fixes a plan in one pass.  Expansion only happens when the checks
  * passed, and refuses to go past PLAN_MAX_RUNS before allocating anything.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conninfo.h"
 #include "plan/plan-int.h"
 #include "banned.h"
 
@@ -30,6 +32,7 @@ static char *default_name(const char *source)
 {
 	const char *base = strrchr(source, '/');
 	size_t len;
+	char *name;
 
 	base = base ? base + 1 : source;
 	len = strlen(base);
@@ -37,7 +40,15 @@ static char *default_name(const char *source)
 		len -= 5;
 	else if (ends_with(base, ".yml"))
 		len -= 4;
-	return xstrndup(base, len ? len : strlen(base));
+	if (!len)
+		len = strlen(base);
+	/* What a name given in the plan may hold ([A-Za-z0-9._-], 64
+	 * bytes): a file name can hold anything, escapes included. */
+	name = xstrndup(base, len > 64 ? 64 : len);
+	for (char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			*p = '_';
+	return *name ? name : (free(name), xstrdup("plan"));
 }
 
 /*
@@ -299,7 +310,7 @@ const char *plan_run_param(const struct plan_run *r, const char *name)
 
 /* Append parameter wp of run r as "name":value, typed by the table. */
 static void add_param_json(const struct plan_run *r, const struct wl_param *wp,
-			   struct strbuf *out)
+			   enum plan_secrets secrets, struct strbuf *out)
 {
 	const char *v = plan_run_param(r, wp->name);
 	struct strbuf why = STRBUF_INIT;
@@ -315,6 +326,9 @@ static void add_param_json(const struct plan_run *r, const struct wl_param *wp,
 		strbuf_add_json_double(out, d);
 	} else if (wp->type == WL_BOOL) {
 		strbuf_addstr(out, d ? "true" : "false");
+	} else if (wp->type == WL_CONNINFO && secrets == PLAN_SECRETS_MASKED) {
+		conninfo_mask(v, &why);
+		strbuf_add_json_str(out, why.buf);
 	} else {
 		strbuf_add_json_str(out, v);
 	}
@@ -322,14 +336,14 @@ static void add_param_json(const struct plan_run *r, const struct wl_param *wp,
 }
 
 void plan_run_params_json(const struct plan *p, const struct plan_run *r,
-			  struct strbuf *out)
+			  enum plan_secrets secrets, struct strbuf *out)
 {
 	(void)p;
 	strbuf_addch(out, '{');
-	add_param_json(r, &workload_cgroup_param, out);
+	add_param_json(r, &workload_cgroup_param, secrets, out);
 	for (const struct wl_param *wp = r->wl->params; wp->name; wp++) {
 		strbuf_addch(out, ',');
-		add_param_json(r, wp, out);
+		add_param_json(r, wp, secrets, out);
 	}
 	strbuf_addch(out, '}');
 }
@@ -337,9 +351,16 @@ void plan_run_params_json(const struct plan *p, const struct plan_run *r,
 void plan_run_label(const struct plan_run *r, struct strbuf *out)
 {
 	strbuf_addstr(out, r->workload);
-	for (size_t i = 0; i < r->nr_params; i++)
-		strbuf_addf(out, " %s=%s", r->params[i].name,
-			    r->params[i].value);
+	for (size_t i = 0; i < r->nr_params; i++) {
+		const struct wl_param *wp =
+			workload_param(r->wl, r->params[i].name);
+
+		strbuf_addf(out, " %s=", r->params[i].name);
+		if (wp && wp->type == WL_CONNINFO)
+			conninfo_mask(r->params[i].value, out);
+		else
+			strbuf_addstr(out, r->params[i].value);
+	}
 }
 
 void plan_run_json(const struct plan *p, const struct plan_run *r,
@@ -348,7 +369,7 @@ void plan_run_json(const struct plan *p, const struct plan_run *r,
 	strbuf_addf(out, "{\"index\":%zu,\"workload\":", r->index);
 	strbuf_add_json_str(out, r->workload);
 	strbuf_addstr(out, ",\"params\":");
-	plan_run_params_json(p, r, out);
+	plan_run_params_json(p, r, PLAN_SECRETS_MASKED, out);
 	strbuf_addch(out, '}');
 }
 

@@ -174,25 +174,35 @@ void plan_free(struct plan *p);
  */
 const char *plan_run_param(const struct plan_run *r, const char *name);
 
+/* How plan_run_params_json() writes secrets (a conninfo's password). */
+enum plan_secrets {
+	PLAN_SECRETS_MASKED, /* as "***": what is shown or stored */
+	PLAN_SECRETS_CLEAR, /* as given: the agent's run spec only */
+};
+
 /*
  * Append one JSON object of every parameter of r's workload (the common
  * `cgroup` first, then the table's order), defaults included, typed by the
  * table: integers and numbers as JSON numbers, booleans as true/false,
- * strings and durations ("10s") as strings.  This is the run spec's
- * "params" and what runs.params stores.  p is the plan r belongs to.
+ * strings and durations ("10s") as strings.  With PLAN_SECRETS_CLEAR this
+ * is the run spec's "params"; with PLAN_SECRETS_MASKED (a conninfo's
+ * password as "***") what runs.params stores and everything shows.  p is
+ * the plan r belongs to.
  */
 void plan_run_params_json(const struct plan *p, const struct plan_run *r,
-			  struct strbuf *out);
+			  enum plan_secrets secrets, struct strbuf *out);
 
 /*
  * Append a short text for r: "workload name=value ..." over the plan's own
- * parameters (no defaults), for progress lines and tables.
+ * parameters (no defaults), for progress lines and tables; passwords
+ * masked.
  */
 void plan_run_label(const struct plan_run *r, struct strbuf *out);
 
 /*
  * Append r as the object `plan expand --json` prints:
- * {"index":N,"workload":"...","params":{...plan_run_params_json...}}.
+ * {"index":N,"workload":"...","params":{...plan_run_params_json...}},
+ * passwords masked.
  */
 void plan_run_json(const struct plan *p, const struct plan_run *r,
 		   struct strbuf *out);

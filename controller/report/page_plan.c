@@ -2,12 +2,16 @@
  * page_plan.c - plan pages (plan-ID.html): the plan's text and digest,
  * then the runs made from it as runlist.c lists them for every struct
  * run_owner.  A plan's fingerprint also covers the states of its jobs.
+ * The text is shown with its passwords masked (conninfo.h): a plan may
+ * carry a database password for sysbench, which the page must not
+ * publish.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "conninfo.h"
 #include "store/db.h"
 #include "report/report-int.h"
 #include "banned.h"
@@ -28,7 +32,7 @@ static const char plan_sql[] =
 static int plan_body(struct report *r, struct page *pg,
 		     const struct db_result *p, int i)
 {
-	struct strbuf *b = &pg->body;
+	struct strbuf *b = &pg->body, text = STRBUF_INIT;
 
 	(void)r;
 	facts_begin(b);
@@ -37,8 +41,10 @@ static int plan_body(struct report *r, struct page *pg,
 	facts_end(b);
 	h2(b, "body", "The plan");
 	strbuf_addstr(b, "<pre class=\"plan\">");
-	strbuf_add_html(b, db_get(p, i, 3));
+	text_mask_passwords(db_get(p, i, 3), &text);
+	strbuf_add_html(b, text.buf);
 	strbuf_addstr(b, "</pre>");
+	strbuf_release(&text);
 	return 0;
 }
 

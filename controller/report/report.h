@@ -64,7 +64,9 @@ int report_write(struct db *db, const struct report_opts *o,
  */
 int report_find_static(struct strbuf *out, struct strbuf *err);
 
-/* Append s as one CSV field (RFC 4180 quoting when needed). */
+/* Append s as one CSV field (RFC 4180 quoting when needed; a cell that
+ * is not a number and begins with = + - @ tab or CR gets a leading ',
+ * so that a spreadsheet shows it instead of running it). */
 void report_csv_field(struct strbuf *out, const char *s);
 
 #endif

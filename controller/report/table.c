@@ -9,24 +9,49 @@
  * the files to the page, named after the page and the table.  Text is
  * escaped for each format here, so callers pass strings as stored.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "parse.h"
 #include "report/report-int.h"
 #include "banned.h"
 
-/* See report.h: one CSV field, quoted as RFC 4180 asks when it must be. */
+/*
+ * Would a spreadsheet read s as a formula?  A cell that begins with =, +,
+ * -, @, a tab or a carriage return (OWASP, "CSV Injection") -- unless it
+ * is a plain number: a negative %change must stay a number.
+ */
+static int csv_formula_like(const char *s)
+{
+	double d;
+
+	if (!*s || !strchr("=+-@\t\r", *s))
+		return 0;
+	return parse_double(s, -DBL_MAX, DBL_MAX, &d, NULL) < 0;
+}
+
+/* See report.h: one CSV field, quoted as RFC 4180 asks when it must be,
+ * and a cell a spreadsheet would run as a formula prefixed with ' so
+ * that it is shown as the text it is. */
 void report_csv_field(struct strbuf *out, const char *s)
 {
+	int quote_char;
+
 	s = S(s);
+	quote_char = csv_formula_like(s);
 	if (!strpbrk(s, ",\"\r\n") && *s != ' ' &&
 	    !(*s && s[strlen(s) - 1] == ' ')) {
+		if (quote_char)
+			strbuf_addch(out, '\'');
 		strbuf_addstr(out, s);
 		return;
 	}
 	strbuf_addch(out, '"');
+	if (quote_char)
+		strbuf_addch(out, '\'');
 	for (; *s; s++) {
 		if (*s == '"')
 			strbuf_addch(out, '"');

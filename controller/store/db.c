@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pwd.h>
 #include <grp.h>
@@ -150,6 +151,27 @@ int db_config_resolve(struct db_config *cfg, const char *cli_db,
 				   "folder, and none was given");
 		return -1;
 	}
+	/* pg_ctl starts the server through /bin/sh -c with the data
+	 * folder's path in double quotes: these would be read by that
+	 * shell.  (Control characters have no place in a path either.) */
+	for (const char *p = home; *p; p++) {
+		if (strchr("\"$`\\", *p) || (unsigned char)*p < 0x20 ||
+		    *p == 0x7f) {
+			strbuf_addstr(err, "the state folder's path holds ");
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				strbuf_addf(err, "the control character 0x%02x",
+					    (unsigned char)*p);
+			else
+				strbuf_addf(err, "'%c'", *p);
+			strbuf_addstr(
+				err,
+				", which PostgreSQL's pg_ctl would hand to "
+				"a shell: choose another --home or "
+				"SCHEDFARM_HOME for the embedded "
+				"database (or name one with --db)");
+			return -1;
+		}
+	}
 	cfg->home = xstrdup(home);
 	cfg->pg_dir = xstrfmt("%s/pg", cfg->home);
 	cfg->data_dir = xstrfmt("%s/pg/data", cfg->home);
@@ -256,15 +278,17 @@ static int user_can_search(const struct stat *st, uid_t uid, gid_t gid)
 
 /*
  * Make home/pg exist, owned by the server's user with mode 0700, and check
- * the server's user can reach it.  The home folder itself, when we own it
- * and it blocks that user, gets o+x (search, not read); any other folder in
- * the way is reported with the exact command that fixes it.
+ * the server's user can reach it.  A link at home/pg, or a folder of a
+ * user who is neither the farm's nor the server's, is refused.  The home folder
+ * itself, when we own it and it blocks that user, gets o+x (search, not read);
+ * any other folder in the way is reported with the exact command that fixes it.
  */
 static int prepare_pg_dir(const struct db_config *cfg, struct strbuf *log,
 			  struct strbuf *err)
 {
 	struct stat st;
 	_cleanup_free_ char *walk = NULL;
+	_cleanup_close_ int fd = -1;
 
 	if (home_ensure(cfg->home, err) < 0)
 		return -1;
@@ -328,21 +352,56 @@ static int prepare_pg_dir(const struct db_config *cfg, struct strbuf *log,
 			    strerror(errno));
 		return -1;
 	}
-	if (stat(cfg->pg_dir, &st) < 0) {
+	/* Opened, never followed: the chown and chmod below act on this
+	 * folder itself, not on wherever a planted link would point. */
+	fd = open(cfg->pg_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		struct stat lst;
+
+		if (errno == ELOOP || errno == ENOTDIR)
+			strbuf_addf(err,
+				    "%s is %s, not the embedded cluster's "
+				    "folder: refused (fix: move it away; the "
+				    "farm makes the folder again)",
+				    cfg->pg_dir,
+				    lstat(cfg->pg_dir, &lst) == 0 &&
+						    S_ISLNK(lst.st_mode)
+					    ? "a symbolic link"
+					    : "not a folder");
+		else
+			strbuf_addf(err, "cannot open %s: %s", cfg->pg_dir,
+				    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
 		strbuf_addf(err, "cannot stat %s: %s", cfg->pg_dir,
 			    strerror(errno));
 		return -1;
 	}
-	if (st.st_uid != cfg->server_uid || st.st_gid != cfg->server_gid) {
-		if (chown(cfg->pg_dir, cfg->server_uid, cfg->server_gid) < 0) {
-			strbuf_addf(err, "cannot give %s to uid %u: %s",
-				    cfg->pg_dir, cfg->server_uid,
-				    strerror(errno));
-			return -1;
-		}
+	/* Ours (just made, or made by root before the server's user was
+	 * set) or the server's; anyone else's is not taken over. */
+	if (st.st_uid != cfg->server_uid && st.st_uid != geteuid()) {
+		strbuf_addf(err,
+			    "%s belongs to uid %u, neither the farm's user "
+			    "(uid %u) nor the database server's (uid %u): "
+			    "refused (fix: chown %u '%s', or choose another "
+			    "--home)",
+			    cfg->pg_dir, (unsigned)st.st_uid,
+			    (unsigned)geteuid(), (unsigned)cfg->server_uid,
+			    (unsigned)cfg->server_uid, cfg->pg_dir);
+		return -1;
 	}
-	if ((st.st_mode & 0777) != 0700)
-		chmod(cfg->pg_dir, 0700);
+	if ((st.st_uid != cfg->server_uid || st.st_gid != cfg->server_gid) &&
+	    fchown(fd, cfg->server_uid, cfg->server_gid) < 0) {
+		strbuf_addf(err, "cannot give %s to uid %u: %s", cfg->pg_dir,
+			    cfg->server_uid, strerror(errno));
+		return -1;
+	}
+	if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0) {
+		strbuf_addf(err, "cannot chmod 0700 %s: %s", cfg->pg_dir,
+			    strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -1104,13 +1163,27 @@ fail:
 	return -1;
 }
 
+/* Append v as a conninfo value: single-quoted, \ and ' escaped. */
+static void add_conninfo_value(struct strbuf *sb, const char *v)
+{
+	strbuf_addch(sb, '\'');
+	for (; *v; v++) {
+		if (*v == '\'' || *v == '\\')
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *v);
+	}
+	strbuf_addch(sb, '\'');
+}
+
 int db_psql_argv(const struct db_config *cfg, struct strvec *argv,
-		 struct strbuf *err)
+		 struct strvec *env, struct strbuf *err)
 {
 	_cleanup_free_ char *ci = effective_conninfo(cfg);
 	_cleanup_free_ char *prog = NULL;
+	struct strbuf rest = STRBUF_INIT;
+	PQconninfoOption *opts;
+	char *msg = NULL;
 
-	(void)err;
 	if (cfg->source == DB_EMBEDDED && cfg->bindir && *cfg->bindir) {
 		prog = xstrfmt("%s/psql", cfg->bindir);
 		if (access(prog, X_OK) < 0) {
@@ -1119,10 +1192,31 @@ int db_psql_argv(const struct db_config *cfg, struct strvec *argv,
 		}
 	}
 	strvec_push(argv, prog ? prog : "psql");
-	if (*ci) {
-		strvec_push(argv, "-d");
-		strvec_push(argv, ci);
+	if (!*ci)
+		return 0;
+	opts = PQconninfoParse(ci, &msg);
+	if (!opts) {
+		strbuf_addf(err, "the conninfo does not parse: %s",
+			    msg ? msg : "out of memory");
+		PQfreemem(msg);
+		return -1;
 	}
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		if (!o->val)
+			continue;
+		if (!strcmp(o->keyword, "password")) {
+			strvec_pushf(env, "PGPASSWORD=%s", o->val);
+			continue;
+		}
+		if (rest.len)
+			strbuf_addch(&rest, ' ');
+		strbuf_addf(&rest, "%s=", o->keyword);
+		add_conninfo_value(&rest, o->val);
+	}
+	PQconninfoFree(opts);
+	strvec_push(argv, "-d");
+	strvec_push(argv, rest.buf);
+	strbuf_release(&rest);
 	return 0;
 }
 

@@ -160,9 +160,14 @@ int db_listen(struct db *db, const char *channel, struct strbuf *err);
 int db_wait_notify(struct db *db, int timeout_ms, struct strbuf *payload,
 		   struct strbuf *err);
 
-/* argv for psql that reaches this database (caller appends its args). */
+/*
+ * argv for psql that reaches this database (caller appends its args), and
+ * in env what psql's environment must add: a password in the conninfo is
+ * taken out of it (argv is what `ps` shows anyone) and handed over as
+ * "PGPASSWORD=...".  0, or -1 with err when the conninfo does not parse.
+ */
 int db_psql_argv(const struct db_config *cfg, struct strvec *argv,
-		 struct strbuf *err);
+		 struct strvec *env, struct strbuf *err);
 /* The conninfo with any password replaced by ***, for printing. */
 void db_conninfo_display(const struct db_config *cfg, struct strbuf *out);
 

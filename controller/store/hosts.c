@@ -8,9 +8,13 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "parse.h"
+#include "lab/ssh.h"
+#include "lab/virt.h"
 #include "store/hosts.h"
 #include "banned.h"
 
@@ -212,6 +216,26 @@ out:
 	return -1;
 }
 
+int hosts_kind(struct db *db, const char *name, char **ret_kind,
+	       struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	*ret_kind = NULL;
+	db_args_str(&a, name);
+	r = db_exec_args(db, &res, err,
+			 "SELECT kind FROM hosts WHERE name = $1", &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 1;
+	*ret_kind = xstrdup(db_get(res, 0, 0));
+	return 0;
+}
+
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err)
 {
@@ -266,6 +290,30 @@ static void fields_args(struct db_args *a, const struct host_fields *f)
 	}
 }
 
+/*
+ * The fields a host of kind (NULL: not known here) may hold: an SSH user
+ * name that cannot be read as an option (ssh_user_name_ok), and for a
+ * libvirt host an address that is a plain IPv4 address (it goes into
+ * qemu's -netdev options, virt_address_ok).  0, or -1 with err.
+ */
+static int check_fields(const char *kind, const struct host_fields *f,
+			struct strbuf *err)
+{
+	if (f->user && !ssh_user_name_ok(f->user)) {
+		strbuf_addstr(err, "the SSH user name is 1..32 characters of "
+				   "[A-Za-z0-9._-], not starting with - or .");
+		return -1;
+	}
+	if (kind && !strcmp(kind, "libvirt") && f->address &&
+	    !virt_address_ok(f->address)) {
+		strbuf_addstr(err, "a libvirt host's --address is the IPv4 "
+				   "address its SSH forward listens on (like "
+				   "127.0.0.1), nothing else");
+		return -1;
+	}
+	return 0;
+}
+
 int hosts_add(struct db *db, const char *name, const struct host_fields *f,
 	      int64_t *ret_id, struct strbuf *err)
 {
@@ -273,6 +321,9 @@ int hosts_add(struct db *db, const char *name, const struct host_fields *f,
 	struct db_args a = DB_ARGS_INIT;
 	int r;
 
+	if (check_name("a host name", name, HOST_NAME_MAX_LEN, err) < 0 ||
+	    check_fields(f->kind, f, err) < 0)
+		return -2;
 	db_args_str(&a, name);
 	db_args_str(&a, f->kind);
 	fields_args(&a, f);
@@ -301,8 +352,18 @@ int hosts_update(struct db *db, const char *name, const struct host_fields *f,
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
+	char *kind = NULL;
 	int r;
 
+	if (f->user || f->address) {
+		r = hosts_kind(db, name, &kind, err);
+		if (r != 0)
+			return r;
+		r = check_fields(kind, f, err);
+		free(kind);
+		if (r < 0)
+			return -2;
+	}
 	db_args_str(&a, name);
 	db_args_str(&a, NULL); /* the kind: never changed, keeps $n aligned */
 	fields_args(&a, f);
@@ -379,6 +440,8 @@ int hosts_find_or_import(struct db *db, const char *name, const char *file,
 
 	if (r <= 0)
 		return r;
+	if (check_name("a host name", name, HOST_NAME_MAX_LEN, err) < 0)
+		return -1;
 	db_args_str(&a, name);
 	r = db_exec_args(db, &res, err,
 			 "INSERT INTO hosts (name, kind, health) VALUES ($1, "

@@ -32,6 +32,9 @@
 #include "strbuf.h"
 #include "strvec.h"
 
+/* hosts.name: at most this many bytes (schema 001), printable (006). */
+#define HOST_NAME_MAX_LEN 128
+
 /* Failures in a row, blamed on the host, that make it bad. */
 #define HOST_ABORTS_TO_BAD 2
 
@@ -104,6 +107,11 @@ int hosts_event_add(struct db *db, int64_t host_id, const char *old,
 		    const char *new_health, const char *reason,
 		    struct strbuf *err);
 
+/* The kind of host `name` ("local", ...; the caller frees it): 0, 1 when
+ * there is no such host, -1 with err. */
+int hosts_kind(struct db *db, const char *name, char **ret_kind,
+	       struct strbuf *err);
+
 /* The id of host `name`: 0, 1 when there is none, -1 with err. */
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err);
@@ -136,14 +144,18 @@ void host_fields_init(struct host_fields *f);
 
 /*
  * Insert host `name` with f (f->kind required); its id in *ret_id.
- * 0, 1 when a host of that name exists, -1 with err.
+ * 0, 1 when a host of that name exists, -1 with err, -2 with err when a
+ * field is not one a host may hold (a name with control characters, an
+ * SSH user name that could be read as an option, a libvirt address that
+ * is not an IPv4 address): the caller's input is wrong.
  */
 int hosts_add(struct db *db, const char *name, const struct host_fields *f,
 	      int64_t *ret_id, struct strbuf *err);
 
 /*
  * Change the fields f gives of host `name` (the kind never changes);
- * its id in *ret_id.  0, 1 when there is no such host, -1 with err.
+ * its id in *ret_id.  0, 1 when there is no such host, -1 with err, -2
+ * with err for a field the host may not hold (as hosts_add()).
  */
 int hosts_update(struct db *db, const char *name, const struct host_fields *f,
 		 int64_t *ret_id, struct strbuf *err);

@@ -66,6 +66,7 @@ void ingest_quote_line(struct strbuf *out, const char *s, size_t len,
 void agent_line_release(struct agent_line *l)
 {
 	json_free(l->root);
+	free(l->text_);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -102,6 +103,77 @@ static int get_name(const struct json_value *o, const char *key, size_t max,
 				    key);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/*
+ * A message: what a program said (an error, a note), cut after max bytes.
+ * It is kept whatever it holds -- refusing it would hide the real reason a
+ * run failed (sysbench's errors span lines) -- with line breaks and tabs
+ * as they are and every other control character written as \xNN, so it
+ * prints as text.  *ret points into l (freed with it).
+ */
+static int get_text(const struct json_value *o, const char *key, size_t max,
+		    int required, struct agent_line *l, const char **ret,
+		    struct strbuf *why)
+{
+	const char *s;
+	struct strbuf t = STRBUF_INIT;
+	/* Longer than max: cut (on a character boundary), not refused. */
+	int r = json_get_string(o, key, INGEST_MAX_LINE, &s, why);
+	size_t len;
+
+	*ret = NULL;
+	if (r == -ENOENT) {
+		if (!required)
+			return 0;
+		strbuf_addf(why, "\"%s\" is missing", key);
+		return -1;
+	}
+	if (r < 0)
+		return -1;
+	len = strlen(s);
+	if (len > max) {
+		len = max;
+		while (len && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			strbuf_addf(&t, "\\x%02x", c);
+		else
+			strbuf_addch(&t, (char)c);
+	}
+	if (len < strlen(s))
+		strbuf_addf(&t, "... (%zu bytes in all)", strlen(s));
+	if (required && !t.len) {
+		strbuf_addf(why, "\"%s\" is empty", key);
+		strbuf_release(&t);
+		return -1;
+	}
+	free(l->text_);
+	l->text_ = strbuf_detach(&t, NULL);
+	*ret = l->text_;
+	return 0;
+}
+
+int ingest_check_value(const char *unit, double value, struct strbuf *why)
+{
+	static const char *const time_units[] = { "s",	 "sec",	      "ms",
+						  "us",	 "\xc2\xb5s", "ns",
+						  "min", "h",	      NULL };
+
+	if (!isfinite(value)) {
+		strbuf_addstr(why, "not a finite number");
+		return -1;
+	}
+	if (value < 0 && unit && one_of(unit, time_units)) {
+		strbuf_addf(why, "%g is a negative time (unit %s)", value,
+			    unit);
+		return -1;
 	}
 	return 0;
 }
@@ -191,6 +263,8 @@ static int check_fields(const struct json_value *o,
 			return -1;
 		if (!l->unit)
 			l->unit = "";
+		if (ingest_check_value(l->unit, l->value, why) < 0)
+			return -1;
 		if (!one_of(l->direction, directions)) {
 			strbuf_addstr(why, "\"direction\": expected higher, "
 					   "lower or none");
@@ -225,12 +299,13 @@ static int check_fields(const struct json_value *o,
 		if (r < 0 && r != -ENOENT)
 			return -1;
 		if (!l->available)
-			return get_name(o, "note", MAX_MESSAGE, 0, &l->note,
+			return get_text(o, "note", MAX_MESSAGE, 0, l, &l->note,
 					why);
 		return get_number(o, "value", -DBL_MAX, DBL_MAX, &l->value,
 				  why);
 	case AGENT_ERROR:
-		return get_name(o, "message", MAX_MESSAGE, 1, &l->message, why);
+		return get_text(o, "message", MAX_MESSAGE, 1, l, &l->message,
+				why);
 	case AGENT_DONE:
 		if (get_name(o, "status", 16, 1, &l->status, why) < 0)
 			return -1;

@@ -59,6 +59,7 @@ struct agent_line {
 	const char *note; /* counter (available: false) */
 	double value; /* result, sample, counter (if available) */
 	const char *message; /* error */
+	char *text_; /* owns message or note, its controls made visible */
 	const char *status; /* done */
 	double elapsed_s; /* done */
 	const struct json_value *info; /* hello */
@@ -73,6 +74,14 @@ int ingest_check_line(const char *line, size_t len,
 		      const struct ingest_expect *ex, struct agent_line *ret,
 		      struct strbuf *err);
 void agent_line_release(struct agent_line *l);
+
+/*
+ * Can a measurement in unit be value?  A duration (unit s, sec, ms, us,
+ * µs, ns, min or h) cannot be negative; anything else can be any finite
+ * number.  0, or -1 with why ("-3 is a negative time (unit ms)").  Agent
+ * lines and imported numbers are both held to it.
+ */
+int ingest_check_value(const char *unit, double value, struct strbuf *why);
 
 /* What a run's lines add up to. */
 struct ingest_summary {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "parse.h"
 #include "lab/build.h"
 #include "store/kernels.h"
 #include "banned.h"
@@ -21,6 +22,8 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
 	struct db_args a = DB_ARGS_INIT;
 	int r;
 
+	if (check_name("a kernel name", f->name, KERNEL_NAME_MAX_LEN, err) < 0)
+		return -1;
 	db_args_str(&a, f->name);
 	db_args_str(&a, f->base ? f->base : f->name);
 	db_args_str(&a, f->base_ref);
@@ -87,22 +90,44 @@ int kernels_build_started(struct db *db, int64_t kernel_id, struct strbuf *err)
 	return r;
 }
 
+/*
+ * The last KERNEL_LOG_DB_MAX bytes of a log (with a line saying where the
+ * whole one is when it was cut), as text the database takes: compilers
+ * and patch print whatever bytes the sources hold, and one byte that is
+ * not UTF-8 must not cost the whole record.
+ */
+static void log_tail(struct strbuf *out, const char *log, size_t len,
+		     const char *whole)
+{
+	if (len > KERNEL_LOG_DB_MAX) {
+		if (whole)
+			strbuf_addf(out, "(log cut; the whole log is %s)\n",
+				    whole);
+		log += len - KERNEL_LOG_DB_MAX;
+		len = KERNEL_LOG_DB_MAX;
+	}
+	strbuf_add_utf8_safe(out, log, len);
+}
+
 int kernels_build_failed(struct db *db, int64_t kernel_id, const char *error,
 			 const char *log, size_t log_len, struct strbuf *err)
 {
 	struct db_args a = DB_ARGS_INIT;
+	struct strbuf e = STRBUF_INIT, tail = STRBUF_INIT;
 	int r;
 
+	strbuf_add_utf8_safe(&e, error, strlen(error));
+	log_tail(&tail, log ? log : "", log ? log_len : 0, NULL);
 	db_args_i64(&a, kernel_id);
-	db_args_str(&a, error);
-	db_args_str(&a, log_len > KERNEL_LOG_DB_MAX
-				? log + log_len - KERNEL_LOG_DB_MAX
-				: log);
+	db_args_str(&a, e.buf);
+	db_args_str(&a, tail.buf);
 	r = db_exec_args(db, NULL, err,
 			 "UPDATE kernels SET build_state = 'failed', "
 			 "build_error = $2, build_log = $3 WHERE id = $1",
 			 &a);
 	db_args_clear(&a);
+	strbuf_release(&e);
+	strbuf_release(&tail);
 	return r;
 }
 
@@ -114,15 +139,7 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 	struct strbuf tail = STRBUF_INIT;
 	int r;
 
-	if (res->log.len > KERNEL_LOG_DB_MAX) {
-		strbuf_addf(&tail, "(log cut; the whole log is %s)\n",
-			    res->log_path);
-		strbuf_add(&tail,
-			   res->log.buf + res->log.len - KERNEL_LOG_DB_MAX,
-			   KERNEL_LOG_DB_MAX);
-	} else {
-		strbuf_addbuf(&tail, &res->log);
-	}
+	log_tail(&tail, res->log.buf, res->log.len, res->log_path);
 	db_args_i64(&a, kernel_id);
 	db_args_str(&a, res->release);
 	db_args_str(&a, res->bzimage ? res->bzimage : res->vmlinux);
@@ -151,6 +168,21 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 		"built_at = coalesce(built_at, now()) WHERE id = $1",
 		&a);
 	db_args_clear(&a);
+	if (r < 0) {
+		/* The kernel is built but its row refused the record: say
+		 * failed with why, rather than leave it `building` for
+		 * ever (a job waiting on it would never learn). */
+		struct strbuf why = STRBUF_INIT, e2 = STRBUF_INIT;
+
+		strbuf_addf(&why,
+			    "the build finished (%s) but recording it "
+			    "failed: %s",
+			    res->dir ? res->dir : "?", err->buf);
+		kernels_build_failed(db, kernel_id, why.buf, tail.buf, tail.len,
+				     &e2);
+		strbuf_release(&why);
+		strbuf_release(&e2);
+	}
 	strbuf_release(&tail);
 	return r;
 }

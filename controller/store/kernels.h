@@ -17,6 +17,9 @@
 #include "store/db.h"
 #include "strbuf.h"
 
+/* kernels.name: at most this many bytes (schema 001), printable (006). */
+#define KERNEL_NAME_MAX_LEN 200
+
 struct kernel_build_result;
 
 /* What a caller knows of a kernel; NULL fields are not known (kept). */
@@ -53,14 +56,18 @@ int kernels_build_started(struct db *db, int64_t kernel_id, struct strbuf *err);
 
 /*
  * The build of kernel_id failed: state failed, with the error and the
- * last part of the log.  0 or -1 with err.
+ * last part of the log (bytes that are not UTF-8 written as \xNN, so
+ * that what a compiler printed never costs the record).  0 or -1 with
+ * err.
  */
 int kernels_build_failed(struct db *db, int64_t kernel_id, const char *error,
 			 const char *log, size_t log_len, struct strbuf *err);
 
 /*
  * The build of kernel_id succeeded (or was found in the cache): record
- * what res says (release, image, size, time, log, cache key).  0 or -1.
+ * what res says (release, image, size, time, log, cache key).  0, or -1
+ * with err; when the row refuses the record, the kernel is set failed
+ * with that reason rather than left `building`.
  */
 int kernels_build_done(struct db *db, int64_t kernel_id,
 		       const struct kernel_build_result *res,

@@ -174,7 +174,10 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 
 		for (size_t i = 0; i < s->nr_patches; i++)
 			add_hex(&hex, s->patches[i].data, s->patches[i].len);
-		if (ensure_kernel(db, s->base, s->base, NULL, "external",
+		if (check_name("a patch name",
+			       s->name ? s->name : s->patches[0].name,
+			       PATCH_NAME_MAX_LEN, err) < 0 ||
+		    ensure_kernel(db, s->base, s->base, NULL, "external",
 				  &base_id, err) < 0)
 			goto out;
 		db_args_str(&a, s->name ? s->name : s->patches[0].name);
@@ -464,16 +467,20 @@ int queue_log(struct db *db, int64_t job_id, const char *text,
 	      struct strbuf *err)
 {
 	struct db_args a = DB_ARGS_INIT;
+	struct strbuf t = STRBUF_INIT;
 	int r;
 
+	/* What programs printed: bytes that are not UTF-8 as \xNN. */
+	strbuf_add_utf8_safe(&t, text, strlen(text));
 	db_args_i64(&a, job_id);
-	db_args_str(&a, text);
+	db_args_str(&a, t.buf);
 	db_args_i64(&a, JOB_LOG_CAP);
 	r = db_exec_args(db, NULL, err,
 			 "UPDATE jobs SET log = right(log || $2, $3::int) "
 			 "WHERE id = $1",
 			 &a);
 	db_args_clear(&a);
+	strbuf_release(&t);
 	return r;
 }
 
@@ -501,17 +508,21 @@ int queue_phase_end(struct db *db, int64_t phase_id, const char *status,
 		    const char *log, struct strbuf *err)
 {
 	struct db_args a = DB_ARGS_INIT;
+	struct strbuf t = STRBUF_INIT;
 	int r;
 
+	if (log)
+		strbuf_add_utf8_safe(&t, log, strlen(log));
 	db_args_i64(&a, phase_id);
 	db_args_str(&a, status);
-	db_args_str(&a, log ? log : "");
+	db_args_str(&a, t.len ? t.buf : "");
 	db_args_i64(&a, JOB_LOG_CAP);
 	r = db_exec_args(db, NULL, err,
 			 "UPDATE job_phases SET status = $2, finished_at = "
 			 "now(), log = right(log || $3, $4::int) WHERE id = $1",
 			 &a);
 	db_args_clear(&a);
+	strbuf_release(&t);
 	return r;
 }
 

@@ -21,6 +21,10 @@
 #include "store/db.h"
 #include "strbuf.h"
 
+/* patches.name and jobs.name: at most this many bytes (schema 001 and
+ * 005), printable (006). */
+#define PATCH_NAME_MAX_LEN 500
+
 struct plan;
 
 /* Default lease: renewed every third of it. */

@@ -193,13 +193,13 @@ static void test_kernel_cache(void **state)
 	char *home = xstrfmt("%s/home", (char *)*state), *dir = NULL;
 	char *shared = xstrfmt("%s/shared-cache", (char *)*state);
 
-	assert_int_equal(home_kernel_cache(home, &dir, &err), 0);
+	assert_int_equal(home_kernel_cache(home, NULL, &dir, &err), 0);
 	assert_int_equal(mode_of(dir), 0711);
 	assert_int_equal(mode_of(home), 0701);
 	assert_non_null(strstr(dir, "/home/kernels"));
 	free(dir);
 	setenv("SCHEDFARM_KERNEL_CACHE", shared, 1);
-	assert_int_equal(home_kernel_cache(home, &dir, &err), 0);
+	assert_int_equal(home_kernel_cache(home, NULL, &dir, &err), 0);
 	assert_string_equal(dir, shared);
 	assert_int_equal(mode_of(shared), 0711);
 	unsetenv("SCHEDFARM_KERNEL_CACHE");

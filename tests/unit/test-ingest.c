@@ -71,6 +71,49 @@ static void test_good_lines(void **state)
 	strbuf_release(&err);
 }
 
+/* An error message is what sysbench said, line breaks and all; other
+ * control characters are kept visible, never a reason to refuse it. */
+static void test_error_messages(void **state)
+{
+	struct strbuf err = STRBUF_INIT, big = STRBUF_INIT;
+	struct agent_line l;
+
+	(void)state;
+	assert_int_equal(
+		check("{\"type\":\"error\",\"run_id\":7,\"message\":"
+		      "\"sysbench failed:\\nFATAL: connection creation "
+		      "failed\\n\\tat line 83\"}",
+		      &l, &err),
+		0);
+	assert_string_equal(l.message, "sysbench failed:\nFATAL: connection "
+				       "creation failed\n\tat line 83");
+	agent_line_release(&l);
+	assert_int_equal(check("{\"type\":\"error\",\"run_id\":7,"
+			       "\"message\":\"\\u001b[31mred\\r\"}",
+			       &l, &err),
+			 0);
+	assert_string_equal(l.message, "\\x1b[31mred\\x0d");
+	agent_line_release(&l);
+	/* Longer than the cap: cut, with the length said. */
+	strbuf_addstr(&big, "{\"type\":\"error\",\"run_id\":7,\"message\":\"");
+	for (int i = 0; i < 5000; i++)
+		strbuf_addch(&big, 'x');
+	strbuf_addstr(&big, "\"}");
+	assert_int_equal(check(big.buf, &l, &err), 0);
+	assert_non_null(strstr(l.message, "... (5000 bytes in all)"));
+	agent_line_release(&l);
+	/* A value that underflows is refused here, not by a COPY. */
+	assert_int_equal(
+		check("{\"type\":\"result\",\"run_id\":7,\"iteration\":1,"
+		      "\"warmup\":false,\"metric\":\"m\",\"value\":1e-400,"
+		      "\"unit\":\"\",\"direction\":\"none\"}",
+		      &l, &err),
+		-1);
+	assert_non_null(strstr(err.buf, "1e-400 is out of range"));
+	strbuf_release(&err);
+	strbuf_release(&big);
+}
+
 static void expect_bad(const char *line, const char *why)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -236,16 +279,33 @@ static void test_ssh_quote(void **state)
 	strbuf_release(&sb);
 }
 
+/* A user name is never read as an option or a second word (the review's
+ * `user@addr` before `--`; SSH is libssh now, the rule stays). */
+static void test_ssh_user_names(void **state)
+{
+	(void)state;
+	assert_true(ssh_user_name_ok("farm"));
+	assert_true(ssh_user_name_ok("build_1.x-y"));
+	assert_false(ssh_user_name_ok("-oProxyCommand=id"));
+	assert_false(ssh_user_name_ok(".hidden"));
+	assert_false(ssh_user_name_ok("a b"));
+	assert_false(ssh_user_name_ok("a@b"));
+	assert_false(ssh_user_name_ok(""));
+	assert_false(ssh_user_name_ok("x23456789012345678901234567890123"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_lines),
+		cmocka_unit_test(test_error_messages),
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_quote_binary),
 		cmocka_unit_test(test_check_all),
 		cmocka_unit_test(test_patch_check),
 		cmocka_unit_test(test_ssh_quote),
+		cmocka_unit_test(test_ssh_user_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

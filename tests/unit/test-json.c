@@ -134,6 +134,9 @@ static void test_refusals(void **state)
 	bad("1e", "digit in the exponent");
 	bad("+1", "unexpected character '+'");
 	bad("1e999", "out of range");
+	/* Underflow to zero: PostgreSQL's float8 refuses it too. */
+	bad("1e-400", "number 1e-400 is out of range");
+	bad("-2.5e-999", "out of range");
 	bad("\"abc", "unterminated string");
 	bad("\"a\tb\"", "control character 0x09");
 	bad("\"\\x\"", "invalid escape");

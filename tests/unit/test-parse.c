@@ -7,8 +7,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <string.h>
 
 #include "parse.h"
+#include "strbuf.h"
 
 static void test_i64(void **state)
 {
@@ -78,10 +80,63 @@ static void test_duration(void **state)
 	assert_int_equal(parse_duration_ms("10s", 0, 5000, &ms, NULL), -ERANGE);
 }
 
+/* Names print as themselves: no control characters, UTF-8 only. */
+static void test_check_name(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(check_name("a host name", "box-1.lab", 128, &err), 0);
+	assert_int_equal(check_name("a host name", "h\xc3\xb6st", 128, &err),
+			 0);
+	assert_int_equal(check_name("a host name", "", 128, &err), -1);
+	assert_non_null(strstr(err.buf, "a host name is empty"));
+	strbuf_reset(&err);
+	assert_int_equal(check_name("a kernel name", "abcd", 3, &err), -1);
+	assert_non_null(strstr(err.buf, "at most 3 bytes (this one has 4)"));
+	strbuf_reset(&err);
+	assert_int_equal(check_name("a host name", "evil\x1b[2J", 128, &err),
+			 -1);
+	assert_non_null(
+		strstr(err.buf, "holds a control character (0x1b at byte 5)"));
+	assert_null(strchr(err.buf, 0x1b)); /* never echoed */
+	strbuf_reset(&err);
+	assert_int_equal(check_name("x", "a\nfake row", 128, &err), -1);
+	strbuf_reset(&err);
+	assert_int_equal(check_name("x", "bell\a", 128, &err), -1);
+	strbuf_reset(&err);
+	assert_int_equal(check_name("x", "del\x7f", 128, &err), -1);
+	strbuf_reset(&err);
+	/* C1 (U+009B is CSI to some terminals) and a bare 0x9b. */
+	assert_int_equal(check_name("x", "a\xc2\x9b", 128, &err), -1);
+	assert_non_null(strstr(err.buf, "control character (0x9b at byte 2)"));
+	strbuf_reset(&err);
+	assert_int_equal(check_name("x", "a\x9b", 128, &err), -1);
+	assert_non_null(
+		strstr(err.buf, "not UTF-8 text (byte 0x9b at byte 2)"));
+	strbuf_release(&err);
+}
+
+/* What programs print, stored as text a UTF-8 database takes. */
+static void test_utf8_safe(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	strbuf_add_utf8_safe(&sb, "ok \xc3\xa9 \xff\xfe end", 12);
+	assert_string_equal(sb.buf, "ok \xc3\xa9 \\xff\\xfe end");
+	strbuf_reset(&sb);
+	strbuf_add_utf8_safe(&sb, "a\0b\xe2\x82", 5);
+	assert_string_equal(sb.buf, "a\\x00b\\xe2\\x82");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_i64),
+		cmocka_unit_test(test_check_name),
+		cmocka_unit_test(test_utf8_safe),
 		cmocka_unit_test(test_int),
 		cmocka_unit_test(test_double),
 		cmocka_unit_test(test_duration),

@@ -216,7 +216,7 @@ static void test_run_param_and_json(void **state)
 	assert_null(plan_run_param(r, "no_such_param"));
 	assert_string_equal(plan_run_param(&p->runs[7], "cgroup"), "/");
 
-	plan_run_params_json(p, r, &js);
+	plan_run_params_json(p, r, PLAN_SECRETS_CLEAR, &js);
 	assert_string_equal(
 		js.buf, "{\"cgroup\":\"/foo\",\"test\":\"oltp_read_only\","
 			"\"threads\":4,\"time\":\"10s\",\"pg_conninfo\":\"\","
@@ -267,12 +267,12 @@ static void test_typed_json_values(void **state)
 	struct strbuf js = STRBUF_INIT;
 
 	(void)state;
-	plan_run_params_json(p, &p->runs[0], &js);
+	plan_run_params_json(p, &p->runs[0], PLAN_SECRETS_CLEAR, &js);
 	assert_string_equal(js.buf, "{\"cgroup\":\"/\",\"groups\":10,"
 				    "\"loops\":100,\"mode\":\"thread\","
 				    "\"pipe\":true}");
 	strbuf_reset(&js);
-	plan_run_params_json(p, &p->runs[1], &js);
+	plan_run_params_json(p, &p->runs[1], PLAN_SECRETS_CLEAR, &js);
 	assert_non_null(strstr(js.buf, "\"converge_pct\":2.5"));
 	assert_non_null(strstr(js.buf, "\"groups\":\"/a:5,/b:2\""));
 	strbuf_release(&js);

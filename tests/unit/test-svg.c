@@ -155,6 +155,26 @@ static void test_csv_field(void **state)
 	report_csv_field(&sb, NULL);
 	assert_string_equal(sb.buf, "plain|\"\"\"><img src=x>\"|\"a,b\"|"
 				    "\"two\nlines\"|");
+	/* Formulas (OWASP CSV injection) are shown, not run; numbers stay
+	 * numbers. */
+	strbuf_reset(&sb);
+	report_csv_field(&sb, "=HYPERLINK(\"http://x\",\"y\")");
+	strbuf_addch(&sb, '|');
+	report_csv_field(&sb, "+1+cmd|' /C calc'!A0");
+	strbuf_addch(&sb, '|');
+	report_csv_field(&sb, "-2+3");
+	strbuf_addch(&sb, '|');
+	report_csv_field(&sb, "@SUM(A1)");
+	strbuf_addch(&sb, '|');
+	report_csv_field(&sb, "\tx");
+	strbuf_addch(&sb, '|');
+	report_csv_field(&sb, "-37.5");
+	strbuf_addch(&sb, '|');
+	report_csv_field(&sb, "+2e-3");
+	assert_string_equal(sb.buf,
+			    "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"|"
+			    "'+1+cmd|' /C calc'!A0|'-2+3|'@SUM(A1)|'\tx|-37.5|"
+			    "+2e-3");
 	strbuf_release(&sb);
 }
 

@@ -84,6 +84,26 @@ static void test_xml_refused(void **state)
 	s.sockets = 0;
 	strbuf_reset(&err);
 	assert_int_equal(virt_domain_xml(&s, &xml, &err), -1);
+	/* The forward's address goes into -netdev: a comma would add
+	 * options (another hostfwd, a guestfwd running a command). */
+	spec_2s(&s);
+	s.ssh_addr = "127.0.0.1:2223-:22,hostfwd=tcp:0.0.0.0";
+	strbuf_reset(&err);
+	strbuf_reset(&xml);
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), -1);
+	assert_non_null(strstr(err.buf, "not an IPv4 address"));
+	assert_null(strstr(xml.buf, "hostfwd"));
+	s.ssh_addr = "127.0.0.1,guestfwd=tcp:10.0.2.100:80-cmd:id";
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), -1);
+	s.ssh_addr = "localhost";
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), -1);
+	s.ssh_addr = "127.0.0.2";
+	strbuf_reset(&xml);
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), 0);
+	assert_non_null(strstr(xml.buf, "hostfwd=tcp:127.0.0.2:2222-:22'"));
+	assert_int_equal(virt_address_ok("10.0.0.1"), 1);
+	assert_int_equal(virt_address_ok("10.0.0.1 "), 0);
+	assert_int_equal(virt_address_ok(""), 0);
 	strbuf_release(&xml);
 	strbuf_release(&err);
 }
