@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "home.h"
 #include "log.h"
+#include "parse.h"
 #include "banned.h"
 
 const char *cli_home(void)
@@ -92,4 +95,66 @@ void cli_emit(struct strbuf *sb)
 	fwrite(sb->buf, 1, sb->len, stdout);
 	fflush(stdout);
 	strbuf_release(sb);
+}
+
+int cli_term_width(int fd)
+{
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+	int w = 0;
+
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		w = ws.ws_col;
+	else if (!cols || parse_int(cols, 1, 10000, &w, NULL) < 0)
+		w = 80;
+	return w < 20 ? 20 : w;
+}
+
+/* Columns of s: its bytes less UTF-8 continuation bytes. */
+static size_t columns(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Append the first `cols` columns of s, whole characters only. */
+static void add_columns(struct strbuf *out, const char *s, size_t cols)
+{
+	const char *p = s;
+
+	for (size_t n = 0; *p; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && n++ == cols)
+			break;
+	}
+	strbuf_add(out, s, (size_t)(p - s));
+}
+
+void cli_fit_line(struct strbuf *out, const char *head, const char *middle,
+		  const char *tail, int width)
+{
+	size_t w = width > 0 ? (size_t)width : 0, h = columns(head),
+	       m = columns(middle), t = columns(tail);
+
+	if (h + m + t <= w) {
+		strbuf_addstr(out, head);
+		strbuf_addstr(out, middle);
+		strbuf_addstr(out, tail);
+		return;
+	}
+	if (h + t + 3 <= w) {
+		strbuf_addstr(out, head);
+		add_columns(out, middle, w - h - t - 3);
+		strbuf_addstr(out, "...");
+		strbuf_addstr(out, tail);
+		return;
+	}
+	if (h <= w) {
+		strbuf_addstr(out, head);
+		add_columns(out, tail, w - h);
+		return;
+	}
+	add_columns(out, head, w);
 }

@@ -65,4 +65,19 @@ int cli_json_only(int argc, char **argv, int nargs, const char *synopsis);
 /* Write sb to stdout and release it. */
 void cli_emit(struct strbuf *sb);
 
+/*
+ * The width of the terminal on fd (TIOCGWINSZ), else $COLUMNS, else 80;
+ * at least 20.
+ */
+int cli_term_width(int fd);
+
+/*
+ * Append head, middle and tail to out so that the line takes at most
+ * width columns (a UTF-8 character is one column): middle is cut first
+ * (ending in "..."), then tail, then head.  Nothing is added after the
+ * last column, so a terminal never wraps the line.
+ */
+void cli_fit_line(struct strbuf *out, const char *head, const char *middle,
+		  const char *tail, int width);
+
 #endif

@@ -61,8 +61,11 @@ static int plan_check(int argc, char **argv)
 			fputs(err.buf, stderr);
 			failed = 1;
 		} else if (!quiet) {
-			printf("%s: ok, %zu run%s\n", argv[i], p->nr_runs,
-			       p->nr_runs == 1 ? "" : "s");
+			struct strbuf runs = STRBUF_INIT;
+
+			plan_describe_runs(p, &runs);
+			printf("%s: ok, %s\n", argv[i], runs.buf);
+			strbuf_release(&runs);
 		}
 		plan_free(p);
 		strbuf_release(&err);

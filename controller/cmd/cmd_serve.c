@@ -98,6 +98,8 @@ static void job_log(void *ctx, int level, const char *msg)
 static void job_progress(void *ctx, const struct job_progress *p)
 {
 	(void)ctx;
+	if (p->tick)
+		return;
 	if (!p->outcome)
 		log_info("job %lld: run %zu/%zu (run id %lld) %s %s on %s",
 			 (long long)p->job_id, p->index + 1, p->nr_runs,
@@ -113,7 +115,7 @@ static void __attribute__((noreturn))
 job_child(const struct db_config *cfg, const struct queue_claim *c,
 	  const char *owner, int lease_s)
 {
-	struct job_hooks hooks = { job_progress, job_log, (void *)c, NULL };
+	struct job_hooks hooks = { job_progress, job_log, (void *)c, NULL, 0 };
 	struct strbuf err = STRBUF_INIT;
 	struct sigaction sa = { 0 };
 	struct db *db;

@@ -212,6 +212,25 @@ out:
 	return -1;
 }
 
+int hosts_kind_of(struct db *db, const char *name, struct strbuf *ret_kind,
+		  struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, name);
+	r = db_exec_args(db, &res, err,
+			 "SELECT kind FROM hosts WHERE name = $1", &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 1;
+	strbuf_addstr(ret_kind, db_get(res, 0, 0));
+	return 0;
+}
+
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err)
 {

@@ -104,6 +104,11 @@ int hosts_event_add(struct db *db, int64_t host_id, const char *old,
 		    const char *new_health, const char *reason,
 		    struct strbuf *err);
 
+/* The kind of host `name` appended to ret_kind: 0, 1 when there is none,
+ * -1 with err. */
+int hosts_kind_of(struct db *db, const char *name, struct strbuf *ret_kind,
+		  struct strbuf *err);
+
 /* The id of host `name`: 0, 1 when there is none, -1 with err. */
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err);
