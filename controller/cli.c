@@ -10,8 +10,11 @@
 
 #include "cli.h"
 #include "home.h"
+#include "json.h"
 #include "log.h"
 #include "parse.h"
+#include "strvec.h"
+#include "suggest.h"
 #include "banned.h"
 
 const char *cli_home(void)
@@ -80,7 +83,7 @@ int cli_json_only(int argc, char **argv, int nargs, const char *synopsis)
 	int json = cli.json, opt;
 
 	/* GNU order: --json may come before or after the operands. */
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		if (opt != 'j')
 			die_usage("%s", synopsis);
 		json = 1;
@@ -88,6 +91,51 @@ int cli_json_only(int argc, char **argv, int nargs, const char *synopsis)
 	if (argc - optind != nargs)
 		die_usage("%s", synopsis);
 	return json;
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, int *longindex)
+{
+	struct strvec names = STRVEC_INIT;
+	const char *tok, *hint;
+	char *name;
+	int opt;
+
+	opterr = 0;
+	opt = getopt_long(argc, argv, shortopts, longopts, longindex);
+	if (opt != '?')
+		return opt;
+	tok = optind > 0 && optind <= argc ? argv[optind - 1] : NULL;
+	if (!tok || strncmp(tok, "--", 2)) {
+		if (optopt && strchr(shortopts, optopt))
+			fprintf(stderr, "%s: option '-%c' needs a value\n",
+				argv[0], optopt);
+		else
+			fprintf(stderr, "%s: unknown option '-%c'\n", argv[0],
+				optopt ? optopt : '?');
+		return '?';
+	}
+	name = xstrndup(tok + 2, strcspn(tok + 2, "="));
+	for (const struct option *o = longopts; o && o->name; o++) {
+		if (!strcmp(o->name, name)) {
+			fprintf(stderr, "%s: option '--%s' %s\n", argv[0], name,
+				o->has_arg == no_argument ? "takes no value"
+							  : "needs a value");
+			goto out;
+		}
+		strvec_push(&names, o->name);
+	}
+	hint = suggest_closest(name, (const char *const *)names.v, names.nr);
+	if (hint)
+		fprintf(stderr,
+			"%s: unknown option '--%s'; did you mean '--%s'?\n",
+			argv[0], name, hint);
+	else
+		fprintf(stderr, "%s: unknown option '--%s'\n", argv[0], name);
+out:
+	free(name);
+	strvec_clear(&names);
+	return '?';
 }
 
 void cli_emit(struct strbuf *sb)
@@ -157,4 +205,91 @@ void cli_fit_line(struct strbuf *out, const char *head, const char *middle,
 		return;
 	}
 	add_columns(out, head, w);
+}
+
+/* A scalar as text: strings bare, numbers as written, booleans yes/no. */
+static void add_scalar(const struct json_value *v, struct strbuf *out)
+{
+	int b = 0;
+
+	switch (json_type_of(v)) {
+	case JSON_STRING:
+		strbuf_add(out, json_string(v), json_string_len(v));
+		break;
+	case JSON_NUMBER:
+		strbuf_addstr(out, json_number_text(v));
+		break;
+	case JSON_BOOL:
+		json_bool(v, &b);
+		strbuf_addstr(out, b ? "yes" : "no");
+		break;
+	default:
+		strbuf_addstr(out, "-");
+		break;
+	}
+}
+
+static int is_scalar(const struct json_value *v)
+{
+	enum json_type t = json_type_of(v);
+
+	return t != JSON_ARRAY && t != JSON_OBJECT;
+}
+
+void cli_json_as_text(const struct json_value *obj, int indent,
+		      struct strbuf *out)
+{
+	size_t n = json_len(obj), width = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(json_key_at(obj, i));
+
+		if (l > width)
+			width = l;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *key = json_key_at(obj, i);
+		const struct json_value *v = json_value_at(obj, i);
+		size_t m = json_len(v), k;
+
+		if (json_type_of(v) == JSON_NULL)
+			continue;
+		strbuf_addf(out, "%*s%-*s ", indent, "", (int)width, key);
+		if (is_scalar(v)) {
+			add_scalar(v, out);
+			strbuf_addch(out, '\n');
+			continue;
+		}
+		if (json_type_of(v) == JSON_OBJECT) {
+			strbuf_addstr(out, m ? "\n" : "-\n");
+			cli_json_as_text(v, indent + 2, out);
+			continue;
+		}
+		for (k = 0; k < m && is_scalar(json_at(v, k)); k++)
+			;
+		if (k == m) {
+			/* An array of scalars: one line. */
+			for (k = 0; k < m; k++) {
+				if (k)
+					strbuf_addstr(out, ", ");
+				add_scalar(json_at(v, k), out);
+			}
+			strbuf_addstr(out, m ? "\n" : "-\n");
+			continue;
+		}
+		strbuf_addch(out, '\n');
+		for (k = 0; k < m; k++) {
+			const struct json_value *e = json_at(v, k);
+
+			if (json_type_of(e) == JSON_OBJECT) {
+				strbuf_addf(out, "%*s[%zu]\n", indent + 2, "",
+					    k + 1);
+				cli_json_as_text(e, indent + 4, out);
+			} else {
+				strbuf_addf(out, "%*s", indent + 2, "");
+				add_scalar(e, out);
+				strbuf_addch(out, '\n');
+			}
+		}
+	}
 }

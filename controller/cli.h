@@ -62,8 +62,30 @@ __attribute__((noreturn)) void cli_db_fatal(const char *what,
  */
 int cli_json_only(int argc, char **argv, int nargs, const char *synopsis);
 
+struct option;
+/*
+ * getopt_long() for the verbs, with the same arguments and return value,
+ * but an unknown option is answered with the closest known one ("did you
+ * mean '--metric'?") and a missing value names the option, both on
+ * stderr prefixed with argv[0] (the verb); it then returns '?' as
+ * getopt_long() does, for the verb's usage error.
+ */
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, int *longindex);
+
 /* Write sb to stdout and release it. */
 void cli_emit(struct strbuf *sb);
+
+struct json_value;
+/*
+ * Append a JSON object as text for people, one "key  value" line per
+ * member: nulls left out, arrays of scalars joined with ", ", objects and
+ * arrays of objects as indented blocks below their key.  Every non-null
+ * member of the JSON form is in the text form.  indent: spaces before
+ * each line of this level.
+ */
+void cli_json_as_text(const struct json_value *obj, int indent,
+		      struct strbuf *out);
 
 /*
  * The width of the terminal on fd (TIOCGWINSZ), else $COLUMNS, else 80;

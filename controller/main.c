@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "log.h"
 #include "strbuf.h"
+#include "suggest.h"
 #include "banned.h"
 
 #ifndef SCHEDFARM_VERSION
@@ -116,6 +117,25 @@ static void print_global_usage(FILE *f)
 	      f);
 }
 
+/* Say that there is no verb `name`, with the closest one if it looks like
+ * a typo of it (as git does). */
+static void no_verb(const char *name)
+{
+	const char **names = xcalloc(commands_count, sizeof(*names));
+	const char *hint;
+
+	for (unsigned i = 0; i < commands_count; i++)
+		names[i] = commands[i].name;
+	hint = suggest_closest(name, names, commands_count);
+	if (hint)
+		log_error("no verb '%s'; did you mean '%s'? ('schedfarm help' "
+			  "lists them)",
+			  name, hint);
+	else
+		log_error("no verb '%s'; 'schedfarm help' lists them", name);
+	free(names);
+}
+
 /* Does the verb's argv ask for help (before any "--")? */
 static int wants_help(int argc, char **argv)
 {
@@ -145,8 +165,10 @@ int cmd_help(int argc, char **argv)
 	if (argc > 2)
 		die_usage("help takes one verb");
 	c = command_find(argv[1]);
-	if (!c)
-		die_usage("no verb '%s'; 'schedfarm help' lists them", argv[1]);
+	if (!c) {
+		no_verb(argv[1]);
+		return EXIT_USAGE;
+	}
 	command_print_usage(c, stdout);
 	return 0;
 }
@@ -169,7 +191,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	log_init("schedfarm", LOG_LEVEL_INFO);
 	/* '+': stop at the verb; its options are its own. */
-	while ((opt = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "+vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'D':
 			cli.db = optarg;
@@ -201,8 +223,7 @@ int main(int argc, char **argv)
 	}
 	c = command_find(argv[optind]);
 	if (!c) {
-		log_error("no verb '%s'; 'schedfarm help' lists them",
-			  argv[optind]);
+		no_verb(argv[optind]);
 		return EXIT_USAGE;
 	}
 	argc -= optind;

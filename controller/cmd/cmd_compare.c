@@ -80,7 +80,7 @@ int cmd_compare(int argc, char **argv)
 	const char *why;
 	int opt, json = cli.json, r;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			q.base = optarg;

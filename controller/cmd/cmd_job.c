@@ -23,7 +23,7 @@
 
 const char cmd_job_usage[] =
 	"usage: schedfarm job show ID [--json]\n"
-	"       schedfarm job cancel ID\n"
+	"       schedfarm job cancel ID [--json]\n"
 	"       schedfarm job ingest RUN FILE\n"
 	"\n"
 	"  show    the job (STP id): state, host, kernel, plan, each phase\n"
@@ -150,23 +150,28 @@ static int job_show(int argc, char **argv)
 
 static int job_cancel(int argc, char **argv)
 {
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db *db;
 	int64_t id;
-	int r;
+	int r, json;
 
-	if (argc != 2)
-		die_usage("job cancel ID");
-	id = parse_id(argv[1], "job");
+	json = cli_json_only(argc, argv, 1, "job cancel ID [--json]");
+	id = parse_id(argv[optind], "job");
 	db = cli_open_db();
 	r = queue_cancel(db, id, &err);
 	if (r < 0)
 		fatal("%s", err.buf);
-	if (r == 0)
-		printf("job STP#%lld had already finished\n", (long long)id);
+	if (json)
+		strbuf_addf(&out, "{\"job\":%lld,\"cancelled\":%s}\n",
+			    (long long)id, r ? "true" : "false");
+	else if (r == 0)
+		strbuf_addf(&out, "job STP#%lld had already finished\n",
+			    (long long)id);
 	else
-		printf("job STP#%lld cancelled\n", (long long)id);
+		strbuf_addf(&out, "job STP#%lld cancelled\n", (long long)id);
+	cli_emit(&out);
 	db_close(db);
+	strbuf_release(&err);
 	return 0;
 }
 

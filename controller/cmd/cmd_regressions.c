@@ -91,7 +91,7 @@ int cmd_regressions(int argc, char **argv)
 	int opt, json = cli.json, n;
 	struct db *db;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			since = optarg;

@@ -327,7 +327,7 @@ int cmd_run(int argc, char **argv)
 	struct db *db;
 	char *owner;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			host = optarg;

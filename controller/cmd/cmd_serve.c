@@ -201,7 +201,7 @@ int cmd_serve(int argc, char **argv)
 	int opt, running = 0, claimable = 1;
 	const char *why;
 
-	while ((opt = getopt_long(argc, argv, "n", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "n", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			check_only = 1;

@@ -134,11 +134,11 @@ static int kinds_allow_boot(const struct strvec *kinds)
  * host would run the unpatched kernel under the patch's name.  See
  * queue.h.
  */
-int queue_host_can_take(struct db *db, const char *host, const struct plan *p,
+int queue_host_can_take(struct db *db, const char *host,
+			const struct job_row *req, const char *plan_name,
 			unsigned flags, const char *base, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	const struct plan_host *want = &p->host;
 	struct db_args a = DB_ARGS_INIT;
 	const char *kind, *health;
 	int64_t have;
@@ -181,62 +181,62 @@ int queue_host_can_take(struct db *db, const char *host, const struct plan *p,
 			    host, kind, base);
 		return -1;
 	}
-	if (want->kinds.nr) {
+	if (req->req_kinds.nr) {
 		size_t i;
 
-		for (i = 0; i < want->kinds.nr; i++)
-			if (!strcmp(want->kinds.v[i], kind))
+		for (i = 0; i < req->req_kinds.nr; i++)
+			if (!strcmp(req->req_kinds.v[i], kind))
 				break;
-		if (i == want->kinds.nr) {
+		if (i == req->req_kinds.nr) {
 			strbuf_addf(err,
 				    "host '%s' is a %s host; the plan %s "
 				    "asks for host.kind ",
-				    host, kind, p->name);
-			for (i = 0; i < want->kinds.nr; i++)
+				    host, kind, plan_name);
+			for (i = 0; i < req->req_kinds.nr; i++)
 				strbuf_addf(err, "%s%s", i ? " or " : "",
-					    want->kinds.v[i]);
+					    req->req_kinds.v[i]);
 			return -1;
 		}
 	}
-	if (want->min_sockets && db_get(res, 0, 2) &&
+	if (req->req_min_sockets && db_get(res, 0, 2) &&
 	    !db_get_i64(res, 0, 2, 0, INT64_MAX, &have) &&
-	    have < want->min_sockets) {
+	    have < req->req_min_sockets) {
 		strbuf_addf(err,
 			    "host '%s' has %lld socket(s); the plan %s asks "
-			    "for host.min_sockets %d",
-			    host, (long long)have, p->name,
-			    want->min_sockets);
+			    "for host.min_sockets %lld",
+			    host, (long long)have, plan_name,
+			    (long long)req->req_min_sockets);
 		return -1;
 	}
-	if (want->min_cpus && db_get(res, 0, 3) &&
+	if (req->req_min_cpus && db_get(res, 0, 3) &&
 	    !db_get_i64(res, 0, 3, 0, INT64_MAX, &have) &&
-	    have < want->min_cpus) {
+	    have < req->req_min_cpus) {
 		strbuf_addf(err,
 			    "host '%s' has %lld CPUs; the plan %s asks for "
-			    "host.min_cpus %d",
-			    host, (long long)have, p->name,
-			    want->min_cpus);
+			    "host.min_cpus %lld",
+			    host, (long long)have, plan_name,
+			    (long long)req->req_min_cpus);
 		return -1;
 	}
-	if (want->min_memory_mb && db_get(res, 0, 4) &&
+	if (req->req_min_memory_mb && db_get(res, 0, 4) &&
 	    !db_get_i64(res, 0, 4, 0, INT64_MAX, &have) &&
-	    have < want->min_memory_mb) {
+	    have < req->req_min_memory_mb) {
 		strbuf_addf(err,
 			    "host '%s' has %lld MiB of memory; the plan %s "
 			    "asks for host.min_memory_mb %lld",
-			    host, (long long)have, p->name,
-			    (long long)want->min_memory_mb);
+			    host, (long long)have, plan_name,
+			    (long long)req->req_min_memory_mb);
 		return -1;
 	}
-	for (size_t i = 0; i < want->tags.nr; i++) {
+	for (size_t i = 0; i < req->req_tags.nr; i++) {
 		const char *tags = db_get(res, 0, 5), *t = tags;
-		size_t tl = strlen(want->tags.v[i]);
+		size_t tl = strlen(req->req_tags.v[i]);
 		int found = 0;
 
 		while (t && *t && !found) {
 			size_t l = strcspn(t, " ");
 
-			found = l == tl && !memcmp(t, want->tags.v[i], l);
+			found = l == tl && !memcmp(t, req->req_tags.v[i], l);
 			t += l + (t[l] == ' ');
 		}
 		if (!found) {
@@ -244,7 +244,7 @@ int queue_host_can_take(struct db *db, const char *host, const struct plan *p,
 				    "host '%s' lacks the tag '%s' that the "
 				    "plan %s asks for in host.tags (it has: "
 				    "%s)",
-				    host, want->tags.v[i], p->name,
+				    host, req->req_tags.v[i], plan_name,
 				    tags && *tags ? tags : "none");
 			return -1;
 		}
@@ -273,8 +273,9 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	if (db_begin(db, err) < 0)
 		return -1;
 
+	job_row_from_plan(&job, s->plan, s->plan->boots);
 	if (s->host &&
-	    queue_host_can_take(db, s->host, s->plan,
+	    queue_host_can_take(db, s->host, &job, s->plan_name,
 				(s->nr_patches && !s->kernel
 					 ? QUEUE_HOST_NEEDS_BOOT
 					 : 0) | (s->now ? QUEUE_HOST_NOW : 0),
@@ -383,7 +384,6 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	job.host_constraint = s->host ? xstrdup(s->host) : NULL;
 	job.priority = s->priority;
 	job.name = s->name ? xstrdup(s->name) : NULL;
-	job_row_from_plan(&job, s->plan, s->plan->boots);
 	if (s->nr_patches && !s->kernel) {
 		/* The kernel is to be built: only kinds that boot it may
 		 * take the job (checked above that the plan allows one). */
