@@ -896,3 +896,26 @@ int queue_hosts_busy(struct db *db, int *ret_busy, struct strbuf *err)
 	*ret_busy = strcmp(db_get(res, 0, 0), "0") != 0;
 	return 0;
 }
+
+int queue_find_plan(struct db *db, const char *text, size_t len,
+		    struct strbuf *ret_sha256, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	char *body = xstrndup(text, len);
+	int r;
+
+	db_args_str(&a, body);
+	free(body);
+	r = db_exec_args(db, &res, err,
+			 "SELECT sha256 FROM plans WHERE sha256 = "
+			 "encode(sha256(convert_to($1, 'UTF8')), 'hex')",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 1;
+	strbuf_addstr(ret_sha256, db_get(res, 0, 0));
+	return 0;
+}

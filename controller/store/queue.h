@@ -184,6 +184,14 @@ int queue_requeue_expired(struct db *db, int *ret_jobs, int *ret_hosts,
  */
 int queue_cancel(struct db *db, int64_t job_id, struct strbuf *err);
 
+/*
+ * The stored plan whose text is text (plans are kept once per distinct
+ * text, keyed by its sha256): its sha256 appended to ret_sha256.  0, 1
+ * when no job ever ran that text, -1 with err.
+ */
+int queue_find_plan(struct db *db, const char *text, size_t len,
+		    struct strbuf *ret_sha256, struct strbuf *err);
+
 /* Number of jobs in state queued. */
 int queue_count_queued(struct db *db, int64_t *ret, struct strbuf *err);
 
