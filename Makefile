@@ -172,7 +172,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/schedfarm
 	install -m 755 controller/schedfarm agent/schedfarm-agent $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 doc/schedfarm.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 doc/schedfarm.1 doc/schedfarm-agent.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r web-static plans kernels $(DESTDIR)$(PREFIX)/share/schedfarm/
 
 clean:
