@@ -293,3 +293,89 @@ void cli_json_as_text(const struct json_value *obj, int indent,
 		}
 	}
 }
+
+void cli_synopses(const char *usage, struct strvec *ret)
+{
+	struct strbuf cur = STRBUF_INIT;
+	const char *l = strstr(usage, "usage: ");
+
+	/* The synopses are the block from "usage:" to the first empty
+	 * line; examples further down are not. */
+	while (l && *l && *l != '\n') {
+		size_t len = strcspn(l, "\n"), b = strspn(l, " \t");
+		const char *t = l + b;
+		int start = starts_with(l, "usage: schedfarm ") ||
+			    (b && starts_with(t, "schedfarm "));
+		int cont = cur.len && b && (*t == '[' || *t == '-');
+
+		if (start || !cont) {
+			if (cur.len)
+				strvec_push(ret, cur.buf);
+			strbuf_reset(&cur);
+		}
+		if (start || cont) {
+			const char *p = starts_with(l, "usage: ") ? l + 7 : t;
+
+			/* Blanks squeezed: one space between words. */
+			for (; p < l + len; p++) {
+				if (*p == ' ' || *p == '\t') {
+					if (cur.len && cur.buf[cur.len - 1] != ' ')
+						strbuf_addch(&cur, ' ');
+				} else {
+					if (cont && p == t && cur.len &&
+					    cur.buf[cur.len - 1] != ' ')
+						strbuf_addch(&cur, ' ');
+					strbuf_addch(&cur, *p);
+				}
+			}
+			strbuf_rtrim(&cur);
+		}
+		l += len + (l[len] == '\n');
+	}
+	if (cur.len)
+		strvec_push(ret, cur.buf);
+	strbuf_release(&cur);
+}
+
+/* The word after "schedfarm VERB " in syn, when it names a subcommand (a
+ * lowercase word), into word; else word stays empty. */
+static void syn_sub(const char *syn, struct strbuf *word)
+{
+	const char *p = strchr(syn, ' ');
+
+	p = p ? strchr(p + 1, ' ') : NULL;
+	if (!p)
+		return;
+	p++;
+	while (*p >= 'a' && *p <= 'z')
+		strbuf_addch(word, *p++);
+	if (*p && *p != ' ')
+		strbuf_reset(word);
+}
+
+int cli_json_documented(const struct command *c, const char *sub,
+			int *ret_has_subs)
+{
+	struct strvec syn = STRVEC_INIT;
+	struct strbuf w = STRBUF_INIT;
+	int has_subs = 0, ok = 0;
+
+	cli_synopses(c->usage, &syn);
+	for (size_t i = 0; i < syn.nr; i++) {
+		strbuf_reset(&w);
+		syn_sub(syn.v[i], &w);
+		has_subs |= w.len > 0;
+	}
+	for (size_t i = 0; i < syn.nr && !ok; i++) {
+		strbuf_reset(&w);
+		syn_sub(syn.v[i], &w);
+		if (has_subs && (!sub || strcmp(w.buf, sub)))
+			continue;
+		ok = strstr(syn.v[i], "--json") != NULL;
+	}
+	strvec_clear(&syn);
+	strbuf_release(&w);
+	if (ret_has_subs)
+		*ret_has_subs = has_subs;
+	return ok;
+}

@@ -77,6 +77,7 @@ int cli_getopt(int argc, char **argv, const char *shortopts,
 void cli_emit(struct strbuf *sb);
 
 struct json_value;
+struct strvec;
 /*
  * Append a JSON object as text for people, one "key  value" line per
  * member: nulls left out, arrays of scalars joined with ", ", objects and
@@ -86,6 +87,26 @@ struct json_value;
  */
 void cli_json_as_text(const struct json_value *obj, int indent,
 		      struct strbuf *out);
+
+/*
+ * Append each synopsis of a verb's usage text to ret, one string each:
+ * in the block from "usage: " to the first empty line, the lines that
+ * start with "usage: schedfarm VERB" or "schedfarm VERB" (after blanks),
+ * joined with the lines that continue them (blanks, then '[' or '-'),
+ * with the leading "usage: " and runs of blanks taken out.
+ */
+void cli_synopses(const char *usage, struct strvec *ret);
+
+/*
+ * May `schedfarm --json VERB SUB ...` print JSON?  Yes when a synopsis of
+ * the verb's usage shows --json for that form: the synopsis of subcommand
+ * sub (argv[1], may be NULL) when the verb has subcommands, else any of
+ * the verb's.  The usage text is the one truth: what it shows is what
+ * the verb takes, and a test walks the same synopses.  *ret_has_subs (may
+ * be NULL) says whether the verb has subcommands.
+ */
+int cli_json_documented(const struct command *c, const char *sub,
+			int *ret_has_subs);
 
 /*
  * The width of the terminal on fd (TIOCGWINSZ), else $COLUMNS, else 80;

@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *c;
-	int opt;
+	int opt, subs = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	log_init("schedfarm", LOG_LEVEL_INFO);
@@ -231,6 +231,16 @@ int main(int argc, char **argv)
 	if (c->fn != cmd_help && wants_help(argc, argv)) {
 		command_print_usage(c, stdout);
 		return 0;
+	}
+	if (cli.json &&
+	    !cli_json_documented(c, argc > 1 ? argv[1] : NULL, &subs)) {
+		/* Printing text when JSON was asked for would break the
+		 * script that asked; say so instead. */
+		log_error("'%s%s%s' prints no JSON: --json goes with the forms "
+			  "whose synopsis shows it ('schedfarm help %s')",
+			  c->name, subs && argc > 1 ? " " : "",
+			  subs && argc > 1 ? argv[1] : "", c->name);
+		return EXIT_USAGE;
 	}
 	optind = 0; /* reset getopt for the verb (0 also resets GNU state) */
 	return c->fn(argc, argv);

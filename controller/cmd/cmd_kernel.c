@@ -111,8 +111,8 @@ static int kernel_list(int argc, char **argv)
 		    "SELECT id, name, CASE WHEN labelled THEN 'labelled' ELSE "
 		    "build_state END, coalesce(release, ''), "
 		    "vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
-		    "coalesce(cache_key, ''), labelled FROM kernels ORDER BY "
-		    "id",
+		    "coalesce(cache_key, ''), labelled, build_state FROM "
+		    "kernels ORDER BY id",
 		    0, NULL) < 0)
 		cli_db_fatal("listing kernels", &err);
 	if (json)
@@ -122,9 +122,9 @@ static int kernel_list(int argc, char **argv)
 			    "ID", "NAME", "STATE", "RELEASE", "TEXT", "DATA",
 			    "BSS", "BUILD_S");
 	for (int i = 0; i < db_nrows(res); i++) {
-		const char *v[10];
+		const char *v[11];
 
-		for (int c = 0; c < 10; c++)
+		for (int c = 0; c < 11; c++)
 			v[c] = db_get(res, i, c);
 		if (json) {
 			strbuf_addf(&out,
@@ -132,7 +132,7 @@ static int kernel_list(int argc, char **argv)
 				    v[0]);
 			strbuf_add_json_str(&out, v[1]);
 			strbuf_addstr(&out, ",\"state\":");
-			strbuf_add_json_str(&out, v[2]);
+			strbuf_add_json_str(&out, v[10]);
 			strbuf_addstr(&out, ",\"release\":");
 			strbuf_add_json_str(&out, v[3]);
 			strbuf_addf(&out,

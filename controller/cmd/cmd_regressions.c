@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "log.h"
 #include "parse.h"
+#include "store/hosts.h"
 #include "banned.h"
 
 const char cmd_regressions_usage[] =
@@ -121,6 +122,17 @@ int cmd_regressions(int argc, char **argv)
 		die_usage("regressions takes no arguments");
 
 	db = cli_open_db();
+	if (host) {
+		int64_t id;
+		int r = hosts_find(db, host, &id, &err);
+
+		if (r < 0)
+			cli_db_fatal("regressions", &err);
+		if (r > 0)
+			fatal("no host named '%s' ('schedfarm host list' shows "
+			      "them)",
+			      host);
+	}
 	db_args_str(&a, since);
 	db_args_str(&a, host);
 	db_args_double(&a, min_change);
