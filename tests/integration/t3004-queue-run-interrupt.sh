@@ -21,6 +21,15 @@ export SCHEDFARM_DB="$PG_CONNINFO"
 export SCHEDFARM_HOME=$SCRATCH/home
 REL=$(uname -r)
 
+# exit_is N CMD...: run CMD; fail unless it exits N.
+exit_is() {
+	_want=$1
+	shift
+	"$@"
+	_rc=$?
+	[ "$_rc" = "$_want" ] || { echo "exit $_rc, not $_want: $*"; return 1; }
+}
+
 sql() {
 	schedfarm db psql -- -X -v ON_ERROR_STOP=1 -At -c "$1"
 }
@@ -128,7 +137,7 @@ test_expect_success 'a series without --kernel waits for a host that boots, neve
 	J=$(jq .job b.json) &&
 	sql "SELECT array_to_string(req_kinds, \$\$,\$\$) FROM jobs WHERE id = $J" >kinds &&
 	test "$(cat kinds)" = "libvirt,ipmi" &&
-	schedfarm run >out 2>err; test $? = 1 &&
+	exit_is 1 schedfarm run >out 2>err &&
 	grep_or_fail "no matching idle host" err &&
 	schedfarm job show $J --json | jq -e ".state == \"queued\" and (.runs | length) == 0" &&
 	schedfarm job cancel $J >/dev/null
