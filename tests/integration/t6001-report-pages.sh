@@ -142,6 +142,11 @@ test_expect_success 'every page holds its body once (not again in its leading co
 	done
 '
 
+test_expect_success 'a kernel given with --kernel to a local host is said to be labelled, not built' '
+	grep_or_fail "labelled, not built" "$OUT/patch-$PLM.html" &&
+	grep_or_fail "labelled, not built" "$OUT/run-$FAIRRUN.html"
+'
+
 test_expect_success 'every page has the CSP and no script, no external resource' '
 	for f in "$OUT"/*.html; do
 		grep -q "http-equiv=\"Content-Security-Policy\" content=\"default-src .none.; style-src .self.;" "$f" ||
