@@ -319,7 +319,8 @@ void cli_synopses(const char *usage, struct strvec *ret)
 			/* Blanks squeezed: one space between words. */
 			for (; p < l + len; p++) {
 				if (*p == ' ' || *p == '\t') {
-					if (cur.len && cur.buf[cur.len - 1] != ' ')
+					if (cur.len &&
+					    cur.buf[cur.len - 1] != ' ')
 						strbuf_addch(&cur, ' ');
 				} else {
 					if (cont && p == t && cur.len &&

@@ -860,12 +860,13 @@ int compare_delete(struct db *db, const struct compare_query *q,
 	db_args_str(&a, q->workload);
 	/* Every row of the key, not only the latest: a comparison made by
 	 * mistake leaves no history behind to become the latest again. */
-	r = db_exec_args(db, &res, err,
-			 "DELETE FROM comparisons c WHERE c.base_kernel_id = $1 "
-			 "AND c.new_kernel_id = $2 AND ($3::text IS NULL OR "
-			 "c.host_id IN (SELECT id FROM hosts WHERE name = $3)) "
-			 "AND ($4::text IS NULL OR c.workload = $4)",
-			 &a);
+	r = db_exec_args(
+		db, &res, err,
+		"DELETE FROM comparisons c WHERE c.base_kernel_id = $1 "
+		"AND c.new_kernel_id = $2 AND ($3::text IS NULL OR "
+		"c.host_id IN (SELECT id FROM hosts WHERE name = $3)) "
+		"AND ($4::text IS NULL OR c.workload = $4)",
+		&a);
 	db_args_clear(&a);
 	if (r < 0) {
 		r = -EIO;
@@ -895,8 +896,7 @@ static void list_values(struct db *db, const struct compare_set *set,
 		    col);
 	db_args_i64(&a, set->base_id);
 	db_args_i64(&a, set->new_id);
-	if (db_exec_args(db, &res, &err, sql.buf, &a) == 0 &&
-	    db_get(res, 0, 0))
+	if (db_exec_args(db, &res, &err, sql.buf, &a) == 0 && db_get(res, 0, 0))
 		strbuf_addstr(out, db_get(res, 0, 0));
 	db_args_clear(&a);
 	strbuf_release(&sql);

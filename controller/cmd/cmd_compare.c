@@ -30,7 +30,8 @@ const char cmd_compare_usage[] =
 	"usage: schedfarm compare --base KERNEL --new KERNEL [OPTIONS] "
 	"[--json]\n"
 	"       schedfarm compare PLM# [OPTIONS] [--json]\n"
-	"       schedfarm compare --delete (PLM# | --base KERNEL --new KERNEL)\n"
+	"       schedfarm compare --delete (PLM# | --base KERNEL --new "
+	"KERNEL)\n"
 	"                         [--host H] [--workload W]\n"
 	"\n"
 	"For each (host, workload, params, metric) that either kernel has\n"
@@ -66,7 +67,8 @@ const char cmd_compare_usage[] =
 	"                   its text, as rerun does), a name or a sha256\n"
 	"  --tau PCT        noise band in percent (0..100, '2' or '2%') for\n"
 	"                   every metric\n"
-	"  --changes        print only the rows whose verdict is not no-change\n"
+	"  --changes        print only the rows whose verdict is not "
+	"no-change\n"
 	"                   (all are still stored)\n"
 	"  --exit-code      exit 1 when any row is a regression (as git diff\n"
 	"                   --exit-code), else 0\n"
@@ -130,14 +132,12 @@ static void summary_line(const struct compare_set *set, struct strbuf *out)
 		strbuf_addf(out, "%s%zu %s", k ? ", " : "", n,
 			    n == 1 ? kinds[k].one : kinds[k].many);
 	}
-	strbuf_addf(out, " (%zu metric%s)\n", set->nr,
-		    set->nr == 1 ? "" : "s");
+	strbuf_addf(out, " (%zu metric%s)\n", set->nr, set->nr == 1 ? "" : "s");
 }
 
 /* --plan: a file is matched by its text; anything else is a name or a
  * sha256 for compare.c. */
-static const char *plan_arg(struct db *db, const char *arg,
-			    struct strbuf *sha)
+static const char *plan_arg(struct db *db, const char *arg, struct strbuf *sha)
 {
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	struct stat st;
@@ -180,8 +180,8 @@ int cmd_compare(int argc, char **argv)
 	struct compare_set set, view;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, sha = STRBUF_INIT;
 	const char *why, *metric = NULL, *plan = NULL;
-	int opt, json = cli.json, r, changes = 0, exit_code = 0,
-		 no_store = 0, del = 0, ret = 0;
+	int opt, json = cli.json, r, changes = 0, exit_code = 0, no_store = 0,
+		 del = 0, ret = 0;
 	struct db *db;
 
 	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
@@ -207,9 +207,8 @@ int cmd_compare(int argc, char **argv)
 		case 't': {
 			/* "2%" as plans write it, or "2". */
 			size_t l = strlen(optarg);
-			char *num = xstrndup(optarg,
-					     l && optarg[l - 1] == '%' ? l - 1
-								       : l);
+			char *num = xstrndup(
+				optarg, l && optarg[l - 1] == '%' ? l - 1 : l);
 
 			r = parse_double(num, 0, 100, &q.tau_pct, &why);
 			free(num);

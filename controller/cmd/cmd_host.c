@@ -427,7 +427,7 @@ static int host_add(int argc, char **argv)
 /* The columns list and show print, as the members of one JSON object per
  * host, in the order show prints them. */
 #define HOST_FIELDS                                                            \
-	"'name', name, 'kind', kind, 'state', state, 'health', health, "        \
+	"'name', name, 'kind', kind, 'state', state, 'health', health, "       \
 	"'address', address, "                                                 \
 	"'port', port, 'user', ssh_user, 'key_file', key_file, "               \
 	"'known_hosts', known_hosts, 'tags', to_jsonb(tags), "                 \

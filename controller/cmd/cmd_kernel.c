@@ -164,7 +164,7 @@ static int kernel_show(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "log", no_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
+		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const fields[] = {
 		"name",		 "base",	  "base_ref",

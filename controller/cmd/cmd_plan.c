@@ -29,7 +29,8 @@ const char cmd_plan_usage[] =
 	"\n"
 	"  check   validate each FILE; print every error as\n"
 	"          FILE:LINE:COL: error: WHAT, and 'FILE: ok, N runs' for\n"
-	"          each good one (not with -q); N counts every boot's runs, as\n"
+	"          each good one (not with -q); N counts every boot's runs, "
+	"as\n"
 	"          'run' does.  Exit 1 if any has errors.  --json prints an\n"
 	"          array of {file, ok, name, runs, runs_per_boot, boots,\n"
 	"          until_decided, max_boots, errors} instead.\n"
@@ -56,8 +57,7 @@ static void check_json(struct strbuf *out, const char *file,
 			    ",\"runs\":%zu,\"runs_per_boot\":%zu,"
 			    "\"boots\":%d,\"until_decided\":%s,"
 			    "\"max_boots\":%d,\"errors\":[]}",
-			    p->nr_runs * (size_t)p->boots, p->nr_runs,
-			    p->boots,
+			    p->nr_runs * (size_t)p->boots, p->nr_runs, p->boots,
 			    p->until == PLAN_UNTIL_DECIDED ? "true" : "false",
 			    p->max_boots);
 		return;

@@ -3,9 +3,9 @@
  * again.
  *
  * A JOB (an STP id) is copied: same patch, kernel and plan, a new job
- * bound to the host it ran on, or to --host.  A PLAN file is matched by its sha256 to the latest
- * job that ran it, which is copied the same way; --kernel instead queues
- * the plan under that kernel label.
+ * bound to the host it ran on, or to --host.  A PLAN file is matched by its
+ * sha256 to the latest job that ran it, which is copied the same way; --kernel
+ * instead queues the plan under that kernel label.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -35,7 +35,8 @@ const char cmd_rerun_usage[] =
 	"under that kernel label.  A host that cannot take the job (its kind,\n"
 	"topology or tags against the plan, or a series to build on a host\n"
 	"that does not boot kernels) is refused, naming why.  Prints the new\n"
-	"STP id; --json prints {\"job\":N,\"rerun_of\":N or null,\"host\":H}.\n";
+	"STP id; --json prints {\"job\":N,\"rerun_of\":N or "
+	"null,\"host\":H}.\n";
 
 int cmd_rerun(int argc, char **argv)
 {
@@ -111,7 +112,8 @@ int cmd_rerun(int argc, char **argv)
 			if (r < 0)
 				cli_db_fatal("rerun", &err);
 			if (r > 0)
-				fatal("no job ran the plan %s yet: give --kernel "
+				fatal("no job ran the plan %s yet: give "
+				      "--kernel "
 				      "NAME to queue it under a kernel",
 				      argv[optind]);
 		}
@@ -137,11 +139,10 @@ int cmd_rerun(int argc, char **argv)
 		if (!host)
 			fatal("job STP#%lld never had a host: give --host NAME",
 			      (long long)job);
-		if (queue_host_can_take(db, host, &row, about.plan_name,
-					about.kernel_has_series
-						? QUEUE_HOST_NEEDS_BOOT
-						: 0,
-					about.kernel, &err) < 0)
+		if (queue_host_can_take(
+			    db, host, &row, about.plan_name,
+			    about.kernel_has_series ? QUEUE_HOST_NEEDS_BOOT : 0,
+			    about.kernel, &err) < 0)
 			fatal("%s", err.buf);
 		free(row.host_constraint);
 		row.host_constraint = xstrdup(host);
@@ -154,7 +155,8 @@ int cmd_rerun(int argc, char **argv)
 		job_row_release(&row);
 	}
 	if (json) {
-		strbuf_addf(&out, "{\"job\":%lld,\"rerun_of\":", (long long)new_job);
+		strbuf_addf(&out,
+			    "{\"job\":%lld,\"rerun_of\":", (long long)new_job);
 		if (job)
 			strbuf_addf(&out, "%lld", (long long)job);
 		else

@@ -31,8 +31,10 @@ const char cmd_results_usage[] =
 	"Print every result stored for a job (STP id), one run, or every run\n"
 	"under a kernel: job, run, host, kernel, workload, the run's\n"
 	"parameters that differ from the workload's defaults, iteration,\n"
-	"whether it was a warm-up (w), metric, value, unit and which direction\n"
-	"is better.  Values are rounded to the precision of their metric: five\n"
+	"whether it was a warm-up (w), metric, value, unit and which "
+	"direction\n"
+	"is better.  Values are rounded to the precision of their metric: "
+	"five\n"
 	"significant digits at the metric's largest value, so that a column\n"
 	"of one metric lines up; integers stay whole.\n"
 	"\n"
@@ -50,8 +52,21 @@ const char cmd_results_usage[] =
 	"  schedfarm results 42 --metric round_trip_us\n"
 	"  schedfarm results --kernel v6.1-fix --param threads=16\n";
 
-enum { R_JOB, R_RUN, R_HOST, R_KERNEL, R_WORKLOAD, R_PARAMS, R_ITER,
-       R_WARMUP, R_METRIC, R_VALUE, R_UNIT, R_BETTER, R_NCOLS };
+enum {
+	R_JOB,
+	R_RUN,
+	R_HOST,
+	R_KERNEL,
+	R_WORKLOAD,
+	R_PARAMS,
+	R_ITER,
+	R_WARMUP,
+	R_METRIC,
+	R_VALUE,
+	R_UNIT,
+	R_BETTER,
+	R_NCOLS
+};
 
 /* Decimals that give 5 significant digits at the largest |value| of a
  * metric (0 when every value is whole). */
@@ -89,8 +104,8 @@ static void print_table(struct db_result *res, const int *keep, int n,
 	struct strvec label = STRVEC_INIT, value = STRVEC_INIT;
 	int w[R_NCOLS] = { 0 };
 	static const char *const head[R_NCOLS] = {
-		"JOB",	  "RUN", "HOST", "KERNEL", "WORKLOAD", "PARAMS",
-		"ITER",	  "W",	 "METRIC", "VALUE", "UNIT",	"BETTER"
+		"JOB",	"RUN", "HOST",	 "KERNEL", "WORKLOAD", "PARAMS",
+		"ITER", "W",   "METRIC", "VALUE",  "UNIT",     "BETTER"
 	};
 
 	for (int c = 0; c < R_NCOLS; c++)
@@ -111,7 +126,8 @@ static void print_table(struct db_result *res, const int *keep, int n,
 			m->whole = 1;
 		}
 		if (parse_double(db_get(res, i, R_VALUE), -HUGE_VAL, HUGE_VAL,
-				 &v, NULL) == 0 && isfinite(v)) {
+				 &v, NULL) == 0 &&
+		    isfinite(v)) {
 			if (fabs(v) > m->maxabs)
 				m->maxabs = fabs(v);
 			if (v != floor(v))
@@ -148,11 +164,10 @@ static void print_table(struct db_result *res, const int *keep, int n,
 		strvec_push(&value, sb.buf);
 		strbuf_release(&sb);
 		for (int c = 0; c < R_NCOLS; c++) {
-			const char *t = c == R_PARAMS  ? label.v[i]
-					: c == R_VALUE ? value.v[i]
-					: c == R_WARMUP
-						? ""
-						: db_get(res, i, c);
+			const char *t = c == R_PARAMS	? label.v[i]
+					: c == R_VALUE	? value.v[i]
+					: c == R_WARMUP ? ""
+							: db_get(res, i, c);
 			int l = t ? (int)strlen(t) : 1;
 
 			if (l > w[c])
@@ -214,14 +229,15 @@ static void print_json(struct db_result *res, const int *keep, int n,
 		strbuf_addstr(out, ",\"workload\":");
 		strbuf_add_json_str(out, db_get(res, i, R_WORKLOAD));
 		/* jsonb text from the database: already JSON. */
-		strbuf_addf(out, ",\"params\":%s,\"iteration\":%s,"
-				 "\"warmup\":%s,\"metric\":",
+		strbuf_addf(out,
+			    ",\"params\":%s,\"iteration\":%s,"
+			    "\"warmup\":%s,\"metric\":",
 			    db_get(res, i, R_PARAMS), db_get(res, i, R_ITER),
 			    !strcmp(db_get(res, i, R_WARMUP), "t") ? "true"
-								  : "false");
+								   : "false");
 		strbuf_add_json_str(out, db_get(res, i, R_METRIC));
-		strbuf_addf(out, ",\"value\":%s,\"unit\":",
-			    db_get(res, i, R_VALUE));
+		strbuf_addf(out,
+			    ",\"value\":%s,\"unit\":", db_get(res, i, R_VALUE));
 		strbuf_add_json_str(out, db_get(res, i, R_UNIT));
 		strbuf_addstr(out, ",\"better\":");
 		strbuf_add_json_str(out, db_get(res, i, R_BETTER));
@@ -274,8 +290,7 @@ int cmd_results(int argc, char **argv)
 			if (!eq || eq == optarg)
 				die_usage("--param '%s': expected KEY=VALUE",
 					  optarg);
-			strvec_pushf(&keys, "%.*s", (int)(eq - optarg),
-				     optarg);
+			strvec_pushf(&keys, "%.*s", (int)(eq - optarg), optarg);
 			strvec_push(&vals, eq + 1);
 			break;
 		}
@@ -306,21 +321,20 @@ int cmd_results(int argc, char **argv)
 	db_args_str(&a, workload);
 	db_args_text_array(&a, &keys);
 	db_args_text_array(&a, &vals);
-	if (db_exec_args(
-		    db, &res, &err,
-		    "SELECT r.job_id, r.id, h.name, k.name, r.workload, "
-		    "r.params::text, x.iteration, x.warmup, x.metric, "
-		    "x.value, x.unit, x.direction FROM results x JOIN "
-		    "runs r ON r.id = x.run_id JOIN hosts h ON h.id = "
-		    "r.host_id JOIN kernels k ON k.id = r.kernel_id WHERE "
-		    "CASE WHEN $1 <> 0 THEN r.job_id = $1 WHEN $2 <> 0 "
-		    "THEN r.id = $2 ELSE k.name = $3 END "
-		    "AND ($4::text IS NULL OR r.workload = $4) "
-		    "AND NOT EXISTS (SELECT 1 FROM unnest($5::text[], "
-		    "$6::text[]) AS f(k, v) WHERE r.params ->> f.k IS "
-		    "DISTINCT FROM f.v) "
-		    "ORDER BY r.id, x.metric, x.iteration",
-		    &a) < 0)
+	if (db_exec_args(db, &res, &err,
+			 "SELECT r.job_id, r.id, h.name, k.name, r.workload, "
+			 "r.params::text, x.iteration, x.warmup, x.metric, "
+			 "x.value, x.unit, x.direction FROM results x JOIN "
+			 "runs r ON r.id = x.run_id JOIN hosts h ON h.id = "
+			 "r.host_id JOIN kernels k ON k.id = r.kernel_id WHERE "
+			 "CASE WHEN $1 <> 0 THEN r.job_id = $1 WHEN $2 <> 0 "
+			 "THEN r.id = $2 ELSE k.name = $3 END "
+			 "AND ($4::text IS NULL OR r.workload = $4) "
+			 "AND NOT EXISTS (SELECT 1 FROM unnest($5::text[], "
+			 "$6::text[]) AS f(k, v) WHERE r.params ->> f.k IS "
+			 "DISTINCT FROM f.v) "
+			 "ORDER BY r.id, x.metric, x.iteration",
+			 &a) < 0)
 		cli_db_fatal("results", &err);
 	rows = db_nrows(res);
 	keep = xcalloc(rows ? (size_t)rows : 1, sizeof(*keep));

@@ -45,13 +45,15 @@ const char cmd_run_usage[] =
 	"NAME (--base defaults to it), and run that job at once (waiting for\n"
 	"the host if another controller holds it).  On a local host --kernel\n"
 	"defaults to the release it runs (uname -r); 'kernel list' shows the\n"
-	"label.  A host that can never take the plan (its kind, CPUs, sockets,\n"
+	"label.  A host that can never take the plan (its kind, CPUs, "
+	"sockets,\n"
 	"memory or tags against the plan's host: section, or its health) is\n"
 	"refused before anything is queued, naming what is missing.\n"
 	"\n"
 	"On a terminal one progress line, redrawn in place and cut to the\n"
 	"terminal's width, shows run i/N, the workload and its parameters,\n"
-	"the host, the time elapsed and an estimate of what is left; otherwise\n"
+	"the host, the time elapsed and an estimate of what is left; "
+	"otherwise\n"
 	"each run prints plain lines.  On hosts that boot (libvirt, ipmi) the\n"
 	"build (percent of compile steps, or the cache hit) and each boot\n"
 	"(console, agent beacon, SSH, power off) print their progress lines\n"
@@ -88,8 +90,8 @@ static void fmt_secs(struct strbuf *sb, double s)
 /* One progress line, redrawn in place and cut to the terminal's width. */
 static void draw_line(struct run_view *v, const struct job_progress *p)
 {
-	struct strbuf head = STRBUF_INIT, mid = STRBUF_INIT,
-		      tail = STRBUF_INIT, sb = STRBUF_INIT;
+	struct strbuf head = STRBUF_INIT, mid = STRBUF_INIT, tail = STRBUF_INIT,
+		      sb = STRBUF_INIT;
 
 	strbuf_addf(&head, "STP#%lld run %zu/%zu ", (long long)p->job_id,
 		    p->index + 1, p->nr_runs);
@@ -104,8 +106,7 @@ static void draw_line(struct run_view *v, const struct job_progress *p)
 	/* One column short of the width: a line that fills the last column
 	 * leaves the cursor waiting to wrap, and the next \r redraws the
 	 * line below. */
-	cli_fit_line(&sb, head.buf, mid.buf, tail.buf,
-		     cli_term_width(1) - 1);
+	cli_fit_line(&sb, head.buf, mid.buf, tail.buf, cli_term_width(1) - 1);
 	strbuf_addstr(&sb, "\033[K");
 	fwrite(sb.buf, 1, sb.len, stdout);
 	v->line_open = 1;

@@ -749,10 +749,10 @@ static void progress(struct job_ctx *jc, const struct run_rec *rr, size_t i,
 	p.params = rr->label.buf;
 	p.host = jc->host_name;
 	p.elapsed_s = el;
-	p.estimate_s = finished && clk->todo >= finished
-			       ? el / (double)finished *
-					 (double)(clk->todo - finished)
-			       : -1;
+	p.estimate_s =
+		finished && clk->todo >= finished
+			? el / (double)finished * (double)(clk->todo - finished)
+			: -1;
 	p.outcome = outcome;
 	p.tick = tick;
 	jc->hooks->progress(jc->hooks->ctx, &p);
@@ -1128,10 +1128,10 @@ finish:
 		strbuf_reset(&e);
 	}
 	r = queue_finish(db, &jc.claim, owner,
-			 jc.interrupted ? (interrupt_cancels ? "cancelled"
-							     : "queued")
-			 : fail_msg	? "failed"
-					: "done",
+			 jc.interrupted
+				 ? (interrupt_cancels ? "cancelled" : "queued")
+			 : fail_msg ? "failed"
+				    : "done",
 			 fail_msg ? fail_phase : NULL, fail_msg, &e);
 	if (r < 0) {
 		strbuf_addf(err, "cannot record the end of job %lld: %s",

@@ -275,11 +275,11 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 
 	job_row_from_plan(&job, s->plan, s->plan->boots);
 	if (s->host &&
-	    queue_host_can_take(db, s->host, &job, s->plan_name,
-				(s->nr_patches && !s->kernel
-					 ? QUEUE_HOST_NEEDS_BOOT
-					 : 0) | (s->now ? QUEUE_HOST_NOW : 0),
-				s->base, err) < 0)
+	    queue_host_can_take(
+		    db, s->host, &job, s->plan_name,
+		    (s->nr_patches && !s->kernel ? QUEUE_HOST_NEEDS_BOOT : 0) |
+			    (s->now ? QUEUE_HOST_NOW : 0),
+		    s->base, err) < 0)
 		goto out;
 	if (s->nr_patches && !s->kernel && !s->host &&
 	    !kinds_allow_boot(&s->plan->host.kinds)) {
@@ -713,19 +713,20 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 	db_args_str(&a, state);
 	db_args_str(&a, error_phase);
 	db_args_str(&a, error);
-	if (db_exec_args(db, NULL, err,
-			 "UPDATE jobs SET state = $3, error_phase = $4, "
-			 "error = CASE WHEN $3 = 'cancelled' THEN NULL ELSE $5 "
-			 "END, stop_reason = CASE WHEN $3 = 'cancelled' THEN $5 "
-			 "ELSE stop_reason END, lease_owner = NULL, "
-			 "lease_expires = "
-			 "NULL, finished_at = CASE WHEN $3 = 'queued' THEN "
-			 "NULL ELSE now() END, attempts = CASE WHEN $3 = "
-			 "'queued' THEN greatest(attempts - 1, 0) ELSE "
-			 "attempts END WHERE id = $1 AND "
-			 "lease_owner = $2 AND state NOT IN ('done', 'failed', "
-			 "'cancelled', 'queued')",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE jobs SET state = $3, error_phase = $4, "
+		    "error = CASE WHEN $3 = 'cancelled' THEN NULL ELSE $5 "
+		    "END, stop_reason = CASE WHEN $3 = 'cancelled' THEN $5 "
+		    "ELSE stop_reason END, lease_owner = NULL, "
+		    "lease_expires = "
+		    "NULL, finished_at = CASE WHEN $3 = 'queued' THEN "
+		    "NULL ELSE now() END, attempts = CASE WHEN $3 = "
+		    "'queued' THEN greatest(attempts - 1, 0) ELSE "
+		    "attempts END WHERE id = $1 AND "
+		    "lease_owner = $2 AND state NOT IN ('done', 'failed', "
+		    "'cancelled', 'queued')",
+		    &a) < 0)
 		goto fail;
 	db_args_clear(&a);
 	db_args_i64(&a, c->job_id);

@@ -81,11 +81,10 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 /*
  * Can host `host` take a job with the requirements of req (those of the
  * plan plan_name)?  It must exist and meet them (those known of it: a
- * host never contacted is not held to the minimums); with QUEUE_HOST_NEEDS_BOOT (a series to
- * build, base naming the kernel for the message) it must boot kernels;
- * with QUEUE_HOST_NOW (the job is to run at once) its health must let it
- * be scheduled.  Return 0, or -1 with the unmet requirement in words in
- * err.
+ * host never contacted is not held to the minimums); with QUEUE_HOST_NEEDS_BOOT
+ * (a series to build, base naming the kernel for the message) it must boot
+ * kernels; with QUEUE_HOST_NOW (the job is to run at once) its health must let
+ * it be scheduled.  Return 0, or -1 with the unmet requirement in words in err.
  */
 #define QUEUE_HOST_NEEDS_BOOT 1u
 #define QUEUE_HOST_NOW 2u
