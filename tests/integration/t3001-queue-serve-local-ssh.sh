@@ -138,7 +138,8 @@ test_expect_success 'run drains the queue in the foreground and exits' '
 test_expect_success 'progress on a terminal is one line rewritten in place' '
 	command -v script >/dev/null || { echo "no script(1)"; return 1; }
 	SHELL=/bin/sh script -qec "$SCHEDFARM_BIN run $TOP/plans/smoke.yaml --host here --kernel k-tty" tty.out >/dev/null &&
-	grep -q "$(printf "\r\033\[K")" tty.out &&
+	grep -q "$(printf "\r")STP#[0-9]* run 1/2 " tty.out &&
+	grep -q "$(printf "\033\[K")" tty.out &&
 	grep_or_fail "run 2/2 pipe-pingpong" tty.out &&
 	grep_or_fail "elapsed, ~" tty.out
 '
