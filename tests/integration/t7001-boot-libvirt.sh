@@ -196,10 +196,10 @@ test_expect_success 'host check passes on the Debian kernel and makes it the kno
 
 test_expect_success 'the known-good kernel failing twice in a row makes the host bad' '
 	! schedfarm kernel boot debian --host vm1 --append "rdinit=/bin/false" >out1 2>err1 &&
-	grep_or_fail "blame host health good" out1 &&
+	grep_or_fail "blamed on the host; host vm1 is now good" out1 &&
 	test "$(sql "SELECT aborted_in_row FROM hosts WHERE name = \$\$vm1\$\$")" = 1 &&
 	! schedfarm kernel boot debian --host vm1 --append "rdinit=/bin/false" >out2 2>err2 &&
-	grep_or_fail "blame host health bad" out2 &&
+	grep_or_fail "blamed on the host; host vm1 is now bad" out2 &&
 	sql "SELECT old_health || \$\$>\$\$ || new_health || \$\$ \$\$ || reason FROM host_events ORDER BY id DESC LIMIT 1" >ev &&
 	grep_or_fail "good>bad" ev && grep_or_fail "known-good kernel; 2 aborted in a row" ev
 '

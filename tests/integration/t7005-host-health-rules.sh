@@ -90,7 +90,7 @@ test_expect_success 'queue: a patched kernel that never answers is blamed; the h
 
 test_expect_success 'boot: the same kernel through kernel boot: blamed, the host stays good' '
 	! schedfarm kernel boot patched-silent --host vm >out 2>err &&
-	grep_or_fail "blame kernel health good" out &&
+	grep_or_fail "blamed on the kernel; host vm is now good" out &&
 	test "$(health)" = "good 0"
 '
 
