@@ -1,5 +1,11 @@
 /*
  * cli.c - helpers the verbs share; see cli.h.
+ *
+ * Opening the database, the verbs' getopt with "did you mean", and what
+ * makes every verb answer the same way: --json read off the usage
+ * text's synopses (so what help shows is what is accepted), a JSON
+ * object printed as text with every field, and a progress line cut to
+ * the terminal's width.
  */
 #include <getopt.h>
 #include <stdio.h>
