@@ -206,7 +206,7 @@ install: all unit
 		$(DESTDIR)$(PREFIX)/share/schedfarm $(DESTDIR)$(UNITDIR)
 	install -m 755 $(CTL_BIN) $(AGENT_BIN) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(B)/schedfarm.service $(DESTDIR)$(UNITDIR)/
-	install -m 644 doc/schedfarm.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 doc/schedfarm.1 doc/schedfarm-agent.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r web-static plans kernels $(DESTDIR)$(PREFIX)/share/schedfarm/
 
 clean:

@@ -3,7 +3,7 @@
  *
  * sysbench, hackbench and perf stat are parsed from output captured on real
  * runs here (tests/data/agent/); kernbench, re-aim, volanomark and numabench
- * from the exact shapes the source threads show (../shared/seeds).  Output
+ * from the exact shapes the source threads show (doc/seeds/).  Output
  * is untrusted text: every parser works line by line on a bounded buffer,
  * reads numbers through parse.h, and never indexes past what it checked.
  * Each returns -1 with a sentence when its headline number is missing, so a

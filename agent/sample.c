@@ -9,7 +9,7 @@
  * lines without changing their count, so a parser that ignored the version
  * would silently swap them; it maps every version onto one canonical order
  * (idle, busy, newly idle).  An unknown version is refused, not guessed.
- * (Documentation/scheduler/sched-stats.rst; ../shared/REFERENCE.md §2.)
+ * (Documentation/scheduler/sched-stats.rst; doc/REFERENCE.md §2.)
  */
 #include <errno.h>
 #include <stdlib.h>

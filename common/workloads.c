@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "json.h"
 #include "parse.h"
 #include "conninfo.h"
 #include "workloads.h"
@@ -323,4 +324,62 @@ int workload_check_value(const struct wl_param *p, const char *value,
 bad:
 	workload_describe_type(p, why);
 	return -1;
+}
+
+/* The value of a scalar member as text (numbers as written). */
+static void scalar_text(const struct json_value *v, struct strbuf *out)
+{
+	int b = 0;
+
+	switch (json_type_of(v)) {
+	case JSON_STRING:
+		strbuf_add(out, json_string(v), json_string_len(v));
+		break;
+	case JSON_NUMBER:
+		strbuf_addstr(out, json_number_text(v));
+		break;
+	case JSON_BOOL:
+		json_bool(v, &b);
+		strbuf_addstr(out, b ? "true" : "false");
+		break;
+	default:
+		strbuf_addstr(out, "null");
+		break;
+	}
+}
+
+/* Is text the parameter's default (compared as its type compares)? */
+static int is_default(const struct wl_param *p, const char *text)
+{
+	struct strbuf why = STRBUF_INIT;
+	double a, b;
+	int same;
+
+	if (!p || !p->def)
+		return 0;
+	if (p->type == WL_STRING)
+		return !strcmp(text, p->def);
+	same = workload_check_value(p, text, &a, &why) == 0 &&
+	       workload_check_value(p, p->def, &b, &why) == 0 && a == b;
+	strbuf_release(&why);
+	return same;
+}
+
+void workload_params_label(const char *workload,
+			   const struct json_value *params, struct strbuf *out)
+{
+	const struct wl_desc *wl = workload_find(workload);
+	struct strbuf v = STRBUF_INIT;
+	size_t n = json_len(params), shown = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = json_key_at(params, i);
+
+		strbuf_reset(&v);
+		scalar_text(json_value_at(params, i), &v);
+		if (wl && is_default(workload_param(wl, name), v.buf))
+			continue;
+		strbuf_addf(out, "%s%s=%s", shown++ ? " " : "", name, v.buf);
+	}
+	strbuf_release(&v);
 }

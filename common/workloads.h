@@ -63,6 +63,17 @@ extern const struct wl_param workload_cgroup_param;
  */
 int workload_check_value(const struct wl_param *p, const char *value,
 			 double *ret_num, struct strbuf *why);
+
+struct json_value;
+/*
+ * Append the parameters of a run (params: the JSON object runs.params
+ * holds) that differ from workload's defaults, as "name=value" separated
+ * by spaces: what tells two runs of a sweep apart, as a plan's label
+ * does.  Parameters the table does not know are shown; a workload the
+ * table does not know shows them all.
+ */
+void workload_params_label(const char *workload,
+			   const struct json_value *params, struct strbuf *out);
 /* "an integer in 1..4096" and the like, for messages and `list`. */
 void workload_describe_type(const struct wl_param *p, struct strbuf *out);
 

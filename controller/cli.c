@@ -1,15 +1,26 @@
 /*
  * cli.c - helpers the verbs share; see cli.h.
+ *
+ * Opening the database, the verbs' getopt with "did you mean", and what
+ * makes every verb answer the same way: --json read off the usage
+ * text's synopses (so what help shows is what is accepted), a JSON
+ * object printed as text with every field, and a progress line cut to
+ * the terminal's width.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "home.h"
+#include "json.h"
 #include "log.h"
 #include "parse.h"
+#include "strvec.h"
+#include "suggest.h"
 #include "banned.h"
 
 const char *cli_home(void)
@@ -78,7 +89,7 @@ int cli_json_only(int argc, char **argv, int nargs, const char *synopsis)
 	int json = cli.json, opt;
 
 	/* GNU order: --json may come before or after the operands. */
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		if (opt != 'j')
 			die_usage("%s", synopsis);
 		json = 1;
@@ -86,6 +97,51 @@ int cli_json_only(int argc, char **argv, int nargs, const char *synopsis)
 	if (argc - optind != nargs)
 		die_usage("%s", synopsis);
 	return json;
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, int *longindex)
+{
+	struct strvec names = STRVEC_INIT;
+	const char *tok, *hint;
+	char *name;
+	int opt;
+
+	opterr = 0;
+	opt = getopt_long(argc, argv, shortopts, longopts, longindex);
+	if (opt != '?')
+		return opt;
+	tok = optind > 0 && optind <= argc ? argv[optind - 1] : NULL;
+	if (!tok || strncmp(tok, "--", 2)) {
+		if (optopt && strchr(shortopts, optopt))
+			fprintf(stderr, "%s: option '-%c' needs a value\n",
+				argv[0], optopt);
+		else
+			fprintf(stderr, "%s: unknown option '-%c'\n", argv[0],
+				optopt ? optopt : '?');
+		return '?';
+	}
+	name = xstrndup(tok + 2, strcspn(tok + 2, "="));
+	for (const struct option *o = longopts; o && o->name; o++) {
+		if (!strcmp(o->name, name)) {
+			fprintf(stderr, "%s: option '--%s' %s\n", argv[0], name,
+				o->has_arg == no_argument ? "takes no value"
+							  : "needs a value");
+			goto out;
+		}
+		strvec_push(&names, o->name);
+	}
+	hint = suggest_closest(name, (const char *const *)names.v, names.nr);
+	if (hint)
+		fprintf(stderr,
+			"%s: unknown option '--%s'; did you mean '--%s'?\n",
+			argv[0], name, hint);
+	else
+		fprintf(stderr, "%s: unknown option '--%s'\n", argv[0], name);
+out:
+	free(name);
+	strvec_clear(&names);
+	return '?';
 }
 
 void cli_emit(struct strbuf *sb)
@@ -125,4 +181,240 @@ void cli_check_since(struct db *db, const char *since)
 			  "2026-11-01, '2026-11-01 12:00 UTC' or yesterday)",
 			  since);
 	cli_db_fatal("checking --since", &err);
+}
+
+int cli_term_width(int fd)
+{
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+	int w = 0;
+
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		w = ws.ws_col;
+	else if (!cols || parse_int(cols, 1, 10000, &w, NULL) < 0)
+		w = 80;
+	return w < 20 ? 20 : w;
+}
+
+/* Columns of s: its bytes less UTF-8 continuation bytes. */
+static size_t columns(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Append the first `cols` columns of s, whole characters only. */
+static void add_columns(struct strbuf *out, const char *s, size_t cols)
+{
+	const char *p = s;
+
+	for (size_t n = 0; *p; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && n++ == cols)
+			break;
+	}
+	strbuf_add(out, s, (size_t)(p - s));
+}
+
+void cli_fit_line(struct strbuf *out, const char *head, const char *middle,
+		  const char *tail, int width)
+{
+	size_t w = width > 0 ? (size_t)width : 0, h = columns(head),
+	       m = columns(middle), t = columns(tail);
+
+	if (h + m + t <= w) {
+		strbuf_addstr(out, head);
+		strbuf_addstr(out, middle);
+		strbuf_addstr(out, tail);
+		return;
+	}
+	if (h + t + 3 <= w) {
+		strbuf_addstr(out, head);
+		add_columns(out, middle, w - h - t - 3);
+		strbuf_addstr(out, "...");
+		strbuf_addstr(out, tail);
+		return;
+	}
+	if (h <= w) {
+		strbuf_addstr(out, head);
+		add_columns(out, tail, w - h);
+		return;
+	}
+	add_columns(out, head, w);
+}
+
+/* A scalar as text: strings bare, numbers as written, booleans yes/no. */
+static void add_scalar(const struct json_value *v, struct strbuf *out)
+{
+	int b = 0;
+
+	switch (json_type_of(v)) {
+	case JSON_STRING:
+		strbuf_add(out, json_string(v), json_string_len(v));
+		break;
+	case JSON_NUMBER:
+		strbuf_addstr(out, json_number_text(v));
+		break;
+	case JSON_BOOL:
+		json_bool(v, &b);
+		strbuf_addstr(out, b ? "yes" : "no");
+		break;
+	default:
+		strbuf_addstr(out, "-");
+		break;
+	}
+}
+
+static int is_scalar(const struct json_value *v)
+{
+	enum json_type t = json_type_of(v);
+
+	return t != JSON_ARRAY && t != JSON_OBJECT;
+}
+
+void cli_json_as_text(const struct json_value *obj, int indent,
+		      struct strbuf *out)
+{
+	size_t n = json_len(obj), width = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(json_key_at(obj, i));
+
+		if (l > width)
+			width = l;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *key = json_key_at(obj, i);
+		const struct json_value *v = json_value_at(obj, i);
+		size_t m = json_len(v), k;
+
+		if (json_type_of(v) == JSON_NULL)
+			continue;
+		strbuf_addf(out, "%*s%-*s ", indent, "", (int)width, key);
+		if (is_scalar(v)) {
+			add_scalar(v, out);
+			strbuf_addch(out, '\n');
+			continue;
+		}
+		if (json_type_of(v) == JSON_OBJECT) {
+			strbuf_addstr(out, m ? "\n" : "-\n");
+			cli_json_as_text(v, indent + 2, out);
+			continue;
+		}
+		for (k = 0; k < m && is_scalar(json_at(v, k)); k++)
+			;
+		if (k == m) {
+			/* An array of scalars: one line. */
+			for (k = 0; k < m; k++) {
+				if (k)
+					strbuf_addstr(out, ", ");
+				add_scalar(json_at(v, k), out);
+			}
+			strbuf_addstr(out, m ? "\n" : "-\n");
+			continue;
+		}
+		strbuf_addch(out, '\n');
+		for (k = 0; k < m; k++) {
+			const struct json_value *e = json_at(v, k);
+
+			if (json_type_of(e) == JSON_OBJECT) {
+				strbuf_addf(out, "%*s[%zu]\n", indent + 2, "",
+					    k + 1);
+				cli_json_as_text(e, indent + 4, out);
+			} else {
+				strbuf_addf(out, "%*s", indent + 2, "");
+				add_scalar(e, out);
+				strbuf_addch(out, '\n');
+			}
+		}
+	}
+}
+
+void cli_synopses(const char *usage, struct strvec *ret)
+{
+	struct strbuf cur = STRBUF_INIT;
+	const char *l = strstr(usage, "usage: ");
+
+	/* The synopses are the block from "usage:" to the first empty
+	 * line; examples further down are not. */
+	while (l && *l && *l != '\n') {
+		size_t len = strcspn(l, "\n"), b = strspn(l, " \t");
+		const char *t = l + b;
+		int start = starts_with(l, "usage: schedfarm ") ||
+			    (b && starts_with(t, "schedfarm "));
+		int cont = cur.len && b && (*t == '[' || *t == '-');
+
+		if (start || !cont) {
+			if (cur.len)
+				strvec_push(ret, cur.buf);
+			strbuf_reset(&cur);
+		}
+		if (start || cont) {
+			const char *p = starts_with(l, "usage: ") ? l + 7 : t;
+
+			/* Blanks squeezed: one space between words. */
+			for (; p < l + len; p++) {
+				if (*p == ' ' || *p == '\t') {
+					if (cur.len &&
+					    cur.buf[cur.len - 1] != ' ')
+						strbuf_addch(&cur, ' ');
+				} else {
+					if (cont && p == t && cur.len &&
+					    cur.buf[cur.len - 1] != ' ')
+						strbuf_addch(&cur, ' ');
+					strbuf_addch(&cur, *p);
+				}
+			}
+			strbuf_rtrim(&cur);
+		}
+		l += len + (l[len] == '\n');
+	}
+	if (cur.len)
+		strvec_push(ret, cur.buf);
+	strbuf_release(&cur);
+}
+
+/* The word after "schedfarm VERB " in syn, when it names a subcommand (a
+ * lowercase word), into word; else word stays empty. */
+static void syn_sub(const char *syn, struct strbuf *word)
+{
+	const char *p = strchr(syn, ' ');
+
+	p = p ? strchr(p + 1, ' ') : NULL;
+	if (!p)
+		return;
+	p++;
+	while (*p >= 'a' && *p <= 'z')
+		strbuf_addch(word, *p++);
+	if (*p && *p != ' ')
+		strbuf_reset(word);
+}
+
+int cli_json_documented(const struct command *c, const char *sub,
+			int *ret_has_subs)
+{
+	struct strvec syn = STRVEC_INIT;
+	struct strbuf w = STRBUF_INIT;
+	int has_subs = 0, ok = 0;
+
+	cli_synopses(c->usage, &syn);
+	for (size_t i = 0; i < syn.nr; i++) {
+		strbuf_reset(&w);
+		syn_sub(syn.v[i], &w);
+		has_subs |= w.len > 0;
+	}
+	for (size_t i = 0; i < syn.nr && !ok; i++) {
+		strbuf_reset(&w);
+		syn_sub(syn.v[i], &w);
+		if (has_subs && (!sub || strcmp(w.buf, sub)))
+			continue;
+		ok = strstr(syn.v[i], "--json") != NULL;
+	}
+	strvec_clear(&syn);
+	strbuf_release(&w);
+	if (ret_has_subs)
+		*ret_has_subs = has_subs;
+	return ok;
 }

@@ -62,6 +62,17 @@ __attribute__((noreturn)) void cli_db_fatal(const char *what,
  */
 int cli_json_only(int argc, char **argv, int nargs, const char *synopsis);
 
+struct option;
+/*
+ * getopt_long() for the verbs, with the same arguments and return value,
+ * but an unknown option is answered with the closest known one ("did you
+ * mean '--metric'?") and a missing value names the option, both on
+ * stderr prefixed with argv[0] (the verb); it then returns '?' as
+ * getopt_long() does, for the verb's usage error.
+ */
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, int *longindex);
+
 /* Write sb to stdout and release it. */
 void cli_emit(struct strbuf *sb);
 
@@ -79,5 +90,52 @@ const char *cli_name(const char *what, const char *s, size_t max);
  * what a date looks like and exits 2 (never the server's raw message).
  */
 void cli_check_since(struct db *db, const char *since);
+
+struct json_value;
+struct strvec;
+/*
+ * Append a JSON object as text for people, one "key  value" line per
+ * member: nulls left out, arrays of scalars joined with ", ", objects and
+ * arrays of objects as indented blocks below their key.  Every non-null
+ * member of the JSON form is in the text form.  indent: spaces before
+ * each line of this level.
+ */
+void cli_json_as_text(const struct json_value *obj, int indent,
+		      struct strbuf *out);
+
+/*
+ * Append each synopsis of a verb's usage text to ret, one string each:
+ * in the block from "usage: " to the first empty line, the lines that
+ * start with "usage: schedfarm VERB" or "schedfarm VERB" (after blanks),
+ * joined with the lines that continue them (blanks, then '[' or '-'),
+ * with the leading "usage: " and runs of blanks taken out.
+ */
+void cli_synopses(const char *usage, struct strvec *ret);
+
+/*
+ * May `schedfarm --json VERB SUB ...` print JSON?  Yes when a synopsis of
+ * the verb's usage shows --json for that form: the synopsis of subcommand
+ * sub (argv[1], may be NULL) when the verb has subcommands, else any of
+ * the verb's.  The usage text is the one truth: what it shows is what
+ * the verb takes, and a test walks the same synopses.  *ret_has_subs (may
+ * be NULL) says whether the verb has subcommands.
+ */
+int cli_json_documented(const struct command *c, const char *sub,
+			int *ret_has_subs);
+
+/*
+ * The width of the terminal on fd (TIOCGWINSZ), else $COLUMNS, else 80;
+ * at least 20.
+ */
+int cli_term_width(int fd);
+
+/*
+ * Append head, middle and tail to out so that the line takes at most
+ * width columns (a UTF-8 character is one column): middle is cut first
+ * (ending in "..."), then tail, then head.  Nothing is added after the
+ * last column, so a terminal never wraps the line.
+ */
+void cli_fit_line(struct strbuf *out, const char *head, const char *middle,
+		  const char *tail, int width);
 
 #endif

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "log.h"
 #include "strbuf.h"
+#include "suggest.h"
 #include "banned.h"
 
 #ifndef SCHEDFARM_VERSION
@@ -52,7 +53,8 @@ const struct command commands[] = {
 	{ "report", cmd_report,
 	  "write the results as static HTML pages with plots",
 	  cmd_report_usage },
-	{ "rerun", cmd_rerun, "queue the same plan again on a named host",
+	{ "rerun", cmd_rerun,
+	  "queue a job or plan again, on its host or another",
 	  cmd_rerun_usage },
 	{ "results", cmd_results,
 	  "print the numbers stored for a job, run or kernel",
@@ -116,6 +118,25 @@ static void print_global_usage(FILE *f)
 	      f);
 }
 
+/* Say that there is no verb `name`, with the closest one if it looks like
+ * a typo of it (as git does). */
+static void no_verb(const char *name)
+{
+	const char **names = xcalloc(commands_count, sizeof(*names));
+	const char *hint;
+
+	for (unsigned i = 0; i < commands_count; i++)
+		names[i] = commands[i].name;
+	hint = suggest_closest(name, names, commands_count);
+	if (hint)
+		log_error("no verb '%s'; did you mean '%s'? ('schedfarm help' "
+			  "lists them)",
+			  name, hint);
+	else
+		log_error("no verb '%s'; 'schedfarm help' lists them", name);
+	free(names);
+}
+
 /* Does the verb's argv ask for help (before any "--")? */
 static int wants_help(int argc, char **argv)
 {
@@ -145,8 +166,10 @@ int cmd_help(int argc, char **argv)
 	if (argc > 2)
 		die_usage("help takes one verb");
 	c = command_find(argv[1]);
-	if (!c)
-		die_usage("no verb '%s'; 'schedfarm help' lists them", argv[1]);
+	if (!c) {
+		no_verb(argv[1]);
+		return EXIT_USAGE;
+	}
 	command_print_usage(c, stdout);
 	return 0;
 }
@@ -164,12 +187,12 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *c;
-	int opt;
+	int opt, subs = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	log_init("schedfarm", LOG_LEVEL_INFO);
 	/* '+': stop at the verb; its options are its own. */
-	while ((opt = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "+vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'D':
 			cli.db = optarg;
@@ -201,8 +224,7 @@ int main(int argc, char **argv)
 	}
 	c = command_find(argv[optind]);
 	if (!c) {
-		log_error("no verb '%s'; 'schedfarm help' lists them",
-			  argv[optind]);
+		no_verb(argv[optind]);
 		return EXIT_USAGE;
 	}
 	argc -= optind;
@@ -210,6 +232,16 @@ int main(int argc, char **argv)
 	if (c->fn != cmd_help && wants_help(argc, argv)) {
 		command_print_usage(c, stdout);
 		return 0;
+	}
+	if (cli.json &&
+	    !cli_json_documented(c, argc > 1 ? argv[1] : NULL, &subs)) {
+		/* Printing text when JSON was asked for would break the
+		 * script that asked; say so instead. */
+		log_error("'%s%s%s' prints no JSON: --json goes with the forms "
+			  "whose synopsis shows it ('schedfarm help %s')",
+			  c->name, subs && argc > 1 ? " " : "",
+			  subs && argc > 1 ? argv[1] : "", c->name);
+		return EXIT_USAGE;
 	}
 	optind = 0; /* reset getopt for the verb (0 also resets GNU state) */
 	return c->fn(argc, argv);

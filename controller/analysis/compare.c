@@ -667,7 +667,9 @@ int compare_run(struct db *db, const struct compare_query *q,
 		"  AND ($3::text IS NULL OR h.name = $3) "
 		"  AND ($4::text IS NULL OR r.workload = $4) "
 		"  AND ($5::bigint IS NULL OR r.plan_id = $5) "
-		"ORDER BY h.name, r.host_id, r.workload, 4, s.metric, "
+		/* r.params as jsonb, not text: a sweep's numbers then come
+		 * in numeric order (1, 2, 16, 128), not as text sorts. */
+		"ORDER BY h.name, r.host_id, r.workload, r.params, s.metric, "
 		"  r.kernel_id, obs, s.iteration, s.id";
 	struct db_args a = DB_ARGS_INIT;
 	_cleanup_db_result_ struct db_result *res = NULL;
@@ -836,6 +838,141 @@ int compare_store(struct db *db, const struct compare_set *set,
 	}
 	if (db_commit(db, err) < 0)
 		return -EIO;
+	return 0;
+}
+
+int compare_delete(struct db *db, const struct compare_query *q,
+		   int64_t *ret_rows, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct compare_set set;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	memset(&set, 0, sizeof(set));
+	*ret_rows = 0;
+	r = resolve_kernels(db, q, &set, err);
+	if (r < 0)
+		goto out;
+	db_args_i64(&a, set.base_id);
+	db_args_i64(&a, set.new_id);
+	db_args_str(&a, q->host);
+	db_args_str(&a, q->workload);
+	/* Every row of the key, not only the latest: a comparison made by
+	 * mistake leaves no history behind to become the latest again. */
+	r = db_exec_args(
+		db, &res, err,
+		"DELETE FROM comparisons c WHERE c.base_kernel_id = $1 "
+		"AND c.new_kernel_id = $2 AND ($3::text IS NULL OR "
+		"c.host_id IN (SELECT id FROM hosts WHERE name = $3)) "
+		"AND ($4::text IS NULL OR c.workload = $4)",
+		&a);
+	db_args_clear(&a);
+	if (r < 0) {
+		r = -EIO;
+		goto out;
+	}
+	*ret_rows = db_cmd_tuples(res);
+	r = 0;
+out:
+	compare_set_release(&set);
+	return r;
+}
+
+/* Append the distinct values of one column among the runs of the pair
+ * ("memchunk, pipe-pingpong"), for a message; col is fixed SQL. */
+static void list_values(struct db *db, const struct compare_set *set,
+			const char *col, struct strbuf *out)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf sql = STRBUF_INIT, err = STRBUF_INIT;
+	struct db_args a = DB_ARGS_INIT;
+
+	strbuf_addf(&sql,
+		    "SELECT string_agg(DISTINCT %s, ', ') FROM runs r JOIN "
+		    "hosts h ON h.id = r.host_id LEFT JOIN plans p ON p.id = "
+		    "r.plan_id WHERE r.kernel_id IN ($1, $2) AND r.status IN "
+		    "('done', 'imported')",
+		    col);
+	db_args_i64(&a, set->base_id);
+	db_args_i64(&a, set->new_id);
+	if (db_exec_args(db, &res, &err, sql.buf, &a) == 0 && db_get(res, 0, 0))
+		strbuf_addstr(out, db_get(res, 0, 0));
+	db_args_clear(&a);
+	strbuf_release(&sql);
+	strbuf_release(&err);
+}
+
+int compare_why_empty(struct db *db, const struct compare_query *q,
+		      const struct compare_set *set, struct strbuf *why)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf have = STRBUF_INIT;
+	int64_t all = 0, host = 0, wl = 0, plan = 0, known_host = 1;
+	int r;
+
+	db_args_i64(&a, set->base_id);
+	db_args_i64(&a, set->new_id);
+	db_args_str(&a, q->host);
+	db_args_str(&a, q->workload);
+	if (set->plan_id)
+		db_args_i64(&a, set->plan_id);
+	else
+		db_args_str(&a, NULL);
+	r = db_exec_args(
+		db, &res, why,
+		"SELECT count(*), count(*) FILTER (WHERE h.name = $3), "
+		"count(*) FILTER (WHERE r.workload = $4), count(*) FILTER "
+		"(WHERE r.plan_id = $5), (SELECT count(*) FROM hosts WHERE "
+		"$3::text IS NULL OR name = $3) FROM runs r JOIN hosts h ON "
+		"h.id = r.host_id WHERE r.kernel_id IN ($1, $2) AND r.status "
+		"IN ('done', 'imported')",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -EIO;
+	if (db_get_i64(res, 0, 0, 0, INT64_MAX, &all) < 0 ||
+	    db_get_i64(res, 0, 1, 0, INT64_MAX, &host) < 0 ||
+	    db_get_i64(res, 0, 2, 0, INT64_MAX, &wl) < 0 ||
+	    db_get_i64(res, 0, 3, 0, INT64_MAX, &plan) < 0 ||
+	    db_get_i64(res, 0, 4, 0, INT64_MAX, &known_host) < 0)
+		return -EIO;
+	if (q->host && !known_host) {
+		strbuf_addf(why,
+			    "no host named '%s' ('schedfarm host list' shows "
+			    "them)",
+			    q->host);
+	} else if (!all) {
+		strbuf_addf(why,
+			    "neither %s nor %s has finished runs to compare",
+			    set->base_name, set->new_name);
+	} else if (q->host && !host) {
+		list_values(db, set, "h.name", &have);
+		strbuf_addf(why,
+			    "%s and %s have no results on host '%s' (their "
+			    "hosts: %s)",
+			    set->base_name, set->new_name, q->host, have.buf);
+	} else if (q->workload && !wl) {
+		list_values(db, set, "r.workload", &have);
+		strbuf_addf(why,
+			    "%s and %s have no results of workload '%s' "
+			    "(their workloads: %s)",
+			    set->base_name, set->new_name, q->workload,
+			    have.buf);
+	} else if (q->plan && !plan) {
+		list_values(db, set, "p.name", &have);
+		strbuf_addf(why,
+			    "%s and %s have no results of plan '%s' (their "
+			    "plans: %s)",
+			    set->base_name, set->new_name, q->plan, have.buf);
+	} else {
+		strbuf_addf(why,
+			    "%s and %s have no results in common with these "
+			    "filters (--host, --workload and --plan together)",
+			    set->base_name, set->new_name);
+	}
+	strbuf_release(&have);
 	return 0;
 }
 

@@ -180,6 +180,26 @@ int compare_store(struct db *db, const struct compare_set *set,
 		  struct strbuf *err);
 
 /*
+ * Delete every stored comparison row (every look, not only the latest)
+ * of the pair q names (kernels or a patch), narrowed by q->host and
+ * q->workload, e.g. one made by mistake: it leaves the report's index at
+ * the next `report`.  The number of rows in *ret_rows.  0, -ENOENT when a
+ * kernel or patch is unknown (err says which), or another negative.
+ */
+int compare_delete(struct db *db, const struct compare_query *q,
+		   int64_t *ret_rows, struct strbuf *err);
+
+/*
+ * compare_run() gave set no rows: say why in words in why, naming the
+ * filter of q that matched nothing (a host that does not exist, a
+ * workload or plan neither kernel has results of, with those they have),
+ * or that neither kernel has finished runs.  0, or negative with why
+ * holding the database's error.
+ */
+int compare_why_empty(struct db *db, const struct compare_query *q,
+		      const struct compare_set *set, struct strbuf *why);
+
+/*
  * Adaptive repetitions over a whole comparison: the queue calls this
  * after compare_run() with q.look = look (so verdicts use Pocock's
  * threshold).  The deciding rows are those the plan marks `decides: true`,

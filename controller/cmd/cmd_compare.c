@@ -3,28 +3,36 @@
  *
  * Loads both kernels' observations, computes the method of compare.c,
  * stores every row in comparisons (with the method's version, so a page
- * or a query reads what was decided instead of recomputing it), and
- * prints the PLM/LKP-style table or JSON.
+ * or a query reads what was decided instead of recomputing it) unless
+ * --no-store, and prints the PLM/LKP-style table with a closing summary,
+ * or JSON.  --delete removes stored comparisons made by mistake.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/builtin.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "analysis/compare.h"
 #include "log.h"
 #include "parse.h"
+#include "plan/plan.h"
+#include "store/queue.h"
 #include "banned.h"
 
 const char cmd_compare_usage[] =
-	"usage: schedfarm compare --base KERNEL --new KERNEL [--host H]\n"
-	"                         [--workload W] [--plan P] [--tau PCT] "
+	"usage: schedfarm compare --base KERNEL --new KERNEL [OPTIONS] "
 	"[--json]\n"
-	"       schedfarm compare PLM# [--host H] [--workload W] [--plan P]\n"
-	"                         [--tau PCT] [--json]\n"
+	"       schedfarm compare PLM# [OPTIONS] [--json]\n"
+	"       schedfarm compare --delete (PLM# | --base KERNEL --new "
+	"KERNEL)\n"
+	"                         [--host H] [--workload W]\n"
 	"\n"
 	"For each (host, workload, params, metric) that either kernel has\n"
 	"results for: n on each side, mean and standard deviation, %change =\n"
@@ -43,23 +51,113 @@ const char cmd_compare_usage[] =
 	"tau is --tau, else the plan's for that metric (--plan, or the one\n"
 	"plan a PLM#'s jobs ran; the plan may also set the direction), else\n"
 	"the metric's default: 2% for throughput and times, 5% for tail\n"
-	"latency (p95, p99, max latency).  PLM# compares a\n"
-	"patch's kernel against its base kernel.  Each result is stored in\n"
-	"the comparisons table (see the latest_comparisons view).\n"
+	"latency (p95, p99, max latency).  PLM# compares a patch's kernel\n"
+	"against its base kernel.  Rows come in numeric order of the swept\n"
+	"parameters.  The table ends with a summary line (regressions,\n"
+	"improvements, inconclusive, no-change, insufficient-data).  Each\n"
+	"result is stored in the comparisons table (see the\n"
+	"latest_comparisons view), which the report's pages show.\n"
 	"\n"
+	"OPTIONS:\n"
 	"  --base KERNEL, --new KERNEL  kernel names\n"
 	"  --host H         only this host\n"
 	"  --workload W     only this workload\n"
-	"  --plan P         only runs of this plan (name or sha256)\n"
-	"  --tau PCT        noise band in percent (0..100) for every metric\n"
+	"  --metric M       only metrics matching M (a shell glob: 'perf.*')\n"
+	"  --plan P         only runs of this plan: a plan file (matched by\n"
+	"                   its text, as rerun does), a name or a sha256\n"
+	"  --tau PCT        noise band in percent (0..100, '2' or '2%') for\n"
+	"                   every metric\n"
+	"  --changes        print only the rows whose verdict is not "
+	"no-change\n"
+	"                   (all are still stored)\n"
+	"  --exit-code      exit 1 when any row is a regression (as git diff\n"
+	"                   --exit-code), else 0\n"
+	"  --no-store       compute and print, store nothing\n"
+	"  --delete         remove the stored comparisons of the pair (every\n"
+	"                   look; narrowed by --host, --workload) and print\n"
+	"                   how many rows went: for one made by mistake\n"
 	"  --json           an array of objects: host, workload, params,\n"
 	"                   metric, unit, better, n_base, n_new, mean_base,\n"
 	"                   mean_new, stddev_base, stddev_new, pct_change,\n"
 	"                   ci_low, ci_high, p_value, verdict\n"
 	"\n"
+	"Exit status: 0, or 1 when nothing matched, a name does not exist, or\n"
+	"(--exit-code) a regression was found; 2 for a usage error.\n"
+	"\n"
 	"Examples:\n"
 	"  schedfarm compare --base v6.1 --new v6.1-eevdf --host box1\n"
-	"  schedfarm compare 2042 --json\n";
+	"  schedfarm compare 2042 --changes --exit-code\n"
+	"  schedfarm compare --delete --base v6.1 --new v6.1-typo\n";
+
+/* Keep only the rows whose metric matches glob (set's order kept). */
+static void keep_metric(struct compare_set *set, const char *glob)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < set->nr; i++) {
+		if (!fnmatch(glob, set->rows[i].metric, 0)) {
+			set->rows[k++] = set->rows[i];
+			continue;
+		}
+		free(set->rows[i].host);
+		free(set->rows[i].workload);
+		free(set->rows[i].params_json);
+		free(set->rows[i].params_text);
+		free(set->rows[i].metric);
+		free(set->rows[i].unit);
+	}
+	set->nr = k;
+}
+
+/* "5 regressions, 1 improvement, ..." over every row of set. */
+static void summary_line(const struct compare_set *set, struct strbuf *out)
+{
+	static const struct {
+		enum cmp_verdict v;
+		const char *one, *many;
+	} kinds[] = {
+		{ CMP_REGRESSION, "regression", "regressions" },
+		{ CMP_IMPROVEMENT, "improvement", "improvements" },
+		{ CMP_INCONCLUSIVE, "inconclusive", "inconclusive" },
+		{ CMP_NO_CHANGE, "no-change", "no-change" },
+		{ CMP_INSUFFICIENT, "insufficient-data", "insufficient-data" },
+	};
+
+	strbuf_addstr(out, "\nsummary: ");
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < set->nr; i++)
+			n += set->rows[i].verdict == kinds[k].v;
+		strbuf_addf(out, "%s%zu %s", k ? ", " : "", n,
+			    n == 1 ? kinds[k].one : kinds[k].many);
+	}
+	strbuf_addf(out, " (%zu metric%s)\n", set->nr, set->nr == 1 ? "" : "s");
+}
+
+/* --plan: a file is matched by its text; anything else is a name or a
+ * sha256 for compare.c. */
+static const char *plan_arg(struct db *db, const char *arg, struct strbuf *sha)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct stat st;
+	int r;
+
+	if (stat(arg, &st) < 0 || !S_ISREG(st.st_mode))
+		return arg;
+	r = strbuf_read_file(&text, arg, PLAN_MAX_BYTES);
+	if (r < 0)
+		fatal("cannot read the plan %s: %s", arg, strerror(-r));
+	r = queue_find_plan(db, text.buf, text.len, sha, &err);
+	if (r < 0)
+		cli_db_fatal("compare", &err);
+	if (r > 0)
+		fatal("no job ran the plan %s (no stored plan has its text)",
+		      arg);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return sha->buf;
+}
 
 int cmd_compare(int argc, char **argv)
 {
@@ -68,19 +166,25 @@ int cmd_compare(int argc, char **argv)
 		{ "new", required_argument, NULL, 'n' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "workload", required_argument, NULL, 'w' },
+		{ "metric", required_argument, NULL, 'm' },
 		{ "plan", required_argument, NULL, 'p' },
 		{ "tau", required_argument, NULL, 't' },
+		{ "changes", no_argument, NULL, 'c' },
+		{ "exit-code", no_argument, NULL, 'x' },
+		{ "no-store", no_argument, NULL, 'N' },
+		{ "delete", no_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct compare_query q = { .tau_pct = NAN };
-	struct compare_set set;
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct compare_set set, view;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, sha = STRBUF_INIT;
+	const char *why, *metric = NULL, *plan = NULL;
+	int opt, json = cli.json, r, changes = 0, exit_code = 0, no_store = 0,
+		 del = 0, ret = 0;
 	struct db *db;
-	const char *why;
-	int opt, json = cli.json, r;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			q.base = optarg;
@@ -94,14 +198,37 @@ int cmd_compare(int argc, char **argv)
 		case 'w':
 			q.workload = optarg;
 			break;
-		case 'p':
-			q.plan = optarg;
+		case 'm':
+			metric = optarg;
 			break;
-		case 't':
-			if (parse_double(optarg, 0, 100, &q.tau_pct, &why) < 0)
-				die_usage(
-					"--tau '%s' %s (a percentage, 0..100)",
-					optarg, why);
+		case 'p':
+			plan = optarg;
+			break;
+		case 't': {
+			/* "2%" as plans write it, or "2". */
+			size_t l = strlen(optarg);
+			char *num = xstrndup(
+				optarg, l && optarg[l - 1] == '%' ? l - 1 : l);
+
+			r = parse_double(num, 0, 100, &q.tau_pct, &why);
+			free(num);
+			if (r < 0)
+				die_usage("--tau '%s' %s (a percentage, "
+					  "0..100, like 2 or 2%%)",
+					  optarg, why);
+			break;
+		}
+		case 'c':
+			changes = 1;
+			break;
+		case 'x':
+			exit_code = 1;
+			break;
+		case 'N':
+			no_store = 1;
+			break;
+		case 'D':
+			del = 1;
 			break;
 		case 'j':
 			json = 1;
@@ -124,29 +251,82 @@ int cmd_compare(int argc, char **argv)
 	} else if (!q.base || !q.new_) {
 		die_usage("compare needs --base and --new, or a PLM#");
 	}
+	if (del && (metric || plan || changes || exit_code || no_store ||
+		    json || !isnan(q.tau_pct)))
+		die_usage("--delete takes the pair and --host, --workload "
+			  "only");
 
 	db = cli_open_db();
+	if (del) {
+		int64_t rows = 0;
+
+		r = compare_delete(db, &q, &rows, &err);
+		if (r < 0)
+			fatal("compare --delete: %s", err.buf);
+		if (!rows) {
+			log_error("no stored comparison of that pair%s",
+				  q.host || q.workload ? " with these filters"
+						       : "");
+			db_close(db);
+			return 1;
+		}
+		printf("deleted %lld stored comparison row%s\n",
+		       (long long)rows, rows == 1 ? "" : "s");
+		db_close(db);
+		return 0;
+	}
+	if (plan)
+		q.plan = plan_arg(db, plan, &sha);
 	r = compare_run(db, &q, &set, &err);
 	if (r < 0)
 		fatal("compare: %s", err.buf);
 	if (set.nr == 0) {
-		log_error("no results of %s or %s to compare%s", set.base_name,
-			  set.new_name,
-			  q.host || q.workload || q.plan ? " with these filters"
-							 : "");
+		strbuf_reset(&err);
+		if (compare_why_empty(db, &q, &set, &err) < 0)
+			fatal("compare: %s", err.buf);
+		log_error("nothing to compare: %s", err.buf);
 		compare_set_release(&set);
 		db_close(db);
 		return 1;
 	}
-	if (compare_store(db, &set, &err) < 0)
+	if (metric) {
+		keep_metric(&set, metric);
+		if (set.nr == 0) {
+			log_error("no metric of %s or %s matches '%s'",
+				  set.base_name, set.new_name, metric);
+			compare_set_release(&set);
+			db_close(db);
+			return 1;
+		}
+	}
+	if (!no_store && compare_store(db, &set, &err) < 0)
 		fatal("cannot store the comparison: %s", err.buf);
-	if (json)
-		compare_format_json(&set, &out);
-	else
-		compare_format_text(&set, &out);
+	for (size_t i = 0; i < set.nr; i++)
+		if (exit_code && set.rows[i].verdict == CMP_REGRESSION)
+			ret = 1;
+	if (changes) {
+		/* A view of the rows to print; the strings stay set's. */
+		view = set;
+		view.rows = xcalloc(set.nr, sizeof(*view.rows));
+		view.nr = 0;
+		for (size_t i = 0; i < set.nr; i++)
+			if (set.rows[i].verdict != CMP_NO_CHANGE)
+				view.rows[view.nr++] = set.rows[i];
+	}
+	if (json) {
+		compare_format_json(changes ? &view : &set, &out);
+	} else {
+		compare_format_text(changes ? &view : &set, &out);
+		if (changes && !view.nr)
+			strbuf_addstr(&out, "\n(every metric is no-change)\n");
+		summary_line(&set, &out);
+	}
+	if (changes)
+		free(view.rows);
 	cli_emit(&out);
 	compare_set_release(&set);
 	db_close(db);
 	strbuf_release(&err);
-	return 0;
+	strbuf_release(&sha);
+	return ret;
 }

@@ -174,7 +174,7 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 	for (size_t i = 0; i < NR_NUMS; i++)
 		o->nums[i] = -1;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'k':
 			if (is_set)
@@ -348,19 +348,22 @@ static int host_add(int argc, char **argv)
 	return 0;
 }
 
-/* The columns list and show print, as one JSON object per host. */
-#define HOST_JSON                                                              \
-	"jsonb_build_object('name', name, 'kind', kind, 'address', address, "  \
+/* The columns list and show print, as the members of one JSON object per
+ * host, in the order show prints them. */
+#define HOST_FIELDS                                                            \
+	"'name', name, 'kind', kind, 'state', state, 'health', health, "       \
+	"'address', address, "                                                 \
 	"'port', port, 'user', ssh_user, 'key_file', key_file, "               \
-	"'known_hosts', known_hosts, 'tags', to_jsonb(tags), 'state', "        \
-	"state, 'health', health, 'sockets', sockets, 'cores_per_socket', "    \
+	"'known_hosts', known_hosts, 'tags', to_jsonb(tags), "                 \
+	"'sockets', sockets, 'cores_per_socket', "                             \
 	"cores_per_socket, 'threads_per_core', threads_per_core, "             \
 	"'numa_nodes', numa_nodes, 'cpus', cpus, 'memory_mb', memory_mb, "     \
 	"'lease_owner', lease_owner, 'lease_job', lease_job_id, "              \
 	"'lease_expires', lease_expires, 'libvirt_uri', libvirt_uri, "         \
 	"'bmc_address', bmc_address, 'bmc_port', bmc_port, 'bmc_user', "       \
 	"bmc_user, 'bmc_password_file', bmc_password_file, 'boot_config', "    \
-	"boot_config)"
+	"boot_config"
+#define HOST_JSON "jsonb_build_object(" HOST_FIELDS ")"
 
 static int host_list(int argc, char **argv)
 {
@@ -420,20 +423,32 @@ static int host_show(int argc, char **argv)
 	db = cli_open_db();
 	db_args_str(&a, argv[optind]);
 	if (db_exec_args(db, &res, &err,
-			 "SELECT " HOST_JSON " || jsonb_build_object("
-			 "'agent_info', agent_info, 'runs', (SELECT count(*) "
+			 "SELECT json_build_object(" HOST_FIELDS ", "
+			 "'runs', (SELECT count(*) "
 			 "FROM runs r WHERE r.host_id = hosts.id), 'events', "
-			 "(SELECT coalesce(jsonb_agg(jsonb_build_object('at', "
+			 "(SELECT coalesce(json_agg(json_build_object('at', "
 			 "e.at, 'old', e.old_health, 'new', e.new_health, "
 			 "'reason', e.reason) ORDER BY e.at), '[]') FROM "
-			 "host_events e WHERE e.host_id = hosts.id)), "
-			 "jsonb_pretty(" HOST_JSON
-			 ") FROM hosts WHERE name = $1",
+			 "host_events e WHERE e.host_id = hosts.id), "
+			 "'agent_info', agent_info) "
+			 "FROM hosts WHERE name = $1",
 			 &a) < 0)
 		cli_db_fatal("host show", &err);
 	if (db_nrows(res) != 1)
-		fatal("no host named '%s'", argv[optind]);
-	strbuf_addf(&out, "%s\n", db_get(res, 0, json ? 0 : 1));
+		fatal("no host named '%s' ('schedfarm host list' shows them)",
+		      argv[optind]);
+	if (json) {
+		strbuf_addf(&out, "%s\n", db_get(res, 0, 0));
+	} else {
+		/* The same object as --json, every field of it, for people. */
+		struct json_value *doc = NULL;
+		const char *j = db_get(res, 0, 0);
+
+		if (json_parse(j, strlen(j), NULL, &doc, &err) < 0)
+			fatal("host show: %s", err.buf);
+		cli_json_as_text(doc, 0, &out);
+		json_free(doc);
+	}
 	cli_emit(&out);
 	db_args_clear(&a);
 	db_close(db);

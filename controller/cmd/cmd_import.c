@@ -96,7 +96,7 @@ int cmd_import(int argc, char **argv)
 	struct db *db;
 	int opt, failed = 0;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1)
 		die_usage("import FILE...");
 	if (optind >= argc)
 		die_usage("import needs at least one FILE");

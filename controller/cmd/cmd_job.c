@@ -23,7 +23,7 @@
 
 const char cmd_job_usage[] =
 	"usage: schedfarm job show ID [--json]\n"
-	"       schedfarm job cancel ID\n"
+	"       schedfarm job cancel ID [--json]\n"
 	"       schedfarm job ingest RUN FILE\n"
 	"\n"
 	"  show    the job (STP id): state, host, kernel, plan, each phase\n"
@@ -66,7 +66,8 @@ static int job_show(int argc, char **argv)
 		    db, &res, &err,
 		    "SELECT jsonb_build_object('job', j.id, 'name', j.name, "
 		    "'state', j.state, 'priority', j.priority, 'patch', "
-		    "j.patch_id, 'kernel', k.name, 'plan', p.name, "
+		    "j.patch_id, 'kernel', k.name, 'kernel_labelled', "
+		    "k.labelled, 'plan', p.name, "
 		    "'plan_sha256', p.sha256, 'host', h.name, "
 		    "'host_constraint', j.host_constraint, 'attempts', "
 		    "j.attempts, 'max_attempts', j.max_attempts, "
@@ -110,13 +111,17 @@ static int job_show(int argc, char **argv)
 		db_args_str(&a, j);
 		if (db_exec_args(db, &t, &err,
 				 "WITH o AS (SELECT $1::jsonb AS o) SELECT "
-				 "format(E'job STP#%s: %s%s\\n  kernel %s, "
+				 "format(E'job STP#%s: %s%s\\n  kernel %s%s, "
 				 "plan %s, host %s, attempt %s of %s\\n  "
 				 "created %s, finished %s\\n  block %s%s"
 				 "\\n%s', o->>'job', "
 				 "o->>'state', coalesce(' (' || (o->>"
 				 "'error_phase') || ': ' || (o->>'error') || "
-				 "')', ''), o->>'kernel', o->>'plan', "
+				 "')', ''), o->>'kernel', CASE WHEN "
+				 "(o->>'kernel_labelled')::boolean THEN ' (a "
+				 "label for what the host ran: nothing was "
+				 "built or booted, no series applied)' ELSE '' "
+				 "END, o->>'plan', "
 				 "coalesce(o->>'host', '-'), o->>'attempts', "
 				 "o->>'max_attempts', o->>'created_at', "
 				 "coalesce(o->>'finished_at', '-'), "
@@ -150,23 +155,28 @@ static int job_show(int argc, char **argv)
 
 static int job_cancel(int argc, char **argv)
 {
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db *db;
 	int64_t id;
-	int r;
+	int r, json;
 
-	if (argc != 2)
-		die_usage("job cancel ID");
-	id = parse_id(argv[1], "job");
+	json = cli_json_only(argc, argv, 1, "job cancel ID [--json]");
+	id = parse_id(argv[optind], "job");
 	db = cli_open_db();
 	r = queue_cancel(db, id, &err);
 	if (r < 0)
 		fatal("%s", err.buf);
-	if (r == 0)
-		printf("job STP#%lld had already finished\n", (long long)id);
+	if (json)
+		strbuf_addf(&out, "{\"job\":%lld,\"cancelled\":%s}\n",
+			    (long long)id, r ? "true" : "false");
+	else if (r == 0)
+		strbuf_addf(&out, "job STP#%lld had already finished\n",
+			    (long long)id);
 	else
-		printf("job STP#%lld cancelled\n", (long long)id);
+		strbuf_addf(&out, "job STP#%lld cancelled\n", (long long)id);
+	cli_emit(&out);
 	db_close(db);
+	strbuf_release(&err);
 	return 0;
 }
 

@@ -27,7 +27,7 @@
 
 const char cmd_kernel_usage[] =
 	"usage: schedfarm kernel list [--json]\n"
-	"       schedfarm kernel show [--log] NAME|ID\n"
+	"       schedfarm kernel show [--log] [--json] NAME|ID\n"
 	"       schedfarm kernel build --base SRC [--ref REF] [--config SPEC]\n"
 	"                              [--patch FILE]... [--name NAME] [-j N]\n"
 	"                              [--cache DIR]\n"
@@ -39,8 +39,11 @@ const char cmd_kernel_usage[] =
 	"                            [--run CMD] [--keep] [--timeout DUR]\n"
 	"       schedfarm kernel orphans [--uri URI]\n"
 	"\n"
-	"  list    kernels with their state, release, vmlinux text/data/bss\n"
-	"  show    one kernel; --log prints its build log\n"
+	"  list    kernels with their state (labelled: a name given to the\n"
+	"          kernel a local or ssh host runs, nothing built), release,\n"
+	"          vmlinux text/data/bss; --json: an array of objects\n"
+	"  show    one kernel; --log prints its build log; --json: one object\n"
+	"          with every column\n"
 	"  build   apply the patches to a fresh tree of SRC (a release "
 	"tarball\n"
 	"          such as /usr/src/linux-source-6.1.tar.xz, a git repository\n"
@@ -105,9 +108,11 @@ static int kernel_list(int argc, char **argv)
 	json = cli_json_only(argc, argv, 0, "kernel list [--json]");
 	db = cli_open_db();
 	if (db_exec(db, &res, &err,
-		    "SELECT id, name, build_state, coalesce(release, ''), "
+		    "SELECT id, name, CASE WHEN labelled THEN 'labelled' ELSE "
+		    "build_state END, coalesce(release, ''), "
 		    "vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
-		    "coalesce(cache_key, '') FROM kernels ORDER BY id",
+		    "coalesce(cache_key, ''), labelled, build_state FROM "
+		    "kernels ORDER BY id",
 		    0, NULL) < 0)
 		cli_db_fatal("listing kernels", &err);
 	if (json)
@@ -117,9 +122,9 @@ static int kernel_list(int argc, char **argv)
 			    "ID", "NAME", "STATE", "RELEASE", "TEXT", "DATA",
 			    "BSS", "BUILD_S");
 	for (int i = 0; i < db_nrows(res); i++) {
-		const char *v[9];
+		const char *v[11];
 
-		for (int c = 0; c < 9; c++)
+		for (int c = 0; c < 11; c++)
 			v[c] = db_get(res, i, c);
 		if (json) {
 			strbuf_addf(&out,
@@ -127,7 +132,7 @@ static int kernel_list(int argc, char **argv)
 				    v[0]);
 			strbuf_add_json_str(&out, v[1]);
 			strbuf_addstr(&out, ",\"state\":");
-			strbuf_add_json_str(&out, v[2]);
+			strbuf_add_json_str(&out, v[10]);
 			strbuf_addstr(&out, ",\"release\":");
 			strbuf_add_json_str(&out, v[3]);
 			strbuf_addf(&out,
@@ -136,7 +141,8 @@ static int kernel_list(int argc, char **argv)
 				    v[4] ? v[4] : "null", v[5] ? v[5] : "null",
 				    v[6] ? v[6] : "null", v[7] ? v[7] : "null");
 			strbuf_add_json_str(&out, *v[8] ? v[8] : NULL);
-			strbuf_addch(&out, '}');
+			strbuf_addf(&out, ",\"labelled\":%s}",
+				    !strcmp(v[9], "t") ? "true" : "false");
 		} else {
 			strbuf_addf(&out,
 				    "%-5s %-32s %-9s %-24s %10s %9s %9s %8s\n",
@@ -155,8 +161,11 @@ static int kernel_list(int argc, char **argv)
 
 static int kernel_show(int argc, char **argv)
 {
-	static const struct option opts[] = { { "log", no_argument, NULL, 'l' },
-					      { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = {
+		{ "log", no_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
 	static const char *const fields[] = {
 		"name",		 "base",	  "base_ref",
 		"config_spec",	 "cache_key",	  "series_sha256",
@@ -170,12 +179,15 @@ static int kernel_show(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, idtxt = STRBUF_INIT;
 	const char *p[1];
 	struct db *db;
-	int opt, with_log = 0;
+	int opt, with_log = 0, json = cli.json;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (opt != 'l')
-			die_usage("kernel show [--log] NAME|ID");
-		with_log = 1;
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = 1;
+		else if (opt == 'l')
+			with_log = 1;
+		else
+			die_usage("kernel show [--log] [--json] NAME|ID");
 	}
 	if (optind + 1 != argc)
 		die_usage("kernel show takes one kernel");
@@ -187,10 +199,17 @@ static int kernel_show(int argc, char **argv)
 		    "series_sha256, config_sha256, build_state, release, "
 		    "image_path, vmlinux_path, initrd_path, build_dir, "
 		    "vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
-		    "build_error, built_at, coalesce(build_log, '') "
-		    "FROM kernels WHERE id = $1",
-		    1, p) < 0)
+		    "build_error, built_at, coalesce(build_log, ''), "
+		    "labelled, (to_jsonb(k) - 'build_log' - 'labelled') || "
+		    "jsonb_build_object('labelled', labelled) || CASE WHEN $2 "
+		    "THEN jsonb_build_object('build_log', build_log) ELSE "
+		    "'{}' END FROM kernels k WHERE id = $1",
+		    2, (const char *[]){ p[0], with_log ? "t" : "f" }) < 0)
 		cli_db_fatal("reading the kernel", &err);
+	if (json) {
+		strbuf_addf(&out, "%s\n", db_get(res, 0, 21));
+		goto emit;
+	}
 	strbuf_addf(&out, "%-14s %s\n", "id", idtxt.buf);
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
 		const char *v = db_get(res, 0, (int)i);
@@ -198,8 +217,13 @@ static int kernel_show(int argc, char **argv)
 		if (v)
 			strbuf_addf(&out, "%-14s %s\n", fields[i], v);
 	}
+	if (!strcmp(db_get(res, 0, 20), "t"))
+		strbuf_addf(&out, "%-14s %s\n", "labelled",
+			    "yes: the name of the kernel a local or ssh host "
+			    "ran; nothing was built or booted under it");
 	if (with_log)
 		strbuf_addf(&out, "--- build log\n%s", db_get(res, 0, 19));
+emit:
 	cli_emit(&out);
 	db_close(db);
 	strbuf_release(&err);
@@ -301,7 +325,7 @@ static int kernel_build_cmd(int argc, char **argv)
 
 	kernel_build_spec_init(&spec);
 	kernel_build_result_init(&res);
-	while ((opt = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "j:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			spec.base = optarg;
@@ -439,7 +463,7 @@ static int kernel_add(int argc, char **argv)
 	struct db *db;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			image = optarg;
@@ -510,6 +534,21 @@ static void print_boot_event(void *ctx, const char *msg)
 	fprintf(stderr, "boot: %s\n", msg);
 }
 
+/* The end of a failed boot in words: what happened, whose fault it was
+ * (the health rules' blame) and the host's health after it. */
+static void print_boot_verdict(const char *kernel, const char *host,
+			       const struct boot_result *br)
+{
+	const char *blame = !strcmp(br->blame, "kernel") ? "the kernel"
+			    : !strcmp(br->blame, "host") ? "the host"
+							 : "nobody";
+
+	printf("boot of %s on %s failed (%s); blamed on %s; host %s is now "
+	       "%s\n",
+	       kernel, host, boot_outcome_name(br->outcome), blame, host,
+	       br->host_health);
+}
+
 static int kernel_boot(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -529,7 +568,7 @@ static int kernel_boot(int argc, char **argv)
 	int64_t timeout_ms = 300000;
 	int opt, keep = 0, r, rc = 0;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			host = optarg;
@@ -567,10 +606,15 @@ static int kernel_boot(int argc, char **argv)
 	if (r < 0) {
 		if (br.console_events.len)
 			fprintf(stderr, "console:\n%s", br.console_events.buf);
-		log_error("boot failed (%s, blame %s): %s",
-			  boot_outcome_name(br.outcome), br.blame, err.buf);
-		printf("outcome %s blame %s health %s\n",
-		       boot_outcome_name(br.outcome), br.blame, br.host_health);
+		if (!br.host_health[0]) {
+			/* Refused before anything was powered: no outcome, no
+			 * blame, no health to report. */
+			log_error("%s", err.buf);
+			rc = 1;
+			goto out;
+		}
+		log_error("boot failed: %s", err.buf);
+		print_boot_verdict(argv[optind], host, &br);
 		rc = 1;
 		goto out;
 	}
@@ -612,7 +656,7 @@ static int kernel_orphans(int argc, char **argv)
 	struct db *db;
 	int opt, n = 0;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		if (opt != 'u')
 			die_usage("kernel orphans [--uri URI]");
 		uri = optarg;
@@ -684,7 +728,7 @@ int cmd_host_check(int argc, char **argv)
 	struct db *db;
 	int opt, rc = 1;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'k':
 			kernel = optarg;

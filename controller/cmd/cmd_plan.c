@@ -9,6 +9,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/builtin.h"
@@ -18,7 +19,7 @@
 #include "banned.h"
 
 const char cmd_plan_usage[] =
-	"usage: schedfarm plan check [-q] FILE...\n"
+	"usage: schedfarm plan check [-q] [--json] FILE...\n"
 	"       schedfarm plan expand [--json] FILE\n"
 	"\n"
 	"Plans are YAML files naming workloads, their parameters and sweeps,\n"
@@ -28,7 +29,11 @@ const char cmd_plan_usage[] =
 	"\n"
 	"  check   validate each FILE; print every error as\n"
 	"          FILE:LINE:COL: error: WHAT, and 'FILE: ok, N runs' for\n"
-	"          each good one (not with -q).  Exit 1 if any has errors.\n"
+	"          each good one (not with -q); N counts every boot's runs, "
+	"as\n"
+	"          'run' does.  Exit 1 if any has errors.  --json prints an\n"
+	"          array of {file, ok, name, runs, runs_per_boot, boots,\n"
+	"          until_decided, max_boots, errors} instead.\n"
 	"  expand  print the runs FILE expands to, one per line (index,\n"
 	"          workload, the plan's parameters); --json prints a JSON\n"
 	"          array of {index, workload, params} with every parameter,\n"
@@ -39,33 +44,86 @@ const char cmd_plan_usage[] =
 	"  schedfarm plan expand plans/sysbench-oltp-threads.yaml\n"
 	"  schedfarm plan expand --json plans/smoke.yaml\n";
 
+/* One file's entry of `plan check --json`. */
+static void check_json(struct strbuf *out, const char *file,
+		       const struct plan *p, const struct strbuf *err)
+{
+	strbuf_addstr(out, "{\"file\":");
+	strbuf_add_json_str(out, file);
+	if (p) {
+		strbuf_addstr(out, ",\"ok\":true,\"name\":");
+		strbuf_add_json_str(out, p->name);
+		strbuf_addf(out,
+			    ",\"runs\":%zu,\"runs_per_boot\":%zu,"
+			    "\"boots\":%d,\"until_decided\":%s,"
+			    "\"max_boots\":%d,\"errors\":[]}",
+			    p->nr_runs * (size_t)p->boots, p->nr_runs, p->boots,
+			    p->until == PLAN_UNTIL_DECIDED ? "true" : "false",
+			    p->max_boots);
+		return;
+	}
+	strbuf_addstr(out, ",\"ok\":false,\"errors\":[");
+	for (const char *l = err->buf; *l;) {
+		size_t len = strcspn(l, "\n");
+		char *line = xstrndup(l, len);
+
+		if (l != err->buf)
+			strbuf_addch(out, ',');
+		strbuf_add_json_str(out, line);
+		free(line);
+		l += len + (l[len] == '\n');
+	}
+	strbuf_addstr(out, "]}");
+}
+
 static int plan_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 }
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
 	};
-	int opt, quiet = 0, failed = 0;
+	struct strbuf out = STRBUF_INIT;
+	int opt, quiet = 0, failed = 0, json = cli.json;
 
-	while ((opt = getopt_long(argc, argv, "+q", opts, NULL)) != -1) {
-		if (opt != 'q')
-			die_usage("plan check [-q] FILE...");
-		quiet = 1;
+	while ((opt = cli_getopt(argc, argv, "q", opts, NULL)) != -1) {
+		if (opt == 'q')
+			quiet = 1;
+		else if (opt == 'j')
+			json = 1;
+		else
+			die_usage("plan check [-q] [--json] FILE...");
 	}
 	if (optind >= argc)
 		die_usage("plan check needs at least one FILE");
+	if (json)
+		strbuf_addch(&out, '[');
 	for (int i = optind; i < argc; i++) {
 		struct strbuf err = STRBUF_INIT;
 		struct plan *p = NULL;
 
 		if (plan_load(argv[i], &p, &err) < 0) {
-			fputs(err.buf, stderr);
+			if (!json)
+				fputs(err.buf, stderr);
 			failed = 1;
-		} else if (!quiet) {
-			printf("%s: ok, %zu run%s\n", argv[i], p->nr_runs,
-			       p->nr_runs == 1 ? "" : "s");
+		} else if (!quiet && !json) {
+			struct strbuf runs = STRBUF_INIT;
+
+			plan_describe_runs(p, &runs);
+			printf("%s: ok, %s\n", argv[i], runs.buf);
+			strbuf_release(&runs);
+		}
+		if (json) {
+			if (i > optind)
+				strbuf_addstr(&out, ",\n");
+			check_json(&out, argv[i], p, &err);
 		}
 		plan_free(p);
 		strbuf_release(&err);
+	}
+	if (json) {
+		strbuf_addstr(&out, "]\n");
+		cli_emit(&out);
 	}
 	return failed;
 }

@@ -41,7 +41,7 @@ int cmd_queue(int argc, char **argv)
 	int json = cli.json, opt, limit = 100, ok;
 	struct db *db;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			ok = 0;

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "log.h"
 #include "parse.h"
+#include "store/hosts.h"
 #include "banned.h"
 
 const char cmd_regressions_usage[] =
@@ -91,7 +92,7 @@ int cmd_regressions(int argc, char **argv)
 	int opt, json = cli.json, n;
 	struct db *db;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			since = optarg;
@@ -122,6 +123,17 @@ int cmd_regressions(int argc, char **argv)
 
 	db = cli_open_db();
 	cli_check_since(db, since);
+	if (host) {
+		int64_t id;
+		int r = hosts_find(db, host, &id, &err);
+
+		if (r < 0)
+			cli_db_fatal("regressions", &err);
+		if (r > 0)
+			fatal("no host named '%s' ('schedfarm host list' shows "
+			      "them)",
+			      host);
+	}
 	db_args_str(&a, since);
 	db_args_str(&a, host);
 	db_args_double(&a, min_change);

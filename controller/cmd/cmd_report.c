@@ -23,7 +23,7 @@
 
 const char cmd_report_usage[] =
 	"usage: schedfarm report [--out DIR] [--since DATE] [--static DIR]\n"
-	"                        [--list]\n"
+	"                        [--list] [--json]\n"
 	"\n"
 	"Write the results as static HTML pages into DIR (default: report/\n"
 	"under the state folder, $SCHEDFARM_HOME/report): index.html with the\n"
@@ -50,6 +50,7 @@ const char cmd_report_usage[] =
 	"                 web-static/ folder installed with schedfarm, or\n"
 	"                 $SCHEDFARM_WEB_STATIC)\n"
 	"  --list         print the name of every file written\n"
+	"  --json         print one object instead (below)\n"
 	"\n"
 	"With --json: one object with out_dir, index, pages_checked,\n"
 	"pages_rendered, pages_written, files_written and written (the list).\n"
@@ -65,6 +66,7 @@ int cmd_report(int argc, char **argv)
 		{ "since", required_argument, NULL, 's' },
 		{ "static", required_argument, NULL, 'S' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf err = STRBUF_INIT, stat_dir = STRBUF_INIT,
@@ -76,9 +78,9 @@ int cmd_report(int argc, char **argv)
 	char now[64];
 	time_t t = time(NULL);
 	struct tm tm;
-	int opt, list = 0;
+	int opt, list = 0, json = cli.json;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (!*optarg)
@@ -97,9 +99,12 @@ int cmd_report(int argc, char **argv)
 		case 'l':
 			list = 1;
 			break;
+		case 'j':
+			json = 1;
+			break;
 		default:
 			die_usage("report [--out DIR] [--since DATE] "
-				  "[--static DIR] [--list]");
+				  "[--static DIR] [--list] [--json]");
 		}
 	}
 	if (optind != argc)
@@ -127,7 +132,7 @@ int cmd_report(int argc, char **argv)
 	if (report_write(db, &o, &st, &err) < 0)
 		fatal("report: %s", err.buf);
 
-	if (cli.json) {
+	if (json) {
 		strbuf_addstr(&out, "{\"out_dir\":");
 		strbuf_add_json_str(&out, st.out_dir);
 		strbuf_addstr(&out, ",\"index\":");

@@ -1,11 +1,11 @@
 /*
- * cmd_rerun.c - `schedfarm rerun (JOB|PLAN) --host NAME`: the same plan
- * again, on a named host.
+ * cmd_rerun.c - `schedfarm rerun (JOB|PLAN) [--host NAME]`: the same plan
+ * again.
  *
  * A JOB (an STP id) is copied: same patch, kernel and plan, a new job
- * bound to the host.  A PLAN file is matched by its sha256 to the latest
- * job that ran it, which is copied the same way; --kernel instead queues
- * the plan under that kernel label.
+ * bound to the host it ran on, or to --host.  A PLAN file is matched by its
+ * sha256 to the latest job that ran it, which is copied the same way; --kernel
+ * instead queues the plan under that kernel label.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -24,17 +24,19 @@
 #include "banned.h"
 
 const char cmd_rerun_usage[] =
-	"usage: schedfarm rerun JOB --host NAME [--priority N] [--json]\n"
+	"usage: schedfarm rerun JOB [--host NAME] [--priority N] [--json]\n"
 	"       schedfarm rerun PLAN --host NAME [--kernel NAME] [--priority "
 	"N] [--json]\n"
 	"\n"
-	"Queue the same plan again on host NAME.  JOB is an STP id: its "
-	"patch,\n"
-	"kernel and plan are reused.  PLAN is a plan file: the latest job "
-	"that\n"
-	"ran exactly this plan is reused, or, with --kernel, the plan is "
-	"queued\n"
-	"under that kernel label.  Prints the new STP id.\n";
+	"Queue the same plan again.  JOB is an STP id: its patch, kernel and\n"
+	"plan are reused, on the host it ran on (or was bound to) unless\n"
+	"--host names another.  PLAN is a plan file: the latest job that ran\n"
+	"exactly this plan is reused, or, with --kernel, the plan is queued\n"
+	"under that kernel label.  A host that cannot take the job (its kind,\n"
+	"topology or tags against the plan, or a series to build on a host\n"
+	"that does not boot kernels) is refused, naming why.  Prints the new\n"
+	"STP id; --json prints {\"job\":N,\"rerun_of\":N or "
+	"null,\"host\":H}.\n";
 
 int cmd_rerun(int argc, char **argv)
 {
@@ -45,15 +47,14 @@ int cmd_rerun(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	const char *host = NULL, *kernel = NULL, *why, *arg;
 	int opt, r, priority = 0, json = cli.json, have_prio = 0;
 	int64_t job = 0, new_job = 0;
+	struct job_about about = { 0 };
 	struct db *db;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			host = optarg;
@@ -73,8 +74,8 @@ int cmd_rerun(int argc, char **argv)
 			die_usage("see 'schedfarm rerun --help'");
 		}
 	}
-	if (argc - optind != 1 || !host)
-		die_usage("rerun (JOB|PLAN) --host NAME");
+	if (argc - optind != 1)
+		die_usage("rerun takes one JOB or PLAN");
 	arg = argv[optind];
 	if (starts_with(arg, "STP#"))
 		arg += 4;
@@ -83,6 +84,8 @@ int cmd_rerun(int argc, char **argv)
 		struct plan *plan = NULL;
 
 		job = 0;
+		if (!host)
+			die_usage("rerun PLAN needs --host NAME");
 		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("%s is neither a job id nor a plan that checks",
@@ -104,46 +107,43 @@ int cmd_rerun(int argc, char **argv)
 				fatal("%s", err.buf);
 			new_job = done.job_id;
 		} else {
-			char *body = xstrndup(text.buf, text.len);
-
-			db_args_str(&a, body);
-			free(body);
-			if (db_exec_args(
-				    db, &res, &err,
-				    "SELECT max(j.id) FROM jobs j JOIN plans "
-				    "p ON p.id = j.plan_id WHERE p.sha256 = "
-				    "encode(sha256(convert_to($1, 'UTF8')), "
-				    "'hex')",
-				    &a) < 0)
+			r = jobs_latest_with_plan(db, text.buf, text.len, &job,
+						  &err);
+			if (r < 0)
 				cli_db_fatal("rerun", &err);
-			db_args_clear(&a);
-			if (!db_get(res, 0, 0))
-				fatal("no job ran this plan yet: give --kernel "
-				      "NAME to queue it under a kernel");
-			parse_i64(db_get(res, 0, 0), 1, INT64_MAX, &job, NULL);
-			db_result_free(res);
-			res = NULL;
+			if (r > 0)
+				fatal("no job ran the plan %s yet: give "
+				      "--kernel "
+				      "NAME to queue it under a kernel",
+				      argv[optind]);
 		}
 		plan_free(plan);
+	} else if (kernel) {
+		die_usage("--kernel goes with a PLAN, not a JOB");
 	}
 	if (!new_job) {
 		struct job_row row;
-		int64_t host_id;
 
 		job_row_init(&row);
 		r = jobs_load_row(db, job, &row, &err);
+		if (r == 0)
+			r = jobs_about(db, job, &about, &err);
 		if (r < 0)
 			cli_db_fatal("rerun", &err);
 		if (r > 0)
-			fatal("no job %lld ('schedfarm queue' lists them)",
+			fatal("no job STP#%lld ('schedfarm queue --state all' "
+			      "lists them)",
 			      (long long)job);
-		r = hosts_find(db, host, &host_id, &err);
-		if (r < 0)
-			cli_db_fatal("rerun", &err);
-		if (r > 0)
-			fatal("no host named '%s' ('schedfarm host list' "
-			      "shows them)",
-			      host);
+		if (!host)
+			host = about.host;
+		if (!host)
+			fatal("job STP#%lld never had a host: give --host NAME",
+			      (long long)job);
+		if (queue_host_can_take(
+			    db, host, &row, about.plan_name,
+			    about.kernel_has_series ? QUEUE_HOST_NEEDS_BOOT : 0,
+			    about.kernel, &err) < 0)
+			fatal("%s", err.buf);
 		free(row.host_constraint);
 		row.host_constraint = xstrdup(host);
 		if (have_prio)
@@ -154,10 +154,14 @@ int cmd_rerun(int argc, char **argv)
 			cli_db_fatal("rerun", &err);
 		job_row_release(&row);
 	}
-	if (json)
-		strbuf_addf(&out, "{\"job\":%lld,\"rerun_of\":%lld,\"host\":",
-			    (long long)new_job, (long long)job);
 	if (json) {
+		strbuf_addf(&out,
+			    "{\"job\":%lld,\"rerun_of\":", (long long)new_job);
+		if (job)
+			strbuf_addf(&out, "%lld", (long long)job);
+		else
+			strbuf_addstr(&out, "null");
+		strbuf_addstr(&out, ",\"host\":");
 		strbuf_add_json_str(&out, host);
 		strbuf_addstr(&out, "}\n");
 	} else if (job) {
@@ -169,7 +173,7 @@ int cmd_rerun(int argc, char **argv)
 			    (long long)new_job, host, kernel);
 	}
 	cli_emit(&out);
-	db_args_clear(&a);
+	job_about_release(&about);
 	strbuf_release(&text);
 	db_close(db);
 	return 0;

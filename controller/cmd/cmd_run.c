@@ -4,10 +4,13 @@
  * Without a plan it drains the queue like one `serve` that runs one job at
  * a time and exits when no queued job is left; with a plan it queues that
  * plan on the named host under the named kernel and runs that one job at
- * once.  On a terminal, progress is one line rewritten in place (run i/N,
- * workload, parameters, host, elapsed, estimate left); otherwise each run
- * start and end is a plain line.  ^C stops the job and puts it back in
- * the queue.
+ * once.  On a terminal, progress is one line redrawn in place, cut to the
+ * terminal's width (run i/N, workload, parameters, host, elapsed,
+ * estimate left); otherwise each run start and end is a plain line.  ^C
+ * stops the job; every run that finished is already stored.  The job of
+ * `run PLAN` is then cancelled (nobody else asked for it); a job taken
+ * from the queue goes back there, and its next attempt runs only what is
+ * not stored yet.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -45,15 +48,25 @@ const char cmd_run_usage[] =
 	"the host if another controller holds it).  On a local host --kernel\n"
 	"defaults to the running kernel's release (uname -r).  --host local,\n"
 	"when no host of that name exists, adds this machine as the local\n"
-	"host first, with its topology, and says so.\n"
+	"host first, with its topology, and says so.  'kernel list' shows\n"
+	"the label.  A host that can never take the plan (its kind, CPUs,\n"
+	"sockets, memory or tags against the plan's host: section, or its\n"
+	"health) is refused before anything is queued, naming what is missing.\n"
 	"\n"
-	"On a terminal one progress line shows run i/N, the workload and its\n"
-	"parameters, the host, the time elapsed and an estimate of what is\n"
-	"left; otherwise each run prints plain lines.  On hosts that boot\n"
-	"(libvirt, ipmi) the build (percent of compile steps, or the cache\n"
-	"hit) and each boot (console, agent beacon, SSH, power off) print\n"
-	"their progress lines too.  ^C stops the job and puts it back in the\n"
-	"queue.  Exit status 1 when a job failed.\n";
+	"On a terminal one progress line, redrawn in place and cut to the\n"
+	"terminal's width, shows run i/N, the workload and its parameters,\n"
+	"the host, the time elapsed and an estimate of what is left; "
+	"otherwise\n"
+	"each run prints plain lines.  On hosts that boot (libvirt, ipmi) the\n"
+	"build (percent of compile steps, or the cache hit) and each boot\n"
+	"(console, agent beacon, SSH, power off) print their progress lines\n"
+	"too.\n"
+	"\n"
+	"Each run is stored the moment it finishes.  ^C (or SIGTERM) stops\n"
+	"the job: with PLAN it is cancelled, keeping the runs that finished;\n"
+	"without, it goes back to the queue, and its next attempt runs only\n"
+	"the runs not stored yet.  Exit status 1 when a job failed or was\n"
+	"interrupted.\n";
 
 /*
  * The host `run PLAN --host NAME` runs on: `local`, when no host has that
@@ -116,6 +129,7 @@ static void on_int(int sig)
 struct run_view {
 	int tty;
 	int line_open;
+	int cancel_on_interrupt; /* run PLAN: ^C cancels the job */
 };
 
 static void fmt_secs(struct strbuf *sb, double s)
@@ -128,26 +142,51 @@ static void fmt_secs(struct strbuf *sb, double s)
 		strbuf_addf(sb, "%dm%02ds", (int)s / 60, (int)s % 60);
 }
 
+/* One progress line, redrawn in place and cut to the terminal's width. */
+static void draw_line(struct run_view *v, const struct job_progress *p)
+{
+	struct strbuf head = STRBUF_INIT, mid = STRBUF_INIT, tail = STRBUF_INIT,
+		      sb = STRBUF_INIT;
+
+	strbuf_addf(&head, "STP#%lld run %zu/%zu ", (long long)p->job_id,
+		    p->index + 1, p->nr_runs);
+	strbuf_addf(&mid, "%s%s%s on %s", p->workload, p->params[0] ? " " : "",
+		    p->params, p->host);
+	strbuf_addstr(&tail, " | ");
+	fmt_secs(&tail, p->elapsed_s);
+	strbuf_addstr(&tail, " elapsed, ~");
+	fmt_secs(&tail, p->estimate_s);
+	strbuf_addstr(&tail, " left");
+	strbuf_addch(&sb, '\r');
+	/* One column short of the width: a line that fills the last column
+	 * leaves the cursor waiting to wrap, and the next \r redraws the
+	 * line below. */
+	cli_fit_line(&sb, head.buf, mid.buf, tail.buf, cli_term_width(1) - 1);
+	strbuf_addstr(&sb, "\033[K");
+	fwrite(sb.buf, 1, sb.len, stdout);
+	v->line_open = 1;
+	strbuf_release(&head);
+	strbuf_release(&mid);
+	strbuf_release(&tail);
+	strbuf_release(&sb);
+}
+
 static void show_progress(void *ctx, const struct job_progress *p)
 {
 	struct run_view *v = ctx;
 	struct strbuf sb = STRBUF_INIT;
 
 	if (v->tty) {
-		strbuf_addf(&sb,
-			    "\r\033[K[STP#%lld] run %zu/%zu %s %s on %s | ",
-			    (long long)p->job_id, p->index + 1, p->nr_runs,
-			    p->workload, p->params, p->host);
-		fmt_secs(&sb, p->elapsed_s);
-		strbuf_addstr(&sb, " elapsed, ~");
-		fmt_secs(&sb, p->estimate_s);
-		strbuf_addstr(&sb, " left");
+		draw_line(v, p);
 		if (p->outcome && strcmp(p->outcome, "ok")) {
-			strbuf_addf(&sb, " | %s\n", p->outcome);
+			/* A failure stays on the screen, whole. */
+			strbuf_addf(&sb, "\nSTP#%lld run %zu/%zu: %s\n",
+				    (long long)p->job_id, p->index + 1,
+				    p->nr_runs, p->outcome);
 			v->line_open = 0;
-		} else {
-			v->line_open = 1;
 		}
+	} else if (p->tick) {
+		return;
 	} else if (!p->outcome) {
 		strbuf_addf(&sb, "STP#%lld run %zu/%zu: %s %s on %s\n",
 			    (long long)p->job_id, p->index + 1, p->nr_runs,
@@ -195,11 +234,12 @@ static void show_phase(void *ctx, int64_t job_id, const char *msg)
 	fflush(stdout);
 }
 
-/* Run one claimed job here; return 0 done, 1 failed. */
+/* Run one claimed job here; return 0 done, 1 failed or interrupted. */
 static int run_claimed(struct db *db, const struct queue_claim *c,
 		       const char *owner, int lease_s, struct run_view *v)
 {
-	struct job_hooks hooks = { show_progress, show_log, v, show_phase };
+	struct job_hooks hooks = { show_progress, show_log, v, show_phase,
+				   v->cancel_on_interrupt };
 	struct strbuf err = STRBUF_INIT;
 	int r;
 
@@ -213,10 +253,20 @@ static int run_claimed(struct db *db, const struct queue_claim *c,
 	}
 	if (r < 0)
 		log_error("%s", err.buf);
-	printf("STP#%lld: %s\n", (long long)c->job_id,
-	       job_stop_requested ? "interrupted, back in the queue"
-	       : r == 0		  ? "done"
-				  : "failed ('schedfarm job show' says why)");
+	if (job_stop_requested && r != 0)
+		printf("STP#%lld: %s ('schedfarm job show %lld' lists the "
+		       "runs stored)\n",
+		       (long long)c->job_id,
+		       v->cancel_on_interrupt
+			       ? "interrupted: cancelled, the runs that "
+				 "finished are kept"
+			       : "interrupted: back in the queue, the runs "
+				 "that finished are kept",
+		       (long long)c->job_id);
+	else
+		printf("STP#%lld: %s\n", (long long)c->job_id,
+		       r == 0 ? "done"
+			      : "failed ('schedfarm job show' says why)");
 	fflush(stdout);
 	strbuf_release(&err);
 	return r == 0 ? 0 : 1;
@@ -225,15 +275,11 @@ static int run_claimed(struct db *db, const struct queue_claim *c,
 /* Is any host busy, so that waiting could let a queued job run? */
 static int hosts_busy(struct db *db)
 {
-	struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT;
 	int busy = 0;
 
-	if (db_exec(db, &res, &err,
-		    "SELECT count(*) FROM hosts WHERE state <> 'idle'", 0,
-		    NULL) == 0)
-		busy = strcmp(db_get(res, 0, 0), "0") != 0;
-	db_result_free(res);
+	if (queue_hosts_busy(db, &busy, &err) < 0)
+		log_warn("%s", err.buf);
 	strbuf_release(&err);
 	return busy;
 }
@@ -266,17 +312,12 @@ static int drain(struct db *db, const char *owner, int lease_s,
 			continue;
 		}
 		if (only_job) {
-			struct db_result *res = NULL;
-			struct db_args a = DB_ARGS_INIT;
+			struct strbuf state = STRBUF_INIT;
 
-			db_args_i64(&a, only_job);
-			if (db_exec_args(db, &res, &err,
-					 "SELECT state FROM jobs WHERE id = $1",
-					 &a) < 0)
+			if (queue_job_state(db, only_job, &state, &err) < 0)
 				fatal("%s", err.buf);
-			queued = !strcmp(db_get(res, 0, 0), "queued");
-			db_result_free(res);
-			db_args_clear(&a);
+			queued = !strcmp(state.buf, "queued");
+			strbuf_release(&state);
 		} else if (queue_count_queued(db, &queued, &err) < 0) {
 			fatal("%s", err.buf);
 		}
@@ -300,6 +341,18 @@ static int drain(struct db *db, const char *owner, int lease_s,
 		if (db_wait_notify(db, 2000, &payload, &err) < 0)
 			fatal("%s", err.buf);
 	}
+	if (only_job && !ran && job_stop_requested) {
+		/* ^C while waiting for the host: the job was never started,
+		 * and nobody else asked for it. */
+		int r = queue_cancel(db, only_job, &err);
+
+		if (r < 0)
+			log_error("%s", err.buf);
+		else if (r == 1)
+			printf("STP#%lld: interrupted before it started: "
+			       "cancelled\n",
+			       (long long)only_job);
+	}
 	if (!ran && !failed && !only_job)
 		printf("the queue is empty\n");
 	else if (!ran && !failed && !job_stop_requested)
@@ -321,7 +374,7 @@ int cmd_run(int argc, char **argv)
 		{ "lease", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_view v = { isatty(1), 0 };
+	struct run_view v = { isatty(1), 0, 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	const char *host = NULL, *kernel = NULL, *base = NULL, *why;
 	struct sigaction sa = { 0 };
@@ -330,7 +383,7 @@ int cmd_run(int argc, char **argv)
 	struct db *db;
 	char *owner;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			host = optarg;
@@ -358,10 +411,14 @@ int cmd_run(int argc, char **argv)
 		die_usage("run takes at most one PLAN");
 	if (argc - optind == 0 && (host || kernel || base))
 		die_usage("--host, --kernel and --base go with a PLAN");
+	sa.sa_handler = on_int;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	db = cli_open_db();
 	if (argc - optind == 1) {
 		struct queue_submit s = { 0 };
 		struct queue_submitted done;
+		struct strbuf runs = STRBUF_INIT;
 		struct plan *plan = NULL;
 
 		if (!host)
@@ -370,7 +427,12 @@ int cmd_run(int argc, char **argv)
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("the plan %s does not check", argv[optind]);
 		}
-		run_host(db, host, &kernel);
+		if (!kernel) {
+			run_host(db, host, &kernel);
+			s.kernel_release = kernel; /* a label, not a build */
+		} else {
+			run_host(db, host, &kernel);
+		}
 		s.base = base ? base : kernel;
 		s.kernel = kernel;
 		s.plan_name = plan->name;
@@ -379,19 +441,19 @@ int cmd_run(int argc, char **argv)
 		s.plan = plan;
 		s.host = host;
 		s.priority = priority;
+		s.now = 1;
 		if (queue_submit(db, &s, &done, &err) < 0)
 			fatal("%s", err.buf);
-		printf("STP#%lld: queued, plan %s (%zu runs) on %s, kernel "
-		       "%s\n",
-		       (long long)done.job_id, plan->name,
-		       plan->nr_runs * (size_t)plan->boots, host, kernel);
+		plan_describe_runs(plan, &runs);
+		printf("STP#%lld: queued, plan %s (%s) on %s, kernel %s\n",
+		       (long long)done.job_id, plan->name, runs.buf, host,
+		       kernel);
 		fflush(stdout);
 		only_job = done.job_id;
+		v.cancel_on_interrupt = 1;
 		plan_free(plan);
+		strbuf_release(&runs);
 	}
-	sa.sa_handler = on_int;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	owner = queue_owner_new();
 	r = drain(db, owner, lease_s, only_job, &v);
 	free(owner);

@@ -159,6 +159,8 @@ static void job_log(void *ctx, int level, const char *msg)
 static void job_progress(void *ctx, const struct job_progress *p)
 {
 	(void)ctx;
+	if (p->tick)
+		return;
 	if (!p->outcome)
 		log_info("job %lld: run %zu/%zu (run id %lld) %s %s on %s",
 			 (long long)p->job_id, p->index + 1, p->nr_runs,
@@ -174,7 +176,7 @@ static void __attribute__((noreturn))
 job_child(const struct db_config *cfg, const struct queue_claim *c,
 	  const char *owner, int lease_s)
 {
-	struct job_hooks hooks = { job_progress, job_log, (void *)c, NULL };
+	struct job_hooks hooks = { job_progress, job_log, (void *)c, NULL, 0 };
 	struct strbuf err = STRBUF_INIT;
 	struct sigaction sa = { 0 };
 	struct db *db;
@@ -311,7 +313,7 @@ int cmd_serve(int argc, char **argv)
 	int opt, running = 0, claimable = 1;
 	const char *why;
 
-	while ((opt = getopt_long(argc, argv, "n", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "n", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			check_only = 1;

@@ -75,7 +75,7 @@ int cmd_submit(int argc, char **argv)
 	int json = cli.json, opt, npatch;
 	struct db *db;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			s.base = optarg;

@@ -29,6 +29,8 @@ struct job_progress {
 	double elapsed_s; /* since the run phase began */
 	double estimate_s; /* time left by the average so far; < 0 unknown */
 	const char *outcome; /* NULL when the run starts; "ok", "failed: ..." */
+	int tick; /* 1: the run goes on (about once a second), for a display
+		   * that redraws its clock; outcome is NULL */
 };
 
 struct job_hooks {
@@ -40,6 +42,12 @@ struct job_hooks {
 	 * "boot: +2.1s console: Linux version ..."), for display only (the
 	 * phase's log in the database has the whole story).  May be NULL. */
 	void (*phase_progress)(void *ctx, int64_t job_id, const char *msg);
+	/* What an interrupt (job_stop_requested) does to the job: 0 puts it
+	 * back in the queue, where its next attempt runs only the runs not
+	 * stored yet (serve, `run` draining the queue); 1 cancels it (`run
+	 * PLAN`, whose job nobody else asked for).  Finished runs are
+	 * stored either way. */
+	int interrupt_cancels;
 };
 
 /* Everything a phase may need, loaded when the job starts. */
@@ -61,6 +69,8 @@ struct job_ctx {
 	 * of its first, so boots are numbered per kernel over a sequence. */
 	int block, boots, first_boot;
 	char *kernel_name;
+	int kernel_has_series; /* the kernel is a series on a base, to be
+				* built (never the label of a running one) */
 	char *host_name, *host_kind;
 	/* Where the agent runs: the host's own SSH fields; a boot hook may
 	 * point it elsewhere (the booted guest). */

@@ -66,6 +66,10 @@ struct run_rec {
 	const char *phase; /* the phase it failed in */
 	int need_fetch;
 	int stream_done; /* a done line came through the stream */
+	int done_ok; /* ... with status ok */
+	int stopped; /* the job stopped it (interrupt, cancel, lost lease) */
+	int recorded; /* stored (or marked failed) as it finished */
+	int done_before; /* stored by an earlier attempt of this job */
 	struct ingest_expect ex;
 };
 
@@ -105,10 +109,11 @@ int job_beat(struct job_ctx *jc)
 	if (job_stop_requested) {
 		jc->lease_lost = 1;
 		jc->interrupted = 1;
-		jlog(jc, 1,
-		     "job %lld: the controller is stopping: the job "
-		     "goes back to the queue",
-		     (long long)jc->claim.job_id);
+		jlog(jc, 1, "job %lld: interrupted: stopping (%s)",
+		     (long long)jc->claim.job_id,
+		     jc->hooks && jc->hooks->interrupt_cancels
+			     ? "the job is cancelled"
+			     : "the job goes back to the queue");
 		return -1;
 	}
 	/* Every third of the lease, and at least every 5 s so that a
@@ -153,7 +158,7 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 			 "SELECT p.id, p.name, p.body, k.id, k.name, "
 			 "coalesce(j.patch_id, 0), h.name, h.kind, h.address, "
 			 "h.port, h.ssh_user, h.key_file, h.known_hosts, "
-			 "j.block "
+			 "j.block, k.series_sha256 IS NOT NULL "
 			 "FROM jobs j JOIN plans p ON p.id = j.plan_id "
 			 "JOIN kernels k ON k.id = j.kernel_id, hosts h "
 			 "WHERE j.id = $1 AND h.id = $2",
@@ -189,6 +194,7 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 		jc->target.run_dir = jc->run_dir;
 	}
 	parse_int(db_get(res, 0, 13), 0, INT32_MAX, &jc->block, NULL);
+	jc->kernel_has_series = !strcmp(db_get(res, 0, 14), "t");
 	body = db_get(res, 0, 2);
 	if (plan_parse(db_get(res, 0, 1), body, strlen(body), &jc->plan,
 		       &perr) < 0) {
@@ -243,9 +249,28 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 	if (!kind_boots(jc->host_kind)) {
 		struct strbuf why = STRBUF_INIT;
 
+		if (jc->kernel_has_series) {
+			/* Running here would label the unpatched kernel with
+			 * the patch's name (queue_submit refuses such jobs;
+			 * this one was queued before it did). */
+			strbuf_addf(err,
+				    "this %s host runs its own kernel and "
+				    "cannot build or boot %s, the series "
+				    "applied to its base: nothing was run.  "
+				    "Submit again with --kernel NAME (the "
+				    "kernel it runs with the series applied) "
+				    "or to a libvirt or ipmi host",
+				    jc->host_kind, jc->kernel_name);
+			if (queue_phase_begin(jc->db, &jc->claim, "build", &pid,
+					      &e) == 0)
+				queue_phase_end(jc->db, pid, "failed", err->buf,
+						&e);
+			strbuf_release(&e);
+			return -1;
+		}
 		strbuf_addf(&why,
-			    "this %s host runs its own kernel (labelled "
-			    "%s): nothing to build",
+			    "this %s host runs its own kernel: %s is a label "
+			    "for it, nothing was built or booted",
 			    jc->host_kind, jc->kernel_name);
 		phase_skip(jc, "build", why.buf);
 		strbuf_release(&why);
@@ -335,6 +360,48 @@ static int phase_power_off(struct job_ctx *jc)
 	return r;
 }
 
+/*
+ * A job back in the queue after an interrupted attempt resumes: the runs
+ * an earlier attempt stored (done, with their results) are kept and not
+ * run again; the others are.  Mark them in rr (by boot round and
+ * sequence number, which name a run of the plan within the job) and
+ * return how many there are, or -1 with err.
+ */
+static int find_done_before(struct job_ctx *jc, struct run_rec *rr, size_t n,
+			    struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r, found = 0;
+
+	/* Called before this attempt inserts its runs: every done run of
+	 * the job is an earlier attempt's (an interrupted attempt is not
+	 * counted, so the numbers may repeat). */
+	db_args_i64(&a, jc->claim.job_id);
+	r = db_exec_args(jc->db, &res, err,
+			 "SELECT id, boot, seq FROM runs WHERE job_id = $1 "
+			 "AND status = 'done'",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	for (int row = 0; row < db_nrows(res); row++) {
+		int64_t id, boot, seq;
+
+		if (db_get_i64(res, row, 0, 1, INT64_MAX, &id) < 0 ||
+		    db_get_i64(res, row, 1, 0, INT32_MAX, &boot) < 0 ||
+		    db_get_i64(res, row, 2, 0, INT64_MAX, &seq) < 0)
+			return -1;
+		if ((uint64_t)seq >= n || rr[seq].boot != boot ||
+		    rr[seq].done_before)
+			continue;
+		rr[seq].done_before = 1;
+		rr[seq].id = id;
+		found++;
+	}
+	return found;
+}
+
 static int create_runs(struct job_ctx *jc, struct run_rec *rr, size_t n,
 		       struct strbuf *err)
 {
@@ -348,6 +415,8 @@ static int create_runs(struct job_ctx *jc, struct run_rec *rr, size_t n,
 		_cleanup_db_result_ struct db_result *res = NULL;
 		struct db_args a = DB_ARGS_INIT;
 
+		if (rr[i].done_before)
+			continue;
 		strbuf_reset(&params);
 		plan_run_params_json(p, rr[i].pr, PLAN_SECRETS_MASKED, &params);
 		db_args_i64(&a, jc->claim.job_id);
@@ -392,10 +461,20 @@ static void run_failed(struct run_rec *rr, const char *phase, const char *error)
 	rr->phase = phase;
 }
 
+struct run_clock;
+
 struct line_ctx {
 	struct job_ctx *jc;
 	struct run_rec *rr;
+	/* For the progress display's clock while the run goes on. */
+	size_t index, n;
+	const struct run_clock *clk;
+	int64_t last_tick_ms;
 };
+
+static void progress(struct job_ctx *jc, const struct run_rec *rr, size_t i,
+		     size_t n, const struct run_clock *clk, const char *outcome,
+		     int tick);
 
 static int on_line(void *ctx, const char *line, size_t len)
 {
@@ -413,8 +492,10 @@ static int on_line(void *ctx, const char *line, size_t len)
 	}
 	if (ingest_check_line(line, len, &rr->ex, &al, &err) < 0)
 		goto bad;
-	if (al.type == AGENT_DONE)
+	if (al.type == AGENT_DONE) {
 		rr->stream_done = 1;
+		rr->done_ok = al.status && !strcmp(al.status, "ok");
+	}
 	agent_line_release(&al);
 	if (rr->lines.len + len + 1 > RUN_LINES_CAP) {
 		strbuf_addf(&err, "the agent printed more than %u MiB",
@@ -434,7 +515,12 @@ bad:
 static int on_tick(void *ctx)
 {
 	struct line_ctx *lc = ctx;
+	int64_t now = mono_ms();
 
+	if (lc->clk && now - lc->last_tick_ms >= 1000) {
+		lc->last_tick_ms = now;
+		progress(lc->jc, lc->rr, lc->index, lc->n, lc->clk, NULL, 1);
+	}
 	return job_beat(lc->jc);
 }
 
@@ -482,12 +568,13 @@ static void mark_run_state(struct job_ctx *jc, const struct run_rec *rr,
 	strbuf_release(&err);
 }
 
-/* Run rr on the host; its outcome goes into rr. */
+/* Run rr (run i of n) on the host; its outcome goes into rr. */
 static void run_one(struct job_ctx *jc, struct runner *runner,
-		    struct run_rec *rr)
+		    struct run_rec *rr, size_t i, size_t n,
+		    const struct run_clock *clk)
 {
 	struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT;
-	struct line_ctx lc = { jc, rr };
+	struct line_ctx lc = { jc, rr, i, n, clk, mono_ms() };
 	struct runner_callbacks cb = { on_line, on_tick, on_note, &lc };
 	enum runner_end end;
 	int status, timeout_ms;
@@ -514,11 +601,16 @@ static void run_one(struct job_ctx *jc, struct runner *runner,
 		rr->need_fetch = 1;
 		break;
 	case RUNNER_STOPPED:
+		rr->stopped = 1;
 		if (!rr->error)
 			run_failed(rr, "run",
-				   jc->lease_lost ? "stopped: the job's lease "
-						    "was lost"
-						  : "stopped");
+				   jc->interrupted
+					   ? "stopped: the controller was "
+					     "interrupted (SIGINT or SIGTERM)"
+				   : jc->lease_lost ? "stopped: the job was "
+						      "cancelled or its lease "
+						      "expired"
+						    : "stopped");
 		break;
 	case RUNNER_TIMEOUT:
 		strbuf_addf(&err,
@@ -606,12 +698,46 @@ static void ingest_one(struct job_ctx *jc, struct run_rec *rr,
 	strbuf_release(&err);
 }
 
+/*
+ * Store a run the moment it has finished, so that whatever happens to the
+ * job later (^C, a cancel, a crash of the controller) keeps what was
+ * measured, as mmtests and LKP keep each iteration on disk.  A run whose
+ * stream was cut waits for the collect phase (its file knows more); a run
+ * the job itself stopped (an interrupt, a cancel) is left for
+ * queue_finish() to mark aborted with the reason.  What was done goes to
+ * log.
+ */
+static void record_finished(struct job_ctx *jc, struct run_rec *rr,
+			    struct strbuf *log)
+{
+	if (rr->need_fetch || rr->stopped)
+		return;
+	/* The agent got the same SIGINT as we did (one process group on a
+	 * terminal): its "interrupted" end is the job's stop, not its own
+	 * failure. */
+	if ((job_stop_requested || jc->lease_lost) && rr->stream_done &&
+	    !rr->done_ok) {
+		rr->stopped = 1;
+		return;
+	}
+	ingest_one(jc, rr, log);
+	rr->recorded = 1;
+}
+
+/* What the estimate of the time left counts: the runs this attempt has
+ * to do (an earlier attempt's stored runs are not done again). */
+struct run_clock {
+	int64_t t0;
+	size_t todo, ran;
+};
+
 static void progress(struct job_ctx *jc, const struct run_rec *rr, size_t i,
-		     size_t n, int64_t t0, const char *outcome)
+		     size_t n, const struct run_clock *clk, const char *outcome,
+		     int tick)
 {
 	struct job_progress p;
-	double el = (double)(mono_ms() - t0) / 1000.0;
-	size_t finished = outcome ? i + 1 : i;
+	double el = (double)(mono_ms() - clk->t0) / 1000.0;
+	size_t finished = clk->ran + (outcome ? 1 : 0);
 
 	if (!jc->hooks || !jc->hooks->progress)
 		return;
@@ -624,8 +750,11 @@ static void progress(struct job_ctx *jc, const struct run_rec *rr, size_t i,
 	p.host = jc->host_name;
 	p.elapsed_s = el;
 	p.estimate_s =
-		finished ? el / (double)finished * (double)(n - finished) : -1;
+		finished && clk->todo >= finished
+			? el / (double)finished * (double)(clk->todo - finished)
+			: -1;
 	p.outcome = outcome;
+	p.tick = tick;
 	jc->hooks->progress(jc->hooks->ctx, &p);
 }
 
@@ -691,8 +820,10 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	struct runner *runner = NULL;
 	const char *fail_phase = NULL;
 	char *fail_msg = NULL;
-	size_t n = 0, nfailed = 0;
-	int64_t pid = 0, t0;
+	const int interrupt_cancels = hooks && hooks->interrupt_cancels;
+	struct run_clock clk = { 0 };
+	size_t n = 0, nfailed = 0, nkept = 0;
+	int64_t pid = 0;
 	int ret = 1, r, host_unreachable = 0;
 
 	jc.last_beat_ms = mono_ms();
@@ -739,13 +870,20 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			strbuf_setlen(&rr[i].label, rr[i].label.len - w);
 		}
 	}
-	if (create_runs(&jc, rr, n, &e) < 0) {
+	r = find_done_before(&jc, rr, n, &e);
+	if (r < 0 || create_runs(&jc, rr, n, &e) < 0) {
 		fail_phase = "infra";
 		fail_msg = strbuf_detach(&e, NULL);
 		goto finish;
 	}
-
-	t0 = mono_ms();
+	nkept = (size_t)r;
+	if (nkept)
+		jlog(&jc, 0,
+		     "resuming: %zu of %zu runs were stored by an earlier "
+		     "attempt and are kept; running the other %zu",
+		     nkept, n, n - nkept);
+	clk.t0 = mono_ms();
+	clk.todo = n - nkept;
 	for (int b = 0; b < jc.boots && !jc.lease_lost; b++) {
 		/* boot */
 		if (phase_boot(&jc, b, &e) < 0) {
@@ -794,17 +932,22 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		for (size_t k = 0; k < jc.plan->nr_runs; k++) {
 			size_t i = (size_t)b * jc.plan->nr_runs + k;
 
+			if (rr[i].done_before)
+				continue;
 			if (job_beat(&jc) < 0)
 				break;
-			progress(&jc, &rr[i], i, n, t0, NULL);
-			run_one(&jc, runner, &rr[i]);
+			progress(&jc, &rr[i], i, n, &clk, NULL, 0);
+			run_one(&jc, runner, &rr[i], i, n, &clk);
+			record_finished(&jc, &rr[i], &rlog);
 			if (rr[i].error)
 				nfailed++;
-			progress(&jc, &rr[i], i, n, t0,
+			progress(&jc, &rr[i], i, n, &clk,
 				 rr[i].error	    ? rr[i].error
 				 : rr[i].need_fetch ? "ok (stream cut: "
 						      "collecting the file)"
-						    : "ok");
+						    : "ok",
+				 0);
+			clk.ran++;
 			strbuf_addf(&rlog, "run %lld (%s %s): %s\n",
 				    (long long)rr[i].id, rr[i].pr->workload,
 				    rr[i].label.buf,
@@ -837,7 +980,8 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 					      &e) < 0)
 				goto finish;
 			for (size_t i = from; i < to; i++)
-				collect_one(runner, &rr[i], &log);
+				if (!rr[i].done_before && !rr[i].stopped)
+					collect_one(runner, &rr[i], &log);
 			queue_phase_end(db, pid, "ok", log.buf, &e);
 			strbuf_reset(&log);
 			strbuf_reset(&e);
@@ -864,7 +1008,16 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	for (size_t i = 0; i < n; i++) {
 		if (i % 16 == 0)
 			job_beat(&jc);
-		ingest_one(&jc, &rr[i], &log);
+		if (rr[i].done_before)
+			strbuf_addf(&log,
+				    "run %lld: stored by an earlier attempt\n",
+				    (long long)rr[i].id);
+		else if (rr[i].recorded)
+			strbuf_addf(&log, "run %lld: stored as it finished\n",
+				    (long long)rr[i].id);
+		else
+			ingest_one(&jc, &rr[i], &log);
+		rr[i].recorded = 1;
 		if (rr[i].error)
 			nfailed++;
 	}
@@ -901,24 +1054,48 @@ finish:
 			"the job stopped early: %s",
 			e.len ? e.buf : "the database refused a phase update");
 	}
-	if (jc.interrupted) {
+	if (jc.interrupted && ret != 0) {
+		size_t stored = 0, finished = 0;
+
+		for (size_t i = 0; rr && i < n; i++) {
+			if (rr[i].done_before || rr[i].recorded)
+				finished++;
+			if (rr[i].done_before ||
+			    (rr[i].recorded && !rr[i].error))
+				stored++;
+		}
 		free(fail_msg);
-		fail_msg = xstrdup("interrupted: the controller stopped; "
-				   "requeued");
 		fail_phase = NULL;
-	} else if (jc.lease_lost && !fail_msg) {
-		fail_phase = "infra";
-		fail_msg = xstrdup("the job's lease was lost (cancelled, or "
-				   "expired)");
+		if (interrupt_cancels)
+			fail_msg = xstrfmt(
+				"interrupted (SIGINT or SIGTERM) after %zu of "
+				"%zu runs: cancelled; the %zu runs that "
+				"finished ok are stored",
+				finished, n, stored);
+		else
+			fail_msg = xstrfmt(
+				"interrupted: the controller stopped after "
+				"%zu of %zu runs; back in the queue: the %zu "
+				"runs stored are kept and the next attempt "
+				"runs the other %zu",
+				finished, n, stored, n - stored);
+		jlog(&jc, 1, "job %lld %s", (long long)c->job_id, fail_msg);
+	} else {
+		if (jc.lease_lost && !fail_msg && !jc.interrupted) {
+			fail_phase = "infra";
+			fail_msg = xstrdup("the job's lease was lost "
+					   "(cancelled, or expired)");
+		}
+		if (fail_msg)
+			jlog(&jc, 1, "job %lld failed in %s: %s",
+			     (long long)c->job_id,
+			     fail_phase ? fail_phase : "an unknown phase",
+			     fail_msg);
+		else
+			jlog(&jc, 0, "job %lld done: %zu runs",
+			     (long long)c->job_id, n);
+		jc.interrupted = 0;
 	}
-	if (jc.interrupted)
-		jlog(&jc, 1, "job %lld: %s", (long long)c->job_id, fail_msg);
-	else if (fail_msg)
-		jlog(&jc, 1, "job %lld failed in %s: %s", (long long)c->job_id,
-		     fail_phase ? fail_phase : "an unknown phase", fail_msg);
-	else
-		jlog(&jc, 0, "job %lld done: %zu runs", (long long)c->job_id,
-		     n);
 	/* ret is 0 only when every run was ingested. */
 	if (ret == 0 && !fail_msg)
 		adaptive_step(&jc);
@@ -952,9 +1129,10 @@ finish:
 		strbuf_reset(&e);
 	}
 	r = queue_finish(db, &jc.claim, owner,
-			 jc.interrupted ? "queued"
-			 : fail_msg	? "failed"
-					: "done",
+			 jc.interrupted
+				 ? (interrupt_cancels ? "cancelled" : "queued")
+			 : fail_msg ? "failed"
+				    : "done",
 			 fail_msg ? fail_phase : NULL, fail_msg, &e);
 	if (r < 0) {
 		strbuf_addf(err, "cannot record the end of job %lld: %s",

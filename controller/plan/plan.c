@@ -474,3 +474,16 @@ void plan_settings_json(const struct plan *p, struct strbuf *out)
 		    p->timeouts.power_ms, p->timeouts.boot_ms,
 		    p->timeouts.run_ms, p->timeouts.collect_ms, p->nr_runs);
 }
+
+void plan_describe_runs(const struct plan *p, struct strbuf *out)
+{
+	size_t total = p->nr_runs * (size_t)p->boots;
+
+	strbuf_addf(out, "%zu run%s", total, total == 1 ? "" : "s");
+	if (p->boots > 1)
+		strbuf_addf(out, " (%zu per boot x %d boots)", p->nr_runs,
+			    p->boots);
+	if (p->until == PLAN_UNTIL_DECIDED)
+		strbuf_addf(out, ", more until decided (at most %d boots)",
+			    p->max_boots);
+}

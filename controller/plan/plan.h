@@ -193,6 +193,14 @@ void plan_run_params_json(const struct plan *p, const struct plan_run *r,
 			  enum plan_secrets secrets, struct strbuf *out);
 
 /*
+ * How many runs the plan makes of one kernel, in words, as `plan check`
+ * and `run` both print it: "6 runs" for one boot, "12 runs (6 per boot x
+ * 2 boots)" for more, and ", more until decided (at most N boots)" after
+ * it for `until: decided`.
+ */
+void plan_describe_runs(const struct plan *p, struct strbuf *out);
+
+/*
  * Append a short text for r: "workload name=value ..." over the plan's own
  * parameters (no defaults), for progress lines and tables; passwords
  * masked.

@@ -687,7 +687,10 @@ static void plm_table(struct page *pg, const struct cmp_data *d)
 /* Every comparison row with its statistics and verdict. */
 static void compare_table(struct page *pg, const struct db_result *c, int nc)
 {
+	/* The verdict first: the table is wider than a screen, and the
+	 * verdict is what a reader looks for. */
 	static const struct col cmp_cols[] = {
+		{ "verdict", "verdict", 0 },
 		{ "host", "host", 0 },
 		{ "workload", "workload", 0 },
 		{ "params", "params", 0 },
@@ -705,7 +708,6 @@ static void compare_table(struct page *pg, const struct db_result *c, int nc)
 		{ "ci_high", "95% CI high", 1 },
 		{ "p_value", "p", 1 },
 		{ "tau", "\xcf\x84 (%)", 1 },
-		{ "verdict", "verdict", 0 },
 	};
 	struct strbuf *b = &pg->body, tmp = STRBUF_INIT;
 	struct rtab t;
@@ -719,6 +721,7 @@ static void compare_table(struct page *pg, const struct db_result *c, int nc)
 		   (int)ARRAY_SIZE(cmp_cols));
 	for (int i = 0; i < nc; i++) {
 		rtab_row(&t, verdict_class(db_get(c, i, CC_VERDICT)));
+		rtab_str(&t, db_get(c, i, CC_VERDICT));
 		rtab_str(&t, db_get(c, i, CC_HOST_NAME));
 		rtab_str(&t, db_get(c, i, CC_WORKLOAD));
 		rtab_str(&t, db_get(c, i, CC_PARAMS));
@@ -743,7 +746,6 @@ static void compare_table(struct page *pg, const struct db_result *c, int nc)
 			strbuf_addstr(&tmp, "\xe2\x80\x94");
 		rtab_num(&t, num(db_get(c, i, CC_P)), tmp.buf);
 		rtab_num(&t, num(db_get(c, i, CC_TAU)), NULL);
-		rtab_str(&t, db_get(c, i, CC_VERDICT));
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no comparisons stored yet: run schedfarm compare");

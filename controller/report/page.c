@@ -173,7 +173,10 @@ int write_if_changed(struct report *r, const char *name, const char *data,
 /*
  * Put the page into the template (@TITLE@, @BODY@ are the only markers),
  * write it and its data files, and queue its digest (NULL: not tracked,
- * the index) for recording.  Returns 0 or negative with err filled.
+ * the index) for recording.  Markers inside an HTML comment are text,
+ * copied as they are: the template's own comment names them, and filling
+ * them there put a second copy of every page in its leading comment.
+ * Returns 0 or negative with err filled.
  */
 static int page_finish(struct report *r, struct page *pg, const char *digest)
 {
@@ -183,6 +186,15 @@ static int page_finish(struct report *r, struct page *pg, const char *digest)
 
 	strbuf_grow(&html, r->tmpl.len + pg->body.len + 256);
 	while ((at = strchr(t, '@'))) {
+		const char *c = strstr(t, "<!--"), *end;
+
+		if (c && c < at) {
+			end = strstr(c + 4, "-->");
+			end = end ? end + 3 : c + strlen(c);
+			strbuf_add(&html, t, (size_t)(end - t));
+			t = end;
+			continue;
+		}
 		strbuf_add(&html, t, (size_t)(at - t));
 		if (starts_with(at, "@TITLE@")) {
 			strbuf_add_html(&html, pg->title.buf);

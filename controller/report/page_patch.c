@@ -17,7 +17,7 @@
 #include "banned.h"
 
 /* The patches to look at ($1: --since), their facts; column 11 the
- * fingerprint. */
+ * fingerprint, 12 whether the patched kernel is only a label. */
 static const char patch_fp_sql[] =
 	"SELECT p.id, p.name, p.submitter, p.base, p.n_patches,"
 	" p.series_sha256, to_char((p.created_at) AT TIME ZONE 'UTC', "
@@ -37,8 +37,9 @@ static const char patch_fp_sql[] =
 	 * a new compare stores verdicts, which changes the count above. */
 	" (SELECT count(*) || ',' || coalesce(max(r.id), 0) || ',' ||"
 	"  count(*) FILTER (WHERE r.status IN ('done', 'imported'))"
-	"  FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.patch_id = p.id)"
-	" ))"
+	"  FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.patch_id = p.id),"
+	" nk.labelled"
+	" )), coalesce(nk.labelled, false)"
 	" FROM patches p LEFT JOIN kernels bk ON bk.id = p.base_kernel_id"
 	" LEFT JOIN kernels nk ON nk.id = p.kernel_id"
 	" WHERE $1::timestamptz IS NULL OR p.created_at >= $1::timestamptz"
@@ -108,6 +109,11 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 	dl_item(b, "submitted", db_get(p, i, 6));
 	dl_item(b, "base kernel", db_get(p, i, 8));
 	dl_item(b, "patched kernel", db_get(p, i, 10));
+	if (!strcmp(S(db_get(p, i, 12)), "t"))
+		dl_item(b, "how it was made",
+			"labelled, not built: the name given with --kernel to "
+			"what a local or ssh host runs; the farm did not apply "
+			"the series, build or boot it");
 	facts_end(b);
 
 	h2(b, "jobs", "Jobs");

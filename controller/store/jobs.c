@@ -154,3 +154,62 @@ int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
 	}
 	return 0;
 }
+
+void job_about_release(struct job_about *a)
+{
+	free(a->host);
+	free(a->plan_name);
+	free(a->kernel);
+	memset(a, 0, sizeof(*a));
+}
+
+int jobs_about(struct db *db, int64_t job_id, struct job_about *ret,
+	       struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int rc;
+
+	memset(ret, 0, sizeof(*ret));
+	db_args_i64(&a, job_id);
+	rc = db_exec_args(db, &res, err,
+			  "SELECT coalesce(h.name, j.host_constraint), p.name, "
+			  "k.name, k.series_sha256 IS NOT NULL FROM jobs j "
+			  "JOIN plans p ON p.id = j.plan_id JOIN kernels k ON "
+			  "k.id = j.kernel_id LEFT JOIN hosts h ON h.id = "
+			  "j.host_id WHERE j.id = $1",
+			  &a);
+	db_args_clear(&a);
+	if (rc < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 1;
+	ret->host = db_get(res, 0, 0) ? xstrdup(db_get(res, 0, 0)) : NULL;
+	ret->plan_name = xstrdup(db_get(res, 0, 1));
+	ret->kernel = xstrdup(db_get(res, 0, 2));
+	ret->kernel_has_series = !strcmp(db_get(res, 0, 3), "t");
+	return 0;
+}
+
+int jobs_latest_with_plan(struct db *db, const char *text, size_t len,
+			  int64_t *ret_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	char *body = xstrndup(text, len);
+	int rc;
+
+	db_args_str(&a, body);
+	free(body);
+	rc = db_exec_args(db, &res, err,
+			  "SELECT max(j.id) FROM jobs j JOIN plans p ON p.id = "
+			  "j.plan_id WHERE p.sha256 = "
+			  "encode(sha256(convert_to($1, 'UTF8')), 'hex')",
+			  &a);
+	db_args_clear(&a);
+	if (rc < 0)
+		return -1;
+	if (!db_get(res, 0, 0))
+		return 1;
+	return db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0 ? -1 : 0;
+}

@@ -50,6 +50,30 @@ void job_row_from_plan(struct job_row *r, const struct plan *p, int boots);
 int jobs_load_row(struct db *db, int64_t job_id, struct job_row *r,
 		  struct strbuf *err);
 
+/* What a rerun needs to know of a job besides its row. */
+struct job_about {
+	char *host; /* the host it ran on, else its constraint, else NULL */
+	char *plan_name;
+	char *kernel; /* the kernel's name */
+	int kernel_has_series; /* a series on a base, built by the farm */
+};
+void job_about_release(struct job_about *a);
+
+/*
+ * Fill *ret for job_id (release it).  0, 1 when there is no such job, -1
+ * with err.
+ */
+int jobs_about(struct db *db, int64_t job_id, struct job_about *ret,
+	       struct strbuf *err);
+
+/*
+ * The newest job that ran the plan whose text is text (matched by its
+ * sha256, as plans are stored): its id in *ret_id.  0, 1 when no job ran
+ * it, -1 with err.
+ */
+int jobs_latest_with_plan(struct db *db, const char *text, size_t len,
+			  int64_t *ret_id, struct strbuf *err);
+
 /* Insert r as a queued job; its id in *ret_id.  0 or -1 with err. */
 int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
 		struct strbuf *err);

@@ -37,6 +37,7 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
 	db_args_str(&a, how == KERNEL_SET_SOURCE  ? "source"
 			: how == KERNEL_SET_IMAGE ? "image"
 						  : "keep");
+	db_args_str(&a, f->labelled ? "t" : "f");
 	/*
 	 * On a name that exists: "keep" touches nothing (the no-op SET is
 	 * what makes RETURNING give the id); "source" and "image" overwrite
@@ -46,8 +47,11 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
 		db, &res, err,
 		"INSERT INTO kernels AS k (name, base, base_ref, config_spec, "
 		"series_sha256, build_state, image_path, vmlinux_path, "
-		"initrd_path, release) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
-		"$9, $10) ON CONFLICT (name) DO UPDATE SET "
+		"initrd_path, release, labelled) VALUES ($1, $2, $3, $4, $5, "
+		"$6, $7, $8, $9, $10, $12::boolean) ON CONFLICT (name) DO "
+		"UPDATE SET "
+		"labelled = k.labelled OR ($12::boolean AND k.build_state = "
+		"'external' AND k.image_path IS NULL), "
 		"base = CASE WHEN $11 = 'source' THEN $2 ELSE k.base END, "
 		"base_ref = CASE WHEN $11 = 'source' THEN $3 ELSE k.base_ref "
 		"END, "
@@ -62,7 +66,9 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
 		"k.vmlinux_path END, "
 		"initrd_path = CASE WHEN $11 = 'image' THEN $9 ELSE "
 		"k.initrd_path END, "
-		"release = CASE WHEN $11 = 'image' THEN $10 ELSE k.release END "
+		"release = CASE WHEN $11 = 'image' OR ($12::boolean AND "
+		"k.build_state = 'external' AND k.image_path IS NULL AND $10 "
+		"IS NOT NULL) THEN $10 ELSE k.release END "
 		"RETURNING id",
 		&a);
 	db_args_clear(&a);

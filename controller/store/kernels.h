@@ -32,6 +32,11 @@ struct kernel_fields {
 	const char *series_sha256;
 	const char *build_state; /* queued, building, external (new rows) */
 	const char *image_path, *vmlinux_path, *initrd_path, *release;
+	/* 1: the name labels the kernel a local or ssh host runs (submit
+	 * and run --kernel): nothing is built or booted under it.  A row
+	 * of that name that has no image becomes a label too; release, when
+	 * given, is what the host said it runs (uname -r). */
+	int labelled;
 };
 
 /*

@@ -111,6 +111,147 @@ static int ensure_kernel(struct db *db, const char *name, const char *base,
 	return kernels_upsert(db, &f, KERNEL_KEEP, ret_id, err);
 }
 
+/* Host kinds that build and boot the kernel under test themselves. */
+static int kind_boots(const char *kind)
+{
+	return !strcmp(kind, "libvirt") || !strcmp(kind, "ipmi");
+}
+
+/* May a job with these required kinds (empty: any) go to one that boots? */
+static int kinds_allow_boot(const struct strvec *kinds)
+{
+	if (!kinds->nr)
+		return 1;
+	for (size_t i = 0; i < kinds->nr; i++)
+		if (kind_boots(kinds->v[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The host a job is pinned to must be able to take it, or the job would
+ * sit in the queue for ever; a series without --kernel on a local or ssh
+ * host would run the unpatched kernel under the patch's name.  See
+ * queue.h.
+ */
+int queue_host_can_take(struct db *db, const char *host,
+			const struct job_row *req, const char *plan_name,
+			unsigned flags, const char *base, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	const char *kind, *health;
+	int64_t have;
+	int r;
+
+	db_args_str(&a, host);
+	r = db_exec_args(db, &res, err,
+			 "SELECT kind, health, sockets, cpus, memory_mb, "
+			 "array_to_string(tags, ' ') FROM hosts WHERE name = "
+			 "$1",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err,
+			    "no host named '%s' ('schedfarm host list' shows "
+			    "them)",
+			    host);
+		return -1;
+	}
+	kind = db_get(res, 0, 0);
+	health = db_get(res, 0, 1);
+	if ((flags & QUEUE_HOST_NOW) && strcmp(health, "good") &&
+	    strcmp(health, "unknown")) {
+		strbuf_addf(err,
+			    "host '%s' is %s: no job is given to it until "
+			    "'schedfarm host set %s --health good'",
+			    host, health, host);
+		return -1;
+	}
+	if ((flags & QUEUE_HOST_NEEDS_BOOT) && !kind_boots(kind)) {
+		strbuf_addf(err,
+			    "host '%s' is a %s host: it runs its own kernel "
+			    "and cannot build or boot %s with the series, so "
+			    "the series would never be applied.  Give "
+			    "--kernel NAME, the name of the kernel it runs "
+			    "with the series already applied (uname -r "
+			    "there), or submit to a libvirt or ipmi host",
+			    host, kind, base);
+		return -1;
+	}
+	if (req->req_kinds.nr) {
+		size_t i;
+
+		for (i = 0; i < req->req_kinds.nr; i++)
+			if (!strcmp(req->req_kinds.v[i], kind))
+				break;
+		if (i == req->req_kinds.nr) {
+			strbuf_addf(err,
+				    "host '%s' is a %s host; the plan %s "
+				    "asks for host.kind ",
+				    host, kind, plan_name);
+			for (i = 0; i < req->req_kinds.nr; i++)
+				strbuf_addf(err, "%s%s", i ? " or " : "",
+					    req->req_kinds.v[i]);
+			return -1;
+		}
+	}
+	if (req->req_min_sockets && db_get(res, 0, 2) &&
+	    !db_get_i64(res, 0, 2, 0, INT64_MAX, &have) &&
+	    have < req->req_min_sockets) {
+		strbuf_addf(err,
+			    "host '%s' has %lld socket(s); the plan %s asks "
+			    "for host.min_sockets %lld",
+			    host, (long long)have, plan_name,
+			    (long long)req->req_min_sockets);
+		return -1;
+	}
+	if (req->req_min_cpus && db_get(res, 0, 3) &&
+	    !db_get_i64(res, 0, 3, 0, INT64_MAX, &have) &&
+	    have < req->req_min_cpus) {
+		strbuf_addf(err,
+			    "host '%s' has %lld CPUs; the plan %s asks for "
+			    "host.min_cpus %lld",
+			    host, (long long)have, plan_name,
+			    (long long)req->req_min_cpus);
+		return -1;
+	}
+	if (req->req_min_memory_mb && db_get(res, 0, 4) &&
+	    !db_get_i64(res, 0, 4, 0, INT64_MAX, &have) &&
+	    have < req->req_min_memory_mb) {
+		strbuf_addf(err,
+			    "host '%s' has %lld MiB of memory; the plan %s "
+			    "asks for host.min_memory_mb %lld",
+			    host, (long long)have, plan_name,
+			    (long long)req->req_min_memory_mb);
+		return -1;
+	}
+	for (size_t i = 0; i < req->req_tags.nr; i++) {
+		const char *tags = db_get(res, 0, 5), *t = tags;
+		size_t tl = strlen(req->req_tags.v[i]);
+		int found = 0;
+
+		while (t && *t && !found) {
+			size_t l = strcspn(t, " ");
+
+			found = l == tl && !memcmp(t, req->req_tags.v[i], l);
+			t += l + (t[l] == ' ');
+		}
+		if (!found) {
+			strbuf_addf(err,
+				    "host '%s' lacks the tag '%s' that the "
+				    "plan %s asks for in host.tags (it has: "
+				    "%s)",
+				    host, req->req_tags.v[i], plan_name,
+				    tags && *tags ? tags : "none");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int queue_submit(struct db *db, const struct queue_submit *s,
 		 struct queue_submitted *ret, struct strbuf *err)
 {
@@ -132,22 +273,27 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	if (db_begin(db, err) < 0)
 		return -1;
 
-	if (s->host) {
-		db_args_str(&a, s->host);
-		if (db_exec_args(db, &res, err,
-				 "SELECT id FROM hosts WHERE name = $1",
-				 &a) < 0)
-			goto out;
-		db_args_clear(&a);
-		if (db_nrows(res) != 1) {
-			strbuf_addf(err,
-				    "no host named '%s' ('schedfarm host "
-				    "list' shows them)",
-				    s->host);
-			goto out;
-		}
-		db_result_free(res);
-		res = NULL;
+	job_row_from_plan(&job, s->plan, s->plan->boots);
+	if (s->host &&
+	    queue_host_can_take(
+		    db, s->host, &job, s->plan_name,
+		    (s->nr_patches && !s->kernel ? QUEUE_HOST_NEEDS_BOOT : 0) |
+			    (s->now ? QUEUE_HOST_NOW : 0),
+		    s->base, err) < 0)
+		goto out;
+	if (s->nr_patches && !s->kernel && !s->host &&
+	    !kinds_allow_boot(&s->plan->host.kinds)) {
+		strbuf_addf(err, "the plan %s runs only on ", s->plan_name);
+		for (size_t i = 0; i < s->plan->host.kinds.nr; i++)
+			strbuf_addf(err, "%s%s", i ? " or " : "",
+				    s->plan->host.kinds.v[i]);
+		strbuf_addf(err,
+			    " hosts, which run their own kernel and cannot "
+			    "build or boot %s with the series: give --kernel "
+			    "NAME, the name of the kernel they run with the "
+			    "series already applied",
+			    s->base);
+		goto out;
 	}
 
 	/* The plan, stored once per distinct text. */
@@ -205,8 +351,14 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	/* The kernel under test: a label for hosts that do not boot, else
 	 * base + series, for the build phase to make. */
 	if (s->kernel) {
-		if (ensure_kernel(db, s->kernel, s->base, NULL, "external",
-				  &ret->kernel_id, err) < 0)
+		struct kernel_fields f = { .name = s->kernel,
+					   .base = s->base,
+					   .build_state = "external",
+					   .release = s->kernel_release,
+					   .labelled = 1 };
+
+		if (kernels_upsert(db, &f, KERNEL_KEEP, &ret->kernel_id, err) <
+		    0)
 			goto out;
 	} else if (ret->patch_id) {
 		strbuf_addf(&kname, "%s+PLM%lld", s->base,
@@ -235,7 +387,21 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	job.host_constraint = s->host ? xstrdup(s->host) : NULL;
 	job.priority = s->priority;
 	job.name = s->name ? xstrdup(s->name) : NULL;
-	job_row_from_plan(&job, s->plan, s->plan->boots);
+	if (s->nr_patches && !s->kernel) {
+		/* The kernel is to be built: only kinds that boot it may
+		 * take the job (checked above that the plan allows one). */
+		struct strvec boots = STRVEC_INIT;
+
+		for (size_t i = 0; i < job.req_kinds.nr; i++)
+			if (kind_boots(job.req_kinds.v[i]))
+				strvec_push(&boots, job.req_kinds.v[i]);
+		if (!boots.nr) {
+			strvec_push(&boots, "libvirt");
+			strvec_push(&boots, "ipmi");
+		}
+		strvec_clear(&job.req_kinds);
+		job.req_kinds = boots;
+	}
 	job.rerun_of = s->rerun_of;
 	if (jobs_insert(db, &job, &ret->job_id, err) < 0)
 		goto out;
@@ -558,25 +724,34 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 	db_args_str(&a, state);
 	db_args_str(&a, error_phase);
 	db_args_str(&a, error);
-	if (db_exec_args(db, NULL, err,
-			 "UPDATE jobs SET state = $3, error_phase = $4, "
-			 "error = $5, lease_owner = NULL, lease_expires = "
-			 "NULL, finished_at = CASE WHEN $3 = 'queued' THEN "
-			 "NULL ELSE now() END, attempts = CASE WHEN $3 = "
-			 "'queued' THEN greatest(attempts - 1, 0) ELSE "
-			 "attempts END WHERE id = $1 AND "
-			 "lease_owner = $2 AND state NOT IN ('done', 'failed', "
-			 "'cancelled', 'queued')",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE jobs SET state = $3, error_phase = $4, "
+		    "error = CASE WHEN $3 = 'cancelled' THEN NULL ELSE $5 "
+		    "END, stop_reason = CASE WHEN $3 = 'cancelled' THEN $5 "
+		    "ELSE stop_reason END, lease_owner = NULL, "
+		    "lease_expires = "
+		    "NULL, finished_at = CASE WHEN $3 = 'queued' THEN "
+		    "NULL ELSE now() END, attempts = CASE WHEN $3 = "
+		    "'queued' THEN greatest(attempts - 1, 0) ELSE "
+		    "attempts END WHERE id = $1 AND "
+		    "lease_owner = $2 AND state NOT IN ('done', 'failed', "
+		    "'cancelled', 'queued')",
+		    &a) < 0)
 		goto fail;
 	db_args_clear(&a);
 	db_args_i64(&a, c->job_id);
 	db_args_i64(&a, c->attempt);
+	db_args_str(&a, state);
 	if (db_exec_args(
 		    db, NULL, err,
 		    "UPDATE runs SET status = 'aborted', finished_at = "
 		    "coalesce(finished_at, now()), error = coalesce(error, "
-		    "'the job ended before this run finished') WHERE "
+		    "CASE $3 WHEN 'cancelled' THEN 'the job was cancelled "
+		    "before this run finished' WHEN 'queued' THEN 'the "
+		    "controller stopped before this run finished: the next "
+		    "attempt runs it' ELSE 'the job ended before this run "
+		    "finished' END) WHERE "
 		    "job_id = $1 AND attempt = $2 AND status IN "
 		    "('pending', 'running')",
 		    &a) < 0)
@@ -699,5 +874,60 @@ int queue_load_plan(const char *path, struct strbuf *text, struct plan **ret,
 		strbuf_rtrim(err);
 		return -1;
 	}
+	return 0;
+}
+
+int queue_job_state(struct db *db, int64_t job_id, struct strbuf *ret_state,
+		    struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, job_id);
+	r = db_exec_args(db, &res, err, "SELECT state FROM jobs WHERE id = $1",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 1;
+	strbuf_addstr(ret_state, db_get(res, 0, 0));
+	return 0;
+}
+
+int queue_hosts_busy(struct db *db, int *ret_busy, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	*ret_busy = 0;
+	if (db_exec(db, &res, err,
+		    "SELECT count(*) FROM hosts WHERE state <> 'idle'", 0,
+		    NULL) < 0)
+		return -1;
+	*ret_busy = strcmp(db_get(res, 0, 0), "0") != 0;
+	return 0;
+}
+
+int queue_find_plan(struct db *db, const char *text, size_t len,
+		    struct strbuf *ret_sha256, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	char *body = xstrndup(text, len);
+	int r;
+
+	db_args_str(&a, body);
+	free(body);
+	r = db_exec_args(db, &res, err,
+			 "SELECT sha256 FROM plans WHERE sha256 = "
+			 "encode(sha256(convert_to($1, 'UTF8')), 'hex')",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 1;
+	strbuf_addstr(ret_sha256, db_get(res, 0, 0));
 	return 0;
 }

@@ -26,6 +26,7 @@
 #define PATCH_NAME_MAX_LEN 500
 
 struct plan;
+struct job_row;
 
 /* Default lease: renewed every third of it. */
 #define QUEUE_LEASE_S 60
@@ -44,6 +45,7 @@ struct queue_submit {
 	const char *base; /* base kernel name (required) */
 	const char
 		*kernel; /* --kernel: label of the kernel under test, or NULL */
+	const char *kernel_release; /* uname -r under that label, if known */
 	const char *plan_name; /* for the plans row */
 	const char *plan_text; /* the plan file as given */
 	size_t plan_len;
@@ -53,6 +55,7 @@ struct queue_submit {
 	const char *name; /* label of the series, or NULL */
 	const char *submitter; /* who; NULL: the local user */
 	int64_t rerun_of; /* 0, or the job this one repeats */
+	int now; /* runs at once (`run PLAN`): the host must be healthy */
 };
 
 struct queue_submitted {
@@ -71,10 +74,27 @@ int queue_check_patch(const char *name, const char *data, size_t len,
 
 /*
  * Store the series, the plan and the kernel label, and create the job,
- * all in one transaction.  A host constraint must name an existing host.
+ * all in one transaction.  A host constraint must name an existing host
+ * that can take the job (queue_host_can_take()).  A series without
+ * s->kernel is built and booted, so only libvirt and ipmi hosts may claim
+ * it; a plan that allows no such host is refused.
  */
 int queue_submit(struct db *db, const struct queue_submit *s,
 		 struct queue_submitted *ret, struct strbuf *err);
+
+/*
+ * Can host `host` take a job with the requirements of req (those of the
+ * plan plan_name)?  It must exist and meet them (those known of it: a
+ * host never contacted is not held to the minimums); with QUEUE_HOST_NEEDS_BOOT
+ * (a series to build, base naming the kernel for the message) it must boot
+ * kernels; with QUEUE_HOST_NOW (the job is to run at once) its health must let
+ * it be scheduled.  Return 0, or -1 with the unmet requirement in words in err.
+ */
+#define QUEUE_HOST_NEEDS_BOOT 1u
+#define QUEUE_HOST_NOW 2u
+int queue_host_can_take(struct db *db, const char *host,
+			const struct job_row *req, const char *plan_name,
+			unsigned flags, const char *base, struct strbuf *err);
 
 /* A claimed job with its leased host. */
 struct queue_claim {
@@ -143,7 +163,9 @@ int queue_phase_skip(struct db *db, const struct queue_claim *c,
  * End a job: state "done" or "failed" (with error_phase and error), runs
  * not finished marked aborted, and the host released, in one transaction.
  * A job that was cancelled meanwhile stays cancelled.  State "queued"
- * puts the job back (an interrupted controller), its attempt not counted.  Only
+ * puts the job back (an interrupted controller), its attempt not counted;
+ * state "cancelled" ends it (an interrupted `run PLAN`) with error as its
+ * stop_reason.  The aborted runs' error says which of these it was.  Only
  * the lease owner's rows are touched.
  */
 int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
@@ -165,7 +187,24 @@ int queue_requeue_expired(struct db *db, int *ret_jobs, int *ret_hosts,
  */
 int queue_cancel(struct db *db, int64_t job_id, struct strbuf *err);
 
+/*
+ * The stored plan whose text is text (plans are kept once per distinct
+ * text, keyed by its sha256): its sha256 appended to ret_sha256.  0, 1
+ * when no job ever ran that text, -1 with err.
+ */
+int queue_find_plan(struct db *db, const char *text, size_t len,
+		    struct strbuf *ret_sha256, struct strbuf *err);
+
 /* Number of jobs in state queued. */
 int queue_count_queued(struct db *db, int64_t *ret, struct strbuf *err);
+
+/* The state of job_id appended to ret_state: 0, 1 when there is no such
+ * job, -1 with err. */
+int queue_job_state(struct db *db, int64_t job_id, struct strbuf *ret_state,
+		    struct strbuf *err);
+
+/* Is any host leased or running (so that waiting may free one)?  0 with
+ * *ret_busy set, or -1 with err. */
+int queue_hosts_busy(struct db *db, int *ret_busy, struct strbuf *err);
 
 #endif

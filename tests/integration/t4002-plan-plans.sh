@@ -5,15 +5,18 @@
 
 PLANS=$TOP/plans
 
-# plan file, then the number of runs it must expand to
+# plan file, then the number of runs it must expand to per boot (plan
+# check counts every boot's, as run does)
 for pr in smoke:2 memchunk-thread-mix:3 sysbench-oltp-threads:18 \
 	chat-rooms-cgroup:2 fairness-loop-5-2:1 kernbench-two-cgroups:4 \
 	kernbench-numa:1 numa-bw-jobs:5 reaim-users:1 pipe-pingpong-counters:1; do
 	p=${pr%:*} n=${pr#*:}
-	test_expect_success "plans/$p.yaml passes plan check ($n runs)" "
+	test_expect_success "plans/$p.yaml passes plan check ($n runs per boot)" "
 		schedfarm plan check \"$PLANS/$p.yaml\" >out 2>err &&
 		test ! -s err &&
-		grep_or_fail \"$p.yaml: ok, $n run\" out
+		schedfarm plan check --json \"$PLANS/$p.yaml\" >j &&
+		jq -e \".[0].ok and .[0].runs_per_boot == $n and .[0].runs == $n * .[0].boots\" j &&
+		grep_or_fail \"$p.yaml: ok, \$(jq .[0].runs j) run\" out
 	"
 done
 

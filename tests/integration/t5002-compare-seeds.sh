@@ -181,7 +181,7 @@ test_expect_success 'the plan sets tau and direction per metric (globs); --tau w
 
 test_expect_success 'filters, PLM# and errors' '
 	schedfarm compare --base 2.6.26-rc --new 2.6.26-rc-smp-group --host nowhere 2>err; test $? = 1 &&
-	grep_or_fail "no results of 2.6.26-rc or 2.6.26-rc-smp-group to compare with these filters" err &&
+	grep_or_fail "nothing to compare: no host named '\''nowhere'\''" err &&
 	! schedfarm compare --base no-such --new 2.6.26-rc 2>err &&
 	grep_or_fail "no kernel '\''no-such'\''" err &&
 	! schedfarm compare 4242 2>err &&

@@ -125,6 +125,28 @@ test_expect_success 'report writes every page, its data files and the stylesheet
 	done
 '
 
+test_expect_success 'every page holds its body once (not again in its leading comment)' '
+	tmpl=$(wc -c <"$TOP/web-static/page.html") &&
+	for f in "$OUT"/*.html; do
+		test "$(grep -c "<main>" "$f")" = 1 || { echo "<main> twice in $f"; return 1; }
+		# The page is the template with the title and the body put in:
+		# its size is at most the template, the body and a title.
+		body=$(sed -n "/^<main>$/,/^<\/main>$/p" "$f" | wc -c) &&
+		size=$(wc -c <"$f") &&
+		test "$size" -le $((tmpl + body + 1024)) ||
+			{ echo "$f: $size bytes for a $body-byte body"; return 1; }
+		# The leading comment is the template'"'"'s own, unfilled.
+		sed -n "2,/-->/p" "$f" >comment &&
+		test "$(wc -c <comment)" -lt 1024 &&
+		grep -q "@BODY@" comment || { echo "$f: comment filled in:"; head -c 300 comment; return 1; }
+	done
+'
+
+test_expect_success 'a kernel given with --kernel to a local host is said to be labelled, not built' '
+	grep_or_fail "labelled, not built" "$OUT/patch-$PLM.html" &&
+	grep_or_fail "labelled, not built" "$OUT/run-$FAIRRUN.html"
+'
+
 test_expect_success 'every page has the CSP and no script, no external resource' '
 	for f in "$OUT"/*.html; do
 		grep -q "http-equiv=\"Content-Security-Policy\" content=\"default-src .none.; style-src .self.;" "$f" ||
@@ -201,18 +223,18 @@ browser_test 'seed 003: the PLM and compare tables hold the re-aim numbers' '
 	V=$(stored verdict 2.6.0-test2-mm4-A3 reaim users 4) &&
 	test "$PC" = -10.68 &&
 	jq -e --arg mb "$MB" --arg mn "$MN" --arg pc "$PC%" --arg v "$V" \
-		"$F.tables.compare[0] | .[6] == \"3\" and .[7] == \$mb and .[9] == \"3\" and .[10] == \$mn and .[12] == \$pc and .[17] == \$v" facts.json &&
+		"$F.tables.compare[0] | .[0] == \$v and .[7] == \"3\" and .[8] == \$mb and .[10] == \"3\" and .[11] == \$mn and .[13] == \$pc" facts.json &&
 	jq -e "$F.plots[0].markers == 6 and $F.plots[0].x_label == \"observation in run order\"" facts.json
 '
 
 browser_test 'seed 001: the thread sweep plot and its table, threads in numeric order' '
 	F=".\"$SWEEP_PAGE\"" &&
-	jq -e "[$F.tables.compare[] | select(.[1] == \"sysbench\") | .[2]] ==
+	jq -e "[$F.tables.compare[] | select(.[2] == \"sysbench\") | .[3]] ==
 		[\"cgroup=/;threads=1\", \"cgroup=/;threads=2\", \"cgroup=/;threads=4\",
 		 \"cgroup=/;threads=8\", \"cgroup=/;threads=16\", \"cgroup=/;threads=32\",
 		 \"cgroup=/;threads=64\", \"cgroup=/;threads=128\", \"cgroup=/;threads=256\"]" facts.json &&
-	jq -e "[$F.tables.compare[] | select(.[2] == \"cgroup=/;threads=1\")][0] | .[7] == \"841.90\" and .[10] == \"842.54\"" facts.json &&
-	jq -e "[$F.tables.compare[] | select(.[2] == \"cgroup=/;threads=256\")][0] | .[7] == \"2188.98\" and .[10] == \"2246.63\"" facts.json &&
+	jq -e "[$F.tables.compare[] | select(.[3] == \"cgroup=/;threads=1\")][0] | .[8] == \"841.90\" and .[11] == \"842.54\"" facts.json &&
+	jq -e "[$F.tables.compare[] | select(.[3] == \"cgroup=/;threads=256\")][0] | .[8] == \"2188.98\" and .[11] == \"2246.63\"" facts.json &&
 	jq -e "[$F.plots[] | select(.x_label == \"threads, log₂ scale\")] | length == 1" facts.json &&
 	jq -e "[$F.plots[] | select(.x_label == \"threads, log₂ scale\")][0] |
 		.x_ticks == 9 and .y_label == \"transactions (tps)\" and (.legend | length) == 2" facts.json &&
@@ -220,7 +242,7 @@ browser_test 'seed 001: the thread sweep plot and its table, threads in numeric 
 	MN=$(stored "round(mean_new::numeric, 2)" 2.6.26-rc volanomark clients 1000) &&
 	V=$(stored verdict 2.6.26-rc volanomark clients 1000) &&
 	jq -e --arg mb "$MB" --arg mn "$MN" --arg v "$V" \
-		"[$F.tables.compare[] | select(.[1] == \"volanomark\")][0] | .[7] == \$mb and .[10] == \$mn and .[17] == \$v" facts.json
+		"[$F.tables.compare[] | select(.[2] == \"volanomark\")][0] | .[0] == \$v and .[8] == \$mb and .[11] == \$mn" facts.json
 '
 
 browser_test 'run page: results, time series of shares, perf-sched-stats counters' '

@@ -152,7 +152,7 @@ test_expect_success 'a kernel that panics is caught from the console within 10 s
 	date +%s.%N >farm_done &&
 	wait $watcher &&
 	cat out err &&
-	grep_or_fail "outcome kernel-failed blame kernel health good" out &&
+	grep_or_fail "boot of debian on vm1 failed (kernel-failed); blamed on the kernel; host vm1 is now good" out &&
 	grep_or_fail "panic: " err &&
 	test -s panic_seen &&
 	awk -v a="$(cat panic_seen)" -v b="$(cat farm_done)" "BEGIN { d = b - a; print \"panic to verdict\", d, \"s\"; exit !(d <= 10) }" &&
@@ -183,7 +183,7 @@ test_expect_success 'a host without a known_hosts file fails in phase ssh at onc
 	cat out err &&
 	grep_or_fail "console: agent beacon ($REL)" err &&
 	grep_or_fail "has no known_hosts file" err &&
-	grep_or_fail "outcome infra-failed blame host" out &&
+	grep_or_fail "boot of debian on vm2 failed (infra-failed); blamed on the host; host vm2 is now " out &&
 	! grep -q "no SSH answer in time" err &&
 	! virsh -c qemu:///system list --name | grep -q "^$DOM-vm2"
 '
@@ -196,10 +196,10 @@ test_expect_success 'host check passes on the Debian kernel and makes it the kno
 
 test_expect_success 'the known-good kernel failing twice in a row makes the host bad' '
 	! schedfarm kernel boot debian --host vm1 --append "rdinit=/bin/false" >out1 2>err1 &&
-	grep_or_fail "blame host health good" out1 &&
+	grep_or_fail "blamed on the host; host vm1 is now good" out1 &&
 	test "$(sql "SELECT aborted_in_row FROM hosts WHERE name = \$\$vm1\$\$")" = 1 &&
 	! schedfarm kernel boot debian --host vm1 --append "rdinit=/bin/false" >out2 2>err2 &&
-	grep_or_fail "blame host health bad" out2 &&
+	grep_or_fail "blamed on the host; host vm1 is now bad" out2 &&
 	sql "SELECT old_health || \$\$>\$\$ || new_health || \$\$ \$\$ || reason FROM host_events ORDER BY id DESC LIMIT 1" >ev &&
 	grep_or_fail "good>bad" ev && grep_or_fail "known-good kernel; 2 aborted in a row" ev
 '

@@ -131,7 +131,7 @@ test_expect_success 'a BMC that does not answer is retried, then the host is bad
 	! schedfarm kernel boot debian --host bmc2 >out 2>err &&
 	cat out err &&
 	grep_or_fail "did not answer (3 tries)" err &&
-	grep_or_fail "outcome infra-failed blame host health bad" out &&
+	grep_or_fail "boot of debian on bmc2 failed (infra-failed); blamed on the host; host bmc2 is now bad" out &&
 	test "$(sql "SELECT health FROM hosts WHERE name = \$\$bmc2\$\$")" = bad &&
 	sql "SELECT old_health || \$\$>\$\$ || new_health || \$\$ \$\$ || reason FROM host_events
 	     WHERE host_id = (SELECT id FROM hosts WHERE name = \$\$bmc2\$\$)" >ev &&

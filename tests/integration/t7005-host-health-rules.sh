@@ -90,7 +90,7 @@ test_expect_success 'queue: a patched kernel that never answers is blamed; the h
 
 test_expect_success 'boot: the same kernel through kernel boot: blamed, the host stays good' '
 	! schedfarm kernel boot patched-silent --host vm >out 2>err &&
-	grep_or_fail "blame kernel health good" out &&
+	grep_or_fail "blamed on the kernel; host vm is now good" out &&
 	test "$(health)" = "good 0"
 '
 
@@ -118,9 +118,9 @@ test_expect_success 'boot: the known-good kernel failing twice in a row makes th
 	schedfarm host set vm --health good >out &&
 	test "$(health)" = "good 0" &&
 	! schedfarm kernel boot debian --host vm --append "rdinit=/bin/false" >out1 2>err1 &&
-	grep_or_fail "blame host health good" out1 &&
+	grep_or_fail "blamed on the host; host vm is now good" out1 &&
 	! schedfarm kernel boot debian --host vm --append "rdinit=/bin/false" >out2 2>err2 &&
-	grep_or_fail "blame host health bad" out2 &&
+	grep_or_fail "blamed on the host; host vm is now bad" out2 &&
 	test "$(health)" = "bad 2"
 '
 

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
+#include "strbuf.h"
+#include "strvec.h"
 
 static void test_table_sorted(void **state)
 {
@@ -25,10 +28,122 @@ static void test_table_sorted(void **state)
 	assert_null(command_find("no-such-verb"));
 }
 
+/* Every verb's usage has synopses that start with its own name, and
+ * continuation lines join the synopsis they continue. */
+static void test_synopses(void **state)
+{
+	static const char usage[] =
+		"usage: schedfarm kernel list [--json]\n"
+		"       schedfarm kernel build --base SRC [--ref REF]\n"
+		"                              [--patch FILE]... [-j N]\n"
+		"\n"
+		"  list    kernels\n"
+		"  --json  not a synopsis\n";
+	struct strvec syn = STRVEC_INIT;
+
+	(void)state;
+	cli_synopses(usage, &syn);
+	assert_int_equal(syn.nr, 2);
+	assert_string_equal(syn.v[0], "schedfarm kernel list [--json]");
+	assert_string_equal(syn.v[1], "schedfarm kernel build --base SRC "
+				      "[--ref REF] [--patch FILE]... [-j N]");
+	strvec_clear(&syn);
+	for (unsigned i = 0; i < commands_count; i++) {
+		struct strbuf want = STRBUF_INIT;
+
+		cli_synopses(commands[i].usage, &syn);
+		assert_true(syn.nr > 0);
+		strbuf_addf(&want, "schedfarm %s", commands[i].name);
+		for (size_t k = 0; k < syn.nr; k++)
+			assert_true(strncmp(syn.v[k], want.buf, want.len) == 0);
+		strvec_clear(&syn);
+		strbuf_release(&want);
+	}
+}
+
+/* --json is allowed exactly where the synopsis shows it. */
+static void test_json_documented(void **state)
+{
+	int subs = -1;
+
+	(void)state;
+	assert_true(cli_json_documented(command_find("kernel"), "show", &subs));
+	assert_int_equal(subs, 1);
+	assert_true(cli_json_documented(command_find("kernel"), "list", NULL));
+	assert_false(cli_json_documented(command_find("kernel"), "boot", NULL));
+	assert_false(cli_json_documented(command_find("kernel"), NULL, NULL));
+	assert_true(cli_json_documented(command_find("job"), "cancel", NULL));
+	assert_false(cli_json_documented(command_find("job"), "ingest", NULL));
+	assert_true(cli_json_documented(command_find("plan"), "check", NULL));
+	assert_true(cli_json_documented(command_find("report"), NULL, &subs));
+	assert_int_equal(subs, 0);
+	assert_true(cli_json_documented(command_find("compare"), "42", NULL));
+	assert_true(cli_json_documented(command_find("results"), "42", NULL));
+	assert_false(cli_json_documented(command_find("run"), NULL, NULL));
+	assert_false(cli_json_documented(command_find("import"), "x", NULL));
+	assert_false(cli_json_documented(command_find("db"), "stop", NULL));
+	assert_true(cli_json_documented(command_find("db"), "status", NULL));
+}
+
+/* The progress line never passes the width; the middle is cut first. */
+static void test_fit_line(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	cli_fit_line(&sb, "STP#1 run 1/2 ", "memchunk a=1 on local",
+		     " | 1s elapsed", 80);
+	assert_string_equal(sb.buf,
+			    "STP#1 run 1/2 memchunk a=1 on local | 1s elapsed");
+	strbuf_reset(&sb);
+	cli_fit_line(&sb, "HEAD ", "0123456789abcdef", " TAIL", 20);
+	assert_string_equal(sb.buf, "HEAD 0123456... TAIL");
+	assert_int_equal(sb.len, 20);
+	strbuf_reset(&sb);
+	cli_fit_line(&sb, "HEAD ", "middle", " TAIL", 9);
+	assert_string_equal(sb.buf, "HEAD  TAI");
+	strbuf_reset(&sb);
+	/* A UTF-8 character is one column and is never cut in half. */
+	cli_fit_line(&sb, "", "\xc2\xb1\xc2\xb1\xc2\xb1\xc2\xb1x", "", 4);
+	assert_string_equal(sb.buf, "\xc2\xb1...");
+	strbuf_release(&sb);
+}
+
+/* host show's text has every non-null member of its JSON. */
+static void test_json_as_text(void **state)
+{
+	static const char doc[] =
+		"{\"name\":\"box\",\"port\":22,\"key\":null,\"ok\":true,"
+		"\"tags\":[\"a\",\"b\"],\"cpus\":{\"online\":2},"
+		"\"events\":[{\"new\":\"good\"}]}";
+	struct json_value *v = NULL;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(json_parse(doc, strlen(doc), NULL, &v, &err), 0);
+	cli_json_as_text(v, 0, &out);
+	assert_string_equal(out.buf, "name   box\n"
+				     "port   22\n"
+				     "ok     yes\n"
+				     "tags   a, b\n"
+				     "cpus   \n"
+				     "  online 2\n"
+				     "events \n"
+				     "  [1]\n"
+				     "    new good\n");
+	json_free(v);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_sorted),
+		cmocka_unit_test(test_synopses),
+		cmocka_unit_test(test_json_documented),
+		cmocka_unit_test(test_fit_line),
+		cmocka_unit_test(test_json_as_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
