@@ -42,6 +42,8 @@
 struct db {
 	PGconn *conn;
 	char sqlstate[6];
+	int depth; /* db_begin() nesting: 0 outside a transaction */
+	int lost_txn; /* the connection dropped inside a transaction */
 };
 
 struct db_result {
@@ -657,13 +659,79 @@ const char *db_last_sqlstate(struct db *db)
 	return db->sqlstate;
 }
 
+int db_lost(struct db *db)
+{
+	return !db || PQstatus(db->conn) == CONNECTION_BAD;
+}
+
+int db_reconnect(struct db *db, struct strbuf *err)
+{
+	PGresult *r;
+
+	PQreset(db->conn);
+	db->depth = 0;
+	if (PQstatus(db->conn) != CONNECTION_OK) {
+		struct strbuf msg = STRBUF_INIT;
+
+		strbuf_addstr(&msg, PQerrorMessage(db->conn));
+		strbuf_rtrim(&msg);
+		strbuf_addf(err, "cannot reconnect to the database: %s",
+			    msg.buf);
+		strbuf_release(&msg);
+		return -1;
+	}
+	PQsetNoticeProcessor(db->conn, NULL, NULL);
+	r = PQexec(db->conn, "SET client_min_messages = warning");
+	PQclear(r);
+	return 0;
+}
+
+/*
+ * Before a statement: a connection that dropped since the last one is
+ * reset once, quietly, outside a transaction; inside one the transaction
+ * is gone with the connection, and the statement fails (the caller
+ * rolls back and may try the whole transaction again).
+ */
+static int ready_to_send(struct db *db, struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	if (PQstatus(db->conn) != CONNECTION_BAD && !db->lost_txn)
+		return 0;
+	if (db->depth > 0) {
+		strbuf_addstr(err, "the database connection was lost in the "
+				   "middle of a transaction");
+		return -1;
+	}
+	db->lost_txn = 0;
+	if (PQstatus(db->conn) != CONNECTION_BAD)
+		return 0;
+	if (db_reconnect(db, &e) < 0) {
+		strbuf_addbuf(err, &e);
+		strbuf_release(&e);
+		return -1;
+	}
+	strbuf_release(&e);
+	return 0;
+}
+
+/* After a failed statement: note a dropped connection. */
+static void note_failure(struct db *db)
+{
+	if (PQstatus(db->conn) == CONNECTION_BAD && db->depth > 0)
+		db->lost_txn = 1;
+}
+
 int db_exec(struct db *db, struct db_result **ret, struct strbuf *err,
 	    const char *sql, int nparams, const char *const *params)
 {
-	PGresult *res = PQexecParams(db->conn, sql, nparams, NULL, params, NULL,
-				     NULL, 0);
-	ExecStatusType st = PQresultStatus(res);
+	PGresult *res;
+	ExecStatusType st;
 
+	if (ready_to_send(db, err) < 0)
+		return -1;
+	res = PQexecParams(db->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	st = PQresultStatus(res);
 	set_sqlstate(db, res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		struct strbuf msg = STRBUF_INIT;
@@ -675,6 +743,7 @@ int db_exec(struct db *db, struct db_result **ret, struct strbuf *err,
 		strbuf_addstr(err, msg.buf);
 		strbuf_release(&msg);
 		PQclear(res);
+		note_failure(db);
 		return -1;
 	}
 	if (ret) {
@@ -690,9 +759,13 @@ int db_cmd(struct db *db, struct strbuf *err, const char *sql)
 {
 	/* The simple protocol: one string that may hold several statements
 	 * (migrations), and never any value from outside. */
-	PGresult *res = PQexec(db->conn, sql);
-	ExecStatusType st = PQresultStatus(res);
+	PGresult *res;
+	ExecStatusType st;
 
+	if (ready_to_send(db, err) < 0)
+		return -1;
+	res = PQexec(db->conn, sql);
+	st = PQresultStatus(res);
 	set_sqlstate(db, res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		strbuf_addstr(err, PQresultErrorMessage(res));
@@ -700,26 +773,80 @@ int db_cmd(struct db *db, struct strbuf *err, const char *sql)
 			strbuf_addstr(err, PQerrorMessage(db->conn));
 		strbuf_rtrim(err);
 		PQclear(res);
+		note_failure(db);
 		return -1;
 	}
 	PQclear(res);
 	return 0;
 }
 
+/*
+ * Transactions nest: the outermost db_begin() is BEGIN, an inner one a
+ * SAVEPOINT that its db_commit() releases and its db_rollback() rolls
+ * back to, so a function that wants its statements to be all-or-nothing
+ * can say so whether or not its caller already opened a transaction.
+ */
 int db_begin(struct db *db, struct strbuf *err)
 {
-	return db_cmd(db, err, "BEGIN");
+	char sql[32];
+	int r;
+
+	if (db->depth == 0)
+		r = db_cmd(db, err, "BEGIN");
+	else {
+		snprintf(sql, sizeof(sql), "SAVEPOINT sf%d", db->depth);
+		r = db_cmd(db, err, sql);
+	}
+	if (r == 0)
+		db->depth++;
+	return r;
 }
 
 int db_commit(struct db *db, struct strbuf *err)
 {
-	return db_cmd(db, err, "COMMIT");
+	char sql[32];
+	int r;
+
+	if (db->depth <= 1) {
+		r = db_cmd(db, err, "COMMIT");
+		db->depth = 0;
+		if (r < 0 && PQstatus(db->conn) == CONNECTION_BAD)
+			db->lost_txn = 0; /* nothing is left to roll back */
+		return r;
+	}
+	snprintf(sql, sizeof(sql), "RELEASE SAVEPOINT sf%d", db->depth - 1);
+	r = db_cmd(db, err, sql);
+	db->depth--;
+	return r;
 }
 
 void db_rollback(struct db *db)
 {
-	PGresult *res = PQexec(db->conn, "ROLLBACK");
+	char sql[96];
+	PGresult *res;
+
+	if (db->depth <= 1) {
+		db->depth = 0;
+		db->lost_txn = 0;
+		if (PQstatus(db->conn) == CONNECTION_BAD)
+			return;
+		res = PQexec(db->conn, "ROLLBACK");
+		PQclear(res);
+		return;
+	}
+	db->depth--;
+	if (db->lost_txn)
+		return;
+	snprintf(sql, sizeof(sql),
+		 "ROLLBACK TO SAVEPOINT sf%d; RELEASE SAVEPOINT sf%d", db->depth,
+		 db->depth);
+	res = PQexec(db->conn, sql);
 	PQclear(res);
+}
+
+int db_in_transaction(struct db *db)
+{
+	return db->depth > 0;
 }
 
 int db_nrows(const struct db_result *res)
@@ -834,13 +961,19 @@ int db_exec_args(struct db *db, struct db_result **ret, struct strbuf *err,
 
 int db_copy_begin(struct db *db, const char *sql, struct strbuf *err)
 {
-	PGresult *res = PQexec(db->conn, sql);
+	PGresult *res;
 
+	if (ready_to_send(db, err) < 0)
+		return -1;
+	res = PQexec(db->conn, sql);
 	set_sqlstate(db, res);
 	if (PQresultStatus(res) != PGRES_COPY_IN) {
 		strbuf_addstr(err, PQresultErrorMessage(res));
+		if (!err->len)
+			strbuf_addstr(err, PQerrorMessage(db->conn));
 		strbuf_rtrim(err);
 		PQclear(res);
+		note_failure(db);
 		return -1;
 	}
 	PQclear(res);
@@ -855,6 +988,7 @@ int db_copy_put(struct db *db, const char *data, size_t len, struct strbuf *err)
 		if (PQputCopyData(db->conn, data, chunk) != 1) {
 			strbuf_addstr(err, PQerrorMessage(db->conn));
 			strbuf_rtrim(err);
+			note_failure(db);
 			return -1;
 		}
 		data += chunk;
@@ -871,6 +1005,7 @@ int db_copy_end(struct db *db, struct strbuf *err)
 	if (PQputCopyEnd(db->conn, NULL) != 1) {
 		strbuf_addstr(err, PQerrorMessage(db->conn));
 		strbuf_rtrim(err);
+		note_failure(db);
 		return -1;
 	}
 	while ((res = PQgetResult(db->conn))) {
@@ -882,6 +1017,8 @@ int db_copy_end(struct db *db, struct strbuf *err)
 		}
 		PQclear(res);
 	}
+	if (r < 0)
+		note_failure(db);
 	return r;
 }
 

@@ -99,9 +99,30 @@ int db_exec(struct db *db, struct db_result **ret, struct strbuf *err,
 	    const char *sql, int nparams, const char *const *params);
 /* Statements with no parameters and no rows (BEGIN, COMMIT...). */
 int db_cmd(struct db *db, struct strbuf *err, const char *sql);
+/*
+ * Transactions nest: db_begin() inside a transaction makes a savepoint,
+ * which the matching db_commit() releases and db_rollback() rolls back
+ * to.  Only the outermost db_commit() commits.
+ */
 int db_begin(struct db *db, struct strbuf *err);
 int db_commit(struct db *db, struct strbuf *err);
 void db_rollback(struct db *db);
+/* 1 inside db_begin() .. db_commit()/db_rollback(). */
+int db_in_transaction(struct db *db);
+
+/*
+ * A connection that drops (the server restarted, failed over, the network
+ * went) is reset once, quietly, before the next statement outside a
+ * transaction; a statement inside a transaction fails, and so does the
+ * rest of it until the caller's db_rollback().  db_lost() is 1 while the
+ * connection is down (the last statement failed for want of a server, not
+ * because the server refused it): a caller that must get its statements
+ * through waits and tries again.  db_reconnect() tries once now (with a
+ * multi-host conninfo and target_session_attrs=read-write, libpq picks
+ * whichever server is the primary now).
+ */
+int db_lost(struct db *db);
+int db_reconnect(struct db *db, struct strbuf *err);
 
 int db_nrows(const struct db_result *res);
 int db_nfields(const struct db_result *res);
