@@ -14,6 +14,13 @@
  * only for expiring leases of controllers that died.  SIGTERM or SIGINT:
  * claim nothing more, tell running jobs to stop (they go back to the
  * queue), wait for them, exit 0.  (After OpenBSD ntpd/relayd.)
+ *
+ * It is a controller of the database's `controllers` (store/
+ * controllers.h) under its lease owner id, renewing its lease on every
+ * turn of its loop (its jobs renew it too), and it sweeps -- at start and
+ * then every SWEEP_EVERY_S -- what controllers whose lease expired left
+ * running: libvirt guests and IPMI machines left powered on, never a live
+ * controller's (lab/sweep.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +32,7 @@
 #include <unistd.h>
 
 #include "cmd/builtin.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "home.h"
 #include "job/jobexec.h"
@@ -33,6 +41,9 @@
 #include "store/queue.h"
 #include "run-command.h"
 #include "lab/runner.h"
+#include "lab/sweep.h"
+#include "store/controllers.h"
+#include "time-util.h"
 #include "banned.h"
 
 const char cmd_serve_usage[] =
@@ -58,6 +69,9 @@ const char cmd_serve_usage[] =
 	"SIGTERM or SIGINT stops claiming, sends running jobs back to the "
 	"queue\n"
 	"and exits when they have stopped.\n";
+
+/* How often the sweep runs once started (the first is at start). */
+#define SWEEP_EVERY_S 30
 
 static volatile sig_atomic_t stopping;
 static volatile sig_atomic_t child_exited;
@@ -170,6 +184,39 @@ static void job_exited(struct db *db, struct slot *slots, int nslots,
 	strbuf_release(&why);
 }
 
+/*
+ * Take down what dead controllers left (sweep.h), sparing this one's
+ * running jobs; what was taken down, or why it could not be, is logged.
+ */
+static void sweep(struct db *db, const char *owner, const struct slot *slots,
+		  int nslots)
+{
+	struct strbuf names = STRBUF_INIT, err = STRBUF_INIT;
+	_cleanup_free_ char *locks = NULL;
+	int64_t *live = xcalloc((size_t)nslots + 1, sizeof(*live));
+	size_t n_live = 0;
+	int n = 0;
+
+	for (int i = 0; i < nslots; i++)
+		if (slots[i].pid > 0)
+			live[n_live++] = slots[i].claim.job_id;
+	if (home_subdir(cli_home(), HOME_LOCKS, &locks, &err) < 0 ||
+	    sweep_all(db, owner, live, n_live, locks, &n, &names, &err) < 0)
+		log_warn("sweep: %s", err.buf);
+	if (n) {
+		strbuf_rtrim(&names);
+		for (char *l = names.buf, *nl; l && *l; l = nl) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl++ = '\0';
+			log_warn("sweep: took down %s", l);
+		}
+	}
+	free(live);
+	strbuf_release(&names);
+	strbuf_release(&err);
+}
+
 /* Reap finished job processes without waiting. */
 static void reap(struct db *db, struct slot *slots, int nslots, int *running,
 		 const char *owner)
@@ -197,6 +244,7 @@ int cmd_serve(int argc, char **argv)
 	char *owner, *agent;
 	int check_only = 0, max_jobs = 4, lease_s = QUEUE_LEASE_S, wake_s = 10;
 	int opt, running = 0, claimable = 1;
+	int64_t last_sweep;
 	const char *why;
 
 	while ((opt = getopt_long(argc, argv, "n", opts, NULL)) != -1) {
@@ -250,6 +298,10 @@ int cmd_serve(int argc, char **argv)
 
 	if (db_listen(db, "schedfarm_jobs", &err) < 0)
 		fatal("cannot LISTEN: %s", err.buf);
+	if (controllers_register(db, owner, "serve", lease_s, &err) < 0)
+		fatal("cannot register this controller: %s", err.buf);
+	sweep(db, owner, slots, max_jobs);
+	last_sweep = mono_ms();
 	log_info("serve ready: owner %s, up to %d jobs, agent %s", owner,
 		 max_jobs, agent);
 
@@ -258,6 +310,14 @@ int cmd_serve(int argc, char **argv)
 
 		child_exited = 0;
 		reap(db, slots, max_jobs, &running, owner);
+		strbuf_reset(&err);
+		if (controllers_renew(db, owner, lease_s, &err) < 0)
+			log_warn("cannot renew this controller's lease: %s",
+				 err.buf);
+		if (mono_ms() - last_sweep >= SWEEP_EVERY_S * 1000) {
+			sweep(db, owner, slots, max_jobs);
+			last_sweep = mono_ms();
+		}
 		strbuf_reset(&err);
 		if (queue_requeue_expired(db, &jobs_back, &hosts_back, &err) <
 		    0)
@@ -311,7 +371,12 @@ int cmd_serve(int argc, char **argv)
 			continue;
 		strbuf_reset(&payload);
 		strbuf_reset(&err);
-		if (db_wait_notify(db, wake_s * 1000, &payload, &err) < 0) {
+		/* Wake at least every third of the lease, to renew it. */
+		if (db_wait_notify(db,
+				   wake_s * 1000 < lease_s * 1000 / 3
+					   ? wake_s * 1000
+					   : lease_s * 1000 / 3,
+				   &payload, &err) < 0) {
 			log_warn("lost the database: %s", err.buf);
 			/* Reconnect; jobs run on their own connections. */
 			db_close(db);
@@ -347,6 +412,9 @@ int cmd_serve(int argc, char **argv)
 			break;
 		job_exited(db, slots, max_jobs, &running, owner, pid, status);
 	}
+	strbuf_reset(&err);
+	if (db && controllers_stop(db, owner, &err) < 0)
+		log_warn("cannot end this controller's lease: %s", err.buf);
 	log_info("serve stopped");
 	free(slots);
 	free(owner);

@@ -55,6 +55,12 @@ struct boot_request {
 	 * its lease heartbeat here.  May be NULL. */
 	int (*tick)(void *ctx);
 	void *ctx;
+	/* The controller this boot is for (controllers.h): the domain it
+	 * creates and the power operations it makes are recorded under it,
+	 * so that only its owner, or a sweep once its lease has expired,
+	 * takes them down.  Required when db is used. */
+	const char *controller_id;
+	int attempt; /* the job's attempt (job domains are named after it) */
 };
 
 struct boot_result {
@@ -74,6 +80,7 @@ struct boot_result {
 	int ssh_port;
 	char *console_path;
 	uint64_t console_start; /* where this boot's output starts in it */
+	char *controller_id; /* whose the domain and the power are */
 	struct strbuf console_events; /* the scanner's summary */
 	struct strbuf log; /* what happened, one line per step */
 };
@@ -109,12 +116,17 @@ int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
  * Always safe to call. */
 int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err);
 
+/* This farm's id (farm_identity): its libvirt domains are named
+ * farm-<id>-... (virt.h's VIRT_DOMAIN_PREFIX). */
+int boot_farm_id(struct db *db, struct strbuf *out, struct strbuf *err);
+
 /*
- * Destroy this farm's libvirt domains (farm-<farm id>-*) at uri: at a
- * controller's start none of them can be live, so all are orphans of a
- * controller that died.  Names appended to names (may be NULL).
+ * Power IPMI host host_id off (check, act, confirm) for controller_id,
+ * recorded as its power operation; lock_dir is the state folder's locks/.
+ * For the sweep of what dead controllers left on (lab/sweep.c).
  */
-int boot_destroy_orphans(struct db *db, const char *uri, int *ret_n,
-			 struct strbuf *names, struct strbuf *err);
+int boot_power_off_host(struct db *db, int64_t host_id,
+			const char *controller_id, const char *lock_dir,
+			struct strbuf *err);
 
 #endif
