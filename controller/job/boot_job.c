@@ -12,6 +12,7 @@
 #include "lab/build.h"
 #include "cleanup.h"
 #include "home.h"
+#include "plan/plan.h"
 #include "banned.h"
 
 /* A progress line for whoever shows the job (schedfarm run). */
@@ -154,6 +155,19 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 	req.host_id = jc->claim.host_id;
 	req.kernel_id = jc->kernel_id;
 	req.state_dir = jc->home;
+	/* The domain and the power are this controller's (a sweep leaves
+	 * them alone while it lives), the domain named after the attempt. */
+	req.controller_id = jc->owner;
+	req.attempt = jc->claim.attempt;
+	/* The boot phase's limit, nested in the job's budget (jobexec.c):
+	 * the boot gets what is left of it, its power phase the plan's
+	 * power limit. */
+	req.timeout_ms = budget_left(&jc->phase_budget);
+	if (req.timeout_ms > 24 * 3600 * 1000)
+		req.timeout_ms = 24 * 3600 * 1000;
+	if (req.timeout_ms < 1)
+		req.timeout_ms = 1;
+	req.power_ms = jc->plan->timeouts.power_ms;
 	req.on_event = state_event;
 	req.tick = state_tick;
 	req.ctx = st;

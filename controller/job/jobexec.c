@@ -21,6 +21,8 @@
 #include "store/ingest.h"
 #include "home.h"
 #include "job/jobexec.h"
+#include "job/jobguard.h"
+#include "store/controllers.h"
 #include "store/hosts.h"
 #include "parse.h"
 #include "plan/plan.h"
@@ -85,7 +87,13 @@ static void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	strbuf_addf(&line, "%s %s%s\n", ts, level ? "warning: " : "", sb.buf);
-	queue_log(jc->db, jc->claim.job_id, line.buf, &err);
+	/* Lines the database could not take (it was away) go with this one:
+	 * the log loses nothing to an outage shorter than its 1 MiB. */
+	strbuf_addbuf(&jc->pending_log, &line);
+	if (queue_log(jc->db, jc->claim.job_id, jc->pending_log.buf, &err) == 0)
+		strbuf_reset(&jc->pending_log);
+	else if (jc->pending_log.len > (1u << 20))
+		strbuf_reset(&jc->pending_log);
 	if (jc->hooks && jc->hooks->log)
 		jc->hooks->log(jc->hooks->ctx, level, sb.buf);
 	strbuf_release(&sb);
@@ -101,6 +109,8 @@ int job_beat(struct job_ctx *jc)
 	int r;
 
 	if (jc->lease_lost)
+		return -1;
+	if (job_limit_check(jc) < 0)
 		return -1;
 	if (job_stop_requested) {
 		jc->lease_lost = 1;
@@ -119,6 +129,9 @@ int job_beat(struct job_ctx *jc)
 	r = queue_heartbeat(jc->db, &jc->claim, jc->owner, jc->lease_s, &err);
 	if (r == 0) {
 		jc->last_beat_ms = now;
+		/* The controller lives as long as one of its jobs does, even
+		 * when its serve died: nobody sweeps this job's guest. */
+		controllers_renew(jc->db, jc->owner, jc->lease_s, &err);
 	} else if (r == -2) {
 		jc->lease_lost = 1;
 		jlog(jc, 1,
@@ -230,6 +243,18 @@ static int phase_skip(struct job_ctx *jc, const char *phase, const char *why)
 }
 
 /*
+ * A phase that failed because its limit (or the job's budget) ran out
+ * says so, whatever the hook saw ("the boot was stopped").
+ */
+static void limit_fired(struct job_ctx *jc, int r, struct strbuf *err)
+{
+	if (r < 0 && jc->timed_out) {
+		strbuf_reset(err);
+		strbuf_addbuf(err, &jc->timeout_msg);
+	}
+}
+
+/*
  * Build the job's kernel, for kinds that boot one.  0 ok, -1 failed
  * (err says why).
  */
@@ -255,6 +280,8 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 		    0 ||
 	    queue_phase_begin(jc->db, &jc->claim, "build", &pid, err) < 0)
 		return -1;
+	job_phase_limit(jc, "build", "timeouts.build",
+			jc->plan->timeouts.build_ms, 1);
 	if (!ops || !ops->build) {
 		strbuf_addf(err,
 			    "building kernels for %s hosts is not "
@@ -264,6 +291,7 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 	} else {
 		r = ops->build(jc, &log, err);
 	}
+	limit_fired(jc, r, err);
 	if (r < 0)
 		strbuf_addf(&log, "%s\n", err->buf);
 	queue_phase_end(jc->db, pid, r < 0 ? "failed" : "ok", log.buf, &e);
@@ -290,6 +318,12 @@ static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 		    0 ||
 	    queue_phase_begin(jc->db, &jc->claim, "boot", &pid, err) < 0)
 		return -1;
+	/* Power on, the kernel, the agent and SSH: the boot's own limit,
+	 * plus one power operation. */
+	job_phase_limit(jc, "boot", "timeouts.boot + timeouts.power",
+			jc->plan->timeouts.boot_ms +
+				jc->plan->timeouts.power_ms,
+			1);
 	if (!ops || !ops->boot) {
 		strbuf_addf(err,
 			    "booting %s hosts is not available in this "
@@ -301,6 +335,7 @@ static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 		if (r == 0)
 			jc->booted = 1;
 	}
+	limit_fired(jc, r, err);
 	if (r < 0)
 		strbuf_addf(&log, "%s\n", err->buf);
 	queue_phase_end(jc->db, pid, r < 0 ? "failed" : "ok", log.buf, &e);
@@ -323,6 +358,9 @@ static int phase_power_off(struct job_ctx *jc)
 	if (!jc->booted || !ops || !ops->power_off)
 		return 0;
 	jc->booted = 0;
+	/* Power-off always runs, with a budget of its own. */
+	job_phase_limit(jc, "power-off", "timeouts.power",
+			jc->plan->timeouts.power_ms, 0);
 	r = ops->power_off(jc, &log, &err);
 	if (log.len) {
 		strbuf_rtrim(&log);
@@ -390,6 +428,35 @@ static void run_failed(struct run_rec *rr, const char *phase, const char *error)
 		return;
 	rr->error = xstrdup(error);
 	rr->phase = phase;
+}
+
+/* A run the job did not get to: it ran out of time, or lost its host. */
+static void not_run(struct job_ctx *jc, struct run_rec *rr)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (jc->timed_out)
+		strbuf_addf(&why, "not run: %s", jc->timeout_msg.buf);
+	else
+		strbuf_addf(&why,
+			    "not run: the connection to %s was lost in an "
+			    "earlier run",
+			    jc->host_name);
+	run_failed(rr, "run", why.buf);
+	strbuf_release(&why);
+}
+
+/* The run phase's limit: a run's limit for each run of the round. */
+static void run_phase_limit(struct job_ctx *jc)
+{
+	struct strbuf what = STRBUF_INIT;
+
+	strbuf_addf(&what, "%zu runs of timeouts.run + 1m", jc->plan->nr_runs);
+	job_phase_limit(jc, "run", what.buf,
+			(int64_t)jc->plan->nr_runs *
+				(jc->plan->timeouts.run_ms + 60000),
+			1);
+	strbuf_release(&what);
 }
 
 struct line_ctx {
@@ -486,21 +553,29 @@ static void mark_run_state(struct job_ctx *jc, const struct run_rec *rr,
 static void run_one(struct job_ctx *jc, struct runner *runner,
 		    struct run_rec *rr)
 {
-	struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT,
+		      name = STRBUF_INIT;
 	struct line_ctx lc = { jc, rr };
 	struct runner_callbacks cb = { on_line, on_tick, on_note, &lc };
+	struct budget rb;
 	enum runner_end end;
-	int status, timeout_ms;
+	int status;
 
 	build_spec(jc, runner, rr, &spec);
 	mark_run_state(jc, rr, runner_results_file(runner, rr->id));
-	timeout_ms = (int)(jc->plan->timeouts.run_ms > 3600000 * 24
-				   ? 3600000 * 24
-				   : jc->plan->timeouts.run_ms) +
-		     60000;
-	if (runner_run(runner, rr->id, spec.buf, timeout_ms, &cb, &end, &status,
+	/* The agent's own deadline is timeouts.run; the controller gives it
+	 * a minute more to say so before stopping it. */
+	strbuf_addf(&name, "run %lld's limit (timeouts.run ", (long long)rr->id);
+	format_duration_ms(&name, jc->plan->timeouts.run_ms);
+	strbuf_addstr(&name, " + 1m)");
+	job_command_limit(jc, &rb, &name, jc->plan->timeouts.run_ms + 60000);
+	if (runner_run(runner, rr->id, spec.buf, &rb, &cb, &end, &status,
 		       &err) < 0) {
+		/* The host could not be reached again: so are the job's
+		 * other runs, which are not tried. */
 		run_failed(rr, "run", err.buf);
+		if (starts_with(err.buf, "connection lost"))
+			jc->connection_lost = 1;
 		goto out;
 	}
 	switch (end) {
@@ -516,31 +591,37 @@ static void run_one(struct job_ctx *jc, struct runner *runner,
 	case RUNNER_STOPPED:
 		if (!rr->error)
 			run_failed(rr, "run",
-				   jc->lease_lost ? "stopped: the job's lease "
-						    "was lost"
-						  : "stopped");
+				   jc->timed_out  ? jc->timeout_msg.buf
+				   : jc->lease_lost ? "stopped: the job's lease "
+						      "was lost"
+						    : "stopped");
 		break;
 	case RUNNER_TIMEOUT:
-		strbuf_addf(&err,
-			    "the run took longer than %d s and was "
-			    "stopped",
-			    timeout_ms / 1000);
+		budget_describe(&rb, &err);
+		strbuf_addstr(&err, "; the agent was stopped");
 		run_failed(rr, "run", err.buf);
 		break;
 	}
 out:
 	strbuf_release(&spec);
 	strbuf_release(&err);
+	strbuf_release(&name);
 }
 
-/* Fetch results files where the stream was cut; remove run files. */
-static void collect_one(struct runner *runner, struct run_rec *rr,
-			struct strbuf *log)
+/*
+ * Fetch the results file of a run whose stream was cut, within the collect
+ * phase's limit.  The run files stay on the host until the run is stored
+ * (forget_runs()).
+ */
+static void collect_one(struct job_ctx *jc, struct runner *runner,
+			struct run_rec *rr, struct strbuf *log)
 {
 	struct strbuf err = STRBUF_INIT, file = STRBUF_INIT;
 	struct ingest_summary sum;
 
-	if (rr->need_fetch && !rr->error) {
+	if (rr->need_fetch && !rr->error && job_limit_check(jc) < 0) {
+		run_failed(rr, "collect", jc->timeout_msg.buf);
+	} else if (rr->need_fetch && !rr->error) {
 		if (runner_fetch(runner, rr->id, RUN_LINES_CAP, &file, &err) <
 		    0) {
 			run_failed(rr, "collect", err.buf);
@@ -566,32 +647,48 @@ static void collect_one(struct runner *runner, struct run_rec *rr,
 	if (rr->error)
 		strbuf_addf(log, "run %lld: failed: %s\n", (long long)rr->id,
 			    rr->error);
-	runner_forget(runner, rr->id);
 	strbuf_release(&err);
 	strbuf_release(&file);
 }
 
-static void ingest_one(struct job_ctx *jc, struct run_rec *rr,
-		       struct strbuf *log)
+/* Remove the run files of runs from..to-1 on the host. */
+static void forget_runs(struct runner *runner, struct run_rec *rr, size_t from,
+			size_t to)
+{
+	for (size_t i = from; runner && i < to; i++)
+		runner_forget(runner, rr[i].id);
+}
+
+/*
+ * Store one run inside the job's final transaction (store_job()): its
+ * lines (a run ingested already is left alone), or its failure.  A run
+ * the database refuses fails, with the refusal as its error, and the
+ * others go on.  0, or 1 when the database went away (nothing is
+ * recorded against the run: the whole transaction is tried again).
+ */
+static int ingest_one(struct job_ctx *jc, struct run_rec *rr,
+		      struct strbuf *log)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct ingest_summary sum;
 	int r;
 
+	memset(&sum, 0, sizeof(sum));
 	if (rr->error) {
-		if (ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
-				       rr->lines.len, &err) < 0)
-			jlog(jc, 1, "run %lld: %s", (long long)rr->id, err.buf);
+		r = ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
+				       rr->lines.len, &err);
 		strbuf_release(&err);
-		return;
+		return r < 0 ? 1 : 0;
 	}
 	r = ingest_run(jc->db, &rr->ex, rr->lines.buf, rr->lines.len, &sum,
 		       &err);
-	if (r < 0) {
+	if (r < 0 && db_lost(jc->db)) {
+		r = 1;
+	} else if (r < 0) {
 		run_failed(rr, "ingest", err.buf);
 		strbuf_reset(&err);
-		ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
-				   rr->lines.len, &err);
+		r = ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
+				       rr->lines.len, &err) < 0;
 		strbuf_addf(log, "run %lld: failed: %s\n", (long long)rr->id,
 			    rr->error);
 	} else {
@@ -601,9 +698,11 @@ static void ingest_one(struct job_ctx *jc, struct run_rec *rr,
 			    (long long)rr->id,
 			    r == 1 ? "already ingested:" : "stored",
 			    sum.results, sum.samples, sum.counters);
+		r = 0;
 	}
 	ingest_summary_release(&sum);
 	strbuf_release(&err);
+	return r;
 }
 
 static void progress(struct job_ctx *jc, const struct run_rec *rr, size_t i,
@@ -649,16 +748,31 @@ static int set_phase_state(struct job_ctx *jc, const char *state)
  * job cancelled by now queues nothing.  What happened goes to the job's
  * log; a failure here is a warning, never the job's (its runs are stored).
  */
-static void adaptive_step(struct job_ctx *jc)
+static int adaptive_step(struct job_ctx *jc)
 {
 	struct adaptive_outcome o;
 	struct strbuf err = STRBUF_INIT;
+	int r;
 
 	if (!adaptive_job_is_adaptive(jc->plan, jc->patch_id) ||
 	    job_beat(jc) < 0)
-		return;
+		return 0;
 	adaptive_outcome_init(&o);
-	if (adaptive_job_done(jc->db, jc->claim.job_id, &o, &err) < 0)
+	/* A savepoint: what the step could not do is undone alone, and
+	 * the job's results stay. */
+	r = db_begin(jc->db, &err);
+	if (r == 0 && adaptive_job_done(jc->db, jc->claim.job_id, &o, &err) < 0)
+		r = -1;
+	if (r == 0)
+		r = db_commit(jc->db, &err);
+	else
+		db_rollback(jc->db);
+	if (r < 0 && db_lost(jc->db)) {
+		adaptive_outcome_release(&o);
+		strbuf_release(&err);
+		return 1;
+	}
+	if (r < 0)
 		jlog(jc, 1, "until decided: %s", err.buf);
 	if (o.warn.len) {
 		strbuf_rtrim(&o.warn);
@@ -673,6 +787,101 @@ static void adaptive_step(struct job_ctx *jc)
 	}
 	adaptive_outcome_release(&o);
 	strbuf_release(&err);
+	return 0;
+}
+
+/* What the job's final transaction stores, and what it found. */
+struct store_args {
+	struct run_rec *rr;
+	size_t n;
+	int64_t phase_id; /* the ingest phase's row */
+	struct strbuf log; /* the ingest phase's log */
+	const char *fail_phase; /* out: NULL when every run was stored */
+	char *fail_msg;
+};
+
+/*
+ * The end of a job that got as far as ingest, as one transaction: the
+ * job's lease checked and held, every run stored or marked failed, the
+ * next step of an adaptive sequence, the ingest phase closed, and the job
+ * ended (done, or failed naming its first failed run).  A controller
+ * killed anywhere before the commit leaves nothing of it: the job's lease
+ * expires and it runs again, so no run is stored twice or half.  For
+ * job_db_retry(): 0 stored, -1 failed for good, 1 the database went away.
+ */
+static int store_job(struct job_ctx *jc, void *arg, struct strbuf *err)
+{
+	struct store_args *sa = arg;
+	struct db *db = jc->db;
+	size_t nfailed = 0;
+	int r;
+
+	strbuf_reset(&sa->log);
+	free(sa->fail_msg);
+	sa->fail_msg = NULL;
+	sa->fail_phase = NULL;
+	if (db_begin(db, err) < 0)
+		return db_lost(db) ? 1 : -1;
+	r = queue_hold_lease(db, &jc->claim, jc->owner, err);
+	if (r == 1) {
+		/* A commit whose answer was lost did go through. */
+		db_rollback(db);
+		return 0;
+	}
+	if (r == -2)
+		jc->lease_lost = 1;
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < sa->n; i++)
+		if (ingest_one(jc, &sa->rr[i], &sa->log))
+			goto fail;
+	for (size_t i = 0; i < sa->n; i++) {
+		if (!sa->rr[i].error)
+			continue;
+		if (!nfailed++) {
+			sa->fail_phase = sa->rr[i].phase;
+			sa->fail_msg = xstrfmt("run %lld (%s): %s",
+					       (long long)sa->rr[i].id,
+					       sa->rr[i].phase, sa->rr[i].error);
+		}
+	}
+	if (nfailed) {
+		char *first = sa->fail_msg;
+
+		sa->fail_msg = xstrfmt("%zu of %zu runs failed; first: %s",
+				       nfailed, sa->n, first);
+		free(first);
+	} else if (adaptive_step(jc)) {
+		goto fail;
+	}
+	if (queue_phase_end(db, sa->phase_id,
+			    nfailed && nfailed == sa->n ? "failed" : "ok",
+			    sa->log.buf, err) < 0 ||
+	    queue_finish(db, &jc->claim, jc->owner, nfailed ? "failed" : "done",
+			 sa->fail_phase, sa->fail_msg, err) < 0)
+		goto fail;
+	if (db_commit(db, err) < 0)
+		return db_lost(db) ? 1 : -1;
+	return 0;
+fail:
+	r = db_lost(db) ? 1 : -1;
+	db_rollback(db);
+	return r;
+}
+
+/* The end of a job that stored nothing, for job_db_retry(). */
+struct finish_args {
+	const char *state, *phase, *msg;
+};
+
+static int finish_job(struct job_ctx *jc, void *arg, struct strbuf *err)
+{
+	const struct finish_args *fa = arg;
+
+	if (queue_finish(jc->db, &jc->claim, jc->owner, fa->state, fa->phase,
+			 fa->msg, err) == 0)
+		return 0;
+	return db_lost(jc->db) ? 1 : -1;
 }
 
 int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
@@ -693,14 +902,16 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	char *fail_msg = NULL;
 	size_t n = 0, nfailed = 0;
 	int64_t pid = 0, t0;
-	int ret = 1, r, host_unreachable = 0;
+	int ret = 1, r, host_unreachable = 0, stored = 0;
 
+	job_guard_init(&jc);
 	jc.last_beat_ms = mono_ms();
 	if (load_job(&jc, &e) < 0) {
 		fail_phase = "infra";
 		fail_msg = strbuf_detach(&e, NULL);
 		goto finish;
 	}
+	job_budget_begin(&jc);
 	jlog(&jc, 0,
 	     "job %lld attempt %d on %s (%s), kernel %s, plan %s: "
 	     "%zu runs x %d boots",
@@ -747,6 +958,14 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 
 	t0 = mono_ms();
 	for (int b = 0; b < jc.boots && !jc.lease_lost; b++) {
+		if (jc.timed_out || jc.connection_lost) {
+			/* Out of time, or the host is gone: the rounds left
+			 * are not tried. */
+			for (size_t k = 0; k < jc.plan->nr_runs; k++)
+				not_run(&jc, &rr[(size_t)b * jc.plan->nr_runs +
+						  k]);
+			continue;
+		}
 		/* boot */
 		if (phase_boot(&jc, b, &e) < 0) {
 			fail_phase = "boot";
@@ -770,6 +989,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			strbuf_reset(&e);
 			if (!jc.agent_path)
 				jc.agent_path = runner_default_agent_path();
+			jc.target.stall_ms = (int)jc.plan->timeouts.stall_ms;
 			runner_close(runner);
 			runner = NULL;
 			if (runner_open(&jc.target, jc.agent_path, &runner,
@@ -791,9 +1011,15 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			}
 			strbuf_release(&olog);
 		}
+		run_phase_limit(&jc);
 		for (size_t k = 0; k < jc.plan->nr_runs; k++) {
 			size_t i = (size_t)b * jc.plan->nr_runs + k;
 
+			if (jc.timed_out || jc.connection_lost) {
+				not_run(&jc, &rr[i]);
+				nfailed++;
+				continue;
+			}
 			if (job_beat(&jc) < 0)
 				break;
 			progress(&jc, &rr[i], i, n, t0, NULL);
@@ -836,13 +1062,20 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			    queue_phase_begin(db, &jc.claim, "collect", &pid,
 					      &e) < 0)
 				goto finish;
+			job_phase_limit(&jc, "collect", "timeouts.collect",
+					jc.plan->timeouts.collect_ms, 1);
 			for (size_t i = from; i < to; i++)
-				collect_one(runner, &rr[i], &log);
+				collect_one(&jc, runner, &rr[i], &log);
 			queue_phase_end(db, pid, "ok", log.buf, &e);
 			strbuf_reset(&log);
 			strbuf_reset(&e);
 		}
-		if (b == jc.boots - 1 || kind_boots(jc.host_kind)) {
+		/* A booted host keeps nothing past its power-off: its run
+		 * files go now, its lines are in memory.  The others keep
+		 * theirs until the runs are stored. */
+		if (kind_boots(jc.host_kind)) {
+			forget_runs(runner, rr, (size_t)b * jc.plan->nr_runs,
+				    (size_t)(b + 1) * jc.plan->nr_runs);
 			runner_close(runner);
 			runner = NULL;
 		}
@@ -855,38 +1088,37 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	}
 	if (jc.lease_lost)
 		goto finish;
+	/* Runs cut short by the end of the job were not collected. */
+	for (size_t i = 0; i < n; i++)
+		if (rr[i].need_fetch && !rr[i].error &&
+		    (jc.timed_out || jc.connection_lost))
+			not_run(&jc, &rr[i]);
 
-	/* ingest */
+	/* ingest: with a limit of its own, so that what ran is stored even
+	 * when the job ran out of time, and one transaction (store_job()). */
 	if (set_phase_state(&jc, "ingesting") < 0 ||
 	    queue_phase_begin(db, &jc.claim, "ingest", &pid, &e) < 0)
 		goto finish;
-	nfailed = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i % 16 == 0)
-			job_beat(&jc);
-		ingest_one(&jc, &rr[i], &log);
-		if (rr[i].error)
-			nfailed++;
-	}
-	queue_phase_end(db, pid, nfailed && nfailed == n ? "failed" : "ok",
-			log.buf, &e);
-	if (nfailed) {
-		struct strbuf m = STRBUF_INIT;
+	job_phase_limit(&jc, "ingest", NULL, 10 * 60 * 1000, 0);
+	{
+		struct store_args sa = { rr, n, pid, STRBUF_INIT, NULL, NULL };
 
-		for (size_t i = 0; i < n; i++) {
-			if (rr[i].error) {
-				strbuf_addf(&m,
-					    "%zu of %zu runs failed; first: "
-					    "run %lld (%s): %s",
-					    nfailed, n, (long long)rr[i].id,
-					    rr[i].phase, rr[i].error);
-				fail_phase = rr[i].phase;
-				break;
+		if (job_db_retry(&jc, "storing the runs", store_job, &sa, &e) ==
+		    0) {
+			stored = 1;
+			fail_phase = sa.fail_phase;
+			fail_msg = sa.fail_msg;
+			ret = fail_msg ? 1 : 0;
+			/* Stored: the host may let go of the run files. */
+			forget_runs(runner, rr, 0, n);
+		} else {
+			free(sa.fail_msg);
+			if (!jc.lease_lost) {
+				fail_phase = "ingest";
+				fail_msg = strbuf_detach(&e, NULL);
 			}
 		}
-		fail_msg = strbuf_detach(&m, NULL);
-	} else {
-		ret = 0;
+		strbuf_release(&sa.log);
 	}
 
 finish:
@@ -917,10 +1149,9 @@ finish:
 	else
 		jlog(&jc, 0, "job %lld done: %zu runs", (long long)c->job_id,
 		     n);
-	/* ret is 0 only when every run was ingested. */
-	if (ret == 0 && !fail_msg)
-		adaptive_step(&jc);
 	strbuf_reset(&e);
+	if (jc.connection_lost)
+		host_unreachable = 1;
 	if (!jc.interrupted && (host_unreachable || !fail_msg)) {
 		struct host_observation o = { 0 };
 		struct host_verdict v;
@@ -933,7 +1164,8 @@ finish:
 		o.kernel_id = kind_boots(jc.host_kind) ? jc.kernel_id : 0;
 		o.outcome = host_unreachable ? HOST_FAILED : HOST_WORKED;
 		o.what = what.buf;
-		o.failure = "unreachable";
+		o.failure = jc.connection_lost ? "connection lost"
+					       : "unreachable";
 		o.reason = host_unreachable ? fail_msg : NULL;
 		if (hosts_observe(db, &o, &v, &e) < 0)
 			jlog(&jc, 1, "cannot record the host's health: %s",
@@ -949,11 +1181,21 @@ finish:
 		strbuf_release(&what);
 		strbuf_reset(&e);
 	}
-	r = queue_finish(db, &jc.claim, owner,
-			 jc.interrupted ? "queued"
-			 : fail_msg	? "failed"
-					: "done",
-			 fail_msg ? fail_phase : NULL, fail_msg, &e);
+	/* Stored, the job ended in the same transaction.  Otherwise its end
+	 * is recorded now, waiting for a database that went away. */
+	if (stored) {
+		r = 0;
+	} else {
+		struct finish_args fa = { jc.interrupted ? "queued"
+					  : fail_msg	 ? "failed"
+							 : "done",
+					  fail_msg ? fail_phase : NULL,
+					  fail_msg };
+
+		job_phase_limit(&jc, "end", NULL, 2 * 60 * 1000, 0);
+		r = job_db_retry(&jc, "recording the end of the job",
+				 finish_job, &fa, &e);
+	}
 	if (r < 0) {
 		strbuf_addf(err, "cannot record the end of job %lld: %s",
 			    (long long)c->job_id, e.buf);
@@ -980,5 +1222,6 @@ finish:
 	strbuf_release(&log);
 	strbuf_release(&rlog);
 	job_ctx_release(&jc);
+	job_guard_release(&jc);
 	return ret;
 }

@@ -421,6 +421,40 @@ int queue_heartbeat(struct db *db, const struct queue_claim *c,
 	return 0;
 }
 
+int queue_hold_lease(struct db *db, const struct queue_claim *c,
+		     const char *owner, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, c->job_id);
+	db_args_str(&a, owner);
+	db_args_i64(&a, c->attempt);
+	r = db_exec_args(db, &res, err,
+			 "SELECT coalesce(lease_owner = $2 AND state NOT IN "
+			 "('queued', 'done', 'failed', 'cancelled'), false), "
+			 "coalesce(finished_by = $2 AND attempts = $3 AND state "
+			 "IN ('done', 'failed'), false) FROM jobs WHERE id = $1 "
+			 "FOR UPDATE",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "job %lld is gone", (long long)c->job_id);
+		return -1;
+	}
+	if (!strcmp(db_get(res, 0, 0), "t"))
+		return 0;
+	if (!strcmp(db_get(res, 0, 1), "t"))
+		return 1;
+	strbuf_addf(err,
+		    "the job's lease was lost (cancelled, or expired and "
+		    "taken by another controller)");
+	return -2;
+}
+
 int queue_set_state(struct db *db, const struct queue_claim *c,
 		    const char *owner, const char *state, struct strbuf *err)
 {
@@ -550,7 +584,9 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 	if (db_exec_args(db, NULL, err,
 			 "UPDATE jobs SET state = $3, error_phase = $4, "
 			 "error = $5, lease_owner = NULL, lease_expires = "
-			 "NULL, finished_at = CASE WHEN $3 = 'queued' THEN "
+			 "NULL, finished_by = CASE WHEN $3 = 'queued' THEN "
+			 "NULL ELSE $2 END, "
+			 "finished_at = CASE WHEN $3 = 'queued' THEN "
 			 "NULL ELSE now() END, attempts = CASE WHEN $3 = "
 			 "'queued' THEN greatest(attempts - 1, 0) ELSE "
 			 "attempts END WHERE id = $1 AND "
