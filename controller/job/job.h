@@ -113,6 +113,10 @@ struct job_kind_ops {
 		    struct strbuf *err);
 	int (*power_off)(struct job_ctx *jc, struct strbuf *log,
 			 struct strbuf *err);
+	/* After boot failed: 1 when the host was to blame and is now
+	 * quarantined (the job goes to another host), 0 when not. */
+	int (*boot_failed)(struct job_ctx *jc, struct strbuf *log,
+			   struct strbuf *err);
 };
 
 #endif

@@ -38,10 +38,12 @@ volatile sig_atomic_t job_stop_requested;
  * fills .build/.boot for libvirt and ipmi (see job.h).
  */
 static const struct job_kind_ops job_kinds[] = {
-	{ "local", NULL, NULL, NULL },
-	{ "ssh", NULL, NULL, NULL },
-	{ "libvirt", boot_job_build, boot_job_boot, boot_job_power_off },
-	{ "ipmi", boot_job_build, boot_job_boot, boot_job_power_off },
+	{ "local", NULL, NULL, NULL, NULL },
+	{ "ssh", NULL, NULL, NULL, NULL },
+	{ "libvirt", boot_job_build, boot_job_boot, boot_job_power_off,
+	  boot_job_boot_failed },
+	{ "ipmi", boot_job_build, boot_job_boot, boot_job_power_off,
+	  boot_job_boot_failed },
 };
 
 /* Kinds that must boot the job's kernel before running anything. */
@@ -342,6 +344,31 @@ static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 	strbuf_release(&log);
 	strbuf_release(&e);
 	return r;
+}
+
+/*
+ * After a failed boot: the kind's check of whose fault it was (a boot of
+ * the host's known-good kernel), logged to the job.  1 when the host is
+ * quarantined and the job must go to another host.
+ */
+static int boot_failed_host_fault(struct job_ctx *jc)
+{
+	const struct job_kind_ops *ops = kind_ops(jc->host_kind);
+	struct strbuf log = STRBUF_INIT, err = STRBUF_INIT;
+	int r;
+
+	if (!ops || !ops->boot_failed)
+		return 0;
+	r = ops->boot_failed(jc, &log, &err);
+	if (log.len) {
+		strbuf_rtrim(&log);
+		jlog(jc, r > 0 ? 1 : 0, "%s", log.buf);
+	}
+	if (r < 0)
+		jlog(jc, 1, "judging the failed boot: %s", err.buf);
+	strbuf_release(&log);
+	strbuf_release(&err);
+	return r > 0;
 }
 
 /*
@@ -728,6 +755,11 @@ static void progress(struct job_ctx *jc, const struct run_rec *rr, size_t i,
 	jc->hooks->progress(jc->hooks->ctx, &p);
 }
 
+/*
+ * The job's state and phase rows are its story, not its results: with the
+ * database away for a moment they are skipped (a warning waits for the
+ * log), and the job goes on; only a lost lease stops it.
+ */
 static int set_phase_state(struct job_ctx *jc, const char *state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -739,6 +771,29 @@ static int set_phase_state(struct job_ctx *jc, const char *state)
 		jlog(jc, 1, "cannot set state %s: %s", state, err.buf);
 	strbuf_release(&err);
 	return jc->lease_lost ? -1 : 0;
+}
+
+/* A phase row (queue_phase_begin()); *ret_id 0 when the database was
+ * away.  -1 only when it refused. */
+static int phase_row(struct job_ctx *jc, const char *phase, int64_t *ret_id,
+		     struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	*ret_id = 0;
+	if (queue_phase_begin(jc->db, &jc->claim, phase, ret_id, &e) == 0) {
+		strbuf_release(&e);
+		return 0;
+	}
+	if (db_lost(jc->db)) {
+		jlog(jc, 1, "phase %s not recorded, the database is away: %s",
+		     phase, e.buf);
+		strbuf_release(&e);
+		return 0;
+	}
+	strbuf_addbuf(err, &e);
+	strbuf_release(&e);
+	return -1;
 }
 
 /*
@@ -814,6 +869,7 @@ static int store_job(struct job_ctx *jc, void *arg, struct strbuf *err)
 	struct store_args *sa = arg;
 	struct db *db = jc->db;
 	size_t nfailed = 0;
+	int64_t phase_id;
 	int r;
 
 	strbuf_reset(&sa->log);
@@ -854,7 +910,13 @@ static int store_job(struct job_ctx *jc, void *arg, struct strbuf *err)
 	} else if (adaptive_step(jc)) {
 		goto fail;
 	}
-	if (queue_phase_end(db, sa->phase_id,
+	/* The ingest phase's row, made now if the database was away when
+	 * the phase began. */
+	phase_id = sa->phase_id;
+	if (!phase_id &&
+	    queue_phase_begin(db, &jc->claim, "ingest", &phase_id, err) < 0)
+		goto fail;
+	if (queue_phase_end(db, phase_id,
 			    nfailed && nfailed == sa->n ? "failed" : "ok",
 			    sa->log.buf, err) < 0 ||
 	    queue_finish(db, &jc->claim, jc->owner, nfailed ? "failed" : "done",
@@ -877,9 +939,17 @@ struct finish_args {
 static int finish_job(struct job_ctx *jc, void *arg, struct strbuf *err)
 {
 	const struct finish_args *fa = arg;
+	int r;
 
-	if (queue_finish(jc->db, &jc->claim, jc->owner, fa->state, fa->phase,
-			 fa->msg, err) == 0)
+	/* A host quarantined by its boot check: the job goes back to the
+	 * queue for another matching host. */
+	if (!strcmp(fa->state, "elsewhere"))
+		r = queue_requeue_elsewhere(jc->db, &jc->claim, jc->owner,
+					    fa->phase, fa->msg, err);
+	else
+		r = queue_finish(jc->db, &jc->claim, jc->owner, fa->state,
+				 fa->phase, fa->msg, err);
+	if (r == 0)
 		return 0;
 	return db_lost(jc->db) ? 1 : -1;
 }
@@ -902,7 +972,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	char *fail_msg = NULL;
 	size_t n = 0, nfailed = 0;
 	int64_t pid = 0, t0;
-	int ret = 1, r, host_unreachable = 0, stored = 0;
+	int ret = 1, r, host_unreachable = 0, stored = 0, elsewhere = 0;
 
 	job_guard_init(&jc);
 	jc.last_beat_ms = mono_ms();
@@ -970,6 +1040,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		if (phase_boot(&jc, b, &e) < 0) {
 			fail_phase = "boot";
 			fail_msg = strbuf_detach(&e, NULL);
+			elsewhere = boot_failed_host_fault(&jc);
 			goto finish;
 		}
 		/* run */
@@ -978,8 +1049,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		if (b == 0 || kind_boots(jc.host_kind)) {
 			struct strbuf olog = STRBUF_INIT;
 
-			if (queue_phase_begin(db, &jc.claim, "run", &pid, &e) <
-			    0) {
+			if (phase_row(&jc, "run", &pid, &e) < 0) {
 				fail_phase = "infra";
 				fail_msg = strbuf_detach(&e, NULL);
 				goto finish;
@@ -1059,8 +1129,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			size_t to = (size_t)(b + 1) * jc.plan->nr_runs;
 
 			if (set_phase_state(&jc, "collecting") < 0 ||
-			    queue_phase_begin(db, &jc.claim, "collect", &pid,
-					      &e) < 0)
+			    phase_row(&jc, "collect", &pid, &e) < 0)
 				goto finish;
 			job_phase_limit(&jc, "collect", "timeouts.collect",
 					jc.plan->timeouts.collect_ms, 1);
@@ -1097,7 +1166,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	/* ingest: with a limit of its own, so that what ran is stored even
 	 * when the job ran out of time, and one transaction (store_job()). */
 	if (set_phase_state(&jc, "ingesting") < 0 ||
-	    queue_phase_begin(db, &jc.claim, "ingest", &pid, &e) < 0)
+	    phase_row(&jc, "ingest", &pid, &e) < 0)
 		goto finish;
 	job_phase_limit(&jc, "ingest", NULL, 10 * 60 * 1000, 0);
 	{
@@ -1143,7 +1212,12 @@ finish:
 		fail_msg = xstrdup("the job's lease was lost (cancelled, or "
 				   "expired)");
 	}
-	if (fail_msg)
+	if (fail_msg && elsewhere)
+		jlog(&jc, 1,
+		     "job %lld failed in %s on %s, the host's fault: back to "
+		     "the queue for another host: %s",
+		     (long long)c->job_id, fail_phase, jc.host_name, fail_msg);
+	else if (fail_msg)
 		jlog(&jc, 1, "job %lld failed in %s: %s", (long long)c->job_id,
 		     fail_phase, fail_msg);
 	else
@@ -1187,6 +1261,7 @@ finish:
 		r = 0;
 	} else {
 		struct finish_args fa = { jc.interrupted ? "queued"
+					  : elsewhere	 ? "elsewhere"
 					  : fail_msg	 ? "failed"
 							 : "done",
 					  fail_msg ? fail_phase : NULL,

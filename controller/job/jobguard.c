@@ -2,6 +2,7 @@
  * jobguard.c - a job's limits and its database retries; see jobguard.h.
  */
 #include <string.h>
+#include <time.h>
 
 #include "job/jobexec.h"
 #include "job/jobguard.h"
@@ -12,6 +13,24 @@
 
 #define RETRY_FIRST_MS 500
 #define RETRY_MAX_MS 10000
+
+/*
+ * A line for the job's log from here: it joins the lines waiting for the
+ * database (jobexec.c's jlog() sends them with its next one) and goes to
+ * the display hook at once.
+ */
+static void guard_log(struct job_ctx *jc, const char *msg)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char ts[32];
+
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strbuf_addf(&jc->pending_log, "%s warning: %s\n", ts, msg);
+	if (jc->hooks && jc->hooks->log)
+		jc->hooks->log(jc->hooks->ctx, 1, msg);
+}
 
 void job_guard_init(struct job_ctx *jc)
 {
@@ -128,7 +147,6 @@ int job_db_retry(struct job_ctx *jc, const char *what,
 		}
 		/* Back: the lease first, before anyone takes it as expired.
 		 * Lost already, the job is someone else's now. */
-		jc->last_beat_ms = 0;
 		if (queue_heartbeat(jc->db, &jc->claim, jc->owner, jc->lease_s,
 				    &e) == -2) {
 			jc->lease_lost = 1;
@@ -141,6 +159,18 @@ int job_db_retry(struct job_ctx *jc, const char *what,
 			return -1;
 		}
 		jc->last_beat_ms = mono_ms();
+		strbuf_reset(&e);
+		{
+			struct strbuf d = STRBUF_INIT;
+
+			format_duration_ms(&d, mono_ms() - t0);
+			strbuf_addf(&e,
+				    "%s: the database is back after %s (try "
+				    "%d); the job's lease renewed",
+				    what, d.buf, tries + 1);
+			guard_log(jc, e.buf);
+			strbuf_release(&d);
+		}
 		strbuf_release(&e);
 	}
 }

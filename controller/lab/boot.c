@@ -78,6 +78,7 @@ void boot_result_release(struct boot_result *res)
 	free(res->known_hosts);
 	free(res->console_path);
 	free(res->controller_id);
+	free(res->reason);
 	strbuf_release(&res->console_events);
 	strbuf_release(&res->log);
 	memset(res, 0, sizeof(*res));
@@ -222,6 +223,7 @@ static int load_host_row(struct db *db, struct boot_ctx *c,
 	if (!v || parse_i64(v, 1, INT64_MAX, &c->known_good, NULL) < 0)
 		c->known_good = 0;
 	c->health = xstrdup(db_get(h, 0, 20));
+	res->known_good_kernel_id = c->known_good;
 	if (json_parse(c->boot_config, strlen(c->boot_config), NULL, &c->cfg,
 		       err) < 0 ||
 	    json_type_of(c->cfg) != JSON_OBJECT) {
@@ -641,14 +643,24 @@ static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 	struct strbuf what = STRBUF_INIT;
 	int r;
 
+	free(res->reason);
+	res->reason = xstrdup(reason);
 	if (res->outcome != BOOT_READY && !strcmp(res->blame, "none"))
 		return 0;
+	if (res->outcome != BOOT_READY && c->req->defer_failure_health) {
+		/* The caller checks the host first (boot_settle_failure()). */
+		res->health_deferred = 1;
+		snprintf(res->host_health, sizeof(res->host_health), "%s",
+			 c->health);
+		return 0;
+	}
 	strbuf_addf(&what, "boot %" PRId64 " of kernel %s", res->boot_id,
 		    c->kernel_name);
 	o.host_id = res->host_id;
 	o.kernel_id = res->kernel_id;
 	o.outcome = res->outcome == BOOT_READY		? HOST_WORKED
 		    : res->outcome == BOOT_INFRA_FAILED ? HOST_LAB_FAILED
+		    : c->req->check_after_failure	? HOST_CHECK_FAILED
 							: HOST_FAILED;
 	o.what = what.buf;
 	o.reason = reason;
@@ -660,6 +672,45 @@ static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 	snprintf(res->host_health, sizeof(res->host_health), "%s",
 		 v.after.health);
 	return 0;
+}
+
+int boot_settle_failure(struct db *db, struct boot_result *res, int check,
+			struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r = 0;
+
+	if (!res->health_deferred)
+		return 0;
+	res->health_deferred = 0;
+	if (check < 0) {
+		struct host_observation o = { 0 };
+		struct host_verdict v;
+		struct strbuf what = STRBUF_INIT;
+
+		strbuf_addf(&what, "boot %" PRId64, res->boot_id);
+		o.host_id = res->host_id;
+		o.kernel_id = res->kernel_id;
+		o.outcome = res->outcome == BOOT_INFRA_FAILED ? HOST_LAB_FAILED
+							      : HOST_FAILED;
+		o.what = what.buf;
+		o.reason = res->reason;
+		r = hosts_observe(db, &o, &v, err);
+		strbuf_release(&what);
+		if (r < 0)
+			return -1;
+		res->blame = v.blame;
+		snprintf(res->host_health, sizeof(res->host_health), "%s",
+			 v.after.health);
+	} else {
+		res->blame = check ? "host" : "kernel";
+	}
+	db_args_i64(&a, res->boot_id);
+	db_args_str(&a, res->blame);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE boots SET blame = $2 WHERE id = $1", &a);
+	db_args_clear(&a);
+	return r;
 }
 
 static void ms_arg(struct db_args *a, int64_t v)

@@ -32,7 +32,8 @@
 /*
  * The host-matching condition, over a job row j and a host row h.  A host
  * whose topology is not known yet (never contacted) is not held to the
- * plan's minimums: its first run records what it has.
+ * plan's minimums: its first run records what it has.  A host the job was
+ * sent away from (quarantined by its boot check) is not matched again.
  */
 #define HOST_MATCH                                                             \
 	"h.state = 'idle' AND h.health IN ('good', 'unknown')"                 \
@@ -41,7 +42,8 @@
 	" AND coalesce(h.sockets >= j.req_min_sockets, true)"                  \
 	" AND coalesce(h.cpus >= j.req_min_cpus, true)"                        \
 	" AND coalesce(h.memory_mb >= j.req_min_memory_mb, true)"              \
-	" AND h.tags @> j.req_tags"
+	" AND h.tags @> j.req_tags"                                            \
+	" AND NOT (h.id = ANY (j.excluded_hosts))"
 
 int queue_check_patch(const char *name, const char *data, size_t len,
 		      struct strbuf *err)
@@ -604,6 +606,69 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		    "'the job ended before this run finished') WHERE "
 		    "job_id = $1 AND attempt = $2 AND status IN "
 		    "('pending', 'running')",
+		    &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	db_args_i64(&a, c->host_id);
+	db_args_str(&a, owner);
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
+		    "lease_job_id = NULL, lease_expires = NULL, "
+		    "updated_at = now() WHERE id = $1 AND lease_owner = $2",
+		    &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	return db_commit(db, err);
+fail:
+	db_args_clear(&a);
+	db_rollback(db);
+	return -1;
+}
+
+int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
+			    const char *owner, const char *error_phase,
+			    const char *error, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+
+	if (db_begin(db, err) < 0)
+		return -1;
+	db_args_i64(&a, c->job_id);
+	db_args_str(&a, owner);
+	db_args_str(&a, error_phase);
+	db_args_str(&a, error);
+	db_args_i64(&a, c->host_id);
+	/* Back to the queue for another host, unless the job may run on
+	 * that host alone or has used up its attempts. */
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE jobs SET state = CASE WHEN attempts >= "
+		    "max_attempts OR host_constraint IS NOT NULL THEN "
+		    "'failed' ELSE 'queued' END, error_phase = $3, error = "
+		    "$4 || CASE WHEN attempts >= max_attempts THEN ' (no "
+		    "attempts left)' WHEN host_constraint IS NOT NULL THEN "
+		    "' (the job may run on that host only)' ELSE ' (sent to "
+		    "another host)' END, excluded_hosts = "
+		    "array_append(excluded_hosts, $5::bigint), lease_owner = "
+		    "NULL, lease_expires = NULL, finished_by = CASE WHEN "
+		    "attempts >= max_attempts OR host_constraint IS NOT NULL "
+		    "THEN $2 END, finished_at = CASE WHEN attempts >= "
+		    "max_attempts OR host_constraint IS NOT NULL THEN now() "
+		    "END WHERE id = $1 AND lease_owner = $2 AND state NOT IN "
+		    "('done', 'failed', 'cancelled', 'queued')",
+		    &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	db_args_i64(&a, c->job_id);
+	db_args_i64(&a, c->attempt);
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE runs SET status = 'aborted', finished_at = "
+		    "coalesce(finished_at, now()), error = coalesce(error, "
+		    "'the host failed its boot check; the job went to "
+		    "another host') WHERE job_id = $1 AND attempt = $2 AND "
+		    "status IN ('pending', 'running')",
 		    &a) < 0)
 		goto fail;
 	db_args_clear(&a);

@@ -158,6 +158,17 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		 struct strbuf *err);
 
 /*
+ * A job whose host failed it (quarantined by its boot check) goes back to
+ * the queue for another matching host: that host is added to the job's
+ * excluded_hosts, its runs not finished are aborted, the host released.
+ * The attempt counts: with none left, or when the job may run on that
+ * host only, it fails instead.  error_phase and error say why either way.
+ */
+int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
+			    const char *owner, const char *error_phase,
+			    const char *error, struct strbuf *err);
+
+/*
  * Put jobs whose lease expired back in the queue (or fail them when they
  * used up max_attempts), abort their unfinished runs, and free hosts whose
  * lease expired.  Counts go to *ret_jobs and *ret_hosts (may be NULL).
