@@ -44,6 +44,9 @@ struct db {
 	char sqlstate[6];
 	int depth; /* db_begin() nesting: 0 outside a transaction */
 	int lost_txn; /* the connection dropped inside a transaction */
+	struct strvec listening; /* channels to LISTEN on again after a
+				  * reconnect */
+	unsigned reconnects;
 };
 
 struct db_result {
@@ -617,6 +620,14 @@ static void set_sqlstate(struct db *db, const PGresult *res)
 		memcpy(db->sqlstate, s, strnlen(s, 5));
 }
 
+/* Server notices (a WARNING as a server shuts down) are not the farm's to
+ * print: what matters reaches the caller as an error. */
+static void quiet_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
 int db_connect(const struct db_config *cfg, struct db **ret, struct strbuf *err)
 {
 	_cleanup_free_ char *ci = effective_conninfo(cfg);
@@ -635,9 +646,10 @@ int db_connect(const struct db_config *cfg, struct db **ret, struct strbuf *err)
 		PQfinish(c);
 		return -1;
 	}
-	PQsetNoticeProcessor(c, NULL, NULL);
+	PQsetNoticeProcessor(c, quiet_notice, NULL);
 	db = xcalloc(1, sizeof(*db));
 	db->conn = c;
+	strvec_init(&db->listening);
 	{
 		PGresult *r = PQexec(c, "SET client_min_messages = warning");
 		PQclear(r);
@@ -651,6 +663,7 @@ void db_close(struct db *db)
 	if (!db)
 		return;
 	PQfinish(db->conn);
+	strvec_clear(&db->listening);
 	free(db);
 }
 
@@ -680,10 +693,31 @@ int db_reconnect(struct db *db, struct strbuf *err)
 		strbuf_release(&msg);
 		return -1;
 	}
-	PQsetNoticeProcessor(db->conn, NULL, NULL);
+	PQsetNoticeProcessor(db->conn, quiet_notice, NULL);
 	r = PQexec(db->conn, "SET client_min_messages = warning");
 	PQclear(r);
+	db->reconnects++;
+	/* A new session listens to nothing: what the old one listened to,
+	 * again. */
+	for (size_t i = 0; i < db->listening.nr; i++) {
+		char *q = PQescapeIdentifier(db->conn, db->listening.v[i],
+					     strlen(db->listening.v[i]));
+		struct strbuf sql = STRBUF_INIT;
+
+		if (!q)
+			continue;
+		strbuf_addf(&sql, "LISTEN %s", q);
+		PQfreemem(q);
+		r = PQexec(db->conn, sql.buf);
+		PQclear(r);
+		strbuf_release(&sql);
+	}
 	return 0;
+}
+
+unsigned db_reconnects(struct db *db)
+{
+	return db->reconnects;
 }
 
 /*
@@ -1062,6 +1096,8 @@ int db_listen(struct db *db, const char *channel, struct strbuf *err)
 	PQfreemem(quoted);
 	r = db_cmd(db, err, sql.buf);
 	strbuf_release(&sql);
+	if (r == 0)
+		strvec_push(&db->listening, channel);
 	return r;
 }
 

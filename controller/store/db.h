@@ -123,6 +123,9 @@ int db_in_transaction(struct db *db);
  */
 int db_lost(struct db *db);
 int db_reconnect(struct db *db, struct strbuf *err);
+/* How many times the connection was reset so far (a new session: the
+ * channels of db_listen() are listened to again). */
+unsigned db_reconnects(struct db *db);
 
 int db_nrows(const struct db_result *res);
 int db_nfields(const struct db_result *res);
