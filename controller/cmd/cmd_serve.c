@@ -73,6 +73,9 @@ const char cmd_serve_usage[] =
 /* How often the sweep runs once started (the first is at start). */
 #define SWEEP_EVERY_S 30
 
+/* What the last sweep could not do, so that it is logged once. */
+static struct strbuf last_sweep_error = STRBUF_INIT;
+
 static volatile sig_atomic_t stopping;
 static volatile sig_atomic_t child_exited;
 
@@ -200,9 +203,16 @@ static void sweep(struct db *db, const char *owner, const struct slot *slots,
 	for (int i = 0; i < nslots; i++)
 		if (slots[i].pid > 0)
 			live[n_live++] = slots[i].claim.job_id;
+	/* A libvirtd that is down says so once, not every sweep. */
 	if (home_subdir(cli_home(), HOME_LOCKS, &locks, &err) < 0 ||
-	    sweep_all(db, owner, live, n_live, locks, &n, &names, &err) < 0)
-		log_warn("sweep: %s", err.buf);
+	    sweep_all(db, owner, live, n_live, locks, &n, &names, &err) < 0) {
+		if (strcmp(err.buf, last_sweep_error.buf))
+			log_warn("sweep: %s", err.buf);
+		strbuf_reset(&last_sweep_error);
+		strbuf_addbuf(&last_sweep_error, &err);
+	} else {
+		strbuf_reset(&last_sweep_error);
+	}
 	if (n) {
 		strbuf_rtrim(&names);
 		for (char *l = names.buf, *nl; l && *l; l = nl) {
@@ -245,6 +255,7 @@ int cmd_serve(int argc, char **argv)
 	int check_only = 0, max_jobs = 4, lease_s = QUEUE_LEASE_S, wake_s = 10;
 	int opt, running = 0, claimable = 1;
 	int64_t last_sweep;
+	unsigned reconnects = 0;
 	const char *why;
 
 	while ((opt = getopt_long(argc, argv, "n", opts, NULL)) != -1) {
@@ -314,6 +325,14 @@ int cmd_serve(int argc, char **argv)
 		if (controllers_renew(db, owner, lease_s, &err) < 0)
 			log_warn("cannot renew this controller's lease: %s",
 				 err.buf);
+		if (db_reconnects(db) != reconnects) {
+			struct strbuf v = STRBUF_INIT;
+
+			reconnects = db_reconnects(db);
+			log_warn("reconnected to the database (server %s)",
+				 db_server_version(db, &v));
+			strbuf_release(&v);
+		}
 		if (mono_ms() - last_sweep >= SWEEP_EVERY_S * 1000) {
 			sweep(db, owner, slots, max_jobs);
 			last_sweep = mono_ms();
@@ -389,6 +408,9 @@ int cmd_serve(int argc, char **argv)
 					db_close(db);
 					db = NULL;
 					sleep(1);
+				} else {
+					reconnects = 0;
+					log_warn("reconnected to the database");
 				}
 				strbuf_release(&e);
 			}

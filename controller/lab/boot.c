@@ -19,9 +19,11 @@
 #include "home.h"
 #include "lab/console.h"
 #include "lab/ipmi.h"
+#include "lab/sweep.h"
 #include "json.h"
 #include "parse.h"
 #include "lab/ssh.h"
+#include "strvec.h"
 #include "time-util.h"
 #include "lab/virt.h"
 #include "banned.h"
@@ -323,11 +325,12 @@ static int insert_boot_row(struct db *db, struct boot_ctx *c,
 	db_args_i64(&a, c->res->host_id);
 	db_args_i64(&a, c->res->kernel_id);
 	db_args_str(&a, method);
-	rc = db_exec_args(
-		db, &r, err,
-		"INSERT INTO boots (job_id, host_id, kernel_id, method) "
-		"VALUES ($1, $2, $3, $4) RETURNING id",
-		&a);
+	db_args_str(&a, c->res->controller_id);
+	rc = db_exec_args(db, &r, err,
+			  "INSERT INTO boots (job_id, host_id, kernel_id, "
+			  "method, controller_id) VALUES ($1, $2, $3, $4, $5) "
+			  "RETURNING id",
+			  &a);
 	if (!rc)
 		parse_i64(db_get(r, 0, 0), 1, INT64_MAX, &c->res->boot_id,
 			  NULL);
@@ -450,6 +453,18 @@ static int power_libvirt(struct db *db, struct boot_ctx *c,
 					"never created", &e2);
 		strbuf_release(&e2);
 		return -1;
+	}
+	/* A domain a dead controller left on this host would hold its
+	 * console and its SSH port: it goes first. */
+	{
+		struct strbuf gone = STRBUF_INIT;
+
+		if (sweep_host(db, res->controller_id, res->host_id, vc,
+			       &gone) > 0) {
+			strbuf_rtrim(&gone);
+			event(c, "taken down first: %s", gone.buf);
+		}
+		strbuf_release(&gone);
 	}
 	{
 		int64_t op = power_op_begin(db, res, "create");

@@ -119,6 +119,42 @@ out:
 	return r;
 }
 
+int sweep_host(struct db *db, const char *self, int64_t host_id,
+	       struct virt_conn *vc, struct strbuf *names)
+{
+	struct strvec recorded = STRVEC_INIT;
+	struct strbuf e = STRBUF_INIT;
+	int n = 0;
+
+	if (controllers_domains_of_host(db, host_id, &recorded, &e) < 0)
+		goto out;
+	for (size_t i = 0; i < recorded.nr; i++) {
+		struct strbuf owner = STRBUF_INIT;
+		enum domain_claim claim;
+		int64_t job;
+
+		strbuf_reset(&e);
+		if (controllers_domain_claim(db, recorded.v[i], self ? self : "",
+					     &claim, &job, &owner, &e) == 0 &&
+		    claim == DOMAIN_ORPHAN &&
+		    virt_destroy(vc, recorded.v[i], &e) == 0) {
+			n++;
+			controllers_domain_gone(db, recorded.v[i], self,
+						"its host boots again and its "
+						"controller's lease expired",
+						&e);
+			strbuf_addf(names, "%s (left by controller %s)\n",
+				    recorded.v[i],
+				    owner.len ? owner.buf : "(none)");
+		}
+		strbuf_release(&owner);
+	}
+out:
+	strvec_clear(&recorded);
+	strbuf_release(&e);
+	return n;
+}
+
 int sweep_power(struct db *db, const char *self, const char *lock_dir,
 		int *ret_n, struct strbuf *names, struct strbuf *err)
 {
@@ -174,8 +210,11 @@ int sweep_all(struct db *db, const char *self, const int64_t *live_jobs,
 		n = 0;
 		if (sweep_domains(db, self, live_jobs, n_live, db_get(res, i, 0),
 				  &n, names, &e) < 0) {
-			strbuf_addf(err, "%s%s: %s", r ? "; " : "",
-				    db_get(res, i, 0), e.buf);
+			/* libvirt's own errors name the URI already. */
+			strbuf_addstr(err, r ? "; " : "");
+			if (!starts_with(e.buf, db_get(res, i, 0)))
+				strbuf_addf(err, "%s: ", db_get(res, i, 0));
+			strbuf_addbuf(err, &e);
 			r = -1;
 		}
 		total += n;

@@ -32,6 +32,17 @@ int sweep_domains(struct db *db, const char *self, const int64_t *live_jobs,
 		  size_t n_live, const char *uri, int *ret_n,
 		  struct strbuf *names, struct strbuf *err);
 
+struct virt_conn;
+
+/*
+ * Before host_id boots on libvirt connection vc: destroy the domains
+ * recorded on it whose controller's lease expired (they would hold its
+ * console and SSH port).  A live controller's are left alone.  Returns how
+ * many went; their names, with whose they were, are appended to names.
+ */
+int sweep_host(struct db *db, const char *self, int64_t host_id,
+	       struct virt_conn *vc, struct strbuf *names);
+
 /*
  * Power off every IPMI host that a controller whose lease has expired
  * left powered on and that nobody holds now.  lock_dir is the state

@@ -201,6 +201,26 @@ int controllers_domains_live(struct db *db, const char *uri,
 	return 0;
 }
 
+int controllers_domains_of_host(struct db *db, int64_t host_id,
+				struct strvec *names, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, host_id);
+	r = db_exec_args(db, &res, err,
+			 "SELECT name FROM domains WHERE destroyed_at IS NULL "
+			 "AND host_id = $1 ORDER BY id",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_push(names, db_get(res, i, 0));
+	return 0;
+}
+
 int controllers_power_begin(struct db *db, int64_t host_id, const char *op,
 			    const char *controller_id, int64_t job_id,
 			    int64_t boot_id, int64_t *ret_id,

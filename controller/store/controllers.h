@@ -73,6 +73,10 @@ int controllers_domain_claim(struct db *db, const char *name, const char *self,
 int controllers_domains_live(struct db *db, const char *uri,
 			     struct strvec *names, struct strbuf *err);
 
+/* The names of the domains recorded live for host_id, appended to names. */
+int controllers_domains_of_host(struct db *db, int64_t host_id,
+				struct strvec *names, struct strbuf *err);
+
 /*
  * A power operation on host_id (op: on, off, cycle, create, destroy) by
  * controller_id: _begin records it before it is tried (*ret_id), _end how
