@@ -298,6 +298,10 @@ int cmd_serve(int argc, char **argv)
 		return 0;
 	}
 	log_set_timestamps(1);
+	/* Hashed once here, the agent is not hashed again in each job. */
+	if (runner_prepare_agent(agent, &err) < 0)
+		log_warn("cannot hash the agent now: %s", err.buf);
+	strbuf_reset(&err);
 	owner = queue_owner_new();
 	slots = xcalloc((size_t)max_jobs, sizeof(*slots));
 
@@ -370,8 +374,12 @@ int cmd_serve(int argc, char **argv)
 			fflush(NULL);
 			slots[i].claim = c;
 			slots[i].pid = fork();
-			if (slots[i].pid == 0)
+			if (slots[i].pid == 0) {
+				/* The job talks to the database on a
+				 * connection of its own. */
+				db_drop_inherited(db);
 				job_child(&cfg, &c, owner, lease_s);
+			}
 			if (slots[i].pid < 0) {
 				slots[i].pid = 0;
 				strbuf_reset(&err);

@@ -143,21 +143,65 @@ static int ssh_connect_host(struct runner *r, struct strbuf *err)
 	return ssh_connect_within(r, 0, err);
 }
 
+/*
+ * The last agent hashed: its path, identity (device, inode, size, mtime)
+ * and sha256.  A controller hashes its agent once (runner_prepare_agent()
+ * before it forks its jobs), not once per job: with a hundred hosts that
+ * is a hundred sha256sum processes saved per round of jobs.
+ */
+static struct {
+	char *path;
+	struct stat st;
+	char sha[65];
+} agent_hash_cache;
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 /* sha256 of the local agent, as sha256sum prints it (cached). */
 static int local_agent_hash(const char *path, struct strbuf *out,
 			    struct strbuf *err)
 {
 	const char *argv[] = { "sha256sum", "--", path, NULL };
 	struct strbuf o = STRBUF_INIT;
-	int r = run_capture(argv, 30000, &o, err);
+	struct stat st;
+	int r, known = stat(path, &st) == 0;
 
+	if (known && agent_hash_cache.path &&
+	    !strcmp(agent_hash_cache.path, path) &&
+	    same_file(&st, &agent_hash_cache.st)) {
+		strbuf_addstr(out, agent_hash_cache.sha);
+		return 0;
+	}
+	r = run_capture(argv, 30000, &o, err);
 	if (r == 0 && o.len >= 64) {
 		strbuf_add(out, o.buf, 64);
+		if (known) {
+			free(agent_hash_cache.path);
+			agent_hash_cache.path = xstrdup(path);
+			agent_hash_cache.st = st;
+			memcpy(agent_hash_cache.sha, o.buf, 64);
+			agent_hash_cache.sha[64] = '\0';
+		}
 	} else if (r == 0) {
 		strbuf_addf(err, "sha256sum printed nothing for %s", path);
 		r = -1;
 	}
 	strbuf_release(&o);
+	return r;
+}
+
+int runner_prepare_agent(const char *agent_path, struct strbuf *err)
+{
+	struct strbuf sha = STRBUF_INIT;
+	int r = local_agent_hash(agent_path, &sha, err);
+
+	strbuf_release(&sha);
 	return r;
 }
 

@@ -54,6 +54,14 @@ void runner_close(struct runner *r);
  * schedfarm-agent next to this program (or in ../agent/), else PATH. */
 char *runner_default_agent_path(void);
 
+/*
+ * Hash the agent at agent_path now and keep its sha256 for this process and
+ * those it forks later (the hash is taken again if the file changes), so
+ * that runner_open() does not run sha256sum for every job.  0, or -1 with
+ * err.
+ */
+int runner_prepare_agent(const char *agent_path, struct strbuf *err);
+
 /* Run `schedfarm-agent info` and append its output (one JSON object). */
 int runner_info(struct runner *r, struct strbuf *out, struct strbuf *err);
 

@@ -667,6 +667,12 @@ void db_close(struct db *db)
 	free(db);
 }
 
+void db_drop_inherited(struct db *db)
+{
+	if (db && PQsocket(db->conn) >= 0)
+		close(PQsocket(db->conn));
+}
+
 const char *db_last_sqlstate(struct db *db)
 {
 	return db->sqlstate;

@@ -74,6 +74,12 @@ long db_embedded_pid(const struct db_config *cfg);
 int db_connect(const struct db_config *cfg, struct db **ret,
 	       struct strbuf *err);
 void db_close(struct db *db);
+/*
+ * In a child process after fork(): let go of the parent's connection
+ * without a word on it (the parent goes on using that session): its socket
+ * is closed here, nothing is sent, and db must not be used again.
+ */
+void db_drop_inherited(struct db *db);
 
 /*
  * Bring the schema up to what this binary knows, each migration in its own
