@@ -25,7 +25,7 @@ OUT=${FUZZ_BUILD:-$TOP/build-fuzz}
 CC=${FUZZ_CC:-clang}
 command -v "$CC" >/dev/null || { echo "run-fuzz: $CC not installed (make deps)"; exit 1; }
 mkdir -p "$OUT/obj"
-CFLAGS="-std=gnu17 -g -O1 -D_GNU_SOURCE -Icommon -Iagent -fno-omit-frame-pointer"
+CFLAGS="-std=gnu17 -g -O2 -D_GNU_SOURCE -Icommon -Iagent -fno-omit-frame-pointer"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 
 # compile SRC EXTRA_FLAGS...: one object, instrumented for coverage, built
@@ -101,11 +101,17 @@ run_one() {
 	t=$1
 	corpus=tests/fuzz/corpus-$t
 	mkdir -p "$corpus" "$OUT/crash-$t"
-	# Inputs up to FUZZ_MAX_LEN (4 KiB): every rule of these readers is
-	# reached by a few lines (a line, a plan, a CSV row, a CPU's
+	# Small inputs: every rule of these readers is reached by a few lines
+	# (an agent line or three, a plan, a CSV header and rows, a CPU's
 	# schedstat), and small inputs are checked many times faster, which
 	# is what makes millions of executions per target affordable.
-	maxlen=${FUZZ_MAX_LEN:-4096}
+	# FUZZ_MAX_LEN overrides.
+	case $t in
+	lines | import) maxlen=1024 ;;
+	plan) maxlen=2048 ;;
+	*) maxlen=4096 ;;
+	esac
+	maxlen=${FUZZ_MAX_LEN:-$maxlen}
 	if ASAN_OPTIONS=detect_leaks=1 "$OUT/fuzz-$t" -max_total_time="$SECS" \
 		-max_len=$maxlen -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$OUT/crash-$t/" "$corpus" $(seeds_for "$t") \
