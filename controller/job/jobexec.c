@@ -322,10 +322,9 @@ static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 		return -1;
 	/* Power on, the kernel, the agent and SSH: the boot's own limit,
 	 * plus one power operation. */
-	job_phase_limit(jc, "boot", "timeouts.boot + timeouts.power",
-			jc->plan->timeouts.boot_ms +
-				jc->plan->timeouts.power_ms,
-			1);
+	job_phase_limit(
+		jc, "boot", "timeouts.boot + timeouts.power",
+		jc->plan->timeouts.boot_ms + jc->plan->timeouts.power_ms, 1);
 	if (!ops || !ops->boot) {
 		strbuf_addf(err,
 			    "booting %s hosts is not available in this "
@@ -580,8 +579,7 @@ static void mark_run_state(struct job_ctx *jc, const struct run_rec *rr,
 static void run_one(struct job_ctx *jc, struct runner *runner,
 		    struct run_rec *rr)
 {
-	struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT,
-		      name = STRBUF_INIT;
+	struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT, name = STRBUF_INIT;
 	struct line_ctx lc = { jc, rr };
 	struct runner_callbacks cb = { on_line, on_tick, on_note, &lc };
 	struct budget rb;
@@ -592,7 +590,8 @@ static void run_one(struct job_ctx *jc, struct runner *runner,
 	mark_run_state(jc, rr, runner_results_file(runner, rr->id));
 	/* The agent's own deadline is timeouts.run; the controller gives it
 	 * a minute more to say so before stopping it. */
-	strbuf_addf(&name, "run %lld's limit (timeouts.run ", (long long)rr->id);
+	strbuf_addf(&name, "run %lld's limit (timeouts.run ",
+		    (long long)rr->id);
 	format_duration_ms(&name, jc->plan->timeouts.run_ms);
 	strbuf_addstr(&name, " + 1m)");
 	job_command_limit(jc, &rb, &name, jc->plan->timeouts.run_ms + 60000);
@@ -618,10 +617,11 @@ static void run_one(struct job_ctx *jc, struct runner *runner,
 	case RUNNER_STOPPED:
 		if (!rr->error)
 			run_failed(rr, "run",
-				   jc->timed_out  ? jc->timeout_msg.buf
-				   : jc->lease_lost ? "stopped: the job's lease "
-						      "was lost"
-						    : "stopped");
+				   jc->timed_out ? jc->timeout_msg.buf
+				   : jc->lease_lost
+					   ? "stopped: the job's lease "
+					     "was lost"
+					   : "stopped");
 		break;
 	case RUNNER_TIMEOUT:
 		budget_describe(&rb, &err);
@@ -896,9 +896,9 @@ static int store_job(struct job_ctx *jc, void *arg, struct strbuf *err)
 			continue;
 		if (!nfailed++) {
 			sa->fail_phase = sa->rr[i].phase;
-			sa->fail_msg = xstrfmt("run %lld (%s): %s",
-					       (long long)sa->rr[i].id,
-					       sa->rr[i].phase, sa->rr[i].error);
+			sa->fail_msg = xstrfmt(
+				"run %lld (%s): %s", (long long)sa->rr[i].id,
+				sa->rr[i].phase, sa->rr[i].error);
 		}
 	}
 	if (nfailed) {
@@ -1032,8 +1032,8 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			/* Out of time, or the host is gone: the rounds left
 			 * are not tried. */
 			for (size_t k = 0; k < jc.plan->nr_runs; k++)
-				not_run(&jc, &rr[(size_t)b * jc.plan->nr_runs +
-						  k]);
+				not_run(&jc,
+					&rr[(size_t)b * jc.plan->nr_runs + k]);
 			continue;
 		}
 		/* boot */
@@ -1238,8 +1238,8 @@ finish:
 		o.kernel_id = kind_boots(jc.host_kind) ? jc.kernel_id : 0;
 		o.outcome = host_unreachable ? HOST_FAILED : HOST_WORKED;
 		o.what = what.buf;
-		o.failure = jc.connection_lost ? "connection lost"
-					       : "unreachable";
+		o.failure =
+			jc.connection_lost ? "connection lost" : "unreachable";
 		o.reason = host_unreachable ? fail_msg : NULL;
 		if (hosts_observe(db, &o, &v, &e) < 0)
 			jlog(&jc, 1, "cannot record the host's health: %s",

@@ -150,11 +150,12 @@ int job_db_retry(struct job_ctx *jc, const char *what,
 		if (queue_heartbeat(jc->db, &jc->claim, jc->owner, jc->lease_s,
 				    &e) == -2) {
 			jc->lease_lost = 1;
-			strbuf_addf(err,
-				    "%s: the database came back, but the "
-				    "job's lease had expired meanwhile (the job "
-				    "went back to the queue)",
-				    what);
+			strbuf_addf(
+				err,
+				"%s: the database came back, but the "
+				"job's lease had expired meanwhile (the job "
+				"went back to the queue)",
+				what);
 			strbuf_release(&e);
 			return -1;
 		}

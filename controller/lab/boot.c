@@ -151,8 +151,7 @@ static int get_int(const char *v, int def, int max)
  * adds the kernel row: its images and release (only built or external
  * kernels boot).
  */
-static int load_host_row(struct db *db, struct boot_ctx *c,
-			 struct strbuf *err)
+static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *h = NULL;
 	struct boot_result *res = c->res;
@@ -374,10 +373,9 @@ static void power_op_end(struct db *db, int64_t id, int r,
 	struct strbuf e = STRBUF_INIT;
 
 	if (db && id)
-		controllers_power_end(db, id,
-				      r < 0 ? (why->len ? why->buf : "failed")
-					    : NULL,
-				      &e);
+		controllers_power_end(
+			db, id, r < 0 ? (why->len ? why->buf : "failed") : NULL,
+			&e);
 	strbuf_release(&e);
 }
 
@@ -399,9 +397,8 @@ static int destroy_domain(struct db *db, struct virt_conn *vc,
 }
 
 /* Power phase, libvirt: paused domain, console opened, resumed. */
-static int power_libvirt(struct db *db, struct boot_ctx *c,
-			 const char *cmdline, uint64_t *ret_offset,
-			 struct strbuf *err)
+static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
+			 uint64_t *ret_offset, struct strbuf *err)
 {
 	struct boot_result *res = c->res;
 	struct virt_domain_spec s;
@@ -414,10 +411,10 @@ static int power_libvirt(struct db *db, struct boot_ctx *c,
 	 * an attempt whose controller died may still be up when the next
 	 * attempt boots, until a sweep takes it down. */
 	if (c->req->job_id)
-		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%" PRId64 "-a%d",
-				      c->farm, c->req->job_id,
-				      c->req->attempt > 0 ? c->req->attempt
-							  : 1);
+		res->domain =
+			xstrfmt(VIRT_DOMAIN_PREFIX "%s-%" PRId64 "-a%d",
+				c->farm, c->req->job_id,
+				c->req->attempt > 0 ? c->req->attempt : 1);
 	else
 		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%s-boot%" PRId64,
 				      c->farm, res->host_name, res->boot_id);
@@ -489,8 +486,8 @@ out:
 	if (r < 0) {
 		struct strbuf e2 = STRBUF_INIT;
 
-		destroy_domain(db, vc, res, "its boot failed in the power phase",
-			       &e2);
+		destroy_domain(db, vc, res,
+			       "its boot failed in the power phase", &e2);
 		strbuf_release(&e2);
 	}
 	virt_close(vc);
@@ -511,11 +508,17 @@ static int power_ipmi(struct db *db, struct boot_ctx *c, const char *cmdline,
 	struct stat st;
 
 	ipmi_target_of(res, &t);
-	/* The plan's power limit bounds the wait for the BMC's confirm. */
-	if (c->req->power_ms > 0)
-		t.confirm_timeout_ms = c->req->power_ms > 3600000
-					       ? 3600000
-					       : (int)c->req->power_ms;
+	/* The plan's power limit bounds each BMC operation: a third of it
+	 * per call (three tries), all of it for the confirm. */
+	if (c->req->power_ms > 0) {
+		int64_t lim =
+			c->req->power_ms > 3600000 ? 3600000 : c->req->power_ms;
+
+		t.confirm_timeout_ms = (int)lim;
+		if (lim / 3 < 10000)
+			t.call_timeout_ms =
+				(int)(lim / 3 > 1000 ? lim / 3 : 1000);
+	}
 	if (!tftp) {
 		strbuf_addf(err, "host %s has no boot_config.tftp_dir",
 			    res->host_name);
@@ -637,8 +640,8 @@ static void power_off_quiet(struct db *db, struct boot_result *res)
 
 		ipmi_target_of(res, &t);
 		t.tries = 2;
-		power_op_end(db, op, ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e),
-			     &e);
+		power_op_end(db, op,
+			     ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e), &e);
 	}
 	strbuf_release(&e);
 }

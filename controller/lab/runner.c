@@ -127,8 +127,8 @@ static int ssh_connect_within(struct runner *r, int64_t within_ms,
 
 	if (within_ms > 0 &&
 	    (t.connect_timeout_ms <= 0 || t.connect_timeout_ms > within_ms))
-		t.connect_timeout_ms = (int)(within_ms < 1000 ? 1000
-							      : within_ms);
+		t.connect_timeout_ms =
+			(int)(within_ms < 1000 ? 1000 : within_ms);
 	ssh_close(r->ssh);
 	r->ssh = NULL;
 	if (ssh_open(&t, &r->ssh, NULL, err) < 0)

@@ -61,8 +61,8 @@ int sweep_domains(struct db *db, const char *self, const int64_t *live_jobs,
 			continue;
 		}
 		if (claim == DOMAIN_LIVE_OWNER ||
-		    (claim == DOMAIN_MINE && job && job_is_live(job, live_jobs,
-								 n_live))) {
+		    (claim == DOMAIN_MINE && job &&
+		     job_is_live(job, live_jobs, n_live))) {
 			strbuf_release(&owner);
 			strbuf_release(&e);
 			continue;
@@ -134,8 +134,9 @@ int sweep_host(struct db *db, const char *self, int64_t host_id,
 		int64_t job;
 
 		strbuf_reset(&e);
-		if (controllers_domain_claim(db, recorded.v[i], self ? self : "",
-					     &claim, &job, &owner, &e) == 0 &&
+		if (controllers_domain_claim(db, recorded.v[i],
+					     self ? self : "", &claim, &job,
+					     &owner, &e) == 0 &&
 		    claim == DOMAIN_ORPHAN &&
 		    virt_destroy(vc, recorded.v[i], &e) == 0) {
 			n++;
@@ -178,10 +179,11 @@ int sweep_power(struct db *db, const char *self, const char *lock_dir,
 		} else {
 			done++;
 			if (names)
-				strbuf_addf(names,
-					    "host %s (left on by controller %s, "
-					    "whose lease expired)\n",
-					    o[i].host_name, o[i].owner);
+				strbuf_addf(
+					names,
+					"host %s (left on by controller %s, "
+					"whose lease expired)\n",
+					o[i].host_name, o[i].owner);
 		}
 		strbuf_release(&e);
 	}
@@ -208,8 +210,8 @@ int sweep_all(struct db *db, const char *self, const int64_t *live_jobs,
 		struct strbuf e = STRBUF_INIT;
 
 		n = 0;
-		if (sweep_domains(db, self, live_jobs, n_live, db_get(res, i, 0),
-				  &n, names, &e) < 0) {
+		if (sweep_domains(db, self, live_jobs, n_live,
+				  db_get(res, i, 0), &n, names, &e) < 0) {
 			/* libvirt's own errors name the URI already. */
 			strbuf_addstr(err, r ? "; " : "");
 			if (!starts_with(e.buf, db_get(res, i, 0)))

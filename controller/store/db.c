@@ -878,8 +878,8 @@ void db_rollback(struct db *db)
 	if (db->lost_txn)
 		return;
 	snprintf(sql, sizeof(sql),
-		 "ROLLBACK TO SAVEPOINT sf%d; RELEASE SAVEPOINT sf%d", db->depth,
-		 db->depth);
+		 "ROLLBACK TO SAVEPOINT sf%d; RELEASE SAVEPOINT sf%d",
+		 db->depth, db->depth);
 	res = PQexec(db->conn, sql);
 	PQclear(res);
 }

@@ -433,13 +433,14 @@ int queue_hold_lease(struct db *db, const struct queue_claim *c,
 	db_args_i64(&a, c->job_id);
 	db_args_str(&a, owner);
 	db_args_i64(&a, c->attempt);
-	r = db_exec_args(db, &res, err,
-			 "SELECT coalesce(lease_owner = $2 AND state NOT IN "
-			 "('queued', 'done', 'failed', 'cancelled'), false), "
-			 "coalesce(finished_by = $2 AND attempts = $3 AND state "
-			 "IN ('done', 'failed'), false) FROM jobs WHERE id = $1 "
-			 "FOR UPDATE",
-			 &a);
+	r = db_exec_args(
+		db, &res, err,
+		"SELECT coalesce(lease_owner = $2 AND state NOT IN "
+		"('queued', 'done', 'failed', 'cancelled'), false), "
+		"coalesce(finished_by = $2 AND attempts = $3 AND state "
+		"IN ('done', 'failed'), false) FROM jobs WHERE id = $1 "
+		"FOR UPDATE",
+		&a);
 	db_args_clear(&a);
 	if (r < 0)
 		return -1;
@@ -451,9 +452,8 @@ int queue_hold_lease(struct db *db, const struct queue_claim *c,
 		return 0;
 	if (!strcmp(db_get(res, 0, 1), "t"))
 		return 1;
-	strbuf_addf(err,
-		    "the job's lease was lost (cancelled, or expired and "
-		    "taken by another controller)");
+	strbuf_addf(err, "the job's lease was lost (cancelled, or expired and "
+			 "taken by another controller)");
 	return -2;
 }
 

@@ -131,11 +131,10 @@ static void test_full_plan_fields(void **state)
 	assert_int_equal(p->timeouts.collect_ms, 90000);
 	/* No timeouts.job: the sum of what 4 boots of 9 runs may take. */
 	assert_int_equal(p->timeouts.job_ms, 0);
-	assert_int_equal(plan_job_budget_ms(p, 4),
-			 3 * 3600000 +
-				 4 * (2 * 120000 + 300000 + 9 * 1800000 +
-				      90000) +
-				 600000);
+	assert_int_equal(
+		plan_job_budget_ms(p, 4),
+		3 * 3600000 + 4 * (2 * 120000 + 300000 + 9 * 1800000 + 90000) +
+			600000);
 	plan_free(p);
 }
 
