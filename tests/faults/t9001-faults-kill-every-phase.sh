@@ -123,7 +123,7 @@ EOP
 fi
 
 : >"$SCRATCH/pids"
-test_atexit 'for p in $(cat "$SCRATCH/pids"); do kill -KILL -- -$p; done'
+test_atexit 'for p in $(cat "$SCRATCH/pids"); do kill -KILL -$p; done'
 # A controller in a process group of its own; its pid in CTL.
 start_ctl() {
 	setsid "$SCHEDFARM_BIN" serve --jobs 1 --lease $LEASE --wake 1 \
@@ -167,7 +167,7 @@ kill_in() {
 	off=$(rand_ms "$3" "$(phase_ms "$2")")
 	sleep "$(awk -v m="$off" "BEGIN { print m / 1000 }")"
 	if [ "$(state_of "$1")" = "$st" ]; then
-		kill -KILL -- -$CTL
+		kill -KILL -$CTL
 		echo "$2 $(date +%s%3N) $1 $att" >>"$SCRATCH/kills"
 		say "killed the controller in $2 of job $1 (attempt $att) ${off} ms into it"
 		start_ctl

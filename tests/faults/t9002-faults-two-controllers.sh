@@ -66,7 +66,7 @@ start() {
 	echo $! >>"$SCRATCH/pids"
 }
 : >"$SCRATCH/pids"
-test_atexit 'for p in $(cat "$SCRATCH/pids"); do kill -KILL -- -$p; done'
+test_atexit 'for p in $(cat "$SCRATCH/pids"); do kill -KILL -$p; done'
 
 test_expect_success 'two controllers drain the queue while one of them is killed every '"$KILL_S"' s' '
 	start 1 && start 2 &&
@@ -76,7 +76,7 @@ test_expect_success 'two controllers drain the queue while one of them is killed
 		left=$(psql_q "SELECT count(*) FROM jobs WHERE state NOT IN (\$\$done\$\$, \$\$failed\$\$, \$\$cancelled\$\$)")
 		[ "$left" = 0 ] && break
 		eval "p=\$PID_$victim"
-		kill -KILL -- -$p 2>/dev/null
+		kill -KILL -$p 2>/dev/null
 		kills=$((kills + 1))
 		say "$(( $(date +%s) - t0 )) s: killed controller $victim (pid $p); $left jobs left"
 		start $victim

@@ -74,7 +74,7 @@ serve_start() {
 	setsid "$SCHEDFARM_BIN" serve --jobs 1 --lease 30 --wake 1 \
 		>"$SCRATCH/$1.log" 2>&1 &
 	eval "PID_$1=\$!"
-	test_atexit "kill -KILL -- -$!"
+	test_atexit "kill -KILL -$!"
 	wait_for "grep -q \"serve ready\" '$SCRATCH/$1.log'" 30
 }
 
@@ -106,7 +106,7 @@ test_expect_success 'the controller of the next job is killed with its job proce
 	victim=$(echo "$owner" | cut -d: -f2) &&
 	say "job $J2 held by $owner: killing process group $victim" &&
 	echo "$owner" >victim_owner &&
-	kill -KILL -- -$victim &&
+	kill -KILL -$victim &&
 	sleep 1 &&
 	running_domains | grep -qx "$DOM-$J2-a1" &&
 	test "$(sql "SELECT controller_id FROM domains WHERE name = \$\$$DOM-$J2-a1\$\$ AND destroyed_at IS NULL")" = "$owner"
