@@ -456,8 +456,8 @@ static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 	{
 		struct strbuf gone = STRBUF_INIT;
 
-		if (sweep_host(db, res->controller_id, res->host_id, vc,
-			       &gone) > 0) {
+		if (sweep_host(db, res->controller_id, res->host_id,
+			       c->req->job_id != 0, vc, &gone) > 0) {
 			strbuf_rtrim(&gone);
 			event(c, "taken down first: %s", gone.buf);
 		}

@@ -120,7 +120,7 @@ out:
 }
 
 int sweep_host(struct db *db, const char *self, int64_t host_id,
-	       struct virt_conn *vc, struct strbuf *names)
+	       int host_leased, struct virt_conn *vc, struct strbuf *names)
 {
 	struct strvec recorded = STRVEC_INIT;
 	struct strbuf e = STRBUF_INIT;
@@ -134,16 +134,24 @@ int sweep_host(struct db *db, const char *self, int64_t host_id,
 		int64_t job;
 
 		strbuf_reset(&e);
+		/* A caller that holds the host's lease knows that a job's
+		 * domain on it is no running job's, whoever's it was.  A
+		 * domain of no job (a guest `kernel boot --keep` left) is its
+		 * controller's while that one lives. */
 		if (controllers_domain_claim(db, recorded.v[i],
 					     self ? self : "", &claim, &job,
 					     &owner, &e) == 0 &&
-		    claim == DOMAIN_ORPHAN &&
+		    (claim == DOMAIN_ORPHAN || (job && host_leased)) &&
 		    virt_destroy(vc, recorded.v[i], &e) == 0) {
 			n++;
-			controllers_domain_gone(db, recorded.v[i], self,
-						"its host boots again and its "
-						"controller's lease expired",
-						&e);
+			controllers_domain_gone(
+				db, recorded.v[i], self,
+				claim == DOMAIN_ORPHAN
+					? "its host boots again and its "
+					  "controller's lease expired"
+					: "its host boots again for another "
+					  "job: its own job is over",
+				&e);
 			strbuf_addf(names, "%s (left by controller %s)\n",
 				    recorded.v[i],
 				    owner.len ? owner.buf : "(none)");

@@ -155,13 +155,19 @@ int controllers_domain_claim(struct db *db, const char *name, const char *self,
 	*ret_claim = DOMAIN_ORPHAN;
 	*ret_job_id = 0;
 	db_args_str(&a, name);
-	/* Live: a lease not expired and no clean stop.  An owner with no
-	 * controllers row at all (a pre-009 controller) is not live. */
+	/* Live: its controller's lease not expired and no clean stop (an
+	 * owner with no controllers row at all, a pre-009 controller, is
+	 * not live), and, for a job's domain, the job still leased to that
+	 * controller: once the job's lease expired and the job went back to
+	 * the queue, its domain is nobody's, whoever now runs the job. */
 	r = db_exec_args(db, &res, err,
 			 "SELECT d.controller_id, coalesce(d.job_id, 0), "
 			 "coalesce(c.lease_expires > now() AND c.stopped_at "
-			 "IS NULL, false) FROM domains d LEFT JOIN controllers "
-			 "c ON c.id = d.controller_id WHERE d.name = $1 AND "
+			 "IS NULL, false) AND (d.job_id IS NULL OR EXISTS "
+			 "(SELECT 1 FROM jobs j WHERE j.id = d.job_id AND "
+			 "j.lease_owner = d.controller_id AND j.lease_expires "
+			 "> now())) FROM domains d LEFT JOIN controllers c ON "
+			 "c.id = d.controller_id WHERE d.name = $1 AND "
 			 "d.destroyed_at IS NULL",
 			 &a);
 	db_args_clear(&a);

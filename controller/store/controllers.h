@@ -52,14 +52,17 @@ int controllers_domain_gone(struct db *db, const char *name, const char *by,
 /* Whose a live domain is, as a sweep sees it. */
 enum domain_claim {
 	DOMAIN_MINE, /* recorded by the sweeping controller */
-	DOMAIN_LIVE_OWNER, /* another controller's, whose lease is live */
-	DOMAIN_ORPHAN, /* its owner's lease expired, or it has no record */
+	DOMAIN_LIVE_OWNER, /* another controller's, whose lease is live (and,
+			    * for a job's domain, who still holds the job) */
+	DOMAIN_ORPHAN, /* its owner's lease expired, its job's lease did
+			* (the job went back to the queue), or it has no
+			* record */
 };
 
 /*
  * Whose domain name is, for controller self: *ret_claim, and in owner (may
- * be NULL) who recorded it ("" when nobody did) and since when its lease
- * has been expired.  *ret_job_id is the job it was made for (0: none).
+ * be NULL) who recorded it ("" when nobody did).  *ret_job_id is the job
+ * it was made for (0: none).
  */
 int controllers_domain_claim(struct db *db, const char *name, const char *self,
 			     enum domain_claim *ret_claim, int64_t *ret_job_id,
