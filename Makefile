@@ -5,6 +5,8 @@
 #   make check           the whole suite (unit + integration) built with ASan+UBSan
 #   make check-unit      cmocka unit tests only
 #   make check-integration  TAP integration tests only
+#   make check-faults    the long fault tests (tests/faults/: kill -9 at
+#                        every phase, 10 000 jobs under two controllers)
 #   make lint            clang-format --dry-run and cppcheck
 #   make fuzz            libFuzzer targets (clang), each FUZZ_SECONDS
 #   make bench           the bench/ scripts
@@ -96,8 +98,8 @@ CTL_BIN   := $(B)/schedfarm
 AGENT_BIN := $(B)/schedfarm-agent
 endif
 
-.PHONY: all deps check check-unit check-integration check-kernel lint fuzz \
-	bench install clean demo kernel-demo unit-bins unit
+.PHONY: all deps check check-unit check-integration check-kernel check-faults \
+	lint fuzz bench install clean demo kernel-demo unit-bins unit
 
 all: $(CTL_BIN) $(AGENT_BIN)
 
@@ -171,6 +173,11 @@ check-integration:
 
 check-kernel: all
 	SCHEDFARM_BUILD=$(B) SCHEDFARM_AGENT=$(abspath $(AGENT_BIN)) sh tests/run-tests.sh kernel
+
+# Long (an hour or more on 2 cores): not part of `check`.  Unsanitized, so
+# that the figures they print are the farm's, not ASan's.
+check-faults: all
+	SCHEDFARM_BUILD=$(B) SCHEDFARM_AGENT=$(abspath $(AGENT_BIN)) sh tests/run-tests.sh faults
 
 lint:
 	clang-format --dry-run --Werror $(COMMON_SRC) $(CTL_SRC) $(AGENT_SRC) \

@@ -235,6 +235,14 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 			strbuf_addstr(err, "stopped");
 			goto out;
 		}
+		/* Woken late (a loaded machine kept the sampler off a CPU):
+		 * the ticks already past are one sample over the longer dt,
+		 * not several at the same instant. */
+		if (mono_ms() - tick >= interval) {
+			tick += (mono_ms() - tick) / interval * interval;
+			if (tick > end_ms)
+				tick = end_ms;
+		}
 		tnow = now_ns();
 		dt = tnow - tprev;
 		tsec = (double)(tnow - t0) / 1e9;

@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+#include "strbuf.h"
+
 /* Milliseconds on the monotonic clock, from an arbitrary start. */
 int64_t mono_ms(void);
 
@@ -31,5 +33,51 @@ int64_t deadline_in(int64_t ms);
 
 /* Milliseconds left until deadline (a mono_ms() value); 0 once passed. */
 int64_t deadline_left(int64_t deadline);
+
+/*
+ * Budgets: limits that nest (REFERENCE.md section 3).  A job has a
+ * budget; each phase has one of its own inside it; each command one
+ * inside its phase.  What is left of a budget is the smaller of its own
+ * time and what is left of every budget around it, so a command never
+ * outlives its phase nor a phase its job.  When time runs out,
+ * budget_tightest() says which limit it was, and budget_describe() puts
+ * that into words for the error: "the run phase's limit (timeouts.run,
+ * 2m) ran out", "the job's budget (timeouts.job, 1h) ran out".
+ *
+ * A budget is a small value on the caller's stack; name points to a
+ * string that outlives it; parent, when not NULL, must outlive it too.
+ */
+struct budget {
+	const char *name; /* "the run phase's limit (timeouts.run, 2m)" */
+	int64_t limit_ms; /* its own length; < 0: none of its own */
+	int64_t start; /* mono_ms() when it began */
+	const struct budget *parent;
+};
+
+/* Begin b now: limit_ms of its own (< 0: only what parent leaves). */
+void budget_start(struct budget *b, const char *name, int64_t limit_ms,
+		  const struct budget *parent);
+
+/* The mono_ms() point where b (or one around it) runs out; INT64_MAX
+ * when no budget of the chain has a limit. */
+int64_t budget_end(const struct budget *b);
+
+/* Milliseconds left of b and every budget around it (0 once out). */
+int64_t budget_left(const struct budget *b);
+
+/* 1 once b or a budget around it has run out. */
+int budget_expired(const struct budget *b);
+
+/* The budget of b's chain that runs out first (b itself on a tie). */
+const struct budget *budget_tightest(const struct budget *b);
+
+/*
+ * The limit that runs out first, for an error: "<its name> ran out after
+ * <how long it has run>".  Appended to out.
+ */
+void budget_describe(const struct budget *b, struct strbuf *out);
+
+/* A duration for people: "850ms", "42s", "2m", "1h30m", "2d3h". */
+void format_duration_ms(struct strbuf *out, int64_t ms);
 
 #endif

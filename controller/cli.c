@@ -21,6 +21,8 @@
 #include "parse.h"
 #include "strvec.h"
 #include "suggest.h"
+#include "store/controllers.h"
+#include "store/queue.h"
 #include "banned.h"
 
 const char *cli_home(void)
@@ -32,6 +34,27 @@ const char *cli_home(void)
 		fatal("%s", err.buf);
 	strbuf_release(&err);
 	return home;
+}
+
+char *cli_controller_begin(struct db *db)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *id = queue_owner_new();
+
+	if (controllers_register(db, id, "cli", CLI_LEASE_S, &err) < 0)
+		cli_db_fatal("registering this controller", &err);
+	strbuf_release(&err);
+	return id;
+}
+
+void cli_controller_end(struct db *db, char *id)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (id && controllers_stop(db, id, &err) < 0)
+		log_warn("cannot end controller %s: %s", id, err.buf);
+	strbuf_release(&err);
+	free(id);
 }
 
 struct db *cli_open_db_cfg(struct db_config *ret_cfg)

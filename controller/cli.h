@@ -50,6 +50,19 @@ struct db *cli_open_db(void);
 /* As above, with the resolved configuration handed back as well. */
 struct db *cli_open_db_cfg(struct db_config *ret_cfg);
 
+/*
+ * A verb that boots a host outside a job (kernel boot, host check,
+ * kernel orphans) is a controller of its own for as long as it runs: it
+ * registers an id (store/controllers.h) with a lease of CLI_LEASE_S
+ * seconds, under which its domain and power operations are recorded, and
+ * ends it with cli_controller_end().  Killed, it leaves a lease that
+ * expires, after which a sweep may take down what it left.  Exits 1 when
+ * the id cannot be registered (verbs only).
+ */
+#define CLI_LEASE_S 3600
+char *cli_controller_begin(struct db *db);
+void cli_controller_end(struct db *db, char *id);
+
 /* Report a failed statement and exit 1 (verbs only). */
 __attribute__((noreturn)) void cli_db_fatal(const char *what,
 					    const struct strbuf *err);

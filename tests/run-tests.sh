@@ -1,5 +1,7 @@
 #!/bin/sh
-# run-tests.sh [unit|integration|kernel|all] - one prove run over the suite.
+# run-tests.sh [unit|integration|kernel|faults|all] - one prove run over
+# the suite (`all`: unit and integration; kernel and faults are the long
+# ones, run by `make check-kernel` and `make check-faults`).
 #
 # Unit tests are cmocka binaries under $SCHEDFARM_BUILD/tests/unit (TAP
 # output through CMOCKA_MESSAGE_OUTPUT); integration tests are the TAP
@@ -24,6 +26,11 @@ if [ "$what" = integration ] || [ "$what" = all ]; then
 fi
 if [ "$what" = kernel ]; then
 	for t in tests/kernel/t[0-9]*.sh; do
+		[ -f "$t" ] && files="$files $t"
+	done
+fi
+if [ "$what" = faults ]; then
+	for t in tests/faults/t[0-9]*.sh; do
 		[ -f "$t" ] && files="$files $t"
 	done
 fi

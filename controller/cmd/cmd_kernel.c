@@ -15,6 +15,7 @@
 
 #include "lab/boot.h"
 #include "lab/build.h"
+#include "lab/sweep.h"
 #include "store/hosts.h"
 #include "store/kernels.h"
 #include "cmd/builtin.h"
@@ -69,8 +70,12 @@ const char cmd_kernel_usage[] =
 	"  boot    boot the kernel on HOST (libvirt or ipmi), wait for Linux,\n"
 	"          the agent's beacon, SSH and uname -r; print the times;\n"
 	"          run CMD over SSH if given; power off unless --keep\n"
-	"  orphans destroy this farm's libvirt domains (farm-FARMID-*): after\n"
-	"          a controller crashed, none of them has an owner\n"
+	"  orphans take down what controllers that died left running: this\n"
+	"          farm's libvirt domains (farm-FARMID-*) recorded by a\n"
+	"          controller whose lease expired (or by none), and IPMI "
+	"hosts\n"
+	"          such a controller left powered on (--uri: only domains at\n"
+	"          URI); never what a live controller is using\n"
 	"\n"
 	"Examples:\n"
 	"  schedfarm kernel build --base /usr/src/linux-source-6.1.tar.xz \\\n"
@@ -565,6 +570,7 @@ static int kernel_boot(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	struct db_config cfg;
 	struct db *db;
+	char *self = NULL;
 	int64_t timeout_ms = 300000;
 	int opt, keep = 0, r, rc = 0;
 
@@ -594,8 +600,10 @@ static int kernel_boot(int argc, char **argv)
 	if (optind + 1 != argc || !host)
 		die_usage("kernel boot NAME|ID --host HOST");
 	db = cli_open_db_cfg(&cfg);
+	self = cli_controller_begin(db);
 	boot_request_init(&req);
 	req.state_dir = cli_home();
+	req.controller_id = self;
 	req.kernel_id = kernel_id_of(db, argv[optind]);
 	req.host_name = host;
 	req.cmdline_append = append;
@@ -639,6 +647,12 @@ static int kernel_boot(int argc, char **argv)
 		rc = 1;
 	}
 out:
+	/* A kept guest stays this controller's until its lease runs out
+	 * (CLI_LEASE_S): no sweep takes it down before then. */
+	if (keep)
+		free(self);
+	else
+		cli_controller_end(db, self);
 	boot_result_release(&br);
 	db_close(db);
 	db_config_release(&cfg);
@@ -652,9 +666,11 @@ static int kernel_orphans(int argc, char **argv)
 		{ "uri", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 }
 	};
 	struct strbuf err = STRBUF_INIT, names = STRBUF_INIT;
+	_cleanup_free_ char *locks = NULL;
 	const char *uri = NULL;
 	struct db *db;
-	int opt, n = 0;
+	char *self;
+	int opt, n = 0, r;
 
 	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		if (opt != 'u')
@@ -664,14 +680,23 @@ static int kernel_orphans(int argc, char **argv)
 	if (optind != argc)
 		die_usage("kernel orphans takes no arguments");
 	db = cli_open_db();
-	if (boot_destroy_orphans(db, uri, &n, &names, &err) < 0)
-		fatal("%s", err.buf);
+	self = cli_controller_begin(db);
+	if (uri) {
+		r = sweep_domains(db, self, NULL, 0, uri, &n, &names, &err);
+	} else {
+		if (home_subdir(cli_home(), HOME_LOCKS, &locks, &err) < 0)
+			fatal("%s", err.buf);
+		r = sweep_all(db, self, NULL, 0, locks, &n, &names, &err);
+	}
 	fputs(names.buf, stdout);
-	printf("%d orphaned domain%s destroyed\n", n, n == 1 ? "" : "s");
+	printf("%d orphan%s taken down\n", n, n == 1 ? "" : "s");
+	cli_controller_end(db, self);
+	if (r < 0)
+		log_error("%s", err.buf);
 	db_close(db);
 	strbuf_release(&names);
 	strbuf_release(&err);
-	return 0;
+	return r < 0 ? 1 : 0;
 }
 
 int cmd_kernel(int argc, char **argv)
@@ -726,6 +751,7 @@ int cmd_host_check(int argc, char **argv)
 	int64_t timeout_ms = 300000, kid = 0;
 	struct db_config cfg;
 	struct db *db;
+	char *self = NULL;
 	int opt, rc = 1;
 
 	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
@@ -759,9 +785,11 @@ int cmd_host_check(int argc, char **argv)
 		 parse_i64(db_get(h, 0, 0), 1, INT64_MAX, &kid, NULL) < 0)
 		fatal("host %s has no known-good kernel: give --kernel",
 		      argv[optind]);
+	self = cli_controller_begin(db);
 	boot_request_init(&req);
 	req.host_name = argv[optind];
 	req.state_dir = cli_home();
+	req.controller_id = self;
 	req.kernel_id = kid;
 	req.timeout_ms = timeout_ms;
 	req.on_event = print_boot_event;
@@ -801,7 +829,7 @@ int cmd_host_check(int argc, char **argv)
 	       br.release, (double)br.ready_ms / 1000.0);
 	rc = 0;
 out:
-
+	cli_controller_end(db, self);
 	boot_result_release(&br);
 	db_close(db);
 	db_config_release(&cfg);

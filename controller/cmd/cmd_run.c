@@ -30,6 +30,7 @@
 #include "plan/plan.h"
 #include "store/hosts.h"
 #include "store/kernels.h"
+#include "store/controllers.h"
 #include "store/queue.h"
 #include "banned.h"
 
@@ -454,8 +455,15 @@ int cmd_run(int argc, char **argv)
 		plan_free(plan);
 		strbuf_release(&runs);
 	}
+	/* A controller of its own while it runs (store/controllers.h): its
+	 * guests and power operations are recorded under its id. */
 	owner = queue_owner_new();
+	if (controllers_register(db, owner, "run", lease_s, &err) < 0)
+		cli_db_fatal("registering this controller", &err);
 	r = drain(db, owner, lease_s, only_job, &v);
+	strbuf_reset(&err);
+	if (controllers_stop(db, owner, &err) < 0)
+		log_warn("cannot end this controller's lease: %s", err.buf);
 	free(owner);
 	strbuf_release(&text);
 	db_close(db);

@@ -22,6 +22,13 @@
  * told to stop, and STATUS= lines between: sd_notify(3)'s protocol,
  * written here by hand (one datagram to $NOTIFY_SOCKET) rather than
  * linking libsystemd for three messages.
+ *
+ * It is a controller of the database's `controllers` (store/
+ * controllers.h) under its lease owner id, renewing its lease on every
+ * turn of its loop (its jobs renew it too), and it sweeps -- at start and
+ * then every SWEEP_EVERY_S -- what controllers whose lease expired left
+ * running: libvirt guests and IPMI machines left powered on, never a live
+ * controller's (lab/sweep.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -36,6 +43,7 @@
 #include <unistd.h>
 
 #include "cmd/builtin.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "home.h"
 #include "job/jobexec.h"
@@ -43,8 +51,10 @@
 #include "parse.h"
 #include "store/queue.h"
 #include "run-command.h"
-#include "time-util.h"
 #include "lab/runner.h"
+#include "lab/sweep.h"
+#include "store/controllers.h"
+#include "time-util.h"
 #include "banned.h"
 
 const char cmd_serve_usage[] =
@@ -77,6 +87,12 @@ const char cmd_serve_usage[] =
 	"--stop-timeout is killed and put back in the queue.  Under systemd\n"
 	"(Type=notify) it signals readiness once it has its database and\n"
 	"listens for jobs, and logs with syslog priority prefixes.\n";
+
+/* How often the sweep runs once started (the first is at start). */
+#define SWEEP_EVERY_S 30
+
+/* What the last sweep could not do, so that it is logged once. */
+static struct strbuf last_sweep_error = STRBUF_INIT;
 
 static volatile sig_atomic_t stopping;
 static volatile sig_atomic_t child_exited;
@@ -282,6 +298,46 @@ static void stop_jobs(struct db *db, struct slot *slots, int nslots,
 	}
 }
 
+/*
+ * Take down what dead controllers left (sweep.h), sparing this one's
+ * running jobs; what was taken down, or why it could not be, is logged.
+ */
+static void sweep(struct db *db, const char *owner, const struct slot *slots,
+		  int nslots)
+{
+	struct strbuf names = STRBUF_INIT, err = STRBUF_INIT;
+	_cleanup_free_ char *locks = NULL;
+	int64_t *live = xcalloc((size_t)nslots + 1, sizeof(*live));
+	size_t n_live = 0;
+	int n = 0;
+
+	for (int i = 0; i < nslots; i++)
+		if (slots[i].pid > 0)
+			live[n_live++] = slots[i].claim.job_id;
+	/* A libvirtd that is down says so once, not every sweep. */
+	if (home_subdir(cli_home(), HOME_LOCKS, &locks, &err) < 0 ||
+	    sweep_all(db, owner, live, n_live, locks, &n, &names, &err) < 0) {
+		if (strcmp(err.buf, last_sweep_error.buf))
+			log_warn("sweep: %s", err.buf);
+		strbuf_reset(&last_sweep_error);
+		strbuf_addbuf(&last_sweep_error, &err);
+	} else {
+		strbuf_reset(&last_sweep_error);
+	}
+	if (n) {
+		strbuf_rtrim(&names);
+		for (char *l = names.buf, *nl; l && *l; l = nl) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl++ = '\0';
+			log_warn("sweep: took down %s", l);
+		}
+	}
+	free(live);
+	strbuf_release(&names);
+	strbuf_release(&err);
+}
+
 /* Reap finished job processes without waiting. */
 static void reap(struct db *db, struct slot *slots, int nslots, int *running,
 		 const char *owner)
@@ -311,6 +367,8 @@ int cmd_serve(int argc, char **argv)
 	int check_only = 0, max_jobs = 4, lease_s = QUEUE_LEASE_S, wake_s = 10;
 	int stop_s = 60;
 	int opt, running = 0, claimable = 1;
+	int64_t last_sweep;
+	unsigned reconnects = 0;
 	const char *why;
 
 	while ((opt = cli_getopt(argc, argv, "n", opts, NULL)) != -1) {
@@ -362,6 +420,10 @@ int cmd_serve(int argc, char **argv)
 		return 0;
 	}
 	log_set_timestamps(1);
+	/* Hashed once here, the agent is not hashed again in each job. */
+	if (runner_prepare_agent(agent, &err) < 0)
+		log_warn("cannot hash the agent now: %s", err.buf);
+	strbuf_reset(&err);
 	owner = queue_owner_new();
 	slots = xcalloc((size_t)max_jobs, sizeof(*slots));
 
@@ -373,6 +435,10 @@ int cmd_serve(int argc, char **argv)
 
 	if (db_listen(db, "schedfarm_jobs", &err) < 0)
 		fatal("cannot LISTEN: %s", err.buf);
+	if (controllers_register(db, owner, "serve", lease_s, &err) < 0)
+		fatal("cannot register this controller: %s", err.buf);
+	sweep(db, owner, slots, max_jobs);
+	last_sweep = mono_ms();
 	log_info("serve ready: owner %s, up to %d jobs, agent %s", owner,
 		 max_jobs, agent);
 	strbuf_reset(&err);
@@ -385,6 +451,22 @@ int cmd_serve(int argc, char **argv)
 
 		child_exited = 0;
 		reap(db, slots, max_jobs, &running, owner);
+		strbuf_reset(&err);
+		if (controllers_renew(db, owner, lease_s, &err) < 0)
+			log_warn("cannot renew this controller's lease: %s",
+				 err.buf);
+		if (db_reconnects(db) != reconnects) {
+			struct strbuf v = STRBUF_INIT;
+
+			reconnects = db_reconnects(db);
+			log_warn("reconnected to the database (server %s)",
+				 db_server_version(db, &v));
+			strbuf_release(&v);
+		}
+		if (mono_ms() - last_sweep >= SWEEP_EVERY_S * 1000) {
+			sweep(db, owner, slots, max_jobs);
+			last_sweep = mono_ms();
+		}
 		strbuf_reset(&err);
 		if (queue_requeue_expired(db, &jobs_back, &hosts_back, &err) <
 		    0)
@@ -418,8 +500,12 @@ int cmd_serve(int argc, char **argv)
 			fflush(NULL);
 			slots[i].claim = c;
 			slots[i].pid = fork();
-			if (slots[i].pid == 0)
+			if (slots[i].pid == 0) {
+				/* The job talks to the database on a
+				 * connection of its own. */
+				db_drop_inherited(db);
 				job_child(&cfg, &c, owner, lease_s);
+			}
 			if (slots[i].pid < 0) {
 				slots[i].pid = 0;
 				strbuf_reset(&err);
@@ -438,7 +524,12 @@ int cmd_serve(int argc, char **argv)
 			continue;
 		strbuf_reset(&payload);
 		strbuf_reset(&err);
-		if (db_wait_notify(db, wake_s * 1000, &payload, &err) < 0) {
+		/* Wake at least every third of the lease, to renew it. */
+		if (db_wait_notify(db,
+				   wake_s * 1000 < lease_s * 1000 / 3
+					   ? wake_s * 1000
+					   : lease_s * 1000 / 3,
+				   &payload, &err) < 0) {
 			log_warn("lost the database: %s", err.buf);
 			/* Reconnect; jobs run on their own connections. */
 			db_close(db);
@@ -451,6 +542,9 @@ int cmd_serve(int argc, char **argv)
 					db_close(db);
 					db = NULL;
 					sleep(1);
+				} else {
+					reconnects = 0;
+					log_warn("reconnected to the database");
 				}
 				strbuf_release(&e);
 			}
@@ -470,6 +564,9 @@ int cmd_serve(int argc, char **argv)
 			 "at most %d s)",
 			 running, stop_s);
 	stop_jobs(db, slots, max_jobs, &running, owner, stop_s);
+	strbuf_reset(&err);
+	if (db && controllers_stop(db, owner, &err) < 0)
+		log_warn("cannot end this controller's lease: %s", err.buf);
 	log_info("serve stopped");
 	free(slots);
 	free(owner);

@@ -12,6 +12,8 @@
 #include "lab/build.h"
 #include "cleanup.h"
 #include "home.h"
+#include "job/jobguard.h"
+#include "plan/plan.h"
 #include "banned.h"
 
 /* A progress line for whoever shows the job (schedfarm run). */
@@ -97,6 +99,7 @@ struct boot_state {
 	struct job_ctx *jc;
 	struct strbuf *log;
 	int run_boot; /* runs.boot of this round's runs */
+	int failed; /* the boot failed: kept for boot_job_boot_failed() */
 };
 
 /*
@@ -154,6 +157,22 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 	req.host_id = jc->claim.host_id;
 	req.kernel_id = jc->kernel_id;
 	req.state_dir = jc->home;
+	/* The domain and the power are this controller's (a sweep leaves
+	 * them alone while it lives), the domain named after the attempt. */
+	req.controller_id = jc->owner;
+	req.attempt = jc->claim.attempt;
+	/* The boot phase's limit, nested in the job's budget (jobexec.c):
+	 * the boot gets what is left of it, its power phase the plan's
+	 * power limit. */
+	req.timeout_ms = budget_left(&jc->phase_budget);
+	if (req.timeout_ms > 24 * 3600 * 1000)
+		req.timeout_ms = 24 * 3600 * 1000;
+	if (req.timeout_ms < 1)
+		req.timeout_ms = 1;
+	req.power_ms = jc->plan->timeouts.power_ms;
+	/* A failure is judged after a check on the known-good kernel
+	 * (boot_job_boot_failed()). */
+	req.defer_failure_health = 1;
 	req.on_event = state_event;
 	req.tick = state_tick;
 	req.ctx = st;
@@ -163,13 +182,15 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 	boot_result_init(&st->res);
 	strbuf_addf(log, "boot round %d\n", boot_index);
 	if (boot_host(jc->db, &req, &st->res, err) < 0) {
-		/* boot_host powered the host off and recorded the blame. */
-		strbuf_addf(log, "boot: %s, blame %s, host %s\n",
+		/* boot_host powered the host off; whose fault it was is for
+		 * boot_job_boot_failed() to find out. */
+		strbuf_addf(log, "boot: %s, blame %s%s, host %s\n",
 			    boot_outcome_name(st->res.outcome), st->res.blame,
+			    st->res.health_deferred ? " (to be checked)" : "",
 			    st->res.host_health);
 		attach_console(jc, st->res.boot_id, st->run_boot, log);
-		boot_result_release(&st->res);
-		free(st);
+		st->failed = 1;
+		jc->kind_state = st;
 		return -1;
 	}
 	jc->kind_state = st;
@@ -191,6 +212,13 @@ int boot_job_power_off(struct job_ctx *jc, struct strbuf *log,
 
 	if (!st)
 		return 0;
+	if (st->failed) {
+		/* boot_host powered it off already. */
+		boot_result_release(&st->res);
+		free(st);
+		jc->kind_state = NULL;
+		return 0;
+	}
 	r = boot_power_off(jc->db, &st->res, err);
 	strbuf_addf(log, "power off: %s\n", r < 0 ? err->buf : "done");
 	show(jc, "boot %d: power off: %s", st->run_boot,
@@ -201,4 +229,94 @@ int boot_job_power_off(struct job_ctx *jc, struct strbuf *log,
 	jc->kind_state = NULL;
 	memset(&jc->target, 0, sizeof(jc->target));
 	return r;
+}
+
+int boot_job_boot_failed(struct job_ctx *jc, struct strbuf *log,
+			 struct strbuf *err)
+{
+	struct boot_state *st = jc->kind_state;
+	struct boot_result *first;
+	int64_t kg;
+	int check = -1, host_fault = 0;
+
+	if (!st || !st->failed)
+		return 0;
+	jc->kind_state = NULL;
+	first = &st->res;
+	kg = first->known_good_kernel_id;
+	if (first->health_deferred && kg && kg != first->kernel_id &&
+	    !jc->lease_lost && !jc->interrupted) {
+		struct boot_request req;
+		struct boot_result chk;
+		struct strbuf e = STRBUF_INIT;
+
+		/* The check has a limit of its own: the failed boot may have
+		 * used up the boot phase's. */
+		jc->timed_out = 0;
+		job_phase_limit(jc, "check", "timeouts.boot + timeouts.power",
+				jc->plan->timeouts.boot_ms +
+					jc->plan->timeouts.power_ms,
+				0);
+		boot_request_init(&req);
+		req.job_id = jc->claim.job_id;
+		req.host_id = jc->claim.host_id;
+		req.kernel_id = kg;
+		req.state_dir = jc->home;
+		req.on_event = state_event;
+		req.tick = state_tick;
+		req.ctx = st;
+		req.controller_id = jc->owner;
+		req.attempt = jc->claim.attempt;
+		req.timeout_ms = jc->plan->timeouts.boot_ms +
+				 jc->plan->timeouts.power_ms;
+		req.power_ms = jc->plan->timeouts.power_ms;
+		req.check_after_failure = 1;
+		strbuf_addf(log,
+			    "check: booting the host's known-good kernel to "
+			    "tell whose fault that was\n");
+		show(jc, "boot %d: check: booting the known-good kernel",
+		     st->run_boot);
+		boot_result_init(&chk);
+		if (boot_host(jc->db, &req, &chk, &e) == 0) {
+			check = 0;
+			strbuf_addf(log,
+				    "check: the known-good kernel booted: the "
+				    "failure was the kernel's; host %s\n",
+				    chk.host_health);
+			strbuf_reset(&e);
+			if (boot_power_off(jc->db, &chk, &e) < 0)
+				strbuf_addf(log, "check: power off: %s\n",
+					    e.buf);
+		} else if (chk.outcome != BOOT_RUNNING &&
+			   strcmp(chk.blame, "none")) {
+			check = 1;
+			strbuf_addf(log,
+				    "check: the known-good kernel failed too "
+				    "(%s): host %s\n",
+				    e.buf, chk.host_health);
+		} else {
+			strbuf_addf(log, "check: could not be made: %s\n",
+				    e.buf);
+		}
+		boot_result_release(&chk);
+		strbuf_release(&e);
+	}
+	if (boot_settle_failure(jc->db, first, check, err) < 0) {
+		boot_result_release(first);
+		free(st);
+		return -1;
+	}
+	host_fault = !strcmp(first->blame, "host") &&
+		     !strcmp(first->host_health, "bad");
+	if (check == 1)
+		host_fault = 1;
+	strbuf_addf(log, "boot failure blamed on the %s%s\n",
+		    !strcmp(first->blame, "none") ? "controller (stopped)"
+						  : first->blame,
+		    host_fault ? ": the host is quarantined and the job goes "
+				 "to another host"
+			       : "");
+	boot_result_release(first);
+	free(st);
+	return host_fault;
 }

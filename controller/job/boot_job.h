@@ -15,6 +15,7 @@
  * boot_power_off() and the boot's state freed.  The runs of a boot round
  * get the boot's console log (runs.console_log): at power-off the whole
  * console, after a failed boot what it printed up to the failure.
+ * boot_failed: the check after a failed boot (below).
  */
 #ifndef SCHEDFARM_BOOT_JOB_H
 #define SCHEDFARM_BOOT_JOB_H
@@ -27,5 +28,18 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 		  struct strbuf *err);
 int boot_job_power_off(struct job_ctx *jc, struct strbuf *log,
 		       struct strbuf *err);
+
+/*
+ * After a failed boot of the job's kernel, whose fault was it?  When the
+ * host has a known-good kernel other than the job's, it is booted at once
+ * (a check, with a limit of its own): booting, the failure was the
+ * kernel's and the host stays good; failing too, the host is quarantined
+ * (hosts.h's HOST_CHECK_FAILED).  Without such a kernel the health rules
+ * judge the failure as it is.  The boots row of the failed boot gets the
+ * final blame.  1 when the host is to blame and now bad (the job should
+ * go to another host), 0 otherwise, -1 on error (err).
+ */
+int boot_job_boot_failed(struct job_ctx *jc, struct strbuf *log,
+			 struct strbuf *err);
 
 #endif

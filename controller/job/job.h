@@ -14,6 +14,7 @@
 #include "store/queue.h"
 #include "lab/runner.h"
 #include "strbuf.h"
+#include "time-util.h"
 
 struct plan;
 
@@ -90,6 +91,20 @@ struct job_ctx {
 	void *kind_state; /* the kind's hooks keep what they need here
 			   * (e.g. the boot result); they free it in
 			   * power_off */
+
+	/* jobguard.h: the job's budget and the current phase's limit
+	 * inside it (their names in the strbufs); timed_out once the
+	 * phase's limit ran out, timeout_msg saying which. */
+	struct budget job_budget, phase_budget;
+	struct strbuf job_budget_name, phase_budget_name;
+	int timed_out;
+	struct strbuf timeout_msg;
+	/* Job log lines the database did not take while it was away; they
+	 * go out with the next line it takes. */
+	struct strbuf pending_log;
+	/* The connection to the agent's host was lost mid-run and not
+	 * regained: the job's other runs are not tried. */
+	int connection_lost;
 };
 
 /*
@@ -108,6 +123,10 @@ struct job_kind_ops {
 		    struct strbuf *err);
 	int (*power_off)(struct job_ctx *jc, struct strbuf *log,
 			 struct strbuf *err);
+	/* After boot failed: 1 when the host was to blame and is now
+	 * quarantined (the job goes to another host), 0 when not. */
+	int (*boot_failed)(struct job_ctx *jc, struct strbuf *log,
+			   struct strbuf *err);
 };
 
 #endif

@@ -21,6 +21,9 @@
 #include "store/ingest.h"
 #include "home.h"
 #include "job/jobexec.h"
+#include "job/jobexec-int.h"
+#include "job/jobguard.h"
+#include "store/controllers.h"
 #include "store/hosts.h"
 #include "parse.h"
 #include "plan/plan.h"
@@ -36,10 +39,12 @@ volatile sig_atomic_t job_stop_requested;
  * fills .build/.boot for libvirt and ipmi (see job.h).
  */
 static const struct job_kind_ops job_kinds[] = {
-	{ "local", NULL, NULL, NULL },
-	{ "ssh", NULL, NULL, NULL },
-	{ "libvirt", boot_job_build, boot_job_boot, boot_job_power_off },
-	{ "ipmi", boot_job_build, boot_job_boot, boot_job_power_off },
+	{ "local", NULL, NULL, NULL, NULL },
+	{ "ssh", NULL, NULL, NULL, NULL },
+	{ "libvirt", boot_job_build, boot_job_boot, boot_job_power_off,
+	  boot_job_boot_failed },
+	{ "ipmi", boot_job_build, boot_job_boot, boot_job_power_off,
+	  boot_job_boot_failed },
 };
 
 /* Kinds that must boot the job's kernel before running anything. */
@@ -56,26 +61,7 @@ static const struct job_kind_ops *kind_ops(const char *kind)
 	return NULL;
 }
 
-struct run_rec {
-	int64_t id;
-	const struct plan_run *pr;
-	int boot;
-	struct strbuf lines;
-	struct strbuf label;
-	char *error; /* set when the run failed */
-	const char *phase; /* the phase it failed in */
-	int need_fetch;
-	int stream_done; /* a done line came through the stream */
-	int done_ok; /* ... with status ok */
-	int stopped; /* the job stopped it (interrupt, cancel, lost lease) */
-	int recorded; /* stored (or marked failed) as it finished */
-	int done_before; /* stored by an earlier attempt of this job */
-	struct ingest_expect ex;
-};
-
-static void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
+void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT, err = STRBUF_INIT;
 	time_t now = time(NULL);
@@ -89,7 +75,13 @@ static void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	strbuf_addf(&line, "%s %s%s\n", ts, level ? "warning: " : "", sb.buf);
-	queue_log(jc->db, jc->claim.job_id, line.buf, &err);
+	/* Lines the database could not take (it was away) go with this one:
+	 * the log loses nothing to an outage shorter than its 1 MiB. */
+	strbuf_addbuf(&jc->pending_log, &line);
+	if (queue_log(jc->db, jc->claim.job_id, jc->pending_log.buf, &err) == 0)
+		strbuf_reset(&jc->pending_log);
+	else if (jc->pending_log.len > (1u << 20))
+		strbuf_reset(&jc->pending_log);
 	if (jc->hooks && jc->hooks->log)
 		jc->hooks->log(jc->hooks->ctx, level, sb.buf);
 	strbuf_release(&sb);
@@ -105,6 +97,8 @@ int job_beat(struct job_ctx *jc)
 	int r;
 
 	if (jc->lease_lost)
+		return -1;
+	if (job_limit_check(jc) < 0)
 		return -1;
 	if (job_stop_requested) {
 		jc->lease_lost = 1;
@@ -124,6 +118,9 @@ int job_beat(struct job_ctx *jc)
 	r = queue_heartbeat(jc->db, &jc->claim, jc->owner, jc->lease_s, &err);
 	if (r == 0) {
 		jc->last_beat_ms = now;
+		/* The controller lives as long as one of its jobs does, even
+		 * when its serve died: nobody sweeps this job's guest. */
+		controllers_renew(jc->db, jc->owner, jc->lease_s, &err);
 	} else if (r == -2) {
 		jc->lease_lost = 1;
 		jlog(jc, 1,
@@ -236,6 +233,18 @@ static int phase_skip(struct job_ctx *jc, const char *phase, const char *why)
 }
 
 /*
+ * A phase that failed because its limit (or the job's budget) ran out
+ * says so, whatever the hook saw ("the boot was stopped").
+ */
+static void limit_fired(struct job_ctx *jc, int r, struct strbuf *err)
+{
+	if (r < 0 && jc->timed_out) {
+		strbuf_reset(err);
+		strbuf_addbuf(err, &jc->timeout_msg);
+	}
+}
+
+/*
  * Build the job's kernel, for kinds that boot one.  0 ok, -1 failed
  * (err says why).
  */
@@ -280,6 +289,8 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 		    0 ||
 	    queue_phase_begin(jc->db, &jc->claim, "build", &pid, err) < 0)
 		return -1;
+	job_phase_limit(jc, "build", "timeouts.build",
+			jc->plan->timeouts.build_ms, 1);
 	if (!ops || !ops->build) {
 		strbuf_addf(err,
 			    "building kernels for %s hosts is not "
@@ -289,6 +300,7 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 	} else {
 		r = ops->build(jc, &log, err);
 	}
+	limit_fired(jc, r, err);
 	if (r < 0)
 		strbuf_addf(&log, "%s\n", err->buf);
 	queue_phase_end(jc->db, pid, r < 0 ? "failed" : "ok", log.buf, &e);
@@ -315,6 +327,11 @@ static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 		    0 ||
 	    queue_phase_begin(jc->db, &jc->claim, "boot", &pid, err) < 0)
 		return -1;
+	/* Power on, the kernel, the agent and SSH: the boot's own limit,
+	 * plus one power operation. */
+	job_phase_limit(
+		jc, "boot", "timeouts.boot + timeouts.power",
+		jc->plan->timeouts.boot_ms + jc->plan->timeouts.power_ms, 1);
 	if (!ops || !ops->boot) {
 		strbuf_addf(err,
 			    "booting %s hosts is not available in this "
@@ -326,12 +343,38 @@ static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 		if (r == 0)
 			jc->booted = 1;
 	}
+	limit_fired(jc, r, err);
 	if (r < 0)
 		strbuf_addf(&log, "%s\n", err->buf);
 	queue_phase_end(jc->db, pid, r < 0 ? "failed" : "ok", log.buf, &e);
 	strbuf_release(&log);
 	strbuf_release(&e);
 	return r;
+}
+
+/*
+ * After a failed boot: the kind's check of whose fault it was (a boot of
+ * the host's known-good kernel), logged to the job.  1 when the host is
+ * quarantined and the job must go to another host.
+ */
+static int boot_failed_host_fault(struct job_ctx *jc)
+{
+	const struct job_kind_ops *ops = kind_ops(jc->host_kind);
+	struct strbuf log = STRBUF_INIT, err = STRBUF_INIT;
+	int r;
+
+	if (!ops || !ops->boot_failed)
+		return 0;
+	r = ops->boot_failed(jc, &log, &err);
+	if (log.len) {
+		strbuf_rtrim(&log);
+		jlog(jc, r > 0 ? 1 : 0, "%s", log.buf);
+	}
+	if (r < 0)
+		jlog(jc, 1, "judging the failed boot: %s", err.buf);
+	strbuf_release(&log);
+	strbuf_release(&err);
+	return r > 0;
 }
 
 /*
@@ -348,6 +391,9 @@ static int phase_power_off(struct job_ctx *jc)
 	if (!jc->booted || !ops || !ops->power_off)
 		return 0;
 	jc->booted = 0;
+	/* Power-off always runs, with a budget of its own. */
+	job_phase_limit(jc, "power-off", "timeouts.power",
+			jc->plan->timeouts.power_ms, 0);
 	r = ops->power_off(jc, &log, &err);
 	if (log.len) {
 		strbuf_rtrim(&log);
@@ -453,12 +499,41 @@ static int create_runs(struct job_ctx *jc, struct run_rec *rr, size_t n,
 	return db_commit(jc->db, err);
 }
 
-static void run_failed(struct run_rec *rr, const char *phase, const char *error)
+void run_failed(struct run_rec *rr, const char *phase, const char *error)
 {
 	if (rr->error)
 		return;
 	rr->error = xstrdup(error);
 	rr->phase = phase;
+}
+
+/* A run the job did not get to: it ran out of time, or lost its host. */
+static void not_run(struct job_ctx *jc, struct run_rec *rr)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (jc->timed_out)
+		strbuf_addf(&why, "not run: %s", jc->timeout_msg.buf);
+	else
+		strbuf_addf(&why,
+			    "not run: the connection to %s was lost in an "
+			    "earlier run",
+			    jc->host_name);
+	run_failed(rr, "run", why.buf);
+	strbuf_release(&why);
+}
+
+/* The run phase's limit: a run's limit for each run of the round. */
+static void run_phase_limit(struct job_ctx *jc)
+{
+	struct strbuf what = STRBUF_INIT;
+
+	strbuf_addf(&what, "%zu runs of timeouts.run + 1m", jc->plan->nr_runs);
+	job_phase_limit(jc, "run", what.buf,
+			(int64_t)jc->plan->nr_runs *
+				(jc->plan->timeouts.run_ms + 60000),
+			1);
+	strbuf_release(&what);
 }
 
 struct run_clock;
@@ -573,21 +648,29 @@ static void run_one(struct job_ctx *jc, struct runner *runner,
 		    struct run_rec *rr, size_t i, size_t n,
 		    const struct run_clock *clk)
 {
-	struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT, name = STRBUF_INIT;
 	struct line_ctx lc = { jc, rr, i, n, clk, mono_ms() };
 	struct runner_callbacks cb = { on_line, on_tick, on_note, &lc };
+	struct budget rb;
 	enum runner_end end;
-	int status, timeout_ms;
+	int status;
 
 	build_spec(jc, runner, rr, &spec);
 	mark_run_state(jc, rr, runner_results_file(runner, rr->id));
-	timeout_ms = (int)(jc->plan->timeouts.run_ms > 3600000 * 24
-				   ? 3600000 * 24
-				   : jc->plan->timeouts.run_ms) +
-		     60000;
-	if (runner_run(runner, rr->id, spec.buf, timeout_ms, &cb, &end, &status,
+	/* The agent's own deadline is timeouts.run; the controller gives it
+	 * a minute more to say so before stopping it. */
+	strbuf_addf(&name, "run %lld's limit (timeouts.run ",
+		    (long long)rr->id);
+	format_duration_ms(&name, jc->plan->timeouts.run_ms);
+	strbuf_addstr(&name, " + 1m)");
+	job_command_limit(jc, &rb, &name, jc->plan->timeouts.run_ms + 60000);
+	if (runner_run(runner, rr->id, spec.buf, &rb, &cb, &end, &status,
 		       &err) < 0) {
+		/* The host could not be reached again: so are the job's
+		 * other runs, which are not tried. */
 		run_failed(rr, "run", err.buf);
+		if (starts_with(err.buf, "connection lost"))
+			jc->connection_lost = 1;
 		goto out;
 	}
 	switch (end) {
@@ -601,10 +684,11 @@ static void run_one(struct job_ctx *jc, struct runner *runner,
 		rr->need_fetch = 1;
 		break;
 	case RUNNER_STOPPED:
-		rr->stopped = 1;
+		rr->stopped = !jc->timed_out;
 		if (!rr->error)
 			run_failed(rr, "run",
-				   jc->interrupted
+				   jc->timed_out ? jc->timeout_msg.buf
+				   : jc->interrupted
 					   ? "stopped: the controller was "
 					     "interrupted (SIGINT or SIGTERM)"
 				   : jc->lease_lost ? "stopped: the job was "
@@ -613,26 +697,31 @@ static void run_one(struct job_ctx *jc, struct runner *runner,
 						    : "stopped");
 		break;
 	case RUNNER_TIMEOUT:
-		strbuf_addf(&err,
-			    "the run took longer than %d s and was "
-			    "stopped",
-			    timeout_ms / 1000);
+		budget_describe(&rb, &err);
+		strbuf_addstr(&err, "; the agent was stopped");
 		run_failed(rr, "run", err.buf);
 		break;
 	}
 out:
 	strbuf_release(&spec);
 	strbuf_release(&err);
+	strbuf_release(&name);
 }
 
-/* Fetch results files where the stream was cut; remove run files. */
-static void collect_one(struct runner *runner, struct run_rec *rr,
-			struct strbuf *log)
+/*
+ * Fetch the results file of a run whose stream was cut, within the collect
+ * phase's limit.  The run files stay on the host until the run is stored
+ * (forget_runs()).
+ */
+static void collect_one(struct job_ctx *jc, struct runner *runner,
+			struct run_rec *rr, struct strbuf *log)
 {
 	struct strbuf err = STRBUF_INIT, file = STRBUF_INIT;
 	struct ingest_summary sum;
 
-	if (rr->need_fetch && !rr->error) {
+	if (rr->need_fetch && !rr->error && job_limit_check(jc) < 0) {
+		run_failed(rr, "collect", jc->timeout_msg.buf);
+	} else if (rr->need_fetch && !rr->error) {
 		if (runner_fetch(runner, rr->id, RUN_LINES_CAP, &file, &err) <
 		    0) {
 			run_failed(rr, "collect", err.buf);
@@ -658,44 +747,16 @@ static void collect_one(struct runner *runner, struct run_rec *rr,
 	if (rr->error)
 		strbuf_addf(log, "run %lld: failed: %s\n", (long long)rr->id,
 			    rr->error);
-	runner_forget(runner, rr->id);
 	strbuf_release(&err);
 	strbuf_release(&file);
 }
 
-static void ingest_one(struct job_ctx *jc, struct run_rec *rr,
-		       struct strbuf *log)
+/* Remove the run files of runs from..to-1 on the host. */
+static void forget_runs(struct runner *runner, struct run_rec *rr, size_t from,
+			size_t to)
 {
-	struct strbuf err = STRBUF_INIT;
-	struct ingest_summary sum;
-	int r;
-
-	if (rr->error) {
-		if (ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
-				       rr->lines.len, &err) < 0)
-			jlog(jc, 1, "run %lld: %s", (long long)rr->id, err.buf);
-		strbuf_release(&err);
-		return;
-	}
-	r = ingest_run(jc->db, &rr->ex, rr->lines.buf, rr->lines.len, &sum,
-		       &err);
-	if (r < 0) {
-		run_failed(rr, "ingest", err.buf);
-		strbuf_reset(&err);
-		ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
-				   rr->lines.len, &err);
-		strbuf_addf(log, "run %lld: failed: %s\n", (long long)rr->id,
-			    rr->error);
-	} else {
-		strbuf_addf(log,
-			    "run %lld: %s %zu results, %zu samples, %zu "
-			    "counters\n",
-			    (long long)rr->id,
-			    r == 1 ? "already ingested:" : "stored",
-			    sum.results, sum.samples, sum.counters);
-	}
-	ingest_summary_release(&sum);
-	strbuf_release(&err);
+	for (size_t i = from; runner && i < to; i++)
+		runner_forget(runner, rr[i].id);
 }
 
 /*
@@ -704,8 +765,9 @@ static void ingest_one(struct job_ctx *jc, struct run_rec *rr,
  * measured, as mmtests and LKP keep each iteration on disk.  A run whose
  * stream was cut waits for the collect phase (its file knows more); a run
  * the job itself stopped (an interrupt, a cancel) is left for
- * queue_finish() to mark aborted with the reason.  What was done goes to
- * log.
+ * queue_finish() to mark aborted with the reason.  A database that is
+ * away leaves the run to the job's final transaction (job_store()), which
+ * waits for it.  What was done goes to log.
  */
 static void record_finished(struct job_ctx *jc, struct run_rec *rr,
 			    struct strbuf *log)
@@ -720,8 +782,8 @@ static void record_finished(struct job_ctx *jc, struct run_rec *rr,
 		rr->stopped = 1;
 		return;
 	}
-	ingest_one(jc, rr, log);
-	rr->recorded = 1;
+	if (job_ingest_one(jc, rr, log) == 0)
+		rr->recorded = 1;
 }
 
 /* What the estimate of the time left counts: the runs this attempt has
@@ -758,6 +820,11 @@ static void progress(struct job_ctx *jc, const struct run_rec *rr, size_t i,
 	jc->hooks->progress(jc->hooks->ctx, &p);
 }
 
+/*
+ * The job's state and phase rows are its story, not its results: with the
+ * database away for a moment they are skipped (a warning waits for the
+ * log), and the job goes on; only a lost lease stops it.
+ */
 static int set_phase_state(struct job_ctx *jc, const char *state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -771,37 +838,27 @@ static int set_phase_state(struct job_ctx *jc, const char *state)
 	return jc->lease_lost ? -1 : 0;
 }
 
-/*
- * A done job of an adaptive sequence: queue the other kernel's job of its
- * block, or compare and queue the next block, or record why the sequence
- * stopped (adaptive.c).  Runs while the job still holds its lease, so a
- * job cancelled by now queues nothing.  What happened goes to the job's
- * log; a failure here is a warning, never the job's (its runs are stored).
- */
-static void adaptive_step(struct job_ctx *jc)
+/* A phase row (queue_phase_begin()); *ret_id 0 when the database was
+ * away.  -1 only when it refused. */
+static int phase_row(struct job_ctx *jc, const char *phase, int64_t *ret_id,
+		     struct strbuf *err)
 {
-	struct adaptive_outcome o;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf e = STRBUF_INIT;
 
-	if (!adaptive_job_is_adaptive(jc->plan, jc->patch_id) ||
-	    job_beat(jc) < 0)
-		return;
-	adaptive_outcome_init(&o);
-	if (adaptive_job_done(jc->db, jc->claim.job_id, &o, &err) < 0)
-		jlog(jc, 1, "until decided: %s", err.buf);
-	if (o.warn.len) {
-		strbuf_rtrim(&o.warn);
-		jlog(jc, 1, "until decided: %s", o.warn.buf);
+	*ret_id = 0;
+	if (queue_phase_begin(jc->db, &jc->claim, phase, ret_id, &e) == 0) {
+		strbuf_release(&e);
+		return 0;
 	}
-	/* One log line per line of the outcome, each with its time. */
-	for (char *line = o.msg.buf, *nl; line && *line; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		jlog(jc, 0, "until decided: %s", line);
+	if (db_lost(jc->db)) {
+		jlog(jc, 1, "phase %s not recorded, the database is away: %s",
+		     phase, e.buf);
+		strbuf_release(&e);
+		return 0;
 	}
-	adaptive_outcome_release(&o);
-	strbuf_release(&err);
+	strbuf_addbuf(err, &e);
+	strbuf_release(&e);
+	return -1;
 }
 
 int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
@@ -824,14 +881,16 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	struct run_clock clk = { 0 };
 	size_t n = 0, nfailed = 0, nkept = 0;
 	int64_t pid = 0;
-	int ret = 1, r, host_unreachable = 0;
+	int ret = 1, r, host_unreachable = 0, stored = 0, elsewhere = 0;
 
+	job_guard_init(&jc);
 	jc.last_beat_ms = mono_ms();
 	if (load_job(&jc, &e) < 0) {
 		fail_phase = "infra";
 		fail_msg = strbuf_detach(&e, NULL);
 		goto finish;
 	}
+	job_budget_begin(&jc);
 	jlog(&jc, 0,
 	     "job %lld attempt %d on %s (%s), kernel %s, plan %s: "
 	     "%zu runs x %d boots",
@@ -885,10 +944,22 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	clk.t0 = mono_ms();
 	clk.todo = n - nkept;
 	for (int b = 0; b < jc.boots && !jc.lease_lost; b++) {
+		if (jc.timed_out || jc.connection_lost) {
+			/* Out of time, or the host is gone: the rounds left
+			 * are not tried. */
+			for (size_t k = 0; k < jc.plan->nr_runs; k++)
+				if (!rr[(size_t)b * jc.plan->nr_runs + k]
+					     .done_before)
+					not_run(&jc, &rr[(size_t)b *
+								 jc.plan->nr_runs +
+							 k]);
+			continue;
+		}
 		/* boot */
 		if (phase_boot(&jc, b, &e) < 0) {
 			fail_phase = "boot";
 			fail_msg = strbuf_detach(&e, NULL);
+			elsewhere = boot_failed_host_fault(&jc);
 			goto finish;
 		}
 		/* run */
@@ -897,8 +968,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		if (b == 0 || kind_boots(jc.host_kind)) {
 			struct strbuf olog = STRBUF_INIT;
 
-			if (queue_phase_begin(db, &jc.claim, "run", &pid, &e) <
-			    0) {
+			if (phase_row(&jc, "run", &pid, &e) < 0) {
 				fail_phase = "infra";
 				fail_msg = strbuf_detach(&e, NULL);
 				goto finish;
@@ -908,6 +978,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			strbuf_reset(&e);
 			if (!jc.agent_path)
 				jc.agent_path = runner_default_agent_path();
+			jc.target.stall_ms = (int)jc.plan->timeouts.stall_ms;
 			runner_close(runner);
 			runner = NULL;
 			if (runner_open(&jc.target, jc.agent_path, &runner,
@@ -929,11 +1000,17 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			}
 			strbuf_release(&olog);
 		}
+		run_phase_limit(&jc);
 		for (size_t k = 0; k < jc.plan->nr_runs; k++) {
 			size_t i = (size_t)b * jc.plan->nr_runs + k;
 
 			if (rr[i].done_before)
 				continue;
+			if (jc.timed_out || jc.connection_lost) {
+				not_run(&jc, &rr[i]);
+				nfailed++;
+				continue;
+			}
 			if (job_beat(&jc) < 0)
 				break;
 			progress(&jc, &rr[i], i, n, &clk, NULL, 0);
@@ -976,17 +1053,23 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			size_t to = (size_t)(b + 1) * jc.plan->nr_runs;
 
 			if (set_phase_state(&jc, "collecting") < 0 ||
-			    queue_phase_begin(db, &jc.claim, "collect", &pid,
-					      &e) < 0)
+			    phase_row(&jc, "collect", &pid, &e) < 0)
 				goto finish;
+			job_phase_limit(&jc, "collect", "timeouts.collect",
+					jc.plan->timeouts.collect_ms, 1);
 			for (size_t i = from; i < to; i++)
 				if (!rr[i].done_before && !rr[i].stopped)
-					collect_one(runner, &rr[i], &log);
+					collect_one(&jc, runner, &rr[i], &log);
 			queue_phase_end(db, pid, "ok", log.buf, &e);
 			strbuf_reset(&log);
 			strbuf_reset(&e);
 		}
-		if (b == jc.boots - 1 || kind_boots(jc.host_kind)) {
+		/* A booted host keeps nothing past its power-off: its run
+		 * files go now, its lines are in memory.  The others keep
+		 * theirs until the runs are stored. */
+		if (kind_boots(jc.host_kind)) {
+			forget_runs(runner, rr, (size_t)b * jc.plan->nr_runs,
+				    (size_t)(b + 1) * jc.plan->nr_runs);
 			runner_close(runner);
 			runner = NULL;
 		}
@@ -999,47 +1082,37 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	}
 	if (jc.lease_lost)
 		goto finish;
+	/* Runs cut short by the end of the job were not collected. */
+	for (size_t i = 0; i < n; i++)
+		if (rr[i].need_fetch && !rr[i].error &&
+		    (jc.timed_out || jc.connection_lost))
+			not_run(&jc, &rr[i]);
 
-	/* ingest */
+	/* ingest: with a limit of its own, so that what ran is stored even
+	 * when the job ran out of time, and one transaction (job_store()). */
 	if (set_phase_state(&jc, "ingesting") < 0 ||
-	    queue_phase_begin(db, &jc.claim, "ingest", &pid, &e) < 0)
+	    phase_row(&jc, "ingest", &pid, &e) < 0)
 		goto finish;
-	nfailed = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i % 16 == 0)
-			job_beat(&jc);
-		if (rr[i].done_before)
-			strbuf_addf(&log,
-				    "run %lld: stored by an earlier attempt\n",
-				    (long long)rr[i].id);
-		else if (rr[i].recorded)
-			strbuf_addf(&log, "run %lld: stored as it finished\n",
-				    (long long)rr[i].id);
-		else
-			ingest_one(&jc, &rr[i], &log);
-		rr[i].recorded = 1;
-		if (rr[i].error)
-			nfailed++;
-	}
-	queue_phase_end(db, pid, nfailed && nfailed == n ? "failed" : "ok",
-			log.buf, &e);
-	if (nfailed) {
-		struct strbuf m = STRBUF_INIT;
+	job_phase_limit(&jc, "ingest", NULL, 10 * 60 * 1000, 0);
+	{
+		struct store_args sa = { rr, n, pid, STRBUF_INIT, NULL, NULL };
 
-		for (size_t i = 0; i < n; i++) {
-			if (rr[i].error) {
-				strbuf_addf(&m,
-					    "%zu of %zu runs failed; first: "
-					    "run %lld (%s): %s",
-					    nfailed, n, (long long)rr[i].id,
-					    rr[i].phase, rr[i].error);
-				fail_phase = rr[i].phase;
-				break;
+		if (job_db_retry(&jc, "storing the runs", job_store, &sa, &e) ==
+		    0) {
+			stored = 1;
+			fail_phase = sa.fail_phase;
+			fail_msg = sa.fail_msg;
+			ret = fail_msg ? 1 : 0;
+			/* Stored: the host may let go of the run files. */
+			forget_runs(runner, rr, 0, n);
+		} else {
+			free(sa.fail_msg);
+			if (!jc.lease_lost) {
+				fail_phase = "ingest";
+				fail_msg = strbuf_detach(&e, NULL);
 			}
 		}
-		fail_msg = strbuf_detach(&m, NULL);
-	} else {
-		ret = 0;
+		strbuf_release(&sa.log);
 	}
 
 finish:
@@ -1054,15 +1127,15 @@ finish:
 			"the job stopped early: %s",
 			e.len ? e.buf : "the database refused a phase update");
 	}
-	if (jc.interrupted && ret != 0) {
-		size_t stored = 0, finished = 0;
+	if (jc.interrupted && !stored) {
+		size_t nstored = 0, finished = 0;
 
 		for (size_t i = 0; rr && i < n; i++) {
 			if (rr[i].done_before || rr[i].recorded)
 				finished++;
 			if (rr[i].done_before ||
 			    (rr[i].recorded && !rr[i].error))
-				stored++;
+				nstored++;
 		}
 		free(fail_msg);
 		fail_phase = NULL;
@@ -1071,14 +1144,14 @@ finish:
 				"interrupted (SIGINT or SIGTERM) after %zu of "
 				"%zu runs: cancelled; the %zu runs that "
 				"finished ok are stored",
-				finished, n, stored);
+				finished, n, nstored);
 		else
 			fail_msg = xstrfmt(
 				"interrupted: the controller stopped after "
 				"%zu of %zu runs; back in the queue: the %zu "
 				"runs stored are kept and the next attempt "
 				"runs the other %zu",
-				finished, n, stored, n - stored);
+				finished, n, nstored, n - nstored);
 		jlog(&jc, 1, "job %lld %s", (long long)c->job_id, fail_msg);
 	} else {
 		if (jc.lease_lost && !fail_msg && !jc.interrupted) {
@@ -1086,7 +1159,13 @@ finish:
 			fail_msg = xstrdup("the job's lease was lost "
 					   "(cancelled, or expired)");
 		}
-		if (fail_msg)
+		if (fail_msg && elsewhere)
+			jlog(&jc, 1,
+			     "job %lld failed in %s on %s, the host's fault: "
+			     "back to the queue for another host: %s",
+			     (long long)c->job_id, fail_phase, jc.host_name,
+			     fail_msg);
+		else if (fail_msg)
 			jlog(&jc, 1, "job %lld failed in %s: %s",
 			     (long long)c->job_id,
 			     fail_phase ? fail_phase : "an unknown phase",
@@ -1096,10 +1175,9 @@ finish:
 			     (long long)c->job_id, n);
 		jc.interrupted = 0;
 	}
-	/* ret is 0 only when every run was ingested. */
-	if (ret == 0 && !fail_msg)
-		adaptive_step(&jc);
 	strbuf_reset(&e);
+	if (jc.connection_lost)
+		host_unreachable = 1;
 	if (!jc.interrupted && (host_unreachable || !fail_msg)) {
 		struct host_observation o = { 0 };
 		struct host_verdict v;
@@ -1112,7 +1190,8 @@ finish:
 		o.kernel_id = kind_boots(jc.host_kind) ? jc.kernel_id : 0;
 		o.outcome = host_unreachable ? HOST_FAILED : HOST_WORKED;
 		o.what = what.buf;
-		o.failure = "unreachable";
+		o.failure =
+			jc.connection_lost ? "connection lost" : "unreachable";
 		o.reason = host_unreachable ? fail_msg : NULL;
 		if (hosts_observe(db, &o, &v, &e) < 0)
 			jlog(&jc, 1, "cannot record the host's health: %s",
@@ -1128,12 +1207,25 @@ finish:
 		strbuf_release(&what);
 		strbuf_reset(&e);
 	}
-	r = queue_finish(db, &jc.claim, owner,
-			 jc.interrupted
-				 ? (interrupt_cancels ? "cancelled" : "queued")
-			 : fail_msg ? "failed"
-				    : "done",
-			 fail_msg ? fail_phase : NULL, fail_msg, &e);
+	/* Stored, the job ended in the same transaction.  Otherwise its end
+	 * is recorded now, waiting for a database that went away. */
+	if (stored) {
+		r = 0;
+	} else {
+		struct finish_args fa = { jc.interrupted
+						  ? (interrupt_cancels
+							     ? "cancelled"
+							     : "queued")
+					  : elsewhere ? "elsewhere"
+					  : fail_msg	 ? "failed"
+							 : "done",
+					  fail_msg ? fail_phase : NULL,
+					  fail_msg };
+
+		job_phase_limit(&jc, "end", NULL, 2 * 60 * 1000, 0);
+		r = job_db_retry(&jc, "recording the end of the job",
+				 job_finish, &fa, &e);
+	}
 	if (r < 0) {
 		strbuf_addf(err, "cannot record the end of job %lld: %s",
 			    (long long)c->job_id, e.buf);
@@ -1160,5 +1252,6 @@ finish:
 	strbuf_release(&log);
 	strbuf_release(&rlog);
 	job_ctx_release(&jc);
+	job_guard_release(&jc);
 	return ret;
 }

@@ -13,14 +13,17 @@
 #include <unistd.h>
 
 #include "lab/boot.h"
+#include "store/controllers.h"
 #include "store/hosts.h"
 #include "cleanup.h"
 #include "home.h"
 #include "lab/console.h"
 #include "lab/ipmi.h"
+#include "lab/sweep.h"
 #include "json.h"
 #include "parse.h"
 #include "lab/ssh.h"
+#include "strvec.h"
 #include "time-util.h"
 #include "lab/virt.h"
 #include "banned.h"
@@ -76,6 +79,8 @@ void boot_result_release(struct boot_result *res)
 	free(res->key_file);
 	free(res->known_hosts);
 	free(res->console_path);
+	free(res->controller_id);
+	free(res->reason);
 	strbuf_release(&res->console_events);
 	strbuf_release(&res->log);
 	memset(res, 0, sizeof(*res));
@@ -141,13 +146,14 @@ static int get_int(const char *v, int def, int max)
 }
 
 /*
- * Read the host row (by name or id) and the kernel row into c and c->res:
- * SSH address, topology, BMC, boot_config (parsed), known-good kernel,
- * the kernel's images and release.  Only built or external kernels boot.
+ * Read the host row (by name or id) into c and c->res: SSH address,
+ * topology, BMC, boot_config (parsed), known-good kernel.  load_rows()
+ * adds the kernel row: its images and release (only built or external
+ * kernels boot).
  */
-static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
+static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *h = NULL, *k = NULL;
+	_cleanup_db_result_ struct db_result *h = NULL;
 	struct boot_result *res = c->res;
 	struct db_args a = DB_ARGS_INIT;
 	const char *v;
@@ -218,14 +224,30 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	if (!v || parse_i64(v, 1, INT64_MAX, &c->known_good, NULL) < 0)
 		c->known_good = 0;
 	c->health = xstrdup(db_get(h, 0, 20));
+	res->known_good_kernel_id = c->known_good;
 	if (json_parse(c->boot_config, strlen(c->boot_config), NULL, &c->cfg,
 		       err) < 0 ||
 	    json_type_of(c->cfg) != JSON_OBJECT) {
 		strbuf_addf(err, " (boot_config of host %s)", res->host_name);
 		goto out;
 	}
-
+	r = 0;
+out:
 	db_args_clear(&a);
+	return r;
+}
+
+/* The host row, then the kernel row. */
+static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *k = NULL;
+	struct boot_result *res = c->res;
+	struct db_args a = DB_ARGS_INIT;
+	const char *v;
+	int r = -1;
+
+	if (load_host_row(db, c, err) < 0)
+		return -1;
 	db_args_i64(&a, c->req->kernel_id);
 	if (db_exec_args(db, &k, err,
 			 "SELECT name, image_path, vmlinux_path, initrd_path, "
@@ -302,11 +324,12 @@ static int insert_boot_row(struct db *db, struct boot_ctx *c,
 	db_args_i64(&a, c->res->host_id);
 	db_args_i64(&a, c->res->kernel_id);
 	db_args_str(&a, method);
-	rc = db_exec_args(
-		db, &r, err,
-		"INSERT INTO boots (job_id, host_id, kernel_id, method) "
-		"VALUES ($1, $2, $3, $4) RETURNING id",
-		&a);
+	db_args_str(&a, c->res->controller_id);
+	rc = db_exec_args(db, &r, err,
+			  "INSERT INTO boots (job_id, host_id, kernel_id, "
+			  "method, controller_id) VALUES ($1, $2, $3, $4, $5) "
+			  "RETURNING id",
+			  &a);
 	if (!rc)
 		parse_i64(db_get(r, 0, 0), 1, INT64_MAX, &c->res->boot_id,
 			  NULL);
@@ -324,8 +347,57 @@ static void ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
 	t->lock_dir = res->bmc_lock_dir;
 }
 
+/*
+ * Record a power operation on the booted host under its controller
+ * (controllers.h) before it is tried; the id to close it with, 0 when it
+ * could not be recorded (the operation goes ahead: a bookkeeping
+ * failure is never a reason to leave a machine on).
+ */
+static int64_t power_op_begin(struct db *db, const struct boot_result *res,
+			      const char *op)
+{
+	struct strbuf e = STRBUF_INIT;
+	int64_t id = 0;
+
+	if (db && res->host_id)
+		controllers_power_begin(db, res->host_id, op,
+					res->controller_id, res->job_id,
+					res->boot_id, &id, &e);
+	strbuf_release(&e);
+	return id;
+}
+
+static void power_op_end(struct db *db, int64_t id, int r,
+			 const struct strbuf *why)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	if (db && id)
+		controllers_power_end(
+			db, id, r < 0 ? (why->len ? why->buf : "failed") : NULL,
+			&e);
+	strbuf_release(&e);
+}
+
+/* Destroy the boot's domain and close its record; err gets why not. */
+static int destroy_domain(struct db *db, struct virt_conn *vc,
+			  const struct boot_result *res, const char *reason,
+			  struct strbuf *err)
+{
+	int64_t op = power_op_begin(db, res, "destroy");
+	struct strbuf e = STRBUF_INIT;
+	int r = virt_destroy(vc, res->domain, err);
+
+	power_op_end(db, op, r, err);
+	if (r == 0 && db)
+		controllers_domain_gone(db, res->domain, res->controller_id,
+					reason, &e);
+	strbuf_release(&e);
+	return r;
+}
+
 /* Power phase, libvirt: paused domain, console opened, resumed. */
-static int power_libvirt(struct boot_ctx *c, const char *cmdline,
+static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 			 uint64_t *ret_offset, struct strbuf *err)
 {
 	struct boot_result *res = c->res;
@@ -335,9 +407,14 @@ static int power_libvirt(struct boot_ctx *c, const char *cmdline,
 	int r = -1;
 
 	memset(&s, 0, sizeof(s));
+	/* A job's domain is named after its attempt as well: the domain of
+	 * an attempt whose controller died may still be up when the next
+	 * attempt boots, until a sweep takes it down. */
 	if (c->req->job_id)
-		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%" PRId64, c->farm,
-				      c->req->job_id);
+		res->domain =
+			xstrfmt(VIRT_DOMAIN_PREFIX "%s-%" PRId64 "-a%d",
+				c->farm, c->req->job_id,
+				c->req->attempt > 0 ? c->req->attempt : 1);
 	else
 		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%s-boot%" PRId64,
 				      c->farm, res->host_name, res->boot_id);
@@ -360,10 +437,41 @@ static int power_libvirt(struct boot_ctx *c, const char *cmdline,
 		strbuf_addf(err, "host %s has no port for SSH", res->host_name);
 		return -1;
 	}
-	if (virt_open(res->libvirt_uri, &vc, err) < 0)
+	/* Recorded before it exists, so that no sweep ever sees a domain
+	 * of ours without knowing whose it is. */
+	if (controllers_domain_add(db, res->domain, res->libvirt_uri,
+				   res->host_id, res->job_id, res->boot_id,
+				   res->controller_id, err) < 0)
 		return -1;
-	if (virt_create_paused(vc, &s, err) < 0)
-		goto out;
+	if (virt_open(res->libvirt_uri, &vc, err) < 0) {
+		struct strbuf e2 = STRBUF_INIT;
+
+		controllers_domain_gone(db, res->domain, res->controller_id,
+					"never created", &e2);
+		strbuf_release(&e2);
+		return -1;
+	}
+	/* A domain a dead controller left on this host would hold its
+	 * console and its SSH port: it goes first. */
+	{
+		struct strbuf gone = STRBUF_INIT;
+
+		if (sweep_host(db, res->controller_id, res->host_id,
+			       c->req->job_id != 0, vc, &gone) > 0) {
+			strbuf_rtrim(&gone);
+			event(c, "taken down first: %s", gone.buf);
+		}
+		strbuf_release(&gone);
+	}
+	{
+		int64_t op = power_op_begin(db, res, "create");
+
+		r = virt_create_paused(vc, &s, err);
+		power_op_end(db, op, r, err);
+		if (r < 0)
+			goto out;
+		r = -1;
+	}
 	/* "Attach" the console: note where this boot's output starts. */
 	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
 	event(c,
@@ -378,7 +486,8 @@ out:
 	if (r < 0) {
 		struct strbuf e2 = STRBUF_INIT;
 
-		virt_destroy(vc, res->domain, &e2);
+		destroy_domain(db, vc, res,
+			       "its boot failed in the power phase", &e2);
 		strbuf_release(&e2);
 	}
 	virt_close(vc);
@@ -386,7 +495,7 @@ out:
 }
 
 /* Power phase, IPMI: PXE script, bootdev pxe, power on or cycle. */
-static int power_ipmi(struct boot_ctx *c, const char *cmdline,
+static int power_ipmi(struct db *db, struct boot_ctx *c, const char *cmdline,
 		      uint64_t *ret_offset, struct strbuf *err)
 {
 	struct boot_result *res = c->res;
@@ -399,6 +508,17 @@ static int power_ipmi(struct boot_ctx *c, const char *cmdline,
 	struct stat st;
 
 	ipmi_target_of(res, &t);
+	/* The plan's power limit bounds each BMC operation: a third of it
+	 * per call (three tries), all of it for the confirm. */
+	if (c->req->power_ms > 0) {
+		int64_t lim =
+			c->req->power_ms > 3600000 ? 3600000 : c->req->power_ms;
+
+		t.confirm_timeout_ms = (int)lim;
+		if (lim / 3 < 10000)
+			t.call_timeout_ms =
+				(int)(lim / 3 > 1000 ? lim / 3 : 1000);
+	}
 	if (!tftp) {
 		strbuf_addf(err, "host %s has no boot_config.tftp_dir",
 			    res->host_name);
@@ -431,11 +551,21 @@ static int power_ipmi(struct boot_ctx *c, const char *cmdline,
 	if (ipmi_power_status(&t, &p, err) < 0)
 		return -1;
 	if (p == IPMI_POWER_ON) {
+		int64_t op = power_op_begin(db, res, "cycle");
+		int r;
+
 		event(c, "BMC %s:%d: power is on; cycling", t.address, t.port);
-		if (ipmi_power_cycle(&t, err) < 0)
+		r = ipmi_power_cycle(&t, err);
+		power_op_end(db, op, r, err);
+		if (r < 0)
 			return -1;
-	} else if (ipmi_power_set(&t, IPMI_POWER_ON, NULL, err) < 0) {
-		return -1;
+	} else {
+		int64_t op = power_op_begin(db, res, "on");
+		int r = ipmi_power_set(&t, IPMI_POWER_ON, NULL, err);
+
+		power_op_end(db, op, r, err);
+		if (r < 0)
+			return -1;
 	}
 	event(c, "BMC %s:%d: power on confirmed", t.address, t.port);
 	return 0;
@@ -493,7 +623,7 @@ static int domain_gone(struct boot_ctx *c)
 
 /* Power off after a failed boot, best effort: the failure is already the
  * error to report. */
-static void power_off_quiet(struct boot_result *res)
+static void power_off_quiet(struct db *db, struct boot_result *res)
 {
 	struct strbuf e = STRBUF_INIT;
 
@@ -501,15 +631,17 @@ static void power_off_quiet(struct boot_result *res)
 		struct virt_conn *vc = NULL;
 
 		if (virt_open(res->libvirt_uri, &vc, &e) == 0) {
-			virt_destroy(vc, res->domain, &e);
+			destroy_domain(db, vc, res, "its boot failed", &e);
 			virt_close(vc);
 		}
 	} else if (!strcmp(res->kind, "ipmi")) {
 		struct ipmi_target t;
+		int64_t op = power_op_begin(db, res, "off");
 
 		ipmi_target_of(res, &t);
 		t.tries = 2;
-		ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e);
+		power_op_end(db, op,
+			     ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e), &e);
 	}
 	strbuf_release(&e);
 }
@@ -529,14 +661,24 @@ static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 	struct strbuf what = STRBUF_INIT;
 	int r;
 
+	free(res->reason);
+	res->reason = xstrdup(reason);
 	if (res->outcome != BOOT_READY && !strcmp(res->blame, "none"))
 		return 0;
+	if (res->outcome != BOOT_READY && c->req->defer_failure_health) {
+		/* The caller checks the host first (boot_settle_failure()). */
+		res->health_deferred = 1;
+		snprintf(res->host_health, sizeof(res->host_health), "%s",
+			 c->health);
+		return 0;
+	}
 	strbuf_addf(&what, "boot %" PRId64 " of kernel %s", res->boot_id,
 		    c->kernel_name);
 	o.host_id = res->host_id;
 	o.kernel_id = res->kernel_id;
 	o.outcome = res->outcome == BOOT_READY		? HOST_WORKED
 		    : res->outcome == BOOT_INFRA_FAILED ? HOST_LAB_FAILED
+		    : c->req->check_after_failure	? HOST_CHECK_FAILED
 							: HOST_FAILED;
 	o.what = what.buf;
 	o.reason = reason;
@@ -548,6 +690,45 @@ static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 	snprintf(res->host_health, sizeof(res->host_health), "%s",
 		 v.after.health);
 	return 0;
+}
+
+int boot_settle_failure(struct db *db, struct boot_result *res, int check,
+			struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r = 0;
+
+	if (!res->health_deferred)
+		return 0;
+	res->health_deferred = 0;
+	if (check < 0) {
+		struct host_observation o = { 0 };
+		struct host_verdict v;
+		struct strbuf what = STRBUF_INIT;
+
+		strbuf_addf(&what, "boot %" PRId64, res->boot_id);
+		o.host_id = res->host_id;
+		o.kernel_id = res->kernel_id;
+		o.outcome = res->outcome == BOOT_INFRA_FAILED ? HOST_LAB_FAILED
+							      : HOST_FAILED;
+		o.what = what.buf;
+		o.reason = res->reason;
+		r = hosts_observe(db, &o, &v, err);
+		strbuf_release(&what);
+		if (r < 0)
+			return -1;
+		res->blame = v.blame;
+		snprintf(res->host_health, sizeof(res->host_health), "%s",
+			 v.after.health);
+	} else {
+		res->blame = check ? "host" : "kernel";
+	}
+	db_args_i64(&a, res->boot_id);
+	db_args_str(&a, res->blame);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE boots SET blame = $2 WHERE id = $1", &a);
+	db_args_clear(&a);
+	return r;
 }
 
 static void ms_arg(struct db_args *a, int64_t v)
@@ -705,6 +886,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 	c.res = res;
 	c.t0 = mono_ms();
 	res->job_id = req->job_id;
+	res->controller_id = dup_or_null(req->controller_id);
 	console_scanner_init(&cs);
 	if (load_rows(db, &c, err) < 0 ||
 	    state_folders(&c, &console_dir, err) < 0)
@@ -747,8 +929,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 
 	/* Phase: power. */
 	if ((!strcmp(res->kind, "libvirt")
-		     ? power_libvirt(&c, cmdline.buf, &off, err)
-		     : power_ipmi(&c, cmdline.buf, &off, err)) < 0) {
+		     ? power_libvirt(db, &c, cmdline.buf, &off, err)
+		     : power_ipmi(db, &c, cmdline.buf, &off, err)) < 0) {
 		res->outcome = BOOT_INFRA_FAILED;
 		res->blame = "host";
 		strbuf_addf(&reason, "power: %s", err->buf);
@@ -898,7 +1080,7 @@ finish:
 	if (res->outcome != BOOT_READY) {
 		event(&c, "boot failed (%s, blame %s): %s",
 		      boot_outcome_name(res->outcome), res->blame, reason.buf);
-		power_off_quiet(res);
+		power_off_quiet(db, res);
 	} else {
 		event(&c, "ready in %.1f s", (double)res->ready_ms / 1000.0);
 	}
@@ -953,13 +1135,16 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 		for (int i = 0;
 		     i < 50 && virt_is_active(vc, res->domain, err) == 1; i++)
 			sleep_ms(100);
-		r = virt_destroy(vc, res->domain, err);
+		r = destroy_domain(db, vc, res, "powered off after its boot",
+				   err);
 		virt_close(vc);
 	} else if (!strcmp(res->kind, "ipmi")) {
 		struct ipmi_target t;
+		int64_t op = power_op_begin(db, res, "off");
 
 		ipmi_target_of(res, &t);
 		r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
+		power_op_end(db, op, r, err);
 	}
 	if (res->boot_id && db) {
 		struct strbuf e2 = STRBUF_INIT, console = STRBUF_INIT;
@@ -988,22 +1173,43 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 	return r;
 }
 
-int boot_destroy_orphans(struct db *db, const char *uri, int *ret_n,
-			 struct strbuf *names, struct strbuf *err)
+int boot_farm_id(struct db *db, struct strbuf *out, struct strbuf *err)
 {
-	struct strbuf prefix = STRBUF_INIT;
-	struct virt_conn *vc = NULL;
+	return farm_id(db, out, err);
+}
+
+int boot_power_off_host(struct db *db, int64_t host_id,
+			const char *controller_id, const char *lock_dir,
+			struct strbuf *err)
+{
+	struct boot_result res;
+	struct boot_ctx c;
+	struct boot_request req;
+	struct ipmi_target t;
+	int64_t op;
 	int r = -1;
 
-	strbuf_addstr(&prefix, VIRT_DOMAIN_PREFIX);
-	if (farm_id(db, &prefix, err) < 0)
+	/* The host row's BMC, as a boot reads it. */
+	boot_request_init(&req);
+	req.host_id = host_id;
+	boot_result_init(&res);
+	memset(&c, 0, sizeof(c));
+	c.req = &req;
+	c.res = &res;
+	if (load_host_row(db, &c, err) < 0)
 		goto out;
-	strbuf_addch(&prefix, '-');
-	if (virt_open(uri, &vc, err) < 0)
+	if (strcmp(res.kind, "ipmi")) {
+		strbuf_addf(err, "host %s is not an IPMI host", res.host_name);
 		goto out;
-	r = virt_destroy_prefix(vc, prefix.buf, ret_n, names, err);
-	virt_close(vc);
+	}
+	res.controller_id = xstrdup(controller_id);
+	res.bmc_lock_dir = xstrdup(lock_dir);
+	ipmi_target_of(&res, &t);
+	op = power_op_begin(db, &res, "off");
+	r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
+	power_op_end(db, op, r, err);
 out:
-	strbuf_release(&prefix);
+	ctx_release(&c);
+	boot_result_release(&res);
 	return r;
 }

@@ -55,6 +55,19 @@ struct boot_request {
 	 * its lease heartbeat here.  May be NULL. */
 	int (*tick)(void *ctx);
 	void *ctx;
+	/* The controller this boot is for (controllers.h): the domain it
+	 * creates and the power operations it makes are recorded under it,
+	 * so that only its owner, or a sweep once its lease has expired,
+	 * takes them down.  Required when db is used. */
+	const char *controller_id;
+	int attempt; /* the job's attempt (job domains are named after it) */
+	/* 1: a failed boot is not handed to the health rules yet: the
+	 * caller first boots the host's known-good kernel to tell whose
+	 * fault it was, then settles it (boot_settle_failure()). */
+	int defer_failure_health;
+	/* 1: this boot is that check: failing it quarantines the host
+	 * (hosts.h's HOST_CHECK_FAILED). */
+	int check_after_failure;
 };
 
 struct boot_result {
@@ -74,6 +87,10 @@ struct boot_result {
 	int ssh_port;
 	char *console_path;
 	uint64_t console_start; /* where this boot's output starts in it */
+	char *controller_id; /* whose the domain and the power are */
+	int64_t known_good_kernel_id; /* the host's; 0: none */
+	char *reason; /* why it failed (the boots row's reason) */
+	int health_deferred; /* failed, and not judged yet */
 	struct strbuf console_events; /* the scanner's summary */
 	struct strbuf log; /* what happened, one line per step */
 };
@@ -110,11 +127,27 @@ int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
 int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err);
 
 /*
- * Destroy this farm's libvirt domains (farm-<farm id>-*) at uri: at a
- * controller's start none of them can be live, so all are orphans of a
- * controller that died.  Names appended to names (may be NULL).
+ * Settle a failed boot whose health was deferred: check is -1 when no
+ * check could be made (the health rules judge the failure as they would
+ * have), 0 when the known-good kernel booted right after (the failure was
+ * the kernel's: the host stays as the check left it), 1 when it failed
+ * too (the check quarantined the host: the failure was the host's).
+ * res->blame, res->host_health and the boots row's blame follow.
  */
-int boot_destroy_orphans(struct db *db, const char *uri, int *ret_n,
-			 struct strbuf *names, struct strbuf *err);
+int boot_settle_failure(struct db *db, struct boot_result *res, int check,
+			struct strbuf *err);
+
+/* This farm's id (farm_identity): its libvirt domains are named
+ * farm-<id>-... (virt.h's VIRT_DOMAIN_PREFIX). */
+int boot_farm_id(struct db *db, struct strbuf *out, struct strbuf *err);
+
+/*
+ * Power IPMI host host_id off (check, act, confirm) for controller_id,
+ * recorded as its power operation; lock_dir is the state folder's locks/.
+ * For the sweep of what dead controllers left on (lab/sweep.c).
+ */
+int boot_power_off_host(struct db *db, int64_t host_id,
+			const char *controller_id, const char *lock_dir,
+			struct strbuf *err);
 
 #endif

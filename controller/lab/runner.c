@@ -88,6 +88,7 @@ static void copy_host(struct runner_host *dst, const struct runner_host *src)
 #undef DUP
 	dst->port = src->port;
 	dst->connect_timeout_ms = src->connect_timeout_ms;
+	dst->stall_ms = src->stall_ms;
 }
 
 static void free_host(struct runner_host *h)
@@ -101,7 +102,20 @@ static void free_host(struct runner_host *h)
 	free((char *)h->run_dir);
 }
 
-static int ssh_connect_host(struct runner *r, struct strbuf *err)
+/* The keepalive interval for a stall limit: a quarter of it, 1 s at least,
+ * so that a few keepalives go unanswered before the limit is reached. */
+static int keepalive_interval(int stall_ms)
+{
+	return stall_ms / 4 > 1000 ? stall_ms / 4 : 1000;
+}
+
+/*
+ * (Re)connect to the SSH host, at most within_ms for connect and
+ * authentication when within_ms > 0 (else the host's connect timeout),
+ * and arm the keepalives of its stall limit.
+ */
+static int ssh_connect_within(struct runner *r, int64_t within_ms,
+			      struct strbuf *err)
 {
 	struct ssh_target t = {
 		.address = r->h.address,
@@ -112,9 +126,42 @@ static int ssh_connect_host(struct runner *r, struct strbuf *err)
 		.connect_timeout_ms = r->h.connect_timeout_ms,
 	};
 
+	if (within_ms > 0 &&
+	    (t.connect_timeout_ms <= 0 || t.connect_timeout_ms > within_ms))
+		t.connect_timeout_ms =
+			(int)(within_ms < 1000 ? 1000 : within_ms);
 	ssh_close(r->ssh);
 	r->ssh = NULL;
-	return ssh_open(&t, &r->ssh, NULL, err);
+	if (ssh_open(&t, &r->ssh, NULL, err) < 0)
+		return -1;
+	if (r->h.stall_ms > 0)
+		ssh_set_keepalive(r->ssh, keepalive_interval(r->h.stall_ms));
+	return 0;
+}
+
+static int ssh_connect_host(struct runner *r, struct strbuf *err)
+{
+	return ssh_connect_within(r, 0, err);
+}
+
+/*
+ * The last agent hashed: its path, identity (device, inode, size, mtime)
+ * and sha256.  A controller hashes its agent once (runner_prepare_agent()
+ * before it forks its jobs), not once per job: with a hundred hosts that
+ * is a hundred sha256sum processes saved per round of jobs.
+ */
+static struct {
+	char *path;
+	struct stat st;
+	char sha[65];
+} agent_hash_cache;
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
 /* sha256 of the local agent, as sha256sum prints it (cached). */
@@ -123,15 +170,39 @@ static int local_agent_hash(const char *path, struct strbuf *out,
 {
 	const char *argv[] = { "sha256sum", "--", path, NULL };
 	struct strbuf o = STRBUF_INIT;
-	int r = run_capture(argv, 30000, &o, err);
+	struct stat st;
+	int r, known = stat(path, &st) == 0;
 
+	if (known && agent_hash_cache.path &&
+	    !strcmp(agent_hash_cache.path, path) &&
+	    same_file(&st, &agent_hash_cache.st)) {
+		strbuf_addstr(out, agent_hash_cache.sha);
+		return 0;
+	}
+	r = run_capture(argv, 30000, &o, err);
 	if (r == 0 && o.len >= 64) {
 		strbuf_add(out, o.buf, 64);
+		if (known) {
+			free(agent_hash_cache.path);
+			agent_hash_cache.path = xstrdup(path);
+			agent_hash_cache.st = st;
+			memcpy(agent_hash_cache.sha, o.buf, 64);
+			agent_hash_cache.sha[64] = '\0';
+		}
 	} else if (r == 0) {
 		strbuf_addf(err, "sha256sum printed nothing for %s", path);
 		r = -1;
 	}
 	strbuf_release(&o);
+	return r;
+}
+
+int runner_prepare_agent(const char *agent_path, struct strbuf *err)
+{
+	struct strbuf sha = STRBUF_INIT;
+	int r = local_agent_hash(agent_path, &sha, err);
+
+	strbuf_release(&sha);
 	return r;
 }
 
@@ -405,14 +476,14 @@ static int time_to_end(int64_t deadline, int64_t *last_tick,
 }
 
 static int run_local(struct runner *r, int64_t run_id, const char *spec,
-		     int timeout_ms, const struct runner_callbacks *cb,
+		     int64_t deadline, const struct runner_callbacks *cb,
 		     enum runner_end *ret_end, int *ret_status,
 		     struct strbuf *err)
 {
 	struct strbuf specpath = STRBUF_INIT, buf = STRBUF_INIT,
 		      e = STRBUF_INIT;
 	struct child_process cp;
-	int64_t deadline = deadline_in(timeout_ms), last_tick = 0;
+	int64_t last_tick = 0;
 	enum runner_end end = RUNNER_ENDED;
 	int ret = -1;
 
@@ -517,19 +588,30 @@ static void remote_stop(struct runner *r, int64_t run_id)
 }
 
 /*
- * After a dropped connection: get back in and wait until the agent has
- * ended (or stop it at the deadline / when a callback says so).
+ * After a dropped or stalled connection: get back in and wait until the
+ * agent has ended, stopping it at the deadline or when a callback says
+ * so.  With a stall limit, getting back in is tried for that long (from
+ * the loss, and again after each later loss); without one, until 30 s
+ * past the deadline.  why says how the connection was lost, for the
+ * error.  0 when the agent is known to have ended, -1 (err) when the host
+ * could not be reached again.
  */
 static int recover(struct runner *r, int64_t run_id, int64_t deadline,
-		   const struct runner_callbacks *cb, enum runner_end *ret_end,
-		   struct strbuf *err)
+		   const char *why, const struct runner_callbacks *cb,
+		   enum runner_end *ret_end, struct strbuf *err)
 {
-	int64_t last_tick = mono_ms();
+	int64_t last_tick = mono_ms(), lost_at = mono_ms();
+	int64_t window = r->h.stall_ms;
 	int delay = 200, stopped = 0;
+	struct strbuf last = STRBUF_INIT;
 
 	for (;;) {
 		struct strbuf e = STRBUF_INIT;
-		int alive;
+		int64_t give_up = window > 0 ? lost_at + window
+					     : (deadline < INT64_MAX - 30000
+							? deadline + 30000
+							: INT64_MAX);
+		int alive, was_up;
 
 		if (mono_ms() - last_tick >= 1000) {
 			last_tick = mono_ms();
@@ -538,18 +620,30 @@ static int recover(struct runner *r, int64_t run_id, int64_t deadline,
 				*ret_end = RUNNER_STOPPED;
 			}
 		}
-		if (mono_ms() >= deadline + 30000) {
+		if (mono_ms() >= give_up) {
+			struct strbuf tried = STRBUF_INIT;
+
+			format_duration_ms(&tried, mono_ms() - lost_at);
 			strbuf_addf(err,
-				    "could not get back to %s after the "
-				    "connection dropped",
-				    r->h.name);
+				    "connection lost to %s (%s) and not "
+				    "back after %s of trying",
+				    r->h.name, why, tried.buf);
+			if (last.len)
+				strbuf_addf(err, ": %s", last.buf);
+			strbuf_release(&tried);
+			strbuf_release(&last);
 			return -1;
 		}
-		alive = ssh_is_up(r->ssh) || ssh_connect_host(r, &e) == 0
+		was_up = ssh_is_up(r->ssh);
+		alive = was_up || ssh_connect_within(r, give_up - mono_ms(),
+						     &e) == 0
 				? remote_alive(r, run_id, &e)
 				: -1;
+		if (alive >= 0 && !was_up)
+			lost_at = mono_ms(); /* back in: a new window */
 		if (alive == 0) {
 			strbuf_release(&e);
+			strbuf_release(&last);
 			return 0;
 		}
 		if (alive > 0 && (stopped || mono_ms() >= deadline)) {
@@ -558,8 +652,11 @@ static int recover(struct runner *r, int64_t run_id, int64_t deadline,
 			stopped = 1;
 			remote_stop(r, run_id);
 		}
-		if (alive < 0)
+		if (alive < 0) {
 			note(cb, "reconnecting to %s: %s", r->h.name, e.buf);
+			strbuf_reset(&last);
+			strbuf_addbuf(&last, &e);
+		}
 		strbuf_release(&e);
 		sleep_ms(delay);
 		if (delay < 2000)
@@ -568,14 +665,14 @@ static int recover(struct runner *r, int64_t run_id, int64_t deadline,
 }
 
 static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
-		   int timeout_ms, const struct runner_callbacks *cb,
+		   int64_t deadline, const struct runner_callbacks *cb,
 		   enum runner_end *ret_end, int *ret_status,
 		   struct strbuf *err)
 {
 	struct strbuf specpath = STRBUF_INIT, pidpath = STRBUF_INIT,
 		      cmd = STRBUF_INIT, buf = STRBUF_INIT, e = STRBUF_INIT;
 	struct ssh_exec *ex = NULL;
-	int64_t deadline = deadline_in(timeout_ms), last_tick = 0;
+	int64_t last_tick = 0;
 	enum runner_end end = RUNNER_ENDED;
 	int ret = -1, lost = 0;
 
@@ -617,6 +714,21 @@ static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
 			end = RUNNER_STOPPED;
 			break;
 		}
+		if (r->h.stall_ms > 0 &&
+		    ssh_silence_ms(r->ssh) >= r->h.stall_ms) {
+			/* A silent drop: TCP would say nothing for many
+			 * minutes.  The agent keeps running over there. */
+			struct strbuf d = STRBUF_INIT;
+
+			format_duration_ms(&d, ssh_silence_ms(r->ssh));
+			strbuf_addf(&e,
+				    "no line and no keepalive answer for %s",
+				    d.buf);
+			strbuf_release(&d);
+			ssh_mark_lost(r->ssh);
+			lost = 1;
+			break;
+		}
 	}
 	if (!lost) {
 		if (end != RUNNER_ENDED)
@@ -626,8 +738,10 @@ static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
 		/* No exit status after the end of stdout: the link died
 		 * between the agent's last line and its exit. */
 		if (end == RUNNER_ENDED && *ret_status < 0 &&
-		    !ssh_is_up(r->ssh))
+		    !ssh_is_up(r->ssh)) {
 			lost = 1;
+			strbuf_addstr(&e, "no exit status after the output");
+		}
 	}
 	if (lost) {
 		note(cb,
@@ -637,7 +751,7 @@ static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
 		ssh_exec_end(ex, NULL);
 		ex = NULL;
 		end = RUNNER_LOST;
-		if (recover(r, run_id, deadline, cb, &end, err) < 0)
+		if (recover(r, run_id, deadline, e.buf, cb, &end, err) < 0)
 			goto out;
 		if (end == RUNNER_ENDED)
 			end = RUNNER_LOST;
@@ -655,15 +769,17 @@ out:
 }
 
 int runner_run(struct runner *r, int64_t run_id, const char *spec,
-	       int timeout_ms, const struct runner_callbacks *cb,
+	       const struct budget *b, const struct runner_callbacks *cb,
 	       enum runner_end *ret_end, int *ret_status, struct strbuf *err)
 {
+	int64_t deadline = budget_end(b);
+
 	*ret_end = RUNNER_ENDED;
 	*ret_status = -1;
 	if (r->is_ssh)
-		return run_ssh(r, run_id, spec, timeout_ms, cb, ret_end,
+		return run_ssh(r, run_id, spec, deadline, cb, ret_end,
 			       ret_status, err);
-	return run_local(r, run_id, spec, timeout_ms, cb, ret_end, ret_status,
+	return run_local(r, run_id, spec, deadline, cb, ret_end, ret_status,
 			 err);
 }
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "strbuf.h"
+#include "time-util.h"
 
 /* Where and how to reach a host (strings owned by the caller). */
 struct runner_host {
@@ -30,6 +31,11 @@ struct runner_host {
 	const char *run_dir; /* local: where run files go (a private folder
 			      * is made in it); required for runs */
 	int connect_timeout_ms; /* 0: 10 s */
+	/* ssh: no line and no keepalive answer for this long and the
+	 * connection is lost (keepalives go every quarter of it); the runner
+	 * then tries to get back for as long again.  0: no keepalives, and a
+	 * silent drop is seen only at the run's deadline. */
+	int stall_ms;
 };
 
 struct runner;
@@ -47,6 +53,14 @@ void runner_close(struct runner *r);
 /* The agent binary this controller hands out: $SCHEDFARM_AGENT, else
  * schedfarm-agent next to this program (or in ../agent/), else PATH. */
 char *runner_default_agent_path(void);
+
+/*
+ * Hash the agent at agent_path now and keep its sha256 for this process and
+ * those it forks later (the hash is taken again if the file changes), so
+ * that runner_open() does not run sha256sum for every job.  0, or -1 with
+ * err.
+ */
+int runner_prepare_agent(const char *agent_path, struct strbuf *err);
 
 /* Run `schedfarm-agent info` and append its output (one JSON object). */
 int runner_info(struct runner *r, struct strbuf *out, struct strbuf *err);
@@ -77,13 +91,19 @@ enum runner_end {
 /*
  * Hand the agent spec (JSON text naming runner_results_file() as its
  * results_file) and stream its lines to cb until it ends, a callback
- * stops it, or timeout_ms passes.  On a dropped connection, reconnect
- * (retrying until the deadline) and wait for the agent to end.  Return
- * 0 with *ret_end and *ret_status (the agent's exit status, -1 when
- * unknown), or -1 when the host could not be reached again (err).
+ * stops it, or budget b (the run's limit, nested in its phase's and the
+ * job's) runs out: RUNNER_TIMEOUT, and budget_describe(b) names the limit
+ * that fired.  On an SSH host with a stall limit (runner_host.stall_ms),
+ * a connection that brings no line and no keepalive answer for that long
+ * is given up; so is one that drops.  The runner then reconnects (for up
+ * to the stall limit again; without one, until the deadline) and waits
+ * for the agent to end: RUNNER_LOST, fetch the results file.  Return 0
+ * with *ret_end and *ret_status (the agent's exit status, -1 when
+ * unknown), or -1 when the host could not be reached again: err begins
+ * with "connection lost" and says how long it was tried.
  */
 int runner_run(struct runner *r, int64_t run_id, const char *spec,
-	       int timeout_ms, const struct runner_callbacks *cb,
+	       const struct budget *b, const struct runner_callbacks *cb,
 	       enum runner_end *ret_end, int *ret_status, struct strbuf *err);
 
 /* Fetch the results file of run_id from the host (reconnecting if

@@ -9,7 +9,10 @@
  * the global file so no other file can vouch for a key.  Files are copied
  * by the SCP protocol over an exec channel: libssh's own scp API is
  * deprecated and its SFTP client blocks for ever on servers without
- * sftp-server.
+ * sftp-server.  Keepalives are keepalive@openssh.com global requests sent
+ * while a command's output is awaited; that anything came back is read
+ * off the session's socket byte counter (ssh_set_counters()), so the
+ * reader never blocks waiting for an answer.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,6 +22,9 @@
 #include <unistd.h>
 
 #include <libssh/libssh.h>
+/* For ssh_send_keepalive() only: libssh declares it with the server API,
+ * but it is a plain global request that a client sends as well. */
+#include <libssh/server.h>
 
 #include "lab/ssh.h"
 #include "time-util.h"
@@ -30,6 +36,15 @@
 struct ssh_conn {
 	ssh_session s;
 	char *where; /* "user@address:port", for messages */
+	/* Bytes the socket received, kept up by libssh: any growth means
+	 * the server said something. */
+	struct ssh_counter_struct sock;
+	uint64_t heard_bytes;
+	int64_t heard_ms; /* mono_ms() when they last grew */
+	int keepalive_ms; /* 0: no keepalives */
+	int64_t keepalive_sent_ms; /* the last one sent */
+	int64_t unanswered_since; /* first keepalive not answered; 0: none */
+	int lost; /* ssh_mark_lost(): no goodbye on close */
 };
 
 struct ssh_exec {
@@ -246,6 +261,8 @@ int ssh_open(const struct ssh_target *t, struct ssh_conn **ret,
 		strbuf_addstr(err, "ssh: cannot create a session");
 		goto fail;
 	}
+	ssh_set_counters(c->s, &c->sock, NULL);
+	c->heard_ms = mono_ms();
 	timeout_s = t->connect_timeout_ms > 0
 			    ? (t->connect_timeout_ms + 999) / 1000
 			    : 10;
@@ -288,7 +305,7 @@ void ssh_close(struct ssh_conn *c)
 	if (!c)
 		return;
 	if (c->s) {
-		if (ssh_is_connected(c->s))
+		if (!c->lost && ssh_is_connected(c->s))
 			ssh_disconnect(c->s);
 		ssh_free(c->s);
 	}
@@ -298,7 +315,72 @@ void ssh_close(struct ssh_conn *c)
 
 int ssh_is_up(struct ssh_conn *c)
 {
-	return c && c->s && ssh_is_connected(c->s);
+	return c && c->s && !c->lost && ssh_is_connected(c->s);
+}
+
+void ssh_mark_lost(struct ssh_conn *c)
+{
+	if (c)
+		c->lost = 1;
+}
+
+void ssh_set_keepalive(struct ssh_conn *c, int interval_ms)
+{
+	c->keepalive_ms = interval_ms > 0 ? interval_ms : 0;
+	c->unanswered_since = 0;
+}
+
+/* Note whether the server said anything since we last looked. */
+static void heard_check(struct ssh_conn *c, int64_t now)
+{
+	if (c->sock.in_bytes != c->heard_bytes) {
+		c->heard_bytes = c->sock.in_bytes;
+		c->heard_ms = now;
+		c->unanswered_since = 0;
+	}
+}
+
+/*
+ * Send a keepalive when the server has been silent for a keepalive
+ * interval and none was sent in the last one.  The session is switched to
+ * non-blocking around the call so that it only sends: libssh's blocking
+ * global request would wait for the answer, holding up the reader, and
+ * the answer is seen instead as bytes arriving (heard_check()).  libssh
+ * sends a new request only when none is pending, and the call after an
+ * answer only clears the answered one: the second call sends the next.
+ */
+static void keepalive_tick(struct ssh_conn *c, int64_t now)
+{
+	if (!c->keepalive_ms || !ssh_is_connected(c->s) ||
+	    now - c->heard_ms < c->keepalive_ms ||
+	    now - c->keepalive_sent_ms < c->keepalive_ms)
+		return;
+	ssh_set_blocking(c->s, 0);
+	ssh_send_keepalive(c->s);
+	ssh_send_keepalive(c->s);
+	ssh_set_blocking(c->s, 1);
+	c->keepalive_sent_ms = now;
+	if (!c->unanswered_since)
+		c->unanswered_since = now;
+}
+
+int64_t ssh_silence_ms(struct ssh_conn *c)
+{
+	int64_t now = mono_ms(), from;
+
+	if (!c)
+		return 0;
+	heard_check(c, now);
+	from = c->heard_ms;
+	/* Time spent away from the connection is not the server's: count
+	 * from one interval before the first unanswered keepalive. */
+	if (c->keepalive_ms && c->unanswered_since &&
+	    c->unanswered_since - c->keepalive_ms > from)
+		from = c->unanswered_since - c->keepalive_ms;
+	else if (c->keepalive_ms && !c->unanswered_since)
+		return now - from < c->keepalive_ms ? now - from
+						    : c->keepalive_ms;
+	return now - from;
 }
 
 int ssh_exec_start(struct ssh_conn *c, const char *cmd, struct ssh_exec **ret,
@@ -359,10 +441,12 @@ int ssh_exec_read(struct ssh_exec *e, struct strbuf *out, int timeout_ms,
 
 	if (e->eof)
 		return 2;
+	keepalive_tick(e->c, mono_ms());
 	if (drain_stderr(e) < 0)
 		goto lost;
 	n = ssh_channel_read_timeout(e->ch, buf, sizeof(buf), 0,
 				     timeout_ms > 0 ? timeout_ms : 1);
+	heard_check(e->c, mono_ms());
 	if (n > 0) {
 		strbuf_add(out, buf, (size_t)n);
 		return 1;

@@ -15,6 +15,7 @@
 #define SCHEDFARM_SSH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "strbuf.h"
 
@@ -54,6 +55,33 @@ int ssh_open(const struct ssh_target *t, struct ssh_conn **ret,
 void ssh_close(struct ssh_conn *c);
 /* 1 while the transport is up as far as we know. */
 int ssh_is_up(struct ssh_conn *c);
+
+/*
+ * Keepalives, as OpenSSH's ServerAliveInterval: whenever the server has
+ * said nothing for interval_ms while a command's output is being read
+ * (ssh_exec_read()), a keepalive@openssh.com global request is sent with
+ * want-reply set, which every server must answer (RFC 4254 section 4).
+ * 0 (the default) sends none.  A silent network drop shows as silence
+ * that no answer breaks: ssh_silence_ms() measures it.
+ */
+void ssh_set_keepalive(struct ssh_conn *c, int interval_ms);
+
+/*
+ * Milliseconds for which nothing (output, a keepalive answer, any packet)
+ * has come from the server while someone was listening: time the caller
+ * spent elsewhere, without reading, is not counted against the server
+ * (silence is measured from at most one keepalive interval before the
+ * first keepalive left unanswered).  The caller decides how much silence
+ * means the connection is lost (the runner's stall limit).
+ */
+int64_t ssh_silence_ms(struct ssh_conn *c);
+
+/*
+ * Give up on c: it counts as down from now (ssh_is_up() is 0), and
+ * ssh_close() then frees it without trying to say goodbye over a link
+ * that has stopped answering.
+ */
+void ssh_mark_lost(struct ssh_conn *c);
 
 /*
  * Run cmd (a remote shell command line: build it with ssh_quote()) with

@@ -203,11 +203,11 @@ void virt_close(struct virt_conn *c)
 	free(c);
 }
 
-int virt_destroy_prefix(struct virt_conn *c, const char *prefix, int *ret_n,
-			struct strbuf *names, struct strbuf *err)
+int virt_list_prefix(struct virt_conn *c, const char *prefix,
+		     struct strvec *names, struct strbuf *err)
 {
 	virDomainPtr *doms = NULL;
-	int n, killed = 0, r = 0;
+	int n;
 
 	n = virConnectListAllDomains(c->conn, &doms,
 				     VIR_CONNECT_LIST_DOMAINS_ACTIVE);
@@ -218,24 +218,12 @@ int virt_destroy_prefix(struct virt_conn *c, const char *prefix, int *ret_n,
 	for (int i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
 
-		if (name && starts_with(name, prefix)) {
-			if (virDomainDestroy(doms[i]) < 0 &&
-			    virDomainIsActive(doms[i]) == 1) {
-				if (!r)
-					add_virt_error(err, name);
-				r = -1;
-			} else {
-				killed++;
-				if (names)
-					strbuf_addf(names, "%s\n", name);
-			}
-		}
+		if (name && starts_with(name, prefix))
+			strvec_push(names, name);
 		virDomainFree(doms[i]);
 	}
 	free(doms);
-	if (ret_n)
-		*ret_n = killed;
-	return r;
+	return 0;
 }
 
 int virt_create_paused(struct virt_conn *c, const struct virt_domain_spec *spec,

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "strbuf.h"
+#include "strvec.h"
 
 #define VIRT_DOMAIN_PREFIX "farm-"
 
@@ -55,12 +56,12 @@ int virt_open(const char *uri, struct virt_conn **ret, struct strbuf *err);
 void virt_close(struct virt_conn *c);
 
 /*
- * Destroy running domains whose name starts with prefix (orphans of a
- * controller that died); *ret_n counts them (may be NULL); their names are
- * appended to names (may be NULL), one a line.
+ * The names of the running (or paused) domains whose name starts with
+ * prefix, appended to names.  Which of them are orphans is not libvirt's
+ * to say: the sweep asks the database (lab/boot.c).
  */
-int virt_destroy_prefix(struct virt_conn *c, const char *prefix, int *ret_n,
-			struct strbuf *names, struct strbuf *err);
+int virt_list_prefix(struct virt_conn *c, const char *prefix,
+		     struct strvec *names, struct strbuf *err);
 
 /* Create the transient domain paused (any old one of that name destroyed). */
 int virt_create_paused(struct virt_conn *c, const struct virt_domain_spec *spec,

@@ -426,17 +426,19 @@ void check_kernel(struct ctx *c, struct plan *p, const struct ynode *n)
 			      &p->kernel_config);
 }
 
-/* timeouts: the four phase limits into p->timeouts (defaults stay). */
+/* timeouts: the phase limits and the job's budget into p->timeouts
+ * (defaults stay). */
 void check_timeouts(struct ctx *c, struct plan *p, const struct ynode *n)
 {
-	static const char *const keys[] = { "power", "boot", "run", "collect",
-					    NULL };
-	const struct ynode *v[5];
+	static const char *const keys[] = { "power", "boot",  "run", "collect",
+					    "build", "stall", "job", NULL };
+	const struct ynode *v[8];
 	const int64_t s = 1000, h = 3600 * s;
 
 	if (n->kind != Y_MAP) {
 		expected(c, n, "timeouts",
-			 "a map of power, boot, run, collect");
+			 "a map of power, boot, run, collect, build, stall, "
+			 "job");
 		return;
 	}
 	map_fields(c, n, "timeouts", keys, v);
@@ -452,6 +454,15 @@ void check_timeouts(struct ctx *c, struct plan *p, const struct ynode *n)
 	if (v[3])
 		get_duration(c, v[3], "timeouts.collect", s, 6 * h,
 			     &p->timeouts.collect_ms);
+	if (v[4])
+		get_duration(c, v[4], "timeouts.build", 60 * s, 48 * h,
+			     &p->timeouts.build_ms);
+	if (v[5])
+		get_duration(c, v[5], "timeouts.stall", 2 * s, h,
+			     &p->timeouts.stall_ms);
+	if (v[6])
+		get_duration(c, v[6], "timeouts.job", s, 30 * 24 * h,
+			     &p->timeouts.job_ms);
 }
 
 /*

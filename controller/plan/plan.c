@@ -238,6 +238,9 @@ int plan_parse(const char *name, const char *text, size_t len,
 		p->timeouts.boot_ms = 10 * 60 * 1000;
 		p->timeouts.run_ms = 60 * 60 * 1000;
 		p->timeouts.collect_ms = 5 * 60 * 1000;
+		p->timeouts.build_ms = 3 * 3600 * 1000;
+		p->timeouts.stall_ms = 20 * 1000;
+		p->timeouts.job_ms = 0;
 		check_plan(&c, p, root);
 	}
 	ynode_free(root);
@@ -270,6 +273,20 @@ int plan_load(const char *path, struct plan **ret, struct strbuf *err)
 	}
 	strbuf_release(&text);
 	return rc;
+}
+
+int64_t plan_job_budget_ms(const struct plan *p, int boots)
+{
+	const struct plan_timeouts *t = &p->timeouts;
+	/* Durations are capped by the checker (7 days a run, 10 000 runs),
+	 * so this sum cannot overflow. */
+	int64_t round = 2 * t->power_ms + t->boot_ms +
+			(int64_t)p->nr_runs * t->run_ms + t->collect_ms;
+
+	if (t->job_ms > 0)
+		return t->job_ms;
+	return t->build_ms + (int64_t)(boots > 0 ? boots : 1) * round +
+	       10 * 60 * 1000;
 }
 
 void plan_free(struct plan *p)
@@ -470,9 +487,13 @@ void plan_settings_json(const struct plan *p, struct strbuf *out)
 	strbuf_addf(out,
 		    "],\"timeouts\":{\"power_ms\":%" PRId64
 		    ",\"boot_ms\":%" PRId64 ",\"run_ms\":%" PRId64
-		    ",\"collect_ms\":%" PRId64 "},\"nr_runs\":%zu}",
+		    ",\"collect_ms\":%" PRId64 ",\"build_ms\":%" PRId64
+		    ",\"stall_ms\":%" PRId64 ",\"job_ms\":%" PRId64
+		    "},\"nr_runs\":%zu}",
 		    p->timeouts.power_ms, p->timeouts.boot_ms,
-		    p->timeouts.run_ms, p->timeouts.collect_ms, p->nr_runs);
+		    p->timeouts.run_ms, p->timeouts.collect_ms,
+		    p->timeouts.build_ms, p->timeouts.stall_ms,
+		    plan_job_budget_ms(p, p->boots), p->nr_runs);
 }
 
 void plan_describe_runs(const struct plan *p, struct strbuf *out)

@@ -110,12 +110,22 @@ struct plan_metric {
 		      */
 };
 
-/* Per-phase limits in milliseconds (REFERENCE.md section 3: they nest). */
+/*
+ * Limits in milliseconds (REFERENCE.md section 3: they nest).  Each phase
+ * gets the smaller of its own limit and what is left of the job's; each
+ * command inside a phase the smaller of its own and what is left of the
+ * phase.
+ */
 struct plan_timeouts {
 	int64_t power_ms; /* power on/off/cycle of a host; default 5 min */
 	int64_t boot_ms; /* kernel start to agent reachable; default 10 min */
 	int64_t run_ms; /* one run, all its iterations; default 1 h */
 	int64_t collect_ms; /* fetching results after a run; default 5 min */
+	int64_t build_ms; /* the kernel build phase; default 3 h */
+	int64_t stall_ms; /* no line and no keepalive answer from an agent's
+			   * connection this long: it is lost; default 20 s */
+	int64_t job_ms; /* the whole job; 0 (the default): the sum of its
+			 * phases' limits, plan_job_budget_ms() */
 };
 
 struct plan {
@@ -145,6 +155,12 @@ struct plan {
 
 	struct strvec strings_; /* private: owns the strings runs point to */
 };
+
+/* The job's budget: timeouts.job, or when the plan leaves it out, the sum
+ * of the limits of every phase a job of `boots` rounds can go through
+ * (build; per round power on, boot, each run, collect, power off; 10
+ * minutes for ingest). */
+int64_t plan_job_budget_ms(const struct plan *p, int boots);
 
 /*
  * Parse and check the plan text (len bytes, need not be NUL-terminated);

@@ -33,7 +33,6 @@
 #include "store/db.h"
 #include "parse.h"
 #include "run-command.h"
-#include "store/schema.h"
 #include "banned.h"
 
 #define EMBEDDED_DBNAME "schedfarm"
@@ -44,6 +43,11 @@
 struct db {
 	PGconn *conn;
 	char sqlstate[6];
+	int depth; /* db_begin() nesting: 0 outside a transaction */
+	int lost_txn; /* the connection dropped inside a transaction */
+	struct strvec listening; /* channels to LISTEN on again after a
+				  * reconnect */
+	unsigned reconnects;
 };
 
 struct db_result {
@@ -675,6 +679,14 @@ static void set_sqlstate(struct db *db, const PGresult *res)
 		memcpy(db->sqlstate, s, strnlen(s, 5));
 }
 
+/* Server notices (a WARNING as a server shuts down) are not the farm's to
+ * print: what matters reaches the caller as an error. */
+static void quiet_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
 int db_connect(const struct db_config *cfg, struct db **ret, struct strbuf *err)
 {
 	_cleanup_free_ char *ci = effective_conninfo(cfg);
@@ -693,9 +705,10 @@ int db_connect(const struct db_config *cfg, struct db **ret, struct strbuf *err)
 		PQfinish(c);
 		return -1;
 	}
-	PQsetNoticeProcessor(c, NULL, NULL);
+	PQsetNoticeProcessor(c, quiet_notice, NULL);
 	db = xcalloc(1, sizeof(*db));
 	db->conn = c;
+	strvec_init(&db->listening);
 	{
 		PGresult *r = PQexec(c, "SET client_min_messages = warning");
 		PQclear(r);
@@ -709,7 +722,14 @@ void db_close(struct db *db)
 	if (!db)
 		return;
 	PQfinish(db->conn);
+	strvec_clear(&db->listening);
 	free(db);
+}
+
+void db_drop_inherited(struct db *db)
+{
+	if (db && PQsocket(db->conn) >= 0)
+		close(PQsocket(db->conn));
 }
 
 const char *db_last_sqlstate(struct db *db)
@@ -717,13 +737,100 @@ const char *db_last_sqlstate(struct db *db)
 	return db->sqlstate;
 }
 
+int db_lost(struct db *db)
+{
+	return !db || PQstatus(db->conn) == CONNECTION_BAD;
+}
+
+int db_reconnect(struct db *db, struct strbuf *err)
+{
+	PGresult *r;
+
+	PQreset(db->conn);
+	db->depth = 0;
+	if (PQstatus(db->conn) != CONNECTION_OK) {
+		struct strbuf msg = STRBUF_INIT;
+
+		strbuf_addstr(&msg, PQerrorMessage(db->conn));
+		strbuf_rtrim(&msg);
+		strbuf_addf(err, "cannot reconnect to the database: %s",
+			    msg.buf);
+		strbuf_release(&msg);
+		return -1;
+	}
+	PQsetNoticeProcessor(db->conn, quiet_notice, NULL);
+	r = PQexec(db->conn, "SET client_min_messages = warning");
+	PQclear(r);
+	db->reconnects++;
+	/* A new session listens to nothing: what the old one listened to,
+	 * again. */
+	for (size_t i = 0; i < db->listening.nr; i++) {
+		char *q = PQescapeIdentifier(db->conn, db->listening.v[i],
+					     strlen(db->listening.v[i]));
+		struct strbuf sql = STRBUF_INIT;
+
+		if (!q)
+			continue;
+		strbuf_addf(&sql, "LISTEN %s", q);
+		PQfreemem(q);
+		r = PQexec(db->conn, sql.buf);
+		PQclear(r);
+		strbuf_release(&sql);
+	}
+	return 0;
+}
+
+unsigned db_reconnects(struct db *db)
+{
+	return db->reconnects;
+}
+
+/*
+ * Before a statement: a connection that dropped since the last one is
+ * reset once, quietly, outside a transaction; inside one the transaction
+ * is gone with the connection, and the statement fails (the caller
+ * rolls back and may try the whole transaction again).
+ */
+static int ready_to_send(struct db *db, struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	if (PQstatus(db->conn) != CONNECTION_BAD && !db->lost_txn)
+		return 0;
+	if (db->depth > 0) {
+		strbuf_addstr(err, "the database connection was lost in the "
+				   "middle of a transaction");
+		return -1;
+	}
+	db->lost_txn = 0;
+	if (PQstatus(db->conn) != CONNECTION_BAD)
+		return 0;
+	if (db_reconnect(db, &e) < 0) {
+		strbuf_addbuf(err, &e);
+		strbuf_release(&e);
+		return -1;
+	}
+	strbuf_release(&e);
+	return 0;
+}
+
+/* After a failed statement: note a dropped connection. */
+static void note_failure(struct db *db)
+{
+	if (PQstatus(db->conn) == CONNECTION_BAD && db->depth > 0)
+		db->lost_txn = 1;
+}
+
 int db_exec(struct db *db, struct db_result **ret, struct strbuf *err,
 	    const char *sql, int nparams, const char *const *params)
 {
-	PGresult *res = PQexecParams(db->conn, sql, nparams, NULL, params, NULL,
-				     NULL, 0);
-	ExecStatusType st = PQresultStatus(res);
+	PGresult *res;
+	ExecStatusType st;
 
+	if (ready_to_send(db, err) < 0)
+		return -1;
+	res = PQexecParams(db->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	st = PQresultStatus(res);
 	set_sqlstate(db, res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		struct strbuf msg = STRBUF_INIT;
@@ -735,6 +842,7 @@ int db_exec(struct db *db, struct db_result **ret, struct strbuf *err,
 		strbuf_addstr(err, msg.buf);
 		strbuf_release(&msg);
 		PQclear(res);
+		note_failure(db);
 		return -1;
 	}
 	if (ret) {
@@ -750,9 +858,13 @@ int db_cmd(struct db *db, struct strbuf *err, const char *sql)
 {
 	/* The simple protocol: one string that may hold several statements
 	 * (migrations), and never any value from outside. */
-	PGresult *res = PQexec(db->conn, sql);
-	ExecStatusType st = PQresultStatus(res);
+	PGresult *res;
+	ExecStatusType st;
 
+	if (ready_to_send(db, err) < 0)
+		return -1;
+	res = PQexec(db->conn, sql);
+	st = PQresultStatus(res);
 	set_sqlstate(db, res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		strbuf_addstr(err, PQresultErrorMessage(res));
@@ -760,26 +872,80 @@ int db_cmd(struct db *db, struct strbuf *err, const char *sql)
 			strbuf_addstr(err, PQerrorMessage(db->conn));
 		strbuf_rtrim(err);
 		PQclear(res);
+		note_failure(db);
 		return -1;
 	}
 	PQclear(res);
 	return 0;
 }
 
+/*
+ * Transactions nest: the outermost db_begin() is BEGIN, an inner one a
+ * SAVEPOINT that its db_commit() releases and its db_rollback() rolls
+ * back to, so a function that wants its statements to be all-or-nothing
+ * can say so whether or not its caller already opened a transaction.
+ */
 int db_begin(struct db *db, struct strbuf *err)
 {
-	return db_cmd(db, err, "BEGIN");
+	char sql[32];
+	int r;
+
+	if (db->depth == 0)
+		r = db_cmd(db, err, "BEGIN");
+	else {
+		snprintf(sql, sizeof(sql), "SAVEPOINT sf%d", db->depth);
+		r = db_cmd(db, err, sql);
+	}
+	if (r == 0)
+		db->depth++;
+	return r;
 }
 
 int db_commit(struct db *db, struct strbuf *err)
 {
-	return db_cmd(db, err, "COMMIT");
+	char sql[32];
+	int r;
+
+	if (db->depth <= 1) {
+		r = db_cmd(db, err, "COMMIT");
+		db->depth = 0;
+		if (r < 0 && PQstatus(db->conn) == CONNECTION_BAD)
+			db->lost_txn = 0; /* nothing is left to roll back */
+		return r;
+	}
+	snprintf(sql, sizeof(sql), "RELEASE SAVEPOINT sf%d", db->depth - 1);
+	r = db_cmd(db, err, sql);
+	db->depth--;
+	return r;
 }
 
 void db_rollback(struct db *db)
 {
-	PGresult *res = PQexec(db->conn, "ROLLBACK");
+	char sql[96];
+	PGresult *res;
+
+	if (db->depth <= 1) {
+		db->depth = 0;
+		db->lost_txn = 0;
+		if (PQstatus(db->conn) == CONNECTION_BAD)
+			return;
+		res = PQexec(db->conn, "ROLLBACK");
+		PQclear(res);
+		return;
+	}
+	db->depth--;
+	if (db->lost_txn)
+		return;
+	snprintf(sql, sizeof(sql),
+		 "ROLLBACK TO SAVEPOINT sf%d; RELEASE SAVEPOINT sf%d",
+		 db->depth, db->depth);
+	res = PQexec(db->conn, sql);
 	PQclear(res);
+}
+
+int db_in_transaction(struct db *db)
+{
+	return db->depth > 0;
 }
 
 int db_nrows(const struct db_result *res)
@@ -894,13 +1060,19 @@ int db_exec_args(struct db *db, struct db_result **ret, struct strbuf *err,
 
 int db_copy_begin(struct db *db, const char *sql, struct strbuf *err)
 {
-	PGresult *res = PQexec(db->conn, sql);
+	PGresult *res;
 
+	if (ready_to_send(db, err) < 0)
+		return -1;
+	res = PQexec(db->conn, sql);
 	set_sqlstate(db, res);
 	if (PQresultStatus(res) != PGRES_COPY_IN) {
 		strbuf_addstr(err, PQresultErrorMessage(res));
+		if (!err->len)
+			strbuf_addstr(err, PQerrorMessage(db->conn));
 		strbuf_rtrim(err);
 		PQclear(res);
+		note_failure(db);
 		return -1;
 	}
 	PQclear(res);
@@ -915,6 +1087,7 @@ int db_copy_put(struct db *db, const char *data, size_t len, struct strbuf *err)
 		if (PQputCopyData(db->conn, data, chunk) != 1) {
 			strbuf_addstr(err, PQerrorMessage(db->conn));
 			strbuf_rtrim(err);
+			note_failure(db);
 			return -1;
 		}
 		data += chunk;
@@ -931,6 +1104,7 @@ int db_copy_end(struct db *db, struct strbuf *err)
 	if (PQputCopyEnd(db->conn, NULL) != 1) {
 		strbuf_addstr(err, PQerrorMessage(db->conn));
 		strbuf_rtrim(err);
+		note_failure(db);
 		return -1;
 	}
 	while ((res = PQgetResult(db->conn))) {
@@ -942,6 +1116,8 @@ int db_copy_end(struct db *db, struct strbuf *err)
 		}
 		PQclear(res);
 	}
+	if (r < 0)
+		note_failure(db);
 	return r;
 }
 
@@ -985,6 +1161,8 @@ int db_listen(struct db *db, const char *channel, struct strbuf *err)
 	PQfreemem(quoted);
 	r = db_cmd(db, err, sql.buf);
 	strbuf_release(&sql);
+	if (r == 0)
+		strvec_push(&db->listening, channel);
 	return r;
 }
 
@@ -1028,139 +1206,6 @@ const char *db_server_version(struct db *db, struct strbuf *out)
 
 	strbuf_addstr(out, v ? v : "unknown");
 	return out->buf;
-}
-
-int db_schema_known_version(void)
-{
-	int v = 0;
-
-	for (unsigned i = 0; i < schema_migrations_count; i++)
-		if (schema_migrations[i].version > v)
-			v = schema_migrations[i].version;
-	return v;
-}
-
-int db_schema_version(struct db *db, int *ret_version, struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	const char *v;
-
-	*ret_version = 0;
-	if (db_exec(db, &res, err,
-		    "SELECT to_regclass('schema_migrations') IS NOT NULL", 0,
-		    NULL) < 0)
-		return -1;
-	if (strcmp(db_get(res, 0, 0), "t"))
-		return 0;
-	db_result_free(res);
-	res = NULL;
-	if (db_exec(db, &res, err,
-		    "SELECT coalesce(max(version), 0) FROM schema_migrations",
-		    0, NULL) < 0)
-		return -1;
-	v = db_get(res, 0, 0);
-	if (parse_int(v, 0, INT32_MAX, ret_version, NULL) < 0) {
-		strbuf_addf(err, "schema_migrations holds a bad version '%s'",
-			    v);
-		return -1;
-	}
-	return 0;
-}
-
-static void newer_message(struct strbuf *err, int have)
-{
-	strbuf_addf(err,
-		    "the database schema is at version %d, newer than this "
-		    "schedfarm knows (%d): upgrade schedfarm, or point it at "
-		    "another database",
-		    have, db_schema_known_version());
-}
-
-int db_schema_check(struct db *db, struct strbuf *err)
-{
-	int have;
-
-	if (db_schema_version(db, &have, err) < 0)
-		return -1;
-	if (have > db_schema_known_version()) {
-		newer_message(err, have);
-		return -2;
-	}
-	if (have < db_schema_known_version()) {
-		strbuf_addf(err,
-			    "the database schema is at version %d, this "
-			    "schedfarm needs %d: run 'schedfarm db migrate'",
-			    have, db_schema_known_version());
-		return -3;
-	}
-	return 0;
-}
-
-int db_migrate(struct db *db, int *ret_applied, struct strbuf *err)
-{
-	int have = 0;
-
-	*ret_applied = 0;
-	if (db_cmd(db, err,
-		   "CREATE TABLE IF NOT EXISTS schema_migrations ("
-		   " version integer PRIMARY KEY,"
-		   " name text NOT NULL,"
-		   " applied_at timestamptz NOT NULL DEFAULT now())") < 0)
-		return -1;
-	for (unsigned i = 0; i < schema_migrations_count; i++) {
-		const struct schema_migration *m = &schema_migrations[i];
-		_cleanup_db_result_ struct db_result *res = NULL;
-		struct db_args a = DB_ARGS_INIT;
-		int r;
-
-		if (db_begin(db, err) < 0)
-			return -1;
-		/* One migrator at a time; the others wait, then see it done. */
-		if (db_cmd(db, err, "SELECT pg_advisory_xact_lock(7301001)") <
-			    0 ||
-		    db_schema_version(db, &have, err) < 0)
-			goto fail;
-		if (have > db_schema_known_version()) {
-			newer_message(err, have);
-			db_rollback(db);
-			return -2;
-		}
-		if (have >= m->version) {
-			db_rollback(db);
-			continue;
-		}
-		/* Migration text is ours, compiled in: no values in it. */
-		if (db_cmd(db, err, m->sql) < 0) {
-			struct strbuf why = STRBUF_INIT;
-
-			strbuf_addbuf(&why, err);
-			strbuf_reset(err);
-			strbuf_addf(err, "migration %s failed: %s", m->name,
-				    why.buf);
-			strbuf_release(&why);
-			goto fail;
-		}
-		db_args_i64(&a, m->version);
-		db_args_str(&a, m->name);
-		r = db_exec_args(db, NULL, err,
-				 "INSERT INTO schema_migrations (version, name)"
-				 " VALUES ($1, $2)",
-				 &a);
-		db_args_clear(&a);
-		if (r < 0 || db_commit(db, err) < 0)
-			goto fail;
-		(*ret_applied)++;
-	}
-	if (db_schema_version(db, &have, err) < 0)
-		return -1;
-	if (have > db_schema_known_version()) {
-		newer_message(err, have);
-		return -2;
-	}
-	return 0;
-fail:
-	db_rollback(db);
-	return -1;
 }
 
 /* Append v as a conninfo value: single-quoted, \ and ' escaped. */

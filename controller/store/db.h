@@ -74,6 +74,12 @@ long db_embedded_pid(const struct db_config *cfg);
 int db_connect(const struct db_config *cfg, struct db **ret,
 	       struct strbuf *err);
 void db_close(struct db *db);
+/*
+ * In a child process after fork(): let go of the parent's connection
+ * without a word on it (the parent goes on using that session): its socket
+ * is closed here, nothing is sent, and db must not be used again.
+ */
+void db_drop_inherited(struct db *db);
 
 /*
  * Bring the schema up to what this binary knows, each migration in its own
@@ -99,9 +105,33 @@ int db_exec(struct db *db, struct db_result **ret, struct strbuf *err,
 	    const char *sql, int nparams, const char *const *params);
 /* Statements with no parameters and no rows (BEGIN, COMMIT...). */
 int db_cmd(struct db *db, struct strbuf *err, const char *sql);
+/*
+ * Transactions nest: db_begin() inside a transaction makes a savepoint,
+ * which the matching db_commit() releases and db_rollback() rolls back
+ * to.  Only the outermost db_commit() commits.
+ */
 int db_begin(struct db *db, struct strbuf *err);
 int db_commit(struct db *db, struct strbuf *err);
 void db_rollback(struct db *db);
+/* 1 inside db_begin() .. db_commit()/db_rollback(). */
+int db_in_transaction(struct db *db);
+
+/*
+ * A connection that drops (the server restarted, failed over, the network
+ * went) is reset once, quietly, before the next statement outside a
+ * transaction; a statement inside a transaction fails, and so does the
+ * rest of it until the caller's db_rollback().  db_lost() is 1 while the
+ * connection is down (the last statement failed for want of a server, not
+ * because the server refused it): a caller that must get its statements
+ * through waits and tries again.  db_reconnect() tries once now (with a
+ * multi-host conninfo and target_session_attrs=read-write, libpq picks
+ * whichever server is the primary now).
+ */
+int db_lost(struct db *db);
+int db_reconnect(struct db *db, struct strbuf *err);
+/* How many times the connection was reset so far (a new session: the
+ * channels of db_listen() are listened to again). */
+unsigned db_reconnects(struct db *db);
 
 int db_nrows(const struct db_result *res);
 int db_nfields(const struct db_result *res);

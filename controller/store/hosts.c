@@ -41,6 +41,7 @@ void host_health_decide(const struct host_health *h,
 			snprintf(ret->after.health, sizeof(ret->after.health),
 				 "good");
 		break;
+	case HOST_CHECK_FAILED:
 	case HOST_LAB_FAILED:
 		ret->blame = "host";
 		ret->after.aborted_in_row = h->aborted_in_row + 1;
@@ -96,6 +97,9 @@ static void event_reason(const struct host_observation *o,
 		strbuf_addf(out, "%s: worked", what);
 		return;
 	}
+	if (o->outcome == HOST_CHECK_FAILED)
+		strbuf_addstr(out, "quarantined, the known-good kernel failed "
+				   "too: ");
 	if (!strcmp(v->blame, "host") && o->outcome == HOST_FAILED &&
 	    v->after.aborted_in_row >= HOST_ABORTS_TO_BAD) {
 		if (v->after.aborted_in_row == 2)

@@ -12,6 +12,10 @@
  *  - the lab failed (power, BMC, a console that stays silent, the wrong
  *    kernel provisioned): the host is blamed and is bad at once, since
  *    the lab's tools retried before they gave up;
+ *  - the check after a failure failed: a kernel failed to boot, and the
+ *    host's known-good kernel, booted at once to tell whose fault that
+ *    was, failed as well: the host is blamed and is bad at once
+ *    (quarantined), and the job goes to another host;
  *  - anything else failed (a panic, no beacon, no SSH answer): the kernel
  *    is blamed when it is new -- not the host's known-good kernel, and
  *    the host's own kernel for hosts that do not boot is never new -- and
@@ -44,6 +48,9 @@ enum host_outcome {
 	HOST_FAILED, /* did not boot, or could not be reached: host or kernel */
 	HOST_LAB_FAILED, /* power, BMC, console, provisioning: never the kernel
 			  */
+	HOST_CHECK_FAILED, /* the known-good kernel failed too, booted right
+			    * after another kernel failed on the host: the
+			    * host can no longer boot what it could */
 };
 
 struct host_observation {

@@ -32,7 +32,8 @@
 /*
  * The host-matching condition, over a job row j and a host row h.  A host
  * whose topology is not known yet (never contacted) is not held to the
- * plan's minimums: its first run records what it has.
+ * plan's minimums: its first run records what it has.  A host the job was
+ * sent away from (quarantined by its boot check) is not matched again.
  */
 #define HOST_MATCH                                                             \
 	"h.state = 'idle' AND h.health IN ('good', 'unknown')"                 \
@@ -41,7 +42,8 @@
 	" AND coalesce(h.sockets >= j.req_min_sockets, true)"                  \
 	" AND coalesce(h.cpus >= j.req_min_cpus, true)"                        \
 	" AND coalesce(h.memory_mb >= j.req_min_memory_mb, true)"              \
-	" AND h.tags @> j.req_tags"
+	" AND h.tags @> j.req_tags"                                            \
+	" AND NOT (h.id = ANY (j.excluded_hosts))"
 
 int queue_check_patch(const char *name, const char *data, size_t len,
 		      struct strbuf *err)
@@ -590,6 +592,40 @@ int queue_heartbeat(struct db *db, const struct queue_claim *c,
 	return 0;
 }
 
+int queue_hold_lease(struct db *db, const struct queue_claim *c,
+		     const char *owner, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, c->job_id);
+	db_args_str(&a, owner);
+	db_args_i64(&a, c->attempt);
+	r = db_exec_args(
+		db, &res, err,
+		"SELECT coalesce(lease_owner = $2 AND state NOT IN "
+		"('queued', 'done', 'failed', 'cancelled'), false), "
+		"coalesce(finished_by = $2 AND attempts = $3 AND state "
+		"IN ('done', 'failed'), false) FROM jobs WHERE id = $1 "
+		"FOR UPDATE",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "job %lld is gone", (long long)c->job_id);
+		return -1;
+	}
+	if (!strcmp(db_get(res, 0, 0), "t"))
+		return 0;
+	if (!strcmp(db_get(res, 0, 1), "t"))
+		return 1;
+	strbuf_addf(err, "the job's lease was lost (cancelled, or expired and "
+			 "taken by another controller)");
+	return -2;
+}
+
 int queue_set_state(struct db *db, const struct queue_claim *c,
 		    const char *owner, const char *state, struct strbuf *err)
 {
@@ -731,7 +767,8 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		    "END, stop_reason = CASE WHEN $3 = 'cancelled' THEN $5 "
 		    "ELSE stop_reason END, lease_owner = NULL, "
 		    "lease_expires = "
-		    "NULL, finished_at = CASE WHEN $3 = 'queued' THEN "
+		    "NULL, finished_by = CASE WHEN $3 = 'queued' THEN "
+		    "NULL ELSE $2 END, finished_at = CASE WHEN $3 = 'queued' THEN "
 		    "NULL ELSE now() END, attempts = CASE WHEN $3 = "
 		    "'queued' THEN greatest(attempts - 1, 0) ELSE "
 		    "attempts END WHERE id = $1 AND "
@@ -754,6 +791,69 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		    "finished' END) WHERE "
 		    "job_id = $1 AND attempt = $2 AND status IN "
 		    "('pending', 'running')",
+		    &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	db_args_i64(&a, c->host_id);
+	db_args_str(&a, owner);
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
+		    "lease_job_id = NULL, lease_expires = NULL, "
+		    "updated_at = now() WHERE id = $1 AND lease_owner = $2",
+		    &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	return db_commit(db, err);
+fail:
+	db_args_clear(&a);
+	db_rollback(db);
+	return -1;
+}
+
+int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
+			    const char *owner, const char *error_phase,
+			    const char *error, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+
+	if (db_begin(db, err) < 0)
+		return -1;
+	db_args_i64(&a, c->job_id);
+	db_args_str(&a, owner);
+	db_args_str(&a, error_phase);
+	db_args_str(&a, error);
+	db_args_i64(&a, c->host_id);
+	/* Back to the queue for another host, unless the job may run on
+	 * that host alone or has used up its attempts. */
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE jobs SET state = CASE WHEN attempts >= "
+		    "max_attempts OR host_constraint IS NOT NULL THEN "
+		    "'failed' ELSE 'queued' END, error_phase = $3, error = "
+		    "$4 || CASE WHEN attempts >= max_attempts THEN ' (no "
+		    "attempts left)' WHEN host_constraint IS NOT NULL THEN "
+		    "' (the job may run on that host only)' ELSE ' (sent to "
+		    "another host)' END, excluded_hosts = "
+		    "array_append(excluded_hosts, $5::bigint), lease_owner = "
+		    "NULL, lease_expires = NULL, finished_by = CASE WHEN "
+		    "attempts >= max_attempts OR host_constraint IS NOT NULL "
+		    "THEN $2 END, finished_at = CASE WHEN attempts >= "
+		    "max_attempts OR host_constraint IS NOT NULL THEN now() "
+		    "END WHERE id = $1 AND lease_owner = $2 AND state NOT IN "
+		    "('done', 'failed', 'cancelled', 'queued')",
+		    &a) < 0)
+		goto fail;
+	db_args_clear(&a);
+	db_args_i64(&a, c->job_id);
+	db_args_i64(&a, c->attempt);
+	if (db_exec_args(
+		    db, NULL, err,
+		    "UPDATE runs SET status = 'aborted', finished_at = "
+		    "coalesce(finished_at, now()), error = coalesce(error, "
+		    "'the host failed its boot check; the job went to "
+		    "another host') WHERE job_id = $1 AND attempt = $2 AND "
+		    "status IN ('pending', 'running')",
 		    &a) < 0)
 		goto fail;
 	db_args_clear(&a);

@@ -136,6 +136,17 @@ int queue_load_plan(const char *path, struct strbuf *text, struct plan **ret,
 int queue_heartbeat(struct db *db, const struct queue_claim *c,
 		    const char *owner, int lease_s, struct strbuf *err);
 
+/*
+ * Inside a transaction: lock the job's row while it is still leased to
+ * owner (FOR UPDATE), so that whatever the transaction then stores
+ * belongs to a job this controller still holds.  0 held; 1 the job has
+ * already ended by owner's hand in this attempt (a commit whose answer
+ * was lost went through); -2 the lease is lost (cancelled, expired); -1
+ * error.
+ */
+int queue_hold_lease(struct db *db, const struct queue_claim *c,
+		     const char *owner, struct strbuf *err);
+
 /* Set the job's state (claimed, building, ..., ingesting) while leased. */
 int queue_set_state(struct db *db, const struct queue_claim *c,
 		    const char *owner, const char *state, struct strbuf *err);
@@ -171,6 +182,17 @@ int queue_phase_skip(struct db *db, const struct queue_claim *c,
 int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		 const char *state, const char *error_phase, const char *error,
 		 struct strbuf *err);
+
+/*
+ * A job whose host failed it (quarantined by its boot check) goes back to
+ * the queue for another matching host: that host is added to the job's
+ * excluded_hosts, its runs not finished are aborted, the host released.
+ * The attempt counts: with none left, or when the job may run on that
+ * host only, it fails instead.  error_phase and error say why either way.
+ */
+int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
+			    const char *owner, const char *error_phase,
+			    const char *error, struct strbuf *err);
 
 /*
  * Put jobs whose lease expired back in the queue (or fail them when they

@@ -2,7 +2,7 @@
  * schema.h - the migrations compiled into the binary from schema/NNN_*.sql.
  *
  * Versions are the NNN prefix; they are applied in order, each in its own
- * transaction, and recorded in schema_migrations (see db.c).
+ * transaction, and recorded in schema_migrations (see migrate.c).
  */
 #ifndef SCHEDFARM_SCHEMA_H
 #define SCHEDFARM_SCHEMA_H

@@ -5,12 +5,18 @@
 # any target crashed, leaked or timed out; its reproducer is kept under
 # build-fuzz/.
 #
-# Targets: json (common/json.c), spec (the agent's run spec checker), and
-# one per agent parser: schedstat, procstat (+ per-task files), sysbench,
+# Targets: json (common/json.c), spec (the agent's run spec checker), one
+# per agent parser: schedstat, procstat (+ per-task files), sysbench,
 # hackbench, perf_csv, perf_table, kernbench, time, reaim, volanomark,
-# numabench, grouped (seed 000's digit grouping).  New inputs libFuzzer
-# finds go to tests/fuzz/corpus-NAME/ (ignored by git); the seeds are the
-# captured outputs in tests/data/agent and tests/fuzz/seeds-*.
+# numabench, grouped (seed 000's digit grouping); and three of the
+# controller's, linked against its own code: plan (the plan language,
+# libyaml), lines (every check an agent line goes through, store/
+# ingest.c) and import (the CSV of `schedfarm import`).  New inputs
+# libFuzzer finds go to tests/fuzz/corpus-NAME/ (ignored by git); the
+# seeds are the captured outputs in tests/data/agent, the plans of plans/
+# and tests/data/plans, tests/data/import, and tests/fuzz/seeds-*.
+#
+# FUZZ_TARGETS="plan lines" runs only those.
 set -eu
 SECS=${1:-60}
 cd "$(dirname "$0")/../.."
@@ -19,19 +25,49 @@ OUT=${FUZZ_BUILD:-$TOP/build-fuzz}
 CC=${FUZZ_CC:-clang}
 command -v "$CC" >/dev/null || { echo "run-fuzz: $CC not installed (make deps)"; exit 1; }
 mkdir -p "$OUT/obj"
-CFLAGS="-std=gnu17 -g -O1 -D_GNU_SOURCE -Icommon -Iagent -fno-omit-frame-pointer"
+CFLAGS="-std=gnu17 -g -O2 -D_GNU_SOURCE -Icommon -Iagent -fno-omit-frame-pointer"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 
-# The agent's and common code, once, instrumented for coverage.
-objs=
-for src in common/*.c agent/*.c; do
-	[ "$src" = agent/main.c ] && continue
-	o=$OUT/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')
-	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ -n "$(find common agent -name '*.h' -newer "$o" 2>/dev/null)" ]; then
-		$CC $CFLAGS $SAN -fsanitize=fuzzer-no-link -c "$src" -o "$o"
+# compile SRC EXTRA_FLAGS...: one object, instrumented for coverage, built
+# again only when its source or a header is newer.
+compile() {
+	_src=$1
+	shift
+	_o=$OUT/obj/$(echo "$_src" | tr / _ | sed 's/\.c$/.o/')
+	if [ ! -f "$_o" ] || [ "$_src" -nt "$_o" ] ||
+		[ -n "$(find common agent controller "$OUT/obj" -name '*.h' -newer "$_o" 2>/dev/null | head -n 1)" ]; then
+		$CC $CFLAGS $SAN -fsanitize=fuzzer-no-link "$@" -c "$_src" -o "$_o"
 	fi
-	objs="$objs $o"
+	echo "$_o"
+}
+
+# The agent's and common code, once.
+common_objs=
+for src in common/*.c; do
+	common_objs="$common_objs $(compile "$src")"
 done
+agent_objs=
+for src in agent/*.c; do
+	[ "$src" = agent/main.c ] && continue
+	agent_objs="$agent_objs $(compile "$src")"
+done
+objs="$common_objs $agent_objs"
+
+# The controller's code in an archive: a target pulls in only what it
+# reaches (plan/ needs libyaml, store/ libpq, ...).
+PKGS="libpq yaml-0.1 libssh libvirt gsl"
+CTL_CFLAGS="-Icontroller -I$OUT/obj $(pkg-config --cflags $PKGS)"
+CTL_LIBS="$(pkg-config --libs $PKGS) -lm -lpthread"
+sh tools/embed-schema.sh schema/[0-9][0-9][0-9]_*.sql >"$OUT/obj/schema-embed.c.tmp"
+cmp -s "$OUT/obj/schema-embed.c.tmp" "$OUT/obj/schema-embed.c" ||
+	mv "$OUT/obj/schema-embed.c.tmp" "$OUT/obj/schema-embed.c"
+ctl_objs=$(compile "$OUT/obj/schema-embed.c" $CTL_CFLAGS)
+for src in controller/*.c controller/*/*.c; do
+	[ "$src" = controller/main.c ] && continue
+	ctl_objs="$ctl_objs $(compile "$src" $CTL_CFLAGS)"
+done
+rm -f "$OUT/libcontroller.a"
+ar rcs "$OUT/libcontroller.a" $ctl_objs
 
 PARSERS="schedstat procstat sysbench hackbench perf_csv perf_table kernbench time reaim volanomark numabench grouped"
 targets="json spec"
@@ -42,12 +78,21 @@ for p in $PARSERS; do
 		$objs -o "$OUT/fuzz-$p" -lm -lpthread
 	targets="$targets $p"
 done
+for t in plan:fuzz-plan.c lines:fuzz-agent-lines.c import:fuzz-import.c; do
+	$CC $CFLAGS $SAN -fsanitize=fuzzer $CTL_CFLAGS "tests/fuzz/${t#*:}" \
+		"$OUT/libcontroller.a" $common_objs -o "$OUT/fuzz-${t%%:*}" $CTL_LIBS
+	targets="$targets ${t%%:*}"
+done
+[ -n "${FUZZ_TARGETS:-}" ] && targets=$FUZZ_TARGETS
 
 # seeds_for NAME: folders of starting inputs
 seeds_for() {
 	case $1 in
 	json) echo tests/fuzz/seeds-json ;;
 	spec) echo tests/fuzz/seeds-spec ;;
+	plan) echo plans tests/data/plans ;;
+	lines) echo tests/fuzz/seeds-lines ;;
+	import) echo tests/data/import ;;
 	*) echo tests/data/agent ;;
 	esac
 }
@@ -56,8 +101,19 @@ run_one() {
 	t=$1
 	corpus=tests/fuzz/corpus-$t
 	mkdir -p "$corpus" "$OUT/crash-$t"
+	# Small inputs: every rule of these readers is reached by a few lines
+	# (an agent line or three, a plan, a CSV header and rows, a CPU's
+	# schedstat), and small inputs are checked many times faster, which
+	# is what makes millions of executions per target affordable.
+	# FUZZ_MAX_LEN overrides.
+	case $t in
+	lines | import) maxlen=1024 ;;
+	plan) maxlen=2048 ;;
+	*) maxlen=4096 ;;
+	esac
+	maxlen=${FUZZ_MAX_LEN:-$maxlen}
 	if ASAN_OPTIONS=detect_leaks=1 "$OUT/fuzz-$t" -max_total_time="$SECS" \
-		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-max_len=$maxlen -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$OUT/crash-$t/" "$corpus" $(seeds_for "$t") \
 		>"$OUT/fuzz-$t.log" 2>&1; then
 		echo "ok $t"

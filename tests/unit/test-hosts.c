@@ -125,6 +125,25 @@ static void test_lab_failure(void **state)
 	assert_true(v.changed);
 }
 
+/* The check after a failure: a new kernel failed (blamed on it, the host
+ * good), then the known-good kernel failed too: the host is quarantined at
+ * once, not after HOST_ABORTS_TO_BAD. */
+static void test_check_after_failure(void **state)
+{
+	struct host_verdict v = see(host("good", 0), PATCHED, HOST_FAILED);
+
+	(void)state;
+	assert_string_equal(v.blame, "kernel");
+	assert_string_equal(v.after.health, "good");
+	v = see(v.after, KNOWN_GOOD, HOST_CHECK_FAILED);
+	assert_string_equal(v.blame, "host");
+	assert_string_equal(v.after.health, "bad");
+	assert_true(v.changed);
+	/* People's health stays people's. */
+	v = see(host("maintenance", 0), KNOWN_GOOD, HOST_CHECK_FAILED);
+	assert_string_equal(v.after.health, "maintenance");
+}
+
 /* Working makes an unknown host good, and a bad one on its known-good
  * kernel; a new kernel working says nothing for a bad host. */
 static void test_worked(void **state)
@@ -168,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_new_kernel_on_unknown_host),
 		cmocka_unit_test(test_own_kernel_unreachable),
 		cmocka_unit_test(test_lab_failure),
+		cmocka_unit_test(test_check_after_failure),
 		cmocka_unit_test(test_worked),
 		cmocka_unit_test(test_maintenance_and_retired_stay),
 	};

@@ -129,6 +129,28 @@ static void test_full_plan_fields(void **state)
 	assert_int_equal(p->timeouts.boot_ms, 300000);
 	assert_int_equal(p->timeouts.run_ms, 1800000);
 	assert_int_equal(p->timeouts.collect_ms, 90000);
+	/* No timeouts.job: the sum of what 4 boots of 9 runs may take. */
+	assert_int_equal(p->timeouts.job_ms, 0);
+	assert_int_equal(
+		plan_job_budget_ms(p, 4),
+		3 * 3600000 + 4 * (2 * 120000 + 300000 + 9 * 1800000 + 90000) +
+			600000);
+	plan_free(p);
+}
+
+/* build, stall and job are limits too; job replaces the sum. */
+static void test_job_budget(void **state)
+{
+	struct plan *p = must_parse("workload: chat\n"
+				    "timeouts: {build: 20m, stall: 15s, "
+				    "job: 2h}\n");
+
+	(void)state;
+	assert_int_equal(p->timeouts.build_ms, 1200000);
+	assert_int_equal(p->timeouts.stall_ms, 15000);
+	assert_int_equal(p->timeouts.job_ms, 7200000);
+	assert_int_equal(plan_job_budget_ms(p, 1), 7200000);
+	assert_int_equal(plan_job_budget_ms(p, 50), 7200000);
 	plan_free(p);
 }
 
@@ -158,6 +180,8 @@ static void test_defaults(void **state)
 	assert_int_equal(p->timeouts.boot_ms, 600000);
 	assert_int_equal(p->timeouts.run_ms, 3600000);
 	assert_int_equal(p->timeouts.collect_ms, 300000);
+	assert_int_equal(p->timeouts.build_ms, 3 * 3600000);
+	assert_int_equal(p->timeouts.stall_ms, 20000);
 	assert_int_equal(p->nr_runs, 1);
 	assert_int_equal(p->runs[0].nr_params, 0);
 	plan_free(p);
@@ -252,7 +276,9 @@ static void test_run_param_and_json(void **state)
 		"\","
 		"\"tau_pct\":null,\"direction\":\"none\",\"decides\":false}],"
 		"\"timeouts\":{\"power_ms\":120000,\"boot_ms\":300000,"
-		"\"run_ms\":1800000,\"collect_ms\":90000},\"nr_runs\":9}");
+		"\"run_ms\":1800000,\"collect_ms\":90000,"
+		"\"build_ms\":10800000,\"stall_ms\":20000,"
+		"\"job_ms\":78720000},\"nr_runs\":9}");
 	strbuf_release(&js);
 	plan_free(p);
 }
@@ -507,6 +533,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_plan_fields),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_job_budget),
 		cmocka_unit_test(test_expansion_order),
 		cmocka_unit_test(test_run_param_and_json),
 		cmocka_unit_test(test_typed_json_values),

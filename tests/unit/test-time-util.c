@@ -84,6 +84,64 @@ static void test_deadlines(void **state)
 	assert_int_equal(deadline_left(d), 0);
 }
 
+/* Budgets nest: the tightest one bounds what is left and is the one
+ * named when time runs out. */
+static void test_budgets_nest(void **state)
+{
+	struct budget job, phase, cmd, unlimited;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	budget_start(&job, "the job's budget", 60000, NULL);
+	budget_start(&phase, "the run phase's limit", 5000, &job);
+	budget_start(&cmd, "the command's limit", 100000, &phase);
+	/* The command's own 100 s are cut to its phase's 5 s. */
+	assert_ptr_equal(budget_tightest(&cmd), &phase);
+	assert_true(budget_left(&cmd) <= 5000);
+	assert_true(budget_left(&cmd) > 4000);
+	assert_false(budget_expired(&cmd));
+	/* A phase longer than what is left of the job gets the job's. */
+	budget_start(&phase, "the collect phase's limit", 3600000, &job);
+	assert_ptr_equal(budget_tightest(&phase), &job);
+	assert_true(budget_left(&phase) <= 60000);
+	/* On a tie the innermost is named. */
+	budget_start(&cmd, "inner", 0, NULL);
+	assert_ptr_equal(budget_tightest(&cmd), &cmd);
+	/* No limit anywhere: never runs out. */
+	budget_start(&unlimited, "none", -1, NULL);
+	assert_true(budget_left(&unlimited) == INT64_MAX);
+	assert_false(budget_expired(&unlimited));
+	budget_start(&cmd, "the command's limit", 30, &unlimited);
+	sleep_ms(40);
+	assert_true(budget_expired(&cmd));
+	assert_int_equal(budget_left(&cmd), 0);
+	budget_describe(&cmd, &sb);
+	assert_non_null(strstr(sb.buf, "the command's limit ran out after "));
+	strbuf_release(&sb);
+}
+
+static void test_format_duration(void **state)
+{
+	static const struct {
+		int64_t ms;
+		const char *want;
+	} cases[] = {
+		{ 0, "0ms" },	    { 850, "850ms" },	   { 1000, "1s" },
+		{ 1500, "1.5s" },   { 42000, "42s" },	   { 120000, "2m" },
+		{ 125000, "2m5s" }, { 3600000, "1h" },	   { 5400000, "1h30m" },
+		{ 86400000, "1d" }, { 183600000, "2d3h" }, { -5, "0ms" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		format_duration_ms(&sb, cases[i].ms);
+		assert_string_equal(sb.buf, cases[i].want);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -91,6 +149,8 @@ int main(void)
 		cmocka_unit_test(test_sleep_nothing),
 		cmocka_unit_test(test_sleep_survives_signals),
 		cmocka_unit_test(test_deadlines),
+		cmocka_unit_test(test_budgets_nest),
+		cmocka_unit_test(test_format_duration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

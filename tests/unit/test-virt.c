@@ -113,8 +113,8 @@ static void test_domain_life(void **state)
 {
 	struct virt_domain_spec s;
 	struct virt_conn *c = NULL;
-	struct strbuf err = STRBUF_INIT, names = STRBUF_INIT;
-	int n = -1;
+	struct strbuf err = STRBUF_INIT;
+	struct strvec names = STRVEC_INIT;
 
 	(void)state;
 	spec_2s(&s);
@@ -130,10 +130,13 @@ static void test_domain_life(void **state)
 	assert_int_equal(virt_create_paused(c, &s, &err), 0);
 	s.name = "farm-other-1";
 	assert_int_equal(virt_create_paused(c, &s, &err), 0);
-	assert_int_equal(
-		virt_destroy_prefix(c, "farm-abcd1234-", &n, &names, &err), 0);
-	assert_int_equal(n, 1);
-	assert_string_equal(names.buf, "farm-abcd1234-7\n");
+	assert_int_equal(virt_list_prefix(c, "farm-abcd1234-", &names, &err),
+			 0);
+	assert_int_equal(names.nr, 1);
+	assert_string_equal(names.v[0], "farm-abcd1234-7");
+	/* Listing destroys nothing. */
+	assert_int_equal(virt_is_active(c, "farm-abcd1234-7", &err), 1);
+	assert_int_equal(virt_destroy(c, "farm-abcd1234-7", &err), 0);
 	assert_int_equal(virt_is_active(c, "farm-other-1", &err), 1);
 	assert_int_equal(virt_destroy(c, "farm-other-1", &err), 0);
 	assert_int_equal(virt_destroy(c, "farm-other-1", &err),
@@ -141,7 +144,7 @@ static void test_domain_life(void **state)
 	assert_int_equal(virt_is_active(c, "farm-other-1", &err), 0);
 	virt_close(c);
 	strbuf_release(&err);
-	strbuf_release(&names);
+	strvec_clear(&names);
 }
 
 int main(void)

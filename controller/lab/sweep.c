@@ -1,0 +1,246 @@
+/*
+ * sweep.c - what dead controllers left running; see sweep.h.
+ *
+ * libvirt is asked what runs (virt.h), the database whose it is
+ * (store/controllers.h); IPMI machines are powered off through boot.c,
+ * which knows a host's BMC.  A domain whose owner cannot be looked up is
+ * left alone: not knowing is never a reason to destroy.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "lab/boot.h"
+#include "lab/sweep.h"
+#include "lab/virt.h"
+#include "store/controllers.h"
+#include "strvec.h"
+#include "banned.h"
+
+/* 1 when job is one of the n in live. */
+static int job_is_live(int64_t job, const int64_t *live, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (live[i] == job)
+			return 1;
+	return 0;
+}
+
+int sweep_domains(struct db *db, const char *self, const int64_t *live_jobs,
+		  size_t n_live, const char *uri, int *ret_n,
+		  struct strbuf *names, struct strbuf *err)
+{
+	struct strbuf prefix = STRBUF_INIT;
+	struct strvec running = STRVEC_INIT, recorded = STRVEC_INIT;
+	struct virt_conn *vc = NULL;
+	int r = -1, n = 0;
+
+	if (ret_n)
+		*ret_n = 0;
+	strbuf_addstr(&prefix, VIRT_DOMAIN_PREFIX);
+	if (boot_farm_id(db, &prefix, err) < 0)
+		goto out;
+	strbuf_addch(&prefix, '-');
+	if (virt_open(uri, &vc, err) < 0)
+		goto out;
+	if (virt_list_prefix(vc, prefix.buf, &running, err) < 0 ||
+	    controllers_domains_live(db, uri, &recorded, err) < 0)
+		goto out;
+	r = 0;
+	for (size_t i = 0; i < running.nr; i++) {
+		struct strbuf owner = STRBUF_INIT, why = STRBUF_INIT,
+			      e = STRBUF_INIT;
+		enum domain_claim claim;
+		int64_t job = 0;
+
+		if (controllers_domain_claim(db, running.v[i], self, &claim,
+					     &job, &owner, &e) < 0) {
+			/* Not knowing whose it is, leave it. */
+			strbuf_release(&owner);
+			strbuf_release(&e);
+			continue;
+		}
+		if (claim == DOMAIN_LIVE_OWNER ||
+		    (claim == DOMAIN_MINE && job &&
+		     job_is_live(job, live_jobs, n_live))) {
+			strbuf_release(&owner);
+			strbuf_release(&e);
+			continue;
+		}
+		if (claim == DOMAIN_MINE)
+			strbuf_addf(&why,
+				    "its job %" PRId64 " ended without "
+				    "powering it off",
+				    job);
+		else if (owner.len)
+			strbuf_addf(&why,
+				    "the lease of its controller %s "
+				    "expired",
+				    owner.buf);
+		else
+			strbuf_addstr(&why, "no controller recorded it");
+		if (virt_destroy(vc, running.v[i], &e) < 0) {
+			if (r == 0)
+				strbuf_addf(err, "%s: %s", running.v[i], e.buf);
+			r = -1;
+		} else {
+			n++;
+			strbuf_reset(&e);
+			controllers_domain_gone(db, running.v[i], self, why.buf,
+						&e);
+			if (names)
+				strbuf_addf(names, "%s (%s)\n", running.v[i],
+					    why.buf);
+		}
+		strbuf_release(&owner);
+		strbuf_release(&why);
+		strbuf_release(&e);
+	}
+	/* Records of domains that went away by themselves (a transient
+	 * domain ends with its guest). */
+	for (size_t i = 0; i < recorded.nr; i++) {
+		struct strbuf e = STRBUF_INIT;
+		int up = 0;
+
+		for (size_t k = 0; k < running.nr && !up; k++)
+			up = !strcmp(running.v[k], recorded.v[i]);
+		if (!up && virt_is_active(vc, recorded.v[i], &e) == 0)
+			controllers_domain_gone(db, recorded.v[i], NULL,
+						"no longer running", &e);
+		strbuf_release(&e);
+	}
+out:
+	if (ret_n)
+		*ret_n = n;
+	virt_close(vc);
+	strvec_clear(&running);
+	strvec_clear(&recorded);
+	strbuf_release(&prefix);
+	return r;
+}
+
+int sweep_host(struct db *db, const char *self, int64_t host_id,
+	       int host_leased, struct virt_conn *vc, struct strbuf *names)
+{
+	struct strvec recorded = STRVEC_INIT;
+	struct strbuf e = STRBUF_INIT;
+	int n = 0;
+
+	if (controllers_domains_of_host(db, host_id, &recorded, &e) < 0)
+		goto out;
+	for (size_t i = 0; i < recorded.nr; i++) {
+		struct strbuf owner = STRBUF_INIT;
+		enum domain_claim claim;
+		int64_t job;
+
+		strbuf_reset(&e);
+		/* A caller that holds the host's lease knows that a job's
+		 * domain on it is no running job's, whoever's it was.  A
+		 * domain of no job (a guest `kernel boot --keep` left) is its
+		 * controller's while that one lives. */
+		if (controllers_domain_claim(db, recorded.v[i],
+					     self ? self : "", &claim, &job,
+					     &owner, &e) == 0 &&
+		    (claim == DOMAIN_ORPHAN || (job && host_leased)) &&
+		    virt_destroy(vc, recorded.v[i], &e) == 0) {
+			n++;
+			controllers_domain_gone(
+				db, recorded.v[i], self,
+				claim == DOMAIN_ORPHAN
+					? "its host boots again and its "
+					  "controller's lease expired"
+					: "its host boots again for another "
+					  "job: its own job is over",
+				&e);
+			strbuf_addf(names, "%s (left by controller %s)\n",
+				    recorded.v[i],
+				    owner.len ? owner.buf : "(none)");
+		}
+		strbuf_release(&owner);
+	}
+out:
+	strvec_clear(&recorded);
+	strbuf_release(&e);
+	return n;
+}
+
+int sweep_power(struct db *db, const char *self, const char *lock_dir,
+		int *ret_n, struct strbuf *names, struct strbuf *err)
+{
+	struct powered_orphan *o = NULL;
+	size_t n = 0;
+	int r = 0, done = 0;
+
+	if (ret_n)
+		*ret_n = 0;
+	if (controllers_powered_orphans(db, &o, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf e = STRBUF_INIT;
+
+		if (boot_power_off_host(db, o[i].host_id, self, lock_dir, &e) <
+		    0) {
+			if (r == 0)
+				strbuf_addf(err, "host %s: %s", o[i].host_name,
+					    e.buf);
+			r = -1;
+		} else {
+			done++;
+			if (names)
+				strbuf_addf(
+					names,
+					"host %s (left on by controller %s, "
+					"whose lease expired)\n",
+					o[i].host_name, o[i].owner);
+		}
+		strbuf_release(&e);
+	}
+	controllers_powered_orphans_free(o, n);
+	if (ret_n)
+		*ret_n = done;
+	return r;
+}
+
+int sweep_all(struct db *db, const char *self, const int64_t *live_jobs,
+	      size_t n_live, const char *lock_dir, int *ret_n,
+	      struct strbuf *names, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	int r = 0, total = 0, n;
+
+	*ret_n = 0;
+	if (db_exec(db, &res, err,
+		    "SELECT DISTINCT libvirt_uri FROM hosts WHERE kind = "
+		    "'libvirt' AND libvirt_uri IS NOT NULL ORDER BY 1",
+		    0, NULL) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++) {
+		struct strbuf e = STRBUF_INIT;
+
+		n = 0;
+		if (sweep_domains(db, self, live_jobs, n_live,
+				  db_get(res, i, 0), &n, names, &e) < 0) {
+			/* libvirt's own errors name the URI already. */
+			strbuf_addstr(err, r ? "; " : "");
+			if (!starts_with(e.buf, db_get(res, i, 0)))
+				strbuf_addf(err, "%s: ", db_get(res, i, 0));
+			strbuf_addbuf(err, &e);
+			r = -1;
+		}
+		total += n;
+		strbuf_release(&e);
+	}
+	{
+		struct strbuf e = STRBUF_INIT;
+
+		n = 0;
+		if (sweep_power(db, self, lock_dir, &n, names, &e) < 0) {
+			strbuf_addf(err, "%sIPMI: %s", r ? "; " : "", e.buf);
+			r = -1;
+		}
+		total += n;
+		strbuf_release(&e);
+	}
+	*ret_n = total;
+	return r;
+}

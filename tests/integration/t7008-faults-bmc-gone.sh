@@ -1,0 +1,150 @@
+#!/bin/sh
+# t7008: the BMC goes away.  An IPMI host for real (OpenIPMI's ipmi_sim
+# answering ipmitool -I lanplus, its power-on a qemu machine that
+# network-boots; see t7002) checked on Debian's kernel, and a libvirt host
+# that matches the same plan.  ipmi_sim is stopped; a job lands on the
+# IPMI host: its boot fails in the power phase with the BMC's silence as
+# the reason, within the plan's limits; the check on the known-good kernel
+# fails the same way, so the host is quarantined (bad, with the event),
+# and the job goes back to the queue and ends done on the libvirt host.
+. "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/boot-lib.sh"
+
+boot_prereqs
+libvirt_up || skip_all "libvirtd would not start"
+command -v ipmi_sim >/dev/null 2>&1 || skip_all "ipmi_sim not installed (openipmi)"
+command -v ipmitool >/dev/null 2>&1 || skip_all "ipmitool not installed"
+command -v jq >/dev/null || skip_all "jq not installed (make deps)"
+ls /usr/lib/ipxe/qemu/*e1000*.rom >/dev/null 2>&1 ||
+	ls /usr/share/qemu/*e1000*.rom >/dev/null 2>&1 ||
+	skip_all "no iPXE ROM for qemu's e1000 (ipxe-qemu)"
+
+export SCHEDFARM_HOME=$SCRATCH/home
+mkdir -p "$SCHEDFARM_HOME"
+embedded_stop_at_exit "$SCHEDFARM_HOME"
+VMLINUZ=$(debian_vmlinuz)
+REL=${VMLINUZ#/boot/vmlinuz-}
+G=$SCRATCH/guest
+T=$SCRATCH/tftp
+mkdir -p "$G" "$T"
+PORT=$(free_port)
+VMPORT=$(free_port)
+BMC_PORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+SOL_PORT=$(free_port)
+CONSOLE=$SCRATCH/bmc1-console.log
+printf 'diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n' >"$SCRATCH/p.patch"
+
+cat >"$SCRATCH/machine.sh" <<EOM
+#!/bin/sh
+exec qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -vga none \
+	-monitor none -boot n \
+	-chardev file,id=ser0,path=$CONSOLE,append=on -serial chardev:ser0 \
+	-netdev user,id=n0,restrict=on,tftp=$T,bootfile=bmc1.ipxe,hostfwd=tcp:127.0.0.1:$PORT-:22 \
+	-device e1000,netdev=n0 -device virtio-rng-pci -pidfile $SCRATCH/machine.pid
+EOM
+chmod +x "$SCRATCH/machine.sh"
+umask 077
+head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$SCRATCH/bmc.pw"
+umask 022
+cat >"$SCRATCH/lan.conf" <<EOC
+name "farmbmc"
+set_working_mc 0x20
+  startlan 1
+    addr 127.0.0.1 $BMC_PORT
+    priv_limit admin
+    allowed_auths_callback none md2 md5 straight
+    allowed_auths_user none md2 md5 straight
+    allowed_auths_operator none md2 md5 straight
+    allowed_auths_admin none md2 md5 straight
+    guid a123456789abcdefa123456789abcdef
+  endlan
+  serial 15 127.0.0.1 $SOL_PORT codec VM
+  startcmd "$SCRATCH/machine.sh"
+  startnow false
+  poweroff_wait 2
+  kill_wait 5
+  user 2 true "admin" "$(cat "$SCRATCH/bmc.pw")" admin 10 none md2 md5 straight
+EOC
+cat >"$SCRATCH/sim.emu" <<'EOE'
+mc_setbmc 0x20
+mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
+sel_enable 0x20 1000 0x0a
+mc_enable 0x20
+EOE
+(cd "$SCRATCH" && exec ipmi_sim -c lan.conf -f sim.emu -n -s "$SCRATCH" >ipmi_sim.log 2>&1) &
+SIM_PID=$!
+test_atexit "kill $SIM_PID; test -s '$SCRATCH/machine.pid' && kill \$(cat '$SCRATCH/machine.pid')"
+
+# The power limit bounds each BMC operation (three tries of a third).
+cat >"$SCRATCH/short.yaml" <<'EOF'
+name: t7008-short
+workload: fairness-loop
+params:
+  groups: /a:2
+  duration: 1s
+  sample_interval: 1s
+iterations: 1
+warmup: 0
+host:
+  kind: [ipmi, libvirt]
+timeouts:
+  power: 15s
+  boot: 4m
+  run: 2m
+EOF
+
+test_expect_success 'an IPMI host and a libvirt host, both checked on Debian'"'"'s kernel' '
+	wait_for "ipmitool -I lanplus -C 3 -H 127.0.0.1 -p $BMC_PORT -U admin -f $SCRATCH/bmc.pw chassis power status" 20 &&
+	guest_image "$G" "/lib/modules/$REL" &&
+	VMLINUX=$(vmlinux_of "$VMLINUZ") &&
+	schedfarm kernel add debian --image "$VMLINUZ" --vmlinux "$VMLINUX" --release "$REL" >/dev/null &&
+	schedfarm kernel add debian-job --image "$VMLINUZ" --vmlinux "$VMLINUX" --release "$REL" >/dev/null &&
+	known_hosts_for "$G/known_hosts" "$PORT" "$G/guest.cpio.gz.hostkey.pub" &&
+	schedfarm host add bmc1 --kind ipmi --address 127.0.0.1 --port "$PORT" \
+		--user root --key "$G/ctl" --known-hosts "$G/known_hosts" \
+		--bmc-address 127.0.0.1 --bmc-port "$BMC_PORT" --bmc-user admin \
+		--bmc-password-file "$SCRATCH/bmc.pw" \
+		--boot-config "{\"tftp_dir\": \"$T\", \"console_log\": \"$CONSOLE\", \"initrd\": \"$G/guest.cpio.gz\"}" >/dev/null &&
+	known_hosts_for "$G/known_hosts_vm" "$VMPORT" "$G/guest.cpio.gz.hostkey.pub" &&
+	schedfarm host add vm --kind libvirt --address 127.0.0.1 --port "$VMPORT" \
+		--user root --key "$G/ctl" --known-hosts "$G/known_hosts_vm" \
+		--libvirt-uri qemu:///system --cpus 2 --memory-mb 768 \
+		--boot-config "{\"initrd\": \"$G/guest.cpio.gz\"}" >/dev/null &&
+	schedfarm host check bmc1 --kernel debian >out 2>err && grep_or_fail "passed" out &&
+	schedfarm host check vm --kernel debian >out 2>err && grep_or_fail "passed" out
+'
+
+test_expect_success 'ipmi_sim is stopped: the BMC is gone' '
+	kill $SIM_PID &&
+	wait_for "! kill -0 $SIM_PID" 10 &&
+	! ipmitool -I lanplus -C 3 -N 1 -R 1 -H 127.0.0.1 -p $BMC_PORT -U admin -f $SCRATCH/bmc.pw chassis power status
+'
+
+"$SCHEDFARM_BIN" serve --jobs 1 --wake 1 >"$SCRATCH/serve.log" 2>&1 &
+SERVE=$!
+test_atexit "kill $SERVE"
+
+test_expect_success 'the job fails in boot on the IPMI host, the host is quarantined, the job ends done on the other' '
+	wait_for "grep -q \"serve ready\" serve.log" 30 &&
+	schedfarm submit p.patch --base b --kernel debian-job --plan short.yaml --json >j.json &&
+	J=$(jq .job j.json) &&
+	wait_for "test \"\$(sql \"SELECT state FROM jobs WHERE id = $J\")\" = done" 1200 || {
+		sql "SELECT state, attempts, error FROM jobs WHERE id = $J"; tail -n 40 serve.log; false; } &&
+	test "$(sql "SELECT attempts FROM jobs WHERE id = $J")" = 2 &&
+	test "$(sql "SELECT health FROM hosts WHERE name = \$\$bmc1\$\$")" = bad &&
+	test "$(sql "SELECT health FROM hosts WHERE name = \$\$vm\$\$")" = good &&
+	sql "SELECT k.name || \$\$ \$\$ || h.name || \$\$ \$\$ || b.outcome || \$\$ \$\$ || b.blame FROM boots b JOIN kernels k ON k.id = b.kernel_id JOIN hosts h ON h.id = b.host_id WHERE b.job_id = $J ORDER BY b.id" >boots &&
+	cat boots &&
+	printf "debian-job bmc1 infra-failed host\ndebian bmc1 infra-failed host\ndebian-job vm ready none\n" >want &&
+	diff -u want boots &&
+	sql "SELECT reason FROM boots WHERE job_id = $J ORDER BY id LIMIT 1" >why && cat why &&
+	grep_or_fail "power:" why && grep_or_fail "did not answer" why &&
+	secs=$(sql "SELECT extract(epoch FROM finished_at - started_at)::int FROM job_phases WHERE job_id = $J AND phase = \$\$boot\$\$ AND attempt = 1") &&
+	say "the boot on the IPMI host failed after $secs s (limits: power 15s, boot 4m)" &&
+	test "$secs" -le 255 &&
+	sql "SELECT reason FROM host_events WHERE host_id = (SELECT id FROM hosts WHERE name = \$\$bmc1\$\$) AND new_health = \$\$bad\$\$" >ev &&
+	cat ev && grep_or_fail "did not answer" ev &&
+	sql "SELECT log FROM jobs WHERE id = $J" >log && grep_or_fail "back to the queue for another host" log
+'
+
+test_done
