@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lab/boot.h"
+#include "lab/boot-int.h"
 #include "store/hosts.h"
 #include "cleanup.h"
 #include "home.h"
@@ -86,21 +87,6 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-/* What one boot needs to know, read from the host and kernel rows. */
-struct boot_ctx {
-	const struct boot_request *req;
-	struct boot_result *res;
-	int sockets, cores, threads, numa_nodes;
-	int64_t memory_mb, known_good;
-	char *health;
-	char *boot_config; /* jsonb text */
-	char *kernel_image, *kernel_vmlinux, *kernel_initrd, *expected_release;
-	char *kernel_name;
-	struct json_value *cfg;
-	int64_t t0;
-	char farm[16];
-};
-
 static void ctx_release(struct boot_ctx *c)
 {
 	free(c->health);
@@ -113,9 +99,7 @@ static void ctx_release(struct boot_ctx *c)
 	json_free(c->cfg);
 }
 
-static void event(struct boot_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void event(struct boot_ctx *c, const char *fmt, ...)
+void boot_event(struct boot_ctx *c, const char *fmt, ...)
 {
 	struct strbuf msg = STRBUF_INIT;
 	va_list ap;
@@ -255,7 +239,7 @@ out:
 }
 
 /* A string from boot_config (pointing into c->cfg), or def when absent. */
-static const char *cfg_str(struct boot_ctx *c, const char *key, const char *def)
+const char *boot_cfg_str(struct boot_ctx *c, const char *key, const char *def)
 {
 	const char *s;
 	struct strbuf e = STRBUF_INIT;
@@ -266,8 +250,8 @@ static const char *cfg_str(struct boot_ctx *c, const char *key, const char *def)
 	return s;
 }
 
-static int64_t cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
-		       int64_t max, int64_t def)
+int64_t boot_cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
+		     int64_t max, int64_t def)
 {
 	int64_t v;
 	struct strbuf e = STRBUF_INIT;
@@ -282,7 +266,7 @@ static int64_t cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
  * request's --append. */
 static void build_cmdline(struct boot_ctx *c, struct strbuf *out)
 {
-	strbuf_addstr(out, cfg_str(c, "cmdline", DEFAULT_CMDLINE));
+	strbuf_addstr(out, boot_cfg_str(c, "cmdline", DEFAULT_CMDLINE));
 	if (c->req->cmdline_append && *c->req->cmdline_append)
 		strbuf_addf(out, " %s", c->req->cmdline_append);
 }
@@ -314,7 +298,8 @@ static int insert_boot_row(struct db *db, struct boot_ctx *c,
 	return rc;
 }
 
-static void ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
+void boot_ipmi_target_of(const struct boot_result *res,
+			 struct ipmi_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->address = res->bmc_address;
@@ -342,7 +327,7 @@ static int power_libvirt(struct boot_ctx *c, const char *cmdline,
 		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%s-boot%" PRId64,
 				      c->farm, res->host_name, res->boot_id);
 	s.name = res->domain;
-	s.type = cfg_str(c, "accel", "qemu");
+	s.type = boot_cfg_str(c, "accel", "qemu");
 	s.sockets = c->sockets;
 	s.cores = c->cores;
 	s.threads = c->threads;
@@ -350,12 +335,12 @@ static int power_libvirt(struct boot_ctx *c, const char *cmdline,
 	s.memory_mb = c->memory_mb;
 	s.kernel = c->kernel_vmlinux ? c->kernel_vmlinux : c->kernel_image;
 	s.initrd = c->kernel_initrd ? c->kernel_initrd
-				    : cfg_str(c, "initrd", NULL);
+				    : boot_cfg_str(c, "initrd", NULL);
 	s.cmdline = cmdline;
 	s.console_log = res->console_path;
 	s.ssh_addr = res->ssh_addr;
 	s.ssh_port = res->ssh_port;
-	s.emulator = cfg_str(c, "emulator", NULL);
+	s.emulator = boot_cfg_str(c, "emulator", NULL);
 	if (!s.ssh_port) {
 		strbuf_addf(err, "host %s has no port for SSH", res->host_name);
 		return -1;
@@ -366,7 +351,7 @@ static int power_libvirt(struct boot_ctx *c, const char *cmdline,
 		goto out;
 	/* "Attach" the console: note where this boot's output starts. */
 	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
-	event(c,
+	boot_event(c,
 	      "domain %s created paused (%d sockets x %d cores x %d threads, "
 	      "%d NUMA nodes, %" PRId64 " MiB); console %s",
 	      res->domain, s.sockets, s.cores, s.threads, s.numa_nodes,
@@ -383,62 +368,6 @@ out:
 	}
 	virt_close(vc);
 	return r;
-}
-
-/* Power phase, IPMI: PXE script, bootdev pxe, power on or cycle. */
-static int power_ipmi(struct boot_ctx *c, const char *cmdline,
-		      uint64_t *ret_offset, struct strbuf *err)
-{
-	struct boot_result *res = c->res;
-	const char *tftp = cfg_str(c, "tftp_dir", NULL);
-	const char *server = cfg_str(c, "tftp_server", "10.0.2.2");
-	const char *initrd = c->kernel_initrd ? c->kernel_initrd
-					      : cfg_str(c, "initrd", NULL);
-	struct ipmi_target t;
-	enum ipmi_power p;
-	struct stat st;
-
-	ipmi_target_of(res, &t);
-	if (!tftp) {
-		strbuf_addf(err, "host %s has no boot_config.tftp_dir",
-			    res->host_name);
-		return -1;
-	}
-	if (!c->kernel_image) {
-		strbuf_addf(err, "kernel %s has no image for PXE",
-			    c->kernel_name);
-		return -1;
-	}
-	if (ipmi_write_pxe(tftp, res->host_name, server, c->kernel_image,
-			   initrd, cmdline, err) < 0)
-		return -1;
-	event(c, "PXE script %s/%s.ipxe written", tftp, res->host_name);
-	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
-	if (strcmp(cfg_str(c, "bootdev", "pxe"), "none")) {
-		int b = ipmi_bootdev(&t, cfg_str(c, "bootdev", "pxe"), err);
-
-		if (b == IPMI_REFUSED) {
-			event(c, "%s; relying on the host's boot order",
-			      err->buf);
-			strbuf_reset(err);
-		} else if (b < 0) {
-			return -1;
-		} else {
-			event(c, "BMC %s:%d: next boot from %s", t.address,
-			      t.port, cfg_str(c, "bootdev", "pxe"));
-		}
-	}
-	if (ipmi_power_status(&t, &p, err) < 0)
-		return -1;
-	if (p == IPMI_POWER_ON) {
-		event(c, "BMC %s:%d: power is on; cycling", t.address, t.port);
-		if (ipmi_power_cycle(&t, err) < 0)
-			return -1;
-	} else if (ipmi_power_set(&t, IPMI_POWER_ON, NULL, err) < 0) {
-		return -1;
-	}
-	event(c, "BMC %s:%d: power on confirmed", t.address, t.port);
-	return 0;
 }
 
 int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
@@ -507,7 +436,7 @@ static void power_off_quiet(struct boot_result *res)
 	} else if (!strcmp(res->kind, "ipmi")) {
 		struct ipmi_target t;
 
-		ipmi_target_of(res, &t);
+		boot_ipmi_target_of(res, &t);
 		t.tries = 2;
 		ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e);
 	}
@@ -729,7 +658,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 		res->console_path = xstrfmt("%s/boot-%" PRId64 ".log",
 					    console_dir, res->boot_id);
 	} else {
-		const char *p = cfg_str(&c, "console_log", NULL);
+		const char *p = boot_cfg_str(&c, "console_log", NULL);
 
 		if (!p) {
 			strbuf_addf(err,
@@ -742,13 +671,13 @@ int boot_host(struct db *db, const struct boot_request *req,
 		}
 		res->console_path = xstrdup(p);
 	}
-	event(&c, "booting %s on %s (%s): %s", c.kernel_name, res->host_name,
+	boot_event(&c, "booting %s on %s (%s): %s", c.kernel_name, res->host_name,
 	      res->kind, cmdline.buf);
 
 	/* Phase: power. */
 	if ((!strcmp(res->kind, "libvirt")
 		     ? power_libvirt(&c, cmdline.buf, &off, err)
-		     : power_ipmi(&c, cmdline.buf, &off, err)) < 0) {
+		     : boot_power_ipmi(&c, cmdline.buf, &off, err)) < 0) {
 		res->outcome = BOOT_INFRA_FAILED;
 		res->blame = "host";
 		strbuf_addf(&reason, "power: %s", err->buf);
@@ -764,7 +693,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 	deadline =
 		phase_deadline(&c, mono_ms(),
 			       req->kernel_ms ? req->kernel_ms
-					      : cfg_i64(&c, "kernel_timeout_ms",
+					      : boot_cfg_i64(&c, "kernel_timeout_ms",
 							1000, 3600000, 120000));
 	for (;;) {
 		now = mono_ms();
@@ -778,7 +707,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 			/* Let the rest of the oops reach the log. */
 			sleep_ms(500);
 			pump_console(fd, &off, &cs, mono_ms() - c.t0);
-			event(&c, "console: %s: %s", h->name, h->line);
+			boot_event(&c, "console: %s: %s", h->name, h->line);
 			res->outcome = BOOT_KERNEL_FAILED;
 			res->blame = "kernel";
 			strbuf_addf(&reason, "%s during %s: %s", h->name, phase,
@@ -788,26 +717,26 @@ int boot_host(struct db *db, const struct boot_request *req,
 		}
 		if (res->linux_ms < 0 && cs.linux_ms >= 0) {
 			res->linux_ms = cs.linux_ms;
-			event(&c, "console: Linux version %s",
+			boot_event(&c, "console: Linux version %s",
 			      cs.linux_release ? cs.linux_release : "?");
 			phase = "agent";
 			deadline = phase_deadline(
 				&c, now,
 				req->agent_ms ? req->agent_ms
-					      : cfg_i64(&c, "agent_timeout_ms",
+					      : boot_cfg_i64(&c, "agent_timeout_ms",
 							1000, 3600000, 120000));
 		}
 		if (res->beacon_ms < 0 && cs.beacon_ms >= 0) {
 			res->beacon_ms = cs.beacon_ms;
 			if (res->linux_ms < 0)
 				res->linux_ms = res->beacon_ms;
-			event(&c, "console: agent beacon (%s)",
+			boot_event(&c, "console: agent beacon (%s)",
 			      cs.beacon_release ? cs.beacon_release : "?");
 			phase = "ssh";
 			deadline = phase_deadline(
 				&c, now,
 				req->ssh_ms ? req->ssh_ms
-					    : cfg_i64(&c, "ssh_timeout_ms",
+					    : boot_cfg_i64(&c, "ssh_timeout_ms",
 						      1000, 3600000, 60000));
 			if (ssh_unusable(res, &reason)) {
 				res->outcome = BOOT_INFRA_FAILED;
@@ -825,7 +754,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 				strbuf_trim(&out);
 				res->ssh_ms = mono_ms() - c.t0;
 				res->release = strbuf_detach(&out, NULL);
-				event(&c, "ssh: up, uname -r %s", res->release);
+				boot_event(&c, "ssh: up, uname -r %s", res->release);
 				strbuf_release(&se);
 				if (c.expected_release &&
 				    strcmp(c.expected_release, res->release)) {
@@ -896,11 +825,11 @@ finish:
 	/* Whose fault a failure was is the health rules' call: first. */
 	hr = record_health(db, &c, reason.buf, &e2);
 	if (res->outcome != BOOT_READY) {
-		event(&c, "boot failed (%s, blame %s): %s",
+		boot_event(&c, "boot failed (%s, blame %s): %s",
 		      boot_outcome_name(res->outcome), res->blame, reason.buf);
 		power_off_quiet(res);
 	} else {
-		event(&c, "ready in %.1f s", (double)res->ready_ms / 1000.0);
+		boot_event(&c, "ready in %.1f s", (double)res->ready_ms / 1000.0);
 	}
 	if (res->console_path)
 		read_console(res->console_path, start_off, &console);
@@ -915,7 +844,7 @@ finish:
 		r = res->outcome == BOOT_READY ? 0 : -1;
 	}
 	if (strcmp(res->blame, "none"))
-		event(&c, "host %s is %s", res->host_name, res->host_health);
+		boot_event(&c, "host %s is %s", res->host_name, res->host_health);
 	goto out;
 out_early:
 	res->outcome = BOOT_RUNNING;
@@ -958,7 +887,7 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 	} else if (!strcmp(res->kind, "ipmi")) {
 		struct ipmi_target t;
 
-		ipmi_target_of(res, &t);
+		boot_ipmi_target_of(res, &t);
 		r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
 	}
 	if (res->boot_id && db) {

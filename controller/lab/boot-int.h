@@ -1,0 +1,49 @@
+/*
+ * boot-int.h - what the files of one boot share (boot.c, boot_ipmi.c):
+ * the context read from the host and kernel rows, progress events, the
+ * host's boot_config.  Private to controller/lab/boot*.c.
+ */
+#ifndef SCHEDFARM_BOOT_INT_H
+#define SCHEDFARM_BOOT_INT_H
+
+#include <stdint.h>
+
+#include "json.h"
+#include "lab/boot.h"
+#include "lab/ipmi.h"
+#include "strbuf.h"
+
+/* What one boot needs to know, read from the host and kernel rows. */
+struct boot_ctx {
+	const struct boot_request *req;
+	struct boot_result *res;
+	int sockets, cores, threads, numa_nodes;
+	int64_t memory_mb, known_good;
+	char *health;
+	char *boot_config; /* jsonb text */
+	char *kernel_image, *kernel_vmlinux, *kernel_initrd, *expected_release;
+	char *kernel_name;
+	struct json_value *cfg;
+	int64_t t0;
+	char farm[16];
+};
+
+/* A progress line: into res->log and to req->on_event. */
+void boot_event(struct boot_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A string from boot_config (pointing into c->cfg), or def when absent. */
+const char *boot_cfg_str(struct boot_ctx *c, const char *key, const char *def);
+/* A number from boot_config within [min, max], or def. */
+int64_t boot_cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
+		     int64_t max, int64_t def);
+
+/* The BMC of the host res was read from. */
+void boot_ipmi_target_of(const struct boot_result *res,
+			 struct ipmi_target *t);
+
+/* Power phase, IPMI: *ret_offset is where this boot's console starts. */
+int boot_power_ipmi(struct boot_ctx *c, const char *cmdline,
+		    uint64_t *ret_offset, struct strbuf *err);
+
+#endif
