@@ -71,7 +71,12 @@ const char cmd_host_usage[] =
 	"cannot be asked before they run:  --libvirt-uri URI, --bmc-address "
 	"A,\n"
 	"--bmc-port N, --bmc-user U, --bmc-password-file FILE (a path: the\n"
-	"password itself is never stored), --boot-config JSON (an object),\n"
+	"password itself is never stored), --bmc-bootdev pxe|pxe-efi|"
+	"unsupported\n"
+	"(what the BMC does with `chassis bootdev pxe`: pxe-efi adds\n"
+	"options=efiboot for UEFI machines; unsupported makes its refusal a\n"
+	"warning, the machine's boot order then must boot from the network),\n"
+	"--boot-config JSON (an object),\n"
 	"--sockets N, --cores N (per socket), --threads N (per core),\n"
 	"--numa-nodes N, --cpus N, --memory-mb N.\n"
 	"\n"
@@ -133,6 +138,7 @@ _Static_assert(NR_NUMS == HOST_NR_NUMS, "one option per host number");
 struct host_opts {
 	const char *kind, *address, *user, *health;
 	const char *libvirt_uri, *bmc_address, *bmc_user, *boot_config;
+	const char *bmc_bootdev;
 	char *key, *known_hosts, *bmc_password_file;
 	int port, port_set, no_contact, refresh, tags_set;
 	int64_t nums[NR_NUMS];
@@ -158,6 +164,7 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 		{ "bmc-user", required_argument, NULL, 'U' },
 		{ "bmc-password-file", required_argument, NULL, 'W' },
 		{ "boot-config", required_argument, NULL, 'C' },
+		{ "bmc-bootdev", required_argument, NULL, 'D' },
 		{ "sockets", required_argument, NULL, 1000 },
 		{ "cores", required_argument, NULL, 1001 },
 		{ "threads", required_argument, NULL, 1002 },
@@ -236,6 +243,14 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 		case 'W':
 			o->bmc_password_file = abs_path(optarg);
 			break;
+		case 'D':
+			if (strcmp(optarg, "pxe") && strcmp(optarg, "pxe-efi") &&
+			    strcmp(optarg, "unsupported"))
+				die_usage("--bmc-bootdev is pxe, pxe-efi or "
+					  "unsupported, not '%s'",
+					  optarg);
+			o->bmc_bootdev = optarg;
+			break;
 		case 'C': {
 			struct json_value *doc = NULL;
 			struct strbuf e = STRBUF_INIT;
@@ -284,6 +299,7 @@ static void fields_of(const struct host_opts *o, struct host_fields *f)
 	f->bmc_user = o->bmc_user;
 	f->bmc_password_file = o->bmc_password_file;
 	f->boot_config = o->boot_config;
+	f->bmc_bootdev = o->bmc_bootdev;
 	for (size_t i = 0; i < NR_NUMS; i++)
 		f->nums[i] = o->nums[i];
 }
@@ -435,8 +451,8 @@ static int host_add(int argc, char **argv)
 	"'lease_owner', lease_owner, 'lease_job', lease_job_id, "              \
 	"'lease_expires', lease_expires, 'libvirt_uri', libvirt_uri, "         \
 	"'bmc_address', bmc_address, 'bmc_port', bmc_port, 'bmc_user', "       \
-	"bmc_user, 'bmc_password_file', bmc_password_file, 'boot_config', "    \
-	"boot_config)"
+	"bmc_user, 'bmc_password_file', bmc_password_file, 'bmc_bootdev', "    \
+	"bmc_bootdev, 'boot_config', boot_config)"
 
 static int host_list(int argc, char **argv)
 {

@@ -25,6 +25,16 @@ struct boot_ctx {
 	char *kernel_name;
 	struct json_value *cfg;
 	int64_t t0;
+	/* What the boot's times (linux_ms ...) count from: the power-on,
+	 * or the moment `kexec -e` was sent. */
+	int64_t origin;
+	const char *method; /* boots.method: libvirt, ipmi-pxe, kexec */
+	/* IPMI: the console through SOL (no boot_config.console_log);
+	 * kexec when the host is up on its known-good kernel (whose
+	 * release that is); how the BMC takes bootdev (hosts.bmc_bootdev). */
+	int use_sol, kexec;
+	char *known_good_release;
+	char *bmc_bootdev;
 	char farm[16];
 };
 
@@ -45,5 +55,9 @@ void boot_ipmi_target_of(const struct boot_result *res,
 /* Power phase, IPMI: *ret_offset is where this boot's console starts. */
 int boot_power_ipmi(struct boot_ctx *c, const char *cmdline,
 		    uint64_t *ret_offset, struct strbuf *err);
+
+/* While the boot watches its console: keep an IPMI host's SOL capture
+ * alive (a no-op for other consoles). */
+void boot_ipmi_console_check(struct boot_ctx *c);
 
 #endif

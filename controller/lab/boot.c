@@ -21,6 +21,7 @@
 #include "lab/ipmi.h"
 #include "json.h"
 #include "parse.h"
+#include "lab/sol.h"
 #include "lab/ssh.h"
 #include "time-util.h"
 #include "lab/virt.h"
@@ -77,6 +78,13 @@ void boot_result_release(struct boot_result *res)
 	free(res->key_file);
 	free(res->known_hosts);
 	free(res->console_path);
+	sol_close(res->sol);
+	free(res->method);
+	free(res->fallback);
+	if (res->watch) {
+		console_scanner_release(res->watch);
+		free(res->watch);
+	}
 	strbuf_release(&res->console_events);
 	strbuf_release(&res->log);
 	memset(res, 0, sizeof(*res));
@@ -96,6 +104,8 @@ static void ctx_release(struct boot_ctx *c)
 	free(c->kernel_initrd);
 	free(c->expected_release);
 	free(c->kernel_name);
+	free(c->known_good_release);
+	free(c->bmc_bootdev);
 	json_free(c->cfg);
 }
 
@@ -125,6 +135,25 @@ static int get_int(const char *v, int def, int max)
 }
 
 /*
+ * An IPMI host's console is its BMC's Serial-over-LAN unless the row names
+ * a console log file (a lab console server's); it switches kernels by
+ * kexec unless boot_config.kexec is false.
+ */
+static void ipmi_console_and_kexec(struct boot_ctx *c)
+{
+	struct strbuf e = STRBUF_INIT;
+	int v = 1;
+
+	if (strcmp(c->res->kind, "ipmi"))
+		return;
+	c->use_sol = !boot_cfg_str(c, "console_log", NULL);
+	if (json_get_bool(c->cfg, "kexec", &v, &e) < 0)
+		v = 1;
+	c->kexec = v;
+	strbuf_release(&e);
+}
+
+/*
  * Read the host row (by name or id) and the kernel row into c and c->res:
  * SSH address, topology, BMC, boot_config (parsed), known-good kernel,
  * the kernel's images and release.  Only built or external kernels boot.
@@ -150,7 +179,9 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 			      "threads_per_core, numa_nodes, memory_mb, "
 			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
 			      "bmc_password_file, boot_config::text, "
-			      "known_good_kernel_id, health FROM hosts "
+			      "known_good_kernel_id, health, bmc_bootdev, "
+			      "(SELECT release FROM kernels WHERE id = "
+			      "known_good_kernel_id) FROM hosts "
 			      "WHERE name = $1"
 			    : "SELECT id, name, kind, address, port, ssh_user, "
 			      "key_file, known_hosts, sockets, "
@@ -158,7 +189,9 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 			      "threads_per_core, numa_nodes, memory_mb, "
 			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
 			      "bmc_password_file, boot_config::text, "
-			      "known_good_kernel_id, health FROM hosts "
+			      "known_good_kernel_id, health, bmc_bootdev, "
+			      "(SELECT release FROM kernels WHERE id = "
+			      "known_good_kernel_id) FROM hosts "
 			      "WHERE id = $1",
 		    &a) < 0)
 		goto out;
@@ -202,12 +235,15 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	if (!v || parse_i64(v, 1, INT64_MAX, &c->known_good, NULL) < 0)
 		c->known_good = 0;
 	c->health = xstrdup(db_get(h, 0, 20));
+	c->bmc_bootdev = xstrdup(db_get(h, 0, 21) ? db_get(h, 0, 21) : "pxe");
+	c->known_good_release = dup_or_null(db_get(h, 0, 22));
 	if (json_parse(c->boot_config, strlen(c->boot_config), NULL, &c->cfg,
 		       err) < 0 ||
 	    json_type_of(c->cfg) != JSON_OBJECT) {
 		strbuf_addf(err, " (boot_config of host %s)", res->host_name);
 		goto out;
 	}
+	ipmi_console_and_kexec(c);
 
 	db_args_clear(&a);
 	db_args_i64(&a, c->req->kernel_id);
@@ -510,11 +546,14 @@ static int update_boot_row(struct db *db, struct boot_ctx *c,
 	db_args_str(&a, console->len > CONSOLE_DB_MAX
 				? console->buf + console->len - CONSOLE_DB_MAX
 				: console->buf);
+	db_args_str(&a, c->method);
+	db_args_str(&a, res->fallback);
 	r = db_exec_args(
 		db, NULL, err,
 		"UPDATE boots SET linux_ms = $2, beacon_ms = $3, ssh_ms = $4, "
 		"ready_ms = $5, outcome = $6, blame = $7, reason = $8, "
 		"release = $9, console_events = $10, console_log = $11, "
+		"method = $12, fallback = $13, "
 		"finished_at = CASE WHEN $6 = 'ready' THEN NULL ELSE now() END "
 		"WHERE id = $1",
 		&a);
@@ -577,8 +616,12 @@ static int state_folders(struct boot_ctx *c, char **ret_console_dir,
 				   "log and locks");
 		return -1;
 	}
-	if (!strcmp(c->res->kind, "libvirt"))
-		return home_subdir(home, HOME_CONSOLE, ret_console_dir, err);
+	if (!strcmp(c->res->kind, "libvirt") || c->use_sol) {
+		if (home_subdir(home, HOME_CONSOLE, ret_console_dir, err) < 0)
+			return -1;
+		if (!c->use_sol)
+			return 0;
+	}
 	return home_subdir(home, HOME_LOCKS, &c->res->bmc_lock_dir, err);
 }
 
@@ -632,7 +675,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 	memset(&c, 0, sizeof(c));
 	c.req = req;
 	c.res = res;
-	c.t0 = mono_ms();
+	c.t0 = c.origin = mono_ms();
 	res->job_id = req->job_id;
 	console_scanner_init(&cs);
 	if (load_rows(db, &c, err) < 0 ||
@@ -648,13 +691,11 @@ int boot_host(struct db *db, const struct boot_request *req,
 		snprintf(c.farm, sizeof(c.farm), "%s", f.buf);
 		strbuf_release(&f);
 	}
-	if (insert_boot_row(db, &c,
-			    !strcmp(res->kind, "libvirt") ? "libvirt"
-							  : "ipmi-pxe",
-			    err) < 0)
+	c.method = !strcmp(res->kind, "libvirt") ? "libvirt" : "ipmi-pxe";
+	if (insert_boot_row(db, &c, c.method, err) < 0)
 		goto out_early;
 	build_cmdline(&c, &cmdline);
-	if (!strcmp(res->kind, "libvirt")) {
+	if (!strcmp(res->kind, "libvirt") || c.use_sol) {
 		res->console_path = xstrfmt("%s/boot-%" PRId64 ".log",
 					    console_dir, res->boot_id);
 	} else {
@@ -699,14 +740,15 @@ int boot_host(struct db *db, const struct boot_request *req,
 		now = mono_ms();
 		if (fd < 0)
 			fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
-		pump_console(fd, &off, &cs, now - c.t0);
+		boot_ipmi_console_check(&c);
+		pump_console(fd, &off, &cs, now - c.origin);
 		if (console_scanner_fatal(&cs)) {
 			const struct console_hit *h =
 				console_scanner_fatal(&cs);
 
 			/* Let the rest of the oops reach the log. */
 			sleep_ms(500);
-			pump_console(fd, &off, &cs, mono_ms() - c.t0);
+			pump_console(fd, &off, &cs, mono_ms() - c.origin);
 			boot_event(&c, "console: %s: %s", h->name, h->line);
 			res->outcome = BOOT_KERNEL_FAILED;
 			res->blame = "kernel";
@@ -752,7 +794,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 			if (boot_ssh_run(res, "uname -r", 15000, &out, &se) ==
 			    0) {
 				strbuf_trim(&out);
-				res->ssh_ms = mono_ms() - c.t0;
+				res->ssh_ms = mono_ms() - c.origin;
 				res->release = strbuf_detach(&out, NULL);
 				boot_event(&c, "ssh: up, uname -r %s", res->release);
 				strbuf_release(&se);
@@ -768,7 +810,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 					strbuf_addbuf(err, &reason);
 					goto finish;
 				}
-				res->ready_ms = mono_ms() - c.t0;
+				res->ready_ms = mono_ms() - c.origin;
 				res->outcome = BOOT_READY;
 				strbuf_addstr(&reason, "ready");
 				break;
@@ -805,8 +847,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 			goto finish;
 		}
 		if (now - c.t0 > 2000 && domain_gone(&c)) {
-			pump_console(fd, &off, &cs, mono_ms() - c.t0);
-			console_scanner_flush(&cs, mono_ms() - c.t0);
+			pump_console(fd, &off, &cs, mono_ms() - c.origin);
+			console_scanner_flush(&cs, mono_ms() - c.origin);
 			if (console_scanner_fatal(&cs))
 				continue; /* reported above, next round */
 			res->outcome = BOOT_KERNEL_FAILED;
@@ -820,7 +862,13 @@ int boot_host(struct db *db, const struct boot_request *req,
 		sleep_ms(100);
 	}
 finish:
-	console_scanner_flush(&cs, mono_ms() - c.t0);
+	res->method = xstrdup(c.method);
+	if (res->outcome == BOOT_READY) {
+		/* The run phase watches on from here (watch.c). */
+		res->watch_off = off;
+		res->watch_t0 = c.origin;
+	}
+	console_scanner_flush(&cs, mono_ms() - c.origin);
 	console_scanner_summary(&cs, 0, &res->console_events);
 	/* Whose fault a failure was is the health rules' call: first. */
 	hr = record_health(db, &c, reason.buf, &e2);
@@ -828,6 +876,9 @@ finish:
 		boot_event(&c, "boot failed (%s, blame %s): %s",
 		      boot_outcome_name(res->outcome), res->blame, reason.buf);
 		power_off_quiet(res);
+		/* The capture ends with the power: the console is whole. */
+		sol_close(res->sol);
+		res->sol = NULL;
 	} else {
 		boot_event(&c, "ready in %.1f s", (double)res->ready_ms / 1000.0);
 	}
@@ -889,6 +940,9 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 
 		boot_ipmi_target_of(res, &t);
 		r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
+		/* From power-on to power-off: the capture ends here. */
+		sol_close(res->sol);
+		res->sol = NULL;
 	}
 	if (res->boot_id && db) {
 		struct strbuf e2 = STRBUF_INIT, console = STRBUF_INIT;

@@ -25,7 +25,9 @@
 
 #include <stdint.h>
 
+struct sol_console;
 #include "store/db.h"
+#include "lab/console.h"
 #include "strbuf.h"
 
 enum boot_outcome {
@@ -74,6 +76,13 @@ struct boot_result {
 	int ssh_port;
 	char *console_path;
 	uint64_t console_start; /* where this boot's output starts in it */
+	struct sol_console *sol; /* IPMI: the SOL capture, until power-off */
+	char *method; /* boots.method */
+	char *fallback; /* why a kexec gave way to a power cycle, or NULL */
+	/* After a ready boot, the console while the host runs (watch.c). */
+	struct console_scanner *watch;
+	uint64_t watch_off;
+	int64_t watch_t0;
 	struct strbuf console_events; /* the scanner's summary */
 	struct strbuf log; /* what happened, one line per step */
 };

@@ -103,13 +103,15 @@ out:
  * kernel), so silence for KEXEC_EXEC_GRACE_MS, or a connection that drops,
  * means it went.
  */
-static int exec_loaded(struct ssh_conn *c, struct strbuf *err)
+static int exec_loaded(struct ssh_conn *c, int64_t *ret_exec_ms,
+		       struct strbuf *err)
 {
 	struct ssh_exec *e = NULL;
 	struct strbuf out = STRBUF_INIT, e2 = STRBUF_INIT;
 	int64_t end = mono_ms() + KEXEC_EXEC_GRACE_MS;
 	int status = -1, r = 0, rd = 0;
 
+	*ret_exec_ms = mono_ms();
 	if (ssh_exec_start(c, "kexec -e", &e, err) < 0)
 		return -1;
 	while (mono_ms() < end) {
@@ -137,7 +139,7 @@ static int exec_loaded(struct ssh_conn *c, struct strbuf *err)
 	return r;
 }
 
-int kexec_switch(const struct kexec_request *rq, struct strbuf *log,
+int kexec_switch(struct kexec_request *rq, struct strbuf *log,
 		 struct strbuf *err)
 {
 	const char *dir = rq->dir ? rq->dir : KEXEC_DEFAULT_DIR;
@@ -210,7 +212,7 @@ int kexec_switch(const struct kexec_request *rq, struct strbuf *log,
 	    0)
 		goto out;
 	strbuf_addstr(log, "kexec: image loaded (kexec -l)\n");
-	if (exec_loaded(c, err) < 0)
+	if (exec_loaded(c, &rq->ret_exec_ms, err) < 0)
 		goto out;
 	strbuf_addstr(log, "kexec: kexec -e issued\n");
 	r = 0;

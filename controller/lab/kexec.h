@@ -16,6 +16,8 @@
 #ifndef SCHEDFARM_KEXEC_H
 #define SCHEDFARM_KEXEC_H
 
+#include <stdint.h>
+
 #include "lab/ssh.h"
 #include "strbuf.h"
 
@@ -32,6 +34,7 @@ struct kexec_request {
 	const char *cmdline;
 	const char *dir; /* on the host; NULL: KEXEC_DEFAULT_DIR */
 	int timeout_ms; /* each remote step; 0: 60 s */
+	int64_t ret_exec_ms; /* out: mono_ms() when `kexec -e` was sent */
 };
 
 /*
@@ -42,7 +45,7 @@ struct kexec_request {
  * ...): the host still runs its kernel, or is in a state only a power
  * cycle fixes.  Each step is a line in log.
  */
-int kexec_switch(const struct kexec_request *rq, struct strbuf *log,
+int kexec_switch(struct kexec_request *rq, struct strbuf *log,
 		 struct strbuf *err);
 
 #endif

@@ -264,6 +264,7 @@ static void fields_args(struct db_args *a, const struct host_fields *f)
 		else
 			db_args_i64(a, f->nums[i]);
 	}
+	db_args_str(a, f->bmc_bootdev);
 }
 
 int hosts_add(struct db *db, const char *name, const struct host_fields *f,
@@ -282,10 +283,10 @@ int hosts_add(struct db *db, const char *name, const struct host_fields *f,
 		"key_file, known_hosts, tags, libvirt_uri, bmc_address, "
 		"bmc_user, bmc_password_file, boot_config, sockets, "
 		"cores_per_socket, threads_per_core, numa_nodes, cpus, "
-		"memory_mb, bmc_port) VALUES ($1, $2, $3, $4, $5, $6, $7, "
-		"coalesce($8::text[], '{}'), $9, $10, $11, $12, "
+		"memory_mb, bmc_port, bmc_bootdev) VALUES ($1, $2, $3, $4, $5, "
+		"$6, $7, coalesce($8::text[], '{}'), $9, $10, $11, $12, "
 		"coalesce($13::jsonb, '{}'), $14, $15, $16, $17, $18, $19, "
-		"$20) "
+		"$20, coalesce($21, 'pxe')) "
 		"ON CONFLICT (name) DO NOTHING RETURNING id",
 		&a);
 	db_args_clear(&a);
@@ -329,6 +330,7 @@ int hosts_update(struct db *db, const char *name, const struct host_fields *f,
 			 "cpus = coalesce($18::int, h.cpus), "
 			 "memory_mb = coalesce($19::bigint, h.memory_mb), "
 			 "bmc_port = coalesce($20::int, h.bmc_port), "
+			 "bmc_bootdev = coalesce($21, h.bmc_bootdev), "
 			 "updated_at = now() WHERE name = $1 AND $2::text IS "
 			 "NULL RETURNING id",
 			 &a);

@@ -125,6 +125,7 @@ struct host_fields {
 	const char *kind, *address, *user, *key_file, *known_hosts;
 	const char *libvirt_uri, *bmc_address, *bmc_user, *bmc_password_file;
 	const char *boot_config; /* a JSON object */
+	const char *bmc_bootdev; /* pxe, pxe-efi, unsupported */
 	int64_t port;
 	int64_t nums[HOST_NR_NUMS];
 	const struct strvec *tags;
