@@ -63,6 +63,7 @@ struct run_rec {
 	struct strbuf lines;
 	struct strbuf label;
 	char *error; /* set when the run failed */
+	char *expected; /* it ended in the panic its plan expects */
 	const char *phase; /* the phase it failed in */
 	int need_fetch;
 	int stream_done; /* a done line came through the stream */
@@ -431,10 +432,33 @@ bad:
 	return -1;
 }
 
+/*
+ * Once a second while a run goes on, a host that boots has its console
+ * read (jc->watch): a fatal line stops the run at once -- the host is gone
+ * -- and is kept in jc->console_fatal for console_round_end().
+ */
+static int watch_console(struct job_ctx *jc)
+{
+	struct strbuf hit = STRBUF_INIT;
+
+	if (jc->console_fatal)
+		return -1;
+	if (!jc->watch || jc->watch(jc, &hit) != 1) {
+		strbuf_release(&hit);
+		return 0;
+	}
+	jc->console_fatal = strbuf_detach(&hit, NULL);
+	jlog(jc, jc->plan->expect ? 0 : 1, "console: %s: %s",
+	     jc->console_fatal_kind, jc->console_fatal);
+	return -1;
+}
+
 static int on_tick(void *ctx)
 {
 	struct line_ctx *lc = ctx;
 
+	if (watch_console(lc->jc) < 0)
+		return -1;
 	return job_beat(lc->jc);
 }
 
@@ -533,6 +557,96 @@ out:
 	strbuf_release(&err);
 }
 
+/* Whether this round's console shows what the plan's `expect:` says. */
+static int console_as_expected(const struct job_ctx *jc)
+{
+	switch (jc->plan->expect) {
+	case PLAN_EXPECT_NOTHING:
+		return 0;
+	case PLAN_EXPECT_PANIC:
+		return jc->console_fatal &&
+		       !strcmp(jc->console_fatal_kind, "panic");
+	case PLAN_EXPECT_OOPS:
+		return jc->console_oops;
+	}
+	return 0;
+}
+
+/*
+ * After the runs of a round on a host that boots (rr[from..to)): what the
+ * console showed decides how they ended.  A crash the plan expects
+ * (`expect:`) is the expected outcome of every run it cut short (its
+ * boots row says expected-panic, nobody is blamed); a fatal line it does
+ * not expect fails them and the job, in `run`, blamed as the health rules
+ * say (the kernel's, when it is new on a good host); a plan that expects a
+ * crash that never came fails its runs.  The host is powered off after
+ * the round as usual.  -1 with *ret_msg when the job must fail now.
+ */
+static int console_round_end(struct job_ctx *jc, struct run_rec *rr,
+			     size_t from, size_t to, size_t *nfailed,
+			     char **ret_msg)
+{
+	struct strbuf blame = STRBUF_INIT, e = STRBUF_INIT, m = STRBUF_INIT;
+	int expected = console_as_expected(jc), r = 0;
+
+	if (!jc->console_fatal && !jc->plan->expect)
+		return 0;
+	if (!jc->console_fatal && expected)
+		return 0; /* an expected oops that did not kill the host */
+	if (!jc->console_fatal) {
+		strbuf_addf(&m,
+			    "the plan expects %s, and the console showed none",
+			    jc->plan->expect == PLAN_EXPECT_PANIC ? "a panic"
+								  : "an oops");
+		for (size_t i = from; i < to; i++) {
+			if (!rr[i].error)
+				(*nfailed)++;
+			free(rr[i].error);
+			rr[i].error = xstrdup(m.buf);
+			rr[i].phase = "run";
+			rr[i].need_fetch = 0;
+		}
+		jlog(jc, 1, "%s", m.buf);
+		strbuf_release(&m);
+		return 0;
+	}
+	if (jc->run_fatal &&
+	    jc->run_fatal(jc, jc->console_fatal, expected, &blame, &e) < 0)
+		jlog(jc, 1, "cannot record the console's verdict: %s", e.buf);
+	for (size_t i = from; i < to; i++) {
+		if (rr[i].stream_done && !rr[i].error)
+			continue; /* it finished before the crash */
+		rr[i].need_fetch = 0;
+		if (expected) {
+			if (rr[i].error)
+				(*nfailed)--;
+			free(rr[i].error);
+			rr[i].error = NULL;
+			rr[i].expected = xstrdup(jc->console_fatal);
+		} else {
+			if (!rr[i].error)
+				(*nfailed)++;
+			free(rr[i].error);
+			rr[i].error = xstrfmt("the kernel crashed: %s",
+					      jc->console_fatal);
+			rr[i].phase = "run";
+		}
+	}
+	if (expected) {
+		jlog(jc, 0, "expected %s seen: %s", jc->console_fatal_kind,
+		     jc->console_fatal);
+	} else {
+		*ret_msg = xstrfmt("%s on the console during the run: %s "
+				   "(blame %s)",
+				   jc->console_fatal_kind, jc->console_fatal,
+				   blame.len ? blame.buf : "?");
+		r = -1;
+	}
+	strbuf_release(&blame);
+	strbuf_release(&e);
+	return r;
+}
+
 /* Fetch results files where the stream was cut; remove run files. */
 static void collect_one(struct runner *runner, struct run_rec *rr,
 			struct strbuf *log)
@@ -578,6 +692,17 @@ static void ingest_one(struct job_ctx *jc, struct run_rec *rr,
 	struct ingest_summary sum;
 	int r;
 
+	if (rr->expected) {
+		if (ingest_mark_expected_panic(jc->db, rr->id, rr->expected,
+					       rr->lines.buf, rr->lines.len,
+					       &err) < 0)
+			jlog(jc, 1, "run %lld: %s", (long long)rr->id, err.buf);
+		else
+			strbuf_addf(log, "run %lld: expected crash: %s\n",
+				    (long long)rr->id, rr->expected);
+		strbuf_release(&err);
+		return;
+	}
 	if (rr->error) {
 		if (ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
 				       rr->lines.len, &err) < 0)
@@ -812,6 +937,18 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 				    : rr[i].need_fetch ? "stream cut"
 						       : "ok");
 		}
+		if (kind_boots(jc.host_kind) &&
+		    console_round_end(&jc, rr, (size_t)b * jc.plan->nr_runs,
+				      (size_t)(b + 1) * jc.plan->nr_runs,
+				      &nfailed, &fail_msg) < 0) {
+			queue_phase_end(db, pid, "failed", rlog.buf, &e);
+			/* The runs the crash cut short say so. */
+			for (size_t i = (size_t)b * jc.plan->nr_runs;
+			     i < (size_t)(b + 1) * jc.plan->nr_runs; i++)
+				ingest_one(&jc, &rr[i], &log);
+			fail_phase = "run";
+			goto finish;
+		}
 		if (b == jc.boots - 1 || kind_boots(jc.host_kind)) {
 			queue_phase_end(db, pid,
 					jc.lease_lost ? "failed"
@@ -836,7 +973,8 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			    queue_phase_begin(db, &jc.claim, "collect", &pid,
 					      &e) < 0)
 				goto finish;
-			for (size_t i = from; i < to; i++)
+			/* A host that crashed has nothing left to fetch. */
+			for (size_t i = from; i < to && !jc.console_fatal; i++)
 				collect_one(runner, &rr[i], &log);
 			queue_phase_end(db, pid, "ok", log.buf, &e);
 			strbuf_reset(&log);
@@ -846,6 +984,9 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			runner_close(runner);
 			runner = NULL;
 		}
+		free(jc.console_fatal);
+		jc.console_fatal = NULL;
+		jc.console_oops = 0;
 		if (phase_power_off(&jc) < 0) {
 			fail_phase = "infra";
 			fail_msg = xstrdup("the host could not be powered off "
@@ -973,8 +1114,10 @@ finish:
 		strbuf_release(&rr[i].lines);
 		strbuf_release(&rr[i].label);
 		free(rr[i].error);
+		free(rr[i].expected);
 	}
 	free(rr);
+	free(jc.console_fatal);
 	free(fail_msg);
 	strbuf_release(&e);
 	strbuf_release(&log);

@@ -119,6 +119,31 @@ int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
 int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err);
 
 /*
+ * The console while the booted host runs the plan (watch.c): feed what it
+ * printed since the boot was ready (or since the last call) to a scanner
+ * of its own, keeping an IPMI host's SOL capture alive.  1 with *ret_hit
+ * (owned by res) once a fatal line (a panic, a firmware banner: the
+ * machine reset) has been seen; 0 otherwise.  Call it about once a second.
+ */
+int boot_watch(struct boot_result *res, const struct console_hit **ret_hit);
+/* How many lines of event ev the run's console showed so far. */
+size_t boot_watch_count(const struct boot_result *res, enum console_event ev);
+
+/*
+ * The run phase ended on a fatal console line of this boot (what: "run 12
+ * of job 4").  expected: the plan declared it (`expect: panic`), so the
+ * boots row says expected-panic, blames nobody and keeps the line in
+ * boots.expected; else it is a failure like a panic during the boot: the
+ * health rules (store/hosts.c) decide the blame -- the kernel's, when it
+ * is new on a good host -- and the boots row says kernel-failed.  The blame
+ * is appended to ret_blame.  The host still needs boot_power_off(): it is
+ * power-cycled as usual.  0, or -1 with err.
+ */
+int boot_run_fatal(struct db *db, struct boot_result *res, const char *what,
+		   const char *line, int expected, struct strbuf *ret_blame,
+		   struct strbuf *err);
+
+/*
  * Destroy this farm's libvirt domains (farm-<farm id>-*) at uri: at a
  * controller's start none of them can be live, so all are orphans of a
  * controller that died.  Names appended to names (may be NULL).

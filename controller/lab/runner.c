@@ -561,6 +561,12 @@ static int recover(struct runner *r, int64_t run_id, int64_t deadline,
 			stopped = 1;
 			remote_stop(r, run_id);
 		}
+		if (alive < 0 && stopped) {
+			/* Stopped (e.g. the console showed the host crash)
+			 * and not reachable: there is nothing to wait for. */
+			strbuf_release(&e);
+			return 0;
+		}
 		if (alive < 0)
 			note(cb, "reconnecting to %s: %s", r->h.name, e.buf);
 		strbuf_release(&e);
