@@ -157,10 +157,11 @@ static int run_claimed(struct db *db, const struct queue_claim *c,
 	printf("STP#%lld: %s\n", (long long)c->job_id,
 	       job_stop_requested ? "interrupted, back in the queue"
 	       : r == 0		  ? "done"
-				  : "failed ('schedfarm job show' says why)");
+	       : r == 2 ? "back in the queue: its host failed its check"
+			: "failed ('schedfarm job show' says why)");
 	fflush(stdout);
 	strbuf_release(&err);
-	return r == 0 ? 0 : 1;
+	return r == 0 ? 0 : r == 2 ? 2 : 1;
 }
 
 /* Is any host busy, so that waiting could let a queued job run? */
@@ -199,9 +200,15 @@ static int drain(struct db *db, const char *owner, int lease_s,
 		if (r < 0)
 			fatal("claim failed: %s", err.buf);
 		if (r == 1) {
-			failed += run_claimed(db, &c, owner, lease_s, v);
-			ran++;
+			int done = run_claimed(db, &c, owner, lease_s, v);
+
 			waiting_said = 0;
+			/* Back in the queue (its host failed the check a new
+			 * host gets first): claim it again, for another. */
+			if (done == 2)
+				continue;
+			failed += done;
+			ran++;
 			if (only_job)
 				break;
 			continue;

@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "store/ingest.h"
 #include "home.h"
+#include "job/host_check.h"
 #include "job/jobexec.h"
 #include "store/hosts.h"
 #include "parse.h"
@@ -216,6 +217,77 @@ static void job_ctx_release(struct job_ctx *jc)
 	free((char *)jc->target.known_hosts);
 	free(jc->agent_path);
 	free(jc->run_dir);
+}
+
+static void check_event(void *ctx, const char *msg)
+{
+	struct job_ctx *jc = ctx;
+
+	if (jc->hooks && jc->hooks->phase_progress)
+		jc->hooks->phase_progress(jc->hooks->ctx, jc->claim.job_id,
+					  msg);
+}
+
+static int check_tick(void *ctx)
+{
+	return job_beat(ctx);
+}
+
+/*
+ * A host that is new (or of unknown health) is checked before its first
+ * job (job/host_check.h): its known-good kernel booted, the agent's info,
+ * power off; the result is a host event.  0 when the host may take the
+ * job (checked now, or not due), 1 when it failed its check (the job goes
+ * back to the queue for another host), -1 with err when the check could
+ * not run.
+ */
+static int phase_check(struct job_ctx *jc, struct strbuf *err)
+{
+	struct host_check_request rq = { 0 };
+	struct host_check_result res;
+	int64_t pid;
+	int due = hosts_check_due(jc->db, jc->claim.host_id, err), r;
+	struct strbuf log = STRBUF_INIT, e = STRBUF_INIT;
+
+	if (due <= 0)
+		return due;
+	jlog(jc, 0, "host %s is new (health unknown): checking it with its "
+		    "known-good kernel before the job",
+	     jc->host_name);
+	if (queue_set_state(jc->db, &jc->claim, jc->owner, "booting", err) <
+		    0 ||
+	    queue_phase_begin(jc->db, &jc->claim, "boot", &pid, err) < 0)
+		return -1;
+	rq.host_id = jc->claim.host_id;
+	rq.state_dir = jc->home;
+	rq.job_id = jc->claim.job_id;
+	rq.on_event = check_event;
+	rq.tick = check_tick;
+	rq.ctx = jc;
+	host_check_result_init(&res);
+	r = host_check(jc->db, &rq, &res, err);
+	if (r == 0 && !res.passed) {
+		strbuf_addf(&log,
+			    "host check of %s failed (blame %s, health %s): "
+			    "%s\n",
+			    jc->host_name, res.blame, res.health, res.why.buf);
+		strbuf_addf(err, "host %s failed its check: %s", jc->host_name,
+			    res.why.buf);
+		r = 1;
+	} else if (r == 0) {
+		strbuf_addf(&log, "host check of %s passed: %s ready in %.1f s\n",
+			    jc->host_name, res.release ? res.release : "?",
+			    res.ready_s);
+	} else {
+		strbuf_addf(&log, "host check of %s could not run: %s\n",
+			    jc->host_name, err->buf);
+	}
+	jlog(jc, r ? 1 : 0, "%.*s", (int)log.len - 1, log.buf);
+	queue_phase_end(jc->db, pid, r ? "failed" : "ok", log.buf, &e);
+	host_check_result_release(&res);
+	strbuf_release(&log);
+	strbuf_release(&e);
+	return r;
 }
 
 /* A phase that does nothing on this kind of host. */
@@ -818,7 +890,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	char *fail_msg = NULL;
 	size_t n = 0, nfailed = 0;
 	int64_t pid = 0, t0;
-	int ret = 1, r, host_unreachable = 0;
+	int ret = 1, r, host_unreachable = 0, requeued = 0;
 
 	jc.last_beat_ms = mono_ms();
 	if (load_job(&jc, &e) < 0) {
@@ -838,6 +910,19 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		     jc.block, (long long)jc.patch_id, jc.first_boot,
 		     jc.first_boot + jc.boots - 1, jc.kernel_name,
 		     jc.plan->max_boots);
+
+	/* a new host is checked first; one that fails never runs the job */
+	r = phase_check(&jc, &e);
+	if (r == 1) {
+		requeued = 1;
+		fail_msg = strbuf_detach(&e, NULL);
+		goto finish;
+	}
+	if (r < 0) {
+		fail_phase = "infra";
+		fail_msg = strbuf_detach(&e, NULL);
+		goto finish;
+	}
 
 	/* build */
 	if (phase_build(&jc, &e) < 0) {
@@ -1052,7 +1137,10 @@ finish:
 		fail_msg = xstrdup("the job's lease was lost (cancelled, or "
 				   "expired)");
 	}
-	if (fail_msg)
+	if (requeued)
+		jlog(&jc, 1, "job %lld goes back to the queue: %s",
+		     (long long)c->job_id, fail_msg);
+	else if (fail_msg)
 		jlog(&jc, 1, "job %lld failed in %s: %s", (long long)c->job_id,
 		     fail_phase, fail_msg);
 	else
@@ -1062,7 +1150,8 @@ finish:
 	if (ret == 0 && !fail_msg)
 		adaptive_step(&jc);
 	strbuf_reset(&e);
-	if (!jc.interrupted && (host_unreachable || !fail_msg)) {
+	/* A failed check was observed by the check itself. */
+	if (!jc.interrupted && !requeued && (host_unreachable || !fail_msg)) {
 		struct host_observation o = { 0 };
 		struct host_verdict v;
 		struct strbuf what = STRBUF_INIT;
@@ -1091,15 +1180,15 @@ finish:
 		strbuf_reset(&e);
 	}
 	r = queue_finish(db, &jc.claim, owner,
-			 jc.interrupted ? "queued"
-			 : fail_msg	? "failed"
-					: "done",
+			 jc.interrupted || requeued ? "queued"
+			 : fail_msg		    ? "failed"
+						    : "done",
 			 fail_msg ? fail_phase : NULL, fail_msg, &e);
 	if (r < 0) {
 		strbuf_addf(err, "cannot record the end of job %lld: %s",
 			    (long long)c->job_id, e.buf);
 		ret = -1;
-	} else if (fail_msg && !jc.interrupted &&
+	} else if (fail_msg && !jc.interrupted && !requeued &&
 		   adaptive_job_is_adaptive(jc.plan, jc.patch_id)) {
 		/* A failed block ends its sequence: say so where the
 		 * sequence's reasons are read. */
@@ -1110,6 +1199,8 @@ finish:
 	}
 	if (fail_msg && ret == 0)
 		ret = 1;
+	if (requeued && ret == 1)
+		ret = 2;
 	for (size_t i = 0; rr && i < n; i++) {
 		strbuf_release(&rr[i].lines);
 		strbuf_release(&rr[i].label);

@@ -212,6 +212,24 @@ out:
 	return -1;
 }
 
+int hosts_check_due(struct db *db, int64_t host_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, host_id);
+	r = db_exec_args(db, &res, err,
+			 "SELECT 1 FROM hosts WHERE id = $1 AND kind IN "
+			 "('libvirt', 'ipmi') AND health = 'unknown' AND "
+			 "known_good_kernel_id IS NOT NULL",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	return db_nrows(res) == 1;
+}
+
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err)
 {

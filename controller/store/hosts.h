@@ -104,6 +104,15 @@ int hosts_event_add(struct db *db, int64_t host_id, const char *old,
 		    const char *new_health, const char *reason,
 		    struct strbuf *err);
 
+/*
+ * 1 when host_id must be checked (job/host_check.h) before it gets a job:
+ * it boots kernels (libvirt, ipmi), its health is unknown (a new host, or
+ * one set unknown by hand) and it has a known-good kernel to check it
+ * with.  A host without one cannot be checked: its first boot decides.
+ * 0 otherwise, -1 with err.
+ */
+int hosts_check_due(struct db *db, int64_t host_id, struct strbuf *err);
+
 /* The id of host `name`: 0, 1 when there is none, -1 with err. */
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err);
