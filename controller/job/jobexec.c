@@ -1137,7 +1137,7 @@ finish:
 		fail_msg = xstrdup("the job's lease was lost (cancelled, or "
 				   "expired)");
 	}
-	if (requeued)
+	if (requeued && fail_msg)
 		jlog(&jc, 1, "job %lld goes back to the queue: %s",
 		     (long long)c->job_id, fail_msg);
 	else if (fail_msg)
