@@ -10,6 +10,7 @@
 #include "lab/boot.h"
 #include "job/boot_job.h"
 #include "lab/build.h"
+#include "plan/plan.h"
 #include "cleanup.h"
 #include "home.h"
 #include "banned.h"
@@ -195,6 +196,9 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 	req.host_id = jc->claim.host_id;
 	req.kernel_id = jc->kernel_id;
 	req.state_dir = jc->home;
+	/* The plan's limit for a boot (timeouts.boot), not boot.c's 5 min:
+	 * a 4-socket box's firmware alone may take longer. */
+	req.timeout_ms = jc->plan->timeouts.boot_ms;
 	req.on_event = state_event;
 	req.tick = state_tick;
 	req.ctx = st;

@@ -99,3 +99,21 @@ known_hosts_for() {
 sql() {
 	schedfarm db psql -- -v ON_ERROR_STOP=1 -qAt -c "$1"
 }
+
+# second_kernel: a second Debian kernel with another release (the cloud
+# flavour `make deps` downloads to /var/cache/schedfarm, never installed),
+# unpacked once into the test cache with its modules.dep.  Prints the
+# folder (boot/vmlinuz-REL, lib/modules/REL) or nothing.
+second_kernel() {
+	_deb=$(ls /var/cache/schedfarm/linux-image-*-cloud-amd64_*.deb 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$_deb" ] || return 1
+	_dir=$TEST_CACHE/$(basename "$_deb" .deb)
+	if [ ! -f "$_dir/.done" ]; then
+		rm -rf "$_dir" && mkdir -p "$_dir" &&
+			dpkg-deb -x "$_deb" "$_dir" &&
+			_rel=$(ls "$_dir/lib/modules") &&
+			depmod -b "$_dir" "$_rel" &&
+			touch "$_dir/.done" || return 1
+	fi
+	echo "$_dir"
+}
