@@ -28,7 +28,7 @@
 
 const char cmd_run_usage[] =
 	"usage: schedfarm run [--lease SECONDS]\n"
-	"       schedfarm run PLAN --host NAME --kernel NAME [--base NAME]\n"
+	"       schedfarm run PLAN --kernel NAME [--host NAME] [--base NAME]\n"
 	"                          [--priority N] [--lease SECONDS]\n"
 	"\n"
 	"Without PLAN: claim and run queued jobs one after another in the\n"
@@ -36,9 +36,12 @@ const char cmd_run_usage[] =
 	"1\n"
 	"if jobs are left that no host can take).\n"
 	"\n"
-	"With PLAN: queue the plan on host NAME, labelling the running kernel\n"
+	"With PLAN: queue the plan on host NAME (without --host: on any host\n"
+	"the plan's host requirements match), labelling the running kernel\n"
 	"NAME (--base defaults to it), and run that job at once (waiting for\n"
-	"the host if another controller holds it).\n"
+	"the host if another controller holds it).  A new host (health\n"
+	"unknown, with a known-good kernel) is checked first; one that fails\n"
+	"its check never gets the job, which is claimed again for another.\n"
 	"\n"
 	"On a terminal one progress line shows run i/N, the workload and its\n"
 	"parameters, the host, the time elapsed and an estimate of what is\n"
@@ -315,9 +318,8 @@ int cmd_run(int argc, char **argv)
 		struct queue_submitted done;
 		struct plan *plan = NULL;
 
-		if (!host || !kernel)
-			die_usage(
-				"run PLAN needs --host NAME and --kernel NAME");
+		if (!kernel)
+			die_usage("run PLAN needs --kernel NAME");
 		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("the plan %s does not check", argv[optind]);
@@ -335,7 +337,8 @@ int cmd_run(int argc, char **argv)
 		printf("STP#%lld: queued, plan %s (%zu runs) on %s, kernel "
 		       "%s\n",
 		       (long long)done.job_id, plan->name,
-		       plan->nr_runs * (size_t)plan->boots, host, kernel);
+		       plan->nr_runs * (size_t)plan->boots,
+		       host ? host : "any matching host", kernel);
 		fflush(stdout);
 		only_job = done.job_id;
 		plan_free(plan);

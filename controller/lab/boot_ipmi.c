@@ -55,27 +55,20 @@ static int start_console(struct boot_ctx *c, struct strbuf *err)
  * times counted from it), 0 when the power cycle must do it (why in
  * res->fallback, or nothing when kexec was not for this boot), -1 never.
  */
-static int try_kexec(struct boot_ctx *c, const char *cmdline,
-		     uint64_t *ret_offset)
+static int try_kexec(struct boot_ctx *c, enum ipmi_power p,
+		     const char *cmdline, uint64_t *ret_offset)
 {
 	struct boot_result *res = c->res;
 	struct kexec_request rq;
 	struct ssh_target st;
-	struct ipmi_target t;
 	struct strbuf log = STRBUF_INIT, e = STRBUF_INIT;
-	enum ipmi_power p;
 	int64_t off = 0;
 	int r = 0;
 
-	if (!c->kexec || !c->known_good || !c->known_good_release)
+	/* Off: the power cycle is the way, and nothing failed. */
+	if (!c->kexec || !c->known_good || !c->known_good_release ||
+	    p != IPMI_POWER_ON)
 		return 0;
-	boot_ipmi_target_of(res, &t);
-	if (ipmi_power_status(&t, &p, &e) < 0 || p != IPMI_POWER_ON) {
-		/* Off (or the BMC will say what is wrong in a moment): the
-		 * power cycle is the way, and nothing failed. */
-		strbuf_release(&e);
-		return 0;
-	}
 	memset(&st, 0, sizeof(st));
 	st.address = res->ssh_addr;
 	st.port = res->ssh_port;
@@ -183,9 +176,13 @@ int boot_power_ipmi(struct boot_ctx *c, const char *cmdline,
 			    c->kernel_name);
 		return -1;
 	}
+	/* The BMC first: one that does not answer is retried here, and is
+	 * the host's failure before anything else is tried. */
+	if (ipmi_power_status(&t, &p, err) < 0)
+		return -1;
 	if (start_console(c, err) < 0)
 		return -1;
-	if (try_kexec(c, cmdline, ret_offset) == 1)
+	if (try_kexec(c, p, cmdline, ret_offset) == 1)
 		return 0;
 	if (ipmi_write_pxe(tftp, res->host_name, server, c->kernel_image,
 			   initrd, cmdline, err) < 0)

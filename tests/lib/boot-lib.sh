@@ -117,3 +117,16 @@ second_kernel() {
 	fi
 	echo "$_dir"
 }
+
+# guest_image_multi DIR MODULES...: guest_image for several kernels (each
+# /lib/modules/REL folder's drivers go in, loaded by the kernel of REL).
+guest_image_multi() {
+	_d=$1
+	shift
+	_m=
+	for _x in "$@"; do _m="$_m -m $_x"; done
+	ssh-keygen -q -t ed25519 -N '' -C schedfarm-test -f "$_d/ctl" </dev/null &&
+	# shellcheck disable=SC2086
+	sh "$TOP/tools/guest-image.sh" -o "$_d/guest.cpio.gz" -k "$_d/ctl.pub" \
+		-a "$AGENT_BIN" $_m >/dev/null
+}
