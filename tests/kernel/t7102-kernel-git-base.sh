@@ -8,6 +8,9 @@
 # by its full commit id, and the same commit seen through a git worktree of
 # the repository, are cache hits; the kernel row keeps the ref.
 #
+# Debian's tarball ignores its whole top level in .gitignore (its own
+# packaging), hence `git add -f`.
+#
 # The repository and the build are cached across runs ($SCHEDFARM_TEST_CACHE
 # and $SCHEDFARM_KERNEL_CACHE); the first run takes a full kernel build
 # (about 15 minutes on 2 idle cores) plus about 2 minutes to make the
@@ -44,7 +47,7 @@ test_expect_success 'a git repository made from linux-source: the tree, then the
 		rm -rf "$REPO" "$REPO.tmp" && mkdir -p "$REPO.tmp" &&
 		tar -C "$REPO.tmp" --strip-components=1 -xf "$SRC" &&
 		git init -q "$REPO.tmp" && mv "$REPO.tmp" "$REPO" &&
-		g add -A . >/dev/null && g commit -q -m "linux-source as shipped" &&
+		g add -f -A . >/dev/null && g commit -q -m "linux-source as shipped" &&
 		g tag base-tree &&
 		g apply --index "$PATCH" && g commit -q -m "sched: cap cgroup weight" &&
 		g tag patched-tree
