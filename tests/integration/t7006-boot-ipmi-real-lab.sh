@@ -27,7 +27,7 @@ boot_prereqs
 command -v ipmi_sim >/dev/null 2>&1 || skip_all "ipmi_sim not installed (openipmi)"
 command -v ipmitool >/dev/null 2>&1 || skip_all "ipmitool not installed"
 [ -x /sbin/kexec ] || skip_all "kexec-tools not installed (make deps)"
-ls /usr/lib/ipxe/qemu/efi-virtio.rom /usr/share/qemu/efi-virtio.rom >/dev/null 2>&1 ||
+[ -e /usr/lib/ipxe/qemu/efi-virtio.rom ] || [ -e /usr/share/qemu/efi-virtio.rom ] ||
 	skip_all "no iPXE ROM for qemu's virtio-net (ipxe-qemu)"
 K2=$(second_kernel) || skip_all "no second Debian kernel (make deps downloads the cloud flavour)"
 
