@@ -21,8 +21,9 @@
 static int crash_available(struct strbuf *why)
 {
 	if (access(SYSRQ_TRIGGER, W_OK) < 0) {
-		strbuf_addf(why, "cannot write %s: %s (needs root and a kernel "
-				 "with CONFIG_MAGIC_SYSRQ)",
+		strbuf_addf(why,
+			    "cannot write %s: %s (needs root and a kernel "
+			    "with CONFIG_MAGIC_SYSRQ)",
 			    SYSRQ_TRIGGER, strerror(errno));
 		return -1;
 	}

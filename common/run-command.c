@@ -143,11 +143,10 @@ int start_command(struct child_process *cp, struct strbuf *err)
 			    strerror(errno));
 		goto out;
 	}
-	if (cp->out_file &&
-	    (file_fd = open(cp->out_file,
-			    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-				    O_NOFOLLOW,
-			    0600)) < 0) {
+	if (cp->out_file && (file_fd = open(cp->out_file,
+					    O_WRONLY | O_APPEND | O_CREAT |
+						    O_CLOEXEC | O_NOFOLLOW,
+					    0600)) < 0) {
 		strbuf_addf(err, "cannot open %s for %s: %s", cp->out_file,
 			    cp->args.v[0], strerror(errno));
 		goto out;

@@ -244,7 +244,8 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 			o->bmc_password_file = abs_path(optarg);
 			break;
 		case 'D':
-			if (strcmp(optarg, "pxe") && strcmp(optarg, "pxe-efi") &&
+			if (strcmp(optarg, "pxe") &&
+			    strcmp(optarg, "pxe-efi") &&
 			    strcmp(optarg, "unsupported"))
 				die_usage("--bmc-bootdev is pxe, pxe-efi or "
 					  "unsupported, not '%s'",

@@ -694,8 +694,9 @@ int cmd_host_check(int argc, char **argv)
 			rq.keep = 1;
 			break;
 		default:
-			die_usage("host check NAME [--kernel K] [--timeout DUR] "
-				  "[--keep]");
+			die_usage(
+				"host check NAME [--kernel K] [--timeout DUR] "
+				"[--keep]");
 		}
 	}
 	if (optind + 1 != argc)

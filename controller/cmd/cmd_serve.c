@@ -153,10 +153,11 @@ static void job_exited(struct db *db, struct slot *slots, int nslots,
 	     WEXITSTATUS(status) == 4)) {
 		log_info("job %lld: process %ld ended (%s)",
 			 (long long)slots[i].claim.job_id, (long)pid,
-			 WEXITSTATUS(status) == 0   ? "job done"
-			 : WEXITSTATUS(status) == 3 ? "job failed"
-						    : "its host failed its check; "
-						      "the job is queued again");
+			 WEXITSTATUS(status) == 0 ? "job done"
+			 : WEXITSTATUS(status) == 3
+				 ? "job failed"
+				 : "its host failed its check; "
+				   "the job is queued again");
 		return;
 	}
 	if (WIFSIGNALED(status))

@@ -40,10 +40,11 @@ static int known_good_of(struct db *db, const struct host_check_request *rq,
 	else
 		db_args_i64(&a, rq->host_id);
 	r = db_exec_args(db, &h, err,
-			 rq->host_name ? "SELECT coalesce(known_good_kernel_id, "
-					 "0) FROM hosts WHERE name = $1"
-				       : "SELECT coalesce(known_good_kernel_id, "
-					 "0) FROM hosts WHERE id = $1",
+			 rq->host_name
+				 ? "SELECT coalesce(known_good_kernel_id, "
+				   "0) FROM hosts WHERE name = $1"
+				 : "SELECT coalesce(known_good_kernel_id, "
+				   "0) FROM hosts WHERE id = $1",
 			 &a);
 	db_args_clear(&a);
 	if (r < 0)
@@ -124,7 +125,8 @@ int host_check(struct db *db, const struct host_check_request *rq,
 		goto out_off;
 	}
 	strbuf_reset(&e);
-	strbuf_addf(&e, "host check passed: %s up in %.1f s, agent info answered",
+	strbuf_addf(&e,
+		    "host check passed: %s up in %.1f s, agent info answered",
 		    br.release ? br.release : "?", ret->ready_s);
 	if (hosts_set_health(db, br.host_id, "good", kid, e.buf, err) < 0)
 		goto out_off;

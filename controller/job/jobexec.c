@@ -251,8 +251,9 @@ static int phase_check(struct job_ctx *jc, struct strbuf *err)
 
 	if (due <= 0)
 		return due;
-	jlog(jc, 0, "host %s is new (health unknown): checking it with its "
-		    "known-good kernel before the job",
+	jlog(jc, 0,
+	     "host %s is new (health unknown): checking it with its "
+	     "known-good kernel before the job",
 	     jc->host_name);
 	if (queue_set_state(jc->db, &jc->claim, jc->owner, "booting", err) <
 		    0 ||
@@ -275,7 +276,8 @@ static int phase_check(struct job_ctx *jc, struct strbuf *err)
 			    res.why.buf);
 		r = 1;
 	} else if (r == 0) {
-		strbuf_addf(&log, "host check of %s passed: %s ready in %.1f s\n",
+		strbuf_addf(&log,
+			    "host check of %s passed: %s ready in %.1f s\n",
 			    jc->host_name, res.release ? res.release : "?",
 			    res.ready_s);
 	} else {

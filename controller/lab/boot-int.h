@@ -49,8 +49,7 @@ int64_t boot_cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
 		     int64_t max, int64_t def);
 
 /* The BMC of the host res was read from. */
-void boot_ipmi_target_of(const struct boot_result *res,
-			 struct ipmi_target *t);
+void boot_ipmi_target_of(const struct boot_result *res, struct ipmi_target *t);
 
 /* Power phase, IPMI: *ret_offset is where this boot's console starts. */
 int boot_power_ipmi(struct boot_ctx *c, const char *cmdline,

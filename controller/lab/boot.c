@@ -334,8 +334,7 @@ static int insert_boot_row(struct db *db, struct boot_ctx *c,
 	return rc;
 }
 
-void boot_ipmi_target_of(const struct boot_result *res,
-			 struct ipmi_target *t)
+void boot_ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->address = res->bmc_address;
@@ -387,11 +386,12 @@ static int power_libvirt(struct boot_ctx *c, const char *cmdline,
 		goto out;
 	/* "Attach" the console: note where this boot's output starts. */
 	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
-	boot_event(c,
-	      "domain %s created paused (%d sockets x %d cores x %d threads, "
-	      "%d NUMA nodes, %" PRId64 " MiB); console %s",
-	      res->domain, s.sockets, s.cores, s.threads, s.numa_nodes,
-	      s.memory_mb, res->console_path);
+	boot_event(
+		c,
+		"domain %s created paused (%d sockets x %d cores x %d threads, "
+		"%d NUMA nodes, %" PRId64 " MiB); console %s",
+		res->domain, s.sockets, s.cores, s.threads, s.numa_nodes,
+		s.memory_mb, res->console_path);
 	if (virt_resume(vc, res->domain, err) < 0)
 		goto out;
 	r = 0;
@@ -712,8 +712,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 		}
 		res->console_path = xstrdup(p);
 	}
-	boot_event(&c, "booting %s on %s (%s): %s", c.kernel_name, res->host_name,
-	      res->kind, cmdline.buf);
+	boot_event(&c, "booting %s on %s (%s): %s", c.kernel_name,
+		   res->host_name, res->kind, cmdline.buf);
 
 	/* Phase: power. */
 	if ((!strcmp(res->kind, "libvirt")
@@ -731,11 +731,11 @@ int boot_host(struct db *db, const struct boot_request *req,
 
 	/* Phases kernel, agent, ssh: one loop, the console read throughout. */
 	phase = "kernel";
-	deadline =
-		phase_deadline(&c, mono_ms(),
-			       req->kernel_ms ? req->kernel_ms
-					      : boot_cfg_i64(&c, "kernel_timeout_ms",
-							1000, 3600000, 120000));
+	deadline = phase_deadline(
+		&c, mono_ms(),
+		req->kernel_ms ? req->kernel_ms
+			       : boot_cfg_i64(&c, "kernel_timeout_ms", 1000,
+					      3600000, 120000));
 	for (;;) {
 		now = mono_ms();
 		if (fd < 0)
@@ -760,26 +760,28 @@ int boot_host(struct db *db, const struct boot_request *req,
 		if (res->linux_ms < 0 && cs.linux_ms >= 0) {
 			res->linux_ms = cs.linux_ms;
 			boot_event(&c, "console: Linux version %s",
-			      cs.linux_release ? cs.linux_release : "?");
+				   cs.linux_release ? cs.linux_release : "?");
 			phase = "agent";
 			deadline = phase_deadline(
 				&c, now,
-				req->agent_ms ? req->agent_ms
-					      : boot_cfg_i64(&c, "agent_timeout_ms",
-							1000, 3600000, 120000));
+				req->agent_ms
+					? req->agent_ms
+					: boot_cfg_i64(&c, "agent_timeout_ms",
+						       1000, 3600000, 120000));
 		}
 		if (res->beacon_ms < 0 && cs.beacon_ms >= 0) {
 			res->beacon_ms = cs.beacon_ms;
 			if (res->linux_ms < 0)
 				res->linux_ms = res->beacon_ms;
 			boot_event(&c, "console: agent beacon (%s)",
-			      cs.beacon_release ? cs.beacon_release : "?");
+				   cs.beacon_release ? cs.beacon_release : "?");
 			phase = "ssh";
 			deadline = phase_deadline(
 				&c, now,
-				req->ssh_ms ? req->ssh_ms
-					    : boot_cfg_i64(&c, "ssh_timeout_ms",
-						      1000, 3600000, 60000));
+				req->ssh_ms
+					? req->ssh_ms
+					: boot_cfg_i64(&c, "ssh_timeout_ms",
+						       1000, 3600000, 60000));
 			if (ssh_unusable(res, &reason)) {
 				res->outcome = BOOT_INFRA_FAILED;
 				res->blame = "host";
@@ -796,7 +798,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 				strbuf_trim(&out);
 				res->ssh_ms = mono_ms() - c.origin;
 				res->release = strbuf_detach(&out, NULL);
-				boot_event(&c, "ssh: up, uname -r %s", res->release);
+				boot_event(&c, "ssh: up, uname -r %s",
+					   res->release);
 				strbuf_release(&se);
 				if (c.expected_release &&
 				    strcmp(c.expected_release, res->release)) {
@@ -874,13 +877,15 @@ finish:
 	hr = record_health(db, &c, reason.buf, &e2);
 	if (res->outcome != BOOT_READY) {
 		boot_event(&c, "boot failed (%s, blame %s): %s",
-		      boot_outcome_name(res->outcome), res->blame, reason.buf);
+			   boot_outcome_name(res->outcome), res->blame,
+			   reason.buf);
 		power_off_quiet(res);
 		/* The capture ends with the power: the console is whole. */
 		sol_close(res->sol);
 		res->sol = NULL;
 	} else {
-		boot_event(&c, "ready in %.1f s", (double)res->ready_ms / 1000.0);
+		boot_event(&c, "ready in %.1f s",
+			   (double)res->ready_ms / 1000.0);
 	}
 	if (res->console_path)
 		read_console(res->console_path, start_off, &console);
@@ -895,7 +900,8 @@ finish:
 		r = res->outcome == BOOT_READY ? 0 : -1;
 	}
 	if (strcmp(res->blame, "none"))
-		boot_event(&c, "host %s is %s", res->host_name, res->host_health);
+		boot_event(&c, "host %s is %s", res->host_name,
+			   res->host_health);
 	goto out;
 out_early:
 	res->outcome = BOOT_RUNNING;

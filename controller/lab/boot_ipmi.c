@@ -55,8 +55,8 @@ static int start_console(struct boot_ctx *c, struct strbuf *err)
  * times counted from it), 0 when the power cycle must do it (why in
  * res->fallback, or nothing when kexec was not for this boot), -1 never.
  */
-static int try_kexec(struct boot_ctx *c, enum ipmi_power p,
-		     const char *cmdline, uint64_t *ret_offset)
+static int try_kexec(struct boot_ctx *c, enum ipmi_power p, const char *cmdline,
+		     uint64_t *ret_offset)
 {
 	struct boot_result *res = c->res;
 	struct kexec_request rq;
@@ -83,8 +83,8 @@ static int try_kexec(struct boot_ctx *c, enum ipmi_power p,
 				     : boot_cfg_str(c, "initrd", NULL);
 	rq.cmdline = cmdline;
 	rq.dir = boot_cfg_str(c, "kexec_dir", NULL);
-	rq.timeout_ms = (int)boot_cfg_i64(c, "kexec_timeout_ms", 1000, 3600000,
-					  120000);
+	rq.timeout_ms =
+		(int)boot_cfg_i64(c, "kexec_timeout_ms", 1000, 3600000, 120000);
 	boot_event(c, "kexec: the host is on; switching it to %s over SSH",
 		   c->kernel_name);
 	/* The new kernel's first line may come before kexec_switch()
@@ -125,8 +125,9 @@ static int set_bootdev(struct boot_ctx *c, const struct ipmi_target *t,
 	int b;
 
 	if (!strcmp(boot_cfg_str(c, "bootdev", "pxe"), "none")) {
-		boot_event(c, "BMC %s:%d: no bootdev sent (boot_config.bootdev "
-			      "is none)",
+		boot_event(c,
+			   "BMC %s:%d: no bootdev sent (boot_config.bootdev "
+			   "is none)",
 			   t->address, t->port);
 		return 0;
 	}
@@ -141,10 +142,9 @@ static int set_bootdev(struct boot_ctx *c, const struct ipmi_target *t,
 		return 0;
 	}
 	if (b == IPMI_REFUSED) {
-		strbuf_addstr(err,
-			      " (bootdev pxe; if this BMC never takes it, "
-			      "say so with `schedfarm host set NAME "
-			      "--bmc-bootdev unsupported`)");
+		strbuf_addstr(err, " (bootdev pxe; if this BMC never takes it, "
+				   "say so with `schedfarm host set NAME "
+				   "--bmc-bootdev unsupported`)");
 		return -1;
 	}
 	if (b < 0)

@@ -84,8 +84,9 @@ static int put_verified(struct ssh_conn *c, const char *path,
 			    path, out.len >= 64 ? out.buf : "none", sum.buf);
 		goto out;
 	}
-	strbuf_addf(log, "kexec: %s copied to %s (%zu bytes, sha256 %.16s...) "
-			 "in %.1f s\n",
+	strbuf_addf(log,
+		    "kexec: %s copied to %s (%zu bytes, sha256 %.16s...) "
+		    "in %.1f s\n",
 		    path, remote_path, data.len, sum.buf,
 		    (double)(mono_ms() - t0) / 1000.0);
 	r = 0;
@@ -159,7 +160,8 @@ int kexec_switch(struct kexec_request *rq, struct strbuf *log,
 	if (!t.connect_timeout_ms || t.connect_timeout_ms > 10000)
 		t.connect_timeout_ms = 10000;
 	if (ssh_open(&t, &c, NULL, &e) < 0) {
-		strbuf_addf(err, "the host does not answer over SSH: %s", e.buf);
+		strbuf_addf(err, "the host does not answer over SSH: %s",
+			    e.buf);
 		goto out;
 	}
 	if (remote(c, "asking the host", "uname -r; command -v kexec || true",

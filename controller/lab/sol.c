@@ -27,8 +27,8 @@ struct sol_console {
  * console knows where output may be missing. */
 static void note(struct sol_console *s, const char *msg)
 {
-	int fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-				       O_NOFOLLOW,
+	int fd = open(s->path,
+		      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 		      0600);
 
 	if (fd < 0)

@@ -95,11 +95,12 @@ int boot_run_fatal(struct db *db, struct boot_result *res, const char *what,
 	db_args_str(&a, reason.buf);
 	db_args_str(&a, expected ? line : NULL);
 	db_args_str(&a, events.buf);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE boots SET outcome = $2, blame = $3, reason = $4, "
-			 "expected = $5, console_events = coalesce("
-			 "console_events, '') || $6 WHERE id = $1",
-			 &a);
+	r = db_exec_args(
+		db, NULL, err,
+		"UPDATE boots SET outcome = $2, blame = $3, reason = $4, "
+		"expected = $5, console_events = coalesce("
+		"console_events, '') || $6 WHERE id = $1",
+		&a);
 	db_args_clear(&a);
 	strbuf_release(&reason);
 	strbuf_release(&events);

@@ -726,9 +726,8 @@ int ingest_mark_failed(struct db *db, int64_t run_id, const char *error,
 	return mark_ended(db, run_id, "failed", error, text, len, err);
 }
 
-int ingest_mark_expected_panic(struct db *db, int64_t run_id,
-			       const char *what, const char *text, size_t len,
-			       struct strbuf *err)
+int ingest_mark_expected_panic(struct db *db, int64_t run_id, const char *what,
+			       const char *text, size_t len, struct strbuf *err)
 {
 	return mark_ended(db, run_id, "expected-panic", what, text, len, err);
 }
