@@ -128,7 +128,7 @@ int host_check(struct db *db, const struct host_check_request *rq,
 	strbuf_addf(&e,
 		    "host check passed: %s up in %.1f s, agent info answered",
 		    br.release ? br.release : "?", ret->ready_s);
-	if (hosts_set_health(db, br.host_id, "good", kid, e.buf, err) < 0)
+	if (hosts_check_passed(db, br.host_id, kid, e.buf, err) < 0)
 		goto out_off;
 	ret->passed = 1;
 	snprintf(ret->health, sizeof(ret->health), "good");

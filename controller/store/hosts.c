@@ -170,9 +170,11 @@ out:
 	return -1;
 }
 
-int hosts_set_health(struct db *db, int64_t host_id, const char *health,
-		     int64_t known_good_kernel_id, const char *reason,
-		     struct strbuf *err)
+/* hosts_set_health(), with the event written always (always_event) or
+ * only on a change. */
+static int set_health(struct db *db, int64_t host_id, const char *health,
+		      int64_t known_good_kernel_id, const char *reason,
+		      int always_event, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
@@ -199,7 +201,7 @@ int hosts_set_health(struct db *db, int64_t host_id, const char *health,
 			 "updated_at = now() WHERE id = $1",
 			 &a) < 0)
 		goto out;
-	if (strcmp(db_get(res, 0, 0), health) &&
+	if ((always_event || strcmp(db_get(res, 0, 0), health)) &&
 	    hosts_event_add(db, host_id, db_get(res, 0, 0), health, reason,
 			    err) < 0)
 		goto out;
@@ -228,6 +230,22 @@ int hosts_check_due(struct db *db, int64_t host_id, struct strbuf *err)
 	if (r < 0)
 		return -1;
 	return db_nrows(res) == 1;
+}
+
+int hosts_set_health(struct db *db, int64_t host_id, const char *health,
+		     int64_t known_good_kernel_id, const char *reason,
+		     struct strbuf *err)
+{
+	return set_health(db, host_id, health, known_good_kernel_id, reason, 0,
+			  err);
+}
+
+int hosts_check_passed(struct db *db, int64_t host_id,
+		       int64_t known_good_kernel_id, const char *reason,
+		       struct strbuf *err)
+{
+	return set_health(db, host_id, "good", known_good_kernel_id, reason, 1,
+			  err);
 }
 
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,

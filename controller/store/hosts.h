@@ -99,6 +99,16 @@ int hosts_set_health(struct db *db, int64_t host_id, const char *health,
 		     int64_t known_good_kernel_id, const char *reason,
 		     struct strbuf *err);
 
+/*
+ * A passed host check (job/host_check.h): the host good, that kernel its
+ * known-good one, the count reset, and a host_events row saying so even
+ * when the host was good already (its boot may have made it good a moment
+ * before): the check's result is an event.  0, or -1 with err.
+ */
+int hosts_check_passed(struct db *db, int64_t host_id,
+		       int64_t known_good_kernel_id, const char *reason,
+		       struct strbuf *err);
+
 /* Add one host_events row (old may be NULL for a new host). */
 int hosts_event_add(struct db *db, int64_t host_id, const char *old,
 		    const char *new_health, const char *reason,
