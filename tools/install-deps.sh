@@ -37,7 +37,7 @@ browser_deps() {
 		cp "$_b/package-lock.json" "$_b/node_modules/.schedfarm-lock"
 }
 browser_deps
-# A second Debian kernel for the kexec test (t7006): the cloud flavour of
+# A second Debian kernel for the kexec test (t7016): the cloud flavour of
 # the same release, downloaded (never installed: /boot keeps one kernel,
 # the one every boot test uses) to /var/cache/schedfarm, where
 # tests/lib/boot-lib.sh unpacks it.

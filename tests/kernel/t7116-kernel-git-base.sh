@@ -1,5 +1,5 @@
 #!/bin/sh
-# t7102 (make check-kernel): a base given as a git revision, not a source
+# t7116 (make check-kernel): a base given as a git revision, not a source
 # folder or a tarball.  Debian's linux-source becomes a small git
 # repository (one commit of the tree, tagged base-6.x, then one commit
 # with kernels/patches/0001 on top); the farm builds the tagged revision

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t7006: the real-lab boot path of IPMI hosts, on OpenIPMI's ipmi_sim with a
+# t7016: the real-lab boot path of IPMI hosts, on OpenIPMI's ipmi_sim with a
 # qemu machine behind it.  The BMC has a chassis_control program, as real
 # BMCs have firmware: it powers the machine and takes `chassis bootdev pxe`
 # (the machine then boots from the network); the machine's serial port is
@@ -158,7 +158,7 @@ add_ipmi_host() { # NAME BMC_PORT [extra host add options]
 }
 
 cat >"$SCRATCH/pp.yaml" <<'EOP'
-name: t7006-pp
+name: t7016-pp
 workload: pipe-pingpong
 params:
   round_trips: 2000
@@ -168,7 +168,7 @@ host:
   kind: [ipmi]
 EOP
 cat >"$SCRATCH/crash.yaml" <<'EOP'
-name: t7006-crash
+name: t7016-crash
 workload: crash
 params:
   delay_ms: 2000
@@ -177,7 +177,7 @@ warmup: 0
 host:
   kind: [ipmi]
 EOP
-sed -e 's/^name: t7006-crash/name: t7006-crash-expected/' "$SCRATCH/crash.yaml" >"$SCRATCH/crash-expected.yaml"
+sed -e 's/^name: t7016-crash/name: t7016-crash-expected/' "$SCRATCH/crash.yaml" >"$SCRATCH/crash-expected.yaml"
 echo "expect: panic" >>"$SCRATCH/crash-expected.yaml"
 
 test_expect_success 'ipmi_sim answers; this BMC takes chassis bootdev pxe' '
