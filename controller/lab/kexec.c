@@ -42,9 +42,15 @@ static int remote(struct ssh_conn *c, const char *step, const char *cmd,
 	r = ssh_run(c, cmd, NULL, 0, timeout_ms, 1u << 20, out, &se, &status,
 		    NULL, &e);
 	if (r < 0) {
+		/* kexec -l follows its one-line reason with a dump of its
+		 * segments: the reason is what a person needs. */
+		char *nl;
+
 		strbuf_trim(&se);
-		strbuf_addf(err, "%s: %s%s%.300s", step, e.buf,
-			    se.len ? ": " : "", se.buf);
+		nl = strchr(se.buf, '\n');
+		if (nl)
+			strbuf_setlen(&se, (size_t)(nl - se.buf));
+		strbuf_addf(err, "%s: %.300s", step, se.len ? se.buf : e.buf);
 	}
 	strbuf_release(&se);
 	strbuf_release(&e);
