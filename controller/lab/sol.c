@@ -98,22 +98,28 @@ int sol_check(struct sol_console *s, struct strbuf *err)
 	struct strbuf why = STRBUF_INIT;
 	int r;
 
-	if (s->running && command_running(&s->cp))
-		return 0;
-	if (s->running)
+	if (s->running) {
+		if (command_running(&s->cp))
+			return 0;
+		/* Just ended: try again at once. */
 		reap(s, &why);
+		s->last_try_ms = 0;
+	}
+	/* Down, and tried not long ago: quiet until the next try. */
 	if (mono_ms() - s->last_try_ms < SOL_REOPEN_EVERY_MS) {
-		strbuf_addbuf(err, &why);
 		strbuf_release(&why);
-		return -1;
+		return 0;
 	}
 	note(s, "\n[schedfarm: the SOL session ended; reopening it: output "
 		"may be missing here]\n");
 	r = start(s, err);
-	if (r == 0)
+	if (r == 0) {
 		s->reopened++;
-	else
+	} else {
 		s->last_try_ms = mono_ms();
+		if (why.len)
+			strbuf_addf(err, " (after %s)", why.buf);
+	}
 	strbuf_release(&why);
 	return r;
 }

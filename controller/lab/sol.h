@@ -35,9 +35,10 @@ int sol_open(const struct ipmi_target *t, const char *path,
 
 /*
  * Called while a boot or run watches the console: when the session has
- * ended, reopen it (at most every 5 s), noting it in the file.  0 while
- * capturing, -1 with err when the session is down and could not be
- * reopened (the caller decides whether that is fatal).
+ * ended, reopen it at once, then at most every 5 s, noting each attempt
+ * in the file.  0 while capturing or waiting for the next attempt
+ * (sol_reopened() counts the sessions reopened); -1 with err when an
+ * attempt failed just now (the caller decides whether that is fatal).
  */
 int sol_check(struct sol_console *s, struct strbuf *err);
 
