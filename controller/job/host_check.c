@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "job/host_check.h"
+#include "job/job.h"
 #include "lab/boot.h"
 #include "parse.h"
 #include "store/hosts.h"
@@ -143,5 +144,57 @@ out:
 	boot_result_release(&br);
 	strbuf_release(&out);
 	strbuf_release(&e);
+	return r;
+}
+
+static void check_event(void *ctx, const char *msg)
+{
+	struct job_ctx *jc = ctx;
+
+	if (jc->hooks && jc->hooks->phase_progress)
+		jc->hooks->phase_progress(jc->hooks->ctx, jc->claim.job_id,
+					  msg);
+}
+
+static int check_tick(void *ctx)
+{
+	struct job_ctx *jc = ctx;
+
+	return jc->beat(jc);
+}
+
+int host_check_for_job(struct job_ctx *jc, struct strbuf *log,
+		       struct strbuf *err)
+{
+	struct host_check_request rq = { 0 };
+	struct host_check_result res;
+	int r;
+
+	rq.host_id = jc->claim.host_id;
+	rq.state_dir = jc->home;
+	rq.job_id = jc->claim.job_id;
+	rq.on_event = check_event;
+	rq.tick = check_tick;
+	rq.ctx = jc;
+	host_check_result_init(&res);
+	r = host_check(jc->db, &rq, &res, err);
+	if (r == 0 && !res.passed) {
+		strbuf_addf(log,
+			    "host check of %s failed (blame %s, health %s): "
+			    "%s\n",
+			    jc->host_name, res.blame, res.health, res.why.buf);
+		strbuf_addf(err, "host %s failed its check: %s", jc->host_name,
+			    res.why.buf);
+		r = 1;
+	} else if (r == 0) {
+		strbuf_addf(log,
+			    "host check of %s passed: %s ready in %.1f s\n",
+			    jc->host_name, res.release ? res.release : "?",
+			    res.ready_s);
+	} else {
+		strbuf_addf(log, "host check of %s could not run: %s\n",
+			    jc->host_name, err->buf);
+	}
+	host_check_result_release(&res);
 	return r;
 }

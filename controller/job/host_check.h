@@ -57,4 +57,15 @@ void host_check_result_release(struct host_check_result *r);
 int host_check(struct db *db, const struct host_check_request *rq,
 	       struct host_check_result *ret, struct strbuf *err);
 
+/*
+ * The check a job makes of its new host before anything else (jobexec.c's
+ * phase_check): host_check() of the job's host with its known-good kernel,
+ * the lease renewed and progress shown while it waits.  0 passed, 1
+ * failed (err says why: the job goes back to the queue), -1 could not run
+ * (err).  A line for the phase's log is appended to log either way.
+ */
+struct job_ctx;
+int host_check_for_job(struct job_ctx *jc, struct strbuf *log,
+		       struct strbuf *err);
+
 #endif

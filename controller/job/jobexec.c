@@ -219,35 +219,18 @@ static void job_ctx_release(struct job_ctx *jc)
 	free(jc->run_dir);
 }
 
-static void check_event(void *ctx, const char *msg)
-{
-	struct job_ctx *jc = ctx;
-
-	if (jc->hooks && jc->hooks->phase_progress)
-		jc->hooks->phase_progress(jc->hooks->ctx, jc->claim.job_id,
-					  msg);
-}
-
-static int check_tick(void *ctx)
-{
-	return job_beat(ctx);
-}
-
 /*
  * A host that is new (or of unknown health) is checked before its first
- * job (job/host_check.h): its known-good kernel booted, the agent's info,
- * power off; the result is a host event.  0 when the host may take the
- * job (checked now, or not due), 1 when it failed its check (the job goes
- * back to the queue for another host), -1 with err when the check could
- * not run.
+ * job (job/host_check.h), recorded as a boot phase.  0 when the host may
+ * take the job (checked now, or not due), 1 when it failed its check (the
+ * job goes back to the queue for another host), -1 with err when the check
+ * could not run.
  */
 static int phase_check(struct job_ctx *jc, struct strbuf *err)
 {
-	struct host_check_request rq = { 0 };
-	struct host_check_result res;
-	int64_t pid;
-	int due = hosts_check_due(jc->db, jc->claim.host_id, err), r;
 	struct strbuf log = STRBUF_INIT, e = STRBUF_INIT;
+	int due = hosts_check_due(jc->db, jc->claim.host_id, err), r;
+	int64_t pid;
 
 	if (due <= 0)
 		return due;
@@ -259,34 +242,9 @@ static int phase_check(struct job_ctx *jc, struct strbuf *err)
 		    0 ||
 	    queue_phase_begin(jc->db, &jc->claim, "boot", &pid, err) < 0)
 		return -1;
-	rq.host_id = jc->claim.host_id;
-	rq.state_dir = jc->home;
-	rq.job_id = jc->claim.job_id;
-	rq.on_event = check_event;
-	rq.tick = check_tick;
-	rq.ctx = jc;
-	host_check_result_init(&res);
-	r = host_check(jc->db, &rq, &res, err);
-	if (r == 0 && !res.passed) {
-		strbuf_addf(&log,
-			    "host check of %s failed (blame %s, health %s): "
-			    "%s\n",
-			    jc->host_name, res.blame, res.health, res.why.buf);
-		strbuf_addf(err, "host %s failed its check: %s", jc->host_name,
-			    res.why.buf);
-		r = 1;
-	} else if (r == 0) {
-		strbuf_addf(&log,
-			    "host check of %s passed: %s ready in %.1f s\n",
-			    jc->host_name, res.release ? res.release : "?",
-			    res.ready_s);
-	} else {
-		strbuf_addf(&log, "host check of %s could not run: %s\n",
-			    jc->host_name, err->buf);
-	}
+	r = host_check_for_job(jc, &log, err);
 	jlog(jc, r ? 1 : 0, "%.*s", (int)log.len - 1, log.buf);
 	queue_phase_end(jc->db, pid, r ? "failed" : "ok", log.buf, &e);
-	host_check_result_release(&res);
 	strbuf_release(&log);
 	strbuf_release(&e);
 	return r;
