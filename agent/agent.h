@@ -425,7 +425,7 @@ struct wl_ops {
 
 extern const struct wl_ops wl_fairness_loop, wl_memchunk, wl_pipe_pingpong,
 	wl_chat, wl_numa_bw, wl_sysbench, wl_hackbench, wl_kernbench, wl_reaim,
-	wl_volanomark, wl_perf_stat;
+	wl_volanomark, wl_perf_stat, wl_crash;
 const struct wl_ops *wl_ops_find(const char *name);
 int wl_available(const struct wl_desc *d, struct strbuf *why);
 

@@ -120,7 +120,7 @@ int start_command(struct child_process *cp, struct strbuf *err)
 	    err_pipe[2] = { -1, -1 }, st_pipe[2] = { -1, -1 };
 	struct strvec envstore = STRVEC_INIT;
 	char **envp;
-	int null_fd = -1, ret = -1;
+	int null_fd = -1, file_fd = -1, ret = -1;
 	char buf[128];
 	ssize_t n;
 	pid_t pid;
@@ -136,9 +136,19 @@ int start_command(struct child_process *cp, struct strbuf *err)
 	     pipe2(out_pipe, O_CLOEXEC) < 0) ||
 	    (cp->capture_err && !cp->merge_err &&
 	     pipe2(err_pipe, O_CLOEXEC) < 0) ||
+	    ((cp->hold_stdin && !cp->stdin_data) &&
+	     pipe2(in_pipe, O_CLOEXEC) < 0) ||
 	    (null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
 		strbuf_addf(err, "cannot start %s: %s", cp->args.v[0],
 			    strerror(errno));
+		goto out;
+	}
+	if (cp->out_file && (file_fd = open(cp->out_file,
+					    O_WRONLY | O_APPEND | O_CREAT |
+						    O_CLOEXEC | O_NOFOLLOW,
+					    0600)) < 0) {
+		strbuf_addf(err, "cannot open %s for %s: %s", cp->out_file,
+			    cp->args.v[0], strerror(errno));
 		goto out;
 	}
 
@@ -161,7 +171,9 @@ int start_command(struct child_process *cp, struct strbuf *err)
 		setpgid(0, 0);
 		if (dup2(in_pipe[0] >= 0 ? in_pipe[0] : null_fd, 0) < 0)
 			child_fail(st_pipe[1], "dup2");
-		if (out_pipe[1] >= 0)
+		if (file_fd >= 0)
+			dup2(file_fd, 1);
+		else if (out_pipe[1] >= 0)
 			dup2(out_pipe[1], 1);
 		else if (cp->quiet)
 			dup2(null_fd, 1);
@@ -222,6 +234,7 @@ out:
 		close_fd(&st_pipe[i]);
 	}
 	close_fd(&null_fd);
+	close_fd(&file_fd);
 	strvec_clear(&envstore);
 	return ret;
 }
@@ -315,10 +328,14 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 		}
 		if (cp->in_fd >= 0 && cp->stdin_len == 0)
 			close_fd(&cp->in_fd);
+		if (cp->reaped && cp->out_fd < 0 && cp->err_fd < 0) {
+			reaped = 1;
+			break;
+		}
 
 		/* Once the output pipes are closed, reap (the child may have
 		 * left a daemon holding nothing of ours). */
-		if (cp->out_fd < 0 && cp->err_fd < 0) {
+		if (cp->out_fd < 0 && cp->err_fd < 0 && !cp->reaped) {
 			pid_t w = waitpid(cp->pid, &cp->status,
 					  deadline ? WNOHANG : 0);
 			if (w == cp->pid) {
@@ -365,6 +382,42 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 		return -1;
 	}
 	return 0;
+}
+
+int command_running(struct child_process *cp)
+{
+	pid_t w;
+
+	if (cp->pid < 0 || cp->reaped)
+		return 0;
+	do
+		w = waitpid(cp->pid, &cp->status, WNOHANG);
+	while (w < 0 && errno == EINTR);
+	if (w == cp->pid || w < 0) {
+		cp->reaped = 1;
+		return 0;
+	}
+	return 1;
+}
+
+int stop_command(struct child_process *cp, int grace_ms, struct strbuf *err)
+{
+	if (cp->pid < 0)
+		return 0;
+	if (command_running(cp)) {
+		kill(-cp->pid, SIGTERM);
+		kill(cp->pid, SIGTERM);
+	}
+	/* finish_command() sends KILL KILL_GRACE_MS after its deadline. */
+	cp->timeout_ms = grace_ms > 0 ? grace_ms : 1;
+	finish_command(cp, err);
+	/* Ended by our TERM (or KILL): that is what was asked. */
+	if (cp->exit_code == 128 + SIGTERM || cp->exit_code == 128 + SIGKILL ||
+	    cp->exit_code == 0) {
+		strbuf_reset(err);
+		return 0;
+	}
+	return -1;
 }
 
 int run_command(struct child_process *cp, struct strbuf *err)

@@ -32,6 +32,14 @@ struct child_process {
 	int merge_err; /* stderr goes where stdout goes */
 	int quiet; /* without capture: stdout/stderr to /dev/null */
 	int stream_out; /* start_command: give the caller out_fd */
+	/* The child's stdout (and stderr with merge_err) appended to this
+	 * file, made mode 0600 when missing (a console capture that must
+	 * outlive nobody reading it); NULL: as the flags above say. */
+	const char *out_file;
+	/* start_command: the child's stdin is a pipe held open (nothing is
+	 * written) until stop_command() or finish_command(): for programs
+	 * that end at EOF on their input (ipmitool sol activate). */
+	int hold_stdin;
 	size_t max_output; /* cap on out and err each; 0 = 64 MiB */
 	int timeout_ms; /* 0 = none; on expiry TERM, then KILL after 2 s */
 
@@ -41,6 +49,7 @@ struct child_process {
 	pid_t pid;
 	int out_fd; /* stream_out: read end of stdout */
 	int in_fd; /* private: write end of stdin */
+	int reaped; /* private: command_running() saw it end */
 	int err_fd; /* private: read end of stderr */
 	size_t in_off; /* private: stdin bytes written */
 	int status; /* raw wait status */
@@ -67,6 +76,18 @@ int run_command(struct child_process *cp, struct strbuf *err);
 int start_command(struct child_process *cp, struct strbuf *err);
 /* Wait for a started child; same return contract as run_command(). */
 int finish_command(struct child_process *cp, struct strbuf *err);
+
+/*
+ * For a started child: 1 while it runs, 0 once it has ended (it is
+ * reaped; finish_command() then only reports its status).
+ */
+int command_running(struct child_process *cp);
+/*
+ * End a started child: SIGTERM to its process group, SIGKILL after
+ * grace_ms, then reap it.  Returns finish_command()'s result (a child
+ * that ended by the TERM is not an error: 0).
+ */
+int stop_command(struct child_process *cp, int grace_ms, struct strbuf *err);
 
 /* Convenience: run argv (NULL-terminated), capture stdout; stderr in err. */
 int run_capture(const char *const *argv, int timeout_ms, struct strbuf *out,

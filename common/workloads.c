@@ -152,10 +152,20 @@ static const struct wl_param perf_stat_params[] = {
 	END,
 };
 
+static const struct wl_param crash_params[] = {
+	{ "delay_ms", WL_INT, 0, 3600000, "1000", NULL,
+	  "wait this long, then crash the kernel with sysrq-c" },
+	END,
+};
+
 const struct wl_desc workload_table[] = {
 	{ "chat", WL_BUILTIN, NULL,
 	  "volanomark-like rooms of clients on loopback TCP; messages/s",
 	  chat_params },
+	{ "crash", WL_BUILTIN, NULL,
+	  "crash the kernel (sysrq-c) for crash-path tests: a plan with "
+	  "`expect: panic`",
+	  crash_params },
 	{ "fairness-loop", WL_BUILTIN, NULL,
 	  "busy loops per cgroup; per-task/group CPU share, Jain's index, "
 	  "convergence",

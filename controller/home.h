@@ -8,7 +8,8 @@
  *              server's user, which is `postgres` when root runs the farm)
  *   kernels/   the kernel cache (lab/build.c): unpacked bases, build
  *              trees, series, results
- *   console/   console logs of libvirt boots (lab/boot.c)
+ *   console/   console logs of libvirt boots, SOL captures of IPMI boots
+ *              (lab/boot.c, lab/sol.c)
  *   locks/     one lock file per BMC (lab/ipmi.c)
  *   run/       spec, results and pid files of agents on `local` hosts
  *              (lab/runner.c)

@@ -2,14 +2,17 @@
 # guest-image.sh - build the farm's guest initramfs from Debian's packages.
 #
 #   tools/guest-image.sh -o OUT.cpio.gz -k CONTROLLER_KEY.pub
-#                        [-a AGENT] [-m MODULES_DIR] [-K HOST_KEY]
+#                        [-a AGENT] [-m MODULES_DIR]... [-K HOST_KEY]
 #
 # The image holds busybox-static, OpenSSH's sshd and sftp-server with the
-# libraries they load, an ed25519 host key made now (or given with -K), the
-# controller's public key as root's authorized_keys, the schedfarm agent
-# (-a, else $SCHEDFARM_AGENT, else agent/schedfarm-agent), optionally the
-# e1000 and virtio-rng drivers of a modular kernel (-m /lib/modules/VERSION),
-# and an /init
+# libraries they load, kexec-tools' kexec (when installed: an IPMI host
+# switches kernels with it, lab/kexec.c), an ed25519 host key made now (or
+# given with -K), the controller's public key as root's authorized_keys, the
+# schedfarm agent (-a, else $SCHEDFARM_AGENT, else agent/schedfarm-agent),
+# optionally the NIC (e1000, virtio-net) and virtio-rng drivers of modular
+# kernels (-m /lib/modules/VERSION, once per kernel the image must boot:
+# each kernel's in /lib/modules/VERSION/, loaded by the kernel of that
+# release), and an /init
 # that mounts proc/sys/devtmpfs/cgroup2, turns schedstats on, brings up
 # eth0 for qemu's user network (10.0.2.15), starts sshd and prints the
 # agent beacon on the console:
@@ -22,13 +25,13 @@
 # builds with the same inputs and host key are byte-identical.
 set -eu
 
-out= pub= agent=${SCHEDFARM_AGENT:-} mods= hostkey=
+out= pub= agent=${SCHEDFARM_AGENT:-} modsdirs= hostkey=
 while getopts o:k:a:m:K: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	k) pub=$OPTARG ;;
 	a) agent=$OPTARG ;;
-	m) mods=$OPTARG ;;
+	m) modsdirs="$modsdirs $(case $OPTARG in /*) echo "$OPTARG" ;; *) echo "$PWD/$OPTARG" ;; esac)" ;;
 	K) hostkey=$OPTARG ;;
 	*) echo "usage: $0 -o OUT -k KEY.pub [-a AGENT] [-m MODDIR] [-K HOSTKEY]" >&2; exit 2 ;;
 	esac
@@ -39,7 +42,6 @@ abspath() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 out=$(abspath "$out")
 pub=$(abspath "$pub")
 [ -z "$hostkey" ] || hostkey=$(abspath "$hostkey")
-[ -z "$mods" ] || mods=$(abspath "$mods")
 [ -z "$agent" ] || agent=$(abspath "$agent")
 [ -n "$agent" ] || agent=$top/agent/schedfarm-agent
 for f in /bin/busybox /usr/sbin/sshd /usr/lib/openssh/sftp-server "$pub" "$agent"; do
@@ -61,12 +63,17 @@ for a in $(/bin/busybox --list); do
 	[ -e "bin/$a" ] || ln -s busybox "bin/$a"
 done
 
-# sshd, sftp-server, the agent, and the shared libraries they load.
+# sshd, sftp-server, kexec, the agent, and the shared libraries they load.
 cp /usr/sbin/sshd usr/sbin/sshd
 cp /usr/lib/openssh/sftp-server usr/lib/openssh/sftp-server
+bins="/usr/sbin/sshd /usr/lib/openssh/sftp-server"
+if [ -x /sbin/kexec ]; then
+	cp /sbin/kexec sbin/kexec
+	bins="$bins /sbin/kexec"
+fi
 cp "$agent" usr/bin/schedfarm-agent
 chmod 755 usr/bin/schedfarm-agent
-for lib in $( (ldd /usr/sbin/sshd; ldd /usr/lib/openssh/sftp-server) |
+for lib in $(for b in $bins; do ldd "$b"; done |
 	awk '/=> \//{print $3} /^\t\/lib64/{print $1}' | sort -u); do
 	mkdir -p ".$(dirname "$lib")"
 	cp -L "$lib" ".$lib"
@@ -110,16 +117,24 @@ chmod 700 root/.ssh
 chmod 600 root/.ssh/authorized_keys
 
 # A modular kernel's drivers for qemu's devices (Debian's has them as
-# modules): the e1000 NIC, and virtio-rng so that sshd's first getrandom()
-# does not wait minutes for entropy under TCG.  Dependencies first, in
-# modprobe's order, numbered so /init loads them in that order.
-if [ -n "$mods" ]; then
+# modules): a NIC (e1000, or virtio-net: Debian's cloud kernel has no
+# e1000), and virtio-rng so that sshd's first getrandom() does not wait
+# minutes for entropy under TCG.  Dependencies first, in modprobe's order,
+# numbered so /init loads them in that order; each kernel's in a folder
+# named after its release, which /init picks with uname -r.
+for mods in $modsdirs; do
 	[ -r "$mods/modules.dep" ] || { echo "guest-image: no $mods/modules.dep" >&2; exit 1; }
+	rel=$(basename "$mods")
+	mkdir -p "lib/modules/$rel"
 	order=
 	add_mod() {
 		local _line _path _d _n
 		_line=$(grep -E "(^|/)$1\.ko[^:]*:" "$mods/modules.dep" | head -n 1)
-		[ -n "$_line" ] || { echo "guest-image: no module $1 in $mods" >&2; exit 1; }
+		if [ -z "$_line" ]; then
+			[ -z "${2:-}" ] || return 0
+			echo "guest-image: no module $1 in $mods" >&2
+			exit 1
+		fi
 		_path=${_line%%:*}
 		case " $order " in *" $_path "*) return 0 ;; esac
 		for _d in $(echo "${_line#*:}" | tr ' ' '\n' | sed '/^$/d' | tac); do
@@ -128,18 +143,20 @@ if [ -n "$mods" ]; then
 		done
 		order="$order $_path"
 	}
-	for m in e1000 virtio_pci virtio-rng; do add_mod "$m"; done
+	# e1000 only where the kernel has it (optional); virtio-net always.
+	add_mod e1000 optional
+	for m in virtio_pci virtio_net virtio-rng; do add_mod "$m"; done
 	i=10
 	for ko in $order; do
 		name=$(basename "$ko"); name=${name%%.ko*}
 		case $ko in
-		*.xz) xz -dc "$mods/$ko" >"lib/modules/$i-$name.ko" ;;
-		*.zst) zstd -qdc "$mods/$ko" >"lib/modules/$i-$name.ko" ;;
-		*) cp "$mods/$ko" "lib/modules/$i-$name.ko" ;;
+		*.xz) xz -dc "$mods/$ko" >"lib/modules/$rel/$i-$name.ko" ;;
+		*.zst) zstd -qdc "$mods/$ko" >"lib/modules/$rel/$i-$name.ko" ;;
+		*) cp "$mods/$ko" "lib/modules/$rel/$i-$name.ko" ;;
 		esac
 		i=$((i + 1))
 	done
-fi
+done
 
 cat >init <<'EOI'
 #!/bin/sh
@@ -155,7 +172,7 @@ mount -t tmpfs tmpfs /run
 mkdir -p /run/sshd /var/empty
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 [ -f /proc/sys/kernel/sched_schedstats ] && echo 1 >/proc/sys/kernel/sched_schedstats
-for m in /lib/modules/*.ko; do [ -f "$m" ] && insmod "$m"; done
+for m in /lib/modules/$(uname -r)/*.ko; do [ -f "$m" ] && insmod "$m"; done
 hostname schedfarm-guest
 ip link set lo up
 i=0

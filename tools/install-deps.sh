@@ -10,7 +10,7 @@ openssh-server openssh-client ipmitool openipmi
 qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 busybox-static cpio sysbench rt-tests linux-perf strace
 linux-image-amd64 linux-source bc flex bison libelf-dev libssl-dev dwarves
-kmod xz-utils python3 ipxe-qemu debootstrap systemd tmux
+kmod xz-utils python3 ipxe-qemu debootstrap systemd tmux kexec-tools
 chromium fonts-dejavu-core nodejs"
 # libvirtd runs qemu as libvirt-qemu; Debian makes that user only in
 # libvirt-daemon-system (which needs systemd's friends), so make it here.
@@ -37,6 +37,21 @@ browser_deps() {
 		cp "$_b/package-lock.json" "$_b/node_modules/.schedfarm-lock"
 }
 browser_deps
+# A second Debian kernel for the kexec test (t7016): the cloud flavour of
+# the same release, downloaded (never installed: /boot keeps one kernel,
+# the one every boot test uses) to /var/cache/schedfarm, where
+# tests/lib/boot-lib.sh unpacks it.
+second_kernel() {
+	[ "$(id -u)" = 0 ] || return 0
+	_pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-cloud-amd64\)$/\1/p' | head -n 1)
+	[ -n "$_pkg" ] || return 0
+	ls /var/cache/schedfarm/"$_pkg"_*.deb >/dev/null 2>&1 && return 0
+	echo "install-deps: downloading $_pkg (a second kernel for the kexec test)"
+	mkdir -p /var/cache/schedfarm
+	(cd /var/cache/schedfarm && apt-get -o DPkg::Lock::Timeout=600 download -q "$_pkg" >/dev/null 2>&1) ||
+		echo "install-deps: could not download $_pkg; the kexec test will be skipped" >&2
+}
 missing=
 for p in $PKGS; do
 	# "install ok installed", or unpacked with triggers still pending.
@@ -46,6 +61,7 @@ for p in $PKGS; do
 	esac
 done
 if [ -z "$missing" ]; then
+	second_kernel
 	echo "install-deps: all packages present"
 	exit 0
 fi
@@ -64,3 +80,4 @@ echo "install-deps: done"
 command -v npm >/dev/null 2>&1 ||
 	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends npm >/dev/null
 browser_deps
+second_kernel

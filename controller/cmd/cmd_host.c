@@ -45,7 +45,8 @@ const char cmd_host_usage[] =
 	"                          [--health HEALTH] [--refresh] [BOOT AND "
 	"TOPOLOGY]\n"
 	"       schedfarm host remove NAME\n"
-	"       schedfarm host check NAME [--kernel NAME|ID] [--timeout DUR]\n"
+	"       schedfarm host check NAME [--kernel NAME|ID] [--timeout DUR] "
+	"[--keep]\n"
 	"\n"
 	"Hosts run the jobs.  KIND is local (this machine, the agent as a "
 	"child),\n"
@@ -65,14 +66,23 @@ const char cmd_host_usage[] =
 	"\n"
 	"check boots a libvirt or ipmi host's known-good kernel (or --kernel,\n"
 	"which becomes the known-good one when the check passes), runs the\n"
-	"agent's info over SSH and powers it off: a pass makes the host good;\n"
-	"power, BMC or console failures make it bad (see 'kernel --help').\n"
+	"agent's info over SSH and powers it off (--keep: leaves it up, so an\n"
+	"ipmi host takes its next kernel by kexec): a pass makes the host "
+	"good;\n"
+	"power, BMC or console failures make it bad (see 'kernel --help').  A\n"
+	"new host (health unknown, with a known-good kernel) is checked so\n"
+	"before its first job; one that fails never gets the job.\n"
 	"\n"
 	"BOOT AND TOPOLOGY, for hosts that boot kernels (libvirt, ipmi) and\n"
 	"cannot be asked before they run:  --libvirt-uri URI, --bmc-address "
 	"A,\n"
 	"--bmc-port N, --bmc-user U, --bmc-password-file FILE (a path: the\n"
-	"password itself is never stored), --boot-config JSON (an object),\n"
+	"password itself is never stored), --bmc-bootdev pxe|pxe-efi|"
+	"unsupported\n"
+	"(what the BMC does with `chassis bootdev pxe`: pxe-efi adds\n"
+	"options=efiboot for UEFI machines; unsupported makes its refusal a\n"
+	"warning, the machine's boot order then must boot from the network),\n"
+	"--boot-config JSON (an object),\n"
 	"--sockets N, --cores N (per socket), --threads N (per core),\n"
 	"--numa-nodes N, --cpus N, --memory-mb N.\n"
 	"\n"
@@ -134,6 +144,7 @@ _Static_assert(NR_NUMS == HOST_NR_NUMS, "one option per host number");
 struct host_opts {
 	const char *kind, *address, *user, *health;
 	const char *libvirt_uri, *bmc_address, *bmc_user, *boot_config;
+	const char *bmc_bootdev;
 	char *key, *known_hosts, *bmc_password_file;
 	int port, port_set, no_contact, refresh, tags_set;
 	int64_t nums[NR_NUMS];
@@ -159,6 +170,7 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 		{ "bmc-user", required_argument, NULL, 'U' },
 		{ "bmc-password-file", required_argument, NULL, 'W' },
 		{ "boot-config", required_argument, NULL, 'C' },
+		{ "bmc-bootdev", required_argument, NULL, 'D' },
 		{ "sockets", required_argument, NULL, 1000 },
 		{ "cores", required_argument, NULL, 1001 },
 		{ "threads", required_argument, NULL, 1002 },
@@ -237,6 +249,15 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 		case 'W':
 			o->bmc_password_file = abs_path(optarg);
 			break;
+		case 'D':
+			if (strcmp(optarg, "pxe") &&
+			    strcmp(optarg, "pxe-efi") &&
+			    strcmp(optarg, "unsupported"))
+				die_usage("--bmc-bootdev is pxe, pxe-efi or "
+					  "unsupported, not '%s'",
+					  optarg);
+			o->bmc_bootdev = optarg;
+			break;
 		case 'C': {
 			struct json_value *doc = NULL;
 			struct strbuf e = STRBUF_INIT;
@@ -285,6 +306,7 @@ static void fields_of(const struct host_opts *o, struct host_fields *f)
 	f->bmc_user = o->bmc_user;
 	f->bmc_password_file = o->bmc_password_file;
 	f->boot_config = o->boot_config;
+	f->bmc_bootdev = o->bmc_bootdev;
 	for (size_t i = 0; i < NR_NUMS; i++)
 		f->nums[i] = o->nums[i];
 }
@@ -361,8 +383,8 @@ static int host_add(int argc, char **argv)
 	"'lease_owner', lease_owner, 'lease_job', lease_job_id, "              \
 	"'lease_expires', lease_expires, 'libvirt_uri', libvirt_uri, "         \
 	"'bmc_address', bmc_address, 'bmc_port', bmc_port, 'bmc_user', "       \
-	"bmc_user, 'bmc_password_file', bmc_password_file, 'boot_config', "    \
-	"boot_config"
+	"bmc_user, 'bmc_password_file', bmc_password_file, 'bmc_bootdev', "    \
+	"bmc_bootdev, 'boot_config', boot_config"
 #define HOST_JSON "jsonb_build_object(" HOST_FIELDS ")"
 
 static int host_list(int argc, char **argv)

@@ -16,6 +16,7 @@
 #include "lab/boot.h"
 #include "lab/build.h"
 #include "lab/sweep.h"
+#include "job/host_check.h"
 #include "store/hosts.h"
 #include "store/kernels.h"
 #include "cmd/builtin.h"
@@ -69,7 +70,11 @@ const char cmd_kernel_usage[] =
 	"  rm      forget a kernel (its cached build stays on disk)\n"
 	"  boot    boot the kernel on HOST (libvirt or ipmi), wait for Linux,\n"
 	"          the agent's beacon, SSH and uname -r; print the times;\n"
-	"          run CMD over SSH if given; power off unless --keep\n"
+	"          run CMD over SSH if given; power off unless --keep.  An\n"
+	"          ipmi host's console comes through Serial-over-LAN; one "
+	"that\n"
+	"          is up on its known-good kernel switches by kexec over SSH,\n"
+	"          else (or when kexec fails) PXE, bootdev pxe, power cycle\n"
 	"  orphans take down what controllers that died left running: this\n"
 	"          farm's libvirt domains (farm-FARMID-*) recorded by a\n"
 	"          controller whose lease expired (or by none), and IPMI "
@@ -729,31 +734,29 @@ int cmd_kernel(int argc, char **argv)
 }
 
 /*
- * `schedfarm host check NAME`: boot the host's known-good kernel (or
- * --kernel, which becomes the known-good one when the check passes), run
- * the smoke test (the agent's info over SSH), power off.  A pass makes the
- * host good; a failure is recorded by boot_host() (infrastructure: bad;
- * the known-good kernel failing: an aborted run, two in a row: bad).
+ * `schedfarm host check NAME`: job/host_check.c boots the host's known-good
+ * kernel (or --kernel, which becomes the known-good one when the check
+ * passes), runs the agent's info and powers the host off (not with
+ * --keep); the result is a host event.
  */
 int cmd_host_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "keep", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 }
 	};
-	_cleanup_db_result_ struct db_result *h = NULL;
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-
-	const char *kernel = NULL, *e, *p[1];
-	struct boot_request req;
-	struct boot_result br;
-	int64_t timeout_ms = 300000, kid = 0;
+	struct strbuf err = STRBUF_INIT;
+	struct host_check_request rq = { 0 };
+	struct host_check_result res;
+	const char *kernel = NULL, *e;
 	struct db_config cfg;
 	struct db *db;
 	char *self = NULL;
 	int opt, rc = 1;
 
+	rq.timeout_ms = 300000;
 	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'k':
@@ -761,79 +764,49 @@ int cmd_host_check(int argc, char **argv)
 			break;
 		case 't':
 			if (parse_duration_ms(optarg, 1000, 24 * 3600 * 1000,
-					      &timeout_ms, &e) < 0)
+					      &rq.timeout_ms, &e) < 0)
 				die_usage("--timeout %s %s", optarg, e);
+			break;
+		case 'K':
+			rq.keep = 1;
 			break;
 		default:
 			die_usage(
-				"host check NAME [--kernel K] [--timeout DUR]");
+				"host check NAME [--kernel K] [--timeout DUR] "
+				"[--keep]");
 		}
 	}
 	if (optind + 1 != argc)
 		die_usage("host check takes one host");
 	db = cli_open_db_cfg(&cfg);
-	p[0] = argv[optind];
-	if (db_exec(db, &h, &err,
-		    "SELECT known_good_kernel_id FROM hosts WHERE name = $1", 1,
-		    p) < 0)
-		cli_db_fatal("reading the host", &err);
-	if (db_nrows(h) != 1)
-		fatal("no host '%s'", argv[optind]);
+	rq.host_name = argv[optind];
+	rq.state_dir = cli_home();
+	rq.on_event = print_boot_event;
 	if (kernel)
-		kid = kernel_id_of(db, kernel);
-	else if (!db_get(h, 0, 0) ||
-		 parse_i64(db_get(h, 0, 0), 1, INT64_MAX, &kid, NULL) < 0)
-		fatal("host %s has no known-good kernel: give --kernel",
-		      argv[optind]);
+		rq.kernel_id = kernel_id_of(db, kernel);
 	self = cli_controller_begin(db);
-	boot_request_init(&req);
-	req.host_name = argv[optind];
-	req.state_dir = cli_home();
-	req.controller_id = self;
-	req.kernel_id = kid;
-	req.timeout_ms = timeout_ms;
-	req.on_event = print_boot_event;
-	boot_result_init(&br);
-	if (boot_host(db, &req, &br, &err) < 0) {
-		log_error("check failed: %s", err.buf);
-		printf("check %s: failed (%s, blame %s); health %s\n",
-		       argv[optind], boot_outcome_name(br.outcome), br.blame,
-		       br.host_health);
-		goto out;
+	rq.controller_id = self;
+	host_check_result_init(&res);
+	if (host_check(db, &rq, &res, &err) < 0) {
+		cli_controller_end(db, self);
+		fatal("%s", err.buf);
 	}
-	if (boot_ssh_run(&br, "schedfarm-agent info", 60000, &out, &err) < 0) {
-		struct host_observation o = { 0 };
-		struct host_verdict v = { 0 };
-
-		log_error("smoke test failed: %s", err.buf);
-		o.host_id = br.host_id;
-		o.kernel_id = kid;
-		o.outcome = HOST_FAILED;
-		o.what = "host check";
-		o.failure = "the agent's info failed";
-		o.reason = err.buf;
-		if (hosts_observe(db, &o, &v, &err) < 0)
-			log_error("%s", err.buf);
-		strbuf_reset(&err);
-		boot_power_off(db, &br, &err);
-		printf("check %s: smoke test failed; health %s\n", argv[optind],
-		       v.after.health);
-		goto out;
+	if (!res.passed) {
+		log_error("check failed: %s", res.why.buf);
+		printf("check %s: failed (blame %s); health %s\n", argv[optind],
+		       res.blame, res.health);
+	} else {
+		if (res.why.len)
+			log_warn("%s", res.why.buf);
+		printf("check %s: passed on %s in %.1f s; health good%s\n",
+		       argv[optind], res.release ? res.release : "?",
+		       res.ready_s, rq.keep ? "; left up" : "");
+		rc = 0;
 	}
-	if (hosts_set_health(db, br.host_id, "good", kid, "host check passed",
-			     &err) < 0)
-		cli_db_fatal("recording the check", &err);
-	if (boot_power_off(db, &br, &err) < 0)
-		log_warn("power off: %s", err.buf);
-	printf("check %s: passed on %s in %.1f s; health good\n", argv[optind],
-	       br.release, (double)br.ready_ms / 1000.0);
-	rc = 0;
-out:
 	cli_controller_end(db, self);
-	boot_result_release(&br);
+	host_check_result_release(&res);
 	db_close(db);
 	db_config_release(&cfg);
 	strbuf_release(&err);
-	strbuf_release(&out);
 	return rc;
 }

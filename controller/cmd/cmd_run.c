@@ -36,7 +36,7 @@
 
 const char cmd_run_usage[] =
 	"usage: schedfarm run [--lease SECONDS]\n"
-	"       schedfarm run PLAN --host NAME [--kernel NAME] [--base NAME]\n"
+	"       schedfarm run PLAN [--host NAME] [--kernel NAME] [--base NAME]\n"
 	"                          [--priority N] [--lease SECONDS]\n"
 	"\n"
 	"Without PLAN: claim and run queued jobs one after another in the\n"
@@ -44,15 +44,20 @@ const char cmd_run_usage[] =
 	"1\n"
 	"if jobs are left that no host can take).\n"
 	"\n"
-	"With PLAN: queue the plan on host NAME, labelling the running kernel\n"
+	"With PLAN: queue the plan on host NAME (without --host: on any host\n"
+	"the plan's host requirements match), labelling the running kernel\n"
 	"NAME (--base defaults to it), and run that job at once (waiting for\n"
-	"the host if another controller holds it).  On a local host --kernel\n"
-	"defaults to the running kernel's release (uname -r).  --host local,\n"
+	"the host if another controller holds it); without --host,\n"
+	"--kernel is needed.  On a local host --kernel defaults to the\n"
+	"running kernel's release (uname -r).  --host local,\n"
 	"when no host of that name exists, adds this machine as the local\n"
 	"host first, with its topology, and says so.  'kernel list' shows\n"
 	"the label.  A host that can never take the plan (its kind, CPUs,\n"
 	"sockets, memory or tags against the plan's host: section, or its\n"
 	"health) is refused before anything is queued, naming what is missing.\n"
+	"A new host (health unknown, with a known-good kernel) is checked\n"
+	"first; one that fails its check never gets the job, which is claimed\n"
+	"again for another.\n"
 	"\n"
 	"On a terminal one progress line, redrawn in place and cut to the\n"
 	"terminal's width, shows run i/N, the workload and its parameters,\n"
@@ -266,11 +271,12 @@ static int run_claimed(struct db *db, const struct queue_claim *c,
 		       (long long)c->job_id);
 	else
 		printf("STP#%lld: %s\n", (long long)c->job_id,
-		       r == 0 ? "done"
-			      : "failed ('schedfarm job show' says why)");
+		       r == 0	? "done"
+		       : r == 2 ? "back in the queue: its host failed its check"
+				: "failed ('schedfarm job show' says why)");
 	fflush(stdout);
 	strbuf_release(&err);
-	return r == 0 ? 0 : 1;
+	return r == 0 ? 0 : r == 2 ? 2 : 1;
 }
 
 /* Is any host busy, so that waiting could let a queued job run? */
@@ -305,9 +311,15 @@ static int drain(struct db *db, const char *owner, int lease_s,
 		if (r < 0)
 			fatal("claim failed: %s", err.buf);
 		if (r == 1) {
-			failed += run_claimed(db, &c, owner, lease_s, v);
-			ran++;
+			int done = run_claimed(db, &c, owner, lease_s, v);
+
 			waiting_said = 0;
+			/* Back in the queue (its host failed the check a new
+			 * host gets first): claim it again, for another. */
+			if (done == 2)
+				continue;
+			failed += done;
+			ran++;
 			if (only_job)
 				break;
 			continue;
@@ -422,8 +434,8 @@ int cmd_run(int argc, char **argv)
 		struct strbuf runs = STRBUF_INIT;
 		struct plan *plan = NULL;
 
-		if (!host)
-			die_usage("run PLAN needs --host NAME");
+		if (!host && !kernel)
+			die_usage("run PLAN without --host needs --kernel NAME");
 		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("the plan %s does not check", argv[optind]);
@@ -431,7 +443,7 @@ int cmd_run(int argc, char **argv)
 		if (!kernel) {
 			run_host(db, host, &kernel);
 			s.kernel_release = kernel; /* a label, not a build */
-		} else {
+		} else if (host) {
 			run_host(db, host, &kernel);
 		}
 		s.base = base ? base : kernel;
@@ -447,8 +459,8 @@ int cmd_run(int argc, char **argv)
 			fatal("%s", err.buf);
 		plan_describe_runs(plan, &runs);
 		printf("STP#%lld: queued, plan %s (%s) on %s, kernel %s\n",
-		       (long long)done.job_id, plan->name, runs.buf, host,
-		       kernel);
+		       (long long)done.job_id, plan->name, runs.buf,
+		       host ? host : "any matching host", kernel);
 		fflush(stdout);
 		only_job = done.job_id;
 		v.cancel_on_interrupt = 1;

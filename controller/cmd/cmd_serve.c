@@ -211,7 +211,7 @@ job_child(const struct db_config *cfg, const struct queue_claim *c,
 		log_warn("job %lld: %s", (long long)c->job_id, err.buf);
 	db_close(db);
 	fflush(NULL);
-	_exit(r == 0 ? 0 : r == 1 ? 3 : 1);
+	_exit(r == 0 ? 0 : r == 1 ? 3 : r == 2 ? 4 : 1);
 }
 
 /* A job process ended: note it, and record the job if the process died. */
@@ -228,10 +228,15 @@ static void job_exited(struct db *db, struct slot *slots, int nslots,
 	slots[i].pid = 0;
 	(*running)--;
 	if (WIFEXITED(status) &&
-	    (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)) {
+	    (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3 ||
+	     WEXITSTATUS(status) == 4)) {
 		log_info("job %lld: process %ld ended (%s)",
 			 (long long)slots[i].claim.job_id, (long)pid,
-			 WEXITSTATUS(status) ? "job failed" : "job done");
+			 WEXITSTATUS(status) == 0 ? "job done"
+			 : WEXITSTATUS(status) == 3
+				 ? "job failed"
+				 : "its host failed its check; "
+				   "the job is queued again");
 		return;
 	}
 	if (slots[i].killed)

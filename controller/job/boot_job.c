@@ -10,6 +10,7 @@
 #include "lab/boot.h"
 #include "job/boot_job.h"
 #include "lab/build.h"
+#include "plan/plan.h"
 #include "cleanup.h"
 #include "home.h"
 #include "job/jobguard.h"
@@ -146,6 +147,47 @@ static int state_tick(void *ctx)
 	return st->jc->beat(st->jc);
 }
 
+/* jc->watch: the booted host's console while the plan runs. */
+static int watch_console(struct job_ctx *jc, struct strbuf *hit)
+{
+	struct boot_state *st = jc->kind_state;
+	const struct console_hit *h;
+
+	if (!st)
+		return 0;
+	if (boot_watch(&st->res, &h) != 1) {
+		jc->console_oops =
+			boot_watch_count(&st->res, CONSOLE_EV_OOPS) +
+				boot_watch_count(&st->res, CONSOLE_EV_BUG) +
+				boot_watch_count(&st->res,
+						 CONSOLE_EV_KERNEL_BUG) +
+				boot_watch_count(&st->res, CONSOLE_EV_GPF) >
+			0;
+		return 0;
+	}
+	strbuf_addstr(hit, h->line);
+	jc->console_fatal_kind = h->name;
+	return 1;
+}
+
+/* jc->run_fatal: the boots row and the host's health after it. */
+static int record_run_fatal(struct job_ctx *jc, const char *line, int expected,
+			    struct strbuf *blame, struct strbuf *err)
+{
+	struct boot_state *st = jc->kind_state;
+	struct strbuf what = STRBUF_INIT;
+	int r;
+
+	if (!st)
+		return 0;
+	strbuf_addf(&what, "boot %d of job %lld (run phase)", st->run_boot,
+		    (long long)jc->claim.job_id);
+	r = boot_run_fatal(jc->db, &st->res, what.buf, line, expected, blame,
+			   err);
+	strbuf_release(&what);
+	return r;
+}
+
 int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 		  struct strbuf *err)
 {
@@ -194,6 +236,8 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 		return -1;
 	}
 	jc->kind_state = st;
+	jc->watch = watch_console;
+	jc->run_fatal = record_run_fatal;
 	jc->target.name = st->res.host_name;
 	jc->target.kind = "ssh";
 	jc->target.address = st->res.ssh_addr;
@@ -227,6 +271,8 @@ int boot_job_power_off(struct job_ctx *jc, struct strbuf *log,
 	boot_result_release(&st->res);
 	free(st);
 	jc->kind_state = NULL;
+	jc->watch = NULL;
+	jc->run_fatal = NULL;
 	memset(&jc->target, 0, sizeof(jc->target));
 	return r;
 }

@@ -88,6 +88,17 @@ struct job_ctx {
 	int lease_lost;
 	int interrupted; /* job_stop_requested was seen */
 	int booted; /* a boot hook succeeded; power_off is due */
+	/* Kinds that boot (set by the boot hook, cleared at power-off):
+	 * watch the console while the plan runs -- 1 with the fatal line
+	 * in *hit when one came -- and record a fatal line of the run:
+	 * expected (the plan's `expect:`) or the kernel's failure, whose
+	 * blame goes to *blame.  Both NULL: no console to watch. */
+	int (*watch)(struct job_ctx *jc, struct strbuf *hit);
+	int (*run_fatal)(struct job_ctx *jc, const char *line, int expected,
+			 struct strbuf *blame, struct strbuf *err);
+	char *console_fatal; /* this round's fatal console line, or NULL */
+	const char *console_fatal_kind; /* its pattern: "panic", ... */
+	int console_oops; /* this round's console showed an oops/BUG/GPF */
 	void *kind_state; /* the kind's hooks keep what they need here
 			   * (e.g. the boot result); they free it in
 			   * power_off */

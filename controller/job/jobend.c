@@ -22,6 +22,16 @@ int job_ingest_one(struct job_ctx *jc, struct run_rec *rr,
 	int r;
 
 	memset(&sum, 0, sizeof(sum));
+	if (rr->expected) {
+		r = ingest_mark_expected_panic(jc->db, rr->id, rr->expected,
+					       rr->lines.buf, rr->lines.len,
+					       &err);
+		if (r == 0)
+			strbuf_addf(log, "run %lld: expected crash: %s\n",
+				    (long long)rr->id, rr->expected);
+		strbuf_release(&err);
+		return r < 0 ? 1 : 0;
+	}
 	if (rr->error) {
 		r = ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
 				       rr->lines.len, &err);

@@ -23,6 +23,7 @@ struct run_rec {
 	struct strbuf lines;
 	struct strbuf label;
 	char *error; /* set when the run failed */
+	char *expected; /* it ended in the panic its plan expects */
 	const char *phase; /* the phase it failed in */
 	int need_fetch;
 	int stream_done; /* a done line came through the stream */

@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "store/ingest.h"
 #include "home.h"
+#include "job/host_check.h"
 #include "job/jobexec.h"
 #include "job/jobexec-int.h"
 #include "job/jobguard.h"
@@ -218,6 +219,37 @@ static void job_ctx_release(struct job_ctx *jc)
 	free((char *)jc->target.known_hosts);
 	free(jc->agent_path);
 	free(jc->run_dir);
+}
+
+/*
+ * A host that is new (or of unknown health) is checked before its first
+ * job (job/host_check.h), recorded as a boot phase.  0 when the host may
+ * take the job (checked now, or not due), 1 when it failed its check (the
+ * job goes back to the queue for another host), -1 with err when the check
+ * could not run.
+ */
+static int phase_check(struct job_ctx *jc, struct strbuf *err)
+{
+	struct strbuf log = STRBUF_INIT, e = STRBUF_INIT;
+	int due = hosts_check_due(jc->db, jc->claim.host_id, err), r;
+	int64_t pid;
+
+	if (due <= 0)
+		return due;
+	jlog(jc, 0,
+	     "host %s is new (health unknown): checking it with its "
+	     "known-good kernel before the job",
+	     jc->host_name);
+	if (queue_set_state(jc->db, &jc->claim, jc->owner, "booting", err) <
+		    0 ||
+	    queue_phase_begin(jc->db, &jc->claim, "boot", &pid, err) < 0)
+		return -1;
+	r = host_check_for_job(jc, &log, err);
+	jlog(jc, r ? 1 : 0, "%.*s", log.len ? (int)log.len - 1 : 0, log.buf);
+	queue_phase_end(jc->db, pid, r ? "failed" : "ok", log.buf, &e);
+	strbuf_release(&log);
+	strbuf_release(&e);
+	return r;
 }
 
 /* A phase that does nothing on this kind of host. */
@@ -587,6 +619,27 @@ bad:
 	return -1;
 }
 
+/*
+ * Once a second while a run goes on, a host that boots has its console
+ * read (jc->watch): a fatal line stops the run at once -- the host is gone
+ * -- and is kept in jc->console_fatal for console_round_end().
+ */
+static int watch_console(struct job_ctx *jc)
+{
+	struct strbuf hit = STRBUF_INIT;
+
+	if (jc->console_fatal)
+		return -1;
+	if (!jc->watch || jc->watch(jc, &hit) != 1) {
+		strbuf_release(&hit);
+		return 0;
+	}
+	jc->console_fatal = strbuf_detach(&hit, NULL);
+	jlog(jc, jc->plan->expect ? 0 : 1, "console: %s: %s",
+	     jc->console_fatal_kind, jc->console_fatal);
+	return -1;
+}
+
 static int on_tick(void *ctx)
 {
 	struct line_ctx *lc = ctx;
@@ -596,6 +649,8 @@ static int on_tick(void *ctx)
 		lc->last_tick_ms = now;
 		progress(lc->jc, lc->rr, lc->index, lc->n, lc->clk, NULL, 1);
 	}
+	if (watch_console(lc->jc) < 0)
+		return -1;
 	return job_beat(lc->jc);
 }
 
@@ -708,6 +763,96 @@ out:
 	strbuf_release(&name);
 }
 
+/* Whether this round's console shows what the plan's `expect:` says. */
+static int console_as_expected(const struct job_ctx *jc)
+{
+	switch (jc->plan->expect) {
+	case PLAN_EXPECT_NOTHING:
+		return 0;
+	case PLAN_EXPECT_PANIC:
+		return jc->console_fatal &&
+		       !strcmp(jc->console_fatal_kind, "panic");
+	case PLAN_EXPECT_OOPS:
+		return jc->console_oops;
+	}
+	return 0;
+}
+
+/*
+ * After the runs of a round on a host that boots (rr[from..to)): what the
+ * console showed decides how they ended.  A crash the plan expects
+ * (`expect:`) is the expected outcome of every run it cut short (its
+ * boots row says expected-panic, nobody is blamed); a fatal line it does
+ * not expect fails them and the job, in `run`, blamed as the health rules
+ * say (the kernel's, when it is new on a good host); a plan that expects a
+ * crash that never came fails its runs.  The host is powered off after
+ * the round as usual.  -1 with *ret_msg when the job must fail now.
+ */
+static int console_round_end(struct job_ctx *jc, struct run_rec *rr,
+			     size_t from, size_t to, size_t *nfailed,
+			     char **ret_msg)
+{
+	struct strbuf blame = STRBUF_INIT, e = STRBUF_INIT, m = STRBUF_INIT;
+	int expected = console_as_expected(jc), r = 0;
+
+	if (!jc->console_fatal && !jc->plan->expect)
+		return 0;
+	if (!jc->console_fatal && expected)
+		return 0; /* an expected oops that did not kill the host */
+	if (!jc->console_fatal) {
+		strbuf_addf(&m,
+			    "the plan expects %s, and the console showed none",
+			    jc->plan->expect == PLAN_EXPECT_PANIC ? "a panic"
+								  : "an oops");
+		for (size_t i = from; i < to; i++) {
+			if (!rr[i].error)
+				(*nfailed)++;
+			free(rr[i].error);
+			rr[i].error = xstrdup(m.buf);
+			rr[i].phase = "run";
+			rr[i].need_fetch = 0;
+		}
+		jlog(jc, 1, "%s", m.buf);
+		strbuf_release(&m);
+		return 0;
+	}
+	if (jc->run_fatal &&
+	    jc->run_fatal(jc, jc->console_fatal, expected, &blame, &e) < 0)
+		jlog(jc, 1, "cannot record the console's verdict: %s", e.buf);
+	for (size_t i = from; i < to; i++) {
+		if (rr[i].stream_done && !rr[i].error)
+			continue; /* it finished before the crash */
+		rr[i].need_fetch = 0;
+		if (expected) {
+			if (rr[i].error)
+				(*nfailed)--;
+			free(rr[i].error);
+			rr[i].error = NULL;
+			rr[i].expected = xstrdup(jc->console_fatal);
+		} else {
+			if (!rr[i].error)
+				(*nfailed)++;
+			free(rr[i].error);
+			rr[i].error = xstrfmt("the kernel crashed: %s",
+					      jc->console_fatal);
+			rr[i].phase = "run";
+		}
+	}
+	if (expected) {
+		jlog(jc, 0, "expected %s seen: %s", jc->console_fatal_kind,
+		     jc->console_fatal);
+	} else {
+		*ret_msg = xstrfmt("%s on the console during the run: %s "
+				   "(blame %s)",
+				   jc->console_fatal_kind, jc->console_fatal,
+				   blame.len ? blame.buf : "?");
+		r = -1;
+	}
+	strbuf_release(&blame);
+	strbuf_release(&e);
+	return r;
+}
+
 /*
  * Fetch the results file of a run whose stream was cut, within the collect
  * phase's limit.  The run files stay on the host until the run is stored
@@ -773,6 +918,10 @@ static void record_finished(struct job_ctx *jc, struct run_rec *rr,
 			    struct strbuf *log)
 {
 	if (rr->need_fetch || rr->stopped)
+		return;
+	/* A lost host may have crashed: the end of the round reads its
+	 * console first (console_round_end()). */
+	if (rr->error && jc->connection_lost)
 		return;
 	/* The agent got the same SIGINT as we did (one process group on a
 	 * terminal): its "interrupted" end is the job's stop, not its own
@@ -882,6 +1031,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	size_t n = 0, nfailed = 0, nkept = 0;
 	int64_t pid = 0;
 	int ret = 1, r, host_unreachable = 0, stored = 0, elsewhere = 0;
+	int requeued = 0;
 
 	job_guard_init(&jc);
 	jc.last_beat_ms = mono_ms();
@@ -903,6 +1053,20 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		     jc.block, (long long)jc.patch_id, jc.first_boot,
 		     jc.first_boot + jc.boots - 1, jc.kernel_name,
 		     jc.plan->max_boots);
+
+	/* a new host is checked first; one that fails never runs the job */
+	r = phase_check(&jc, &e);
+	if (r == 1) {
+		requeued = 1;
+		fail_phase = "boot";
+		fail_msg = strbuf_detach(&e, NULL);
+		goto finish;
+	}
+	if (r < 0) {
+		fail_phase = "infra";
+		fail_msg = strbuf_detach(&e, NULL);
+		goto finish;
+	}
 
 	/* build */
 	if (phase_build(&jc, &e) < 0) {
@@ -1032,6 +1196,20 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 				    : rr[i].need_fetch ? "stream cut"
 						       : "ok");
 		}
+		if (kind_boots(jc.host_kind) &&
+		    console_round_end(&jc, rr, (size_t)b * jc.plan->nr_runs,
+				      (size_t)(b + 1) * jc.plan->nr_runs,
+				      &nfailed, &fail_msg) < 0) {
+			queue_phase_end(db, pid, "failed", rlog.buf, &e);
+			/* The runs the crash cut short say so. */
+			for (size_t i = (size_t)b * jc.plan->nr_runs;
+			     i < (size_t)(b + 1) * jc.plan->nr_runs; i++)
+				if (!rr[i].recorded && !rr[i].done_before &&
+				    job_ingest_one(&jc, &rr[i], &log) == 0)
+					rr[i].recorded = 1;
+			fail_phase = "run";
+			goto finish;
+		}
 		if (b == jc.boots - 1 || kind_boots(jc.host_kind)) {
 			queue_phase_end(db, pid,
 					jc.lease_lost ? "failed"
@@ -1057,7 +1235,8 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 				goto finish;
 			job_phase_limit(&jc, "collect", "timeouts.collect",
 					jc.plan->timeouts.collect_ms, 1);
-			for (size_t i = from; i < to; i++)
+			/* A host that crashed has nothing left to fetch. */
+			for (size_t i = from; i < to && !jc.console_fatal; i++)
 				if (!rr[i].done_before && !rr[i].stopped)
 					collect_one(&jc, runner, &rr[i], &log);
 			queue_phase_end(db, pid, "ok", log.buf, &e);
@@ -1073,6 +1252,9 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			runner_close(runner);
 			runner = NULL;
 		}
+		free(jc.console_fatal);
+		jc.console_fatal = NULL;
+		jc.console_oops = 0;
 		if (phase_power_off(&jc) < 0) {
 			fail_phase = "infra";
 			fail_msg = xstrdup("the host could not be powered off "
@@ -1159,7 +1341,12 @@ finish:
 			fail_msg = xstrdup("the job's lease was lost "
 					   "(cancelled, or expired)");
 		}
-		if (fail_msg && elsewhere)
+		if (fail_msg && requeued)
+			jlog(&jc, 1,
+			     "job %lld goes back to the queue: host %s failed "
+			     "its check: %s",
+			     (long long)c->job_id, jc.host_name, fail_msg);
+		else if (fail_msg && elsewhere)
 			jlog(&jc, 1,
 			     "job %lld failed in %s on %s, the host's fault: "
 			     "back to the queue for another host: %s",
@@ -1178,7 +1365,10 @@ finish:
 	strbuf_reset(&e);
 	if (jc.connection_lost)
 		host_unreachable = 1;
-	if (!jc.interrupted && (host_unreachable || !fail_msg)) {
+	/* A failed check was observed by the check itself. */
+	if (requeued)
+		elsewhere = 1;
+	if (!jc.interrupted && !requeued && (host_unreachable || !fail_msg)) {
 		struct host_observation o = { 0 };
 		struct host_verdict v;
 		struct strbuf what = STRBUF_INIT;
@@ -1230,7 +1420,7 @@ finish:
 		strbuf_addf(err, "cannot record the end of job %lld: %s",
 			    (long long)c->job_id, e.buf);
 		ret = -1;
-	} else if (fail_msg && !jc.interrupted &&
+	} else if (fail_msg && !jc.interrupted && !elsewhere &&
 		   adaptive_job_is_adaptive(jc.plan, jc.patch_id)) {
 		/* A failed block ends its sequence: say so where the
 		 * sequence's reasons are read. */
@@ -1241,12 +1431,16 @@ finish:
 	}
 	if (fail_msg && ret == 0)
 		ret = 1;
+	if (requeued && ret == 1)
+		ret = 2;
 	for (size_t i = 0; rr && i < n; i++) {
 		strbuf_release(&rr[i].lines);
 		strbuf_release(&rr[i].label);
 		free(rr[i].error);
+		free(rr[i].expected);
 	}
 	free(rr);
+	free(jc.console_fatal);
 	free(fail_msg);
 	strbuf_release(&e);
 	strbuf_release(&log);

@@ -44,7 +44,9 @@ extern volatile sig_atomic_t job_stop_requested;
  * Run the claimed job c to its end and record everything; home is the
  * state folder (home.h) the job keeps its files in.  Return 0 when
  * the job is done, 1 when it failed or was stopped (recorded in the
- * database), -1 when even recording failed (err).
+ * database), 2 when its host failed the check a new host gets first
+ * (job/host_check.h: the job is back in the queue, for another host),
+ * -1 when even recording failed (err).
  */
 int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		int lease_s, const char *home, const struct job_hooks *hooks,

@@ -14,6 +14,7 @@
 
 #include "lab/boot.h"
 #include "store/controllers.h"
+#include "lab/boot-int.h"
 #include "store/hosts.h"
 #include "cleanup.h"
 #include "home.h"
@@ -22,6 +23,7 @@
 #include "lab/sweep.h"
 #include "json.h"
 #include "parse.h"
+#include "lab/sol.h"
 #include "lab/ssh.h"
 #include "strvec.h"
 #include "time-util.h"
@@ -81,6 +83,13 @@ void boot_result_release(struct boot_result *res)
 	free(res->console_path);
 	free(res->controller_id);
 	free(res->reason);
+	sol_close(res->sol);
+	free(res->method);
+	free(res->fallback);
+	if (res->watch) {
+		console_scanner_release(res->watch);
+		free(res->watch);
+	}
 	strbuf_release(&res->console_events);
 	strbuf_release(&res->log);
 	memset(res, 0, sizeof(*res));
@@ -91,21 +100,6 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-/* What one boot needs to know, read from the host and kernel rows. */
-struct boot_ctx {
-	const struct boot_request *req;
-	struct boot_result *res;
-	int sockets, cores, threads, numa_nodes;
-	int64_t memory_mb, known_good;
-	char *health;
-	char *boot_config; /* jsonb text */
-	char *kernel_image, *kernel_vmlinux, *kernel_initrd, *expected_release;
-	char *kernel_name;
-	struct json_value *cfg;
-	int64_t t0;
-	char farm[16];
-};
-
 static void ctx_release(struct boot_ctx *c)
 {
 	free(c->health);
@@ -115,12 +109,12 @@ static void ctx_release(struct boot_ctx *c)
 	free(c->kernel_initrd);
 	free(c->expected_release);
 	free(c->kernel_name);
+	free(c->known_good_release);
+	free(c->bmc_bootdev);
 	json_free(c->cfg);
 }
 
-static void event(struct boot_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void event(struct boot_ctx *c, const char *fmt, ...)
+void boot_event(struct boot_ctx *c, const char *fmt, ...)
 {
 	struct strbuf msg = STRBUF_INIT;
 	va_list ap;
@@ -143,6 +137,25 @@ static int get_int(const char *v, int def, int max)
 	if (!v || parse_int(v, 1, max, &n, NULL) < 0)
 		return def;
 	return n;
+}
+
+/*
+ * An IPMI host's console is its BMC's Serial-over-LAN unless the row names
+ * a console log file (a lab console server's); it switches kernels by
+ * kexec unless boot_config.kexec is false.
+ */
+static void ipmi_console_and_kexec(struct boot_ctx *c)
+{
+	struct strbuf e = STRBUF_INIT;
+	int v = 1;
+
+	if (strcmp(c->res->kind, "ipmi"))
+		return;
+	c->use_sol = !boot_cfg_str(c, "console_log", NULL);
+	if (json_get_bool(c->cfg, "kexec", &v, &e) < 0)
+		v = 1;
+	c->kexec = v;
+	strbuf_release(&e);
 }
 
 /*
@@ -172,7 +185,9 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 			      "threads_per_core, numa_nodes, memory_mb, "
 			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
 			      "bmc_password_file, boot_config::text, "
-			      "known_good_kernel_id, health FROM hosts "
+			      "known_good_kernel_id, health, bmc_bootdev, "
+			      "(SELECT release FROM kernels WHERE id = "
+			      "known_good_kernel_id) FROM hosts "
 			      "WHERE name = $1"
 			    : "SELECT id, name, kind, address, port, ssh_user, "
 			      "key_file, known_hosts, sockets, "
@@ -180,7 +195,9 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 			      "threads_per_core, numa_nodes, memory_mb, "
 			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
 			      "bmc_password_file, boot_config::text, "
-			      "known_good_kernel_id, health FROM hosts "
+			      "known_good_kernel_id, health, bmc_bootdev, "
+			      "(SELECT release FROM kernels WHERE id = "
+			      "known_good_kernel_id) FROM hosts "
 			      "WHERE id = $1",
 		    &a) < 0)
 		goto out;
@@ -225,12 +242,15 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 		c->known_good = 0;
 	c->health = xstrdup(db_get(h, 0, 20));
 	res->known_good_kernel_id = c->known_good;
+	c->bmc_bootdev = xstrdup(db_get(h, 0, 21) ? db_get(h, 0, 21) : "pxe");
+	c->known_good_release = dup_or_null(db_get(h, 0, 22));
 	if (json_parse(c->boot_config, strlen(c->boot_config), NULL, &c->cfg,
 		       err) < 0 ||
 	    json_type_of(c->cfg) != JSON_OBJECT) {
 		strbuf_addf(err, " (boot_config of host %s)", res->host_name);
 		goto out;
 	}
+	ipmi_console_and_kexec(c);
 	r = 0;
 out:
 	db_args_clear(&a);
@@ -277,7 +297,7 @@ out:
 }
 
 /* A string from boot_config (pointing into c->cfg), or def when absent. */
-static const char *cfg_str(struct boot_ctx *c, const char *key, const char *def)
+const char *boot_cfg_str(struct boot_ctx *c, const char *key, const char *def)
 {
 	const char *s;
 	struct strbuf e = STRBUF_INIT;
@@ -288,8 +308,8 @@ static const char *cfg_str(struct boot_ctx *c, const char *key, const char *def)
 	return s;
 }
 
-static int64_t cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
-		       int64_t max, int64_t def)
+int64_t boot_cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
+		     int64_t max, int64_t def)
 {
 	int64_t v;
 	struct strbuf e = STRBUF_INIT;
@@ -304,7 +324,7 @@ static int64_t cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
  * request's --append. */
 static void build_cmdline(struct boot_ctx *c, struct strbuf *out)
 {
-	strbuf_addstr(out, cfg_str(c, "cmdline", DEFAULT_CMDLINE));
+	strbuf_addstr(out, boot_cfg_str(c, "cmdline", DEFAULT_CMDLINE));
 	if (c->req->cmdline_append && *c->req->cmdline_append)
 		strbuf_addf(out, " %s", c->req->cmdline_append);
 }
@@ -337,7 +357,7 @@ static int insert_boot_row(struct db *db, struct boot_ctx *c,
 	return rc;
 }
 
-static void ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
+void boot_ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->address = res->bmc_address;
@@ -347,14 +367,9 @@ static void ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
 	t->lock_dir = res->bmc_lock_dir;
 }
 
-/*
- * Record a power operation on the booted host under its controller
- * (controllers.h) before it is tried; the id to close it with, 0 when it
- * could not be recorded (the operation goes ahead: a bookkeeping
- * failure is never a reason to leave a machine on).
- */
-static int64_t power_op_begin(struct db *db, const struct boot_result *res,
-			      const char *op)
+/* See boot-int.h. */
+int64_t boot_power_op_begin(struct db *db, const struct boot_result *res,
+			    const char *op)
 {
 	struct strbuf e = STRBUF_INIT;
 	int64_t id = 0;
@@ -367,8 +382,8 @@ static int64_t power_op_begin(struct db *db, const struct boot_result *res,
 	return id;
 }
 
-static void power_op_end(struct db *db, int64_t id, int r,
-			 const struct strbuf *why)
+void boot_power_op_end(struct db *db, int64_t id, int r,
+		       const struct strbuf *why)
 {
 	struct strbuf e = STRBUF_INIT;
 
@@ -384,11 +399,11 @@ static int destroy_domain(struct db *db, struct virt_conn *vc,
 			  const struct boot_result *res, const char *reason,
 			  struct strbuf *err)
 {
-	int64_t op = power_op_begin(db, res, "destroy");
+	int64_t op = boot_power_op_begin(db, res, "destroy");
 	struct strbuf e = STRBUF_INIT;
 	int r = virt_destroy(vc, res->domain, err);
 
-	power_op_end(db, op, r, err);
+	boot_power_op_end(db, op, r, err);
 	if (r == 0 && db)
 		controllers_domain_gone(db, res->domain, res->controller_id,
 					reason, &e);
@@ -419,7 +434,7 @@ static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%s-boot%" PRId64,
 				      c->farm, res->host_name, res->boot_id);
 	s.name = res->domain;
-	s.type = cfg_str(c, "accel", "qemu");
+	s.type = boot_cfg_str(c, "accel", "qemu");
 	s.sockets = c->sockets;
 	s.cores = c->cores;
 	s.threads = c->threads;
@@ -427,12 +442,12 @@ static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 	s.memory_mb = c->memory_mb;
 	s.kernel = c->kernel_vmlinux ? c->kernel_vmlinux : c->kernel_image;
 	s.initrd = c->kernel_initrd ? c->kernel_initrd
-				    : cfg_str(c, "initrd", NULL);
+				    : boot_cfg_str(c, "initrd", NULL);
 	s.cmdline = cmdline;
 	s.console_log = res->console_path;
 	s.ssh_addr = res->ssh_addr;
 	s.ssh_port = res->ssh_port;
-	s.emulator = cfg_str(c, "emulator", NULL);
+	s.emulator = boot_cfg_str(c, "emulator", NULL);
 	if (!s.ssh_port) {
 		strbuf_addf(err, "host %s has no port for SSH", res->host_name);
 		return -1;
@@ -459,26 +474,27 @@ static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 		if (sweep_host(db, res->controller_id, res->host_id,
 			       c->req->job_id != 0, vc, &gone) > 0) {
 			strbuf_rtrim(&gone);
-			event(c, "taken down first: %s", gone.buf);
+			boot_event(c, "taken down first: %s", gone.buf);
 		}
 		strbuf_release(&gone);
 	}
 	{
-		int64_t op = power_op_begin(db, res, "create");
+		int64_t op = boot_power_op_begin(db, res, "create");
 
 		r = virt_create_paused(vc, &s, err);
-		power_op_end(db, op, r, err);
+		boot_power_op_end(db, op, r, err);
 		if (r < 0)
 			goto out;
 		r = -1;
 	}
 	/* "Attach" the console: note where this boot's output starts. */
 	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
-	event(c,
-	      "domain %s created paused (%d sockets x %d cores x %d threads, "
-	      "%d NUMA nodes, %" PRId64 " MiB); console %s",
-	      res->domain, s.sockets, s.cores, s.threads, s.numa_nodes,
-	      s.memory_mb, res->console_path);
+	boot_event(
+		c,
+		"domain %s created paused (%d sockets x %d cores x %d threads, "
+		"%d NUMA nodes, %" PRId64 " MiB); console %s",
+		res->domain, s.sockets, s.cores, s.threads, s.numa_nodes,
+		s.memory_mb, res->console_path);
 	if (virt_resume(vc, res->domain, err) < 0)
 		goto out;
 	r = 0;
@@ -492,83 +508,6 @@ out:
 	}
 	virt_close(vc);
 	return r;
-}
-
-/* Power phase, IPMI: PXE script, bootdev pxe, power on or cycle. */
-static int power_ipmi(struct db *db, struct boot_ctx *c, const char *cmdline,
-		      uint64_t *ret_offset, struct strbuf *err)
-{
-	struct boot_result *res = c->res;
-	const char *tftp = cfg_str(c, "tftp_dir", NULL);
-	const char *server = cfg_str(c, "tftp_server", "10.0.2.2");
-	const char *initrd = c->kernel_initrd ? c->kernel_initrd
-					      : cfg_str(c, "initrd", NULL);
-	struct ipmi_target t;
-	enum ipmi_power p;
-	struct stat st;
-
-	ipmi_target_of(res, &t);
-	/* The plan's power limit bounds each BMC operation: a third of it
-	 * per call (three tries), all of it for the confirm. */
-	if (c->req->power_ms > 0) {
-		int64_t lim =
-			c->req->power_ms > 3600000 ? 3600000 : c->req->power_ms;
-
-		t.confirm_timeout_ms = (int)lim;
-		if (lim / 3 < 10000)
-			t.call_timeout_ms =
-				(int)(lim / 3 > 1000 ? lim / 3 : 1000);
-	}
-	if (!tftp) {
-		strbuf_addf(err, "host %s has no boot_config.tftp_dir",
-			    res->host_name);
-		return -1;
-	}
-	if (!c->kernel_image) {
-		strbuf_addf(err, "kernel %s has no image for PXE",
-			    c->kernel_name);
-		return -1;
-	}
-	if (ipmi_write_pxe(tftp, res->host_name, server, c->kernel_image,
-			   initrd, cmdline, err) < 0)
-		return -1;
-	event(c, "PXE script %s/%s.ipxe written", tftp, res->host_name);
-	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
-	if (strcmp(cfg_str(c, "bootdev", "pxe"), "none")) {
-		int b = ipmi_bootdev(&t, cfg_str(c, "bootdev", "pxe"), err);
-
-		if (b == IPMI_REFUSED) {
-			event(c, "%s; relying on the host's boot order",
-			      err->buf);
-			strbuf_reset(err);
-		} else if (b < 0) {
-			return -1;
-		} else {
-			event(c, "BMC %s:%d: next boot from %s", t.address,
-			      t.port, cfg_str(c, "bootdev", "pxe"));
-		}
-	}
-	if (ipmi_power_status(&t, &p, err) < 0)
-		return -1;
-	if (p == IPMI_POWER_ON) {
-		int64_t op = power_op_begin(db, res, "cycle");
-		int r;
-
-		event(c, "BMC %s:%d: power is on; cycling", t.address, t.port);
-		r = ipmi_power_cycle(&t, err);
-		power_op_end(db, op, r, err);
-		if (r < 0)
-			return -1;
-	} else {
-		int64_t op = power_op_begin(db, res, "on");
-		int r = ipmi_power_set(&t, IPMI_POWER_ON, NULL, err);
-
-		power_op_end(db, op, r, err);
-		if (r < 0)
-			return -1;
-	}
-	event(c, "BMC %s:%d: power on confirmed", t.address, t.port);
-	return 0;
 }
 
 int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
@@ -636,11 +575,11 @@ static void power_off_quiet(struct db *db, struct boot_result *res)
 		}
 	} else if (!strcmp(res->kind, "ipmi")) {
 		struct ipmi_target t;
-		int64_t op = power_op_begin(db, res, "off");
+		int64_t op = boot_power_op_begin(db, res, "off");
 
-		ipmi_target_of(res, &t);
+		boot_ipmi_target_of(res, &t);
 		t.tries = 2;
-		power_op_end(db, op,
+		boot_power_op_end(db, op,
 			     ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e), &e);
 	}
 	strbuf_release(&e);
@@ -762,11 +701,14 @@ static int update_boot_row(struct db *db, struct boot_ctx *c,
 	db_args_str(&a, console->len > CONSOLE_DB_MAX
 				? console->buf + console->len - CONSOLE_DB_MAX
 				: console->buf);
+	db_args_str(&a, c->method);
+	db_args_str(&a, res->fallback);
 	r = db_exec_args(
 		db, NULL, err,
 		"UPDATE boots SET linux_ms = $2, beacon_ms = $3, ssh_ms = $4, "
 		"ready_ms = $5, outcome = $6, blame = $7, reason = $8, "
 		"release = $9, console_events = $10, console_log = $11, "
+		"method = $12, fallback = $13, "
 		"finished_at = CASE WHEN $6 = 'ready' THEN NULL ELSE now() END "
 		"WHERE id = $1",
 		&a);
@@ -829,8 +771,12 @@ static int state_folders(struct boot_ctx *c, char **ret_console_dir,
 				   "log and locks");
 		return -1;
 	}
-	if (!strcmp(c->res->kind, "libvirt"))
-		return home_subdir(home, HOME_CONSOLE, ret_console_dir, err);
+	if (!strcmp(c->res->kind, "libvirt") || c->use_sol) {
+		if (home_subdir(home, HOME_CONSOLE, ret_console_dir, err) < 0)
+			return -1;
+		if (!c->use_sol)
+			return 0;
+	}
 	return home_subdir(home, HOME_LOCKS, &c->res->bmc_lock_dir, err);
 }
 
@@ -884,7 +830,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 	memset(&c, 0, sizeof(c));
 	c.req = req;
 	c.res = res;
-	c.t0 = mono_ms();
+	c.t0 = c.origin = mono_ms();
 	res->job_id = req->job_id;
 	res->controller_id = dup_or_null(req->controller_id);
 	console_scanner_init(&cs);
@@ -901,17 +847,15 @@ int boot_host(struct db *db, const struct boot_request *req,
 		snprintf(c.farm, sizeof(c.farm), "%s", f.buf);
 		strbuf_release(&f);
 	}
-	if (insert_boot_row(db, &c,
-			    !strcmp(res->kind, "libvirt") ? "libvirt"
-							  : "ipmi-pxe",
-			    err) < 0)
+	c.method = !strcmp(res->kind, "libvirt") ? "libvirt" : "ipmi-pxe";
+	if (insert_boot_row(db, &c, c.method, err) < 0)
 		goto out_early;
 	build_cmdline(&c, &cmdline);
-	if (!strcmp(res->kind, "libvirt")) {
+	if (!strcmp(res->kind, "libvirt") || c.use_sol) {
 		res->console_path = xstrfmt("%s/boot-%" PRId64 ".log",
 					    console_dir, res->boot_id);
 	} else {
-		const char *p = cfg_str(&c, "console_log", NULL);
+		const char *p = boot_cfg_str(&c, "console_log", NULL);
 
 		if (!p) {
 			strbuf_addf(err,
@@ -924,13 +868,13 @@ int boot_host(struct db *db, const struct boot_request *req,
 		}
 		res->console_path = xstrdup(p);
 	}
-	event(&c, "booting %s on %s (%s): %s", c.kernel_name, res->host_name,
-	      res->kind, cmdline.buf);
+	boot_event(&c, "booting %s on %s (%s): %s", c.kernel_name,
+		   res->host_name, res->kind, cmdline.buf);
 
 	/* Phase: power. */
 	if ((!strcmp(res->kind, "libvirt")
 		     ? power_libvirt(db, &c, cmdline.buf, &off, err)
-		     : power_ipmi(db, &c, cmdline.buf, &off, err)) < 0) {
+		     : boot_power_ipmi(db, &c, cmdline.buf, &off, err)) < 0) {
 		res->outcome = BOOT_INFRA_FAILED;
 		res->blame = "host";
 		strbuf_addf(&reason, "power: %s", err->buf);
@@ -943,24 +887,25 @@ int boot_host(struct db *db, const struct boot_request *req,
 
 	/* Phases kernel, agent, ssh: one loop, the console read throughout. */
 	phase = "kernel";
-	deadline =
-		phase_deadline(&c, mono_ms(),
-			       req->kernel_ms ? req->kernel_ms
-					      : cfg_i64(&c, "kernel_timeout_ms",
-							1000, 3600000, 120000));
+	deadline = phase_deadline(
+		&c, mono_ms(),
+		req->kernel_ms ? req->kernel_ms
+			       : boot_cfg_i64(&c, "kernel_timeout_ms", 1000,
+					      3600000, 120000));
 	for (;;) {
 		now = mono_ms();
 		if (fd < 0)
 			fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
-		pump_console(fd, &off, &cs, now - c.t0);
+		boot_ipmi_console_check(&c);
+		pump_console(fd, &off, &cs, now - c.origin);
 		if (console_scanner_fatal(&cs)) {
 			const struct console_hit *h =
 				console_scanner_fatal(&cs);
 
 			/* Let the rest of the oops reach the log. */
 			sleep_ms(500);
-			pump_console(fd, &off, &cs, mono_ms() - c.t0);
-			event(&c, "console: %s: %s", h->name, h->line);
+			pump_console(fd, &off, &cs, mono_ms() - c.origin);
+			boot_event(&c, "console: %s: %s", h->name, h->line);
 			res->outcome = BOOT_KERNEL_FAILED;
 			res->blame = "kernel";
 			strbuf_addf(&reason, "%s during %s: %s", h->name, phase,
@@ -970,27 +915,29 @@ int boot_host(struct db *db, const struct boot_request *req,
 		}
 		if (res->linux_ms < 0 && cs.linux_ms >= 0) {
 			res->linux_ms = cs.linux_ms;
-			event(&c, "console: Linux version %s",
-			      cs.linux_release ? cs.linux_release : "?");
+			boot_event(&c, "console: Linux version %s",
+				   cs.linux_release ? cs.linux_release : "?");
 			phase = "agent";
 			deadline = phase_deadline(
 				&c, now,
-				req->agent_ms ? req->agent_ms
-					      : cfg_i64(&c, "agent_timeout_ms",
-							1000, 3600000, 120000));
+				req->agent_ms
+					? req->agent_ms
+					: boot_cfg_i64(&c, "agent_timeout_ms",
+						       1000, 3600000, 120000));
 		}
 		if (res->beacon_ms < 0 && cs.beacon_ms >= 0) {
 			res->beacon_ms = cs.beacon_ms;
 			if (res->linux_ms < 0)
 				res->linux_ms = res->beacon_ms;
-			event(&c, "console: agent beacon (%s)",
-			      cs.beacon_release ? cs.beacon_release : "?");
+			boot_event(&c, "console: agent beacon (%s)",
+				   cs.beacon_release ? cs.beacon_release : "?");
 			phase = "ssh";
 			deadline = phase_deadline(
 				&c, now,
-				req->ssh_ms ? req->ssh_ms
-					    : cfg_i64(&c, "ssh_timeout_ms",
-						      1000, 3600000, 60000));
+				req->ssh_ms
+					? req->ssh_ms
+					: boot_cfg_i64(&c, "ssh_timeout_ms",
+						       1000, 3600000, 60000));
 			if (ssh_unusable(res, &reason)) {
 				res->outcome = BOOT_INFRA_FAILED;
 				res->blame = "host";
@@ -1005,9 +952,10 @@ int boot_host(struct db *db, const struct boot_request *req,
 			if (boot_ssh_run(res, "uname -r", 15000, &out, &se) ==
 			    0) {
 				strbuf_trim(&out);
-				res->ssh_ms = mono_ms() - c.t0;
+				res->ssh_ms = mono_ms() - c.origin;
 				res->release = strbuf_detach(&out, NULL);
-				event(&c, "ssh: up, uname -r %s", res->release);
+				boot_event(&c, "ssh: up, uname -r %s",
+					   res->release);
 				strbuf_release(&se);
 				if (c.expected_release &&
 				    strcmp(c.expected_release, res->release)) {
@@ -1021,7 +969,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 					strbuf_addbuf(err, &reason);
 					goto finish;
 				}
-				res->ready_ms = mono_ms() - c.t0;
+				res->ready_ms = mono_ms() - c.origin;
 				res->outcome = BOOT_READY;
 				strbuf_addstr(&reason, "ready");
 				break;
@@ -1058,8 +1006,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 			goto finish;
 		}
 		if (now - c.t0 > 2000 && domain_gone(&c)) {
-			pump_console(fd, &off, &cs, mono_ms() - c.t0);
-			console_scanner_flush(&cs, mono_ms() - c.t0);
+			pump_console(fd, &off, &cs, mono_ms() - c.origin);
+			console_scanner_flush(&cs, mono_ms() - c.origin);
 			if (console_scanner_fatal(&cs))
 				continue; /* reported above, next round */
 			res->outcome = BOOT_KERNEL_FAILED;
@@ -1073,16 +1021,27 @@ int boot_host(struct db *db, const struct boot_request *req,
 		sleep_ms(100);
 	}
 finish:
-	console_scanner_flush(&cs, mono_ms() - c.t0);
+	res->method = xstrdup(c.method);
+	if (res->outcome == BOOT_READY) {
+		/* The run phase watches on from here (watch.c). */
+		res->watch_off = off;
+		res->watch_t0 = c.origin;
+	}
+	console_scanner_flush(&cs, mono_ms() - c.origin);
 	console_scanner_summary(&cs, 0, &res->console_events);
 	/* Whose fault a failure was is the health rules' call: first. */
 	hr = record_health(db, &c, reason.buf, &e2);
 	if (res->outcome != BOOT_READY) {
-		event(&c, "boot failed (%s, blame %s): %s",
-		      boot_outcome_name(res->outcome), res->blame, reason.buf);
+		boot_event(&c, "boot failed (%s, blame %s): %s",
+			   boot_outcome_name(res->outcome), res->blame,
+			   reason.buf);
 		power_off_quiet(db, res);
+		/* The capture ends with the power: the console is whole. */
+		sol_close(res->sol);
+		res->sol = NULL;
 	} else {
-		event(&c, "ready in %.1f s", (double)res->ready_ms / 1000.0);
+		boot_event(&c, "ready in %.1f s",
+			   (double)res->ready_ms / 1000.0);
 	}
 	if (res->console_path)
 		read_console(res->console_path, start_off, &console);
@@ -1097,7 +1056,8 @@ finish:
 		r = res->outcome == BOOT_READY ? 0 : -1;
 	}
 	if (strcmp(res->blame, "none"))
-		event(&c, "host %s is %s", res->host_name, res->host_health);
+		boot_event(&c, "host %s is %s", res->host_name,
+			   res->host_health);
 	goto out;
 out_early:
 	res->outcome = BOOT_RUNNING;
@@ -1140,11 +1100,14 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 		virt_close(vc);
 	} else if (!strcmp(res->kind, "ipmi")) {
 		struct ipmi_target t;
-		int64_t op = power_op_begin(db, res, "off");
+		int64_t op = boot_power_op_begin(db, res, "off");
 
-		ipmi_target_of(res, &t);
+		boot_ipmi_target_of(res, &t);
 		r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
-		power_op_end(db, op, r, err);
+		boot_power_op_end(db, op, r, err);
+		/* From power-on to power-off: the capture ends here. */
+		sol_close(res->sol);
+		res->sol = NULL;
 	}
 	if (res->boot_id && db) {
 		struct strbuf e2 = STRBUF_INIT, console = STRBUF_INIT;
@@ -1204,10 +1167,10 @@ int boot_power_off_host(struct db *db, int64_t host_id,
 	}
 	res.controller_id = xstrdup(controller_id);
 	res.bmc_lock_dir = xstrdup(lock_dir);
-	ipmi_target_of(&res, &t);
-	op = power_op_begin(db, &res, "off");
+	boot_ipmi_target_of(&res, &t);
+	op = boot_power_op_begin(db, &res, "off");
 	r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
-	power_op_end(db, op, r, err);
+	boot_power_op_end(db, op, r, err);
 out:
 	ctx_release(&c);
 	boot_result_release(&res);

@@ -25,7 +25,9 @@
 
 #include <stdint.h>
 
+struct sol_console;
 #include "store/db.h"
+#include "lab/console.h"
 #include "strbuf.h"
 
 enum boot_outcome {
@@ -91,6 +93,13 @@ struct boot_result {
 	int64_t known_good_kernel_id; /* the host's; 0: none */
 	char *reason; /* why it failed (the boots row's reason) */
 	int health_deferred; /* failed, and not judged yet */
+	struct sol_console *sol; /* IPMI: the SOL capture, until power-off */
+	char *method; /* boots.method */
+	char *fallback; /* why a kexec gave way to a power cycle, or NULL */
+	/* After a ready boot, the console while the host runs (watch.c). */
+	struct console_scanner *watch;
+	uint64_t watch_off;
+	int64_t watch_t0;
 	struct strbuf console_events; /* the scanner's summary */
 	struct strbuf log; /* what happened, one line per step */
 };
@@ -125,6 +134,31 @@ int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
  * the boot (its last MiB), what was printed while the host ran included.
  * Always safe to call. */
 int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err);
+
+/*
+ * The console while the booted host runs the plan (watch.c): feed what it
+ * printed since the boot was ready (or since the last call) to a scanner
+ * of its own, keeping an IPMI host's SOL capture alive.  1 with *ret_hit
+ * (owned by res) once a fatal line (a panic, a firmware banner: the
+ * machine reset) has been seen; 0 otherwise.  Call it about once a second.
+ */
+int boot_watch(struct boot_result *res, const struct console_hit **ret_hit);
+/* How many lines of event ev the run's console showed so far. */
+size_t boot_watch_count(const struct boot_result *res, enum console_event ev);
+
+/*
+ * The run phase ended on a fatal console line of this boot (what: "run 12
+ * of job 4").  expected: the plan declared it (`expect: panic`), so the
+ * boots row says expected-panic, blames nobody and keeps the line in
+ * boots.expected; else it is a failure like a panic during the boot: the
+ * health rules (store/hosts.c) decide the blame -- the kernel's, when it
+ * is new on a good host -- and the boots row says kernel-failed.  The blame
+ * is appended to ret_blame.  The host still needs boot_power_off(): it is
+ * power-cycled as usual.  0, or -1 with err.
+ */
+int boot_run_fatal(struct db *db, struct boot_result *res, const char *what,
+		   const char *line, int expected, struct strbuf *ret_blame,
+		   struct strbuf *err);
 
 /*
  * Settle a failed boot whose health was deferred: check is -1 when no

@@ -192,6 +192,27 @@ static int is_git_repo(const char *path)
 	return r;
 }
 
+/*
+ * A bare repository (a mirror a lab keeps of a kernel tree: HEAD,
+ * objects/ and refs/ at its top, no work tree) is a git base too: `git
+ * worktree add` makes a build tree from it as from any repository.
+ */
+static int is_bare_git_repo(const char *path)
+{
+	static const char *const parts[] = { "HEAD", "objects", "refs" };
+	struct strbuf p = STRBUF_INIT;
+	struct stat st;
+	int r = 1;
+
+	for (size_t i = 0; i < 3 && r; i++) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/%s", path, parts[i]);
+		r = !stat(p.buf, &st);
+	}
+	strbuf_release(&p);
+	return r;
+}
+
 /* Run cp, appending what it printed to log; the contract of run_command. */
 static int run_logged(struct child_process *cp, struct strbuf *log,
 		      struct strbuf *err)
@@ -282,7 +303,8 @@ int kernel_build_key(const struct kernel_build_spec *spec,
 		if (sha256_file(spec->base, hex, err) < 0)
 			goto out;
 		strbuf_addf(&id, "tarball:%s", hex);
-	} else if (is_dir(spec->base) && is_git_repo(spec->base)) {
+	} else if (is_dir(spec->base) &&
+		   (is_git_repo(spec->base) || is_bare_git_repo(spec->base))) {
 		strbuf_addstr(&id, "git:");
 		if (git_commit(spec->base, spec->ref, &id, err) < 0)
 			goto out;

@@ -42,14 +42,24 @@ static int bmc_lock(const struct ipmi_target *t, struct strbuf *err)
 	return fd;
 }
 
-/* One ipmitool call with retries; stdout in out.  Caller holds the lock. */
-static int ipmitool(const struct ipmi_target *t, const char *const *args,
-		    struct strbuf *out, struct strbuf *err)
+/* ipmitool's connection arguments for t (the password by file or -E). */
+static void base_args(const struct ipmi_target *t, struct strvec *args)
 {
-	int tries = t->tries > 0 ? t->tries : 3;
-	int pause = t->backoff_ms > 0 ? t->backoff_ms : 500;
-	struct strbuf last = STRBUF_INIT;
+	strvec_pushl(args, t->ipmitool ? t->ipmitool : "ipmitool", "-I",
+		     "lanplus", "-C", "3", "-N", "1", "-R", "1", "-H",
+		     t->address, (char *)NULL);
+	strvec_push(args, "-p");
+	strvec_pushf(args, "%d", port_of(t));
+	strvec_pushl(args, "-U", t->user, (char *)NULL);
+	if (t->password_file)
+		strvec_pushl(args, "-f", t->password_file, (char *)NULL);
+	else
+		strvec_push(args, "-E");
+}
 
+/* 0 when t has what every call needs, else -1 with err. */
+static int target_ok(const struct ipmi_target *t, struct strbuf *err)
+{
 	if (!t->address || !t->user) {
 		strbuf_addstr(err, "the host has no BMC address or user");
 		return -1;
@@ -59,6 +69,19 @@ static int ipmitool(const struct ipmi_target *t, const char *const *args,
 				   "IPMI_PASSWORD");
 		return -1;
 	}
+	return 0;
+}
+
+/* One ipmitool call with retries; stdout in out.  Caller holds the lock. */
+static int ipmitool(const struct ipmi_target *t, const char *const *args,
+		    struct strbuf *out, struct strbuf *err)
+{
+	int tries = t->tries > 0 ? t->tries : 3;
+	int pause = t->backoff_ms > 0 ? t->backoff_ms : 500;
+	struct strbuf last = STRBUF_INIT;
+
+	if (target_ok(t, err) < 0)
+		return -1;
 	for (int i = 0; i < tries; i++) {
 		struct child_process cp;
 		int r;
@@ -68,17 +91,7 @@ static int ipmitool(const struct ipmi_target *t, const char *const *args,
 			pause *= 2;
 		}
 		child_process_init(&cp);
-		strvec_pushl(&cp.args, t->ipmitool ? t->ipmitool : "ipmitool",
-			     "-I", "lanplus", "-C", "3", "-N", "1", "-R", "1",
-			     "-H", t->address, (char *)NULL);
-		strvec_pushf(&cp.args, "-p");
-		strvec_pushf(&cp.args, "%d", port_of(t));
-		strvec_pushl(&cp.args, "-U", t->user, (char *)NULL);
-		if (t->password_file)
-			strvec_pushl(&cp.args, "-f", t->password_file,
-				     (char *)NULL);
-		else
-			strvec_push(&cp.args, "-E");
+		base_args(t, &cp.args);
 		strvec_pushv(&cp.args, args);
 		cp.capture_out = cp.capture_err = 1;
 		cp.timeout_ms =
@@ -230,10 +243,11 @@ int ipmi_power_cycle(const struct ipmi_target *t, struct strbuf *err)
 	return r;
 }
 
-int ipmi_bootdev(const struct ipmi_target *t, const char *dev,
+int ipmi_bootdev(const struct ipmi_target *t, const char *dev, int efi,
 		 struct strbuf *err)
 {
-	const char *args[] = { "chassis", "bootdev", dev, NULL };
+	const char *args[] = { "chassis", "bootdev", dev,
+			       efi ? "options=efiboot" : NULL, NULL };
 	struct strbuf out = STRBUF_INIT;
 	int fd, r;
 
@@ -289,5 +303,59 @@ int ipmi_write_pxe(const char *tftp_dir, const char *name, const char *server,
 out:
 	strbuf_release(&p);
 	strbuf_release(&body);
+	return r;
+}
+
+int ipmi_sol_deactivate(const struct ipmi_target *t, struct strbuf *err)
+{
+	struct child_process cp;
+	int fd, r;
+
+	if (target_ok(t, err) < 0)
+		return -1;
+	fd = bmc_lock(t, err);
+	if (fd < 0)
+		return -1;
+	child_process_init(&cp);
+	base_args(t, &cp.args);
+	strvec_pushl(&cp.args, "sol", "deactivate", (char *)NULL);
+	cp.capture_out = cp.capture_err = 1;
+	cp.timeout_ms = t->call_timeout_ms > 0 ? t->call_timeout_ms : 10000;
+	r = run_command(&cp, err);
+	/* No session to end is what we wanted: ipmitool says so and exits
+	 * 1 ("SOL payload already de-activated"). */
+	if (r < 0 && strstr(cp.err.buf, "de-activated")) {
+		strbuf_reset(err);
+		r = 0;
+	} else if (r < 0) {
+		strbuf_trim(&cp.err);
+		strbuf_addf(err, " (BMC %s:%d: %.200s)", t->address, port_of(t),
+			    cp.err.buf);
+	}
+	child_process_clear(&cp);
+	close(fd);
+	return r;
+}
+
+int ipmi_sol_start(const struct ipmi_target *t, const char *out_file,
+		   struct child_process *cp, struct strbuf *err)
+{
+	int fd, r;
+
+	if (target_ok(t, err) < 0)
+		return -1;
+	fd = bmc_lock(t, err);
+	if (fd < 0)
+		return -1;
+	child_process_init(cp);
+	base_args(t, &cp->args);
+	/* No escape character: console bytes are never taken as commands
+	 * to ipmitool itself. */
+	strvec_pushl(&cp->args, "-e", "none", "sol", "activate", (char *)NULL);
+	cp->out_file = out_file;
+	cp->hold_stdin = 1;
+	cp->capture_err = 1;
+	r = start_command(cp, err);
+	close(fd);
 	return r;
 }

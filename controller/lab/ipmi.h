@@ -44,11 +44,27 @@ int ipmi_power_set(const struct ipmi_target *t, enum ipmi_power want,
 		   int *ret_changed, struct strbuf *err);
 /* Power cycle: on when off; else off then on (confirmed both times). */
 int ipmi_power_cycle(const struct ipmi_target *t, struct strbuf *err);
-/* Next boot from dev ("pxe", "disk").  IPMI_REFUSED when the BMC does not
- * support it (ipmi_sim without a chassis program): the caller may rely on
- * the machine's boot order instead. */
-int ipmi_bootdev(const struct ipmi_target *t, const char *dev,
+/* Next boot from dev ("pxe", "disk"), with options=efiboot when efi (UEFI
+ * machines).  IPMI_REFUSED when the BMC answered but refused it (OpenIPMI's
+ * ipmi_sim without a chassis_control program): whether that may be
+ * ignored is the host row's call (hosts.bmc_bootdev), not this file's. */
+int ipmi_bootdev(const struct ipmi_target *t, const char *dev, int efi,
 		 struct strbuf *err);
+
+/*
+ * Serial-over-LAN.  A BMC allows one SOL session: ipmi_sol_deactivate()
+ * ends whatever session is open (none open is success).
+ * ipmi_sol_start() starts `ipmitool ... -e none sol activate` in cp (the
+ * caller owns it: command_running(), stop_command(), child_process_clear())
+ * with its stdout appended to out_file and its stdin held open, since
+ * ipmitool ends the session at EOF on its input.  Both hold the BMC's lock
+ * only while they start; the session itself runs beside power calls, as
+ * BMCs allow.
+ */
+struct child_process;
+int ipmi_sol_deactivate(const struct ipmi_target *t, struct strbuf *err);
+int ipmi_sol_start(const struct ipmi_target *t, const char *out_file,
+		   struct child_process *cp, struct strbuf *err);
 
 /*
  * PXE: write TFTP_DIR/NAME.ipxe, an iPXE script that loads

@@ -652,6 +652,13 @@ static int recover(struct runner *r, int64_t run_id, int64_t deadline,
 			stopped = 1;
 			remote_stop(r, run_id);
 		}
+		if (alive < 0 && stopped) {
+			/* Stopped (e.g. the console showed the host crash)
+			 * and not reachable: there is nothing to wait for. */
+			strbuf_release(&e);
+			strbuf_release(&last);
+			return 0;
+		}
 		if (alive < 0) {
 			note(cb, "reconnecting to %s: %s", r->h.name, e.buf);
 			strbuf_reset(&last);
@@ -731,10 +738,13 @@ static int run_ssh(struct runner *r, int64_t run_id, const char *spec,
 		}
 	}
 	if (!lost) {
-		if (end != RUNNER_ENDED)
-			remote_stop(r, run_id);
+		/* Our channel ends first: stopping the agent may have to
+		 * reconnect (a host that crashed and came back), which frees
+		 * the session the channel belongs to. */
 		ssh_exec_end(ex, ret_status);
 		ex = NULL;
+		if (end != RUNNER_ENDED)
+			remote_stop(r, run_id);
 		/* No exit status after the end of stdout: the link died
 		 * between the agent's last line and its exit. */
 		if (end == RUNNER_ENDED && *ret_status < 0 &&

@@ -466,6 +466,24 @@ void check_timeouts(struct ctx *c, struct plan *p, const struct ynode *n)
 }
 
 /*
+ * expect: what the plan's runs are meant to crash the kernel with -- a
+ * crash-path or watchdog test (`panic`), or an oops (`oops`; a panic
+ * after it is expected too, as with panic_on_oops).  The console match is
+ * then the expected outcome of the run, not the kernel's failure.
+ */
+void check_expect(struct ctx *c, struct plan *p, const struct ynode *n)
+{
+	if (get_scalar(c, n, "expect", "'panic' or 'oops'") < 0)
+		return;
+	if (!strcmp(n->text, "panic"))
+		p->expect = PLAN_EXPECT_PANIC;
+	else if (!strcmp(n->text, "oops"))
+		p->expect = PLAN_EXPECT_OOPS;
+	else
+		expected(c, n, "expect", "'panic' or 'oops'");
+}
+
+/*
  * cgroups: the layout into p->cgroups.  Each item is checked whole, so a
  * bad path does not hide a bad weight beside it.
  */

@@ -109,6 +109,7 @@ void check_settings(struct ctx *c, struct plan *p,
 void check_host(struct ctx *c, struct plan *p, const struct ynode *n);
 void check_kernel(struct ctx *c, struct plan *p, const struct ynode *n);
 void check_timeouts(struct ctx *c, struct plan *p, const struct ynode *n);
+void check_expect(struct ctx *c, struct plan *p, const struct ynode *n);
 void check_cgroups(struct ctx *c, struct plan *p, const struct ynode *n);
 void check_metrics(struct ctx *c, struct plan *p, const struct ynode *n);
 

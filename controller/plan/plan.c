@@ -61,7 +61,7 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root)
 		"name",	     "description", "workloads", "workload", "params",
 		"variants",  "iterations",  "warmup",	 "boots",    "until",
 		"max_boots", "cgroups",	    "host",	 "kernel",   "metrics",
-		"timeouts",  NULL
+		"timeouts",  "expect",	    NULL
 	};
 	enum {
 		K_NAME,
@@ -80,6 +80,7 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root)
 		K_KERNEL,
 		K_METRICS,
 		K_TIMEOUTS,
+		K_EXPECT,
 		K_NR
 	};
 	const struct ynode *v[K_NR + 1];
@@ -125,6 +126,8 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root)
 		check_metrics(c, p, v[K_METRICS]);
 	if (v[K_TIMEOUTS])
 		check_timeouts(c, p, v[K_TIMEOUTS]);
+	if (v[K_EXPECT])
+		check_expect(c, p, v[K_EXPECT]);
 
 	if (v[K_WORKLOADS] && (v[K_WORKLOAD] || v[K_PARAMS] || v[K_VARIANTS])) {
 		const struct ynode *k = v[K_WORKLOAD] ? v[K_WORKLOAD]

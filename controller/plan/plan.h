@@ -128,6 +128,13 @@ struct plan_timeouts {
 			 * phases' limits, plan_job_budget_ms() */
 };
 
+/* What a plan's runs are meant to crash the kernel with (`expect:`). */
+enum plan_expect {
+	PLAN_EXPECT_NOTHING, /* a panic is the kernel's failure */
+	PLAN_EXPECT_PANIC, /* a crash-path test: the runs end in a panic */
+	PLAN_EXPECT_OOPS, /* an oops (or BUG, GPF), maybe then a panic */
+};
+
 struct plan {
 	char *source; /* the name errors use: path, or plan_parse()'s name */
 	char *name; /* `name:`, else source's basename without .yaml */
@@ -149,6 +156,7 @@ struct plan {
 	struct plan_metric *metrics;
 	size_t nr_metrics;
 	struct plan_timeouts timeouts;
+	enum plan_expect expect; /* `expect:`; default nothing */
 
 	struct plan_run *runs; /* expanded, in order; 1..PLAN_MAX_RUNS */
 	size_t nr_runs;

@@ -178,9 +178,11 @@ out:
 	return -1;
 }
 
-int hosts_set_health(struct db *db, int64_t host_id, const char *health,
-		     int64_t known_good_kernel_id, const char *reason,
-		     struct strbuf *err)
+/* hosts_set_health(), with the event written always (always_event) or
+ * only on a change. */
+static int set_health(struct db *db, int64_t host_id, const char *health,
+		      int64_t known_good_kernel_id, const char *reason,
+		      int always_event, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
@@ -207,7 +209,7 @@ int hosts_set_health(struct db *db, int64_t host_id, const char *health,
 			 "updated_at = now() WHERE id = $1",
 			 &a) < 0)
 		goto out;
-	if (strcmp(db_get(res, 0, 0), health) &&
+	if ((always_event || strcmp(db_get(res, 0, 0), health)) &&
 	    hosts_event_add(db, host_id, db_get(res, 0, 0), health, reason,
 			    err) < 0)
 		goto out;
@@ -238,6 +240,40 @@ int hosts_kind(struct db *db, const char *name, char **ret_kind,
 		return 1;
 	*ret_kind = xstrdup(db_get(res, 0, 0));
 	return 0;
+}
+
+int hosts_check_due(struct db *db, int64_t host_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, host_id);
+	r = db_exec_args(db, &res, err,
+			 "SELECT 1 FROM hosts WHERE id = $1 AND kind IN "
+			 "('libvirt', 'ipmi') AND health = 'unknown' AND "
+			 "known_good_kernel_id IS NOT NULL",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	return db_nrows(res) == 1;
+}
+
+int hosts_set_health(struct db *db, int64_t host_id, const char *health,
+		     int64_t known_good_kernel_id, const char *reason,
+		     struct strbuf *err)
+{
+	return set_health(db, host_id, health, known_good_kernel_id, reason, 0,
+			  err);
+}
+
+int hosts_check_passed(struct db *db, int64_t host_id,
+		       int64_t known_good_kernel_id, const char *reason,
+		       struct strbuf *err)
+{
+	return set_health(db, host_id, "good", known_good_kernel_id, reason, 1,
+			  err);
 }
 
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
@@ -292,6 +328,7 @@ static void fields_args(struct db_args *a, const struct host_fields *f)
 		else
 			db_args_i64(a, f->nums[i]);
 	}
+	db_args_str(a, f->bmc_bootdev);
 }
 
 /*
@@ -337,10 +374,10 @@ int hosts_add(struct db *db, const char *name, const struct host_fields *f,
 		"key_file, known_hosts, tags, libvirt_uri, bmc_address, "
 		"bmc_user, bmc_password_file, boot_config, sockets, "
 		"cores_per_socket, threads_per_core, numa_nodes, cpus, "
-		"memory_mb, bmc_port) VALUES ($1, $2, $3, $4, $5, $6, $7, "
-		"coalesce($8::text[], '{}'), $9, $10, $11, $12, "
+		"memory_mb, bmc_port, bmc_bootdev) VALUES ($1, $2, $3, $4, $5, "
+		"$6, $7, coalesce($8::text[], '{}'), $9, $10, $11, $12, "
 		"coalesce($13::jsonb, '{}'), $14, $15, $16, $17, $18, $19, "
-		"$20) "
+		"$20, coalesce($21, 'pxe')) "
 		"ON CONFLICT (name) DO NOTHING RETURNING id",
 		&a);
 	db_args_clear(&a);
@@ -394,6 +431,7 @@ int hosts_update(struct db *db, const char *name, const struct host_fields *f,
 			 "cpus = coalesce($18::int, h.cpus), "
 			 "memory_mb = coalesce($19::bigint, h.memory_mb), "
 			 "bmc_port = coalesce($20::int, h.bmc_port), "
+			 "bmc_bootdev = coalesce($21, h.bmc_bootdev), "
 			 "updated_at = now() WHERE name = $1 AND $2::text IS "
 			 "NULL RETURNING id",
 			 &a);

@@ -109,6 +109,16 @@ int hosts_set_health(struct db *db, int64_t host_id, const char *health,
 		     int64_t known_good_kernel_id, const char *reason,
 		     struct strbuf *err);
 
+/*
+ * A passed host check (job/host_check.h): the host good, that kernel its
+ * known-good one, the count reset, and a host_events row saying so even
+ * when the host was good already (its boot may have made it good a moment
+ * before): the check's result is an event.  0, or -1 with err.
+ */
+int hosts_check_passed(struct db *db, int64_t host_id,
+		       int64_t known_good_kernel_id, const char *reason,
+		       struct strbuf *err);
+
 /* Add one host_events row (old may be NULL for a new host). */
 int hosts_event_add(struct db *db, int64_t host_id, const char *old,
 		    const char *new_health, const char *reason,
@@ -118,6 +128,15 @@ int hosts_event_add(struct db *db, int64_t host_id, const char *old,
  * there is no such host, -1 with err. */
 int hosts_kind(struct db *db, const char *name, char **ret_kind,
 	       struct strbuf *err);
+
+/*
+ * 1 when host_id must be checked (job/host_check.h) before it gets a job:
+ * it boots kernels (libvirt, ipmi), its health is unknown (a new host, or
+ * one set unknown by hand) and it has a known-good kernel to check it
+ * with.  A host without one cannot be checked: its first boot decides.
+ * 0 otherwise, -1 with err.
+ */
+int hosts_check_due(struct db *db, int64_t host_id, struct strbuf *err);
 
 /* The id of host `name`: 0, 1 when there is none, -1 with err. */
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
@@ -140,6 +159,7 @@ struct host_fields {
 	const char *kind, *address, *user, *key_file, *known_hosts;
 	const char *libvirt_uri, *bmc_address, *bmc_user, *bmc_password_file;
 	const char *boot_config; /* a JSON object */
+	const char *bmc_bootdev; /* pxe, pxe-efi, unsupported */
 	int64_t port;
 	int64_t nums[HOST_NR_NUMS];
 	const struct strvec *tags;

@@ -759,8 +759,11 @@ out:
 	return r;
 }
 
-int ingest_mark_failed(struct db *db, int64_t run_id, const char *error,
-		       const char *text, size_t len, struct strbuf *err)
+/* Set the run's final status (failed, expected-panic) with error and the
+ * raw lines, unless it was already ingested. */
+static int mark_ended(struct db *db, int64_t run_id, const char *status,
+		      const char *error, const char *text, size_t len,
+		      struct strbuf *err)
 {
 	_cleanup_free_ char *raw = NULL;
 	struct db_args a = DB_ARGS_INIT;
@@ -782,11 +785,24 @@ int ingest_mark_failed(struct db *db, int64_t run_id, const char *error,
 	db_args_i64(&a, run_id);
 	db_args_str(&a, error);
 	db_args_str(&a, raw);
+	db_args_str(&a, status);
 	r = db_exec_args(db, NULL, err,
-			 "UPDATE runs SET status = 'failed', error = $2, "
+			 "UPDATE runs SET status = $4, error = $2, "
 			 "raw_lines = $3, finished_at = coalesce(finished_at, "
 			 "now()) WHERE id = $1 AND ingested_at IS NULL",
 			 &a);
 	db_args_clear(&a);
 	return r;
+}
+
+int ingest_mark_failed(struct db *db, int64_t run_id, const char *error,
+		       const char *text, size_t len, struct strbuf *err)
+{
+	return mark_ended(db, run_id, "failed", error, text, len, err);
+}
+
+int ingest_mark_expected_panic(struct db *db, int64_t run_id, const char *what,
+			       const char *text, size_t len, struct strbuf *err)
+{
+	return mark_ended(db, run_id, "expected-panic", what, text, len, err);
 }

@@ -118,6 +118,12 @@ int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
  * it was already ingested. */
 int ingest_mark_failed(struct db *db, int64_t run_id, const char *error,
 		       const char *text, size_t len, struct strbuf *err);
+/* The run ended in the panic (or oops) its plan declared (`expect:`):
+ * status expected-panic, what the console showed in error, the raw lines
+ * the agent printed before.  Nothing of it is a result. */
+int ingest_mark_expected_panic(struct db *db, int64_t run_id, const char *what,
+			       const char *text, size_t len,
+			       struct strbuf *err);
 
 /* Append v as JSON text (a tree from json_parse, so depth is bounded). */
 void ingest_json_write(const struct json_value *v, struct strbuf *out);

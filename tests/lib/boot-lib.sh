@@ -107,3 +107,34 @@ known_hosts_for() {
 sql() {
 	schedfarm db psql -- -v ON_ERROR_STOP=1 -qAt -c "$1"
 }
+
+# second_kernel: a second Debian kernel with another release (the cloud
+# flavour `make deps` downloads to /var/cache/schedfarm, never installed),
+# unpacked once into the test cache with its modules.dep.  Prints the
+# folder (boot/vmlinuz-REL, lib/modules/REL) or nothing.
+second_kernel() {
+	_deb=$(ls /var/cache/schedfarm/linux-image-*-cloud-amd64_*.deb 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$_deb" ] || return 1
+	_dir=$TEST_CACHE/$(basename "$_deb" .deb)
+	if [ ! -f "$_dir/.done" ]; then
+		rm -rf "$_dir" && mkdir -p "$_dir" &&
+			dpkg-deb -x "$_deb" "$_dir" &&
+			_rel=$(ls "$_dir/lib/modules") &&
+			depmod -b "$_dir" "$_rel" &&
+			touch "$_dir/.done" || return 1
+	fi
+	echo "$_dir"
+}
+
+# guest_image_multi DIR MODULES...: guest_image for several kernels (each
+# /lib/modules/REL folder's drivers go in, loaded by the kernel of REL).
+guest_image_multi() {
+	_d=$1
+	shift
+	_m=
+	for _x in "$@"; do _m="$_m -m $_x"; done
+	ssh-keygen -q -t ed25519 -N '' -C schedfarm-test -f "$_d/ctl" </dev/null &&
+	# shellcheck disable=SC2086
+	sh "$TOP/tools/guest-image.sh" -o "$_d/guest.cpio.gz" -k "$_d/ctl.pub" \
+		-a "$AGENT_BIN" $_m >/dev/null
+}

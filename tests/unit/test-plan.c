@@ -154,6 +154,27 @@ static void test_job_budget(void **state)
 	plan_free(p);
 }
 
+/* `expect:` (a crash-path test): panic, oops, nothing by default. */
+static void test_expect(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct plan *p;
+
+	(void)state;
+	p = must_parse("workload: crash\n");
+	assert_int_equal(p->expect, PLAN_EXPECT_NOTHING);
+	plan_free(p);
+	p = must_parse("workload: crash\nexpect: panic\n");
+	assert_int_equal(p->expect, PLAN_EXPECT_PANIC);
+	plan_free(p);
+	p = must_parse("workload: memchunk\nexpect: oops\n");
+	assert_int_equal(p->expect, PLAN_EXPECT_OOPS);
+	plan_free(p);
+	must_fail("workload: crash\nexpect: [panic]\n", &err);
+	assert_non_null(strstr(err.buf, "expect: expected 'panic' or 'oops'"));
+	strbuf_release(&err);
+}
+
 static void test_defaults(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -534,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_full_plan_fields),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_job_budget),
+		cmocka_unit_test(test_expect),
 		cmocka_unit_test(test_expansion_order),
 		cmocka_unit_test(test_run_param_and_json),
 		cmocka_unit_test(test_typed_json_values),

@@ -5,12 +5,26 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "run-command.h"
+
+/* Write text to path (the test's own helper: no fs.c needed). */
+static int write_file_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f) ? -1 : 0;
+}
 
 static void test_capture_and_status(void **state)
 {
@@ -110,6 +124,59 @@ static void test_output_cap(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * A long-lived child writing to a file, its stdin held open: `cat` ends at
+ * EOF on its input, so it runs until stopped -- the shape of `ipmitool sol
+ * activate` (lab/sol.c) -- and what it wrote is in the file.
+ */
+static void test_out_file_hold_stdin_stop(void **state)
+{
+	char path[] = "/tmp/test-run-command.XXXXXX";
+	struct child_process cp;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(write_file_text(path, "before\n"), 0);
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "sh", "-c", "echo started; exec cat", NULL);
+	cp.out_file = path;
+	cp.hold_stdin = 1;
+	assert_int_equal(start_command(&cp, &err), 0);
+	for (int i = 0; i < 100; i++) {
+		strbuf_reset(&text);
+		assert_true(strbuf_read_file(&text, path, 4096) >= 0);
+		if (strstr(text.buf, "started"))
+			break;
+		usleep(20000);
+	}
+	/* Appended, not truncated; still running on its open stdin. */
+	assert_string_equal(text.buf, "before\nstarted\n");
+	usleep(100000);
+	assert_int_equal(command_running(&cp), 1);
+	assert_int_equal(stop_command(&cp, 2000, &err), 0);
+	assert_int_equal(command_running(&cp), 0);
+	child_process_clear(&cp);
+
+	/* A child that ended by itself: command_running() says so, and
+	 * finish_command() still reports its status. */
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "sh", "-c", "exit 4", NULL);
+	cp.out_file = path;
+	assert_int_equal(start_command(&cp, &err), 0);
+	for (int i = 0; i < 200 && command_running(&cp); i++)
+		usleep(10000);
+	assert_int_equal(command_running(&cp), 0);
+	assert_int_equal(finish_command(&cp, &err), -1);
+	assert_int_equal(cp.exit_code, 4);
+	child_process_clear(&cp);
+	unlink(path);
+	strbuf_release(&err);
+	strbuf_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_missing_program),
 		cmocka_unit_test(test_output_cap),
+		cmocka_unit_test(test_out_file_hold_stdin_stop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
