@@ -51,6 +51,57 @@ int db_schema_version(struct db *db, int *ret_version, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * How many of this schedfarm's migrations the database has not applied
+ * (*ret_missing): versions are applied by number, not only above the
+ * highest, since migrations written side by side may land in any order.
+ * 0, or -1 with err.
+ */
+static int schema_missing(struct db *db, int *ret_missing, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int64_t n;
+	int r;
+
+	*ret_missing = (int)schema_migrations_count;
+	if (db_exec(db, &res, err,
+		    "SELECT to_regclass('schema_migrations') IS NOT NULL", 0,
+		    NULL) < 0)
+		return -1;
+	if (strcmp(db_get(res, 0, 0), "t"))
+		return 0;
+	db_result_free(res);
+	res = NULL;
+	db_args_i64(&a, db_schema_known_version());
+	r = db_exec_args(db, &res, err,
+			 "SELECT count(*) FROM schema_migrations WHERE "
+			 "version <= $1",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0 || db_get_i64(res, 0, 0, 0, INT32_MAX, &n) < 0)
+		return -1;
+	*ret_missing = (int)schema_migrations_count - (int)n;
+	return 0;
+}
+
+/* Whether migration `version` is recorded as applied: 1, 0, -1 with err. */
+static int schema_applied(struct db *db, int version, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, version);
+	r = db_exec_args(db, &res, err,
+			 "SELECT 1 FROM schema_migrations WHERE version = $1",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	return db_nrows(res) == 1;
+}
+
 static void newer_message(struct strbuf *err, int have)
 {
 	strbuf_addf(err,
@@ -62,7 +113,7 @@ static void newer_message(struct strbuf *err, int have)
 
 int db_schema_check(struct db *db, struct strbuf *err)
 {
-	int have;
+	int have, missing;
 
 	if (db_schema_version(db, &have, err) < 0)
 		return -1;
@@ -70,11 +121,14 @@ int db_schema_check(struct db *db, struct strbuf *err)
 		newer_message(err, have);
 		return -2;
 	}
-	if (have < db_schema_known_version()) {
+	if (schema_missing(db, &missing, err) < 0)
+		return -1;
+	if (have < db_schema_known_version() || missing > 0) {
 		strbuf_addf(err,
-			    "the database schema is at version %d, this "
-			    "schedfarm needs %d: run 'schedfarm db migrate'",
-			    have, db_schema_known_version());
+			    "the database schema is at version %d with %d "
+			    "migration(s) missing, this schedfarm needs %d: "
+			    "run 'schedfarm db migrate'",
+			    have, missing, db_schema_known_version());
 		return -3;
 	}
 	return 0;
@@ -109,7 +163,10 @@ int db_migrate(struct db *db, int *ret_applied, struct strbuf *err)
 			db_rollback(db);
 			return -2;
 		}
-		if (have >= m->version) {
+		r = schema_applied(db, m->version, err);
+		if (r < 0)
+			goto fail;
+		if (r == 1) {
 			db_rollback(db);
 			continue;
 		}
