@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0004: every verb answers the same way.  A loop over the verb table
+# t0007: every verb answers the same way.  A loop over the verb table
 # (`schedfarm help`) runs each synopsis that shows --json with --json
 # after its arguments and again with the global --json before the verb:
 # both must exit 0 and print valid JSON -- a new verb is covered by itself,

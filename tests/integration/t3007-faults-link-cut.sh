@@ -1,5 +1,5 @@
 #!/bin/sh
-# t3004: a silent network drop under a running agent.  The SSH host lives
+# t3007: a silent network drop under a running agent.  The SSH host lives
 # in a network namespace of its own; its link is set down in the middle
 # of a run.  Down for 30 s and then up: the stall detector (no line and no
 # keepalive answer for timeouts.stall, 20 s by default) gives the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t7006: two controllers on one database never destroy each other's guests;
+# t7009: two controllers on one database never destroy each other's guests;
 # a dead controller's guest is taken down once its lease has expired.
 # Real libvirt/qemu (TCG) guests:
 #   - controller A boots a guest for its job; controller B starts (and
@@ -31,7 +31,7 @@ printf 'diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n' >"$SCRATCH/
 
 # About 20 s in the guest, sleeping.
 cat >"$SCRATCH/guest.yaml" <<'EOF'
-name: t7006-sleepy
+name: t7009-sleepy
 workload: memchunk
 params:
   short_threads: 1
