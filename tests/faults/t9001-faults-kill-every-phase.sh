@@ -124,12 +124,14 @@ fi
 
 : >"$SCRATCH/pids"
 test_atexit 'for p in $(cat "$SCRATCH/pids"); do kill -KILL -$p; done'
-# A controller in a process group of its own; its pid in CTL.
+# A controller in a process group of its own; its pid in CTL and in the
+# file ctl (each test runs in a subshell: the next one reads the file).
 start_ctl() {
 	setsid "$SCHEDFARM_BIN" serve --jobs 1 --lease $LEASE --wake 1 \
 		>>"$SCRATCH/serve.log" 2>&1 &
 	CTL=$!
 	echo $CTL >>"$SCRATCH/pids"
+	echo $CTL >"$SCRATCH/ctl"
 	wait_for "test \$(grep -c \"serve ready\" '$SCRATCH/serve.log') -ge $(cat "$SCRATCH/nctl" 2>/dev/null || echo 1)" 60
 	echo $(( $(cat "$SCRATCH/nctl" 2>/dev/null || echo 1) + 1 )) >"$SCRATCH/nctl"
 }
@@ -167,6 +169,7 @@ kill_in() {
 	off=$(rand_ms "$3" "$(phase_ms "$2")")
 	sleep "$(awk -v m="$off" "BEGIN { print m / 1000 }")"
 	if [ "$(state_of "$1")" = "$st" ]; then
+		CTL=$(cat "$SCRATCH/ctl")
 		kill -KILL -$CTL
 		echo "$2 $(date +%s%3N) $1 $att" >>"$SCRATCH/kills"
 		say "killed the controller in $2 of job $1 (attempt $att) ${off} ms into it"
