@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -343,6 +344,54 @@ static void sweep(struct db *db, const char *owner, const struct slot *slots,
 	strbuf_release(&err);
 }
 
+/*
+ * --jobs N within what the machine and the database give: each job is a
+ * process of its own with its own database connection (and serve keeps a
+ * few descriptors per job: its pipe, the process), so N is clipped, with
+ * a warning that says why, to the connections the server has free (less
+ * one for serve itself) and to the open-file limit (raised to its hard
+ * limit first).  Never below 1.
+ */
+static void fit_jobs(struct db *db, int *max_jobs)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct rlimit rl;
+	int64_t free_conns;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+			getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (rl.rlim_cur != RLIM_INFINITY &&
+		    (rlim_t)*max_jobs * 8 + 64 > rl.rlim_cur) {
+			int n = rl.rlim_cur > 72 ? (int)((rl.rlim_cur - 64) / 8)
+						 : 1;
+
+			log_warn("--jobs %d: the open-file limit is %llu; "
+				 "running at most %d jobs (raise it with "
+				 "ulimit -n or LimitNOFILE=)",
+				 *max_jobs, (unsigned long long)rl.rlim_cur, n);
+			*max_jobs = n;
+		}
+	}
+	if (db_free_connections(db, &free_conns, &err) < 0) {
+		log_warn("cannot ask the database for its free connections: %s",
+			 err.buf);
+	} else if (*max_jobs > free_conns - 1) {
+		int n = free_conns > 2 ? (int)free_conns - 1 : 1;
+
+		log_warn("--jobs %d: the database has %lld connections free "
+			 "(max_connections less those reserved and open), one "
+			 "per job; running at most %d jobs (raise "
+			 "max_connections for more)",
+			 *max_jobs, (long long)free_conns, n);
+		*max_jobs = n;
+	}
+	strbuf_release(&err);
+}
+
 /* Reap finished job processes without waiting. */
 static void reap(struct db *db, struct slot *slots, int nslots, int *running,
 		 const char *owner)
@@ -430,6 +479,7 @@ int cmd_serve(int argc, char **argv)
 		log_warn("cannot hash the agent now: %s", err.buf);
 	strbuf_reset(&err);
 	owner = queue_owner_new();
+	fit_jobs(db, &max_jobs);
 	slots = xcalloc((size_t)max_jobs, sizeof(*slots));
 
 	sa.sa_handler = on_stop;

@@ -1208,6 +1208,21 @@ const char *db_server_version(struct db *db, struct strbuf *out)
 	return out->buf;
 }
 
+int db_free_connections(struct db *db, int64_t *ret_free, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	*ret_free = 0;
+	if (db_exec(db, &res, err,
+		    "SELECT current_setting('max_connections')::int - "
+		    "current_setting('superuser_reserved_connections')::int - "
+		    "(SELECT count(*) FROM pg_stat_activity WHERE "
+		    "backend_type = 'client backend')",
+		    0, NULL) < 0)
+		return -1;
+	return db_get_i64(res, 0, 0, INT32_MIN, INT32_MAX, ret_free);
+}
+
 /* Append v as a conninfo value: single-quoted, \ and ' escaped. */
 static void add_conninfo_value(struct strbuf *sb, const char *v)
 {

@@ -97,6 +97,15 @@ int db_schema_check(struct db *db, struct strbuf *err);
 const char *db_server_version(struct db *db, struct strbuf *out);
 
 /*
+ * How many more connections the server takes from ordinary users now:
+ * max_connections less superuser_reserved_connections less those open
+ * (pg_stat_activity's client backends).  A controller that forks one
+ * process per job, each with its own connection, sizes itself by it.
+ * 0, or -1 with err.
+ */
+int db_free_connections(struct db *db, int64_t *ret_free, struct strbuf *err);
+
+/*
  * Run one statement with nparams text parameters (a NULL entry is SQL
  * NULL).  On success *ret (if not NULL) holds the rows; free with
  * db_result_free().  Commands that return no rows may pass ret = NULL.

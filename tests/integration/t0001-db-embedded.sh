@@ -85,6 +85,14 @@ test_expect_success 'a stopped cluster starts again on first use' '
 	test "$(cat one)" = 1
 '
 
+test_expect_success 'serve --jobs is clipped to the connections the database has free' '
+	timeout 5 "$SCHEDFARM_BIN" serve --jobs 256 >out 2>err;
+	grep_or_fail "running at most" err &&
+	max=$(schedfarm db psql -- -At -c "SHOW max_connections") &&
+	n=$(sed -n "s/.*up to \([0-9]*\) jobs.*/\1/p" err) &&
+	test "$n" -lt "$max"
+'
+
 test_expect_success 'a database newer than the binary is refused' '
 	schedfarm db psql -- -c "INSERT INTO schema_migrations (version, name) VALUES (999, \$\$999_future.sql\$\$)" &&
 	! schedfarm db migrate 2>err &&
