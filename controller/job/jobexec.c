@@ -867,9 +867,16 @@ static void collect_one(struct job_ctx *jc, struct runner *runner,
 	if (rr->need_fetch && !rr->error && job_limit_check(jc) < 0) {
 		run_failed(rr, "collect", jc->timeout_msg.buf);
 	} else if (rr->need_fetch && !rr->error) {
-		if (runner_fetch(runner, rr->id, RUN_LINES_CAP, &file, &err) <
-		    0) {
-			run_failed(rr, "collect", err.buf);
+		/* The fetch gets what is left of the collect phase's limit. */
+		int64_t left = budget_left(&jc->phase_budget);
+		int tmo = left > 30000 ? 30000 : left < 1000 ? 1000 : (int)left;
+
+		if (runner_fetch(runner, rr->id, RUN_LINES_CAP, tmo, &file,
+				 &err) < 0) {
+			if (job_limit_check(jc) < 0)
+				run_failed(rr, "collect", jc->timeout_msg.buf);
+			else
+				run_failed(rr, "collect", err.buf);
 		} else if (ingest_check_all(file.buf, file.len, &rr->ex, &sum,
 					    &err) < 0) {
 			run_failed(rr, "collect", err.buf);

@@ -358,10 +358,11 @@ const char *runner_results_file(struct runner *r, int64_t run_id)
 	return r->path.buf;
 }
 
-/* Run a short remote command, reconnecting once if the link is down. */
-static int remote(struct runner *r, const char *cmd, const void *in,
-		  size_t in_len, size_t max_out, struct strbuf *out,
-		  struct strbuf *err)
+/* Run a short remote command, reconnecting once if the link is down;
+ * timeout_ms bounds each try (0: CMD_TIMEOUT_MS). */
+static int remote_within(struct runner *r, const char *cmd, const void *in,
+			 size_t in_len, size_t max_out, int timeout_ms,
+			 struct strbuf *out, struct strbuf *err)
 {
 	enum ssh_failure why = SSH_FAIL_NONE;
 	struct strbuf e = STRBUF_INIT;
@@ -369,21 +370,30 @@ static int remote(struct runner *r, const char *cmd, const void *in,
 
 	if (!ssh_is_up(r->ssh) && ssh_connect_host(r, err) < 0)
 		return -1;
-	ret = ssh_run(r->ssh, cmd, in, in_len, CMD_TIMEOUT_MS, max_out, out,
-		      NULL, NULL, &why, &e);
+	if (timeout_ms <= 0)
+		timeout_ms = CMD_TIMEOUT_MS;
+	ret = ssh_run(r->ssh, cmd, in, in_len, timeout_ms, max_out, out, NULL,
+		      NULL, &why, &e);
 	if (ret < 0 && why == SSH_FAIL_LOST) {
 		strbuf_reset(&e);
 		if (ssh_connect_host(r, err) < 0) {
 			strbuf_release(&e);
 			return -1;
 		}
-		ret = ssh_run(r->ssh, cmd, in, in_len, CMD_TIMEOUT_MS, max_out,
+		ret = ssh_run(r->ssh, cmd, in, in_len, timeout_ms, max_out,
 			      out, NULL, NULL, &why, &e);
 	}
 	if (ret < 0)
 		strbuf_addbuf(err, &e);
 	strbuf_release(&e);
 	return ret;
+}
+
+static int remote(struct runner *r, const char *cmd, const void *in,
+		  size_t in_len, size_t max_out, struct strbuf *out,
+		  struct strbuf *err)
+{
+	return remote_within(r, cmd, in, in_len, max_out, 0, out, err);
 }
 
 int runner_info(struct runner *r, struct strbuf *out, struct strbuf *err)
@@ -794,7 +804,7 @@ int runner_run(struct runner *r, int64_t run_id, const char *spec,
 }
 
 int runner_fetch(struct runner *r, int64_t run_id, size_t max,
-		 struct strbuf *out, struct strbuf *err)
+		 int timeout_ms, struct strbuf *out, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	int ret;
@@ -806,7 +816,8 @@ int runner_fetch(struct runner *r, int64_t run_id, size_t max,
 		ssh_quote(&cmd, r->agent_remote);
 		strbuf_addstr(&cmd, " cat ");
 		ssh_quote(&cmd, path.buf);
-		ret = remote(r, cmd.buf, NULL, 0, max, out, err);
+		ret = remote_within(r, cmd.buf, NULL, 0, max, timeout_ms, out,
+				    err);
 		strbuf_release(&cmd);
 	} else {
 		ret = strbuf_read_file(out, path.buf, max);
