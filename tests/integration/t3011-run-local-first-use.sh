@@ -54,11 +54,33 @@ test_expect_success 'the second run finds the host and adds nothing' '
 	schedfarm host list --json | jq -e "length == 1"
 '
 
+test_expect_success 'a job that outlives timeouts.job fails, naming the limit' '
+	cat >limit.yaml <<-EOF &&
+	name: job-limit
+	workloads:
+	  - workload: fairness-loop
+	    params:
+	      duration: 20s
+	iterations: 1
+	warmup: 0
+	timeouts:
+	  job: 3s
+	EOF
+	start=$(date +%s) &&
+	! schedfarm run limit.yaml --host local --kernel k3 >out3 2>err3 &&
+	test $(( $(date +%s) - start )) -lt 60 &&
+	J=$(sed -n "s/^STP#\([0-9]*\): queued.*/\1/p" out3) &&
+	schedfarm job show "$J" --json >j.json &&
+	jq -e ".state == \"failed\"" j.json &&
+	jq -r ".error" j.json >e &&
+	grep_or_fail "the job'\''s budget (timeouts.job, 3s) ran out" e
+'
+
 test_expect_success 'a host that does not exist is named, nothing queued' '
 	schedfarm run "$SCRATCH/tiny.yaml" --host nosuch --kernel k 2>err;
 	test $? = 1 &&
 	grep_or_fail "no host named '\''nosuch'\''" err &&
-	schedfarm queue --state all --json | jq -e "length == 2"
+	schedfarm queue --state all --json | jq -e "length == 3"
 '
 
 test_done
