@@ -193,6 +193,17 @@ test_expect_success 'results show the params that tell a sweep apart, and filter
 	grep_or_fail "(no results)" none.txt
 '
 
+test_expect_success 'results print each metric to 5 significant digits of its largest value' '
+	J=$(jq .job s.json) &&
+	schedfarm results $J --metric records_per_s --json >r.json &&
+	max=$(jq "[.[].value | length] | max" r.json) &&
+	v=$(jq ".[0].value" r.json) &&
+	w=$(jq "all(.[]; .value == (.value | floor))" r.json) &&
+	want=$(awk -v m="$max" -v v="$v" -v w="$w" "BEGIN { f = log(m) / log(10); fl = int(f); if (f < fl) fl--; d = 4 - fl; if (d < 0 || w == \"true\") d = 0; if (d > 9) d = 9; printf \"%.*f\", d, v }") &&
+	schedfarm results $J --metric records_per_s >t2.txt &&
+	grep -q " $want " t2.txt || { echo "want $want (max $max, value $v)"; cat t2.txt; false; }
+'
+
 # The terminal test: a private tmux server, an 80x24 window, two `run
 # PLAN` jobs whose progress lines are far wider than 80 columns uncut.
 if command -v tmux >/dev/null 2>&1; then
