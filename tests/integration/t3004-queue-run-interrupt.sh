@@ -81,7 +81,9 @@ test_expect_success '^C after two runs of run PLAN: both stored, job cancelled, 
 	test "$(cat run1.out.rc)" = 1 &&
 	J=$(cat run1.out.job) &&
 	grep_or_fail "interrupted: cancelled" run1.out &&
+	! grep -n "(null)\|lease was lost" run1.out* &&
 	schedfarm job show $J --json >j.json &&
+	! jq -r ".log" j.json | grep -n "(null)\|lease was lost" &&
 	jq -e ".state == \"cancelled\" and (.stop_reason | test(\"interrupted\"))" j.json &&
 	jq -e "[.runs[] | select(.status == \"done\")] | length >= 2" j.json &&
 	jq -e "all(.runs[] | select(.status == \"done\"); .results > 0)" j.json &&
