@@ -40,7 +40,20 @@ int job_ingest_one(struct job_ctx *jc, struct run_rec *rr,
 	}
 	r = ingest_run(jc->db, &rr->ex, rr->lines.buf, rr->lines.len, &sum,
 		       &err);
-	if (r < 0 && db_lost(jc->db)) {
+	/* A server that went away in the middle of a COPY does not always
+	 * show as a lost connection yet: one that cannot answer SELECT 1,
+	 * or answers only on a new connection, was away, and the run is not
+	 * to blame (it is stored again, on the next try). */
+	if (r < 0 && !db_lost(jc->db)) {
+		struct strbuf probe = STRBUF_INIT;
+		unsigned before = db_reconnects(jc->db);
+
+		if (db_cmd(jc->db, &probe, "SELECT 1") < 0 ||
+		    db_reconnects(jc->db) != before)
+			r = -2;
+		strbuf_release(&probe);
+	}
+	if (r == -2 || (r < 0 && db_lost(jc->db))) {
 		r = 1;
 	} else if (r < 0) {
 		run_failed(rr, "ingest", err.buf);
