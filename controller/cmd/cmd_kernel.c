@@ -803,7 +803,12 @@ int cmd_host_check(int argc, char **argv)
 		       res.ready_s, rq.keep ? "; left up" : "");
 		rc = 0;
 	}
-	cli_controller_end(db, self);
+	/* A host left up stays this controller's until its lease runs out
+	 * (CLI_LEASE_S), as after kernel boot --keep. */
+	if (rq.keep)
+		free(self);
+	else
+		cli_controller_end(db, self);
 	host_check_result_release(&res);
 	db_close(db);
 	db_config_release(&cfg);
