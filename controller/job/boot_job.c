@@ -226,9 +226,16 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 	if (boot_host(jc->db, &req, &st->res, err) < 0) {
 		/* boot_host powered the host off; whose fault it was is for
 		 * boot_job_boot_failed() to find out. */
+		int checked = st->res.health_deferred &&
+			      st->res.known_good_kernel_id &&
+			      st->res.known_good_kernel_id !=
+				      st->res.kernel_id;
+
 		strbuf_addf(log, "boot: %s, blame %s%s, host %s\n",
 			    boot_outcome_name(st->res.outcome), st->res.blame,
-			    st->res.health_deferred ? " (to be checked)" : "",
+			    checked ? " (to be checked on the known-good "
+				      "kernel)"
+				    : "",
 			    st->res.host_health);
 		attach_console(jc, st->res.boot_id, st->run_boot, log);
 		st->failed = 1;
