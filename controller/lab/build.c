@@ -39,8 +39,9 @@
 
 #define STEP_TIMEOUT_MS (30 * 60 * 1000)
 /* Folders inside the cache: the qemu of a libvirt host (another user)
- * must reach builds/KEY/out/vmlinux; nobody else may write. */
-#define CACHE_DIR_MODE 0755
+ * must reach builds/KEY/out/vmlinux by its path, so others may pass
+ * through (x) but neither list (r) nor write. */
+#define CACHE_DIR_MODE 0711
 
 void kernel_build_spec_init(struct kernel_build_spec *spec)
 {
