@@ -86,7 +86,6 @@ static double scale_summaries(const struct stats_summary *a,
 	return s;
 }
 
-
 double stats_mean(const double *x, size_t n)
 {
 	double s, m = 0;
@@ -175,9 +174,22 @@ static int summary_ok(const struct stats_summary *s)
 	return s->n >= 2 && isfinite(s->mean) && isfinite(s->sd) && s->sd >= 0;
 }
 
+double stats_equal_n_df(const struct stats_summary *a,
+			const struct stats_summary *b)
+{
+	return a->n == b->n && a->n >= 2 ? (double)(a->n + b->n - 2) : NAN;
+}
+
 int stats_fieller(const struct stats_summary *a0,
 		  const struct stats_summary *b0, double conf,
 		  struct stats_interval *ret)
+{
+	return stats_fieller_df(a0, b0, conf, NAN, ret);
+}
+
+int stats_fieller_df(const struct stats_summary *a0,
+		     const struct stats_summary *b0, double conf, double df0,
+		     struct stats_interval *ret)
 {
 	struct stats_summary sa, sb, *a = &sa, *b = &sb;
 	double va, vb, df, t, qa, qb, qc, disc, root;
@@ -196,7 +208,7 @@ int stats_fieller(const struct stats_summary *a0,
 		ret->low = ret->high = b->mean / a->mean;
 		return 0;
 	}
-	df = stats_welch_df(va, a->n, vb, b->n);
+	df = df0 > 0 ? df0 : stats_welch_df(va, a->n, vb, b->n);
 	t = stats_t_quantile(1 - (1 - conf) / 2, df);
 	if (!isfinite(t))
 		return -EDOM;
@@ -238,6 +250,25 @@ int stats_welch_diff(const struct stats_summary *a0,
 		     const struct stats_summary *b0, double conf,
 		     struct stats_interval *ret, double *ret_p)
 {
+	int r = stats_diff_interval(a0, b0, conf, NAN, ret);
+	struct stats_summary a, b;
+
+	if (ret_p)
+		*ret_p = NAN;
+	if (r < 0 && r != -EDOM)
+		return r;
+	if (ret_p) {
+		scale_summaries(a0, b0, &a, &b);
+		*ret_p = welch_p(a.mean, a.sd * a.sd, a.n, b.mean, b.sd * b.sd,
+				 b.n);
+	}
+	return r;
+}
+
+int stats_diff_interval(const struct stats_summary *a0,
+			const struct stats_summary *b0, double conf, double df0,
+			struct stats_interval *ret)
+{
 	struct stats_summary a, b;
 	double s, va, vb, d, se, t, df;
 
@@ -245,25 +276,20 @@ int stats_welch_diff(const struct stats_summary *a0,
 		ret->low = ret->high = NAN;
 		ret->unbounded = 0;
 	}
-	if (ret_p)
-		*ret_p = NAN;
 	if (!summary_ok(a0) || !summary_ok(b0) || !(conf > 0 && conf < 1))
 		return -EINVAL;
+	if (!ret)
+		return 0;
 	s = scale_summaries(a0, b0, &a, &b);
 	va = a.sd * a.sd / (double)a.n;
 	vb = b.sd * b.sd / (double)b.n;
 	d = b.mean - a.mean;
-	if (ret_p)
-		*ret_p = welch_p(a.mean, a.sd * a.sd, a.n, b.mean, b.sd * b.sd,
-				 b.n);
-	if (!ret)
-		return 0;
 	if (va + vb == 0) {
 		ret->low = ret->high = d * s;
 		return 0;
 	}
 	se = sqrt(va + vb);
-	df = stats_welch_df(va, a.n, vb, b.n);
+	df = df0 > 0 ? df0 : stats_welch_df(va, a.n, vb, b.n);
 	t = stats_t_quantile(1 - (1 - conf) / 2, df);
 	if (!isfinite(t))
 		return -EDOM;
@@ -558,8 +584,7 @@ int stats_bca(enum stats_effect effect, const double *a0, size_t na,
 	      size_t nboot, struct stats_rng *rng, struct stats_interval *ret)
 {
 	double ma, mb, theta, s2a, s3a, s2b, s3b, acc, den, scale;
-	_cleanup_free_ double *reps = NULL, *work = NULL, *a = NULL,
-			      *b = NULL;
+	_cleanup_free_ double *reps = NULL, *work = NULL, *a = NULL, *b = NULL;
 
 	if (na < 2 || nb < 2 || nboot < 100)
 		return -EINVAL;
@@ -628,44 +653,67 @@ int stats_bca_ratio(const double *a, size_t na, const double *b, size_t nb,
 
 /* --- Group-sequential boundaries ------------------------------------- */
 
-#define GS_POINTS 401 /* odd: Simpson's rule */
+#define GS_MIN_POINTS 41
+#define GS_MAX_POINTS 2001
 #define GS_MAX_LOOKS 64
 #define GS_TAIL 10.0 /* one-sided: paths below -10 sd are dropped */
 
-/* Simpson's weights on GS_POINTS points spaced h apart. */
-static void simpson_weights(double h, double *w)
+/*
+ * A grid for one look: m points (odd, for Simpson's rule) from lo to hi,
+ * spaced at most h apart, with Simpson's weights.  Arrays of
+ * GS_MAX_POINTS.
+ */
+static size_t gs_grid(double lo, double hi, double h, double *x, double *w)
 {
-	for (size_t i = 0; i < GS_POINTS; i++)
-		w[i] = h / 3 * (i == 0 || i == GS_POINTS - 1 ? 1
-				: i % 2			     ? 4
-							     : 2);
+	size_t m = (size_t)ceil((hi - lo) / h) + 1;
+	double step;
+
+	if (m < GS_MIN_POINTS)
+		m = GS_MIN_POINTS;
+	if (m > GS_MAX_POINTS)
+		m = GS_MAX_POINTS;
+	m |= 1;
+	step = (hi - lo) / (double)(m - 1);
+	for (size_t i = 0; i < m; i++) {
+		x[i] = lo + step * (double)i;
+		w[i] = step / 3 * (i == 0 || i == m - 1 ? 1 : i % 2 ? 4 : 2);
+	}
+	return m;
 }
 
 double stats_gs_crossing(const double *info, size_t k, double c, int sides)
 {
-	double x[GS_POINTS], f[GS_POINTS], w[GS_POINTS];
-	double nx[GS_POINTS], nf[GS_POINTS];
-	double sq = sqrt(info[0]), hi, lo, total;
+	_cleanup_free_ double *buf = xcalloc(5 * GS_MAX_POINTS, sizeof(*buf));
+	double *x = buf, *f = x + GS_MAX_POINTS, *w = f + GS_MAX_POINTS;
+	double *nx = w + GS_MAX_POINTS, *nw = nx + GS_MAX_POINTS;
+	double sq = sqrt(info[0]), hi, lo, total, h = sq;
+	size_t m;
 
 	/* Look 1: Z_1 is standard normal. */
-	total = sides == 2 ? 2 * gsl_cdf_ugaussian_Q(c) : gsl_cdf_ugaussian_Q(c);
+	total = sides == 2 ? 2 * gsl_cdf_ugaussian_Q(c)
+			   : gsl_cdf_ugaussian_Q(c);
 	if (k < 2)
 		return total;
+	/* Points a sixth of the smallest step's sd apart keep Simpson's
+	 * rule on the normal kernels accurate to far below 1e-6. */
+	for (size_t j = 1; j < k; j++)
+		if (sqrt(info[j] - info[j - 1]) < h)
+			h = sqrt(info[j] - info[j - 1]);
+	h /= 6;
 	/* The density of the score S_1 = Z_1 sqrt(I_1) where it goes on. */
 	hi = c * sq;
 	lo = sides == 2 ? -hi : -GS_TAIL * sq;
-	for (size_t i = 0; i < GS_POINTS; i++) {
-		x[i] = lo + (hi - lo) * (double)i / (GS_POINTS - 1);
+	m = gs_grid(lo, hi, h, x, w);
+	for (size_t i = 0; i < m; i++)
 		f[i] = gsl_ran_ugaussian_pdf(x[i] / sq) / sq;
-	}
-	simpson_weights((hi - lo) / (GS_POINTS - 1), w);
 	for (size_t j = 1; j < k; j++) {
 		double d = sqrt(info[j] - info[j - 1]), sqj = sqrt(info[j]);
 		double hij = c * sqj, loj = sides == 2 ? -hij : -GS_TAIL * sqj;
 		double cross = 0;
+		size_t nm;
 
 		/* S_j = S_{j-1} + N(0, I_j - I_{j-1}): independent steps. */
-		for (size_t i = 0; i < GS_POINTS; i++) {
+		for (size_t i = 0; i < m; i++) {
 			double up = gsl_cdf_ugaussian_Q((hij - x[i]) / d);
 
 			if (sides == 2)
@@ -675,20 +723,21 @@ double stats_gs_crossing(const double *info, size_t k, double c, int sides)
 		total += cross;
 		if (j + 1 == k)
 			break;
-		for (size_t m = 0; m < GS_POINTS; m++) {
-			double y = loj + (hij - loj) * (double)m /
-						 (GS_POINTS - 1),
-			       acc = 0;
+		nm = gs_grid(loj, hij, h, nx, nw);
+		/* The new density, in place of the old one's weights. */
+		for (size_t i = 0; i < m; i++)
+			w[i] *= f[i] / d;
+		for (size_t q = 0; q < nm; q++) {
+			double acc = 0;
 
-			for (size_t i = 0; i < GS_POINTS; i++)
-				acc += w[i] * f[i] *
-				       gsl_ran_ugaussian_pdf((y - x[i]) / d);
-			nx[m] = y;
-			nf[m] = acc / d;
+			for (size_t i = 0; i < m; i++)
+				acc += w[i] * gsl_ran_ugaussian_pdf(
+						      (nx[q] - x[i]) / d);
+			f[q] = acc;
 		}
-		memcpy(x, nx, sizeof(x));
-		memcpy(f, nf, sizeof(f));
-		simpson_weights((hij - loj) / (GS_POINTS - 1), w);
+		memcpy(x, nx, nm * sizeof(*x));
+		memcpy(w, nw, nm * sizeof(*w));
+		m = nm;
 	}
 	return total;
 }
@@ -696,7 +745,8 @@ double stats_gs_crossing(const double *info, size_t k, double c, int sides)
 int stats_gs_constant(const double *info, size_t k, double alpha, int sides,
 		      double *ret_c)
 {
-	double lo, hi;
+	double lo, hi, flo, fhi;
+	int side = 0;
 
 	*ret_c = NAN;
 	if (k < 1 || k > GS_MAX_LOOKS || !(alpha > 0 && alpha < 0.5) ||
@@ -713,13 +763,35 @@ int stats_gs_constant(const double *info, size_t k, double alpha, int sides,
 		*ret_c = lo;
 		return 0;
 	}
-	while (hi - lo > 1e-9) {
-		double mid = (lo + hi) / 2;
+	/* The Illinois variant of regula falsi on the crossing probability
+	 * minus alpha (decreasing in c): a few evaluations to 1e-10. */
+	flo = stats_gs_crossing(info, k, lo, sides) - alpha;
+	fhi = stats_gs_crossing(info, k, hi, sides) - alpha;
+	for (int it = 0; it < 60 && hi - lo > 1e-10; it++) {
+		double mid = (lo * fhi - hi * flo) / (fhi - flo), fm;
 
-		if (stats_gs_crossing(info, k, mid, sides) > alpha)
+		if (!(mid > lo && mid < hi))
+			mid = (lo + hi) / 2;
+		fm = stats_gs_crossing(info, k, mid, sides) - alpha;
+		if (fm == 0) {
+			lo = hi = mid;
+			break;
+		}
+		if (fm > 0) {
 			lo = mid;
-		else
+			flo = fm;
+			if (side == 1)
+				fhi /= 2;
+			side = 1;
+		} else {
 			hi = mid;
+			fhi = fm;
+			if (side == -1)
+				flo /= 2;
+			side = -1;
+		}
+		if (fabs(fm) < 1e-13)
+			break;
 	}
 	*ret_c = (lo + hi) / 2;
 	return 0;
