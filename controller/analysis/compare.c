@@ -1,15 +1,16 @@
 /*
- * compare.c - patch against baseline: observations, statistics, verdicts;
- * see compare.h for the method and REFERENCE.md section 1 for why.
+ * compare.c - patch against baseline: the method (see compare.h for what
+ * it computes, REFERENCE.md section 1 and doc/STATISTICS.md for why).
  *
  * The numbers come from stats.c (the GSL door); this file decides which
- * statistic applies at which sample size, turns ratios into percentages,
- * applies the verdict rules, and moves rows between the database and
- * those functions.  Every statement is parameterised.
+ * statistic applies at which sample size and on which scale (percent, or
+ * the difference when the values cross zero), turns ratios into
+ * percentages with the base's sign, applies the verdict rules to one row
+ * and Holm's correction to a host's deciding rows, and says when a
+ * sequence stops.  The database layer is compare_db.c, the renderers
+ * compare_format.c.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,6 @@
 
 #include "cleanup.h"
 #include "analysis/compare.h"
-#include "parse.h"
-#include "plan/plan.h"
 #include "analysis/stats.h"
 #include "banned.h"
 
@@ -35,8 +34,30 @@ const char *compare_verdict_name(enum cmp_verdict v)
 		return "inconclusive";
 	case CMP_INSUFFICIENT:
 		return "insufficient-data";
+	case CMP_CHANGED:
+		return "changed";
 	}
 	return "inconclusive";
+}
+
+int compare_verdict_parse(const char *s, enum cmp_verdict *ret)
+{
+	static const enum cmp_verdict all[] = {
+		CMP_REGRESSION,	  CMP_IMPROVEMENT,  CMP_NO_CHANGE,
+		CMP_INCONCLUSIVE, CMP_INSUFFICIENT, CMP_CHANGED,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		if (!strcmp(s, compare_verdict_name(all[i]))) {
+			*ret = all[i];
+			return 0;
+		}
+	return -1;
+}
+
+const char *compare_scale_name(enum cmp_scale s)
+{
+	return s == CMP_SCALE_DIFF ? "difference" : "percent";
 }
 
 const char *compare_better_name(enum cmp_better b)
@@ -145,19 +166,258 @@ static void side_summary(const struct compare_sample *s,
 	}
 }
 
-static double pct(double ratio)
+/*
+ * %change from the ratio r = new / base: 100 (new - base) / |base| is
+ * 100 (r - 1) for a positive base and 100 (1 - r) for a negative one, so
+ * the sign is the difference's.  NaN when r is not finite.
+ */
+static double pct_of_ratio(double r, double base)
 {
-	return isfinite(ratio) ? 100 * (ratio - 1) : NAN;
+	if (!isfinite(r))
+		return NAN;
+	return base > 0 ? 100 * (r - 1) : 100 * (1 - r);
 }
 
-void compare_stats_compute(const struct compare_sample *base,
+/* A ratio interval as a %change interval (ends swap for a negative base). */
+static void pct_interval(const struct stats_interval *ci, double base,
+			 double *ret_low, double *ret_high)
+{
+	double a = pct_of_ratio(ci->low, base),
+	       b = pct_of_ratio(ci->high, base);
+
+	if (base > 0) {
+		*ret_low = a;
+		*ret_high = b;
+	} else {
+		*ret_low = b;
+		*ret_high = a;
+	}
+}
+
+/*
+ * Do the values cross zero (some below, some above), or is the base mean
+ * 0?  Then a percentage of the base means nothing and the comparison is
+ * on the difference.  A summary's mean stands for its values.
+ */
+static int crosses_zero(const struct compare_sample *base,
+			const struct compare_sample *new_, double mean_base)
+{
+	const struct compare_sample *side[2] = { base, new_ };
+	int neg = 0, pos = 0;
+
+	if (mean_base == 0)
+		return 1;
+	for (int k = 0; k < 2; k++) {
+		if (!side[k]->obs) {
+			neg |= side[k]->n && side[k]->mean < 0;
+			pos |= side[k]->n && side[k]->mean > 0;
+			continue;
+		}
+		for (size_t i = 0; i < side[k]->n; i++) {
+			neg |= side[k]->obs[i] < 0;
+			pos |= side[k]->obs[i] > 0;
+		}
+	}
+	return neg && pos;
+}
+
+/*
+ * The root-mean-square value of both sides, from their summaries: what
+ * tau is a percentage of on the difference scale.  Scaled by the largest
+ * magnitude, so it cannot overflow.
+ */
+static double rms_of(const struct stats_summary *a,
+		     const struct stats_summary *b)
+{
+	const struct stats_summary *side[2] = { a, b };
+	double m = 0, acc = 0, n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		if (isfinite(side[k]->mean) && fabs(side[k]->mean) > m)
+			m = fabs(side[k]->mean);
+		if (isfinite(side[k]->sd) && side[k]->sd > m)
+			m = side[k]->sd;
+	}
+	if (m == 0)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		double nk = (double)side[k]->n, mu, sd;
+
+		if (side[k]->n == 0 || !isfinite(side[k]->mean))
+			continue;
+		mu = side[k]->mean / m;
+		sd = isfinite(side[k]->sd) ? side[k]->sd / m : 0;
+		acc += nk * (mu * mu + sd * sd * (nk - 1) / nk);
+		n += nk;
+	}
+	return n > 0 ? sqrt(acc / n) * m : NAN;
+}
+
+/*
+ * Is the base mean distinguishable from zero at 95%: |mean| > t sd /
+ * sqrt(n), t at n - 1 degrees of freedom -- Fieller's condition a > 0 for
+ * one side, asked on the bootstrap path, where nothing else would.
+ */
+static int base_away_from_zero(const struct stats_summary *a)
+{
+	double t;
+
+	if (a->n < 2 || !isfinite(a->sd))
+		return 0;
+	if (a->sd == 0)
+		return a->mean != 0;
+	t = stats_t_quantile(0.975, (double)(a->n - 1));
+	return isfinite(t) && fabs(a->mean) / a->sd * sqrt((double)a->n) > t;
+}
+
+/* The intervals of the percent scale into ret (both sides have n >= 2). */
+static void percent_intervals(const struct compare_sample *base,
+			      const struct compare_sample *new_,
+			      const struct stats_summary *sa,
+			      const struct stats_summary *sb, size_t nmin,
+			      struct compare_stats *ret)
+{
+	const double confs[2] = { 0.95, ret->nc_level };
+	struct stats_interval ci[2];
+
+	if (base->obs && new_->obs && nmin > COMPARE_FIELLER_MAX_N) {
+		struct stats_rng *rng;
+		int r;
+
+		if (!base_away_from_zero(sa)) {
+			ret->ci_unbounded = 1;
+			ret->ci_method = "bca";
+			ret->why =
+				"the base mean is not distinguishable from 0: "
+				"the interval of %change is unbounded";
+			return;
+		}
+		rng = stats_rng_new(COMPARE_BOOT_SEED);
+		r = stats_bca(STATS_RATIO, base->obs, base->n, new_->obs,
+			      new_->n, confs, 2, COMPARE_NBOOT, rng, ci);
+		stats_rng_free(rng);
+		if (r < 0) {
+			ret->why = "cannot compute the bootstrap interval";
+			return;
+		}
+		ret->ci_method = "bca";
+	} else {
+		double df = stats_equal_n_df(sa, sb);
+
+		if (stats_fieller_df(sa, sb, 0.95, df, &ci[0]) < 0 ||
+		    stats_fieller_df(sa, sb, ret->nc_level, df, &ci[1]) < 0) {
+			ret->why = "cannot compute Fieller's interval";
+			return;
+		}
+		ret->ci_method = "fieller";
+		if (ci[0].unbounded) {
+			ret->ci_unbounded = 1;
+			ret->why =
+				"the base mean is not distinguishable from 0: "
+				"Fieller's interval of %change is unbounded";
+			return;
+		}
+	}
+	pct_interval(&ci[0], sa->mean, &ret->ci_low, &ret->ci_high);
+	if (!ci[1].unbounded)
+		pct_interval(&ci[1], sa->mean, &ret->ci90_low, &ret->ci90_high);
+	if (isnan(ret->ci_low) || isnan(ret->ci_high))
+		ret->why = "cannot compute the interval: the ratio overflows";
+}
+
+/* The intervals of the difference scale into ret (n >= 2 a side). */
+static void diff_intervals(const struct compare_sample *base,
 			   const struct compare_sample *new_,
+			   const struct stats_summary *sa,
+			   const struct stats_summary *sb, size_t nmin,
 			   struct compare_stats *ret)
 {
-	struct stats_summary sa, sb;
+	const double confs[2] = { 0.95, ret->nc_level };
 	struct stats_interval ci[2];
+
+	if (base->obs && new_->obs && nmin > COMPARE_FIELLER_MAX_N) {
+		struct stats_rng *rng = stats_rng_new(COMPARE_BOOT_SEED);
+		int r = stats_bca(STATS_DIFF, base->obs, base->n, new_->obs,
+				  new_->n, confs, 2, COMPARE_NBOOT, rng, ci);
+
+		stats_rng_free(rng);
+		if (r < 0) {
+			ret->why = "cannot compute the bootstrap interval";
+			return;
+		}
+		ret->ci_method = "bca-diff";
+	} else {
+		double df = stats_equal_n_df(sa, sb);
+
+		if (stats_diff_interval(sa, sb, 0.95, df, &ci[0]) < 0 ||
+		    stats_diff_interval(sa, sb, ret->nc_level, df, &ci[1]) <
+			    0) {
+			ret->why = "cannot compute Welch's interval";
+			return;
+		}
+		ret->ci_method = "t-diff";
+	}
+	ret->diff_low = ci[0].low;
+	ret->diff_high = ci[0].high;
+	ret->diff90_low = ci[1].low;
+	ret->diff90_high = ci[1].high;
+}
+
+/* The p-value into ret (both sides have n >= 2). */
+static void p_value(const struct compare_sample *base,
+		    const struct compare_sample *new_,
+		    const struct stats_summary *sa,
+		    const struct stats_summary *sb, size_t nmin,
+		    struct compare_stats *ret)
+{
+	int both_obs = base->obs && new_->obs, positive = 1;
+	double p = NAN;
+
+	if (both_obs && nmin >= COMPARE_MW_MIN_N) {
+		double u;
+		int exact;
+
+		if (stats_mann_whitney(base->obs, base->n, new_->obs, new_->n,
+				       COMPARE_MW_EXACT_MAX, &u, &p,
+				       &exact) == 0)
+			ret->p_method = exact ? "mann-whitney-exact"
+					      : "mann-whitney-normal";
+	} else {
+		/* Welch's t: on logs when every value is positive (ratios
+		 * are what varies), else on the values themselves. */
+		if (both_obs) {
+			for (size_t i = 0; i < base->n; i++)
+				positive &= base->obs[i] > 0;
+			for (size_t i = 0; i < new_->n; i++)
+				positive &= new_->obs[i] > 0;
+		} else {
+			positive = sa->mean > 0 && sb->mean > 0;
+		}
+		if (positive && both_obs)
+			stats_welch_log(base->obs, base->n, new_->obs, new_->n,
+					&p);
+		else if (positive)
+			stats_welch_log_summary(sa, sb, &p);
+		else
+			stats_welch_diff(sa, sb, 0.95, NULL, &p);
+		if (!isnan(p))
+			ret->p_method = positive ? "welch-log" : "welch";
+	}
+	if (!ret->p_method || isnan(p)) {
+		ret->p_method = NULL;
+		p = NAN;
+		if (!ret->why)
+			ret->why = "cannot compute the p-value";
+	}
+	ret->p_value = p;
+}
+
+void compare_stats_compute_at(const struct compare_sample *base,
+			      const struct compare_sample *new_,
+			      double nc_level, struct compare_stats *ret)
+{
+	struct stats_summary sa, sb;
 	size_t nmin;
-	int both_obs = base->obs && new_->obs;
 
 	memset(ret, 0, sizeof(*ret));
 	side_summary(base, &sa);
@@ -168,139 +428,94 @@ void compare_stats_compute(const struct compare_sample *base,
 	ret->mean_new = sb.mean;
 	ret->sd_base = sa.sd;
 	ret->sd_new = sb.sd;
+	ret->scale = CMP_SCALE_PERCENT;
 	ret->pct_change = ret->ci_low = ret->ci_high = NAN;
 	ret->ci90_low = ret->ci90_high = ret->p_value = NAN;
-	if (sa.n >= 1 && sb.n >= 1 && sa.mean != 0)
-		ret->pct_change = pct(sb.mean / sa.mean);
-	nmin = sa.n < sb.n ? sa.n : sb.n;
-	if (nmin < 2)
+	ret->diff = ret->diff_low = ret->diff_high = NAN;
+	ret->diff90_low = ret->diff90_high = ret->tau_ref = NAN;
+	ret->nc_level = nc_level > 0 && nc_level < 1 ? nc_level
+						     : COMPARE_NOCHANGE_LEVEL;
+	if (sa.n == 0 || sb.n == 0) {
+		ret->why = "no observations on a side";
 		return;
-
-	/* The interval of the ratio, then of %change. */
-	if (both_obs && nmin >= COMPARE_BCA_MIN_N) {
-		static const double confs[2] = { 0.95, 0.90 };
-		struct stats_rng *rng = stats_rng_new(COMPARE_BOOT_SEED);
-
-		if (stats_bca_ratio(base->obs, base->n, new_->obs, new_->n,
-				    confs, 2, COMPARE_NBOOT, rng, ci) == 0)
-			ret->ci_method = "bca";
-		stats_rng_free(rng);
-	} else if (stats_fieller(&sa, &sb, 0.95, &ci[0]) == 0 &&
-		   stats_fieller(&sa, &sb, 0.90, &ci[1]) == 0) {
-		ret->ci_method = "fieller";
-		ret->ci_unbounded = ci[0].unbounded;
 	}
-	if (ret->ci_method && !ret->ci_unbounded) {
-		ret->ci_low = pct(ci[0].low);
-		ret->ci_high = pct(ci[0].high);
-		if (!ci[1].unbounded) {
-			ret->ci90_low = pct(ci[1].low);
-			ret->ci90_high = pct(ci[1].high);
+	ret->diff = sb.mean - sa.mean;
+	if (!isfinite(ret->diff))
+		ret->diff = NAN;
+	if (crosses_zero(base, new_, sa.mean)) {
+		ret->scale = CMP_SCALE_DIFF;
+		ret->tau_ref = rms_of(&sa, &sb);
+	} else {
+		ret->pct_change = pct_of_ratio(sb.mean / sa.mean, sa.mean);
+	}
+	nmin = sa.n < sb.n ? sa.n : sb.n;
+	if (nmin < 2) {
+		ret->why = "one observation on a side: no interval, no p";
+		return;
+	}
+	if (ret->scale == CMP_SCALE_DIFF)
+		diff_intervals(base, new_, &sa, &sb, nmin, ret);
+	else
+		percent_intervals(base, new_, &sa, &sb, nmin, ret);
+	p_value(base, new_, &sa, &sb, nmin, ret);
+}
+
+void compare_stats_compute(const struct compare_sample *base,
+			   const struct compare_sample *new_,
+			   struct compare_stats *ret)
+{
+	compare_stats_compute_at(base, new_, COMPARE_NOCHANGE_LEVEL, ret);
+}
+
+enum cmp_verdict compare_decide_p(const struct compare_stats *s, double p,
+				  enum cmp_better better, double tau_pct,
+				  double alpha)
+{
+	double e, lo, hi, nlo, nhi, band;
+
+	if (s->n_base < COMPARE_MIN_N || s->n_new < COMPARE_MIN_N)
+		return CMP_INSUFFICIENT;
+	if (s->scale == CMP_SCALE_DIFF) {
+		e = s->diff;
+		lo = s->diff_low;
+		hi = s->diff_high;
+		nlo = s->diff90_low;
+		nhi = s->diff90_high;
+		band = tau_pct / 100 * s->tau_ref;
+	} else {
+		/* A base not told apart from zero: reported, never decided. */
+		if (s->ci_unbounded)
+			return CMP_INCONCLUSIVE;
+		e = s->pct_change;
+		lo = s->ci_low;
+		hi = s->ci_high;
+		nlo = s->ci90_low;
+		nhi = s->ci90_high;
+		band = tau_pct;
+	}
+	if (!isfinite(band))
+		return CMP_INCONCLUSIVE;
+	if (!isnan(p) && p < alpha && isfinite(e) && !isnan(lo) && !isnan(hi)) {
+		int up = lo > 0 && e > band, down = hi < 0 && e < -band;
+
+		if (up || down) {
+			if (better == CMP_BETTER_NONE)
+				return CMP_CHANGED;
+			return up == (better == CMP_BETTER_HIGHER)
+				       ? CMP_IMPROVEMENT
+				       : CMP_REGRESSION;
 		}
 	}
-
-	/* The test. */
-	if (both_obs && nmin >= COMPARE_MW_MIN_N) {
-		double u;
-		int exact;
-
-		if (stats_mann_whitney(base->obs, base->n, new_->obs, new_->n,
-				       COMPARE_MW_EXACT_MAX, &u, &ret->p_value,
-				       &exact) == 0)
-			ret->p_method = exact ? "mann-whitney-exact"
-					      : "mann-whitney-normal";
-	} else if (both_obs) {
-		if (stats_welch_log(base->obs, base->n, new_->obs, new_->n,
-				    &ret->p_value) == 0 &&
-		    !isnan(ret->p_value))
-			ret->p_method = "welch-log";
-	} else if (stats_welch_log_summary(&sa, &sb, &ret->p_value) == 0 &&
-		   !isnan(ret->p_value)) {
-		ret->p_method = "welch-log";
-	}
-	if (!ret->p_method)
-		ret->p_value = NAN;
+	if (!isnan(nlo) && !isnan(nhi) && nlo >= -band && nhi <= band)
+		return CMP_NO_CHANGE;
+	return CMP_INCONCLUSIVE;
 }
 
 enum cmp_verdict compare_decide(const struct compare_stats *s,
 				enum cmp_better better, double tau_pct,
 				double alpha)
 {
-	int have_ci = !isnan(s->ci_low) && !isnan(s->ci_high);
-	int have_ci90 = !isnan(s->ci90_low) && !isnan(s->ci90_high);
-	int significant = !isnan(s->p_value) && s->p_value < alpha;
-
-	if (s->n_base < COMPARE_MIN_N || s->n_new < COMPARE_MIN_N)
-		return CMP_INSUFFICIENT;
-	if (significant && have_ci && better != CMP_BETTER_NONE) {
-		int up = s->ci_low > tau_pct, down = s->ci_high < -tau_pct;
-
-		if (up)
-			return better == CMP_BETTER_HIGHER ? CMP_IMPROVEMENT
-							   : CMP_REGRESSION;
-		if (down)
-			return better == CMP_BETTER_HIGHER ? CMP_REGRESSION
-							   : CMP_IMPROVEMENT;
-	}
-	if (have_ci90 && s->ci90_low >= -tau_pct && s->ci90_high <= tau_pct)
-		return CMP_NO_CHANGE;
-	return CMP_INCONCLUSIVE;
-}
-
-int compare_adaptive_next(const struct compare_sample *base,
-			  const struct compare_sample *new_,
-			  enum cmp_better better, double tau_pct, int look,
-			  int cap_per_side, struct compare_next *ret,
-			  struct strbuf *reason)
-{
-	size_t nmin;
-
-	memset(ret, 0, sizeof(*ret));
-	if (look < 1 || look > COMPARE_POCOCK_LOOKS || cap_per_side < 1)
-		return -1;
-	ret->threshold = COMPARE_POCOCK_ALPHA;
-	compare_stats_compute(base, new_, &ret->stats);
-	ret->verdict =
-		compare_decide(&ret->stats, better, tau_pct, ret->threshold);
-	nmin = base->n < new_->n ? base->n : new_->n;
-	if (ret->verdict == CMP_REGRESSION || ret->verdict == CMP_IMPROVEMENT) {
-		ret->stop = 1;
-		strbuf_addf(reason,
-			    "decided at look %d of %d: %s (p = %.3g < %.4g, "
-			    "95%% CI beyond %.3g%%)",
-			    look, COMPARE_POCOCK_LOOKS,
-			    compare_verdict_name(ret->verdict),
-			    ret->stats.p_value, ret->threshold, tau_pct);
-	} else if (ret->verdict == CMP_NO_CHANGE) {
-		ret->stop = 1;
-		strbuf_addf(reason,
-			    "decided at look %d of %d: no-change (90%% CI "
-			    "inside +-%.3g%%)",
-			    look, COMPARE_POCOCK_LOOKS, tau_pct);
-	} else if (look >= COMPARE_POCOCK_LOOKS) {
-		ret->stop = 1;
-		strbuf_addf(reason,
-			    "stopped %s after the last look (%d of %d), %zu "
-			    "and %zu boots",
-			    compare_verdict_name(ret->verdict), look,
-			    COMPARE_POCOCK_LOOKS, base->n, new_->n);
-	} else if (nmin + COMPARE_BLOCK > (size_t)cap_per_side) {
-		ret->stop = 1;
-		strbuf_addf(reason,
-			    "stopped %s at the cap: %zu and %zu boots, "
-			    "another block of %d would pass %d per side",
-			    compare_verdict_name(ret->verdict), base->n,
-			    new_->n, COMPARE_BLOCK, cap_per_side);
-	} else {
-		ret->add_per_side = COMPARE_BLOCK;
-		strbuf_addf(reason,
-			    "%s at look %d of %d with %zu and %zu boots: "
-			    "queue %d more per side",
-			    compare_verdict_name(ret->verdict), look,
-			    COMPARE_POCOCK_LOOKS, base->n, new_->n,
-			    COMPARE_BLOCK);
-	}
-	return 0;
+	return compare_decide_p(s, s->p_value, better, tau_pct, alpha);
 }
 
 /* --- Sets of rows ------------------------------------------------------ */
@@ -313,6 +528,7 @@ static void compare_row_release(struct compare_row *r)
 	free(r->params_text);
 	free(r->metric);
 	free(r->unit);
+	free(r->note);
 }
 
 void compare_set_release(struct compare_set *set)
@@ -325,30 +541,121 @@ void compare_set_release(struct compare_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
+int compare_row_decides(const struct compare_set *set, size_t i)
+{
+	for (size_t k = 0; k < set->nr; k++)
+		if (set->rows[k].decides)
+			return set->rows[i].decides;
+	return 1;
+}
+
+/* Deciding rows sorted by host: Holm's families are runs of one host. */
+struct fam_item {
+	int64_t host_id;
+	size_t row;
+};
+
+static int fam_cmp(const void *x, const void *y)
+{
+	const struct fam_item *a = x, *b = y;
+
+	if (a->host_id != b->host_id)
+		return a->host_id < b->host_id ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+void compare_set_decide(struct compare_set *set, double alpha)
+{
+	_cleanup_free_ struct fam_item *it = NULL;
+	_cleanup_free_ double *p = NULL, *adj = NULL;
+	size_t m = 0, any_flag = 0;
+
+	set->alpha = alpha;
+	it = xcalloc(set->nr ? set->nr : 1, sizeof(*it));
+	p = xcalloc(set->nr ? set->nr : 1, sizeof(*p));
+	adj = xcalloc(set->nr ? set->nr : 1, sizeof(*adj));
+	for (size_t i = 0; i < set->nr; i++)
+		any_flag |= (size_t)set->rows[i].decides;
+	for (size_t i = 0; i < set->nr; i++) {
+		struct compare_row *r = &set->rows[i];
+
+		r->p_adjusted = r->s.p_value;
+		r->family = 0;
+		if (any_flag && !r->decides)
+			continue;
+		it[m].host_id = r->host_id;
+		it[m++].row = i;
+	}
+	qsort(it, m, sizeof(*it), fam_cmp);
+	for (size_t a = 0; a < m;) {
+		size_t b = a;
+
+		while (b < m && it[b].host_id == it[a].host_id)
+			b++;
+		for (size_t k = a; k < b; k++)
+			p[k - a] = set->rows[it[k].row].s.p_value;
+		stats_holm(p, b - a, adj);
+		for (size_t k = a; k < b; k++) {
+			set->rows[it[k].row].p_adjusted = adj[k - a];
+			set->rows[it[k].row].family = (int)(b - a);
+		}
+		a = b;
+	}
+	for (size_t i = 0; i < set->nr; i++) {
+		struct compare_row *r = &set->rows[i];
+
+		r->verdict = compare_decide_p(&r->s, r->p_adjusted, r->better,
+					      r->tau, alpha);
+	}
+}
+
+void compare_row_note(const struct compare_row *r, struct strbuf *out)
+{
+	size_t start = out->len;
+
+#define SEP() (out->len > start ? "; " : "")
+	if (r->s.why)
+		strbuf_addf(out, "%s", r->s.why);
+	if (r->s.scale == CMP_SCALE_DIFF)
+		strbuf_addf(out,
+			    "%sthe values cross 0: compared on the difference "
+			    "new - base%s%s%s, tau a percentage of their "
+			    "root-mean-square value",
+			    SEP(), r->unit && r->unit[0] ? " in " : "",
+			    r->unit ? r->unit : "", "");
+	if (r->note)
+		strbuf_addf(out, "%s%s", SEP(), r->note);
+	if (r->family > 1 && !isnan(r->p_adjusted))
+		strbuf_addf(out,
+			    "%sHolm's correction over the %d deciding "
+			    "metrics on %s: adjusted p %.3g",
+			    SEP(), r->family, r->host ? r->host : "this host",
+			    r->p_adjusted);
+#undef SEP
+}
+
 static int is_decided(enum cmp_verdict v)
 {
 	return v == CMP_REGRESSION || v == CMP_IMPROVEMENT ||
-	       v == CMP_NO_CHANGE;
+	       v == CMP_NO_CHANGE || v == CMP_CHANGED;
 }
 
-int compare_set_next(const struct compare_set *set, int look, int cap_per_side,
-		     int *ret_stop, int *ret_add, struct strbuf *reason)
+int compare_set_next(const struct compare_set *set, int look, int looks,
+		     int cap_per_side, int *ret_stop, int *ret_add,
+		     struct strbuf *reason)
 {
 	size_t deciding = 0, open = 0, nmin = SIZE_MAX;
-	int any_flag = 0;
 	struct strbuf list = STRBUF_INIT;
 
 	*ret_stop = 1;
 	*ret_add = 0;
-	if (look < 1 || look > COMPARE_POCOCK_LOOKS || cap_per_side < 1)
+	if (looks < 1 || look < 1 || look > looks || cap_per_side < 1)
 		return -1;
-	for (size_t i = 0; i < set->nr; i++)
-		any_flag |= set->rows[i].decides;
 	for (size_t i = 0; i < set->nr; i++) {
 		const struct compare_row *r = &set->rows[i];
 		size_t n = r->s.n_base < r->s.n_new ? r->s.n_base : r->s.n_new;
 
-		if (any_flag && !r->decides)
+		if (!compare_row_decides(set, i))
 			continue;
 		deciding++;
 		if (n < nmin)
@@ -367,18 +674,20 @@ int compare_set_next(const struct compare_set *set, int look, int cap_per_side,
 		strbuf_addf(reason,
 			    "look %d of %d: no deciding metric has "
 			    "results: stop",
-			    look, COMPARE_POCOCK_LOOKS);
+			    look, looks);
 	} else if (open == 0) {
 		strbuf_addf(reason,
 			    "decided at look %d of %d: all %zu deciding "
-			    "metric%s decided (p < %.4g per look)",
-			    look, COMPARE_POCOCK_LOOKS, deciding,
-			    deciding == 1 ? "" : "s", COMPARE_POCOCK_ALPHA);
-	} else if (look >= COMPARE_POCOCK_LOOKS) {
+			    "metric%s decided (p < %.2g per look%s)",
+			    look, looks, deciding, deciding == 1 ? "" : "s",
+			    set->alpha > 0 ? set->alpha : COMPARE_ALPHA,
+			    deciding > 1 ? ", Holm over the deciding metrics"
+					 : "");
+	} else if (look >= looks) {
 		strbuf_addf(reason,
 			    "stopped after the last look (%d of %d) with %zu "
 			    "undecided: %s",
-			    look, COMPARE_POCOCK_LOOKS, open, list.buf);
+			    look, looks, open, list.buf);
 	} else if (nmin + COMPARE_BLOCK > (size_t)cap_per_side) {
 		strbuf_addf(reason,
 			    "stopped at the cap (%d boots per side) with %zu "
@@ -390,8 +699,7 @@ int compare_set_next(const struct compare_set *set, int look, int cap_per_side,
 		strbuf_addf(reason,
 			    "look %d of %d: %zu undecided (%s): queue %d more "
 			    "boots per side",
-			    look, COMPARE_POCOCK_LOOKS, open, list.buf,
-			    COMPARE_BLOCK);
+			    look, looks, open, list.buf, COMPARE_BLOCK);
 	}
 	strbuf_release(&list);
 	return 0;

@@ -2,8 +2,10 @@
  * compare_db.c - the database layer of the comparison (see compare.h):
  * resolve the kernels of a query, stream their results out of
  * PostgreSQL into observations per (host, workload, params, metric),
- * compute each row with compare.c's method, and store the rows in
- * comparisons.  Every statement is parameterised.
+ * compute each row with compare.c's method, decide the set (Holm per
+ * host), and store the rows in comparisons.  A look of an adaptive
+ * sequence reads only the runs of the sequence's own jobs.  Every
+ * statement is parameterised.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -206,6 +208,8 @@ struct group {
 	int64_t host_id;
 	char *host, *workload, *params_json, *params_text, *metric, *unit;
 	enum cmp_better better;
+	int better_conflict; /* the results disagree on the direction */
+	enum cmp_better other; /* the first direction that disagreed */
 	int rate;
 	struct side_acc side[2]; /* 0 base, 1 new */
 };
@@ -284,9 +288,11 @@ static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
 }
 
 /*
- * Compute the finished group into a new row of set (taking its strings).
- * tau: --tau, else the plan's for this metric, else the metric's default;
- * the plan may also override the direction.
+ * Compute the finished group into a new row of set (taking its strings);
+ * compare_run() decides the whole set at the end.  tau: --tau, else the
+ * plan's for this metric, else the metric's default; the plan may also
+ * set the direction, which otherwise is the results' own -- or none, with
+ * a note, when the two kernels' results disagree on it.
  */
 static void group_finish(struct group *g, const struct compare_query *q,
 			 const struct plan *plan, struct compare_set *set)
@@ -321,12 +327,18 @@ static void group_finish(struct group *g, const struct compare_query *q,
 		row->better = CMP_BETTER_LOWER;
 	else if (pm && pm->direction == PLAN_DIR_NONE)
 		row->better = CMP_BETTER_NONE;
+	else if (g->better_conflict) {
+		row->note = xstrfmt(
+			"the results disagree on the direction (%s and %s "
+			"is better): compared without one; set it in the "
+			"plan's metrics",
+			compare_better_name(g->better),
+			compare_better_name(g->other));
+		row->better = CMP_BETTER_NONE;
+	}
 	if (!isnan(q->tau_pct))
 		row->tau = q->tau_pct;
-	compare_stats_compute(&sb, &sn, &row->s);
-	row->verdict = compare_decide(&row->s, row->better, row->tau,
-				      q->look > 0 ? COMPARE_POCOCK_ALPHA
-						  : COMPARE_ALPHA);
+	compare_stats_compute_at(&sb, &sn, set->nc_level, &row->s);
 	group_release(g);
 }
 
@@ -359,6 +371,9 @@ int compare_run(struct db *db, const struct compare_query *q,
 		"  AND ($3::text IS NULL OR h.name = $3) "
 		"  AND ($4::text IS NULL OR r.workload = $4) "
 		"  AND ($5::bigint IS NULL OR r.plan_id = $5) "
+		"  AND ($6::bigint IS NULL OR EXISTS (SELECT 1 FROM jobs j "
+		"       WHERE j.id = r.job_id AND j.patch_id = $6 "
+		"       AND j.block <= $7)) "
 		"ORDER BY h.name, r.host_id, r.workload, 4, s.metric, "
 		"  r.kernel_id, obs, s.iteration, s.id";
 	struct db_args a = DB_ARGS_INIT;
@@ -369,6 +384,20 @@ int compare_run(struct db *db, const struct compare_query *q,
 
 	memset(ret, 0, sizeof(*ret));
 	memset(&g, 0, sizeof(g));
+	ret->alpha = q->alpha > 0 && q->alpha < 1 ? q->alpha : COMPARE_ALPHA;
+	ret->nc_level = q->nc_level > 0 && q->nc_level < 1
+				? q->nc_level
+				: COMPARE_NOCHANGE_LEVEL;
+	if (q->look > 0) {
+		if (q->patch_id <= 0 || !q->host || !q->plan ||
+		    q->looks < q->look || q->max_block < 0) {
+			strbuf_addstr(err, "a look of a sequence needs its "
+					   "patch, host, plan and design");
+			return -EINVAL;
+		}
+		ret->look = q->look;
+		ret->looks = q->looks;
+	}
 	r = resolve_kernels(db, q, ret, err);
 	if (r < 0)
 		return r;
@@ -383,6 +412,13 @@ int compare_run(struct db *db, const struct compare_query *q,
 		db_args_i64(&a, ret->plan_id);
 	else
 		db_args_str(&a, NULL);
+	if (q->look > 0) {
+		db_args_i64(&a, q->patch_id);
+		db_args_i64(&a, q->max_block);
+	} else {
+		db_args_str(&a, NULL);
+		db_args_str(&a, NULL);
+	}
 	r = db_exec_args(db, &res, err, sql, &a);
 	db_args_clear(&a);
 	if (r < 0)
@@ -419,6 +455,15 @@ int compare_run(struct db *db, const struct compare_query *q,
 			if (compare_better_parse(db_get(res, i, 7), &g.better))
 				g.better = CMP_BETTER_NONE;
 			g.rate = compare_unit_is_rate(g.unit);
+		} else if (!g.better_conflict) {
+			enum cmp_better b;
+
+			if (compare_better_parse(db_get(res, i, 7), &b))
+				b = CMP_BETTER_NONE;
+			if (b != g.better) {
+				g.better_conflict = 1;
+				g.other = b;
+			}
 		}
 		side = &g.side[kernel_id == ret->new_id];
 		if (db_get(res, i, 11)) {
@@ -450,6 +495,7 @@ int compare_run(struct db *db, const struct compare_query *q,
 	}
 	if (g.metric)
 		group_finish(&g, q, plan, ret);
+	compare_set_decide(ret, ret->alpha);
 	return 0;
 }
 
@@ -463,10 +509,14 @@ int compare_store(struct db *db, const struct compare_set *set,
 		"stddev_new, "
 		"  pct_change, ci_low, ci_high, p_value, tau, verdict, "
 		"  method_version, ci90_low, ci90_high, ci_method, p_method, "
-		"  note) "
+		"  note, scale, diff, diff_low, diff_high, diff90_low, "
+		"  diff90_high, tau_ref, ci_unbounded, nc_level, alpha, "
+		"  p_adjusted, family, look, looks) "
 		"VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, "
 		"  $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
-		"  $24, $25, $26, $27)";
+		"  $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, "
+		"  $36, $37, $38, $39, nullif($40, 0), nullif($41, 0))";
+	struct strbuf note = STRBUF_INIT;
 
 	if (db_begin(db, err) < 0)
 		return -EIO;
@@ -514,18 +564,32 @@ int compare_store(struct db *db, const struct compare_set *set,
 		db_args_double(&a, row->s.ci90_high);
 		db_args_str(&a, row->s.ci_method);
 		db_args_str(&a, row->s.p_method);
-		db_args_str(&a,
-			    row->s.ci_unbounded
-				    ? "Fieller interval unbounded: the base "
-				      "mean is not distinguishable from 0"
-				    : NULL);
+		strbuf_reset(&note);
+		compare_row_note(row, &note);
+		db_args_str(&a, note.len ? note.buf : NULL);
+		db_args_str(&a, compare_scale_name(row->s.scale));
+		db_args_double(&a, row->s.diff);
+		db_args_double(&a, row->s.diff_low);
+		db_args_double(&a, row->s.diff_high);
+		db_args_double(&a, row->s.diff90_low);
+		db_args_double(&a, row->s.diff90_high);
+		db_args_double(&a, row->s.tau_ref);
+		db_args_bool(&a, row->s.ci_unbounded);
+		db_args_double(&a, row->s.nc_level);
+		db_args_double(&a, set->alpha);
+		db_args_double(&a, row->p_adjusted);
+		db_args_i64(&a, row->family);
+		db_args_i64(&a, set->look);
+		db_args_i64(&a, set->looks);
 		r = db_exec_args(db, NULL, err, sql, &a);
 		db_args_clear(&a);
 		if (r < 0) {
 			db_rollback(db);
+			strbuf_release(&note);
 			return -EIO;
 		}
 	}
+	strbuf_release(&note);
 	if (db_commit(db, err) < 0)
 		return -EIO;
 	return 0;

@@ -1,6 +1,9 @@
 /*
  * compare_format.c - a comparison set as the LKP/PLM-style text table
- * and as JSON (see compare.h).  Pure: strings in, strings out.
+ * and as JSON (see compare.h).  Pure: strings in, strings out.  A row on
+ * the difference scale shows the difference in the metric's unit (no %
+ * sign) and says so in its note; an unbounded interval reads "unbounded"
+ * (JSON: ci_unbounded true), a missing one "-" (null, false).
  */
 #include <math.h>
 #include <string.h>
@@ -42,6 +45,58 @@ static void add_pct(struct strbuf *out, double v)
 		strbuf_addf(out, "%+.1f%%", v);
 }
 
+/* A difference in the metric's unit: no % sign. */
+static void add_diff(struct strbuf *out, double v)
+{
+	if (isnan(v))
+		strbuf_addstr(out, "-");
+	else
+		strbuf_addf(out, "%+.3g", v);
+}
+
+/* The effect column and its 95% interval, on the row's scale. */
+static void add_effect(const struct compare_row *r, struct strbuf *change,
+		       struct strbuf *ci)
+{
+	int diff = r->s.scale == CMP_SCALE_DIFF;
+	void (*add)(struct strbuf *, double) = diff ? add_diff : add_pct;
+	double lo = diff ? r->s.diff_low : r->s.ci_low,
+	       hi = diff ? r->s.diff_high : r->s.ci_high;
+
+	add(change, diff ? r->s.diff : r->s.pct_change);
+	if (!diff && r->s.ci_unbounded) {
+		strbuf_addstr(ci, "unbounded");
+	} else if (isnan(lo) || isnan(hi)) {
+		strbuf_addstr(ci, "-");
+	} else {
+		strbuf_addch(ci, '[');
+		add(ci, lo);
+		strbuf_addstr(ci, ", ");
+		add(ci, hi);
+		strbuf_addch(ci, ']');
+	}
+}
+
+/* The last line: the level the verdicts were tested at, and why. */
+static void add_levels(const struct compare_set *set, struct strbuf *out)
+{
+	int family = 0;
+
+	for (size_t i = 0; i < set->nr; i++)
+		if (set->rows[i].family > family)
+			family = set->rows[i].family;
+	strbuf_addf(out, "\nverdicts at p < %.2g", set->alpha);
+	if (set->look > 0)
+		strbuf_addf(out,
+			    " per look (look %d of %d of an adaptive "
+			    "sequence; no-change interval %.1f%%)",
+			    set->look, set->looks, 100 * set->nc_level);
+	if (family > 1)
+		strbuf_addstr(out, "; Holm's correction over each host's "
+				   "deciding metrics (p shown unadjusted)");
+	strbuf_addch(out, '\n');
+}
+
 void compare_format_text(const struct compare_set *set, struct strbuf *out)
 {
 	const struct compare_row *prev = NULL;
@@ -70,19 +125,8 @@ void compare_format_text(const struct compare_set *set, struct strbuf *out)
 		prev = r;
 		add_num(out, 13, r->s.mean_base);
 		add_rsd(out, r->s.mean_base, r->s.sd_base);
-		add_pct(&change, r->s.pct_change);
+		add_effect(r, &change, &ci);
 		strbuf_addf(out, " %9s  ", change.buf);
-		if (r->s.ci_unbounded) {
-			strbuf_addstr(&ci, "unbounded");
-		} else if (isnan(r->s.ci_low)) {
-			strbuf_addstr(&ci, "-");
-		} else {
-			strbuf_addch(&ci, '[');
-			add_pct(&ci, r->s.ci_low);
-			strbuf_addstr(&ci, ", ");
-			add_pct(&ci, r->s.ci_high);
-			strbuf_addch(&ci, ']');
-		}
 		strbuf_addf(out, "%-18s ", ci.buf);
 		add_num(out, 13, r->s.mean_new);
 		add_rsd(out, r->s.mean_new, r->s.sd_new);
@@ -101,13 +145,21 @@ void compare_format_text(const struct compare_set *set, struct strbuf *out)
 				strbuf_addf(out, " (p=%.2g)", r->s.p_value);
 		}
 		strbuf_addch(out, '\n');
+		strbuf_reset(&ci);
+		compare_row_note(r, &ci);
+		if (ci.len)
+			strbuf_addf(out, "%13s note: %s\n", "", ci.buf);
 		strbuf_release(&ci);
 		strbuf_release(&change);
 	}
+	if (set->nr)
+		add_levels(set, out);
 }
 
 void compare_format_json(const struct compare_set *set, struct strbuf *out)
 {
+	struct strbuf note = STRBUF_INIT;
+
 	strbuf_addch(out, '[');
 	for (size_t i = 0; i < set->nr; i++) {
 		const struct compare_row *r = &set->rows[i];
@@ -145,7 +197,41 @@ void compare_format_json(const struct compare_set *set, struct strbuf *out)
 		strbuf_add_json_double(out, r->s.p_value);
 		strbuf_addstr(out, ",\"verdict\":");
 		strbuf_add_json_str(out, compare_verdict_name(r->verdict));
+		strbuf_addstr(out, ",\"scale\":");
+		strbuf_add_json_str(out, compare_scale_name(r->s.scale));
+		strbuf_addstr(out, ",\"difference\":");
+		strbuf_add_json_double(out, r->s.diff);
+		strbuf_addstr(out, ",\"diff_ci_low\":");
+		strbuf_add_json_double(out, r->s.diff_low);
+		strbuf_addstr(out, ",\"diff_ci_high\":");
+		strbuf_add_json_double(out, r->s.diff_high);
+		strbuf_addf(out, ",\"ci_unbounded\":%s",
+			    r->s.ci_unbounded ? "true" : "false");
+		strbuf_addstr(out, ",\"ci_method\":");
+		if (r->s.ci_method)
+			strbuf_add_json_str(out, r->s.ci_method);
+		else
+			strbuf_addstr(out, "null");
+		strbuf_addstr(out, ",\"p_method\":");
+		if (r->s.p_method)
+			strbuf_add_json_str(out, r->s.p_method);
+		else
+			strbuf_addstr(out, "null");
+		strbuf_addstr(out, ",\"p_adjusted\":");
+		strbuf_add_json_double(out, r->p_adjusted);
+		strbuf_addstr(out, ",\"alpha\":");
+		strbuf_add_json_double(out, set->alpha);
+		strbuf_addstr(out, ",\"tau\":");
+		strbuf_add_json_double(out, r->tau);
+		strbuf_addstr(out, ",\"note\":");
+		strbuf_reset(&note);
+		compare_row_note(r, &note);
+		if (note.len)
+			strbuf_add_json_str(out, note.buf);
+		else
+			strbuf_addstr(out, "null");
 		strbuf_addch(out, '}');
 	}
 	strbuf_addstr(out, set->nr ? "\n]\n" : "]\n");
+	strbuf_release(&note);
 }
