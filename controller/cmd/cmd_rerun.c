@@ -15,6 +15,7 @@
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "analysis/adaptive.h"
 #include "log.h"
 #include "parse.h"
 #include "plan/plan.h"
@@ -34,7 +35,12 @@ const char cmd_rerun_usage[] =
 	"that\n"
 	"ran exactly this plan is reused, or, with --kernel, the plan is "
 	"queued\n"
-	"under that kernel label.  Prints the new STP id.\n";
+	"under that kernel label.  Prints the new STP id.\n"
+	"\n"
+	"A rerun of a job of an `until: decided` sequence keeps its block: it\n"
+	"joins the sequence on the same host (another host is refused) and\n"
+	"never adds a look.  When the job had failed and ended the sequence,\n"
+	"the rerun closes its block and the sequence goes on.\n";
 
 int cmd_rerun(int argc, char **argv)
 {
@@ -144,12 +150,15 @@ int cmd_rerun(int argc, char **argv)
 			fatal("no host named '%s' ('schedfarm host list' "
 			      "shows them)",
 			      host);
+		if (adaptive_rerun_check(db, job, host, &err) < 0)
+			fatal("%s", err.buf);
 		free(row.host_constraint);
 		row.host_constraint = xstrdup(host);
 		if (have_prio)
 			row.priority = priority;
 		row.rerun_of = job;
-		row.block = 0;
+		/* row.block stays the job's: a rerun of a job of an
+		 * `until: decided` sequence joins its block. */
 		if (jobs_insert(db, &row, &new_job, &err) < 0)
 			cli_db_fatal("rerun", &err);
 		job_row_release(&row);
