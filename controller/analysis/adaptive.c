@@ -95,6 +95,12 @@ int adaptive_design_make(int plan_boots, int max_boots,
 		info[ret->looks++] = n;
 	}
 	ret->last_block = ret->look_block[ret->looks - 1];
+	if (ret->looks == 1) {
+		/* One look is a fixed design: its own levels, exactly. */
+		ret->alpha = COMPARE_ALPHA;
+		ret->nc_level = COMPARE_NOCHANGE_LEVEL;
+		return 0;
+	}
 	if (stats_gs_constant(info, (size_t)ret->looks, COMPARE_ALPHA, 2, &c) <
 	    0)
 		return -EINVAL;

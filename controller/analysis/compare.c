@@ -683,6 +683,12 @@ int compare_set_next(const struct compare_set *set, int look, int looks,
 			    set->alpha > 0 ? set->alpha : COMPARE_ALPHA,
 			    deciding > 1 ? ", Holm over the deciding metrics"
 					 : "");
+	} else if (look >= looks &&
+		   nmin + COMPARE_BLOCK > (size_t)cap_per_side) {
+		strbuf_addf(reason,
+			    "stopped at the cap (%d boots per side) after the "
+			    "last look (%d of %d) with %zu undecided: %s",
+			    cap_per_side, look, looks, open, list.buf);
 	} else if (look >= looks) {
 		strbuf_addf(reason,
 			    "stopped after the last look (%d of %d) with %zu "
