@@ -15,7 +15,8 @@
 -- The unique key makes a block close once: a rerun of one of its jobs
 -- joins it and adds no look.
 --
--- history_series / history_changes: per (host, workload, params, metric)
+-- history_series / history_changes / history_hosts: per (host, workload,
+-- params, metric)
 -- the series of observations of kernels that are not a patch's, in time
 -- order, and the change points E-divisive means found in it (analysis/
 -- changes.c), each with the kernels either side and the size of the shift.
@@ -103,6 +104,16 @@ CREATE TABLE history_series (
     method_version  integer NOT NULL,
     analysed_at     timestamptz NOT NULL DEFAULT now(),
     UNIQUE (host_id, workload, params, metric)
+);
+
+-- What each host's runs were when its history was last brought up to
+-- date: a host whose runs did not change since is skipped without
+-- reading its results.
+CREATE TABLE history_hosts (
+    host_id         bigint PRIMARY KEY REFERENCES hosts(id) ON DELETE CASCADE,
+    fingerprint     text NOT NULL,
+    method_version  integer NOT NULL,
+    analysed_at     timestamptz NOT NULL DEFAULT now()
 );
 
 CREATE TABLE history_changes (

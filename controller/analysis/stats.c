@@ -265,6 +265,43 @@ int stats_welch_diff(const struct stats_summary *a0,
 	return r;
 }
 
+int stats_student(const struct stats_summary *a0,
+		  const struct stats_summary *b0, double *ret_p)
+{
+	struct stats_summary a, b;
+	double ss, df, se, t;
+
+	*ret_p = NAN;
+	if (a0->n < 1 || b0->n < 1 || a0->n + b0->n < 3 ||
+	    !isfinite(a0->mean) || !isfinite(b0->mean))
+		return -EINVAL;
+	a = *a0;
+	b = *b0;
+	if (a.n < 2)
+		a.sd = 0;
+	if (b.n < 2)
+		b.sd = 0;
+	if (!isfinite(a.sd) || !isfinite(b.sd))
+		return -EINVAL;
+	{
+		struct stats_summary sa = a, sb = b;
+
+		scale_summaries(&sa, &sb, &a, &b);
+	}
+	df = (double)(a.n + b.n - 2);
+	ss = ((double)(a.n - 1) * a.sd * a.sd +
+	      (double)(b.n - 1) * b.sd * b.sd) /
+	     df;
+	se = sqrt(ss * (1 / (double)a.n + 1 / (double)b.n));
+	if (se == 0) {
+		*ret_p = a.mean == b.mean ? 1 : 0;
+		return 0;
+	}
+	t = (b.mean - a.mean) / se;
+	*ret_p = 2 * gsl_cdf_tdist_Q(fabs(t), df);
+	return isnan(*ret_p) ? -EDOM : 0;
+}
+
 int stats_diff_interval(const struct stats_summary *a0,
 			const struct stats_summary *b0, double conf, double df0,
 			struct stats_interval *ret)

@@ -102,6 +102,15 @@ double stats_equal_n_df(const struct stats_summary *a,
 int stats_welch_diff(const struct stats_summary *a,
 		     const struct stats_summary *b, double conf,
 		     struct stats_interval *ret, double *ret_p);
+/*
+ * Student's two-sided t test of mean_b - mean_a with the pooled variance
+ * (equal variances assumed: right where no change means one noise, and
+ * robust to a short side whose own variance happens to be small).  n >=
+ * 1 per side and n_a + n_b >= 3, else -EINVAL; both sides without spread:
+ * p 1 for equal means, 0 otherwise.  Scaled like stats_fieller().
+ */
+int stats_student(const struct stats_summary *a, const struct stats_summary *b,
+		  double *ret_p);
 /* The interval with t at df (NaN: Welch's), as stats_fieller_df(). */
 int stats_diff_interval(const struct stats_summary *a,
 			const struct stats_summary *b, double conf, double df,
