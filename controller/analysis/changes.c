@@ -308,51 +308,49 @@ int changes_find(const double *x, size_t n, struct changes_list *ret)
 /*
  * The observations of one host's history, a row per point, series after
  * series (workload, params, metric), each oldest first: what a series
- * is made of, in one place.  $1 the host, $2 true to return every series
- * (else only those whose fingerprint or method differ from what
- * history_series holds), $3 CHANGES_METHOD_VERSION, $4 a metric LIKE
- * pattern or NULL.  A point is a boot (or a run without a boot number)
+ * is made of, in one place.  $1 the host, $2 a metric LIKE pattern or
+ * NULL, $3 true to add the params as key=value text and the kernel's
+ * name (for pages).  A point is a boot (or a run without a boot number)
  * of a kernel that is not a patch's: its mean and, for rates, its
- * harmonic mean (NULL when a value is too small to invert safely).
+ * harmonic mean (NULL when a value is too small to invert safely).  Each
+ * row carries its series' fingerprint (points, results, first and last
+ * result id: results are written once, so new ones change it).  Keys are
+ * integers and texts compare bytewise ("C"), and the one sort serves the
+ * window and the order: the statement reads a host's whole history.
  */
 static const char points_sql[] =
-	"WITH obs AS ("
-	" SELECT r.workload, r.params, s.metric, min(s.unit) AS unit,"
+	"SELECT workload, ptext, metric, unit, dir, at, run_id, kernel_id,"
+	" mean, hmean,"
+	" count(*) OVER w || '/' || sum(n) OVER w || '/' || min(mn) OVER w"
+	"  || '/' || max(mx) OVER w,"
+	" CASE WHEN $3 THEN coalesce((SELECT string_agg(e.key || '=' ||"
+	"   e.value, ';' ORDER BY e.key) FROM"
+	"   jsonb_each_text(ptext::jsonb) e), '') END,"
+	" CASE WHEN $3 THEN (SELECT k.name FROM kernels k"
+	"   WHERE k.id = kernel_id) END"
+	" FROM (SELECT r.workload COLLATE \"C\" AS workload,"
+	"  r.params::text COLLATE \"C\" AS ptext,"
+	"  s.metric COLLATE \"C\" AS metric, min(s.unit) AS unit,"
 	"  min(s.direction) AS dir,"
 	"  min(coalesce(r.started_at, r.created_at)) AS at,"
 	"  min(r.id) AS run_id, min(r.kernel_id) AS kernel_id,"
 	"  avg(s.value) AS mean,"
 	"  CASE WHEN min(s.value) > 1e-150"
 	"       THEN count(*) / sum(1 / s.value) END AS hmean,"
-	"  count(*) AS n, max(s.id) AS mx, sum(s.id) AS sm"
+	"  count(*)::integer AS n, min(s.id) AS mn, max(s.id) AS mx"
 	" FROM results s JOIN runs r ON r.id = s.run_id"
 	" WHERE r.host_id = $1 AND r.status IN ('done', 'imported')"
 	"  AND NOT s.warmup"
-	"  AND ($4::text IS NULL OR s.metric LIKE $4)"
-	"  AND NOT EXISTS (SELECT 1 FROM patches p"
-	"                  WHERE p.kernel_id = r.kernel_id)"
-	" GROUP BY r.workload, r.params, s.metric,"
+	"  AND ($2::text IS NULL OR s.metric LIKE $2)"
+	"  AND r.kernel_id NOT IN (SELECT p.kernel_id FROM patches p"
+	"                          WHERE p.kernel_id IS NOT NULL)"
+	" GROUP BY 1, 2, 3,"
 	"  CASE WHEN r.boot > 0 AND r.job_id IS NOT NULL"
-	"       THEN 'j' || r.job_id || '.' || r.boot"
-	"       ELSE 'r' || r.id END),"
-	" fp AS (SELECT workload, params, metric,"
-	"  sum(n)::text || '/' || max(mx)::text || '/' || sum(sm)::text"
-	"   AS fingerprint FROM obs GROUP BY workload, params, metric),"
-	" todo AS (SELECT fp.* FROM fp LEFT JOIN history_series hs"
-	"  ON hs.host_id = $1 AND hs.workload = fp.workload"
-	"  AND hs.params = fp.params AND hs.metric = fp.metric"
-	"  WHERE $2 OR hs.id IS NULL OR hs.fingerprint <> fp.fingerprint"
-	"  OR hs.method_version <> $3)"
-	"SELECT o.workload, o.params::text, o.metric, o.unit, o.dir, o.at,"
-	" o.run_id, o.kernel_id, o.mean, o.hmean, t.fingerprint,"
-	" (SELECT count(*) FROM fp),"
-	" coalesce((SELECT string_agg(e.key || '=' || e.value, ';'"
-	"   ORDER BY e.key) FROM jsonb_each_text(o.params) e), ''),"
-	" k.name"
-	" FROM obs o JOIN todo t ON t.workload = o.workload"
-	"  AND t.params = o.params AND t.metric = o.metric"
-	" JOIN kernels k ON k.id = o.kernel_id"
-	" ORDER BY o.workload, o.params::text, o.metric, o.at, o.run_id";
+	"       THEN -r.job_id ELSE r.id END,"
+	"  CASE WHEN r.boot > 0 AND r.job_id IS NOT NULL"
+	"       THEN r.boot ELSE 0 END) o"
+	" WINDOW w AS (PARTITION BY workload, ptext, metric)"
+	" ORDER BY workload, ptext, metric, at, run_id";
 
 enum {
 	PT_WORKLOAD,
@@ -366,7 +364,6 @@ enum {
 	PT_MEAN,
 	PT_HMEAN,
 	PT_FP,
-	PT_NSERIES,
 	PT_PARAMS_TEXT,
 	PT_KERNEL_NAME,
 };
@@ -402,7 +399,7 @@ static char *glob_to_like(const char *glob)
  * *ret_ns; free each x and the array).  Values are each point's mean, or
  * its harmonic mean for a rate.  Returns 0, or -1 with err.
  */
-static int load_points(struct db *db, int64_t host_id, int all,
+static int load_points(struct db *db, int64_t host_id, int pages,
 		       const char *metric_glob, struct db_result **ret,
 		       struct pseries **ret_s, size_t *ret_ns,
 		       struct strbuf *err)
@@ -416,12 +413,27 @@ static int load_points(struct db *db, int64_t host_id, int all,
 
 	*ret_s = NULL;
 	*ret_ns = 0;
+	/* A host's whole history is sorted and grouped in memory, not in
+	 * files on disk: for pages inside the report's transaction, else
+	 * in one of its own, so the setting ends with it. */
+	if (!pages && db_begin(db, err) < 0)
+		return -1;
+	if (db_cmd(db, err, "SET LOCAL work_mem = '256MB'") < 0) {
+		if (!pages)
+			db_rollback(db);
+		return -1;
+	}
 	db_args_i64(&a, host_id);
-	db_args_bool(&a, all);
-	db_args_i64(&a, CHANGES_METHOD_VERSION);
 	db_args_str(&a, like);
+	db_args_bool(&a, pages);
 	r = db_exec_args(db, ret, err, points_sql, &a);
 	db_args_clear(&a);
+	if (!pages) {
+		if (r < 0)
+			db_rollback(db);
+		else if (db_commit(db, err) < 0)
+			r = -1;
+	}
 	if (r < 0)
 		return -1;
 	nrows = db_nrows(*ret);
@@ -672,6 +684,61 @@ out:
 	return r;
 }
 
+/*
+ * Keep in s[0..*n) only the series of host_id whose fingerprint or
+ * method differ from what history_series holds (the others are freed);
+ * *n becomes how many are left.  0, or -1 with err.
+ */
+static int drop_fresh(struct db *db, int64_t host_id,
+		      const struct db_result *res, struct pseries *s,
+		      size_t *n, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *st = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	size_t keep = 0;
+	int r;
+
+	db_args_i64(&a, host_id);
+	db_args_i64(&a, CHANGES_METHOD_VERSION);
+	r = db_exec_args(db, &st, err,
+			 "SELECT workload, params::text, metric, fingerprint "
+			 "FROM history_series WHERE host_id = $1 AND "
+			 "method_version = $2 ORDER BY workload COLLATE \"C\", "
+			 "params::text COLLATE \"C\", metric COLLATE \"C\"",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	/* Both lists are in the same bytewise order: one merge. */
+	for (size_t k = 0, j = 0; k < *n; k++) {
+		const char *w = db_get(res, s[k].first, PT_WORKLOAD),
+			   *p = db_get(res, s[k].first, PT_PARAMS),
+			   *m = db_get(res, s[k].first, PT_METRIC);
+		int c = 1, fresh = 0;
+
+		while (j < (size_t)db_nrows(st)) {
+			c = strcmp(db_get(st, (int)j, 0), w);
+			if (!c)
+				c = strcmp(db_get(st, (int)j, 1), p);
+			if (!c)
+				c = strcmp(db_get(st, (int)j, 2), m);
+			if (c >= 0)
+				break;
+			j++;
+		}
+		if (!c && !strcmp(db_get(st, (int)j, 3),
+				  db_get(res, s[k].first, PT_FP)))
+			fresh = 1;
+		if (fresh) {
+			free(s[k].x);
+			continue;
+		}
+		s[keep++] = s[k];
+	}
+	*n = keep;
+	return 0;
+}
+
 /* The ids of the hosts with history (just `host` when given). */
 static int history_hosts(struct db *db, const char *host,
 			 struct db_result **ret, struct strbuf *err)
@@ -789,19 +856,17 @@ int changes_update(struct db *db, const char *host,
 		}
 		if (load_points(db, host_id, 0, NULL, &res, &s, &ns, err) < 0)
 			goto out;
+		ret->series += ns;
+		/* Only the series whose fingerprint moved are searched. */
+		if (drop_fresh(db, host_id, res, s, &ns, err) < 0) {
+			free_pseries(s, ns);
+			goto out;
+		}
 		if (ns == 0) {
-			/* Nothing stale; still count the host's series. */
-			ret->series += series_count(db, host_id);
 			free(s);
 			if (host_mark(db, host_id, fp.buf, err) < 0)
 				goto out;
 			continue;
-		}
-		{
-			int64_t k = 0;
-
-			db_get_i64(res, 0, PT_NSERIES, 0, INT64_MAX, &k);
-			ret->series += (size_t)k;
 		}
 		cps = xcalloc(ns, sizeof(*cps));
 		for (size_t k = 0; k < ns && r == 0; k++) {
@@ -1035,7 +1100,7 @@ int changes_suggest_tau(struct db *db, const struct changes_query *q, int boots,
 
 		if (db_get_i64(hosts, h, 0, 1, INT64_MAX, &host_id) < 0)
 			continue;
-		if (load_points(db, host_id, 1, q->metric, &res, &s, &ns, err) <
+		if (load_points(db, host_id, 0, q->metric, &res, &s, &ns, err) <
 		    0)
 			goto out;
 		for (size_t k = 0; k < ns; k++) {
