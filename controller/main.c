@@ -26,6 +26,9 @@
 struct cli_globals cli;
 
 const struct command commands[] = {
+	{ "changes", cmd_changes,
+	  "change points in each host's history; tau from its A/A spread",
+	  cmd_changes_usage },
 	{ "compare", cmd_compare,
 	  "patch against baseline per metric: %change, CI, p, verdict",
 	  cmd_compare_usage },

@@ -6,6 +6,8 @@
 
 int cmd_db(int argc, char **argv);
 extern const char cmd_db_usage[];
+int cmd_changes(int argc, char **argv);
+extern const char cmd_changes_usage[];
 int cmd_compare(int argc, char **argv);
 extern const char cmd_compare_usage[];
 int cmd_import(int argc, char **argv);

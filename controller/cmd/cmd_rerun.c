@@ -15,6 +15,7 @@
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "analysis/adaptive.h"
 #include "log.h"
 #include "parse.h"
 #include "plan/plan.h"
@@ -36,7 +37,12 @@ const char cmd_rerun_usage[] =
 	"topology or tags against the plan, or a series to build on a host\n"
 	"that does not boot kernels) is refused, naming why.  Prints the new\n"
 	"STP id; --json prints {\"job\":N,\"rerun_of\":N or "
-	"null,\"host\":H}.\n";
+	"null,\"host\":H}.\n"
+	"\n"
+	"A rerun of a job of an `until: decided` sequence keeps its block: it\n"
+	"joins the sequence on the same host (another host is refused) and\n"
+	"never adds a look.  When the job had failed and ended the sequence,\n"
+	"the rerun closes its block and the sequence goes on.\n";
 
 int cmd_rerun(int argc, char **argv)
 {
@@ -139,6 +145,10 @@ int cmd_rerun(int argc, char **argv)
 		if (!host)
 			fatal("job STP#%lld never had a host: give --host NAME",
 			      (long long)job);
+		/* A job of a sequence says first that it stays on its
+		 * sequence's host; then the host must be able to take it. */
+		if (adaptive_rerun_check(db, job, host, &err) < 0)
+			fatal("%s", err.buf);
 		if (queue_host_can_take(
 			    db, host, &row, about.plan_name,
 			    about.kernel_has_series ? QUEUE_HOST_NEEDS_BOOT : 0,
@@ -149,7 +159,8 @@ int cmd_rerun(int argc, char **argv)
 		if (have_prio)
 			row.priority = priority;
 		row.rerun_of = job;
-		row.block = 0;
+		/* row.block stays the job's: a rerun of a job of an
+		 * `until: decided` sequence joins its block. */
 		if (jobs_insert(db, &row, &new_job, &err) < 0)
 			cli_db_fatal("rerun", &err);
 		job_row_release(&row);
