@@ -178,6 +178,7 @@ static double capture_find(struct strbuf *all, const char *scope,
 
 static void capture_end(struct capture *c, struct strbuf *out)
 {
+	emit_flush(&c->em); /* counters are buffered until a flush */
 	close(c->fds[1]);
 	c->em.out_fd = -1;
 	strbuf_read_fd(out, c->fds[0], 1 << 24);
