@@ -20,6 +20,7 @@
 static int kb_setup(struct agent_ctx *ctx, struct strbuf *err)
 {
 	const char *tree = spec_param(ctx->spec, "tree");
+	const char *obj = spec_param(ctx->spec, "objdir");
 	struct strbuf mk = STRBUF_INIT;
 	struct stat st;
 	int rc = 0;
@@ -30,6 +31,13 @@ static int kb_setup(struct agent_ctx *ctx, struct strbuf *err)
 			    "kernbench: %s has no Makefile (params.tree must "
 			    "be a configured kernel tree)",
 			    tree);
+		rc = -1;
+	} else if (*obj && (stat(obj, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		strbuf_addf(err,
+			    "kernbench: params.objdir %s is not a folder "
+			    "(make it and configure the build there: make -C "
+			    "%s O=%s defconfig)",
+			    obj, tree, obj);
 		rc = -1;
 	}
 	strbuf_release(&mk);
@@ -50,6 +58,8 @@ static int kb_make(struct agent_ctx *ctx, const char *target, int jobs,
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "make", "-C", spec_param(ctx->spec, "tree"),
 		     (char *)NULL);
+	if (*spec_param(ctx->spec, "objdir"))
+		strvec_pushf(&cp.args, "O=%s", spec_param(ctx->spec, "objdir"));
 	if (jobs)
 		strvec_pushf(&cp.args, "-j%d", jobs);
 	strvec_push(&cp.args, target);

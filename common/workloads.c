@@ -118,6 +118,9 @@ static const struct wl_param kernbench_params[] = {
 	{ "target", WL_STRING, 1, 64, "vmlinux", NULL, "make target" },
 	{ "clean", WL_BOOL, 0, 1, "true", NULL,
 	  "make clean before each iteration" },
+	{ "objdir", WL_STRING, 0, 4096, "", NULL,
+	  "build in this folder (make O=, configured there) instead of the "
+	  "tree: two builds of one tree at once" },
 	END,
 };
 

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "home.h"
 #include "log.h"
+#include "plan/plan.h"
 #include "banned.h"
 
 const char *cli_home(void)
@@ -85,6 +86,19 @@ int cli_json_only(int argc, char **argv, int nargs, const char *synopsis)
 	if (argc - optind != nargs)
 		die_usage("%s", synopsis);
 	return json;
+}
+
+void cli_add_set(struct strvec *sets, const char *arg)
+{
+	if (!strchr(arg, '=') || arg[0] == '=')
+		die_usage("--set takes KEY=VALUE, like params.duration=20s "
+			  "(got '%s')",
+			  arg);
+	if (strlen(arg) > 4096)
+		die_usage("--set KEY=VALUE is at most 4096 bytes");
+	if (sets->nr >= PLAN_MAX_SETS)
+		die_usage("at most %d --set", PLAN_MAX_SETS);
+	strvec_push(sets, arg);
 }
 
 void cli_emit(struct strbuf *sb)

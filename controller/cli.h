@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "store/db.h"
+#include "strvec.h"
 
 #define EXIT_USAGE 2
 
@@ -64,5 +65,12 @@ int cli_json_only(int argc, char **argv, int nargs, const char *synopsis);
 
 /* Write sb to stdout and release it. */
 void cli_emit(struct strbuf *sb);
+
+/*
+ * One `--set KEY=VALUE` of run, submit, rerun and plan: appended to sets
+ * (at most PLAN_MAX_SETS, 4096 bytes each, or a usage error).  What KEY
+ * and VALUE may be is the plan checker's to say (plan_parse_set()).
+ */
+void cli_add_set(struct strvec *sets, const char *arg);
 
 #endif

@@ -18,8 +18,8 @@
 #include "banned.h"
 
 const char cmd_plan_usage[] =
-	"usage: schedfarm plan check [-q] FILE...\n"
-	"       schedfarm plan expand [--json] FILE\n"
+	"usage: schedfarm plan check [-q] [--set KEY=VALUE]... FILE...\n"
+	"       schedfarm plan expand [--json] [--set KEY=VALUE]... FILE\n"
 	"\n"
 	"Plans are YAML files naming workloads, their parameters and sweeps,\n"
 	"iterations, warm-up and boots, the cgroup layout, host requirements,\n"
@@ -34,22 +34,35 @@ const char cmd_plan_usage[] =
 	"          array of {index, workload, params} with every parameter,\n"
 	"          defaults included, typed as the agent takes them.\n"
 	"\n"
+	"  --set KEY=VALUE  change one setting before checking, as run,\n"
+	"          submit and rerun do: KEY a path into the plan (boots,\n"
+	"          params.duration, workloads[1].params.threads), VALUE YAML\n"
+	"          (20s, [1, 2], {from: 1, to: 256, times: 2}).  Repeatable.\n"
+	"\n"
 	"Examples:\n"
 	"  schedfarm plan check plans/*.yaml\n"
 	"  schedfarm plan expand plans/sysbench-oltp-threads.yaml\n"
-	"  schedfarm plan expand --json plans/smoke.yaml\n";
+	"  schedfarm plan expand --json plans/smoke.yaml\n"
+	"  schedfarm plan expand --set params.duration=2s plans/smoke.yaml\n";
 
 static int plan_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 }
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "set", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 }
 	};
+	struct strvec sets = STRVEC_INIT;
 	int opt, quiet = 0, failed = 0;
 
 	while ((opt = getopt_long(argc, argv, "+q", opts, NULL)) != -1) {
-		if (opt != 'q')
-			die_usage("plan check [-q] FILE...");
-		quiet = 1;
+		if (opt == 's')
+			cli_add_set(&sets, optarg);
+		else if (opt == 'q')
+			quiet = 1;
+		else
+			die_usage("plan check [-q] [--set KEY=VALUE]... "
+				  "FILE...");
 	}
 	if (optind >= argc)
 		die_usage("plan check needs at least one FILE");
@@ -57,7 +70,7 @@ static int plan_check(int argc, char **argv)
 		struct strbuf err = STRBUF_INIT;
 		struct plan *p = NULL;
 
-		if (plan_load(argv[i], &p, &err) < 0) {
+		if (plan_load_set(argv[i], &sets, &p, &err) < 0) {
 			fputs(err.buf, stderr);
 			failed = 1;
 		} else if (!quiet) {
@@ -67,17 +80,36 @@ static int plan_check(int argc, char **argv)
 		plan_free(p);
 		strbuf_release(&err);
 	}
+	strvec_clear(&sets);
 	return failed;
 }
 
 static int plan_expand(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "set", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct strvec sets = STRVEC_INIT;
 	struct plan *p = NULL;
-	int json = cli.json;
+	int json = cli.json, opt, r;
 
-	json = cli_json_only(argc, argv, 1, "plan expand [--json] FILE");
-	if (plan_load(argv[optind], &p, &err) < 0) {
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = 1;
+		else if (opt == 's')
+			cli_add_set(&sets, optarg);
+		else
+			die_usage("plan expand [--json] [--set KEY=VALUE]... "
+				  "FILE");
+	}
+	if (argc - optind != 1)
+		die_usage("plan expand [--json] [--set KEY=VALUE]... FILE");
+	r = plan_load_set(argv[optind], &sets, &p, &err);
+	strvec_clear(&sets);
+	if (r < 0) {
 		fputs(err.buf, stderr);
 		strbuf_release(&err);
 		return 1;

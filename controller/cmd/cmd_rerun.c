@@ -25,8 +25,10 @@
 
 const char cmd_rerun_usage[] =
 	"usage: schedfarm rerun JOB --host NAME [--priority N] [--json]\n"
+	"                           [--set KEY=VALUE]...\n"
 	"       schedfarm rerun PLAN --host NAME [--kernel NAME] [--priority "
 	"N] [--json]\n"
+	"                           [--set KEY=VALUE]...\n"
 	"\n"
 	"Queue the same plan again on host NAME.  JOB is an STP id: its "
 	"patch,\n"
@@ -34,7 +36,31 @@ const char cmd_rerun_usage[] =
 	"that\n"
 	"ran exactly this plan is reused, or, with --kernel, the plan is "
 	"queued\n"
-	"under that kernel label.  Prints the new STP id.\n";
+	"under that kernel label.  Prints the new STP id.  The job's --set\n"
+	"overrides are repeated; --set adds more after them (a later one\n"
+	"wins), checked with the plan before anything is queued.\n";
+
+/*
+ * Add sets after the job's own overrides in row and check the plan with
+ * all of them; the row's run count follows the plan (--set boots=N).
+ */
+static int rerun_with_sets(struct db *db, struct job_row *row,
+			   const struct strvec *sets, struct strbuf *err)
+{
+	struct plan *plan = NULL;
+	int r;
+
+	strvec_pushv(&row->plan_set, (const char *const *)sets->v);
+	if (row->plan_set.nr > PLAN_MAX_SETS) {
+		strbuf_addf(err, "at most %d --set in all", PLAN_MAX_SETS);
+		return -1;
+	}
+	r = queue_plan_of_id(db, row->plan_id, &row->plan_set, &plan, err);
+	if (r == 0)
+		job_row_from_plan(row, plan, plan->boots);
+	plan_free(plan);
+	return r;
+}
 
 int cmd_rerun(int argc, char **argv)
 {
@@ -43,9 +69,11 @@ int cmd_rerun(int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "priority", required_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "set", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strvec sets = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
 	struct db_args a = DB_ARGS_INIT;
 	const char *host = NULL, *kernel = NULL, *why, *arg;
@@ -69,6 +97,9 @@ int cmd_rerun(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 's':
+			cli_add_set(&sets, optarg);
+			break;
 		default:
 			die_usage("see 'schedfarm rerun --help'");
 		}
@@ -83,7 +114,8 @@ int cmd_rerun(int argc, char **argv)
 		struct plan *plan = NULL;
 
 		job = 0;
-		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
+		if (queue_load_plan(argv[optind], kernel ? &sets : NULL, &text,
+				    &plan, &err) < 0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("%s is neither a job id nor a plan that checks",
 			      argv[optind]);
@@ -100,6 +132,7 @@ int cmd_rerun(int argc, char **argv)
 			s.plan = plan;
 			s.host = host;
 			s.priority = priority;
+			s.plan_set = &sets;
 			if (queue_submit(db, &s, &done, &err) < 0)
 				fatal("%s", err.buf);
 			new_job = done.job_id;
@@ -150,6 +183,13 @@ int cmd_rerun(int argc, char **argv)
 			row.priority = priority;
 		row.rerun_of = job;
 		row.block = 0;
+		if (sets.nr &&
+		    rerun_with_sets(db, &row, &sets, &err) < 0) {
+			fprintf(stderr, "%s\n", err.buf);
+			fatal("the plan of STP#%lld does not check with these "
+			      "--set",
+			      (long long)job);
+		}
 		if (jobs_insert(db, &row, &new_job, &err) < 0)
 			cli_db_fatal("rerun", &err);
 		job_row_release(&row);
@@ -171,6 +211,7 @@ int cmd_rerun(int argc, char **argv)
 	cli_emit(&out);
 	db_args_clear(&a);
 	strbuf_release(&text);
+	strvec_clear(&sets);
 	db_close(db);
 	return 0;
 }

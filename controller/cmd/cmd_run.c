@@ -30,6 +30,7 @@ const char cmd_run_usage[] =
 	"usage: schedfarm run [--lease SECONDS]\n"
 	"       schedfarm run PLAN --host NAME --kernel NAME [--base NAME]\n"
 	"                          [--priority N] [--lease SECONDS]\n"
+	"                          [--set KEY=VALUE]...\n"
 	"\n"
 	"Without PLAN: claim and run queued jobs one after another in the\n"
 	"foreground, as 'serve' does, and exit when the queue is empty (exit "
@@ -38,7 +39,9 @@ const char cmd_run_usage[] =
 	"\n"
 	"With PLAN: queue the plan on host NAME, labelling the running kernel\n"
 	"NAME (--base defaults to it), and run that job at once (waiting for\n"
-	"the host if another controller holds it).\n"
+	"the host if another controller holds it).  --set KEY=VALUE changes\n"
+	"one setting of the plan (params.duration=20s, boots=1), checked like\n"
+	"the file and kept with the job, so a rerun repeats it.\n"
 	"\n"
 	"On a terminal one progress line shows run i/N, the workload and its\n"
 	"parameters, the host, the time elapsed and an estimate of what is\n"
@@ -260,8 +263,10 @@ int cmd_run(int argc, char **argv)
 		{ "base", required_argument, NULL, 'b' },
 		{ "priority", required_argument, NULL, 'P' },
 		{ "lease", required_argument, NULL, 'l' },
+		{ "set", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct strvec sets = STRVEC_INIT;
 	struct run_view v = { isatty(1), 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	const char *host = NULL, *kernel = NULL, *base = NULL, *why;
@@ -294,14 +299,17 @@ int cmd_run(int argc, char **argv)
 			if (parse_int(optarg, 10, 3600, &lease_s, &why) < 0)
 				die_usage("--lease '%s' %s", optarg, why);
 			break;
+		case 's':
+			cli_add_set(&sets, optarg);
+			break;
 		default:
 			die_usage("see 'schedfarm run --help'");
 		}
 	}
 	if (argc - optind > 1)
 		die_usage("run takes at most one PLAN");
-	if (argc - optind == 0 && (host || kernel || base))
-		die_usage("--host, --kernel and --base go with a PLAN");
+	if (argc - optind == 0 && (host || kernel || base || sets.nr))
+		die_usage("--host, --kernel, --base and --set go with a PLAN");
 	db = cli_open_db();
 	if (argc - optind == 1) {
 		struct queue_submit s = { 0 };
@@ -311,7 +319,8 @@ int cmd_run(int argc, char **argv)
 		if (!host || !kernel)
 			die_usage(
 				"run PLAN needs --host NAME and --kernel NAME");
-		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
+		if (queue_load_plan(argv[optind], &sets, &text, &plan, &err) <
+		    0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("the plan %s does not check", argv[optind]);
 		}
@@ -323,6 +332,7 @@ int cmd_run(int argc, char **argv)
 		s.plan = plan;
 		s.host = host;
 		s.priority = priority;
+		s.plan_set = &sets;
 		if (queue_submit(db, &s, &done, &err) < 0)
 			fatal("%s", err.buf);
 		printf("STP#%lld: queued, plan %s (%zu runs) on %s, kernel "
@@ -340,6 +350,7 @@ int cmd_run(int argc, char **argv)
 	r = drain(db, owner, lease_s, only_job, &v);
 	free(owner);
 	strbuf_release(&text);
+	strvec_clear(&sets);
 	db_close(db);
 	return r;
 }

@@ -50,7 +50,7 @@ static const char full_plan[] =
 	"  config: [farm-base.config, farm-vm.config]\n"
 	"metrics:\n"
 	"  transactions_per_s: {tau: 1.5%, direction: higher, decides: true}\n"
-	"  \"perf.*\": {direction: none}\n"
+	"  \"latency_*\": {direction: none}\n"
 	"timeouts: {power: 2m, boot: 5m, run: 30m, collect: 90s}\n";
 
 static struct plan *must_parse(const char *text)
@@ -120,7 +120,7 @@ static void test_full_plan_fields(void **state)
 	assert_true(p->metrics[0].tau_pct == 1.5);
 	assert_int_equal(p->metrics[0].direction, PLAN_DIR_HIGHER);
 	assert_int_equal(p->metrics[0].decides, 1);
-	assert_string_equal(p->metrics[1].name, "perf.*");
+	assert_string_equal(p->metrics[1].name, "latency_*");
 	assert_true(p->metrics[1].tau_pct < 0);
 	assert_int_equal(p->metrics[1].direction, PLAN_DIR_NONE);
 	assert_int_equal(p->metrics[1].decides, 0);
@@ -228,7 +228,11 @@ static void test_run_param_and_json(void **state)
 			    "{\"cgroup\":\"/\",\"short_threads\":5,"
 			    "\"long_threads\":5,\"duration\":\"2s\","
 			    "\"chunk_slots\":256,\"sleep_every\":2800,"
-			    "\"sleep_us\":9000}}");
+			    "\"sleep_us\":9000},\"spec\":{\"workload\":"
+			    "\"memchunk\",\"params\":{\"cgroup\":\"/\","
+			    "\"short_threads\":5,\"long_threads\":5,"
+			    "\"duration\":\"2s\",\"chunk_slots\":256,"
+			    "\"sleep_every\":2800,\"sleep_us\":9000}}}");
 	strbuf_reset(&js);
 	plan_cgroups_json(p, &js);
 	assert_string_equal(
@@ -248,7 +252,7 @@ static void test_run_param_and_json(void **state)
 		"\"tags\":[\"numa\",\"lab-2\"]},\"kernel_config\":"
 		"[\"farm-base.config\",\"farm-vm.config\"],\"metrics\":["
 		"{\"name\":\"transactions_per_s\",\"tau_pct\":1.5,"
-		"\"direction\":\"higher\",\"decides\":true},{\"name\":\"perf.*"
+		"\"direction\":\"higher\",\"decides\":true},{\"name\":\"latency_*"
 		"\","
 		"\"tau_pct\":null,\"direction\":\"none\",\"decides\":false}],"
 		"\"timeouts\":{\"power_ms\":120000,\"boot_ms\":300000,"
