@@ -8,7 +8,8 @@
 # Targets: json (common/json.c), spec (the agent's run spec checker), and
 # one per agent parser: schedstat, procstat (+ per-task files), sysbench,
 # hackbench, perf_csv, perf_table, kernbench, time, reaim, volanomark,
-# numabench, grouped (seed 000's digit grouping).  New inputs libFuzzer
+# numabench, cyclictest, perf_bench, command (the parsers of plan-defined
+# command workloads), grouped (seed 000's digit grouping).  New inputs libFuzzer
 # finds go to tests/fuzz/corpus-NAME/ (ignored by git); the seeds are the
 # captured outputs in tests/data/agent and tests/fuzz/seeds-*.
 set -eu
@@ -33,7 +34,7 @@ for src in common/*.c agent/*.c; do
 	objs="$objs $o"
 done
 
-PARSERS="schedstat procstat sysbench hackbench perf_csv perf_table kernbench time reaim volanomark numabench grouped"
+PARSERS="schedstat procstat sysbench hackbench perf_csv perf_table kernbench time reaim volanomark numabench cyclictest perf_bench command grouped"
 targets="json spec"
 $CC $CFLAGS $SAN -fsanitize=fuzzer tests/fuzz/fuzz-json.c $objs -o "$OUT/fuzz-json" -lm -lpthread
 $CC $CFLAGS $SAN -fsanitize=fuzzer tests/fuzz/fuzz-agent-spec.c $objs -o "$OUT/fuzz-spec" -lm -lpthread
