@@ -272,8 +272,8 @@ static int rt_need(const struct cg_run *r, const char *path)
 		const char *p = r->groups[i].path;
 		size_t n = path ? strlen(path) : 0;
 
-		if ((!path || (!strncmp(p, path, n) &&
-			       (p[n] == '\0' || p[n] == '/'))) &&
+		if ((!path ||
+		     (!strncmp(p, path, n) && (p[n] == '\0' || p[n] == '/'))) &&
 		    r->groups[i].rt_runtime_us > need)
 			need = r->groups[i].rt_runtime_us;
 	}
@@ -729,8 +729,8 @@ int cg_run_usage_open(struct cg_run *r, const char *path, struct strbuf *err)
 		fd = open(d.buf, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		strbuf_addf(err, "no CPU usage readable for cgroup %s%s%s%s%s",
-			    path, d.len ? " at " : "", d.buf,
-			    d.len ? ": " : "", d.len ? strerror(errno) : "");
+			    path, d.len ? " at " : "", d.buf, d.len ? ": " : "",
+			    d.len ? strerror(errno) : "");
 	strbuf_release(&d);
 	return fd;
 }

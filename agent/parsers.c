@@ -679,8 +679,8 @@ static void ct_line(char *line, void *data)
 		if ((size_t)bucket >= st->nbuckets) {
 			size_t nb = (size_t)bucket + 1;
 
-			st->counts = xrealloc(st->counts,
-					      nb * sizeof(*st->counts));
+			st->counts =
+				xrealloc(st->counts, nb * sizeof(*st->counts));
 			memset(st->counts + st->nbuckets, 0,
 			       (nb - st->nbuckets) * sizeof(*st->counts));
 			st->nbuckets = nb;
@@ -770,8 +770,9 @@ int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
 		goto out;
 	}
 	if (!st.nbuckets || !st.have_max || !total) {
-		strbuf_addstr(err, "cyclictest printed no histogram and \"# Max "
-				   "Latencies\" line (it needs -h)");
+		strbuf_addstr(err,
+			      "cyclictest printed no histogram and \"# Max "
+			      "Latencies\" line (it needs -h)");
 		goto out;
 	}
 	if (st.have_min)
@@ -783,8 +784,8 @@ int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
 		    "lower");
 	metrics_add(ms, "latency_p99_us", ct_quantile(&st, total, 0.99), "us",
 		    "lower");
-	metrics_add(ms, "latency_p999_us", ct_quantile(&st, total, 0.999),
-		    "us", "lower");
+	metrics_add(ms, "latency_p999_us", ct_quantile(&st, total, 0.999), "us",
+		    "lower");
 	metrics_add(ms, "latency_max_us", st.max, "us", "lower");
 	metrics_add(ms, "samples", (double)total, "count", "none");
 	if (st.have_over)

@@ -546,7 +546,7 @@ static void emit_done(struct emitter *em, const char *status, int64_t t0,
 }
 
 void snap_take(struct agent_ctx *ctx, struct snap *s, int first,
-		      struct strbuf *note)
+	       struct strbuf *note)
 {
 	struct strbuf c = STRBUF_INIT, err = STRBUF_INIT;
 

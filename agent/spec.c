@@ -50,7 +50,7 @@ static const struct wl_param command_params[] = {
 static const char *const command_metrics[] = { "*", NULL };
 
 const struct wl_desc wl_command_desc = {
-	"command",	 WL_COMMAND,	 NULL, "a plan-defined command",
+	"command",	WL_COMMAND,	 NULL, "a plan-defined command",
 	command_params, command_metrics,
 };
 
@@ -227,8 +227,7 @@ static int parse_params(const struct json_value *params, struct run_spec *s,
 			strbuf_addf(field, "params.%s", key);
 			strbuf_addf(err,
 				    "\"params.%s\": %s has no parameter %s",
-				    key, s->cmd ? s->cmd->name : wl->name,
-				    key);
+				    key, s->cmd ? s->cmd->name : wl->name, key);
 			return -1;
 		}
 	}
@@ -365,10 +364,10 @@ static int parse_workload(const struct json_value *o, struct run_spec *s,
 /* Names the cross-group figures use: no member may be called so. */
 static int reserved_member_name(const char *n)
 {
-	static const char *const r[] = { "share",	  "cpu_pct",
-					  "elapsed_s",	  "elapsed_ratio",
-					  "jain_index",	  "max_min_ratio",
-					  "window_s",	  NULL };
+	static const char *const r[] = { "share",      "cpu_pct",
+					 "elapsed_s",  "elapsed_ratio",
+					 "jain_index", "max_min_ratio",
+					 "window_s",   NULL };
 
 	for (size_t i = 0; r[i]; i++)
 		if (!strcmp(r[i], n))
@@ -426,20 +425,21 @@ static int parse_together(const struct json_value *arr, struct run_spec *s,
 			    strcmp(key, "command") && strcmp(key, "params") &&
 			    strcmp(key, "background")) {
 				strbuf_addf(field, "%s%s", prefix.buf, key);
-				strbuf_addf(err,
-					    "unknown field \"%s\" (expected "
-					    "name, workload or command, params, "
-					    "background)",
-					    key);
+				strbuf_addf(
+					err,
+					"unknown field \"%s\" (expected "
+					"name, workload or command, params, "
+					"background)",
+					key);
 				rc = -1;
 			}
 		}
-		if (!rc && (json_get_string(o, "name", 32, &name, err) < 0 ||
-			    !*name ||
-			    strspn(name, "abcdefghijklmnopqrstuvwxyz"
-					 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					 "0123456789_-") != strlen(name) ||
-			    reserved_member_name(name))) {
+		if (!rc &&
+		    (json_get_string(o, "name", 32, &name, err) < 0 || !*name ||
+		     strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789_-") != strlen(name) ||
+		     reserved_member_name(name))) {
 			strbuf_addf(field, "%sname", prefix.buf);
 			strbuf_addstr(err,
 				      " (a member's name: 1..32 bytes of "
@@ -451,12 +451,14 @@ static int parse_together(const struct json_value *arr, struct run_spec *s,
 		for (size_t j = 0; !rc && j < i; j++)
 			if (!strcmp(s->members[j].name, name)) {
 				strbuf_addf(field, "%sname", prefix.buf);
-				strbuf_addf(err, "member name \"%s\" given "
-						 "twice",
+				strbuf_addf(err,
+					    "member name \"%s\" given "
+					    "twice",
 					    name);
 				rc = -1;
 			}
-		if (!rc && json_get_bool(o, "background", &bg, err) == -EINVAL) {
+		if (!rc &&
+		    json_get_bool(o, "background", &bg, err) == -EINVAL) {
 			strbuf_addf(field, "%sbackground", prefix.buf);
 			rc = -1;
 		}
@@ -589,9 +591,10 @@ int spec_parse(const char *text, size_t len, struct run_spec *s,
 	       struct strbuf *field, struct strbuf *err)
 {
 	static const char *const known[] = {
-		"run_id",	 "workload",	"command",    "together",
-		"params",	 "iterations",	"warmup",     "cgroups",
-		"results_file", "deadline_s", "parent_weight", "sample_ms",
+		"run_id",     "workload",      "command",
+		"together",   "params",	       "iterations",
+		"warmup",     "cgroups",       "results_file",
+		"deadline_s", "parent_weight", "sample_ms",
 		NULL
 	};
 	const struct json_limits lim = { 8, 4096, 4096 };

@@ -207,8 +207,7 @@ member_main(const struct agent_ctx *run_ctx, const struct run_spec *ms,
 	struct emitter em;
 	struct agent_ctx ctx = *run_ctx;
 	const struct wl_ops *ops = wl_ops_of(ms);
-	struct strbuf cmd = STRBUF_INIT, err = STRBUF_INIT,
-		      line = STRBUF_INIT;
+	struct strbuf cmd = STRBUF_INIT, err = STRBUF_INIT, line = STRBUF_INIT;
 	struct rusage ru;
 	int setup_ok;
 
@@ -391,8 +390,7 @@ out:
  * Read what m wrote: relay its lines, take its control lines.  At EOF the
  * member is gone.  Return -1 when it broke the protocol (err says).
  */
-static int member_read(struct emitter *em, struct member *m,
-		       struct strbuf *err)
+static int member_read(struct emitter *em, struct member *m, struct strbuf *err)
 {
 	char buf[65536];
 	ssize_t n;
@@ -458,7 +456,8 @@ static void read_usage(struct tg *t, int which)
 		struct member *m = &t->m[i];
 		uint64_t v;
 
-		if (m->usage_fd < 0 || cg_usage_read(t->ctx->cg, m->usage_fd, &v))
+		if (m->usage_fd < 0 ||
+		    cg_usage_read(t->ctx->cg, m->usage_fd, &v))
 			continue;
 		if (which == 0)
 			m->u0 = m->uprev = v;
@@ -592,8 +591,8 @@ static int wait_members(struct tg *t, int running, struct strbuf *err)
 			if (m->state == M_GONE && !m->exited && m->ok) {
 				m->ok = 0;
 				free(m->message);
-				m->message =
-					xstrdup("its process ended unexpectedly");
+				m->message = xstrdup(
+					"its process ended unexpectedly");
 			}
 			if (!m->ok && !t->first_bad)
 				t->first_bad = m;
@@ -636,8 +635,7 @@ static void report_failure(struct tg *t, const struct member *m,
 	struct strbuf msg = STRBUF_INIT;
 
 	describe(m, &msg);
-	strbuf_addf(&msg, " %s: %s", what,
-		    m->message ? m->message : "failed");
+	strbuf_addf(&msg, " %s: %s", what, m->message ? m->message : "failed");
 	emit_error(t->ctx->em, msg.buf, NULL);
 	strbuf_release(&msg);
 }
@@ -702,8 +700,7 @@ static void emit_cross(struct tg *t)
 		emit_result(em, "jain_index", sum * sum / ((double)ng * sumsq),
 			    "ratio", "higher");
 	if (ng >= 2 && xmin > 0)
-		emit_result(em, "max_min_ratio", xmax / xmin, "ratio",
-			    "lower");
+		emit_result(em, "max_min_ratio", xmax / xmin, "ratio", "lower");
 out:
 	strbuf_release(&name);
 }
@@ -865,8 +862,8 @@ int together_run(struct agent_ctx *ctx, const char **ret_status,
 		struct strbuf ignore = STRBUF_INIT;
 
 		if (strcmp(m->cgroup, "/"))
-			m->usage_fd = cg_run_usage_open(ctx->cg, m->cgroup,
-							&ignore);
+			m->usage_fd =
+				cg_run_usage_open(ctx->cg, m->cgroup, &ignore);
 		strbuf_release(&ignore);
 		if (member_start(ctx, t.m, t.n, m, err) < 0) {
 			*ret_status = "failed";

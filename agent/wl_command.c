@@ -59,7 +59,8 @@ static int cw_run(struct agent_ctx *ctx, struct strbuf *err)
 		goto out;
 	}
 	if (cp.truncated) {
-		strbuf_addf(err, "%s printed more than the %u MiB a command may",
+		strbuf_addf(err,
+			    "%s printed more than the %u MiB a command may",
 			    d->name, CMD_MAX_OUTPUT >> 20);
 		goto out;
 	}

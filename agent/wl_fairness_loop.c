@@ -180,12 +180,13 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 		demand[g] = 100.0 * st->g[g].tasks;
 		for (int k = 0; k < st->g[g].tasks; k++, t++) {
 			gof[t] = (int)g;
-			if (worker_spawn_spin(ctx, &w[t], &gate,
-					      st->g[g].path, err) < 0)
+			if (worker_spawn_spin(ctx, &w[t], &gate, st->g[g].path,
+					      err) < 0)
 				goto out;
 			if (task_cpu_clock(w[t].pid, &clk[t]) < 0) {
-				strbuf_addstr(err, "cannot read a loop's CPU "
-						   "time (clock_getcpuclockid)");
+				strbuf_addstr(err,
+					      "cannot read a loop's CPU "
+					      "time (clock_getcpuclockid)");
 				goto out;
 			}
 		}
@@ -265,10 +266,10 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 			struct strbuf f = STRBUF_INIT, c = STRBUF_INIT;
 
 			strbuf_addf(&f, "/proc/%ld/status", (long)w[t].pid);
-			sw_ok[t] = strbuf_read_file(&c, f.buf, 65536) >= 0 &&
-				   task_status_switches(c.buf, c.len,
-							&sw[2 * t],
-							&sw[2 * t + 1]) == 0;
+			sw_ok[t] =
+				strbuf_read_file(&c, f.buf, 65536) >= 0 &&
+				task_status_switches(c.buf, c.len, &sw[2 * t],
+						     &sw[2 * t + 1]) == 0;
 			strbuf_release(&f);
 			strbuf_release(&c);
 		}

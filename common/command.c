@@ -110,8 +110,8 @@ static size_t copy_bracket(const char *p, struct strbuf *out)
 	if (p[i] == ']')
 		i++;
 	while (p[i] && p[i] != ']') {
-		if (p[i] == '[' && (p[i + 1] == ':' || p[i + 1] == '.' ||
-				    p[i + 1] == '=')) {
+		if (p[i] == '[' &&
+		    (p[i + 1] == ':' || p[i + 1] == '.' || p[i + 1] == '=')) {
 			char close = p[i + 1];
 			const char *e = p + i + 2;
 
@@ -173,7 +173,8 @@ int cmd_regex_compile(const char *pattern, struct cmd_regex *re,
 					nlen = strspn(name, ALNUM "_");
 					if (!nlen || nlen > 64 ||
 					    name[nlen] != '>' ||
-					    (name[0] >= '0' && name[0] <= '9')) {
+					    (name[0] >= '0' &&
+					     name[0] <= '9')) {
 						strbuf_addf(
 							err,
 							"a group name of "
@@ -459,9 +460,10 @@ static int string_array(const struct json_value *a, size_t max,
 int cmd_def_from_json(const struct json_value *o, struct cmd_def *d,
 		      struct strbuf *field, struct strbuf *err)
 {
-	static const char *const known[] = { "name",	 "argv",   "timeout_ms",
-					     "format",	 "stream", "separator",
-					     "patterns", "metrics", NULL };
+	static const char *const known[] = {
+		"name",	     "argv",	 "timeout_ms", "format", "stream",
+		"separator", "patterns", "metrics",    NULL
+	};
 	const struct json_value *v;
 	const char *s;
 	size_t mark = field->len;
@@ -527,7 +529,8 @@ int cmd_def_from_json(const struct json_value *o, struct cmd_def *d,
 	v = json_get(o, "patterns");
 	if (v && string_array(v, CMD_MAX_PATTERNS, &d->patterns) < 0) {
 		strbuf_addstr(field, ".patterns");
-		strbuf_addstr(err, "\"patterns\": expected an array of strings");
+		strbuf_addstr(err,
+			      "\"patterns\": expected an array of strings");
 		return -1;
 	}
 	v = json_get(o, "metrics");
@@ -536,13 +539,12 @@ int cmd_def_from_json(const struct json_value *o, struct cmd_def *d,
 		strbuf_addstr(err, "\"metrics\": expected an array of objects");
 		return -1;
 	}
-	d->metrics = xcalloc(json_len(v) ? json_len(v) : 1,
-			     sizeof(*d->metrics));
+	d->metrics =
+		xcalloc(json_len(v) ? json_len(v) : 1, sizeof(*d->metrics));
 	for (size_t i = 0; i < json_len(v); i++) {
 		const struct json_value *m = json_at(v, i);
 		struct cmd_metric *cm = &d->metrics[d->nmetrics];
-		const char *name = NULL, *key = NULL, *unit = NULL,
-			   *dir = NULL;
+		const char *name = NULL, *key = NULL, *unit = NULL, *dir = NULL;
 
 		if (json_get_string(m, "name", 128, &name, err) < 0 ||
 		    json_get_string(m, "key", 128, &key, err) < 0 ||
@@ -550,9 +552,8 @@ int cmd_def_from_json(const struct json_value *o, struct cmd_def *d,
 		    json_get_string(m, "direction", 8, &dir, err) < 0 ||
 		    !direction_of(dir) || json_len(m) != 4) {
 			strbuf_addf(field, ".metrics[%zu]", i);
-			strbuf_addstr(err,
-				      " (a metric is {name, key, unit, "
-				      "direction: higher|lower|none})");
+			strbuf_addstr(err, " (a metric is {name, key, unit, "
+					   "direction: higher|lower|none})");
 			return -1;
 		}
 		cm->name = xstrdup(name);
@@ -733,9 +734,8 @@ static void csv_line(struct out_state *st, char *line, size_t len)
 			}
 		}
 	} else if (f.nr != st->header.nr) {
-		line_fail(st, line, len,
-			  "%zu fields where the header has %zu", f.nr,
-			  st->header.nr);
+		line_fail(st, line, len, "%zu fields where the header has %zu",
+			  f.nr, st->header.nr);
 	} else {
 		st->rows++;
 		for (size_t i = 0; i < st->d->nmetrics && !st->failed; i++)
@@ -757,7 +757,8 @@ static void jsonl_line(struct out_state *st, char *line, size_t len)
 		goto out;
 	}
 	for (size_t i = 0; i < st->d->nmetrics && !st->failed; i++) {
-		const struct json_value *v = json_get(doc, st->d->metrics[i].key);
+		const struct json_value *v =
+			json_get(doc, st->d->metrics[i].key);
 		double x;
 
 		if (!v)
@@ -792,8 +793,9 @@ int cmd_parse_output(const struct cmd_def *d, const char *text, size_t len,
 	st.column = xcalloc(d->nmetrics ? d->nmetrics : 1, sizeof(int));
 	strvec_init(&st.header);
 	if (len > CMD_MAX_OUTPUT) {
-		strbuf_addf(err, "the output is %zu bytes, more than the %u MiB "
-				 "a command may print",
+		strbuf_addf(err,
+			    "the output is %zu bytes, more than the %u MiB "
+			    "a command may print",
 			    len, CMD_MAX_OUTPUT >> 20);
 		goto out;
 	}
@@ -815,8 +817,9 @@ int cmd_parse_output(const struct cmd_def *d, const char *text, size_t len,
 		if (n && p[n - 1] == '\r')
 			n--;
 		if (n > CMD_MAX_LINE) {
-			line_fail(&st, p, n, "a line of %zu bytes, more than %d",
-				  n, CMD_MAX_LINE);
+			line_fail(&st, p, n,
+				  "a line of %zu bytes, more than %d", n,
+				  CMD_MAX_LINE);
 			break;
 		}
 		if (memchr(p, '\0', n)) {
@@ -846,11 +849,12 @@ int cmd_parse_output(const struct cmd_def *d, const char *text, size_t len,
 	if (st.failed)
 		goto out;
 	if (d->format == CMD_CSV && !st.rows) {
-		strbuf_addstr(err, st.have_header
-					   ? "the CSV output has a header but no "
-					     "row"
-					   : "the output is empty (expected a "
-					     "CSV header and rows)");
+		strbuf_addstr(err,
+			      st.have_header
+				      ? "the CSV output has a header but no "
+					"row"
+				      : "the output is empty (expected a "
+					"CSV header and rows)");
 		goto out;
 	}
 	for (size_t i = 0; i < d->nmetrics; i++)
@@ -860,11 +864,10 @@ int cmd_parse_output(const struct cmd_def *d, const char *text, size_t len,
 				    d->metrics[i].name);
 			if (strcmp(d->metrics[i].key, d->metrics[i].name))
 				strbuf_addf(err, " (%s '%s')",
-					    d->format == CMD_REGEX ? "group"
-					    : d->format == CMD_CSV ? "column"
-					    : d->format == CMD_JSONL
-						    ? "field"
-						    : "key",
+					    d->format == CMD_REGEX   ? "group"
+					    : d->format == CMD_CSV   ? "column"
+					    : d->format == CMD_JSONL ? "field"
+								     : "key",
 					    d->metrics[i].key);
 			goto out;
 		}

@@ -193,7 +193,7 @@ static const struct wl_param perf_bench_params[] = {
 /* ---- the metrics each workload reports (doc/PROTOCOL.md) ------------ */
 
 static const char *const fairness_metrics[] = {
-	"share.*",    "share_per_task.*", "jain_index", "max_min_ratio",
+	"share.*",   "share_per_task.*", "jain_index", "max_min_ratio",
 	"converged", "converge_s",	 "samples",    NULL
 };
 static const char *const memchunk_metrics[] = { "records_per_s",
@@ -201,35 +201,37 @@ static const char *const memchunk_metrics[] = { "records_per_s",
 						"records_per_s.long",
 						"elapsed_s", NULL };
 static const char *const pipe_metrics[] = {
-	"round_trip_us", "round_trips_per_s", "elapsed_s",
-	"context_switches_per_round_trip", "perf.*", NULL
+	"round_trip_us", "round_trips_per_s",
+	"elapsed_s",	 "context_switches_per_round_trip",
+	"perf.*",	 NULL
 };
 static const char *const chat_metrics[] = { "messages_per_s", "messages",
 					    "elapsed_s", NULL };
-static const char *const numa_metrics[] = {
-	"elapsed_s",   "total_user_s",	 "total_sys_s", "avg_user_s",
-	"job*.user_s", "job*.elapsed_s", "job*.node",	NULL
-};
+static const char *const numa_metrics[] = { "elapsed_s",   "total_user_s",
+					    "total_sys_s", "avg_user_s",
+					    "job*.user_s", "job*.elapsed_s",
+					    "job*.node",   NULL };
 static const char *const sysbench_metrics[] = {
-	"events_per_s",	  "transactions_per_s", "queries_per_s",
-	"total_time_s",	  "events",		"latency_min_ms",
-	"latency_avg_ms", "latency_max_ms",	"latency_p95_ms",
-	NULL
+	"events_per_s",	  "transactions_per_s",
+	"queries_per_s",  "total_time_s",
+	"events",	  "latency_min_ms",
+	"latency_avg_ms", "latency_max_ms",
+	"latency_p95_ms", NULL
 };
 static const char *const hackbench_metrics[] = { "time_s", NULL };
-static const char *const kernbench_metrics[] = { "elapsed_s", "user_s",
-						 "system_s",  "cpu_pct",
+static const char *const kernbench_metrics[] = { "elapsed_s",	     "user_s",
+						 "system_s",	     "cpu_pct",
 						 "context_switches", NULL };
 static const char *const reaim_metrics[] = { "max_jpm", NULL };
-static const char *const volano_metrics[] = { "messages_per_s", "runs",
-					      NULL };
+static const char *const volano_metrics[] = { "messages_per_s", "runs", NULL };
 /* perf-stat reports the events its params name: any name. */
 static const char *const perf_stat_metrics[] = { "*", NULL };
 static const char *const cpu_hog_metrics[] = { "cpu_pct", "cpu_pct_per_task",
 					       "cpu_s", NULL };
 static const char *const cyclictest_metrics[] = {
-	"latency_min_us", "latency_avg_us", "latency_p50_us", "latency_p99_us",
-	"latency_p999_us", "latency_max_us", "samples", "overflows", NULL
+	"latency_min_us", "latency_avg_us",  "latency_p50_us",
+	"latency_p99_us", "latency_p999_us", "latency_max_us",
+	"samples",	  "overflows",	     NULL
 };
 static const char *const perf_bench_metrics[] = { "time_s", "usecs_per_op",
 						  "ops_per_s", NULL };

@@ -589,8 +589,8 @@ static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
 	body = db_get(res, 0, 1);
 	/* with the --set overrides its newest job was queued with */
 	if (db_get_i64(res, 0, 2, 1, INT64_MAX, &plan_id) < 0 ||
-	    jobs_load_plan_set_of_plan(db, plan_id, set->patch_id, &sets,
-				       err) < 0) {
+	    jobs_load_plan_set_of_plan(db, plan_id, set->patch_id, &sets, err) <
+		    0) {
 		strvec_clear(&sets);
 		return -EIO;
 	}

@@ -183,8 +183,7 @@ int cmd_rerun(int argc, char **argv)
 			row.priority = priority;
 		row.rerun_of = job;
 		row.block = 0;
-		if (sets.nr &&
-		    rerun_with_sets(db, &row, &sets, &err) < 0) {
+		if (sets.nr && rerun_with_sets(db, &row, &sets, &err) < 0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("the plan of STP#%lld does not check with these "
 			      "--set",

@@ -89,14 +89,15 @@ static int check_param(struct ctx *c, struct plan *p, const struct ynode *k,
 		       const struct ynode *n, const char *path,
 		       struct wl_param *wp)
 {
-	static const char *const keys[] = { "type",    "min",  "max",
-					    "default", "choices", "help",
-					    NULL };
+	static const char *const keys[] = { "type",    "min",  "max", "default",
+					    "choices", "help", NULL };
 	static const struct {
 		const char *name;
 		enum wl_type t;
-	} types[] = { { "integer", WL_INT },	{ "number", WL_DOUBLE },
-		      { "boolean", WL_BOOL },	{ "string", WL_STRING },
+	} types[] = { { "integer", WL_INT },
+		      { "number", WL_DOUBLE },
+		      { "boolean", WL_BOOL },
+		      { "string", WL_STRING },
 		      { "duration", WL_DURATION } };
 	const struct ynode *v[7];
 	struct strbuf f = STRBUF_INIT, why = STRBUF_INIT, ch = STRBUF_INIT;
@@ -186,8 +187,7 @@ static int check_param(struct ctx *c, struct plan *p, const struct ynode *k,
 	}
 	if (v[4]) {
 		subpath(&f, path, "choices");
-		if (wp->type != WL_STRING || v[4]->kind != Y_SEQ ||
-		    !v[4]->nr) {
+		if (wp->type != WL_STRING || v[4]->kind != Y_SEQ || !v[4]->nr) {
 			expected(c, v[4], f.buf,
 				 "a list of the values a string may take");
 			rc = -1;
@@ -202,8 +202,7 @@ static int check_param(struct ctx *c, struct plan *p, const struct ynode *k,
 					rc = -1;
 					continue;
 				}
-				strbuf_addf(&ch, "%s%s", i ? "|" : "",
-					    x->text);
+				strbuf_addf(&ch, "%s%s", i ? "|" : "", x->text);
 			}
 			wp->choices = intern(p, ch.buf);
 		}
@@ -279,8 +278,8 @@ static int check_placeholders(struct ctx *c, const struct plan_command *pc,
 static int check_parse(struct ctx *c, struct plan_command *pc,
 		       const struct ynode *n, const char *path)
 {
-	static const char *const keys[] = { "format", "patterns",
-					    "separator", "stream", NULL };
+	static const char *const keys[] = { "format", "patterns", "separator",
+					    "stream", NULL };
 	const struct ynode *v[5];
 	struct strbuf f = STRBUF_INIT;
 	int rc, r;
@@ -315,7 +314,8 @@ static int check_parse(struct ctx *c, struct plan_command *pc,
 			nr = 0;
 		}
 		for (size_t i = 0; i < nr; i++) {
-			const struct ynode *x = l->kind == Y_SEQ ? l->kids[i] : l;
+			const struct ynode *x =
+				l->kind == Y_SEQ ? l->kids[i] : l;
 			struct cmd_regex re;
 			struct strbuf why = STRBUF_INIT;
 
@@ -376,7 +376,8 @@ static int check_declared(struct ctx *c, struct plan_command *pc,
 		return -1;
 	pc->metrics = xcalloc(ymap_len(n), sizeof(*pc->metrics));
 	for (size_t i = 0; i < ymap_len(n); i++) {
-		const struct ynode *k = n->kids[2 * i], *val = n->kids[2 * i + 1];
+		const struct ynode *k = n->kids[2 * i],
+				   *val = n->kids[2 * i + 1];
 		const struct ynode *v[4];
 		struct cmd_metric *m;
 
@@ -415,10 +416,9 @@ static int check_declared(struct ctx *c, struct plan_command *pc,
 			strbuf_release(&d);
 			rc = -1;
 		} else {
-			m->direction = !strcmp(v[1]->text, "higher") ? "higher"
-				       : !strcmp(v[1]->text, "lower")
-					       ? "lower"
-					       : "none";
+			m->direction = !strcmp(v[1]->text, "higher")  ? "higher"
+				       : !strcmp(v[1]->text, "lower") ? "lower"
+								      : "none";
 		}
 		if (v[0]) {
 			if (v[0]->kind != Y_SCALAR || strlen(v[0]->text) > 32) {
@@ -481,8 +481,7 @@ static void check_definition(struct ctx *c, struct plan *p,
 					    "metrics", NULL };
 	const struct ynode *v[8];
 	struct plan_command *pc = xcalloc(1, sizeof(*pc));
-	struct strbuf f = STRBUF_INIT, field = STRBUF_INIT,
-		      why = STRBUF_INIT;
+	struct strbuf f = STRBUF_INIT, field = STRBUF_INIT, why = STRBUF_INIT;
 	const char *name = k ? k->text : default_name;
 	size_t np = 0;
 	int rc;
@@ -773,7 +772,8 @@ void command_def_of_run(const struct plan_command *pc, const char *prefix,
 				s += 2;
 			} else if (*s == '{' && strchr(s, '}')) {
 				const char *e = strchr(s, '}');
-				char *name = xstrndup(s + 1, (size_t)(e - s - 1));
+				char *name =
+					xstrndup(s + 1, (size_t)(e - s - 1));
 
 				param_text(pc, prefix, r, name, &w);
 				free(name);
@@ -817,7 +817,8 @@ static void include_paths(const char *text, size_t len, struct strvec *out,
 		size_t nr = n->kind == Y_SEQ ? n->nr : 1;
 
 		for (size_t i = 0; n->kind != Y_MAP && i < nr; i++) {
-			const struct ynode *x = n->kind == Y_SEQ ? n->kids[i] : n;
+			const struct ynode *x =
+				n->kind == Y_SEQ ? n->kids[i] : n;
 
 			if (x->kind != Y_SCALAR || !*x->text ||
 			    out->nr >= PLAN_MAX_INCLUDES)
@@ -870,15 +871,17 @@ int plan_load_text(const char *path, struct strbuf *text, struct strbuf *err)
 		if (rc < 0 || strstr(one.buf, PLAN_INCLUDE_MARK) ||
 		    memchr(one.buf, '\0', one.len) ||
 		    text->len + one.len + 256 > PLAN_MAX_BUNDLE) {
-			strbuf_addf(err, "%s:%s: error: include: cannot read %s: %s\n",
-				    path, where.v[i], file.buf,
-				    rc == -EFBIG ? "more than the cap of a plan"
-				    : rc < 0     ? strerror(-rc)
-				    : memchr(one.buf, '\0', one.len)
-					    ? "a NUL byte in it"
-				    : strstr(one.buf, PLAN_INCLUDE_MARK)
-					    ? "it holds an include mark line"
-					    : "the plan and its files are too big");
+			strbuf_addf(
+				err,
+				"%s:%s: error: include: cannot read %s: %s\n",
+				path, where.v[i], file.buf,
+				rc == -EFBIG ? "more than the cap of a plan"
+				: rc < 0     ? strerror(-rc)
+				: memchr(one.buf, '\0', one.len)
+					? "a NUL byte in it"
+				: strstr(one.buf, PLAN_INCLUDE_MARK)
+					? "it holds an include mark line"
+					: "the plan and its files are too big");
 			rc = -EINVAL;
 			break;
 		}

@@ -36,8 +36,8 @@ static void run_names(const struct plan_run *r, struct strvec *out)
 			strbuf_addf(&n, "%s.passes", pm->name);
 			add(out, n.buf);
 		} else {
-			for (size_t i = 0; pm->wl->metrics && pm->wl->metrics[i];
-			     i++) {
+			for (size_t i = 0;
+			     pm->wl->metrics && pm->wl->metrics[i]; i++) {
 				strbuf_reset(&n);
 				strbuf_addf(&n, "%s.%s", pm->name,
 					    pm->wl->metrics[i]);

@@ -51,8 +51,9 @@ static int parse_key(const char *key, struct seg **ret, size_t *ret_n,
 			const char *e = strchr(p + 1, '"');
 
 			if (!e || e == p + 1) {
-				strbuf_addstr(why, "a quoted key needs a closing "
-						   "quote and a name");
+				strbuf_addstr(why,
+					      "a quoted key needs a closing "
+					      "quote and a name");
 				goto bad;
 			}
 			strbuf_add(&name, p + 1, (size_t)(e - p - 1));
@@ -89,7 +90,8 @@ static int parse_key(const char *key, struct seg **ret, size_t *ret_n,
 		if (!*p)
 			break;
 		if (*p != '.') {
-			strbuf_addf(why, "'.' or '[' after a key, not '%c'", *p);
+			strbuf_addf(why, "'.' or '[' after a key, not '%c'",
+				    *p);
 			goto bad;
 		}
 		p++;
@@ -141,9 +143,10 @@ static int put(struct ctx *c, unsigned src, struct ynode *node,
 		int i;
 
 		if (node->kind != Y_MAP) {
-			report_src(c, src, 0, 0,
-				   "%s is not a map, there is no key '%s' in it",
-				   where->len ? where->buf : "the plan", s->name);
+			report_src(
+				c, src, 0, 0,
+				"%s is not a map, there is no key '%s' in it",
+				where->len ? where->buf : "the plan", s->name);
 			ynode_free(val);
 			return -1;
 		}

@@ -187,8 +187,8 @@ int check_together(struct ctx *c, struct plan *p, const struct ynode *n,
 		   struct sentry *e);
 void check_together_runs(struct ctx *c, const struct plan *p,
 			 const struct sentry *e, size_t nr_entries);
-const struct plan_member *run_member(const struct plan_run *r,
-				     const char *name, size_t len);
+const struct plan_member *run_member(const struct plan_run *r, const char *name,
+				     size_t len);
 
 /* override.c */
 void apply_sets(struct ctx *c, struct ynode *root, const struct strvec *sets);

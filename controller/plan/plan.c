@@ -237,8 +237,8 @@ static void split_bundle(const char *text, size_t len, size_t *ret_plan_len,
 				lens[n - 1] = (size_t)(p - text) - offs[n - 1];
 			{
 				char *path = xstrndup(
-					p + mlen, (size_t)((nl ? nl : end) - p) -
-							  mlen);
+					p + mlen,
+					(size_t)((nl ? nl : end) - p) - mlen);
 
 				strvec_push(paths, path);
 				free(path);

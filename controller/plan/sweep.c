@@ -210,7 +210,8 @@ static int expand_range(struct ctx *c, const struct wl_param *wp,
 		if (range_number(c, wp, v[2], f.buf, &step) < 0)
 			goto out;
 		if (step <= 0) {
-			nerror(c, v[2], "%s: a step must be more than 0", f.buf);
+			nerror(c, v[2], "%s: a step must be more than 0",
+			       f.buf);
 			goto out;
 		}
 		if ((to - from) / step >= PLAN_MAX_VALUES) {
@@ -236,8 +237,9 @@ static int expand_range(struct ctx *c, const struct wl_param *wp,
 			goto out;
 		}
 		if (from <= 0) {
-			nerror(c, v[0], "%s.from: a range with times starts "
-					"above 0",
+			nerror(c, v[0],
+			       "%s.from: a range with times starts "
+			       "above 0",
 			       path);
 			goto out;
 		}
@@ -280,7 +282,8 @@ static int resolve_param(struct ctx *c, const struct sentry *e,
 		const char *dot = strchr(name, '.');
 
 		for (size_t i = 0; dot && i < e->nr_members; i++)
-			if (strlen(e->members[i].name) == (size_t)(dot - name) &&
+			if (strlen(e->members[i].name) ==
+				    (size_t)(dot - name) &&
 			    !strncmp(e->members[i].name, name,
 				     (size_t)(dot - name)))
 				m = &e->members[i];
@@ -413,8 +416,7 @@ int add_params(struct ctx *c, struct plan *p, const struct sentry *e,
 		for (size_t j = 0; j < nvals; j++) {
 			const struct ynode *one =
 				v->kind == Y_SEQ ? v->kids[j] : v;
-			const char *text =
-				v->kind == Y_MAP ? range.v[j] : NULL;
+			const char *text = v->kind == Y_MAP ? range.v[j] : NULL;
 			struct strbuf item = STRBUF_INIT;
 			int dup = 0;
 
@@ -493,8 +495,9 @@ static int required_of(struct ctx *c, const struct wl_desc *wl,
 		if (given)
 			continue;
 		if (member)
-			nerror(c, at, "%s: member %s (%s) needs parameter '%s' "
-				      "(%s)",
+			nerror(c, at,
+			       "%s: member %s (%s) needs parameter '%s' "
+			       "(%s)",
 			       path, member, wl->name, wp->name, wp->help);
 		else
 			nerror(c, at, "%s: %s needs parameter '%s' (%s)", path,
@@ -655,8 +658,8 @@ out:
 int check_entry(struct ctx *c, struct plan *p, const struct ynode *n,
 		const char *path, struct sentry *e)
 {
-	static const char *const keys[] = { "workload", "params",
-					    "variants", "together",
+	static const char *const keys[] = { "workload",	       "params",
+					    "variants",	       "together",
 					    "sample_interval", NULL };
 	const struct ynode *v[6];
 	int rc;
@@ -703,8 +706,8 @@ void expand(struct plan *p, const struct sentry *e, size_t nr_entries,
 				r->members = e[i].members;
 				r->nr_members = e[i].nr_members;
 				r->sample_ms = e[i].sample_ms;
-				r->workload = e[i].wl ? e[i].wl->name
-						      : "together";
+				r->workload =
+					e[i].wl ? e[i].wl->name : "together";
 				r->nr_params = g->nr;
 				r->params = xcalloc(g->nr ? g->nr : 1,
 						    sizeof(*r->params));

@@ -29,9 +29,9 @@
 static int reserved(const char *n)
 {
 	static const char *const r[] = { "share",      "cpu_pct",
-					  "elapsed_s",  "elapsed_ratio",
-					  "jain_index", "max_min_ratio",
-					  "window_s",   NULL };
+					 "elapsed_s",  "elapsed_ratio",
+					 "jain_index", "max_min_ratio",
+					 "window_s",   NULL };
 
 	for (size_t i = 0; r[i]; i++)
 		if (!strcmp(r[i], n))
@@ -120,7 +120,8 @@ static int check_member(struct ctx *c, struct plan *p, struct sentry *e,
 		subpath(&f, path, "background");
 		if (v[3]->kind == Y_SCALAR && !strcmp(v[3]->text, "true"))
 			m->background = 1;
-		else if (v[3]->kind != Y_SCALAR || strcmp(v[3]->text, "false")) {
+		else if (v[3]->kind != Y_SCALAR ||
+			 strcmp(v[3]->text, "false")) {
 			expected(c, v[3], f.buf, "true or false");
 			rc = -1;
 		}
@@ -176,7 +177,8 @@ int check_together(struct ctx *c, struct plan *p, const struct ynode *n,
 		goto out;
 	}
 	if (t->kind != Y_SEQ || !t->nr) {
-		expected(c, t, f.buf, "a list of members (name, workload, ...)");
+		expected(c, t, f.buf,
+			 "a list of members (name, workload, ...)");
 		rc = -1;
 		goto out;
 	}
@@ -216,8 +218,8 @@ out:
 }
 
 /* The member of run r called name[0..len), or NULL. */
-const struct plan_member *run_member(const struct plan_run *r,
-				     const char *name, size_t len)
+const struct plan_member *run_member(const struct plan_run *r, const char *name,
+				     size_t len)
 {
 	for (size_t i = 0; i < r->nr_members; i++)
 		if (strlen(r->members[i].name) == len &&
@@ -269,11 +271,11 @@ void check_together_runs(struct ctx *c, const struct plan *p,
 				       "workloads[%zu].together: members %s "
 				       "and %s run in "
 				       "cgroups %s and %s (run %zu): each "
-				       "member needs a cgroup of its own (or /) "
+				       "member needs a cgroup of its own (or "
+				       "/) "
 				       "so that its CPU can be told apart",
 				       r->entry, r->members[x].name,
-				       r->members[y].name,
-				       ca, cb, r->index);
+				       r->members[y].name, ca, cb, r->index);
 				said[r->entry] = 1;
 				break;
 			}

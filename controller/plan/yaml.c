@@ -271,9 +271,8 @@ void expected(struct ctx *c, const struct ynode *n, const char *path,
  * construct it was reading began when that is elsewhere.  A tab where the
  * problem is gets said plainly, libyaml's words for it being obscure.
  */
-static void yaml_error(struct ctx *c, unsigned src,
-		       const yaml_parser_t *parser, const char *text,
-		       size_t len)
+static void yaml_error(struct ctx *c, unsigned src, const yaml_parser_t *parser,
+		       const char *text, size_t len)
 {
 	const yaml_mark_t *m = &parser->problem_mark;
 	unsigned line = (unsigned)m->line + 1, col = (unsigned)m->column + 1;

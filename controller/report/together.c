@@ -22,8 +22,8 @@ static void add_once(struct strvec *sv, const char *name)
 }
 
 /* The value of metric name in iteration it among rows [from, to), or NAN. */
-static int find(const struct db_result *res, int from, int to,
-		const char *name, const char *it, double *ret)
+static int find(const struct db_result *res, int from, int to, const char *name,
+		const char *it, double *ret)
 {
 	for (int k = from; k < to; k++)
 		if (!strcmp(S(db_get(res, k, 1)), name) &&
@@ -68,8 +68,7 @@ void render_together(struct page *pg, const struct db_result *res, int from,
 		strvec_pushf(&names, "share.%s", members.v[i]);
 	}
 	strvec_pushl(&keys, "elapsed_ratio", "jain_index", (char *)NULL);
-	strvec_pushl(&labels, "elapsed max/min", "Jain's index",
-		     (char *)NULL);
+	strvec_pushl(&labels, "elapsed max/min", "Jain's index", (char *)NULL);
 	strvec_pushl(&names, "elapsed_ratio", "jain_index", (char *)NULL);
 	nc = keys.nr;
 	cols = xcalloc(nc, sizeof(*cols));
@@ -91,7 +90,8 @@ void render_together(struct page *pg, const struct db_result *res, int from,
 		for (size_t c = 1; c < nc; c++) {
 			double v;
 
-			if (find(res, from, to, names.v[c], iters.v[i], &v) == 0)
+			if (find(res, from, to, names.v[c], iters.v[i], &v) ==
+			    0)
 				rtab_num(&t, v, NULL);
 			else
 				rtab_str(&t, "");

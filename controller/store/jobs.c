@@ -130,9 +130,8 @@ int jobs_load_plan_set(struct db *db, int64_t job_id, struct strvec *sets,
 	return load_array(db, job_id, "plan_set", sets, err);
 }
 
-int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id,
-			       int64_t patch_id, struct strvec *sets,
-			       struct strbuf *err)
+int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
+			       struct strvec *sets, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
@@ -148,8 +147,7 @@ int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id,
 	db_args_clear(&a);
 	if (r < 0)
 		return -1;
-	if (!db_get(res, 0, 0) ||
-	    db_get_i64(res, 0, 0, 1, INT64_MAX, &job) < 0)
+	if (!db_get(res, 0, 0) || db_get_i64(res, 0, 0, 1, INT64_MAX, &job) < 0)
 		return 0;
 	return load_array(db, job, "plan_set", sets, err);
 }

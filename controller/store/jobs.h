@@ -64,9 +64,8 @@ int jobs_load_plan_set(struct db *db, int64_t job_id, struct strvec *sets,
  * patch_id when that is > 0), for readers of a plan without a job at
  * hand (compare).  0 with nothing appended when there is no such job.
  */
-int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id,
-			       int64_t patch_id, struct strvec *sets,
-			       struct strbuf *err);
+int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
+			       struct strvec *sets, struct strbuf *err);
 
 /* Insert r as a queued job; its id in *ret_id.  0 or -1 with err. */
 int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,

@@ -704,8 +704,7 @@ int queue_plan_of_id(struct db *db, int64_t plan_id, const struct strvec *sets,
 }
 
 int queue_load_plan(const char *path, const struct strvec *sets,
-		    struct strbuf *text, struct plan **ret,
-		    struct strbuf *err)
+		    struct strbuf *text, struct plan **ret, struct strbuf *err)
 {
 	*ret = NULL;
 	if (plan_load_text(path, text, err) < 0 ||

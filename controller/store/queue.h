@@ -105,8 +105,7 @@ int queue_claim_job(struct db *db, const char *owner, int lease_s,
  * errors in err.
  */
 int queue_load_plan(const char *path, const struct strvec *sets,
-		    struct strbuf *text, struct plan **ret,
-		    struct strbuf *err);
+		    struct strbuf *text, struct plan **ret, struct strbuf *err);
 
 /*
  * Parse the stored plan plan_id with the overrides sets (NULL: none).

@@ -502,9 +502,8 @@ static void test_cyclictest(void **state)
 	metrics_release(&ms);
 
 	metrics_init(&ms);
-	assert_int_equal(parse_cyclictest("T: 0 ( 1) P: 0 I:1000\n", 22, &ms,
-					  &err),
-			 -1);
+	assert_int_equal(
+		parse_cyclictest("T: 0 ( 1) P: 0 I:1000\n", 22, &ms, &err), -1);
 	assert_non_null(strstr(err.buf, "needs -h"));
 	metrics_release(&ms);
 	strbuf_release(&err);

@@ -51,9 +51,10 @@ static void test_regex_named_groups(void **state)
 	regmatch_t m[4];
 
 	(void)state;
-	assert_int_equal(cmd_regex_compile("(?:a|b)(?<x>\\d+)-(?P<y>[[:alpha:]]+)",
-					   &re, &err),
-			 0);
+	assert_int_equal(
+		cmd_regex_compile("(?:a|b)(?<x>\\d+)-(?P<y>[[:alpha:]]+)", &re,
+				  &err),
+		0);
 	assert_int_equal(re.ngroups, 3);
 	assert_null(re.names[1]);
 	assert_string_equal(re.names[2], "x");
@@ -68,8 +69,10 @@ static void test_regex_named_groups(void **state)
 	assert_string_equal(re.names[1], "n");
 	cmd_regex_free(&re);
 
-	static const char *const bad[] = { "(?=x)", "(?<1x>y)", "(?<a>x)(?<a>y)",
-					   "(?<a x)", "x(", "ab\\", "" };
+	static const char *const bad[] = {
+		"(?=x)", "(?<1x>y)", "(?<a>x)(?<a>y)", "(?<a x)", "x(",
+		"ab\\",	 ""
+	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		strbuf_reset(&err);
 		assert_int_equal(cmd_regex_compile(bad[i], &re, &err), -1);
@@ -115,7 +118,8 @@ static void test_regex_output(void **state)
 
 	(void)state;
 	def(&d, CMD_REGEX, m);
-	strvec_push(&d.patterns, "events per second:\\s*(?<events_per_s>[0-9.]+)");
+	strvec_push(&d.patterns,
+		    "events per second:\\s*(?<events_per_s>[0-9.]+)");
 	strvec_push(&d.patterns, "95th percentile:\\s+(?<p95>\\S+)");
 	assert_int_equal(cmd_def_check(&d, &err, &err), 0);
 	assert_int_equal(parse(&d,
@@ -144,9 +148,9 @@ static void test_csv(void **state)
 
 	(void)state;
 	def(&d, CMD_CSV, m);
-	assert_int_equal(parse(&d, "\"ops\", lat ,name\n1,2,a\n 3 ,\"4\",b\n",
-			       v, &err),
-			 0);
+	assert_int_equal(
+		parse(&d, "\"ops\", lat ,name\n1,2,a\n 3 ,\"4\",b\n", v, &err),
+		0);
 	assert_true(v[0] == 3 && v[1] == 4);
 	assert_int_equal(parse(&d, "ops,lat\n1\n", v, &err), -1);
 	assert_string_equal(err.buf,
@@ -205,7 +209,8 @@ static void test_hostile_sizes(void **state)
 	strbuf_addstr(&big, "\nx: 1\n");
 	assert_int_equal(parse(&d, big.buf, v, &err), -1);
 	assert_true(strstr(err.buf, "line 1: \"yyyy") == err.buf);
-	assert_non_null(strstr(err.buf, "a line of 70000 bytes, more than 65536"));
+	assert_non_null(
+		strstr(err.buf, "a line of 70000 bytes, more than 65536"));
 	/* a NUL in the output, and control bytes quoted as '?' */
 	strbuf_reset(&err);
 	assert_int_equal(cmd_parse_output(&d, "x: 1\0\n", 6, v, &err), -1);
@@ -214,9 +219,8 @@ static void test_hostile_sizes(void **state)
 	assert_string_equal(err.buf, "line 1: \"x:?? q\": the value of 'x' is "
 				     "not a finite number");
 	strbuf_reset(&err);
-	assert_int_equal(cmd_parse_output(&d, big.buf, CMD_MAX_OUTPUT + 1, v,
-					  &err),
-			 -1);
+	assert_int_equal(
+		cmd_parse_output(&d, big.buf, CMD_MAX_OUTPUT + 1, v, &err), -1);
 	cmd_def_release(&d);
 	strbuf_release(&err);
 	strbuf_release(&big);
@@ -304,9 +308,9 @@ static void test_json_round_trip(void **state)
 		doc = NULL;
 		strbuf_reset(&field);
 		strbuf_reset(&err);
-		assert_int_equal(json_parse(bad[i], strlen(bad[i]), NULL, &doc,
-					    &err),
-				 0);
+		assert_int_equal(
+			json_parse(bad[i], strlen(bad[i]), NULL, &doc, &err),
+			0);
 		cmd_def_init(&back);
 		assert_int_equal(cmd_def_from_json(doc, &back, &field, &err),
 				 -1);

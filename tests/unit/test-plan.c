@@ -256,7 +256,8 @@ static void test_run_param_and_json(void **state)
 		"\"tags\":[\"numa\",\"lab-2\"]},\"kernel_config\":"
 		"[\"farm-base.config\",\"farm-vm.config\"],\"metrics\":["
 		"{\"name\":\"transactions_per_s\",\"tau_pct\":1.5,"
-		"\"direction\":\"higher\",\"decides\":true},{\"name\":\"latency_*"
+		"\"direction\":\"higher\",\"decides\":true},{\"name\":"
+		"\"latency_*"
 		"\","
 		"\"tau_pct\":null,\"direction\":\"none\",\"decides\":false}],"
 		"\"timeouts\":{\"power_ms\":120000,\"boot_ms\":300000,"
@@ -546,8 +547,9 @@ static void test_ranges(void **state)
 	values_of(p, "threads", &v);
 	assert_string_equal(v.buf, "2,2,2,2,5,5,5,5,8,8,8,8");
 	plan_free(p);
-	p = must_parse("workload: fairness-loop\n"
-		       "params: {converge_pct: {from: 0.5, to: 2, times: 2}}\n");
+	p = must_parse(
+		"workload: fairness-loop\n"
+		"params: {converge_pct: {from: 0.5, to: 2, times: 2}}\n");
 	values_of(p, "converge_pct", &v);
 	assert_string_equal(v.buf, "0.5,1,2");
 	plan_free(p);
@@ -578,20 +580,21 @@ static void test_set_overrides(void **state)
 		     "timeouts.run=5m", (char *)NULL);
 	/* the metric is not reported by these workloads: the --set that
 	 * empties its rule is checked, and the name check reports it */
-	assert_int_equal(plan_parse_set("t.yaml", plan, strlen(plan), &sets,
-					&p, &err),
-			 -EINVAL);
-	assert_non_null(strstr(err.buf, "t.yaml: error: --set metrics.\"share./a"
-					"\"=: metrics.share./a: expected a map"));
+	assert_int_equal(
+		plan_parse_set("t.yaml", plan, strlen(plan), &sets, &p, &err),
+		-EINVAL);
+	assert_non_null(strstr(err.buf,
+			       "t.yaml: error: --set metrics.\"share./a"
+			       "\"=: metrics.share./a: expected a map"));
 	strvec_pop(&sets);
 	strvec_pop(&sets);
 	strvec_pop(&sets);
 	strvec_pushl(&sets, "host.min_cpus=4", "timeouts.run=5m",
 		     "metrics={records_per_s: {tau: 1%}}", (char *)NULL);
 	strbuf_reset(&err);
-	assert_int_equal(plan_parse_set("t.yaml", plan, strlen(plan), &sets,
-					&p, &err),
-			 0);
+	assert_int_equal(
+		plan_parse_set("t.yaml", plan, strlen(plan), &sets, &p, &err),
+		0);
 	assert_int_equal(p->boots, 3);
 	assert_int_equal(p->host.min_cpus, 4);
 	assert_int_equal(p->timeouts.run_ms, 300000);
@@ -608,17 +611,17 @@ static void test_set_overrides(void **state)
 	strvec_pushl(&sets, "metrics={elapsed_s: {tau: 3}}", "warmup=2",
 		     "warmup=0", "iterations=x", (char *)NULL);
 	strbuf_reset(&err);
-	assert_int_equal(plan_parse_set("t.yaml", plan, strlen(plan), &sets,
-					&p, &err),
-			 -EINVAL);
+	assert_int_equal(
+		plan_parse_set("t.yaml", plan, strlen(plan), &sets, &p, &err),
+		-EINVAL);
 	assert_string_equal(err.buf,
 			    "t.yaml: error: --set iterations=x: iterations: "
 			    "expected an integer in 1..10000, got 'x'\n");
 	strvec_pop(&sets);
 	strbuf_reset(&err);
-	assert_int_equal(plan_parse_set("t.yaml", plan, strlen(plan), &sets,
-					&p, &err),
-			 0);
+	assert_int_equal(
+		plan_parse_set("t.yaml", plan, strlen(plan), &sets, &p, &err),
+		0);
 	assert_int_equal(p->warmup, 0);
 	plan_free(p);
 	strvec_clear(&sets);
@@ -632,21 +635,22 @@ static void test_together(void **state)
 	struct plan *p;
 
 	(void)state;
-	p = must_parse("workloads:\n"
-		       "  - together:\n"
-		       "      - {name: a, workload: kernbench, params: {tree: /s, "
-		       "cgroup: /a}}\n"
-		       "      - {name: n, workload: cpu-hog, background: true, "
-		       "params: {tasks: [1, 2], cgroup: /n}}\n"
-		       "    variants:\n"
-		       "      - {a.jobs: 8}\n"
-		       "      - {a.jobs: 7}\n"
-		       "    sample_interval: 500ms\n"
-		       "metrics:\n"
-		       "  elapsed_ratio: {decides: true}\n"
-		       "  a.elapsed_s: {tau: 3%}\n"
-		       "  \"share.*\": {direction: none}\n"
-		       "  n.passes: {direction: none}\n");
+	p = must_parse(
+		"workloads:\n"
+		"  - together:\n"
+		"      - {name: a, workload: kernbench, params: {tree: /s, "
+		"cgroup: /a}}\n"
+		"      - {name: n, workload: cpu-hog, background: true, "
+		"params: {tasks: [1, 2], cgroup: /n}}\n"
+		"    variants:\n"
+		"      - {a.jobs: 8}\n"
+		"      - {a.jobs: 7}\n"
+		"    sample_interval: 500ms\n"
+		"metrics:\n"
+		"  elapsed_ratio: {decides: true}\n"
+		"  a.elapsed_s: {tau: 3%}\n"
+		"  \"share.*\": {direction: none}\n"
+		"  n.passes: {direction: none}\n");
 	assert_int_equal(p->nr_runs, 4);
 	assert_null(p->runs[0].wl);
 	assert_string_equal(p->runs[0].workload, "together");
@@ -665,7 +669,8 @@ static void test_together(void **state)
 		"\"target\":\"vmlinux\",\"clean\":true,\"objdir\":\"\"},"
 		"\"background\":false},{\"name\":\"n\",\"workload\":"
 		"\"cpu-hog\",\"params\":{\"cgroup\":\"/n\",\"tasks\":2,"
-		"\"duration\":\"10s\"},\"background\":true}],\"sample_ms\":500");
+		"\"duration\":\"10s\"},\"background\":true}],\"sample_ms\":"
+		"500");
 	strbuf_reset(&js);
 	plan_run_params_json(p, &p->runs[0], &js);
 	assert_string_equal(
@@ -685,24 +690,25 @@ static void test_command_workload(void **state)
 	struct plan *p;
 
 	(void)state;
-	p = must_parse("commands:\n"
-		       "  bench:\n"
-		       "    command: [bench, \"-t{threads}\", \"--for={time}s\", "
-		       "\"{{literal}}\"]\n"
-		       "    timeout: 1m\n"
-		       "    params:\n"
-		       "      threads: {type: integer, min: 1, max: 8, default: "
-		       "1}\n"
-		       "      time: {type: duration, min: 1s, max: 1h, default: "
-		       "10s}\n"
-		       "      mode: {type: string, choices: [fast, slow], "
-		       "default: fast}\n"
-		       "    parse: {format: csv, separator: ';', stream: both}\n"
-		       "    metrics:\n"
-		       "      ops_per_s: {key: ops, unit: 1/s, direction: higher}\n"
-		       "workload: bench\n"
-		       "params: {threads: [2, 4], time: 1500ms}\n"
-		       "metrics: {ops_per_s: {tau: 1%}}\n");
+	p = must_parse(
+		"commands:\n"
+		"  bench:\n"
+		"    command: [bench, \"-t{threads}\", \"--for={time}s\", "
+		"\"{{literal}}\"]\n"
+		"    timeout: 1m\n"
+		"    params:\n"
+		"      threads: {type: integer, min: 1, max: 8, default: "
+		"1}\n"
+		"      time: {type: duration, min: 1s, max: 1h, default: "
+		"10s}\n"
+		"      mode: {type: string, choices: [fast, slow], "
+		"default: fast}\n"
+		"    parse: {format: csv, separator: ';', stream: both}\n"
+		"    metrics:\n"
+		"      ops_per_s: {key: ops, unit: 1/s, direction: higher}\n"
+		"workload: bench\n"
+		"params: {threads: [2, 4], time: 1500ms}\n"
+		"metrics: {ops_per_s: {tau: 1%}}\n");
 	assert_int_equal(p->nr_runs, 2);
 	assert_non_null(p->runs[0].cmd);
 	assert_string_equal(p->runs[0].workload, "bench");
@@ -760,15 +766,15 @@ static void test_includes(void **state)
 	assert_non_null(strstr(text.buf, PLAN_INCLUDE_MARK "w/inc.yaml\n"
 							   "name: inc\n"));
 	/* the bundle parses anywhere: no file is read again */
-	assert_int_equal(plan_parse("stored", text.buf, text.len, &p, &err),
-			 0);
+	assert_int_equal(plan_parse("stored", text.buf, text.len, &p, &err), 0);
 	assert_string_equal(p->runs[0].workload, "inc");
 	plan_free(p);
 	/* an error in an included file names that file */
 	strbuf_reset(&text);
-	strbuf_addf(&text, "include: [w/inc.yaml]\nworkload: inc\n%s"
-			   "w/inc.yaml\nname: inc\ncommand: [inc]\n"
-			   "parse: {format: keyvalue}\nmetrics: {x: {}}\n",
+	strbuf_addf(&text,
+		    "include: [w/inc.yaml]\nworkload: inc\n%s"
+		    "w/inc.yaml\nname: inc\ncommand: [inc]\n"
+		    "parse: {format: keyvalue}\nmetrics: {x: {}}\n",
 		    PLAN_INCLUDE_MARK);
 	assert_int_equal(plan_parse("d/p.yaml", text.buf, text.len, &p, &err),
 			 -EINVAL);
