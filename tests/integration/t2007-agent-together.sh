@@ -3,8 +3,9 @@
 # hogs, 3 loops in /a and 1 in /b, started at one barrier and sampled in
 # the same windows, get half the CPU each at equal weight and 2:1 at
 # weights 200/100; seed 001's kernel compiles at the same time in two
-# cgroups (on a small tree: the agent's own sources) report both elapsed
-# times and their ratio; a background neighbour runs until the measured
+# cgroups (plans/kernbench-two-cgroups.yaml, pointed by --set at a small
+# tree: the agent's own sources) report both elapsed times and their
+# ratio; a background neighbour runs until the measured
 # member ends; a member that fails stops the others; nothing is left
 # behind.  The guest half (cgroup v2) is t2010.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -80,31 +81,33 @@ test_expect_success 'weights 200/100 give about 2:1' '
 	within "$(metric jain_index out2)" 1 0.05
 '
 
-test_expect_success 'kernel compiles in /a and /b at the same time: both elapsed times, their ratio' '
+test_expect_success 'plans/kernbench-two-cgroups.yaml: compiles in /a and /b at the same time, both elapsed times, their ratio' '
 	for t in a b; do
-		mkdir -p tree-$t &&
+		mkdir -p tree-$t obj-$t &&
 		cp "$TOP"/agent/*.c "$TOP"/agent/*.h "$TOP"/common/*.h tree-$t/ || return 1
 		printf "%s\n" "SRC := \$(wildcard *.c)" "OBJ := \$(SRC:.c=.o)" \
 			"vmlinux: \$(OBJ)" "	touch \$@" "%.o: %.c" \
 			"	\$(CC) -O0 -D_GNU_SOURCE -I. -c \$< -o \$@" \
 			"clean:" "	rm -f *.o vmlinux" >tree-$t/Makefile
 	done &&
-	cat >kb.json <<-EOF &&
-	{"run_id": 2007003, "parent_weight": 10000, "sample_ms": 1000,
-	 "together": [
-	   {"name": "a", "workload": "kernbench", "params": {"tree": "$SCRATCH/tree-a", "jobs": 2, "cgroup": "/a"}},
-	   {"name": "b", "workload": "kernbench", "params": {"tree": "$SCRATCH/tree-b", "jobs": 4, "cgroup": "/b"}}]}
-	EOF
+	schedfarm plan expand --json --set iterations=1 --set warmup=0 \
+		--set "workloads[0].together[0].params.tree=$SCRATCH/tree-a" \
+		--set "workloads[0].together[0].params.objdir=$SCRATCH/obj-a" \
+		--set "workloads[0].together[1].params.tree=$SCRATCH/tree-b" \
+		--set "workloads[0].together[1].params.objdir=$SCRATCH/obj-b" \
+		"$TOP/plans/kernbench-two-cgroups.yaml" >kb-runs.json &&
+	jq -e "length == 2 and .[0].params[\"a.jobs\"] == 8 and .[0].params[\"b.jobs\"] == 16" kb-runs.json &&
+	jq -c ".[0].spec + {run_id: 2007003, parent_weight: 10000, cgroups: [{path: \"/a\", weight: 100}, {path: \"/b\", weight: 100}]}" kb-runs.json >kb.json &&
 	"$AGENT_BIN" run kb.json >kb 2>err &&
 	tail -n 1 kb | jq -e ".status == \"ok\"" &&
 	ea=$(metric a.elapsed_s kb) && eb=$(metric b.elapsed_s kb) &&
 	r=$(metric elapsed_ratio kb) &&
-	say "make -j2 in /a: $ea s, make -j4 in /b: $eb s, ratio $r" &&
+	say "make -j8 in /a: $ea s, make -j16 in /b: $eb s, ratio $r" &&
 	awk -v a="$ea" -v b="$eb" -v r="$r" -v ta="$(metric elapsed_s.a kb)" "BEGIN {
 		m = a > b ? a / b : b / a
 		exit !(a > 0 && b > 0 && r >= 1 && ta >= a && (r - m) / m < 0.5) }" &&
 	test -f tree-a/vmlinux && test -f tree-b/vmlinux &&
-	for m in a.user_s b.user_s a.cpu_pct b.cpu_pct share.a share.b; do
+	for m in a.user_s b.user_s a.cpu_pct b.cpu_pct share.a share.b jain_index; do
 		test "$(metric $m kb)" != null || { echo "no $m"; return 1; }
 	done &&
 	test "$(leftovers 2007003)" = ""

@@ -2,9 +2,10 @@
 # t2010: together runs in a guest kernel with cgroup v2 (Debian's kernel
 # under qemu TCG, a busybox initramfs, as t2006): two CPU hogs, 3 loops in
 # /a and 1 in /b, at equal weight get half the CPU each and at weights
-# 200/100 about 2:1; and seed 001's pair of builds (make, here of a small
-# tree of shell-loop targets, since the guest has no compiler) run at the
-# same time in /a and /b and report both elapsed times and their ratio.
+# 200/100 about 2:1; and seed 001's pair of builds from
+# plans/kernbench-two-cgroups.yaml (make, here of a small tree of
+# shell-loop targets, since the guest has no compiler) run at the same
+# time in /a and /b and report both elapsed times and their ratio.
 # Skipped where qemu, a Debian kernel, busybox-static or make is missing.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
@@ -65,7 +66,16 @@ hogs() {
 }
 hogs 2010001 100 100 >root/specs/1.json
 hogs 2010002 200 100 >root/specs/2.json
-printf '{"run_id":2010003,"parent_weight":10000,"together":[{"name":"a","workload":"kernbench","params":{"tree":"/tree-a","jobs":2,"cgroup":"/a"}},{"name":"b","workload":"kernbench","params":{"tree":"/tree-b","jobs":4,"cgroup":"/b"}}]}' >root/specs/3.json
+# seed 001's pair as plans/kernbench-two-cgroups.yaml has it (-j8 against
+# -j16), pointed at the guest's trees
+schedfarm plan expand --json --set iterations=1 --set warmup=0 \
+	--set "workloads[0].together[0].params.tree=/tree-a" \
+	--set "workloads[0].together[0].params.objdir=/tree-a" \
+	--set "workloads[0].together[1].params.tree=/tree-b" \
+	--set "workloads[0].together[1].params.objdir=/tree-b" \
+	"$TOP/plans/kernbench-two-cgroups.yaml" >kb-runs.json &&
+	jq -c '.[0].spec + {run_id: 2010003, parent_weight: 10000, cgroups: [{path: "/a", weight: 100}, {path: "/b", weight: 100}]}' \
+		kb-runs.json >root/specs/3.json || { echo "Bail out! cannot expand the kernbench plan"; exit 1; }
 
 # lines N: the agent's lines for spec N
 lines() {
@@ -104,7 +114,7 @@ test_expect_success 'cgroup v2, weights 200/100: about 2:1' '
 
 test_expect_success 'two builds at the same time in /a and /b: both elapsed times, their ratio' '
 	ea=$(metric 3 a.elapsed_s) && eb=$(metric 3 b.elapsed_s) && r=$(metric 3 elapsed_ratio) &&
-	say "guest make -j2 in /a $ea s, make -j4 in /b $eb s, ratio $r" &&
+	say "guest make -j8 in /a $ea s, make -j16 in /b $eb s, ratio $r" &&
 	awk -v a="$ea" -v b="$eb" -v r="$r" "BEGIN { exit !(a > 0 && b > 0 && r >= 1) }" &&
 	test "$(metric 3 share.a)" != null && test "$(metric 3 share.b)" != null
 '
