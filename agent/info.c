@@ -305,6 +305,10 @@ void agent_list(struct strbuf *out)
 			strbuf_addstr(out, "  runs here: yes\n");
 		else
 			strbuf_addf(out, "  runs here: no (%s)\n", why.buf);
+		strbuf_addstr(out, "  metrics:");
+		for (size_t m = 0; d->metrics && d->metrics[m]; m++)
+			strbuf_addf(out, "%s %s", m ? "," : "", d->metrics[m]);
+		strbuf_addch(out, '\n');
 		for (const struct wl_param *p = d->params;; p++) {
 			const struct wl_param *pp =
 				p->name ? p : &workload_cgroup_param;

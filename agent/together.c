@@ -49,6 +49,7 @@
 
 #define MEMBER_LINE_MAX (1u << 20) /* a member line the run accepts */
 #define MEMBER_EXIT_WAIT_MS 60000 /* teardown of a member (a PG cluster) */
+#define MEMBER_STOP_WAIT_MS 5000 /* the same when the run is being stopped */
 
 enum mstate {
 	M_IDLE, /* between iterations */
@@ -776,10 +777,17 @@ static int group_weight(const struct cg_run *cg, const char *path)
 	return 100;
 }
 
-/* Tell every member to quit, collect their exits, reap them. */
+/*
+ * Tell every member to quit, collect their exits (a minute for a
+ * teardown, five seconds when the run is being stopped), then kill what
+ * is left of each member's process group and reap them.
+ */
 static void members_stop(struct tg *t, double *ret_cpu)
 {
-	int64_t deadline = mono_ms() + MEMBER_EXIT_WAIT_MS;
+	int64_t deadline =
+		mono_ms() + (agent_stop && agent_stop != STOP_ITERATION
+				     ? MEMBER_STOP_WAIT_MS
+				     : MEMBER_EXIT_WAIT_MS);
 	struct strbuf ignore = STRBUF_INIT;
 
 	for (size_t i = 0; i < t->n; i++) {
