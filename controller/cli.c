@@ -19,6 +19,7 @@
 #include "json.h"
 #include "log.h"
 #include "parse.h"
+#include "plan/plan.h"
 #include "strvec.h"
 #include "suggest.h"
 #include "store/controllers.h"
@@ -165,6 +166,19 @@ out:
 	free(name);
 	strvec_clear(&names);
 	return '?';
+}
+
+void cli_add_set(struct strvec *sets, const char *arg)
+{
+	if (!strchr(arg, '=') || arg[0] == '=')
+		die_usage("--set takes KEY=VALUE, like params.duration=20s "
+			  "(got '%s')",
+			  arg);
+	if (strlen(arg) > 4096)
+		die_usage("--set KEY=VALUE is at most 4096 bytes");
+	if (sets->nr >= PLAN_MAX_SETS)
+		die_usage("at most %d --set", PLAN_MAX_SETS);
+	strvec_push(sets, arg);
 }
 
 void cli_emit(struct strbuf *sb)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "store/db.h"
+#include "strvec.h"
 
 #define EXIT_USAGE 2
 
@@ -150,5 +151,12 @@ int cli_term_width(int fd);
  */
 void cli_fit_line(struct strbuf *out, const char *head, const char *middle,
 		  const char *tail, int width);
+
+/*
+ * One `--set KEY=VALUE` of run, submit, rerun and plan: appended to sets
+ * (at most PLAN_MAX_SETS, 4096 bytes each, or a usage error).  What KEY
+ * and VALUE may be is the plan checker's to say (plan_parse_set()).
+ */
+void cli_add_set(struct strvec *sets, const char *arg);
 
 #endif

@@ -18,6 +18,7 @@
 #include "analysis/compare.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "store/jobs.h"
 #include "banned.h"
 
 /* A growable array of doubles. */
@@ -255,20 +256,22 @@ static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
+	struct strvec sets = STRVEC_INIT;
 	const char *body;
+	int64_t plan_id = 0;
 	int r;
 
 	*ret = NULL;
 	if (set->plan_id) {
 		db_args_i64(&a, set->plan_id);
-		r = db_exec_args(db, &res, err,
-				 "SELECT name, body FROM plans WHERE id = $1",
-				 &a);
+		r = db_exec_args(
+			db, &res, err,
+			"SELECT name, body, id FROM plans WHERE id = $1", &a);
 	} else if (set->patch_id > 0) {
 		db_args_i64(&a, set->patch_id);
 		r = db_exec_args(
 			db, &res, err,
-			"SELECT p.name, p.body FROM plans p WHERE p.id = "
+			"SELECT p.name, p.body, p.id FROM plans p WHERE p.id = "
 			"(SELECT min(plan_id) FROM jobs WHERE patch_id "
 			"= $1 HAVING count(DISTINCT plan_id) = 1)",
 			&a);
@@ -281,7 +284,17 @@ static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
 	if (db_nrows(res) != 1)
 		return 0;
 	body = db_get(res, 0, 1);
-	if (plan_parse(db_get(res, 0, 0), body, strlen(body), ret, err) < 0) {
+	/* with the --set overrides its newest job was queued with */
+	if (db_get_i64(res, 0, 2, 1, INT64_MAX, &plan_id) < 0 ||
+	    jobs_load_plan_set_of_plan(db, plan_id, set->patch_id, &sets, err) <
+		    0) {
+		strvec_clear(&sets);
+		return -EIO;
+	}
+	r = plan_parse_set(db_get(res, 0, 0), body, strlen(body), &sets, ret,
+			   err);
+	strvec_clear(&sets);
+	if (r < 0) {
 		strbuf_addstr(err, "(the stored plan no longer parses)");
 		return -EINVAL;
 	}

@@ -38,6 +38,7 @@ const char cmd_run_usage[] =
 	"usage: schedfarm run [--lease SECONDS]\n"
 	"       schedfarm run PLAN --host NAME [--kernel NAME] [--base NAME]\n"
 	"                          [--priority N] [--lease SECONDS]\n"
+	"                          [--set KEY=VALUE]...\n"
 	"\n"
 	"Without PLAN: claim and run queued jobs one after another in the\n"
 	"foreground, as 'serve' does, and exit when the queue is empty (exit "
@@ -53,6 +54,9 @@ const char cmd_run_usage[] =
 	"the label.  A host that can never take the plan (its kind, CPUs,\n"
 	"sockets, memory or tags against the plan's host: section, or its\n"
 	"health) is refused before anything is queued, naming what is missing.\n"
+	"--set KEY=VALUE changes one setting of the plan\n"
+	"(params.duration=20s, boots=1), checked like the file and kept with\n"
+	"the job, so a rerun repeats it.\n"
 	"\n"
 	"On a terminal one progress line, redrawn in place and cut to the\n"
 	"terminal's width, shows run i/N, the workload and its parameters,\n"
@@ -373,8 +377,10 @@ int cmd_run(int argc, char **argv)
 		{ "base", required_argument, NULL, 'b' },
 		{ "priority", required_argument, NULL, 'P' },
 		{ "lease", required_argument, NULL, 'l' },
+		{ "set", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct strvec sets = STRVEC_INIT;
 	struct run_view v = { isatty(1), 0, 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	const char *host = NULL, *kernel = NULL, *base = NULL, *why;
@@ -404,14 +410,17 @@ int cmd_run(int argc, char **argv)
 			if (parse_int(optarg, 10, 3600, &lease_s, &why) < 0)
 				die_usage("--lease '%s' %s", optarg, why);
 			break;
+		case 's':
+			cli_add_set(&sets, optarg);
+			break;
 		default:
 			die_usage("see 'schedfarm run --help'");
 		}
 	}
 	if (argc - optind > 1)
 		die_usage("run takes at most one PLAN");
-	if (argc - optind == 0 && (host || kernel || base))
-		die_usage("--host, --kernel and --base go with a PLAN");
+	if (argc - optind == 0 && (host || kernel || base || sets.nr))
+		die_usage("--host, --kernel, --base and --set go with a PLAN");
 	sa.sa_handler = on_int;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -424,7 +433,8 @@ int cmd_run(int argc, char **argv)
 
 		if (!host)
 			die_usage("run PLAN needs --host NAME");
-		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
+		if (queue_load_plan(argv[optind], &sets, &text, &plan, &err) <
+		    0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("the plan %s does not check", argv[optind]);
 		}
@@ -443,6 +453,7 @@ int cmd_run(int argc, char **argv)
 		s.host = host;
 		s.priority = priority;
 		s.now = 1;
+		s.plan_set = &sets;
 		if (queue_submit(db, &s, &done, &err) < 0)
 			fatal("%s", err.buf);
 		plan_describe_runs(plan, &runs);
@@ -466,6 +477,7 @@ int cmd_run(int argc, char **argv)
 		log_warn("cannot end this controller's lease: %s", err.buf);
 	free(owner);
 	strbuf_release(&text);
+	strvec_clear(&sets);
 	db_close(db);
 	return r;
 }

@@ -30,6 +30,7 @@ const char cmd_submit_usage[] =
 	"NAME]\n"
 	"                        [--kernel NAME] [--priority N] [--name TEXT] "
 	"[--json]\n"
+	"                        [--set KEY=VALUE]...\n"
 	"\n"
 	"Queue a patch series (one or more files in unified diff format, in\n"
 	"order) to be measured with a plan.  The series is stored with its\n"
@@ -46,6 +47,13 @@ const char cmd_submit_usage[] =
 	"  --priority N    -1000..1000, higher first (default 0)\n"
 	"  --name TEXT     a label for the series (default: the first file "
 	"name)\n"
+	"  --set KEY=VALUE change one setting of the plan "
+	"(params.duration=20s,\n"
+	"                  boots=1, workloads[1].params.threads=[1,2]), "
+	"checked\n"
+	"                  like the file and kept with the job: a rerun "
+	"repeats\n"
+	"                  it.  Repeatable; see 'schedfarm plan'.\n"
 	"  --json          print "
 	"{\"patch\":N,\"plan\":N,\"kernel\":N,\"job\":N}\n"
 	"\n"
@@ -63,9 +71,11 @@ int cmd_submit(int argc, char **argv)
 		{ "priority", required_argument, NULL, 'P' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "set", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct queue_submit s = { 0 };
+	struct strvec sets = STRVEC_INIT;
 	struct queue_submitted done;
 	struct queue_patch *patches = NULL;
 	struct strbuf *bufs = NULL, err = STRBUF_INIT, text = STRBUF_INIT,
@@ -101,6 +111,9 @@ int cmd_submit(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 's':
+			cli_add_set(&sets, optarg);
+			break;
 		default:
 			die_usage("see 'schedfarm submit --help'");
 		}
@@ -133,7 +146,7 @@ int cmd_submit(int argc, char **argv)
 		patches[i].data = bufs[i].buf;
 		patches[i].len = bufs[i].len;
 	}
-	if (queue_load_plan(plan_path, &text, &plan, &err) < 0) {
+	if (queue_load_plan(plan_path, &sets, &text, &plan, &err) < 0) {
 		fprintf(stderr, "%s\n", err.buf);
 		fatal("the plan %s does not check", plan_path);
 	}
@@ -143,6 +156,7 @@ int cmd_submit(int argc, char **argv)
 	s.plan_text = text.buf;
 	s.plan_len = text.len;
 	s.plan = plan;
+	s.plan_set = &sets;
 
 	db = cli_open_db();
 	if (queue_submit(db, &s, &done, &err) < 0)
@@ -175,6 +189,7 @@ int cmd_submit(int argc, char **argv)
 	free(patches);
 	plan_free(plan);
 	strbuf_release(&text);
+	strvec_clear(&sets);
 	db_close(db);
 	return 0;
 }

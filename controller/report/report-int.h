@@ -181,6 +181,11 @@ void rtab_num(struct rtab *t, double v, const char *shown);
 void rtab_end_row(struct rtab *t);
 void rtab_end(struct rtab *t, const char *empty);
 
+/* together.c: a together run's members side by side, per iteration, from
+ * its result rows [from, to) (run_id, metric, iteration, warmup, value) */
+void render_together(struct page *pg, const struct db_result *res, int from,
+		     int to);
+
 /* counters.c: the scheduler counters of a run page */
 void render_counters(struct page *pg, const struct db_result *res, int from,
 		     int to);

@@ -405,6 +405,9 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		job.req_kinds = boots;
 	}
 	job.rerun_of = s->rerun_of;
+	if (s->plan_set)
+		strvec_pushv(&job.plan_set,
+			     (const char *const *)s->plan_set->v);
 	if (jobs_insert(db, &job, &ret->job_id, err) < 0)
 		goto out;
 	if (db_commit(db, err) < 0)
@@ -958,19 +961,40 @@ int queue_count_queued(struct db *db, int64_t *ret, struct strbuf *err)
 	return db_get_i64(res, 0, 0, 0, INT64_MAX, ret);
 }
 
-int queue_load_plan(const char *path, struct strbuf *text, struct plan **ret,
-		    struct strbuf *err)
+int queue_plan_of_id(struct db *db, int64_t plan_id, const struct strvec *sets,
+		     struct plan **ret, struct strbuf *err)
 {
-	int r = strbuf_read_file(text, path, PLAN_MAX_BYTES);
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	const char *body;
+	int r;
 
 	*ret = NULL;
-	if (r < 0) {
-		strbuf_addf(err, "%s: error: cannot read: %s", path,
-			    r == -EFBIG ? "larger than the 1 MiB a plan may be"
-					: strerror(-r));
+	db_args_i64(&a, plan_id);
+	r = db_exec_args(db, &res, err,
+			 "SELECT name, body FROM plans WHERE id = $1", &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "no plan %lld", (long long)plan_id);
 		return -1;
 	}
-	if (plan_parse(path, text->buf, text->len, ret, err) < 0) {
+	body = db_get(res, 0, 1);
+	if (plan_parse_set(db_get(res, 0, 0), body, strlen(body), sets, ret,
+			   err) < 0) {
+		strbuf_rtrim(err);
+		return -1;
+	}
+	return 0;
+}
+
+int queue_load_plan(const char *path, const struct strvec *sets,
+		    struct strbuf *text, struct plan **ret, struct strbuf *err)
+{
+	*ret = NULL;
+	if (plan_load_text(path, text, err) < 0 ||
+	    plan_parse_set(path, text->buf, text->len, sets, ret, err) < 0) {
 		strbuf_rtrim(err);
 		return -1;
 	}

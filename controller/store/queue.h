@@ -56,6 +56,7 @@ struct queue_submit {
 	const char *submitter; /* who; NULL: the local user */
 	int64_t rerun_of; /* 0, or the job this one repeats */
 	int now; /* runs at once (`run PLAN`): the host must be healthy */
+	const struct strvec *plan_set; /* --set overrides, or NULL */
 };
 
 struct queue_submitted {
@@ -122,11 +123,21 @@ int queue_claim_job(struct db *db, const char *owner, int lease_s,
 		    struct strbuf *err);
 
 /*
- * Read and check a plan file: its text (capped) and the parsed plan.
- * Return 0, or -1 with the plan's errors in err.
+ * Read and check a plan file with the files it includes (the text the
+ * queue stores, plan_load_text()) and the --set overrides in sets (NULL:
+ * none): its text and the parsed plan.  Return 0, or -1 with the plan's
+ * errors in err.
  */
-int queue_load_plan(const char *path, struct strbuf *text, struct plan **ret,
-		    struct strbuf *err);
+int queue_load_plan(const char *path, const struct strvec *sets,
+		    struct strbuf *text, struct plan **ret, struct strbuf *err);
+
+/*
+ * Parse the stored plan plan_id with the overrides sets (NULL: none).
+ * Return 0 with *ret, or -1 with err (no such plan, or it does not check
+ * with them: the plan's errors).
+ */
+int queue_plan_of_id(struct db *db, int64_t plan_id, const struct strvec *sets,
+		     struct plan **ret, struct strbuf *err);
 
 /*
  * Renew the leases of job and host.  Return 0, -2 when the lease is gone

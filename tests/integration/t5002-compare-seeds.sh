@@ -168,7 +168,7 @@ test_expect_success 'above 50 a side the interval is BCa (Fieller up to 50)' '
 '
 
 test_expect_success 'the plan sets tau and direction per metric (globs); --tau wins' '
-	printf "name: perf-pipe\nworkload: pipe-pingpong\nmetrics:\n  \"cycl*\": {tau: 1%%}\n  time_elapsed: {direction: none}\n" >plan.yaml &&
+	printf "name: perf-pipe\nworkload: perf-stat\nparams: {command: pipe-test-100k}\nmetrics:\n  \"cycl*\": {tau: 1%%}\n  time_elapsed: {direction: none}\n" >plan.yaml &&
 	schedfarm plan check plan.yaml &&
 	pid=$(q "INSERT INTO plans (name, sha256, body) VALUES (\$\$perf-pipe\$\$, repeat(\$\$b\$\$, 64), \$\$$(cat plan.yaml)\$\$) RETURNING id" | head -n 1) &&
 	q "UPDATE runs SET plan_id = $pid WHERE workload = \$\$pipe-pingpong\$\$" &&
