@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "home.h"
 #include "log.h"
 #include "banned.h"
@@ -20,6 +21,22 @@ const char *cli_home(void)
 		fatal("%s", err.buf);
 	strbuf_release(&err);
 	return home;
+}
+
+const struct farm_config *cli_config(void)
+{
+	static struct farm_config cfg;
+	static int loaded;
+	struct strbuf err = STRBUF_INIT;
+
+	if (loaded)
+		return &cfg;
+	farm_config_init(&cfg);
+	if (farm_config_load(&cfg, cli.config, cli_home(), &err) < 0)
+		fatal("%s", err.buf);
+	strbuf_release(&err);
+	loaded = 1;
+	return &cfg;
 }
 
 struct db *cli_open_db_cfg(struct db_config *ret_cfg)

@@ -16,6 +16,7 @@
 struct cli_globals {
 	const char *db; /* --db CONNINFO */
 	const char *home; /* --home DIR (SCHEDFARM_HOME) */
+	const char *config; /* --config FILE (SCHEDFARM_CONFIG) */
 	int json; /* --json given before the verb */
 	int verbose;
 };
@@ -49,6 +50,14 @@ const char *cli_home(void);
 struct db *cli_open_db(void);
 /* As above, with the resolved configuration handed back as well. */
 struct db *cli_open_db_cfg(struct db_config *ret_cfg);
+
+struct farm_config;
+/*
+ * The farm's settings (config.h) from --config, SCHEDFARM_CONFIG or the
+ * state folder's schedfarm.conf, read on the first call.  On a bad file it
+ * prints why and exits 1: only verbs call it.
+ */
+const struct farm_config *cli_config(void);
 
 /* Report a failed statement and exit 1 (verbs only). */
 __attribute__((noreturn)) void cli_db_fatal(const char *what,
