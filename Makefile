@@ -36,7 +36,7 @@ WARN := -std=gnu17 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
-PKGS := libpq yaml-0.1 libssh libvirt gsl
+PKGS := libpq yaml-0.1 libssh libvirt gsl libcurl
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
