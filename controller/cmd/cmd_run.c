@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "answer/answer.h"
 #include "cmd/builtin.h"
 #include "cli.h"
 #include "job/jobexec.h"
@@ -46,7 +47,13 @@ const char cmd_run_usage[] =
 	"(libvirt, ipmi) the build (percent of compile steps, or the cache\n"
 	"hit) and each boot (console, agent beacon, SSH, power off) print\n"
 	"their progress lines too.  ^C stops the job and puts it back in the\n"
-	"queue.  Exit status 1 when a job failed.\n";
+	"queue.  Exit status 1 when a job failed.\n"
+	"\n"
+	"Between jobs, and once the queue is empty, it takes the answer step\n"
+	"that serve takes: submissions whose jobs ended are answered (their\n"
+	"base's next boots queued and run, verdicts stored, pages rewritten,\n"
+	"mail queued), bisections move on, and due mails are sent; so 'run'\n"
+	"after a 'submit' ends with the answer.\n";
 
 static void on_int(int sig)
 {
@@ -163,6 +170,42 @@ static int run_claimed(struct db *db, const struct queue_claim *c,
 	return r == 0 ? 0 : 1;
 }
 
+static void answer_log(void *ctx, int level, const char *msg)
+{
+	struct run_view *v = ctx;
+
+	if (v->line_open) {
+		fputc('\n', stdout);
+		v->line_open = 0;
+	}
+	if (level)
+		log_warn("%s", msg);
+	else
+		printf("%s\n", msg);
+	fflush(stdout);
+}
+
+/*
+ * Between jobs, as serve does: answer the submissions whose jobs ended
+ * (which may queue their next job), move bisections on, rewrite pages,
+ * send due mails.
+ */
+static void answer_pass(struct db *db, const char *owner, struct run_view *v)
+{
+	struct answer_ctx ac = { .db = db,
+				 .home = cli_home(),
+				 .cfg = cli_config(),
+				 .owner = owner,
+				 .log = answer_log,
+				 .log_ctx = v };
+	struct answer_stats st;
+	struct strbuf err = STRBUF_INIT;
+
+	if (answer_tick(&ac, &st, &err) < 0)
+		log_warn("the answer step failed: %s", err.buf);
+	strbuf_release(&err);
+}
+
 /* Is any host busy, so that waiting could let a queued job run? */
 static int hosts_busy(struct db *db)
 {
@@ -195,6 +238,8 @@ static int drain(struct db *db, const char *owner, int lease_s,
 		strbuf_reset(&err);
 		if (queue_requeue_expired(db, NULL, NULL, &err) < 0)
 			fatal("%s", err.buf);
+		if (!only_job)
+			answer_pass(db, owner, v);
 		r = queue_claim_job(db, owner, lease_s, only_job, &c, &err);
 		if (r < 0)
 			fatal("claim failed: %s", err.buf);
@@ -241,6 +286,10 @@ static int drain(struct db *db, const char *owner, int lease_s,
 		if (db_wait_notify(db, 2000, &payload, &err) < 0)
 			fatal("%s", err.buf);
 	}
+	/* The last job's answer (a plan run under --kernel BASE may be the
+	 * base results a waiting submission needs). */
+	if (!job_stop_requested)
+		answer_pass(db, owner, v);
 	if (!ran && !failed && !only_job)
 		printf("the queue is empty\n");
 	else if (!ran && !failed && !job_stop_requested)

@@ -212,6 +212,11 @@ out:
 	return -1;
 }
 
+int hosts_kind_boots(const char *kind)
+{
+	return kind && (!strcmp(kind, "libvirt") || !strcmp(kind, "ipmi"));
+}
+
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err)
 {
