@@ -405,12 +405,26 @@ static int seq_compare(struct db *db, const struct seq *s, int look,
 	return compare_run(db, &q, set, err);
 }
 
-static int set_has_base(const struct compare_set *set)
+/*
+ * Does the base have the plan's `boots` observations on the host already
+ * (on every deciding row)?  Then block 0 reuses them instead of running
+ * the base; with fewer, the base is measured (issue 12: base results are
+ * reused only when they are enough).
+ */
+static int set_has_base(const struct compare_set *set, int boots)
 {
+	int any_flag = 0, any = 0;
+
 	for (size_t i = 0; i < set->nr; i++)
-		if (set->rows[i].s.n_base > 0)
-			return 1;
-	return 0;
+		any_flag |= set->rows[i].decides;
+	for (size_t i = 0; i < set->nr; i++) {
+		if (any_flag && !set->rows[i].decides)
+			continue;
+		if (set->rows[i].s.n_base < (size_t)boots)
+			return 0;
+		any = 1;
+	}
+	return any;
 }
 
 /*
@@ -543,7 +557,8 @@ int adaptive_job_done(struct db *db, int64_t job_id,
 		 * was measured here with this plan before. */
 		compare_failed = seq_compare(db, &s, 1, &set, &cerr) < 0;
 		have_set = 1;
-		base_has_obs = !compare_failed && set_has_base(&set);
+		base_has_obs =
+			!compare_failed && set_has_base(&set, s.plan->boots);
 	}
 	action = adaptive_after_job(s.side, s.block, pair, base_has_obs);
 	switch (action) {

@@ -99,9 +99,9 @@ enum adaptive_action {
  * What a sequence does after a job of it (kernel `side`, block `block`)
  * ended done, given the state of the other kernel's job of that block.
  * A job that opens its block queues the other one -- except in block 0
- * when base_has_obs says the base kernel was measured on this host with
- * this plan before (the comparison then has both sides already, and runs
- * at once).  A job whose pair is done closes the block.  Pure.
+ * when base_has_obs says the base kernel has the plan's `boots`
+ * observations on this host with this plan already (the comparison then
+ * has both sides, and runs at once).  A job whose pair is done closes the block.  Pure.
  */
 enum adaptive_action adaptive_after_job(enum adaptive_side side, int block,
 					enum adaptive_pair pair,

@@ -25,6 +25,10 @@ int mail_address(const char *s, struct strbuf *out)
 	const char *b = s, *e = s + strlen(s);
 	size_t n;
 
+	/* A line break anywhere could start another SMTP command. */
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p < ' ' && *p != '\t')
+			return -1;
 	if (lt && (gt = strchr(lt, '>'))) {
 		b = lt + 1;
 		e = gt;

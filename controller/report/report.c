@@ -31,7 +31,7 @@
 #include "banned.h"
 
 /* Bumped whenever the page layout changes, so old pages get rewritten. */
-#define REPORT_FORMAT "schedfarm-report-10"
+#define REPORT_FORMAT "schedfarm-report-11"
 
 /*
  * FNV-1a over len bytes of s, continuing from h (start from
@@ -370,6 +370,8 @@ int report_write(struct db *db, const struct report_opts *o,
 		rc = write_run_pages(&r);
 	if (rc >= 0)
 		rc = write_patch_pages(&r);
+	if (rc >= 0)
+		rc = write_bisect_pages(&r);
 	if (rc >= 0)
 		rc = write_pair_pages(&r);
 	if (rc >= 0)

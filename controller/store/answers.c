@@ -436,8 +436,13 @@ static int header_value(const char *data, size_t len, const char *name,
 			break;
 		if (found) {
 			if (l && (p[0] == ' ' || p[0] == '\t')) {
+				size_t ws = 0;
+
+				while (ws < l && (p[ws] == ' ' || p[ws] == '\t'))
+					ws++;
+
 				strbuf_addch(out, ' ');
-				strbuf_add(out, p, l);
+				strbuf_add(out, p + ws, l - ws);
 				p += l + 1;
 				continue;
 			}
