@@ -213,7 +213,7 @@ static int set_value(struct farm_config *cfg, const struct config_key *k,
 			return -1;
 		}
 		if (!v[strlen(starts_with(v, "smtp://") ? "smtp://"
-							 : "smtps://")]) {
+							: "smtps://")]) {
 			*why = "names no host";
 			return -1;
 		}
@@ -345,7 +345,8 @@ int farm_config_parse(struct farm_config *cfg, const char *name,
 					bad = 1;
 				}
 			} else if (set_value(cfg, k, val.buf, &why) < 0) {
-				strbuf_addf(err, "%s:%d: error: %s.%s '%s' %s\n",
+				strbuf_addf(err,
+					    "%s:%d: error: %s.%s '%s' %s\n",
 					    name, lineno, k->section, k->name,
 					    val.buf, why);
 				bad = 1;
@@ -420,7 +421,8 @@ int farm_config_password(const struct farm_config *cfg, struct strbuf *out,
 		int r = strbuf_read_file(out, cfg->password_file, 4096);
 
 		if (r < 0) {
-			strbuf_addf(err, "cannot read mail.password_file %s: %s",
+			strbuf_addf(err,
+				    "cannot read mail.password_file %s: %s",
 				    cfg->password_file,
 				    r == -EFBIG ? "larger than 4 KiB"
 						: strerror(-r));
@@ -553,10 +555,9 @@ void farm_config_show(const struct farm_config *cfg, int json,
 			    key_set(cfg, k) ? "" : "  # default");
 	}
 	strbuf_addf(out, "mail.password = %s\n",
-		    cfg->password_file
-			    ? "(from password_file)"
-			    : env && *env ? "(from SCHEDFARM_SMTP_PASSWORD)"
-					  : "(none)");
+		    cfg->password_file ? "(from password_file)"
+		    : env && *env      ? "(from SCHEDFARM_SMTP_PASSWORD)"
+				       : "(none)");
 	strbuf_release(&v);
 }
 

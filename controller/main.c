@@ -77,7 +77,8 @@ const struct command commands[] = {
 const unsigned commands_count = sizeof(commands) / sizeof(commands[0]);
 
 static const char global_usage[] =
-	"usage: schedfarm [--db CONNINFO] [--home DIR] [--config FILE] [--json] "
+	"usage: schedfarm [--db CONNINFO] [--home DIR] [--config FILE] "
+	"[--json] "
 	"[-v] VERB "
 	"[ARGS]\n"
 	"\n"

@@ -101,7 +101,8 @@ enum adaptive_action {
  * A job that opens its block queues the other one -- except in block 0
  * when base_has_obs says the base kernel has the plan's `boots`
  * observations on this host with this plan already (the comparison then
- * has both sides, and runs at once).  A job whose pair is done closes the block.  Pure.
+ * has both sides, and runs at once).  A job whose pair is done closes the
+ * block.  Pure.
  */
 enum adaptive_action adaptive_after_job(enum adaptive_side side, int block,
 					enum adaptive_pair pair,

@@ -211,8 +211,7 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 	    db_get_i64(res, 0, 1, 1, INT64_MAX, &b->host_id) < 0 ||
 	    db_get_i64(res, 0, 3, 1, INT64_MAX, &b->plan_id) < 0 ||
 	    parse_int(db_get(res, 0, 11), 1, INT_MAX - 1, &b->n, NULL) < 0 ||
-	    parse_int(db_get(res, 0, 12), 1, 100000, &b->max_boots, NULL) <
-		    0 ||
+	    parse_int(db_get(res, 0, 12), 1, 100000, &b->max_boots, NULL) < 0 ||
 	    parse_int(db_get(res, 0, 13), -1000, 1000, &b->priority, NULL) <
 		    0) {
 		strbuf_addf(err, "bisection %lld: an unreadable row",
@@ -232,8 +231,8 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 				 : CMP_IMPROVEMENT;
 	}
 	body = db_get(res, 0, 6);
-	if (plan_parse(db_get(res, 0, 5), body, strlen(body), &b->plan,
-		       &perr) < 0) {
+	if (plan_parse(db_get(res, 0, 5), body, strlen(body), &b->plan, &perr) <
+	    0) {
 		strbuf_addf(err, "the bisection's plan no longer parses: %s",
 			    perr.buf);
 		goto out;
@@ -253,8 +252,8 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 	b->pt = xcalloc((size_t)b->n + 1, sizeof(*b->pt));
 	for (int i = 0; i <= b->n; i++) {
 		db_get_i64(pts, i, 1, 0, INT64_MAX, &b->pt[i].kernel_id);
-		b->pt[i].kernel = xstrdup(db_get(pts, i, 2) ? db_get(pts, i, 2)
-							    : "?");
+		b->pt[i].kernel =
+			xstrdup(db_get(pts, i, 2) ? db_get(pts, i, 2) : "?");
 		b->pt[i].label = xstrdup(db_get(pts, i, 3));
 		b->pt[i].mark = mark_parse(db_get(pts, i, 4));
 	}
@@ -273,8 +272,10 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 			parse_int(db_get(st, 0, 1), 0, INT_MAX, &b->step, NULL);
 			parse_int(db_get(st, 0, 2), 0, INT_MAX, &b->position,
 				  NULL);
-			parse_int(db_get(st, 0, 3), 0, INT_MAX, &b->looks, NULL);
-			parse_int(db_get(st, 0, 4), 0, INT_MAX, &b->boots, NULL);
+			parse_int(db_get(st, 0, 3), 0, INT_MAX, &b->looks,
+				  NULL);
+			parse_int(db_get(st, 0, 4), 0, INT_MAX, &b->boots,
+				  NULL);
 		}
 	}
 	r = 0;
@@ -342,13 +343,13 @@ static int compare_pair(struct db *db, const struct bis *b, int base_k,
 			}
 			continue;
 		}
-		if (!best || (is_change(row->verdict) &&
-			      (!is_change(best->verdict) ||
-			       (row->verdict == CMP_REGRESSION &&
-				best->verdict != CMP_REGRESSION) ||
-			       (row->verdict == best->verdict &&
-				fabs(row->s.pct_change) >
-					fabs(best->s.pct_change)))))
+		if (!best ||
+		    (is_change(row->verdict) &&
+		     (!is_change(best->verdict) ||
+		      (row->verdict == CMP_REGRESSION &&
+		       best->verdict != CMP_REGRESSION) ||
+		      (row->verdict == best->verdict &&
+		       fabs(row->s.pct_change) > fabs(best->s.pct_change)))))
 			best = row;
 	}
 	if (best) {
@@ -435,10 +436,10 @@ static int close_step(struct db *db, const struct bis *b, const char *state,
 		for (int i = 0; i < 7; i++)
 			db_args_str(&a, NULL);
 	}
-	db_args_str(&a, vb && vb->found ? compare_verdict_name(vb->verdict)
-					: NULL);
+	db_args_str(&a,
+		    vb && vb->found ? compare_verdict_name(vb->verdict) : NULL);
 	db_args_str(&a, note);
-	db_args_double(&a, vg && vg->found ? vg->s.mean_base
+	db_args_double(&a, vg && vg->found		     ? vg->s.mean_base
 			   : vb && vb->found && b->step == 0 ? vb->s.mean_base
 							     : NAN);
 	db_args_double(&a, vb && vb->found ? vb->s.mean_new : NAN);
@@ -562,9 +563,8 @@ static int finish(struct db *db, struct bis *b, const struct bisect_next *nx,
 				strbuf_addstr(&res, ", ");
 			point_name(b, i, &res);
 		}
-		strbuf_addf(&res,
-			    "): the points between could not be decided, "
-			    "built or booted");
+		strbuf_addf(&res, "): the points between could not be decided, "
+				  "built or booted");
 	} else {
 		strbuf_addf(&res,
 			    "no change is bad: the bad end does not show the "
@@ -683,8 +683,9 @@ static int decide_ends(struct db *db, struct bis *b, int *ret_search,
 		if (set_mark(db, b, b->n, BISECT_BAD, err) < 0 ||
 		    close_step(db, b, "measured", NULL, &pr, NULL, err) < 0)
 			goto out;
-		strbuf_addf(log, "bisect #%lld: the ends differ: %s %s", (long long)b->id,
-			    b->metric, compare_verdict_name(pr.verdict));
+		strbuf_addf(log, "bisect #%lld: the ends differ: %s %s",
+			    (long long)b->id, b->metric,
+			    compare_verdict_name(pr.verdict));
 		add_stats(log, &pr.s);
 		strbuf_addch(log, '\n');
 		*ret_search = 1;
@@ -744,7 +745,7 @@ static int decide_step(struct db *db, struct bis *b, const char *failed,
 	if (m == BISECT_UNTESTED)
 		m = BISECT_SKIP;
 	if (close_step(db, b,
-		       m == BISECT_GOOD  ? "good"
+		       m == BISECT_GOOD	 ? "good"
 		       : m == BISECT_BAD ? "bad"
 					 : "inconclusive",
 		       &vg, &vb,

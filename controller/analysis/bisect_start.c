@@ -167,8 +167,7 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 {
 	_cleanup_db_result_ struct db_result *res = NULL, *files = NULL;
 	struct db_args a = DB_ARGS_INIT;
-	struct compare_query q = { .patch_id = rq->patch_id,
-				   .tau_pct = NAN };
+	struct compare_query q = { .patch_id = rq->patch_id, .tau_pct = NAN };
 	struct compare_set set;
 	const struct compare_row *row = NULL;
 	struct strbuf host = STRBUF_INIT, kname = STRBUF_INIT;
@@ -211,10 +210,12 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 			    "PLM#%lld has no %s yet: nothing was measured to "
 			    "bisect",
 			    (long long)rq->patch_id,
-			    !kb ? "base kernel" : !kn ? "kernel" : "job");
+			    !kb	  ? "base kernel"
+			    : !kn ? "kernel"
+				  : "job");
 		goto out;
 	}
-	strbuf_addstr(&host, rq->host   ? rq->host
+	strbuf_addstr(&host, rq->host		 ? rq->host
 			     : db_get(res, 0, 8) ? db_get(res, 0, 8)
 			     : db_get(res, 0, 9) ? db_get(res, 0, 9)
 						 : "");
@@ -271,12 +272,11 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 	}
 	if (db_begin(db, err) < 0)
 		goto out;
-	if (insert_bisection(db, rq->patch_id, NULL, NULL, NULL, NULL,
-			     host_id, plan_id, row->workload, row->params_json,
-			     row->metric,
-			     done_none ? NULL : compare_verdict_name(row->verdict),
-			     n, rq->max_boots, priority, rq->is_auto, &id,
-			     err) < 0 ||
+	if (insert_bisection(
+		    db, rq->patch_id, NULL, NULL, NULL, NULL, host_id, plan_id,
+		    row->workload, row->params_json, row->metric,
+		    done_none ? NULL : compare_verdict_name(row->verdict), n,
+		    rq->max_boots, priority, rq->is_auto, &id, err) < 0 ||
 	    insert_point(db, id, 0, kb, NULL, base, "good", err) < 0)
 		goto fail;
 	for (int k = 1; k < n; k++) {

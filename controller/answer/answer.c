@@ -152,7 +152,7 @@ static const char *summarize(const struct compare_set *set,
 			     struct strbuf *json)
 {
 	static const enum cmp_verdict order[] = {
-		CMP_REGRESSION, CMP_IMPROVEMENT, CMP_INCONCLUSIVE,
+		CMP_REGRESSION,	  CMP_IMPROVEMENT, CMP_INCONCLUSIVE,
 		CMP_INSUFFICIENT, CMP_NO_CHANGE,
 	};
 	const struct compare_row *head = NULL;
@@ -220,10 +220,9 @@ static void job_failures(const struct answer_sub *s, struct strbuf *out,
 		if (!strcmp(j->state, "done"))
 			continue;
 		if (!*ret_phase)
-			*ret_phase = j->error_phase ? j->error_phase
-						    : j->state;
-		strbuf_addf(out, "%sSTP#%lld (%s) %s%s%s%s%s", out->len ? "; " : "",
-			    (long long)j->id,
+			*ret_phase = j->error_phase ? j->error_phase : j->state;
+		strbuf_addf(out, "%sSTP#%lld (%s) %s%s%s%s%s",
+			    out->len ? "; " : "", (long long)j->id,
 			    j->side == ANSWER_PATCH ? "patch" : "base",
 			    j->state, j->error_phase ? " in " : "",
 			    j->error_phase ? j->error_phase : "",
@@ -252,9 +251,8 @@ static int record(const struct answer_ctx *ac, const struct answer_sub *s,
 	if (ac->cfg->smtp && to.nr && strcmp(state, "waiting")) {
 		answer_mail_subject(s, headline, &subject);
 		answer_mail_body(s, set, t, &body);
-		if (mails_queue(ac->db, "answer", s->patch_id, 0,
-				ac->cfg->from, &to, subject.buf, body.buf, &mid,
-				err) < 0)
+		if (mails_queue(ac->db, "answer", s->patch_id, 0, ac->cfg->from,
+				&to, subject.buf, body.buf, &mid, err) < 0)
 			goto fail;
 	}
 	r = db_commit(ac->db, err);
@@ -425,8 +423,8 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 			}
 		}
 		if (bid) {
-			char *file = xstrfmt("bisect-%lld.html",
-					     (long long)bid);
+			char *file =
+				xstrfmt("bisect-%lld.html", (long long)bid);
 
 			bpage = farm_config_page_url(ac->cfg, file);
 			free(file);
@@ -523,7 +521,8 @@ static int step_one(const struct answer_ctx *ac, int64_t id,
 				     "%s, %d boot%s on %s (ABBA: %d of %d "
 				     "patch, %d of %d base boots done)",
 				     (long long)id, (long long)jid,
-				     u.side == ANSWER_PATCH ? "patched" : "base",
+				     u.side == ANSWER_PATCH ? "patched"
+							    : "base",
 				     u.side == ANSWER_PATCH ? s.kernel_name
 							    : s.base_name,
 				     u.boots, u.boots == 1 ? "" : "s",

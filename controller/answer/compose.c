@@ -72,9 +72,8 @@ void answer_mail_body(const struct answer_sub *s, const struct compare_set *set,
 
 	strbuf_addf(out, "PLM#%lld ", (long long)s->patch_id);
 	add_name(out, s->name);
-	strbuf_addf(out, ": %d patch%s on %s, submitted by %s\n",
-		    s->n_patches, s->n_patches == 1 ? "" : "es", s->base,
-		    s->submitter);
+	strbuf_addf(out, ": %d patch%s on %s, submitted by %s\n", s->n_patches,
+		    s->n_patches == 1 ? "" : "es", s->base, s->submitter);
 	strbuf_addf(out, "plan %s on %s, kernels %s (base) and %s\n\n",
 		    s->plan_name ? s->plan_name : "-",
 		    s->host_name ? s->host_name : "-",
@@ -157,8 +156,8 @@ int answer_bisect_mail(const char *bisection_json, struct strbuf *subject,
 	double culprit, patch;
 	int r = -1;
 
-	if (json_parse(bisection_json, strlen(bisection_json), NULL, &b,
-		       err) < 0)
+	if (json_parse(bisection_json, strlen(bisection_json), NULL, &b, err) <
+	    0)
 		return -1;
 	name = jstr(b, "patch_name");
 	label = jstr(b, "culprit_label");
@@ -179,14 +178,13 @@ int answer_bisect_mail(const char *bisection_json, struct strbuf *subject,
 	}
 	strbuf_addf(subject, "bisect #%.0f: ", jnum(b, "bisection"));
 	if (isfinite(culprit)) {
-		strbuf_addf(subject, "%s %.0f/%.0f ", isfinite(patch) ? "patch"
-								    : "commit",
-			    culprit, jnum(b, "n"));
+		strbuf_addf(subject, "%s %.0f/%.0f ",
+			    isfinite(patch) ? "patch" : "commit", culprit,
+			    jnum(b, "n"));
 		add_name(subject, label ? label : "");
 		strbuf_addf(subject, " %s", metric);
 		if (isfinite(jnum(b, "pct_change")))
-			strbuf_addf(subject, " %+.1f%%",
-				    jnum(b, "pct_change"));
+			strbuf_addf(subject, " %+.1f%%", jnum(b, "pct_change"));
 		strbuf_addf(subject, " %s on %s",
 			    jstr(b, "direction") ? jstr(b, "direction")
 						 : "change",
@@ -212,8 +210,9 @@ int answer_bisect_mail(const char *bisection_json, struct strbuf *subject,
 	if (isfinite(culprit)) {
 		strbuf_addf(body, "The culprit: %.0f/%.0f %s (kernel %s)\n",
 			    culprit, jnum(b, "n"), label ? label : "",
-			    jstr(b, "culprit_kernel") ? jstr(b, "culprit_kernel")
-						      : "-");
+			    jstr(b, "culprit_kernel")
+				    ? jstr(b, "culprit_kernel")
+				    : "-");
 		strbuf_addf(body, "  %s ", metric);
 		add_pct(body, jnum(b, "pct_change"));
 		if (isfinite(jnum(b, "ci_low")))

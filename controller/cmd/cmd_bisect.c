@@ -96,8 +96,8 @@ static double jnum(const struct json_value *o, const char *key)
 
 /* v with prec decimals in width (an optional sign, a % sign); "-" for
  * a missing number. */
-static void add_num(struct strbuf *out, double v, int width, int prec,
-		    int sign, int pct)
+static void add_num(struct strbuf *out, double v, int width, int prec, int sign,
+		    int pct)
 {
 	struct strbuf t = STRBUF_INIT;
 
@@ -129,19 +129,21 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 			    jstr(b, "bad"));
 	strbuf_addf(out, ", %.0f change%s, %s\n", jnum(b, "n"),
 		    jnum(b, "n") == 1 ? "" : "s", jstr(b, "state"));
-	strbuf_addf(out, "  %s of %s (%s) on %s, plan %s, at most %.0f "
-			 "boots a step\n",
+	strbuf_addf(out,
+		    "  %s of %s (%s) on %s, plan %s, at most %.0f "
+		    "boots a step\n",
 		    jstr(b, "direction") ? jstr(b, "direction") : "a change",
 		    jstr(b, "metric"),
-		    jstr(b, "workload") ? jstr(b, "workload") : "-", jstr(b, "host"),
-		    jstr(b, "plan"), jnum(b, "max_boots"));
+		    jstr(b, "workload") ? jstr(b, "workload") : "-",
+		    jstr(b, "host"), jstr(b, "plan"), jnum(b, "max_boots"));
 	if (jstr(b, "result"))
 		strbuf_addf(out, "  result: %s\n", jstr(b, "result"));
 	strbuf_addf(out, "  page: %s\n", jstr(b, "page"));
 	list = json_get(b, "steps");
-	strbuf_addf(out, "\n  %-4s %-5s %-30s %4s %12s %9s %-21s %-12s %-9s %s\n",
-		    "step", "point", "kernel", "n", "mean", "%change",
-		    "95% CI", "verdict", "boots", "build s");
+	strbuf_addf(out,
+		    "\n  %-4s %-5s %-30s %4s %12s %9s %-21s %-12s %-9s %s\n",
+		    "step", "point", "kernel", "n", "mean", "%change", "95% CI",
+		    "verdict", "boots", "build s");
 	for (size_t i = 0; list && i < json_len(list); i++) {
 		const struct json_value *s = json_at(list, i);
 		struct strbuf ci = STRBUF_INIT;
@@ -153,10 +155,10 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 		add_num(out, jnum(s, "mean"), 12, -1, 0, 0);
 		add_num(out, jnum(s, "pct_vs_good"), 9, 1, 1, 1);
 		if (isfinite(jnum(s, "ci_low")))
-			strbuf_addf(&ci, "[%+.1f%%, %+.1f%%]", jnum(s, "ci_low"),
-				    jnum(s, "ci_high"));
-		strbuf_addf(out, "%-21s %-12s %-9.0f ", ci.buf, jstr(s, "state"),
-			    jnum(s, "boots"));
+			strbuf_addf(&ci, "[%+.1f%%, %+.1f%%]",
+				    jnum(s, "ci_low"), jnum(s, "ci_high"));
+		strbuf_addf(out, "%-21s %-12s %-9.0f ", ci.buf,
+			    jstr(s, "state"), jnum(s, "boots"));
 		add_num(out, jnum(s, "build_seconds"), 7, 0, 0, 0);
 		if (jstr(s, "note"))
 			strbuf_addf(out, "  %s", jstr(s, "note"));
@@ -169,7 +171,8 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 		const struct json_value *p = json_at(list, i);
 
 		strbuf_addf(out, "  %3.0f %-8s %-30s %s\n", jnum(p, "position"),
-			    jstr(p, "mark"), jstr(p, "kernel") ? jstr(p, "kernel") : "-",
+			    jstr(p, "mark"),
+			    jstr(p, "kernel") ? jstr(p, "kernel") : "-",
 			    jstr(p, "label"));
 	}
 	json_free(b);
@@ -178,8 +181,7 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 
 static int bisect_show(int argc, char **argv)
 {
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT,
-		      json = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, json = STRBUF_INIT;
 	_cleanup_free_ char *page = NULL, *url = NULL;
 	int js_out = cli_json_only(argc, argv, 1, "bisect show ID [--json]");
 	int64_t id = parse_num_id(argv[optind], "bisection");
@@ -263,8 +265,8 @@ int cmd_bisect(int argc, char **argv)
 			rq.host = optarg;
 			break;
 		case 'x':
-			if (parse_int(optarg, COMPARE_MIN_N, 1000, &rq.max_boots,
-				      &why) < 0)
+			if (parse_int(optarg, COMPARE_MIN_N, 1000,
+				      &rq.max_boots, &why) < 0)
 				die_usage("--max-boots '%s' %s", optarg, why);
 			break;
 		case 't':

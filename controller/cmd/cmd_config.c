@@ -35,8 +35,9 @@ const char cmd_config_usage[] =
 int cmd_config(int argc, char **argv)
 {
 	struct strbuf out = STRBUF_INIT;
-	int json = cli_json_only(argc, argv, 0, "usage: schedfarm config "
-						"[--json]");
+	int json = cli_json_only(argc, argv, 0,
+				 "usage: schedfarm config "
+				 "[--json]");
 
 	farm_config_show(cli_config(), json, &out);
 	cli_emit(&out);

@@ -89,7 +89,8 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 	if (json_parse(json, strlen(json), NULL, &p, err) < 0)
 		return -1;
 	ans = json_get(p, "answer");
-	strbuf_addf(out, "PLM#%.0f \"%s\": %.0f patch%s on %s, submitted by %s\n",
+	strbuf_addf(out,
+		    "PLM#%.0f \"%s\": %.0f patch%s on %s, submitted by %s\n",
 		    jnum(p, "patch"), jstr(p, "name"), jnum(p, "n_patches"),
 		    jnum(p, "n_patches") == 1 ? "" : "es", jstr(p, "base"),
 		    jstr(p, "submitter"));
@@ -97,7 +98,8 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 		    jstr(p, "base_kernel") ? jstr(p, "base_kernel") : "-",
 		    jstr(p, "kernel") ? jstr(p, "kernel") : "-");
 	strbuf_addf(out, "  mail to   %s\n",
-		    jstr(p, "mail_to") ? jstr(p, "mail_to") : "(the list only)");
+		    jstr(p, "mail_to") ? jstr(p, "mail_to")
+				       : "(the list only)");
 	strbuf_addf(out, "  answer    %s", jstr(ans, "state"));
 	if (jstr(ans, "verdict"))
 		strbuf_addf(out, ": %s", jstr(ans, "verdict"));
@@ -112,7 +114,8 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 
 	list = json_get(ans, "metrics");
 	if (list && json_len(list)) {
-		strbuf_addstr(out, "\ndeciding metrics (%change, 95% CI, p):\n");
+		strbuf_addstr(out,
+			      "\ndeciding metrics (%change, 95% CI, p):\n");
 		for (size_t i = 0; i < json_len(list); i++) {
 			const struct json_value *m = json_at(list, i);
 
@@ -121,7 +124,8 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 			add_pct(out, jnum(m, "pct_change"));
 			if (isfinite(jnum(m, "ci_low")))
 				strbuf_addf(out, " [%+.1f%%, %+.1f%%]",
-					    jnum(m, "ci_low"), jnum(m, "ci_high"));
+					    jnum(m, "ci_low"),
+					    jnum(m, "ci_high"));
 			if (isfinite(jnum(m, "p_value")))
 				strbuf_addf(out, " p=%.2g", jnum(m, "p_value"));
 			strbuf_addf(out, "  n %.0f+%.0f on %s (%s)\n",
@@ -137,7 +141,8 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 
 			strbuf_addf(out, "  %2.0f  %s  %s\n",
 				    jnum(f, "position"), jstr(f, "name"),
-				    jstr(f, "subject") ? jstr(f, "subject") : "");
+				    jstr(f, "subject") ? jstr(f, "subject")
+						       : "");
 		}
 	}
 	list = json_get(p, "jobs");
@@ -146,7 +151,8 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 		const struct json_value *j = json_at(list, i);
 
 		strbuf_addf(out, "  STP#%-5.0f %-5s %-10s %s", jnum(j, "job"),
-			    jstr(j, "side"), jstr(j, "state"), jstr(j, "kernel"));
+			    jstr(j, "side"), jstr(j, "state"),
+			    jstr(j, "kernel"));
 		if (isfinite(jnum(j, "boots")))
 			strbuf_addf(out, ", %.0f boot%s", jnum(j, "boots"),
 				    jnum(j, "boots") == 1 ? "" : "s");
@@ -163,7 +169,8 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 			const struct json_value *m = json_at(list, i);
 
 			strbuf_addf(out, "  #%.0f %s %s (attempt%s %.0f)",
-				    jnum(m, "id"), jstr(m, "kind"), jstr(m, "state"),
+				    jnum(m, "id"), jstr(m, "kind"),
+				    jstr(m, "state"),
 				    jnum(m, "attempts") == 1 ? "" : "s",
 				    jnum(m, "attempts"));
 			if (jstr(m, "last_error"))
@@ -185,7 +192,7 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 				    jnum(b, "id"), jstr(b, "state"),
 				    jstr(b, "metric"), jstr(b, "host"),
 				    jstr(b, "result") ? jstr(b, "result")
-						    : "(running)");
+						      : "(running)");
 		}
 	}
 	json_free(p);
@@ -194,8 +201,7 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 
 static int patch_show(int argc, char **argv)
 {
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT,
-		      json = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, json = STRBUF_INIT;
 	_cleanup_free_ char *url = NULL, *page = NULL;
 	int64_t id;
 	struct db *db;
@@ -245,7 +251,7 @@ static int patch_list(int argc, char **argv)
 				    jnum(p, "patch"), jstr(p, "state"),
 				    jstr(p, "name"),
 				    jstr(p, "headline") ? jstr(p, "headline")
-						      : "");
+							: "");
 		}
 		if (!json_len(list))
 			strbuf_addstr(&out, "no patches submitted\n");

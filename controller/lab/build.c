@@ -973,8 +973,7 @@ static int tree_key(const struct kernel_build_spec *spec,
 		strbuf_addf(&id, "schedfarm-tree-v1\nbase=gitrepo:%s\n",
 			    rp ? rp : spec->base);
 	} else {
-		strbuf_addf(&id, "schedfarm-tree-v1\nbase=%s\n",
-			    res->base_id);
+		strbuf_addf(&id, "schedfarm-tree-v1\nbase=%s\n", res->base_id);
 	}
 	strbuf_addf(&id, "config=%s\n", res->config_sha256);
 	r = sha256_mem(id.buf, id.len, hex, err);
@@ -1033,8 +1032,7 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 	if (remove_tree(res->dir, err) < 0 ||
 	    mkdir_p(res->dir, CACHE_DIR_MODE, err) < 0)
 		goto out;
-	if (build_tree_prepare(spec, res, tree.buf, &fresh, &res->log, err) <
-	    0)
+	if (build_tree_prepare(spec, res, tree.buf, &fresh, &res->log, err) < 0)
 		goto out;
 	strbuf_addf(&src, "%s/src", tree.buf);
 	strbuf_addf(&outdir, "%s/out", tree.buf);
@@ -1132,8 +1130,9 @@ int kernel_git_range(const char *tree, const char *good, const char *bad,
 		goto out;
 	r = -1;
 	if (!lines.nr) {
-		strbuf_addf(err, "%s..%s holds no commit (is %s an ancestor of "
-				 "%s?)",
+		strbuf_addf(err,
+			    "%s..%s holds no commit (is %s an ancestor of "
+			    "%s?)",
 			    good, bad, good, bad);
 		goto out;
 	}

@@ -62,11 +62,11 @@ static int add_path(struct strvec *files, const char *p, size_t n,
 	if (!strcmp(path.buf, "/dev/null"))
 		goto out;
 	slash = strchr(path.buf, '/');
-	if (!slash || !slash[1] || slash[1] == '/' ||
-	    strstr(slash, "/../") || ends_with(slash, "/..") ||
-	    starts_with(slash + 1, "../")) {
-		strbuf_addf(err, "a patch names the path '%s', outside the "
-				 "tree",
+	if (!slash || !slash[1] || slash[1] == '/' || strstr(slash, "/../") ||
+	    ends_with(slash, "/..") || starts_with(slash + 1, "../")) {
+		strbuf_addf(err,
+			    "a patch names the path '%s', outside the "
+			    "tree",
 			    path.buf);
 		r = -1;
 		goto out;
@@ -205,9 +205,9 @@ static int clean_killed(const char *tree, struct strbuf *log,
 		strbuf_addstr(log, "the last build in this tree was killed: "
 				   "removing what it wrote\n");
 		child_process_init(&cp);
-		strvec_pushl(&cp.args, "find", out.buf, "-type", "f",
-			     "-newer", marker.buf, "!", "-name", ".config",
-			     "-delete", (char *)NULL);
+		strvec_pushl(&cp.args, "find", out.buf, "-type", "f", "-newer",
+			     marker.buf, "!", "-name", ".config", "-delete",
+			     (char *)NULL);
 		cp.timeout_ms = 10 * 60000;
 		r = build_run_logged(&cp, log, err);
 		child_process_clear(&cp);
@@ -361,8 +361,7 @@ static int sync_git(const struct kernel_build_spec *spec,
 	if (r < 0)
 		return -1;
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "git", "-C", src, "clean", "-fdq",
-		     (char *)NULL);
+	strvec_pushl(&cp.args, "git", "-C", src, "clean", "-fdq", (char *)NULL);
 	r = build_run_logged(&cp, log, err);
 	child_process_clear(&cp);
 	if (r < 0 || !spec->patches.nr)

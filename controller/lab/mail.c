@@ -43,8 +43,8 @@ int mail_address(const char *s, struct strbuf *out)
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)b[i];
 
-		if (c <= ' ' || c == 0x7f || c == '<' || c == '>' ||
-		    c == ',' || c == '"')
+		if (c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == ',' ||
+		    c == '"')
 			return -1;
 	}
 	strbuf_add(out, b, n);
@@ -149,7 +149,8 @@ void mail_format(const struct mail_message *m, struct strbuf *out)
 		while (l > MAIL_LINE_MAX) {
 			size_t cut = MAIL_LINE_MAX;
 
-			while (cut > 1 && ((unsigned char)p[cut] & 0xc0) == 0x80)
+			while (cut > 1 &&
+			       ((unsigned char)p[cut] & 0xc0) == 0x80)
 				cut--;
 			strbuf_add(out, p, cut);
 			strbuf_addstr(out, "\r\n");
@@ -230,8 +231,9 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 
 		strbuf_reset(&addr);
 		if (mail_address(m->to->v[i], &addr) < 0) {
-			strbuf_addf(err, "the recipient '%s' is not a mail "
-					 "address",
+			strbuf_addf(err,
+				    "the recipient '%s' is not a mail "
+				    "address",
 				    m->to->v[i]);
 			goto out;
 		}

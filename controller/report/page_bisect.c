@@ -96,8 +96,8 @@ static int fill_bisect(struct report *r, struct page *pg, void *ctx)
 		{ "change", "change", 0 },
 	};
 	struct db_args a = DB_ARGS_INIT;
-	struct strbuf *body = &pg->body, href = STRBUF_INIT,
-		      res = STRBUF_INIT, e = STRBUF_INIT;
+	struct strbuf *body = &pg->body, href = STRBUF_INIT, res = STRBUF_INIT,
+		      e = STRBUF_INIT;
 	struct svg_plot plot;
 	double good = NAN, bad = NAN;
 	int64_t id = id64(db_get(b, i, 0));

@@ -187,10 +187,8 @@ static int render_patch_bisections(struct report *r, struct page *pg,
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	static const struct col cols[] = {
-		{ "bisection", "bisection", 1 },
-		{ "state", "state", 0 },
-		{ "metric", "metric", 0 },
-		{ "host", "host", 0 },
+		{ "bisection", "bisection", 1 }, { "state", "state", 0 },
+		{ "metric", "metric", 0 },	 { "host", "host", 0 },
 		{ "result", "result", 0 },
 	};
 	struct db_args a = DB_ARGS_INIT;

@@ -215,9 +215,9 @@ int write_run_owner_pages(struct report *r, const struct runlist *rl,
 
 /*
  * The page kinds, in the order report_write() calls them: page_run.c,
- * page_patch.c, page_bisect.c, page_pair.c, page_host.c, page_plan.c, page_index.c.
- * Each writes its stale pages (the index: always) and returns 0 or
- * negative with r->err filled.
+ * page_patch.c, page_bisect.c, page_pair.c, page_host.c, page_plan.c,
+ * page_index.c. Each writes its stale pages (the index: always) and returns 0
+ * or negative with r->err filled.
  */
 int write_run_pages(struct report *r);
 int write_patch_pages(struct report *r);

@@ -197,7 +197,8 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 	db_args_i64(&a, patch_id);
 	r = db_exec_args(
 		db, &res, err,
-		"SELECT p.name, p.submitter, p.mail_to, p.answer_state, p.base, "
+		"SELECT p.name, p.submitter, p.mail_to, p.answer_state, "
+		"p.base, "
 		"coalesce(kb.id, 0), kb.name, coalesce(p.kernel_id, 0), "
 		"kn.name, p.auto_bisect, p.n_patches, p.answer_note, "
 		"coalesce(fj.plan_id, 0), pl.name, pl.sha256, pl.body, "
@@ -438,7 +439,8 @@ static int header_value(const char *data, size_t len, const char *name,
 			if (l && (p[0] == ' ' || p[0] == '\t')) {
 				size_t ws = 0;
 
-				while (ws < l && (p[ws] == ' ' || p[ws] == '\t'))
+				while (ws < l &&
+				       (p[ws] == ' ' || p[ws] == '\t'))
 					ws++;
 
 				strbuf_addch(out, ' ');

@@ -88,8 +88,7 @@ int mails_queue(struct db *db, const char *kind, int64_t patch_id,
 int mails_claim_due(struct db *db, const char *owner, struct mail_row *ret,
 		    struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *res = NULL,
-					     *rcpt = NULL;
+	_cleanup_db_result_ struct db_result *res = NULL, *rcpt = NULL;
 	struct db_args a = DB_ARGS_INIT;
 	int r;
 
@@ -140,8 +139,7 @@ int mails_claim_due(struct db *db, const char *owner, struct mail_row *ret,
 	return 1;
 }
 
-int mails_sent(struct db *db, int64_t id, const char *owner,
-	       struct strbuf *err)
+int mails_sent(struct db *db, int64_t id, const char *owner, struct strbuf *err)
 {
 	struct db_args a = DB_ARGS_INIT;
 	int r;

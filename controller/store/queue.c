@@ -215,9 +215,9 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 			goto out;
 		/* The series' name: --name, else the first patch's
 		 * subject, else its file name. */
-		if (!s->name && answers_patch_subject(s->patches[0].data,
-						      s->patches[0].len,
-						      &subject) < 0)
+		if (!s->name &&
+		    answers_patch_subject(s->patches[0].data, s->patches[0].len,
+					  &subject) < 0)
 			strbuf_addstr(&subject, s->patches[0].name);
 		if (s->mail_to)
 			strbuf_addstr(&mail_to, s->mail_to);
@@ -299,8 +299,8 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		int k = -1;
 
 		if (host_id && ret->host_boots == 1) {
-			if (answers_observations(db, base_id_of(db, ret), host_id,
-						 ret->plan_id, 0,
+			if (answers_observations(db, base_id_of(db, ret),
+						 host_id, ret->plan_id, 0,
 						 &ret->base_stored, err) < 0)
 				goto out;
 			k = s->plan->boots > ret->base_stored
@@ -310,8 +310,8 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		} else if (ret->host_boots == 0) {
 			ret->base_boots = 0;
 		}
-		ret->boots = answer_first_boots(s->plan->boots,
-						ret->host_boots, k);
+		ret->boots =
+			answer_first_boots(s->plan->boots, ret->host_boots, k);
 		job.boots = ret->boots;
 		job.nr_runs = (int64_t)s->plan->nr_runs * ret->boots;
 	}

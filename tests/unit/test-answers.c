@@ -144,12 +144,10 @@ static void test_headers(void **state)
 	assert_string_equal(s.buf, "sched: cap cpu.weight");
 	strbuf_reset(&s);
 	assert_int_equal(answers_patch_author(bare, sizeof(bare) - 1, &s), -1);
-	assert_int_equal(answers_patch_subject(bare, sizeof(bare) - 1, &s),
-			 -1);
+	assert_int_equal(answers_patch_subject(bare, sizeof(bare) - 1, &s), -1);
 	/* Headers inside the diff are not the patch's. */
 	assert_int_equal(answers_patch_author(late, sizeof(late) - 1, &s), -1);
-	assert_int_equal(answers_patch_subject(late, sizeof(late) - 1, &s),
-			 -1);
+	assert_int_equal(answers_patch_subject(late, sizeof(late) - 1, &s), -1);
 	strbuf_release(&s);
 }
 

@@ -55,7 +55,7 @@ static int simulate(int n, int culprit, const int *skip, size_t nskip,
 		assert_true(steps <= n + 1); /* never loops */
 		for (size_t i = 0; i < nskip; i++)
 			sk |= skip[i] == ret->position;
-		m[ret->position] = sk			     ? BISECT_SKIP
+		m[ret->position] = sk			      ? BISECT_SKIP
 				   : ret->position >= culprit ? BISECT_BAD
 							      : BISECT_GOOD;
 	}
@@ -94,7 +94,7 @@ static void test_five(void **state)
 
 static void test_first_step_is_the_middle(void **state)
 {
-	enum bisect_mark m[6] = { BISECT_GOOD, BISECT_UNTESTED,
+	enum bisect_mark m[6] = { BISECT_GOOD,	   BISECT_UNTESTED,
 				  BISECT_UNTESTED, BISECT_UNTESTED,
 				  BISECT_UNTESTED, BISECT_BAD };
 	struct bisect_next nx;

@@ -60,8 +60,8 @@ static void test_format(void **state)
 	mail_format(&m, &out);
 	assert_non_null(strstr(out.buf, "Date: Thu, 01 Jan 1970 00:00:00 "
 					"+0000\r\n"));
-	assert_non_null(strstr(out.buf,
-			       "To: Dev <dev@example.org>, list@example.org\r\n"));
+	assert_non_null(strstr(
+		out.buf, "To: Dev <dev@example.org>, list@example.org\r\n"));
 	assert_non_null(strstr(out.buf, "Subject: [schedfarm] PLM#12 \"sched: "
 					"cap\": jain_index -19.9% regression "
 					"on kernel-demo\r\n"));
@@ -114,25 +114,24 @@ static void test_backoff(void **state)
 
 static void test_config(void **state)
 {
-	static const char good[] =
-		"# the farm\n"
-		"[report]\n"
-		"dir = /srv/www/farm\n"
-		"base_url = https://farm.example.org/r\n"
-		"\n"
-		"[mail]\n"
-		"smtp = smtps://mail.example.org:465\n"
-		"starttls = required\n"
-		"user = farm\n"
-		"password_file = /etc/schedfarm/pw\n"
-		"to = a@example.org, b@example.org\n"
-		"submitter = no\n"
-		"retry_min = 30s\n"
-		"retry_max = 2h\n"
-		"max_attempts = 4\n"
-		"[bisect]\n"
-		"auto = off\n"
-		"max_boots = 12\n";
+	static const char good[] = "# the farm\n"
+				   "[report]\n"
+				   "dir = /srv/www/farm\n"
+				   "base_url = https://farm.example.org/r\n"
+				   "\n"
+				   "[mail]\n"
+				   "smtp = smtps://mail.example.org:465\n"
+				   "starttls = required\n"
+				   "user = farm\n"
+				   "password_file = /etc/schedfarm/pw\n"
+				   "to = a@example.org, b@example.org\n"
+				   "submitter = no\n"
+				   "retry_min = 30s\n"
+				   "retry_max = 2h\n"
+				   "max_attempts = 4\n"
+				   "[bisect]\n"
+				   "auto = off\n"
+				   "max_boots = 12\n";
 	static const char bad[] = "[mail]\n"
 				  "smtp = http://x\n"
 				  "nope = 1\n"
@@ -148,9 +147,8 @@ static void test_config(void **state)
 	farm_config_init(&c);
 	assert_int_equal(c.starttls, CONFIG_TLS_TRY);
 	assert_int_equal(c.bisect_auto, 1);
-	assert_int_equal(farm_config_parse(&c, "f", good, sizeof(good) - 1,
-					   &err),
-			 0);
+	assert_int_equal(
+		farm_config_parse(&c, "f", good, sizeof(good) - 1, &err), 0);
 	assert_string_equal(c.report_dir, "/srv/www/farm");
 	assert_string_equal(c.smtp, "smtps://mail.example.org:465");
 	assert_int_equal(c.starttls, CONFIG_TLS_REQUIRED);
@@ -177,9 +175,9 @@ static void test_config(void **state)
 	farm_config_release(&c);
 
 	farm_config_init(&c);
-	assert_int_equal(farm_config_parse(&c, "bad.conf", bad, sizeof(bad) - 1,
-					   &err),
-			 -1);
+	assert_int_equal(
+		farm_config_parse(&c, "bad.conf", bad, sizeof(bad) - 1, &err),
+		-1);
 	assert_non_null(strstr(err.buf, "bad.conf:2: error: mail.smtp "
 					"'http://x' must start with smtp://"));
 	assert_non_null(strstr(err.buf, "bad.conf:3: error: unknown key "
