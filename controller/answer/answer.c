@@ -374,7 +374,10 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 		goto out;
 	}
 	have_set = 1;
-	if (compare_store(ac->db, &set, &cerr) < 0)
+	/* An adaptive sequence stored its last look already (adaptive.c):
+	 * the answer reads it again, it does not add a look. */
+	if (plan->until != PLAN_UNTIL_DECIDED &&
+	    compare_store(ac->db, &set, &cerr) < 0)
 		alog(ac, 1, "PLM#%lld: the verdicts were not stored: %s",
 		     (long long)s->patch_id, cerr.buf);
 	verdict = summarize(&set, &hr, &metrics);
