@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer/answer.h"
 #include "config.h"
 #include "lab/mail.h"
 #include "store/mails.h"
@@ -193,6 +194,51 @@ static void test_config(void **state)
 	strbuf_release(&show);
 }
 
+static void test_bisect_mail(void **state)
+{
+	static const char json[] =
+		"{\"bisection\": 3, \"patch\": 12, \"patch_name\": \"sched: "
+		"cap cpu.weight\", \"n\": 5, \"host\": \"kernel-demo\", "
+		"\"plan\": \"fair\", \"workload\": \"fairness-loop\", "
+		"\"metric\": \"jain_index\", \"direction\": \"regression\", "
+		"\"state\": \"done\", \"culprit\": 3, \"culprit_label\": "
+		"\"sched/core: cap cgroup v2 cpu.weight\", \"culprit_kernel\": "
+		"\"v6.1+PLM12.3\", \"pct_change\": -19.8, \"ci_low\": -21.0, "
+		"\"ci_high\": -18.6, \"p_value\": 0.0004, \"result\": \"patch "
+		"3/5 is the first bad patch\", \"page\": "
+		"\"https://farm/bisect-3.html\", \"steps\": [{\"step\": 1, "
+		"\"kernel\": \"v6.1+PLM12.2\", \"n\": 3, \"mean\": 0.99, "
+		"\"pct_vs_good\": 0.1, \"state\": \"good\", "
+		"\"build_seconds\": 95}]}";
+	struct strbuf subject = STRBUF_INIT, body = STRBUF_INIT,
+		      err = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(answer_bisect_mail(json, &subject, &body, &err), 0);
+	assert_string_equal(subject.buf,
+			    "[schedfarm] PLM#12 \"sched: cap cpu.weight\": "
+			    "bisect #3: patch 3/5 \"sched/core: cap cgroup v2 "
+			    "cpu.weight\" jain_index -19.8% regression on "
+			    "kernel-demo");
+	assert_non_null(strstr(body.buf, "The culprit: 3/5 sched/core: cap "
+					 "cgroup v2 cpu.weight (kernel "
+					 "v6.1+PLM12.3)"));
+	assert_non_null(strstr(body.buf, "jain_index -19.8% [-21.0%, -18.6%] "
+					 "p=0.0004"));
+	assert_non_null(strstr(body.buf, "v6.1+PLM12.2"));
+	assert_non_null(strstr(body.buf, "The page: https://farm/bisect-3."
+					 "html"));
+	strbuf_reset(&subject);
+	strbuf_reset(&body);
+	assert_int_equal(
+		answer_bisect_mail("{\"x\": 1}", &subject, &body, &err), -1);
+	assert_int_equal(answer_bisect_mail("not json", &subject, &body, &err),
+			 -1);
+	strbuf_release(&subject);
+	strbuf_release(&body);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_bisect_mail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
