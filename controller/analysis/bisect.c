@@ -781,8 +781,10 @@ static int search(struct db *db, struct bis *b, struct strbuf *log,
 		marks[i] = b->pt[i].mark;
 	bisect_search(marks, b->n, &nx);
 	free(marks);
+	/* Steps of points count from 1; 0 is a range's ends. */
 	if (nx.what == BISECT_TEST)
-		r = open_step(db, b, b->last_step + 1, nx.position, log, err);
+		r = open_step(db, b, b->last_step < 0 ? 1 : b->last_step + 1,
+			      nx.position, log, err);
 	else
 		r = finish(db, b, &nx, log, err);
 	return r;
