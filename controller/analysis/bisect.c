@@ -181,6 +181,13 @@ static int first_look_boots(const struct plan *p)
 	return p->boots > COMPARE_MIN_N ? p->boots : COMPARE_MIN_N;
 }
 
+/*
+ * Load bisection id into *b (zeroed first; release it either way): the
+ * row with its host and plan (parsed), every point with its kernel and
+ * mark, and its open step -- the latest step when it is still running --
+ * with the number of the latest step in b->last_step (-1: none).  0, or
+ * -1 with err.
+ */
 static int bis_load(struct db *db, int64_t id, struct bis *b,
 		    struct strbuf *err)
 {
@@ -599,6 +606,7 @@ static int finish(struct db *db, struct bis *b, const struct bisect_next *nx,
 	return r;
 }
 
+/* End b as failed (an end could not be measured), why as its result. */
 static int fail_bisection(struct db *db, const struct bis *b, const char *why,
 			  struct strbuf *log, struct strbuf *err)
 {

@@ -159,6 +159,7 @@ static void read_state(const char *tree, struct strvec *files)
 	strbuf_release(&body);
 }
 
+/* Replace the tree's state: the files that differ from the base. */
 static int write_state(const char *tree, const struct strvec *files,
 		       struct strbuf *err)
 {
