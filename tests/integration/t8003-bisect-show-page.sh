@@ -93,6 +93,31 @@ test_expect_success 'bisect cancel stops a running bisection and its queued job'
 	schedfarm bisect cancel 2 >c2 && grep_or_fail "not running" c2
 '
 
+test_expect_success 'a commit range: its points are the first-parent commits, the ends are queued first' '
+	command -v git >/dev/null || { echo "git not installed"; return 1; }
+	git init -q tree && (
+		cd tree && git config user.email t@example.org && git config user.name t &&
+		for i in 0 1 2 3; do
+			echo "$i" >file && git add file && git commit -qm "change $i" || exit 1
+		done
+	) &&
+	good=$(git -C tree rev-parse HEAD~3) && bad=$(git -C tree rev-parse HEAD) &&
+	printf "workload: pipe-pingpong\nboots: 2\n" >p.yaml &&
+	schedfarm bisect --tree tree --good "$good" --bad "$bad" --plan p.yaml \
+		--host vm --metric round_trip_us >out && cat out &&
+	grep_or_fail "bisect #3: $SCRATCH/tree $good..$bad, 3 commits, round_trip_us on vm: the ends are measured first" out &&
+	schedfarm bisect show 3 --json >r.json &&
+	jq -e ".tree == \"$SCRATCH/tree\" and .n == 3 and (.points | length) == 4" r.json &&
+	jq -e ".points[1].label | startswith(\"$(echo "$good" | cut -c1-12)\") | not" r.json &&
+	jq -e ".points[3].rev == \"$bad\" and (.points[3].label | endswith(\"change 3\"))" r.json &&
+	jq -e ".steps | length == 1 and .[0].step == 0 and (.[0].jobs | length) == 2 and .[0].boots == 3" r.json &&
+	test "$(q "SELECT string_agg(k.name || \$\$ \$\$ || j.boots, \$\$,\$\$ ORDER BY j.id) FROM jobs j JOIN kernels k ON k.id = j.kernel_id WHERE j.bisect_step_id IS NOT NULL AND j.state = \$\$queued\$\$")" = "tree@$(echo "$bad" | cut -c1-12) 3,tree@$(echo "$good" | cut -c1-12) 3" &&
+	test "$(q "SELECT base_ref || \$\$ \$\$ || build_mode FROM kernels WHERE name = \$\$tree@$(echo "$bad" | cut -c1-12)\$\$")" = "$bad incremental" &&
+	schedfarm bisect cancel 3 >/dev/null &&
+	! schedfarm bisect --tree tree --good "$bad" --bad "$good" --plan p.yaml \
+		--host vm --metric round_trip_us 2>err && grep_or_fail "holds no commit" err
+'
+
 test_expect_success 'names that do not exist and bad usage' '
 	! schedfarm bisect show 99 2>err && grep_or_fail "no bisection 99" err &&
 	! schedfarm bisect cancel 99 2>err && grep_or_fail "no bisection 99" err &&
