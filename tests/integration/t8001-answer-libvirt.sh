@@ -136,4 +136,20 @@ test_expect_success 'a second run sends nothing more' '
 	grep_or_fail "#1 answer sent" text
 '
 
+test_expect_success 'a second submission reuses the base boots stored there: only the patch runs' '
+	schedfarm submit fix.patch --base debian --kernel debian-fix --host vm \
+		--plan fair.yaml --mail "" >sub2 && cat sub2 &&
+	grep_or_fail "STP#5: queued, plan t8001-fair (3 runs), host vm" sub2 &&
+	grep_or_fail "the base debian has 3 boots stored on vm: they are reused" sub2 &&
+	schedfarm run >run3 2>&1; cat run3 &&
+	grep_or_fail "PLM#2 answered:" run3 &&
+	schedfarm patch show 2 --json >p2 &&
+	jq -c "[.jobs[] | [.side, .boots, .state]]" p2 >order2 && cat order2 &&
+	test "$(cat order2)" = "[[\"patch\",3,\"done\"]]" &&
+	jq -e ".answer.metrics[0].n_base == 3 and .mail_to == null" p2 &&
+	test "$(smtp_count "$M")" = 2 &&
+	grep_or_fail "X-Envelope-To: sched-devel@example.org" "$M/mail/002.eml" &&
+	! grep -q "X-Envelope-To: dev@example.org" "$M/mail/002.eml"
+'
+
 test_done
