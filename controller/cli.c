@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "home.h"
 #include "json.h"
 #include "log.h"
@@ -56,6 +57,22 @@ void cli_controller_end(struct db *db, char *id)
 		log_warn("cannot end controller %s: %s", id, err.buf);
 	strbuf_release(&err);
 	free(id);
+}
+
+const struct farm_config *cli_config(void)
+{
+	static struct farm_config cfg;
+	static int loaded;
+	struct strbuf err = STRBUF_INIT;
+
+	if (loaded)
+		return &cfg;
+	farm_config_init(&cfg);
+	if (farm_config_load(&cfg, cli.config, cli_home(), &err) < 0)
+		fatal("%s", err.buf);
+	strbuf_release(&err);
+	loaded = 1;
+	return &cfg;
 }
 
 struct db *cli_open_db_cfg(struct db_config *ret_cfg)

@@ -120,6 +120,27 @@ int adaptive_design_look(const struct adaptive_design *d, int block)
 	return 0;
 }
 
+int adaptive_last_look(const struct plan *p, int max_block,
+		       struct compare_query *q)
+{
+	struct adaptive_design d;
+	int look = 0;
+
+	if (adaptive_design_make(p->boots, p->max_boots, &d) < 0)
+		return -EINVAL;
+	for (int k = 0; k < d.looks; k++)
+		if (d.look_block[k] <= max_block)
+			look = k + 1;
+	if (!look)
+		return 0;
+	q->look = look;
+	q->looks = d.looks;
+	q->max_block = d.look_block[look - 1];
+	q->alpha = d.alpha;
+	q->nc_level = d.nc_level;
+	return look;
+}
+
 enum adaptive_action adaptive_after_job(enum adaptive_side side, int block,
 					enum adaptive_pair pair)
 {

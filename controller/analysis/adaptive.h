@@ -78,6 +78,18 @@ int adaptive_design_make(int plan_boots, int max_boots,
 /* The look (1..looks) that block `block` ends with, 0 for none. */
 int adaptive_design_look(const struct adaptive_design *d, int block);
 
+struct compare_query;
+/*
+ * The latest look of a sequence of plan p whose blocks 0..max_block ran:
+ * fills q's look, looks, max_block (that look's block), alpha and
+ * nc_level as the sequence's own comparison at that look had them, so
+ * that compare_run() on q (with its patch, host and plan) reads the
+ * verdicts again.  Returns the look (>= 1), 0 when the sequence had no
+ * look yet (q left alone), or -EINVAL when p has no design.
+ */
+int adaptive_last_look(const struct plan *p, int max_block,
+		       struct compare_query *q);
+
 /* Which kernel of the pair a job measures. */
 enum adaptive_side {
 	ADAPTIVE_PATCH, /* the patch's kernel (patches.kernel_id) */

@@ -21,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "answer/answer.h"
 #include "cmd/builtin.h"
 #include "cli.h"
 #include "job/jobexec.h"
@@ -71,7 +72,13 @@ const char cmd_run_usage[] =
 	"the job: with PLAN it is cancelled, keeping the runs that finished;\n"
 	"without, it goes back to the queue, and its next attempt runs only\n"
 	"the runs not stored yet.  Exit status 1 when a job failed or was\n"
-	"interrupted.\n";
+	"interrupted.\n"
+	"\n"
+	"Between jobs, and once the queue is empty, it takes the answer step\n"
+	"that serve takes: submissions whose jobs ended are answered (their\n"
+	"base's next boots queued and run, verdicts stored, pages rewritten,\n"
+	"mail queued), bisections move on, and due mails are sent; so 'run'\n"
+	"after a 'submit' ends with the answer.\n";
 
 /*
  * The host `run PLAN --host NAME` runs on: `local`, when no host has that
@@ -277,6 +284,42 @@ static int run_claimed(struct db *db, const struct queue_claim *c,
 	return r == 0 ? 0 : 1;
 }
 
+static void answer_log(void *ctx, int level, const char *msg)
+{
+	struct run_view *v = ctx;
+
+	if (v->line_open) {
+		fputc('\n', stdout);
+		v->line_open = 0;
+	}
+	if (level)
+		log_warn("%s", msg);
+	else
+		printf("%s\n", msg);
+	fflush(stdout);
+}
+
+/*
+ * Between jobs, as serve does: answer the submissions whose jobs ended
+ * (which may queue their next job), move bisections on, rewrite pages,
+ * send due mails.
+ */
+static void answer_pass(struct db *db, const char *owner, struct run_view *v)
+{
+	struct answer_ctx ac = { .db = db,
+				 .home = cli_home(),
+				 .cfg = cli_config(),
+				 .owner = owner,
+				 .log = answer_log,
+				 .log_ctx = v };
+	struct answer_stats st;
+	struct strbuf err = STRBUF_INIT;
+
+	if (answer_tick(&ac, &st, &err) < 0)
+		log_warn("the answer step failed: %s", err.buf);
+	strbuf_release(&err);
+}
+
 /* Is any host busy, so that waiting could let a queued job run? */
 static int hosts_busy(struct db *db)
 {
@@ -305,6 +348,8 @@ static int drain(struct db *db, const char *owner, int lease_s,
 		strbuf_reset(&err);
 		if (queue_requeue_expired(db, NULL, NULL, &err) < 0)
 			fatal("%s", err.buf);
+		if (!only_job)
+			answer_pass(db, owner, v);
 		r = queue_claim_job(db, owner, lease_s, only_job, &c, &err);
 		if (r < 0)
 			fatal("claim failed: %s", err.buf);
@@ -358,6 +403,10 @@ static int drain(struct db *db, const char *owner, int lease_s,
 			       "cancelled\n",
 			       (long long)only_job);
 	}
+	/* The last job's answer (a plan run under --kernel BASE may be the
+	 * base results a waiting submission needs). */
+	if (!job_stop_requested)
+		answer_pass(db, owner, v);
 	if (!ran && !failed && !only_job)
 		printf("the queue is empty\n");
 	else if (!ran && !failed && !job_stop_requested)

@@ -30,6 +30,7 @@ const char cmd_submit_usage[] =
 	"NAME]\n"
 	"                        [--kernel NAME] [--priority N] [--name TEXT] "
 	"[--json]\n"
+	"                        [--mail ADDR] [--no-bisect]\n"
 	"                        [--set KEY=VALUE]...\n"
 	"\n"
 	"Queue a patch series (one or more files in unified diff format, in\n"
@@ -54,8 +55,27 @@ const char cmd_submit_usage[] =
 	"                  like the file and kept with the job: a rerun "
 	"repeats\n"
 	"                  it.  Repeatable; see 'schedfarm plan'.\n"
+	"  --mail ADDR     mail the answer here (default: the From: of the "
+	"first\n"
+	"                  patch; '' for nobody but the configured list)\n"
+	"  --no-bisect     a regression of the series does not start a "
+	"bisection\n"
 	"  --json          print "
 	"{\"patch\":N,\"plan\":N,\"kernel\":N,\"job\":N}\n"
+	"\n"
+	"The answer comes by itself: with a fixed plan on a host that boots\n"
+	"kernels (libvirt, ipmi), the base kernel's boots the host lacks run "
+	"in\n"
+	"ABBA order with the patch's (P B B P P B ...), each queued as the "
+	"one\n"
+	"before it ends; on local and ssh hosts the base results stored "
+	"there\n"
+	"are used.  When the last job ends, the controller compares, stores "
+	"the\n"
+	"verdicts, rewrites the report pages and mails the answer; a "
+	"regression\n"
+	"of a series of two or more patches starts 'schedfarm bisect'.  See\n"
+	"'schedfarm patch show PLM#'.\n"
 	"\n"
 	"Example:\n"
 	"  schedfarm submit 0001-sched-fair.patch --base v6.1 \\\n"
@@ -72,6 +92,8 @@ int cmd_submit(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "set", required_argument, NULL, 's' },
+		{ "mail", required_argument, NULL, 'm' },
+		{ "no-bisect", no_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct queue_submit s = { 0 };
@@ -113,6 +135,16 @@ int cmd_submit(int argc, char **argv)
 			break;
 		case 's':
 			cli_add_set(&sets, optarg);
+			break;
+		case 'm':
+			if (strlen(optarg) > 1000 ||
+			    (*optarg && !strchr(optarg, '@')))
+				die_usage("--mail '%s' is not a mail address",
+					  optarg);
+			s.mail_to = optarg;
+			break;
+		case 'B':
+			s.no_bisect = 1;
 			break;
 		default:
 			die_usage("see 'schedfarm submit --help'");
@@ -174,8 +206,32 @@ int cmd_submit(int argc, char **argv)
 			    (long long)done.patch_id, npatch,
 			    npatch == 1 ? "" : "es", s.base,
 			    (long long)done.job_id, plan->name,
-			    plan->nr_runs * (size_t)plan->boots,
+			    plan->nr_runs * (size_t)done.boots,
 			    s.host ? s.host : "any matching");
+	if (!json && plan->until == PLAN_UNTIL_FIXED) {
+		if (done.base_boots > 0)
+			strbuf_addf(&out,
+				    "  then the base %s: %d boot%s (%d stored "
+				    "on %s), in ABBA order with the patch's "
+				    "%d\n",
+				    s.base, done.base_boots,
+				    done.base_boots == 1 ? "" : "s",
+				    done.base_stored, s.host, plan->boots);
+		else if (done.host_boots == 1)
+			strbuf_addf(&out,
+				    "  the base %s has %d boots stored on %s: "
+				    "they are reused\n",
+				    s.base, done.base_stored, s.host);
+		else if (done.host_boots < 0)
+			strbuf_addf(&out,
+				    "  then the base %s's missing boots on the "
+				    "host the first job gets, in ABBA order\n",
+				    s.base);
+		strbuf_addf(&out,
+			    "  the answer: 'schedfarm patch show %lld' once "
+			    "the jobs have run\n",
+			    (long long)done.patch_id);
+	}
 	if (!json && plan->until == PLAN_UNTIL_DECIDED)
 		strbuf_addf(&out,
 			    "  until decided: then %s, and blocks of 4 boots "

@@ -157,7 +157,8 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 			 "SELECT p.id, p.name, p.body, k.id, k.name, "
 			 "coalesce(j.patch_id, 0), h.name, h.kind, h.address, "
 			 "h.port, h.ssh_user, h.key_file, h.known_hosts, "
-			 "j.block, k.series_sha256 IS NOT NULL "
+			 "j.block, k.series_sha256 IS NOT NULL, j.boots, "
+			 "j.first_boot "
 			 "FROM jobs j JOIN plans p ON p.id = j.plan_id "
 			 "JOIN kernels k ON k.id = j.kernel_id, hosts h "
 			 "WHERE j.id = $1 AND h.id = $2",
@@ -211,6 +212,13 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 	strvec_clear(&sets);
 	adaptive_job_boots(jc->plan, jc->patch_id, jc->block, &jc->boots,
 			   &jc->first_boot);
+	/* A job scheduled with its own boot count (a unit of a submission's
+	 * ABBA order, a look of a bisection step: schema 007). */
+	if (db_get(res, 0, 15)) {
+		parse_int(db_get(res, 0, 15), 1, 1000, &jc->boots, NULL);
+		parse_int(db_get(res, 0, 16), 0, INT32_MAX, &jc->first_boot,
+			  NULL);
+	}
 	return 0;
 }
 

@@ -231,13 +231,14 @@ int write_run_owner_pages(struct report *r, const struct runlist *rl,
 
 /*
  * The page kinds, in the order report_write() calls them: page_run.c,
- * page_patch.c, page_pair.c, page_host.c, page_plan.c, page_metric.c,
- * page_index.c.
+ * page_patch.c, page_bisect.c, page_pair.c, page_host.c, page_plan.c,
+ * page_metric.c, page_index.c.
  * Each writes its stale pages (the index: always) and returns 0 or
  * negative with r->err filled.
  */
 int write_run_pages(struct report *r);
 int write_patch_pages(struct report *r);
+int write_bisect_pages(struct report *r);
 extern const char pair_where[];
 int write_pair_pages(struct report *r);
 int write_host_pages(struct report *r, const struct runlist *rl);

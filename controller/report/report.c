@@ -380,6 +380,8 @@ int report_write(struct db *db, const struct report_opts *o,
 	if (rc >= 0)
 		rc = write_patch_pages(&r);
 	if (rc >= 0)
+		rc = write_bisect_pages(&r);
+	if (rc >= 0)
 		rc = write_pair_pages(&r);
 	if (rc >= 0)
 		rc = runlist_load(&r, &rl);

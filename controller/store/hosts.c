@@ -240,6 +240,11 @@ int hosts_kind(struct db *db, const char *name, char **ret_kind,
 	return 0;
 }
 
+int hosts_kind_boots(const char *kind)
+{
+	return kind && (!strcmp(kind, "libvirt") || !strcmp(kind, "ipmi"));
+}
+
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err)
 {

@@ -174,15 +174,20 @@ int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
 	db_args_i64(&a, r->rerun_of);
 	db_args_i64(&a, r->block);
 	db_args_text_array(&a, &r->plan_set);
-	rc = db_exec_args(db, &res, err,
-			  "INSERT INTO jobs (patch_id, kernel_id, plan_id, "
-			  "host_constraint, priority, name, req_kinds, "
-			  "req_min_sockets, req_min_cpus, req_min_memory_mb, "
-			  "req_tags, nr_runs, rerun_of, block, plan_set) "
-			  "VALUES (nullif($1, 0), $2, $3, $4, $5, $6, $7, $8, "
-			  "$9, $10, $11, $12, nullif($13, 0), $14, $15) "
-			  "RETURNING id",
-			  &a);
+	db_args_i64(&a, r->boots);
+	db_args_i64(&a, r->first_boot);
+	db_args_i64(&a, r->bisect_step_id);
+	rc = db_exec_args(
+		db, &res, err,
+		"INSERT INTO jobs (patch_id, kernel_id, plan_id, "
+		"host_constraint, priority, name, req_kinds, "
+		"req_min_sockets, req_min_cpus, req_min_memory_mb, "
+		"req_tags, nr_runs, rerun_of, block, plan_set, boots, "
+		"first_boot, bisect_step_id) VALUES "
+		"(nullif($1, 0), $2, $3, $4, $5, $6, $7, $8, $9, "
+		"$10, $11, $12, nullif($13, 0), $14, $15, nullif($16, "
+		"0), $17, nullif($18, 0)) RETURNING id",
+		&a);
 	db_args_clear(&a);
 	if (rc < 0)
 		return -1;

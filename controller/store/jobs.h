@@ -33,6 +33,11 @@ struct job_row {
 	int64_t rerun_of; /* 0: not a rerun */
 	int64_t block; /* adaptive block, 0 for any other job */
 	struct strvec plan_set; /* --set KEY=VALUE the plan is parsed with */
+	/* Boots this job runs and the runs.boot of its first: 0 = the
+	 * plan's rule (adaptive.h); set for the units of a submission's
+	 * ABBA order (store/answers.c) and a bisection step's looks. */
+	int64_t boots, first_boot;
+	int64_t bisect_step_id; /* 0: not a bisection step's job */
 };
 
 void job_row_init(struct job_row *r);

@@ -57,6 +57,10 @@ struct queue_submit {
 	int64_t rerun_of; /* 0, or the job this one repeats */
 	int now; /* runs at once (`run PLAN`): the host must be healthy */
 	const struct strvec *plan_set; /* --set overrides, or NULL */
+	/* Where the answer is mailed: NULL takes the first patch's From:
+	 * (store/answers.h); "" mails nobody but the configured list. */
+	const char *mail_to;
+	int no_bisect; /* a regression does not start a bisection */
 };
 
 struct queue_submitted {
@@ -64,6 +68,11 @@ struct queue_submitted {
 	int64_t plan_id;
 	int64_t kernel_id;
 	int64_t job_id;
+	int boots; /* boots of that first job */
+	int base_boots; /* the base's boots still to run (-1: not known yet,
+			 * the host is picked at claim time) */
+	int base_stored; /* base observations stored on the host already */
+	int host_boots; /* the host boots kernels: 1, 0, -1 not known */
 };
 
 /*
@@ -74,11 +83,14 @@ int queue_check_patch(const char *name, const char *data, size_t len,
 		      struct strbuf *err);
 
 /*
- * Store the series, the plan and the kernel label, and create the job,
- * all in one transaction.  A host constraint must name an existing host
- * that can take the job (queue_host_can_take()).  A series without
- * s->kernel is built and booted, so only libvirt and ipmi hosts may claim
- * it; a plan that allows no such host is refused.
+ * Store the series (whole, and file by file), the plan and the kernel
+ * label, and create the first job, all in one transaction.  A host
+ * constraint must name an existing host that can take the job
+ * (queue_host_can_take()).  A series without s->kernel is built and
+ * booted, so only libvirt and ipmi hosts may claim it; a plan that allows
+ * no such host is refused.  A series with a fixed plan starts its answer
+ * (store/answers.h): the first job runs the first unit of the ABBA
+ * order, the rest follow as each one ends.
  */
 int queue_submit(struct db *db, const struct queue_submit *s,
 		 struct queue_submitted *ret, struct strbuf *err);
@@ -96,6 +108,13 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 int queue_host_can_take(struct db *db, const char *host,
 			const struct job_row *req, const char *plan_name,
 			unsigned flags, const char *base, struct strbuf *err);
+
+/*
+ * Store a plan's text (len bytes) under name, once per distinct text
+ * (keyed by its sha256); its id in *ret_id.  0, or -1 with err.
+ */
+int queue_store_plan(struct db *db, const char *name, const char *text,
+		     size_t len, int64_t *ret_id, struct strbuf *err);
 
 /* A claimed job with its leased host. */
 struct queue_claim {

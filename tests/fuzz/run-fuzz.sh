@@ -56,7 +56,7 @@ objs="$common_objs $agent_objs"
 
 # The controller's code in an archive: a target pulls in only what it
 # reaches (plan/ needs libyaml, store/ libpq, ...).
-PKGS="libpq yaml-0.1 libssh libvirt gsl"
+PKGS="libpq yaml-0.1 libssh libvirt gsl libcurl"
 CTL_CFLAGS="-Icontroller -I$OUT/obj $(pkg-config --cflags $PKGS)"
 CTL_LIBS="$(pkg-config --libs $PKGS) -lm -lpthread"
 sh tools/embed-schema.sh schema/[0-9][0-9][0-9]_*.sql >"$OUT/obj/schema-embed.c.tmp"

@@ -107,6 +107,31 @@ static void test_design(void **state)
 	assert_int_equal(adaptive_design_make(5, 4, &d), -EINVAL);
 }
 
+/* The query of a sequence's latest look (the answer reads it again). */
+static void test_last_look(void **state)
+{
+	struct plan p;
+	struct compare_query q;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.boots = 3;
+	p.max_boots = 20; /* looks end blocks 1, 2, 3, 4 */
+	memset(&q, 0, sizeof(q));
+	assert_int_equal(adaptive_last_look(&p, 0, &q), 0);
+	assert_int_equal(q.look, 0);
+	assert_int_equal(adaptive_last_look(&p, 2, &q), 2);
+	assert_int_equal(q.look, 2);
+	assert_int_equal(q.looks, 4);
+	assert_int_equal(q.max_block, 2);
+	assert_true(fabs(q.alpha - 0.003575648134961019) < 2e-6);
+	assert_true(q.nc_level > COMPARE_NOCHANGE_LEVEL);
+	assert_int_equal(adaptive_last_look(&p, 9, &q), 4);
+	assert_int_equal(q.max_block, 4);
+	p.max_boots = 2; /* below boots: no design */
+	assert_int_equal(adaptive_last_look(&p, 1, &q), -EINVAL);
+}
+
 static void test_after_job(void **state)
 {
 	(void)state;
@@ -287,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_abba_order),
 		cmocka_unit_test(test_boots),
 		cmocka_unit_test(test_design),
+		cmocka_unit_test(test_last_look),
 		cmocka_unit_test(test_after_job),
 		cmocka_unit_test(test_may_continue),
 		cmocka_unit_test(test_never_past_cap),
