@@ -40,12 +40,13 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
 # The libraries, by pkg-config name, with the Debian package that has each.
-PKGS := libpq yaml-0.1 libssh libvirt gsl
+PKGS := libpq yaml-0.1 libssh libvirt gsl libcurl
 PKG_DEB.libpq    := libpq-dev
 PKG_DEB.yaml-0.1 := libyaml-dev
 PKG_DEB.libssh   := libssh-dev
 PKG_DEB.libvirt  := libvirt-dev
 PKG_DEB.gsl      := libgsl-dev
+PKG_DEB.libcurl  := libcurl4-openssl-dev
 # The flags are asked for when a recipe first needs them, not when the
 # Makefile is read: `make deps all` on a fresh machine reads this file
 # before `deps` has installed anything.  A module pkg-config cannot find

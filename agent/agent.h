@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <time.h>
 
+#include "command.h"
 #include "json.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -30,9 +32,16 @@ struct cg_spec {
 	char *cpus; /* cpuset list, or NULL */
 };
 
+/*
+ * A run spec, or one member of a together run (then name is set, and
+ * run_id, iterations and warmup are copies of the run's).  wl is the
+ * workload (wl_command_desc for a plan-defined command, with cmd set);
+ * a together run has no wl of its own, only members.
+ */
 struct run_spec {
 	int64_t run_id;
 	const struct wl_desc *wl;
+	struct cmd_def *cmd; /* a plan-defined command, or NULL */
 	/* Every parameter of wl (and "cgroup"), defaults filled in, as text. */
 	struct strvec pnames, pvalues;
 	int iterations, warmup;
@@ -41,7 +50,14 @@ struct run_spec {
 	char *results_file;
 	int64_t deadline_s; /* 0: none */
 	int parent_weight; /* the run's own parent group; 0: default */
+	int sample_ms; /* the agent samples member groups; 0: it does not */
+	struct run_spec *members; /* together: 1..SPEC_MAX_MEMBERS */
+	size_t nmembers;
+	char *name; /* a member's name ("a"), NULL for the run */
+	int background; /* a member that runs until the measured ones end */
 };
+
+#define SPEC_MAX_MEMBERS 16
 
 void run_spec_init(struct run_spec *s);
 void run_spec_release(struct run_spec *s);
@@ -60,6 +76,9 @@ double spec_param_double(const struct run_spec *s, const char *name);
 int spec_param_bool(const struct run_spec *s, const char *name);
 /* WL_DURATION parameters, in milliseconds. */
 int64_t spec_param_ms(const struct run_spec *s, const char *name);
+
+/* The workload a spec's "command" runs as: no parameters but cgroup. */
+extern const struct wl_desc wl_command_desc;
 
 /* fairness-loop's "PATH:N[:WEIGHT],..." */
 struct loop_group {
@@ -81,6 +100,14 @@ struct emitter {
 	int warmup;
 	struct strbuf pending; /* buffered sample lines */
 	int write_failed;
+	/*
+	 * A together member's name, or NULL: its metrics and series are
+	 * reported as "NAME.metric", its counter scopes as "NAME:scope".
+	 */
+	const char *member;
+	/* The start of a sample line for (run_id, iteration), cached. */
+	struct strbuf sample_head;
+	int sample_head_iteration;
 };
 
 void emitter_init(struct emitter *em, int64_t run_id, int out_fd);
@@ -96,9 +123,12 @@ void line_raw(struct strbuf *sb, const char *key, const char *json);
 void line_end(struct strbuf *sb);
 /* Write one finished line (newline added) to stdout and the file. */
 void emit_line(struct emitter *em, const struct strbuf *line);
+/* Relay a line another process made, its newline included, as is. */
+void emit_raw_line(struct emitter *em, const char *line, size_t len);
 void emit_result(struct emitter *em, const char *metric, double value,
 		 const char *unit, const char *direction);
-/* Buffered until emit_flush() so the sampler wakes, reads and sleeps. */
+/* Results, samples and counters are buffered until emit_flush() (or the
+ * next other line) so the sampler wakes, reads and sleeps. */
 void emit_sample(struct emitter *em, const char *series, double t,
 		 double value);
 void emit_flush(struct emitter *em);
@@ -131,6 +161,7 @@ struct cg_group {
 	int weight;
 	double cpu_max_pct;
 	char *cpus;
+	int rt_runtime_us; /* v1 RT group scheduling: RT time it may use */
 	int created;
 };
 
@@ -154,6 +185,13 @@ void cg_run_init(struct cg_run *r, struct cg_system *sys, int64_t run_id);
 /* Add (or update) a group; created by cg_run_create(). */
 void cg_run_add(struct cg_run *r, const char *path, int weight,
 		double cpu_max_pct, const char *cpus);
+/*
+ * The group at path runs a real-time task now and then (cyclictest's main
+ * thread raises itself to SCHED_FIFO): where cgroup v1 has RT group
+ * scheduling (cpu.rt_runtime_us), a new group gets no RT time and the
+ * task is refused, so give it, and every group above it, us per period.
+ */
+void cg_run_need_rt(struct cg_run *r, const char *path, int us);
 int cg_run_create(struct cg_run *r, struct strbuf *err);
 /* Move pid into the group at path ("/" = leave it where it is). */
 int cg_run_attach(struct cg_run *r, const char *path, pid_t pid,
@@ -164,6 +202,14 @@ int cg_run_procs_files(struct cg_run *r, const char *path, struct strvec *out,
 /* CPU time used by the group in ns; -1 with err when unreadable. */
 int cg_run_usage(struct cg_run *r, const char *path, uint64_t *ret_ns,
 		 struct strbuf *err);
+/*
+ * For sampling: open the file the group's usage is read from once
+ * (returns the fd, or -1 with err), then read it with one pread each time
+ * (0, or -1 when it cannot be read or parsed).  v2's cpu.stat is scanned
+ * for "usage_usec", v1's cpuacct.usage is one number.
+ */
+int cg_run_usage_open(struct cg_run *r, const char *path, struct strbuf *err);
+int cg_usage_read(const struct cg_run *r, int fd, uint64_t *ret_ns);
 /* Remove what we created (deepest first); moves stragglers out first. */
 int cg_run_remove(struct cg_run *r, struct strbuf *err);
 void cg_run_release(struct cg_run *r);
@@ -229,6 +275,18 @@ int task_status_switches(const char *text, size_t len, uint64_t *ret_vol,
 
 /* Read a small /proc or /sys file with one pread (fd kept by caller). */
 int read_small(int fd, char *buf, size_t size);
+/*
+ * A process's CPU time, for sampling: the clock of pid (0, or -1 when
+ * there is no such process), read with one clock_gettime.  The kernel
+ * reads the task's runtime directly, where a pread of /proc/PID/schedstat
+ * formats text through a seq_file: several times the cost, at every
+ * sample for every task.  task_cpu_ns() gives 0 when unreadable.
+ */
+int task_cpu_clock(pid_t pid, clockid_t *ret);
+uint64_t task_cpu_ns(clockid_t c);
+/* The leading decimal number of buf[0..n) (0 when none), parsed by hand:
+ * it runs for every task at every sample. */
+uint64_t read_leading_u64(const char *buf, int n);
 
 /* ---- perf.c -------------------------------------------------------------- */
 
@@ -256,8 +314,22 @@ void perf_enable(struct perf_set *ps);
 void perf_disable(struct perf_set *ps);
 void perf_read(struct perf_set *ps);
 void perf_close(struct perf_set *ps);
-/* One-shot availability probe of a counter, for `info`. */
-int perf_probe(const char *name, char *why, size_t whylen);
+/*
+ * Availability probe of a counter, for `info`: 0 with the open counter in
+ * *ret_fd, or -1 with why.  The caller closes the fds after probing them
+ * all: each first open and last close of a perf event patches kernel
+ * text (static keys), which costs far more than the probe itself.
+ */
+int perf_probe(const char *name, char *why, size_t whylen, int *ret_fd);
+/*
+ * Is name a software event of the kernel's software PMU (context
+ * switches, migrations, page faults)?  Those open wherever task-clock
+ * does, and each open and close of one toggles a static key of its own
+ * (a kernel text patch with IPIs to every CPU, milliseconds in a VM), so
+ * `info` reports them as task-clock's probe found perf rather than
+ * opening each.
+ */
+int perf_shares_probe(const char *name);
 
 /* ---- output parsers of wrapped programs (parsers.c) ------------------ */
 
@@ -308,7 +380,12 @@ int parse_numabench(const char *text, size_t len, struct metrics *ms,
 
 /* ---- run.c: the run, workers, signals, deadline --------------------- */
 
-enum stop_reason { STOP_NONE, STOP_SIGNAL, STOP_DEADLINE };
+/*
+ * STOP_ITERATION: a together member's current iteration is being cut
+ * short (SIGUSR1 from the run: a background neighbour whose measured
+ * workloads have ended); the member goes on with the next one.
+ */
+enum stop_reason { STOP_NONE, STOP_SIGNAL, STOP_DEADLINE, STOP_ITERATION };
 
 struct agent_ctx {
 	const struct run_spec *spec;
@@ -324,6 +401,10 @@ struct agent_ctx {
 extern volatile sig_atomic_t agent_stop;
 extern volatile sig_atomic_t agent_stop_signo;
 void agent_install_signals(void);
+/* In a together member: SIGUSR1 stops the current iteration only. */
+void agent_install_member_signals(void);
+/* Forget every tracked child (a forked member starts with none). */
+void agent_untrack_all(void);
 /* Arm the spec deadline (seconds from now; 0 = none). */
 void agent_arm_deadline(int64_t seconds);
 
@@ -362,6 +443,30 @@ void worker_release(struct worker *w);
 /* Read the result pipe to EOF, read per-task stats, then reap.  Return 0,
  * or -1 when the run is stopping or the worker failed (err says). */
 int worker_finish(struct worker *w, struct strbuf *err);
+/*
+ * Workers that only spin (busy loops: fairness-loop, cpu-hog).  They are
+ * started as `schedfarm-agent __spin PROCS_FILE...` with vfork and exec
+ * rather than forked, so the agent's pages are neither copied nor
+ * write-protected; each spinner writes itself into its cgroup's
+ * cgroup.procs files (as __exec-in does for wrapped programs), then waits
+ * on one gate shared by all, which spin_gate_release() opens for all at
+ * once.  A spinner has no result pipe; one that could not join its
+ * cgroup exits on its own (127), which spin_check() reports.
+ */
+struct spin_gate {
+	int rd, wr; /* the pipe; each spinner reads one byte */
+	size_t n; /* spinners waiting */
+};
+int spin_gate_open(struct spin_gate *g, struct strbuf *err);
+int worker_spawn_spin(struct agent_ctx *ctx, struct worker *w,
+		      struct spin_gate *g, const char *cg_path,
+		      struct strbuf *err);
+void spin_gate_release(struct spin_gate *g);
+void spin_gate_close(struct spin_gate *g);
+/* After worker_kill(): -1 with err when the spinner had exited by itself. */
+int spin_check(const struct worker *w, struct strbuf *err);
+/* `schedfarm-agent __spin PROCS_FILE...`: join, wait on fd 3, spin. */
+int agent_spin_main(int argc, char **argv);
 /* Kill a worker (if running) and reap it; stats are kept if readable. */
 void worker_kill(struct worker *w);
 void worker_clear(struct worker *w);
@@ -371,6 +476,32 @@ int worker_emit_results(struct agent_ctx *ctx, struct worker *w,
 /* In a worker: write one result line to fd. */
 void worker_put(int fd, const char *metric, double value, const char *unit,
 		const char *direction);
+
+/* CPU the workloads of together members used in an iteration. */
+struct member_usage {
+	double user_s, system_s, vol, invol;
+};
+
+/* Counter snapshots taken before and after each iteration. */
+struct snap {
+	int have_schedstat, have_stat;
+	struct schedstat ss;
+	struct procstat st;
+	struct rusage children;
+	struct member_usage members; /* after: what members reported */
+	uint64_t *cg_usage;
+	int *cg_ok;
+};
+/*
+ * Read every counter source (first: say in *note why schedstat is
+ * missing); release with snap_release().  snap_emit() writes the counter
+ * lines of b - a for the emitter's iteration.
+ */
+void snap_take(struct agent_ctx *ctx, struct snap *s, int first,
+	       struct strbuf *note);
+void snap_release(struct snap *s);
+void snap_emit(struct agent_ctx *ctx, const struct snap *a,
+	       const struct snap *b, const char *schedstat_note);
 
 /* Run a wrapped program to completion (timeout = what is left of the
  * deadline); output captured.  Return as run_command(). */
@@ -414,10 +545,16 @@ struct wl_ops {
 	int (*check)(const struct run_spec *s, struct strbuf *field,
 		     struct strbuf *err);
 	/* Can it run here?  0, or -1 with why (may be NULL). */
-	int (*available)(struct strbuf *why);
+	int (*available)(const struct run_spec *s, struct strbuf *why);
 	/* Cgroups it needs beyond the spec's (may be NULL). */
 	void (*add_cgroups)(const struct run_spec *s, struct cg_run *cg);
 	int (*setup)(struct agent_ctx *ctx, struct strbuf *err);
+	/*
+	 * Untimed work before each iteration (kernbench's make clean), done
+	 * before the counters are read and, in a together run, before the
+	 * members are released together (may be NULL).
+	 */
+	int (*prepare)(struct agent_ctx *ctx, struct strbuf *err);
 	/* One iteration; emits its result lines. */
 	int (*run)(struct agent_ctx *ctx, struct strbuf *err);
 	void (*teardown)(struct agent_ctx *ctx);
@@ -425,9 +562,38 @@ struct wl_ops {
 
 extern const struct wl_ops wl_fairness_loop, wl_memchunk, wl_pipe_pingpong,
 	wl_chat, wl_numa_bw, wl_sysbench, wl_hackbench, wl_kernbench, wl_reaim,
-	wl_volanomark, wl_perf_stat, wl_crash;
+	wl_volanomark, wl_perf_stat, wl_cpu_hog, wl_cyclictest,
+	wl_perf_bench_sched, wl_command, wl_crash;
+/* The implementation of s's workload (a command's for a command spec). */
+const struct wl_ops *wl_ops_of(const struct run_spec *s);
 const struct wl_ops *wl_ops_find(const char *name);
+/* Can spec s's workload run here?  0, or -1 with why. */
+int wl_spec_available(const struct run_spec *s, struct strbuf *why);
 int wl_available(const struct wl_desc *d, struct strbuf *why);
+
+/* ---- together.c: several workloads in one run -------------------------- */
+
+/*
+ * Run the members of a together spec (or a single workload sampled by
+ * the agent, sample_ms > 0): each member in a process of its own, set up
+ * once, then per iteration prepared, released together and sampled in
+ * the same windows, with each member's metrics under its name and the
+ * cross-group figures (doc/PROTOCOL.md, "Together").  ctx is the run's;
+ * its cgroups are made.  Return 0, or -1 with err (status in *ret_status:
+ * "failed", "interrupted", "timeout").  *ret_member_cpu_s gets the CPU
+ * time the member processes spent on their own (not their workloads').
+ */
+int together_run(struct agent_ctx *ctx, const char **ret_status,
+		 double *ret_member_cpu_s, struct strbuf *err);
+
+/* ---- cyclictest and perf bench output (parsers.c) --------------------- */
+
+/* cyclictest -q -h N: percentiles over every thread's histogram. */
+int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
+		     struct strbuf *err);
+/* perf bench sched messaging|pipe, default format. */
+int parse_perf_bench(const char *text, size_t len, struct metrics *ms,
+		     struct strbuf *err);
 
 /* ---- info.c, list ---------------------------------------------------- */
 

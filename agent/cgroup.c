@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -251,6 +252,34 @@ void cg_run_add(struct cg_run *r, const char *path, int weight,
 	}
 }
 
+void cg_run_need_rt(struct cg_run *r, const char *path, int us)
+{
+	if (!strcmp(path, "/"))
+		return;
+	cg_run_add(r, path, 0, 0, NULL);
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (!strcmp(r->groups[i].path, path) &&
+		    r->groups[i].rt_runtime_us < us)
+			r->groups[i].rt_runtime_us = us;
+}
+
+/* The RT time the group at path (NULL: the base) and those below need. */
+static int rt_need(const struct cg_run *r, const char *path)
+{
+	int need = 0;
+
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const char *p = r->groups[i].path;
+		size_t n = path ? strlen(path) : 0;
+
+		if ((!path ||
+		     (!strncmp(p, path, n) && (p[n] == '\0' || p[n] == '/'))) &&
+		    r->groups[i].rt_runtime_us > need)
+			need = r->groups[i].rt_runtime_us;
+	}
+	return need;
+}
+
 /* Directory of spec path in a hierarchy (mount + self + base + path). */
 static void group_dir(struct strbuf *sb, const char *mnt, const char *self,
 		      const char *base, const char *path)
@@ -282,6 +311,28 @@ static int write_file(const char *dir, const char *file, const char *val,
 	if (fd >= 0)
 		close(fd);
 	strbuf_release(&p);
+	return rc;
+}
+
+/* Give the v1 cpu group dir us of RT time per period, where it has RT
+ * group scheduling at all (no cpu.rt_runtime_us: nothing to do). */
+static int set_rt(const char *dir, int us, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT, v = STRBUF_INIT;
+	int rc = 0;
+
+	strbuf_addf(&p, "%s/cpu.rt_runtime_us", dir);
+	if (us > 0 && access(p.buf, W_OK) == 0) {
+		strbuf_addf(&v, "%d", us);
+		if (write_file(dir, "cpu.rt_runtime_us", v.buf, err) < 0) {
+			strbuf_addstr(err, " (real-time time for a task that "
+					   "raises itself to SCHED_FIFO; the "
+					   "parent group has too little)");
+			rc = -1;
+		}
+	}
+	strbuf_release(&p);
+	strbuf_release(&v);
 	return rc;
 }
 
@@ -406,6 +457,9 @@ static int setup_v1(struct cg_run *r, const struct strvec *paths,
 			if (write_file(d.buf, "cpu.shares", v.buf, err) < 0)
 				goto out;
 		}
+		if (r->sys->v1_cpu && !strcmp(mnt[h], r->sys->v1_cpu) &&
+		    set_rt(d.buf, rt_need(r, NULL), err) < 0)
+			goto out;
 		for (size_t i = 0; i < paths->nr; i++) {
 			struct cg_group *g = find_group(r, paths->v[i]);
 			int is_cpu = r->sys->v1_cpu &&
@@ -414,7 +468,9 @@ static int setup_v1(struct cg_run *r, const struct strvec *paths,
 			strbuf_reset(&d);
 			group_dir(&d, mnt[h], self[h], r->base, paths->v[i]);
 			if (make_dir(r, d.buf, err) < 0 ||
-			    (is_cpuset && cpuset_inherit(d.buf, err) < 0))
+			    (is_cpuset && cpuset_inherit(d.buf, err) < 0) ||
+			    (is_cpu &&
+			     set_rt(d.buf, rt_need(r, paths->v[i]), err) < 0))
 				goto out;
 			if (!g)
 				continue;
@@ -655,7 +711,56 @@ int cg_run_usage(struct cg_run *r, const char *path, uint64_t *ret_ns,
 	return rc;
 }
 
-/* Move every task still in dir to the group we run in, so rmdir works. */
+int cg_run_usage_open(struct cg_run *r, const char *path, struct strbuf *err)
+{
+	struct strbuf d = STRBUF_INIT;
+	const char *base = strcmp(path, "/") ? r->base : NULL;
+	int fd = -1;
+
+	if (r->sys && r->sys->use == 1 && r->sys->v1_cpuacct) {
+		group_dir(&d, r->sys->v1_cpuacct, r->sys->v1_cpuacct_self, base,
+			  path);
+		strbuf_addstr(&d, "/cpuacct.usage");
+	} else if (r->sys && r->sys->use == 2) {
+		group_dir(&d, r->sys->v2, r->sys->v2_self, base, path);
+		strbuf_addstr(&d, "/cpu.stat");
+	}
+	if (d.len)
+		fd = open(d.buf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		strbuf_addf(err, "no CPU usage readable for cgroup %s%s%s%s%s",
+			    path, d.len ? " at " : "", d.buf, d.len ? ": " : "",
+			    d.len ? strerror(errno) : "");
+	strbuf_release(&d);
+	return fd;
+}
+
+int cg_usage_read(const struct cg_run *r, int fd, uint64_t *ret_ns)
+{
+	char buf[1024];
+	int n = read_small(fd, buf, sizeof(buf));
+	const char *p;
+
+	if (n <= 0)
+		return -1;
+	if (r->sys->use == 1) {
+		*ret_ns = read_leading_u64(buf, n);
+		return buf[0] >= '0' && buf[0] <= '9' ? 0 : -1;
+	}
+	/* cpu.stat starts with usage_usec; look for it anywhere anyway. */
+	p = strstr(buf, "usage_usec ");
+	if (!p || (p != buf && p[-1] != '\n'))
+		return -1;
+	p += 11;
+	*ret_ns = read_leading_u64(p, n - (int)(p - buf)) * 1000;
+	return 0;
+}
+
+/*
+ * Kill what still runs in dir (a run's own group: everything in it was
+ * started by this run), then move any survivor to the group we run in,
+ * so that rmdir works and nothing of the run is left behind.
+ */
 static void evict(struct cg_run *r, const char *dir)
 {
 	struct strbuf p = STRBUF_INIT, c = STRBUF_INIT, home = STRBUF_INIT,
@@ -675,6 +780,13 @@ static void evict(struct cg_run *r, const char *dir)
 	}
 	strbuf_trim(&c);
 	strvec_split(&pids, c.buf, '\n');
+	for (size_t i = 0; i < pids.nr; i++) {
+		int pid;
+
+		if (parse_int(pids.v[i], 2, INT32_MAX, &pid, NULL) == 0 &&
+		    pid != getpid())
+			kill(pid, SIGKILL);
+	}
 	for (size_t i = 0; i < pids.nr; i++)
 		write_file(home.buf, "cgroup.procs", pids.v[i], &ignore);
 out:

@@ -45,6 +45,27 @@ static void add_str_or_null(struct strbuf *out, const char *key, const char *v)
 	strbuf_add_json_str(out, v);
 }
 
+/*
+ * The highest CPU number the kernel can have ("0-3" in
+ * /sys/devices/system/cpu/possible), so topology() does not probe 64
+ * absent CPUs past the last; 4095 when unknown.
+ */
+static int last_possible_cpu(void)
+{
+	struct strbuf v = STRBUF_INIT;
+	int last = 4095;
+
+	if (read_line("/sys/devices/system/cpu/possible", &v) == 0) {
+		const char *p = strrchr(v.buf, '-'), *q = strrchr(v.buf, ',');
+
+		if (q && (!p || q > p))
+			p = q;
+		parse_int(p ? p + 1 : v.buf, 0, 4095, &last, NULL);
+	}
+	strbuf_release(&v);
+	return last;
+}
+
 static void topology(struct strbuf *out)
 {
 	struct strbuf p = STRBUF_INIT, v = STRBUF_INIT;
@@ -54,7 +75,8 @@ static void topology(struct strbuf *out)
 	DIR *d;
 	struct dirent *e;
 
-	for (int cpu = 0, misses = 0; cpu < 4096 && misses < 64; cpu++) {
+	for (int cpu = 0, misses = 0, last = last_possible_cpu();
+	     cpu < 4096 && cpu <= last && misses < 64; cpu++) {
 		int64_t pkg, core;
 
 		strbuf_reset(&p);
@@ -129,15 +151,19 @@ static void topology(struct strbuf *out)
 
 void agent_info_json(struct strbuf *out)
 {
+	/* task-clock first of the software ones: they use its answer */
 	static const char *const counters[] = {
 		"instructions",	 "cycles",	     "branches",
 		"branch-misses", "cache-references", "cache-misses",
 		"task-clock",	 "context-switches", "cpu-migrations",
 		"page-faults"
 	};
+#define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 	struct utsname u;
 	struct strbuf c = STRBUF_INIT, e = STRBUF_INIT;
 	struct cg_system cg;
+	int fds[NCOUNTERS], task_clock_ok = 0;
+	char task_clock_why[96] = "not probed";
 
 	strbuf_addstr(out, "{\"kernel\":{");
 	if (uname(&u) == 0) {
@@ -227,16 +253,29 @@ void agent_info_json(struct strbuf *out)
 				    "built without CONFIG_SCHEDSTATS");
 		strbuf_addch(out, '}');
 	}
-	/* perf */
+	/* perf: software events share task-clock's probe (perf.c) */
 	strbuf_addstr(out, ",\"perf\":{");
-	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+	for (size_t i = 0; i < NCOUNTERS; i++) {
 		char why[96];
+		int ok;
 
 		if (i)
 			strbuf_addch(out, ',');
 		strbuf_add_json_str(out, counters[i]);
 		strbuf_addch(out, ':');
-		if (perf_probe(counters[i], why, sizeof(why)) == 0)
+		fds[i] = -1;
+		if (perf_shares_probe(counters[i])) {
+			ok = task_clock_ok;
+			memcpy(why, task_clock_why, sizeof(why));
+		} else {
+			ok = perf_probe(counters[i], why, sizeof(why),
+					&fds[i]) == 0;
+		}
+		if (!strcmp(counters[i], "task-clock")) {
+			task_clock_ok = ok;
+			memcpy(task_clock_why, why, sizeof(why));
+		}
+		if (ok)
 			strbuf_addstr(out, "\"supported\"");
 		else {
 			strbuf_reset(&c);
@@ -244,9 +283,13 @@ void agent_info_json(struct strbuf *out)
 			strbuf_add_json_str(out, c.buf);
 		}
 	}
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	strbuf_addstr(out, "}}");
 	strbuf_release(&c);
 	strbuf_release(&e);
+#undef NCOUNTERS
 }
 
 void agent_list(struct strbuf *out)
@@ -262,6 +305,10 @@ void agent_list(struct strbuf *out)
 			strbuf_addstr(out, "  runs here: yes\n");
 		else
 			strbuf_addf(out, "  runs here: no (%s)\n", why.buf);
+		strbuf_addstr(out, "  metrics:");
+		for (size_t m = 0; d->metrics && d->metrics[m]; m++)
+			strbuf_addf(out, "%s %s", m ? "," : "", d->metrics[m]);
+		strbuf_addch(out, '\n');
 		for (const struct wl_param *p = d->params;; p++) {
 			const struct wl_param *pp =
 				p->name ? p : &workload_cgroup_param;

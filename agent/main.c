@@ -136,5 +136,7 @@ int main(int argc, char **argv)
 		return cmd_cat(argv[2]);
 	if (!strcmp(argv[1], "__exec-in"))
 		return exec_in(argc, argv);
+	if (!strcmp(argv[1], "__spin"))
+		return agent_spin_main(argc, argv);
 	return usage();
 }

@@ -633,3 +633,204 @@ int parse_numabench(const char *text, size_t len, struct metrics *ms,
 	}
 	return 0;
 }
+
+/* ---- cyclictest ----------------------------------------------------- */
+
+#define CT_MAX_THREADS 4096
+#define CT_MAX_BUCKETS 1000001
+
+struct ct_state {
+	uint64_t *counts; /* per bucket (us), summed over threads */
+	size_t nbuckets;
+	uint64_t overflows;
+	double min, max, avg_sum;
+	int nthreads, have_min, have_max, have_avg, have_over, bad;
+};
+
+/* The numbers after "# Name:" into v (at most CT_MAX_THREADS). */
+static int ct_numbers(char *s, double *v, int *n)
+{
+	char *w;
+
+	*n = 0;
+	while (*(w = next_word(&s))) {
+		if (*n >= CT_MAX_THREADS ||
+		    parse_double(w, 0, 1e12, &v[*n], NULL) < 0)
+			return -1;
+		(*n)++;
+	}
+	return *n ? 0 : -1;
+}
+
+static void ct_line(char *line, void *data)
+{
+	struct ct_state *st = data;
+	char *s = skip_sp(line);
+	static double v[CT_MAX_THREADS];
+	int n;
+
+	if (*s >= '0' && *s <= '9') {
+		char *p = s, *w = next_word(&p);
+		int64_t bucket;
+		double c;
+
+		if (parse_i64(w, 0, CT_MAX_BUCKETS - 1, &bucket, NULL) < 0)
+			return;
+		if ((size_t)bucket >= st->nbuckets) {
+			size_t nb = (size_t)bucket + 1;
+
+			st->counts =
+				xrealloc(st->counts, nb * sizeof(*st->counts));
+			memset(st->counts + st->nbuckets, 0,
+			       (nb - st->nbuckets) * sizeof(*st->counts));
+			st->nbuckets = nb;
+		}
+		while (*(w = next_word(&p))) {
+			if (parse_double(w, 0, 1e15, &c, NULL) < 0) {
+				st->bad = 1;
+				return;
+			}
+			st->counts[bucket] += (uint64_t)c;
+		}
+		return;
+	}
+	if (*s != '#')
+		return;
+	s = skip_sp(s + 1);
+	if (starts_with(s, "Min Latencies:")) {
+		if (ct_numbers(s + 14, v, &n) == 0) {
+			st->min = v[0];
+			for (int i = 1; i < n; i++)
+				if (v[i] < st->min)
+					st->min = v[i];
+			st->have_min = 1;
+		}
+	} else if (starts_with(s, "Max Latencies:")) {
+		if (ct_numbers(s + 14, v, &n) == 0) {
+			st->max = 0;
+			for (int i = 0; i < n; i++)
+				if (v[i] > st->max)
+					st->max = v[i];
+			st->have_max = 1;
+		}
+	} else if (starts_with(s, "Avg Latencies:")) {
+		if (ct_numbers(s + 14, v, &n) == 0) {
+			st->avg_sum = 0;
+			for (int i = 0; i < n; i++)
+				st->avg_sum += v[i];
+			st->nthreads = n;
+			st->have_avg = 1;
+		}
+	} else if (starts_with(s, "Histogram Overflows:")) {
+		if (ct_numbers(s + 20, v, &n) == 0) {
+			st->overflows = 0;
+			for (int i = 0; i < n; i++)
+				st->overflows += (uint64_t)v[i];
+			st->have_over = 1;
+		}
+	}
+}
+
+/*
+ * The q-quantile (0 < q < 1) of the samples: the bucket where the
+ * cumulative count first reaches ceil(q * total); samples past the
+ * histogram count at the maximum, so such a percentile is its bound.
+ */
+static double ct_quantile(const struct ct_state *st, uint64_t total, double q)
+{
+	uint64_t rank = (uint64_t)(q * (double)total), cum = 0;
+
+	if ((double)rank < q * (double)total)
+		rank++;
+	if (!rank)
+		rank = 1;
+	for (size_t b = 0; b < st->nbuckets; b++) {
+		cum += st->counts[b];
+		if (cum >= rank)
+			return (double)b;
+	}
+	return st->max;
+}
+
+int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
+		     struct strbuf *err)
+{
+	struct ct_state st;
+	uint64_t total = 0;
+	int rc = -1;
+
+	memset(&st, 0, sizeof(st));
+	each_line(text, len, ct_line, &st);
+	for (size_t b = 0; b < st.nbuckets; b++)
+		total += st.counts[b];
+	total += st.overflows;
+	if (st.bad) {
+		strbuf_addstr(err, "cyclictest printed a histogram row that is "
+				   "not numbers");
+		goto out;
+	}
+	if (!st.nbuckets || !st.have_max || !total) {
+		strbuf_addstr(err,
+			      "cyclictest printed no histogram and \"# Max "
+			      "Latencies\" line (it needs -h)");
+		goto out;
+	}
+	if (st.have_min)
+		metrics_add(ms, "latency_min_us", st.min, "us", "lower");
+	if (st.have_avg && st.nthreads)
+		metrics_add(ms, "latency_avg_us", st.avg_sum / st.nthreads,
+			    "us", "lower");
+	metrics_add(ms, "latency_p50_us", ct_quantile(&st, total, 0.5), "us",
+		    "lower");
+	metrics_add(ms, "latency_p99_us", ct_quantile(&st, total, 0.99), "us",
+		    "lower");
+	metrics_add(ms, "latency_p999_us", ct_quantile(&st, total, 0.999), "us",
+		    "lower");
+	metrics_add(ms, "latency_max_us", st.max, "us", "lower");
+	metrics_add(ms, "samples", (double)total, "count", "none");
+	if (st.have_over)
+		metrics_add(ms, "overflows", (double)st.overflows, "count",
+			    "lower");
+	rc = 0;
+out:
+	free(st.counts);
+	return rc;
+}
+
+/* ---- perf bench sched ------------------------------------------------- */
+
+static void pb_line(char *line, void *data)
+{
+	struct metrics *ms = data;
+	char *s = skip_sp(line), *p, *w;
+	double v;
+
+	if (starts_with(s, "Total time:")) {
+		p = s + 11;
+		if (parse_double(next_word(&p), 0, 1e300, &v, NULL) == 0 &&
+		    !strcmp(next_word(&p), "[sec]"))
+			metrics_add(ms, "time_s", v, "s", "lower");
+		return;
+	}
+	p = s;
+	w = next_word(&p);
+	if (parse_double(w, 0, 1e300, &v, NULL) < 0)
+		return;
+	w = next_word(&p);
+	if (!strcmp(w, "usecs/op") && !*skip_sp(p))
+		metrics_add(ms, "usecs_per_op", v, "us", "lower");
+	else if (!strcmp(w, "ops/sec") && !*skip_sp(p))
+		metrics_add(ms, "ops_per_s", v, "1/s", "higher");
+}
+
+int parse_perf_bench(const char *text, size_t len, struct metrics *ms,
+		     struct strbuf *err)
+{
+	each_line(text, len, pb_line, ms);
+	if (!metrics_find(ms, "time_s")) {
+		strbuf_addstr(err, "perf bench printed no \"Total time: N "
+				   "[sec]\" line");
+		return -1;
+	}
+	return 0;
+}

@@ -98,10 +98,20 @@ static int open_event(int idx, pid_t pid, int disabled)
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
-int perf_probe(const char *name, char *why, size_t whylen)
+int perf_shares_probe(const char *name)
+{
+	int idx = find_event(name);
+
+	return idx >= 0 && events[idx].type == PERF_TYPE_SOFTWARE &&
+	       events[idx].config != PERF_COUNT_SW_TASK_CLOCK &&
+	       events[idx].config != PERF_COUNT_SW_CPU_CLOCK;
+}
+
+int perf_probe(const char *name, char *why, size_t whylen, int *ret_fd)
 {
 	int idx = find_event(name), fd;
 
+	*ret_fd = -1;
 	if (idx < 0) {
 		describe_errno(EINVAL, why, whylen);
 		return -1;
@@ -111,7 +121,7 @@ int perf_probe(const char *name, char *why, size_t whylen)
 		describe_errno(errno, why, whylen);
 		return -1;
 	}
-	close(fd);
+	*ret_fd = fd;
 	return 0;
 }
 

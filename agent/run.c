@@ -46,10 +46,22 @@ static void on_signal(int sig)
 {
 	int e = errno;
 
-	if (!agent_stop) {
+	if (!agent_stop || agent_stop == STOP_ITERATION) {
 		agent_stop = sig == SIGALRM ? STOP_DEADLINE : STOP_SIGNAL;
 		agent_stop_signo = sig;
 	}
+	kill_tracked(SIGTERM);
+	errno = e;
+}
+
+/* A together member's SIGUSR1: end the current iteration, not the run. */
+static void on_stop_iteration(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (!agent_stop)
+		agent_stop = STOP_ITERATION;
 	kill_tracked(SIGTERM);
 	errno = e;
 }
@@ -66,6 +78,21 @@ void agent_install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+void agent_install_member_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_iteration;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+void agent_untrack_all(void)
+{
+	ntracked = 0;
 }
 
 void agent_arm_deadline(int64_t seconds)
@@ -198,6 +225,128 @@ int worker_start(struct agent_ctx *ctx, struct worker *w, const char *cg_path,
 fail:
 	strbuf_addf(err, "cannot start a worker: %s", strerror(errno));
 	return -1;
+}
+
+extern char **environ;
+
+int spin_gate_open(struct spin_gate *g, struct strbuf *err)
+{
+	int fd[2];
+
+	g->rd = g->wr = -1;
+	g->n = 0;
+	if (pipe2(fd, O_CLOEXEC) < 0) {
+		strbuf_addf(err, "cannot make a pipe: %s", strerror(errno));
+		return -1;
+	}
+	g->rd = fd[0];
+	g->wr = fd[1];
+	return 0;
+}
+
+void spin_gate_release(struct spin_gate *g)
+{
+	char buf[256];
+
+	memset(buf, 'g', sizeof(buf));
+	while (g->n && g->wr >= 0) {
+		size_t k = g->n < sizeof(buf) ? g->n : sizeof(buf);
+		ssize_t n = write(g->wr, buf, k);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* every spinner is gone */
+		g->n -= (size_t)n;
+	}
+	spin_gate_close(g);
+}
+
+void spin_gate_close(struct spin_gate *g)
+{
+	close_fd(&g->rd);
+	close_fd(&g->wr);
+}
+
+/*
+ * vfork + execve rather than posix_spawn: the child borrows our stack
+ * until it execs (it only moves the gate to fd 3), so there is no stack
+ * to map and unmap, no rlimit to read: the spawn costs the agent one
+ * syscall.  Handlers become SIG_DFL at exec; the mask is empty (the agent
+ * blocks nothing) and SIGPIPE, which the agent ignores, does not matter
+ * to a loop that writes nothing.
+ */
+int worker_spawn_spin(struct agent_ctx *ctx, struct worker *w,
+		      struct spin_gate *g, const char *cg_path,
+		      struct strbuf *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	int rc = -1, gate_rd = g->rd;
+	pid_t pid;
+
+	memset(w, 0, sizeof(*w));
+	w->pid = -1;
+	w->gate_fd = w->result_fd = -1;
+	strbuf_init(&w->result, 0);
+	strvec_pushl(&argv, "schedfarm-agent", "__spin", (char *)NULL);
+	if (ctx->cg && cg_path && strcmp(cg_path, "/") &&
+	    cg_run_procs_files(ctx->cg, cg_path, &argv, err) < 0)
+		goto out;
+	pid = vfork();
+	if (pid == 0) {
+		/* dup2 onto itself keeps close-on-exec: clear it then */
+		if (gate_rd == 3 ? fcntl(3, F_SETFD, 0) == 0
+				 : dup2(gate_rd, 3) == 3)
+			execve("/proc/self/exe", argv.v, environ);
+		_exit(127);
+	}
+	if (pid < 0) {
+		strbuf_addf(err, "cannot start a worker: %s", strerror(errno));
+		goto out;
+	}
+	w->pid = pid;
+	g->n++;
+	agent_track(pid, 0);
+	rc = 0;
+out:
+	strvec_clear(&argv);
+	return rc;
+}
+
+int spin_check(const struct worker *w, struct strbuf *err)
+{
+	if (WIFEXITED(w->status)) {
+		strbuf_addf(err,
+			    "a busy loop ended by itself (status %d): it "
+			    "could not join its cgroup or wait for the start",
+			    WEXITSTATUS(w->status));
+		return -1;
+	}
+	return 0;
+}
+
+int agent_spin_main(int argc, char **argv)
+{
+	volatile unsigned long x = 0;
+	char c;
+	ssize_t n;
+
+	for (int i = 2; i < argc; i++) {
+		int fd = open(argv[i], O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || write(fd, "0", 1) != 1)
+			return 127;
+		close(fd);
+	}
+	do
+		n = read(3, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		return 125;
+	close(3);
+	for (;;)
+		x++;
+	return 0;
 }
 
 void worker_release(struct worker *w)
@@ -370,16 +519,21 @@ static void emit_hello(struct emitter *em)
 	strbuf_release(&info);
 }
 
+/*
+ * The done line.  agent_cpu_s is the agent's own rusage plus extra_cpu_s,
+ * what its together member processes spent themselves (not their
+ * workloads), so the figure is the whole cost of measuring.
+ */
 static void emit_done(struct emitter *em, const char *status, int64_t t0,
-		      int signo)
+		      int signo, double extra_cpu_s)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct rusage ru;
-	double cpu = 0;
+	double cpu = extra_cpu_s;
 
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
-		cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-		      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+		cpu += (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	line_begin(&sb, "done", em->run_id);
 	line_str(&sb, "status", status);
 	line_num(&sb, "elapsed_s", (double)(mono_ms() - t0) / 1000.0);
@@ -391,18 +545,8 @@ static void emit_done(struct emitter *em, const char *status, int64_t t0,
 	strbuf_release(&sb);
 }
 
-/* Snapshots taken before and after each iteration. */
-struct snap {
-	int have_schedstat, have_stat;
-	struct schedstat ss;
-	struct procstat st;
-	struct rusage children;
-	uint64_t *cg_usage;
-	int *cg_ok;
-};
-
-static void snap_take(struct agent_ctx *ctx, struct snap *s, int first,
-		      struct strbuf *note)
+void snap_take(struct agent_ctx *ctx, struct snap *s, int first,
+	       struct strbuf *note)
 {
 	struct strbuf c = STRBUF_INIT, err = STRBUF_INIT;
 
@@ -436,7 +580,7 @@ static void snap_take(struct agent_ctx *ctx, struct snap *s, int first,
 	strbuf_release(&err);
 }
 
-static void snap_release(struct snap *s)
+void snap_release(struct snap *s)
 {
 	schedstat_release(&s->ss);
 	free(s->cg_usage);
@@ -448,8 +592,8 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-static void snap_emit(struct agent_ctx *ctx, const struct snap *a,
-		      const struct snap *b, const char *schedstat_note)
+void snap_emit(struct agent_ctx *ctx, const struct snap *a,
+	       const struct snap *b, const char *schedstat_note)
 {
 	struct emitter *em = ctx->em;
 
@@ -464,13 +608,17 @@ static void snap_emit(struct agent_ctx *ctx, const struct snap *a,
 	if (a->have_stat && b->have_stat)
 		procstat_emit_delta(em, &a->st, &b->st);
 	emit_counter(em, "task", "children", "user_s",
-		     tv_s(b->children.ru_utime) - tv_s(a->children.ru_utime));
+		     tv_s(b->children.ru_utime) - tv_s(a->children.ru_utime) +
+			     b->members.user_s);
 	emit_counter(em, "task", "children", "system_s",
-		     tv_s(b->children.ru_stime) - tv_s(a->children.ru_stime));
+		     tv_s(b->children.ru_stime) - tv_s(a->children.ru_stime) +
+			     b->members.system_s);
 	emit_counter(em, "task", "children", "voluntary_switches",
-		     (double)(b->children.ru_nvcsw - a->children.ru_nvcsw));
+		     (double)(b->children.ru_nvcsw - a->children.ru_nvcsw) +
+			     b->members.vol);
 	emit_counter(em, "task", "children", "involuntary_switches",
-		     (double)(b->children.ru_nivcsw - a->children.ru_nivcsw));
+		     (double)(b->children.ru_nivcsw - a->children.ru_nivcsw) +
+			     b->members.invol);
 	if (ctx->cg)
 		for (size_t i = 0; i < ctx->cg->ngroups; i++) {
 			if (a->cg_ok && a->cg_ok[i] && b->cg_ok[i])
@@ -540,19 +688,85 @@ static int read_proc_text(const char *path, struct strbuf *out)
 	return strbuf_read_file(out, path, 1 << 20);
 }
 
+/*
+ * Add the cgroups spec s's workload runs in and makes (its cgroup
+ * parameter and what the workload adds) to cg.
+ */
+static void add_workload_cgroups(const struct run_spec *s, struct cg_run *cg)
+{
+	const struct wl_ops *ops = wl_ops_of(s);
+
+	cg_run_add(cg, spec_param(s, "cgroup"), 0, 0, NULL);
+	if (ops && ops->add_cgroups)
+		ops->add_cgroups(s, cg);
+}
+
+/*
+ * The iterations of a single workload in the agent's own process: prepare,
+ * counters, the iteration, counters.  Return 0, or -1 after an error line
+ * (status "failed"); a stop leaves the status to the caller.
+ */
+static int run_iterations(struct agent_ctx *ctx, const struct wl_ops *ops,
+			  const char **status)
+{
+	const struct run_spec *spec = ctx->spec;
+	struct emitter *em = ctx->em;
+	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT;
+	int rc = 0;
+
+	for (int it = 0; it < spec->warmup + spec->iterations && !agent_stop;
+	     it++) {
+		struct snap before, after;
+		int r = 0;
+
+		em->iteration = ctx->iteration = it;
+		em->warmup = ctx->warmup = it < spec->warmup;
+		strbuf_reset(&err);
+		if (ops->prepare && ops->prepare(ctx, &err) < 0) {
+			if (!agent_stop) {
+				emit_error(em, err.buf, NULL);
+				*status = "failed";
+			}
+			rc = -1;
+			break;
+		}
+		strbuf_reset(&note);
+		snap_take(ctx, &before, 1, &note);
+		r = ops->run(ctx, &err);
+		snap_take(ctx, &after, 0, &note);
+		emit_flush(em);
+		if (r < 0 && !agent_stop) {
+			emit_error(em, err.buf, NULL);
+			*status = "failed";
+		}
+		if (!agent_stop)
+			snap_emit(ctx, &before, &after, note.buf);
+		snap_release(&before);
+		snap_release(&after);
+		if (r < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	strbuf_release(&err);
+	strbuf_release(&note);
+	return rc;
+}
+
 int agent_run(const char *spec_text, size_t len, int out_fd)
 {
 	struct run_spec spec;
 	struct emitter em;
-	struct strbuf field = STRBUF_INIT, err = STRBUF_INIT,
-		      note = STRBUF_INIT;
+	struct strbuf field = STRBUF_INIT, err = STRBUF_INIT;
 	struct cg_system cgsys;
 	struct cg_run cg;
 	struct agent_ctx ctx;
-	const struct wl_ops *ops;
+	const struct wl_ops *ops = NULL;
 	const char *status = "ok";
 	int64_t t0 = mono_ms();
 	int rc = 0, setup_done = 0, cg_inited = 0, schedstats_changed = 0;
+	int sampled;
+	double member_cpu = 0;
 	struct strbuf ss_note = STRBUF_INIT;
 
 	run_spec_init(&spec);
@@ -561,7 +775,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 		emitter_init(&em, spec.run_id > 0 ? spec.run_id : 0, out_fd);
 		em.iteration = -1;
 		emit_error(&em, err.buf, field.buf);
-		emit_done(&em, "bad-spec", t0, 0);
+		emit_done(&em, "bad-spec", t0, 0, 0);
 		emitter_release(&em);
 		rc = 2;
 		goto out;
@@ -571,12 +785,16 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	if (spec.results_file &&
 	    emitter_open_file(&em, spec.results_file, &err) < 0) {
 		emit_error(&em, err.buf, "results_file");
-		emit_done(&em, "failed", t0, 0);
+		emit_done(&em, "failed", t0, 0, 0);
 		emitter_release(&em);
 		rc = 1;
 		goto out;
 	}
-	ops = wl_ops_find(spec.wl->name);
+	/* Members, or one workload the agent samples, run in processes of
+	 * their own (together.c); otherwise the workload runs here. */
+	sampled = spec.nmembers > 0 || spec.sample_ms > 0;
+	if (!sampled)
+		ops = wl_ops_of(&spec);
 	agent_install_signals();
 	agent_arm_deadline(spec.deadline_s);
 	emit_hello(&em);
@@ -602,22 +820,35 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	for (size_t i = 0; i < spec.ncgroups; i++)
 		cg_run_add(&cg, spec.cgroups[i].path, spec.cgroups[i].weight,
 			   spec.cgroups[i].cpu_max_pct, spec.cgroups[i].cpus);
-	cg_run_add(&cg, spec_param(&spec, "cgroup"), 0, 0, NULL);
-	if (ops->add_cgroups)
-		ops->add_cgroups(&spec, &cg);
-	/* Workloads naming their own program check it in setup. */
-	if (!workload_param(spec.wl, "program") &&
-	    wl_available(spec.wl, &err) < 0) {
-		emit_error(&em, err.buf, "workload");
-		status = "failed";
-		goto finish;
+	if (spec.nmembers)
+		for (size_t i = 0; i < spec.nmembers; i++)
+			add_workload_cgroups(&spec.members[i], &cg);
+	else
+		add_workload_cgroups(&spec, &cg);
+	for (size_t i = 0; i < (spec.nmembers ? spec.nmembers : 1); i++) {
+		const struct run_spec *m =
+			spec.nmembers ? &spec.members[i] : &spec;
+
+		strbuf_reset(&err);
+		if (wl_spec_available(m, &err) < 0) {
+			if (m->name) {
+				char *why = strbuf_detach(&err, NULL);
+
+				strbuf_addf(&err, "member %s: %s", m->name,
+					    why);
+				free(why);
+			}
+			emit_error(&em, err.buf, "workload");
+			status = "failed";
+			goto finish;
+		}
 	}
 	if (cg_run_create(&cg, &err) < 0) {
 		emit_error(&em, err.buf, "cgroups");
 		status = "failed";
 		goto finish;
 	}
-	if (ops->setup && ops->setup(&ctx, &err) < 0) {
+	if (!sampled && ops->setup && ops->setup(&ctx, &err) < 0) {
 		emit_error(&em, err.buf, NULL);
 		status = agent_stop ? "interrupted" : "failed";
 		goto finish;
@@ -627,29 +858,13 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	if (ss_note.len)
 		emit_counter_unavailable(&em, "schedstat", "all", "domain",
 					 ss_note.buf);
-	for (int it = 0; it < spec.warmup + spec.iterations && !agent_stop;
-	     it++) {
-		struct snap before, after;
-		int r;
-
-		em.iteration = ctx.iteration = it;
-		em.warmup = ctx.warmup = it < spec.warmup;
-		strbuf_reset(&note);
-		snap_take(&ctx, &before, 1, &note);
+	if (sampled) {
 		strbuf_reset(&err);
-		r = ops->run(&ctx, &err);
-		snap_take(&ctx, &after, 0, &note);
-		emit_flush(&em);
-		if (r < 0 && !agent_stop) {
+		if (together_run(&ctx, &status, &member_cpu, &err) < 0 &&
+		    err.len && !agent_stop)
 			emit_error(&em, err.buf, NULL);
-			status = "failed";
-		}
-		if (!agent_stop)
-			snap_emit(&ctx, &before, &after, note.buf);
-		snap_release(&before);
-		snap_release(&after);
-		if (r < 0)
-			break;
+	} else {
+		run_iterations(&ctx, ops, &status);
 	}
 finish:
 	em.iteration = -1;
@@ -660,9 +875,7 @@ finish:
 	agent_kill_all();
 	if (schedstats_changed)
 		schedstats_off();
-	if (setup_done && ops->teardown)
-		ops->teardown(&ctx);
-	else if (!setup_done && ops->teardown && ctx.wl_state)
+	if (ops && ops->teardown && (setup_done || ctx.wl_state))
 		ops->teardown(&ctx);
 	agent_kill_all();
 	strbuf_reset(&err);
@@ -672,7 +885,8 @@ finish:
 			status = "failed";
 	}
 	emit_done(&em, status, t0,
-		  agent_stop == STOP_SIGNAL ? (int)agent_stop_signo : 0);
+		  agent_stop == STOP_SIGNAL ? (int)agent_stop_signo : 0,
+		  member_cpu);
 	rc = strcmp(status, "ok") ? 1 : 0;
 	emitter_release(&em);
 out:
@@ -682,7 +896,6 @@ out:
 	run_spec_release(&spec);
 	strbuf_release(&field);
 	strbuf_release(&err);
-	strbuf_release(&note);
 	strbuf_release(&ss_note);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -34,6 +35,29 @@ int read_small(int fd, char *buf, size_t size)
 		return -1;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+uint64_t read_leading_u64(const char *buf, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		v = v * 10 + (uint64_t)(buf[i] - '0');
+	return v;
+}
+
+int task_cpu_clock(pid_t pid, clockid_t *ret)
+{
+	return clock_getcpuclockid(pid, ret) ? -1 : 0;
+}
+
+uint64_t task_cpu_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	if (clock_gettime(c, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void schedstat_release(struct schedstat *s)

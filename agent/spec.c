@@ -32,8 +32,27 @@ void run_spec_release(struct run_spec *s)
 	}
 	free(s->cgroups);
 	free(s->results_file);
+	if (s->cmd) {
+		cmd_def_release(s->cmd);
+		free(s->cmd);
+	}
+	for (size_t i = 0; i < s->nmembers; i++)
+		run_spec_release(&s->members[i]);
+	free(s->members);
+	free(s->name);
 	run_spec_init(s);
 }
+
+/* A command spec has one parameter: where it runs. */
+static const struct wl_param command_params[] = {
+	{ NULL, WL_INT, 0, 0, NULL, NULL, NULL },
+};
+static const char *const command_metrics[] = { "*", NULL };
+
+const struct wl_desc wl_command_desc = {
+	"command",	WL_COMMAND,	 NULL, "a plan-defined command",
+	command_params, command_metrics,
+};
 
 /* A cgroup path from a spec: absolute, plain components, no "." or "..". */
 static int check_cg_path(const char *p, struct strbuf *why)
@@ -183,12 +202,19 @@ static int scalar_text(const struct json_value *v, struct strbuf *out)
 	}
 }
 
+/*
+ * The parameters of s's workload from the spec's params object (NULL: all
+ * defaults), checked against the workload table.  Field names in messages
+ * start with prefix ("" or "together[1].").
+ */
 static int parse_params(const struct json_value *params, struct run_spec *s,
-			struct strbuf *field, struct strbuf *err)
+			const char *prefix, struct strbuf *field,
+			struct strbuf *err)
 {
 	const struct wl_desc *wl = s->wl;
 	size_t n = json_len(params);
 
+	strbuf_addstr(field, prefix);
 	if (params && json_type_of(params) != JSON_OBJECT) {
 		strbuf_addstr(field, "params");
 		strbuf_addstr(err, "\"params\": expected an object");
@@ -201,7 +227,7 @@ static int parse_params(const struct json_value *params, struct run_spec *s,
 			strbuf_addf(field, "params.%s", key);
 			strbuf_addf(err,
 				    "\"params.%s\": %s has no parameter %s",
-				    key, wl->name, key);
+				    key, s->cmd ? s->cmd->name : wl->name, key);
 			return -1;
 		}
 	}
@@ -256,6 +282,218 @@ static int parse_params(const struct json_value *params, struct run_spec *s,
 	bad:
 		strbuf_release(&val);
 		strbuf_release(&why);
+		return -1;
+	}
+	strbuf_setlen(field, 0);
+	return 0;
+}
+
+/*
+ * The workload part of a spec or of a member: "workload" and "params", or
+ * "command" and "params".  Fills s->wl (and s->cmd) and the parameters,
+ * then the workload's own deeper check.
+ */
+static int parse_workload(const struct json_value *o, struct run_spec *s,
+			  const char *prefix, struct strbuf *field,
+			  struct strbuf *err)
+{
+	const struct json_value *cmd = json_get(o, "command");
+	const char *name = NULL;
+	int r;
+
+	if (cmd && json_get(o, "workload")) {
+		strbuf_addf(field, "%scommand", prefix);
+		strbuf_addstr(err, "give \"workload\" or \"command\", not "
+				   "both");
+		return -1;
+	}
+	if (cmd) {
+		s->cmd = xcalloc(1, sizeof(*s->cmd));
+		cmd_def_init(s->cmd);
+		strbuf_addf(field, "%scommand", prefix);
+		if (cmd_def_from_json(cmd, s->cmd, field, err) < 0) {
+			struct strbuf msg = STRBUF_INIT;
+
+			strbuf_addf(&msg, "\"%s\": %s", field->buf, err->buf);
+			strbuf_reset(err);
+			strbuf_addbuf(err, &msg);
+			strbuf_release(&msg);
+			return -1;
+		}
+		strbuf_reset(field);
+		s->wl = &wl_command_desc;
+	} else {
+		r = json_get_string(o, "workload", 64, &name, err);
+		if (r == -ENOENT)
+			strbuf_addstr(err, "\"workload\": required (or "
+					   "\"command\" or \"together\")");
+		if (r < 0) {
+			strbuf_addf(field, "%sworkload", prefix);
+			return -1;
+		}
+		s->wl = workload_find(name);
+		if (!s->wl) {
+			strbuf_addf(err,
+				    "\"workload\": no workload named \"%s\" "
+				    "(see schedfarm-agent list)",
+				    name);
+			strbuf_addf(field, "%sworkload", prefix);
+			return -1;
+		}
+	}
+	if (parse_params(json_get(o, "params"), s, prefix, field, err) < 0)
+		return -1;
+	{
+		const struct wl_ops *ops = wl_ops_of(s);
+		size_t mark = field->len;
+
+		if (ops && ops->check && ops->check(s, field, err) < 0) {
+			if (*prefix) {
+				char *f = xstrdup(field->buf + mark);
+
+				strbuf_setlen(field, mark);
+				strbuf_addf(field, "%s%s", prefix, f);
+				free(f);
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Names the cross-group figures use: no member may be called so. */
+static int reserved_member_name(const char *n)
+{
+	static const char *const r[] = { "share",      "cpu_pct",
+					 "elapsed_s",  "elapsed_ratio",
+					 "jain_index", "max_min_ratio",
+					 "window_s",   NULL };
+
+	for (size_t i = 0; r[i]; i++)
+		if (!strcmp(r[i], n))
+			return 1;
+	return 0;
+}
+
+/* Does path a contain b (equal, or b below a)? */
+static int path_contains(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	return !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/');
+}
+
+/*
+ * "together": 1..SPEC_MAX_MEMBERS members, each {name, workload|command,
+ * params, background}: distinct names, at least one measured member, and
+ * no two members in the same (or a nested) cgroup other than "/", so each
+ * group's CPU is its member's.
+ */
+static int parse_together(const struct json_value *arr, struct run_spec *s,
+			  struct strbuf *field, struct strbuf *err)
+{
+	size_t n = json_len(arr);
+	int measured = 0;
+
+	if (json_type_of(arr) != JSON_ARRAY || !n || n > SPEC_MAX_MEMBERS) {
+		strbuf_addstr(field, "together");
+		strbuf_addf(err,
+			    "\"together\": expected an array of 1..%d members",
+			    SPEC_MAX_MEMBERS);
+		return -1;
+	}
+	s->members = xcalloc(n, sizeof(*s->members));
+	for (size_t i = 0; i < n; i++) {
+		const struct json_value *o = json_at(arr, i);
+		struct run_spec *m = &s->members[i];
+		struct strbuf prefix = STRBUF_INIT;
+		const char *name = NULL;
+		int bg = 0, rc = 0;
+
+		run_spec_init(m);
+		s->nmembers = i + 1;
+		strbuf_addf(&prefix, "together[%zu].", i);
+		if (json_type_of(o) != JSON_OBJECT) {
+			strbuf_addf(field, "together[%zu]", i);
+			strbuf_addstr(err, "a member: expected an object");
+			rc = -1;
+		}
+		for (size_t k = 0; !rc && k < json_len(o); k++) {
+			const char *key = json_key_at(o, k);
+
+			if (strcmp(key, "name") && strcmp(key, "workload") &&
+			    strcmp(key, "command") && strcmp(key, "params") &&
+			    strcmp(key, "background")) {
+				strbuf_addf(field, "%s%s", prefix.buf, key);
+				strbuf_addf(
+					err,
+					"unknown field \"%s\" (expected "
+					"name, workload or command, params, "
+					"background)",
+					key);
+				rc = -1;
+			}
+		}
+		if (!rc &&
+		    (json_get_string(o, "name", 32, &name, err) < 0 || !*name ||
+		     strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789_-") != strlen(name) ||
+		     reserved_member_name(name))) {
+			strbuf_addf(field, "%sname", prefix.buf);
+			strbuf_addstr(err,
+				      " (a member's name: 1..32 bytes of "
+				      "[A-Za-z0-9_-], not one of share, "
+				      "cpu_pct, elapsed_s, elapsed_ratio, "
+				      "jain_index, max_min_ratio, window_s)");
+			rc = -1;
+		}
+		for (size_t j = 0; !rc && j < i; j++)
+			if (!strcmp(s->members[j].name, name)) {
+				strbuf_addf(field, "%sname", prefix.buf);
+				strbuf_addf(err,
+					    "member name \"%s\" given "
+					    "twice",
+					    name);
+				rc = -1;
+			}
+		if (!rc &&
+		    json_get_bool(o, "background", &bg, err) == -EINVAL) {
+			strbuf_addf(field, "%sbackground", prefix.buf);
+			rc = -1;
+		}
+		if (!rc) {
+			m->name = xstrdup(name);
+			m->background = bg;
+			m->run_id = s->run_id;
+			measured += !bg;
+			rc = parse_workload(o, m, prefix.buf, field, err);
+		}
+		for (size_t j = 0; !rc && j < i; j++) {
+			const char *a = spec_param(&s->members[j], "cgroup"),
+				   *b = spec_param(m, "cgroup");
+
+			if (strcmp(a, "/") && strcmp(b, "/") &&
+			    (path_contains(a, b) || path_contains(b, a))) {
+				strbuf_addf(field, "%sparams.cgroup",
+					    prefix.buf);
+				strbuf_addf(err,
+					    "members %s and %s run in cgroups "
+					    "%s and %s: each member needs a "
+					    "cgroup of its own (or /) for its "
+					    "CPU to be told apart",
+					    s->members[j].name, name, a, b);
+				rc = -1;
+			}
+		}
+		strbuf_release(&prefix);
+		if (rc)
+			return -1;
+	}
+	if (!measured) {
+		strbuf_addstr(field, "together");
+		strbuf_addstr(err, "\"together\": every member is background; "
+				   "at least one must be measured");
 		return -1;
 	}
 	return 0;
@@ -352,14 +590,16 @@ static int parse_cgroups(const struct json_value *arr, struct run_spec *s,
 int spec_parse(const char *text, size_t len, struct run_spec *s,
 	       struct strbuf *field, struct strbuf *err)
 {
-	static const char *const known[] = { "run_id",	      "workload",
-					     "params",	      "iterations",
-					     "warmup",	      "cgroups",
-					     "results_file",  "deadline_s",
-					     "parent_weight", NULL };
+	static const char *const known[] = {
+		"run_id",     "workload",      "command",
+		"together",   "params",	       "iterations",
+		"warmup",     "cgroups",       "results_file",
+		"deadline_s", "parent_weight", "sample_ms",
+		NULL
+	};
 	const struct json_limits lim = { 8, 4096, 4096 };
 	struct json_value *doc = NULL;
-	const char *name = NULL, *rf = NULL;
+	const char *rf = NULL;
 	int64_t v;
 	int r, rc = -1;
 
@@ -395,21 +635,30 @@ int spec_parse(const char *text, size_t len, struct run_spec *s,
 		strbuf_addstr(err, "\"run_id\": required (an integer >= 1)");
 	if (r < 0)
 		FIELD("run_id");
-	r = json_get_string(doc, "workload", 64, &name, err);
-	if (r == -ENOENT)
-		strbuf_addstr(err, "\"workload\": required");
-	if (r < 0)
-		FIELD("workload");
-	s->wl = workload_find(name);
-	if (!s->wl) {
-		strbuf_addf(err,
-			    "\"workload\": no workload named \"%s\" (see "
-			    "schedfarm-agent list)",
-			    name);
-		FIELD("workload");
-	}
-	if (parse_params(json_get(doc, "params"), s, field, err) < 0)
+	if (json_get(doc, "together")) {
+		if (json_get(doc, "workload") || json_get(doc, "command") ||
+		    json_get(doc, "params")) {
+			strbuf_addstr(err, "\"together\" holds the workloads: "
+					   "no \"workload\", \"command\" or "
+					   "\"params\" beside it");
+			FIELD("together");
+		}
+		if (parse_together(json_get(doc, "together"), s, field, err) <
+		    0)
+			goto out;
+		s->sample_ms = 1000;
+	} else if (parse_workload(doc, s, "", field, err) < 0) {
 		goto out;
+	}
+	v = s->sample_ms;
+	r = json_get_i64(doc, "sample_ms", 0, 60000, &v, err);
+	if (r == -EINVAL || (r == 0 && v && v < 100)) {
+		if (r == 0)
+			strbuf_addstr(err, "\"sample_ms\": expected 0 (off) "
+					   "or 100..60000");
+		FIELD("sample_ms");
+	}
+	s->sample_ms = (int)v;
 	v = 1;
 	if (json_get_i64(doc, "iterations", 1, 10000, &v, err) == -EINVAL)
 		FIELD("iterations");
@@ -418,6 +667,10 @@ int spec_parse(const char *text, size_t len, struct run_spec *s,
 	if (json_get_i64(doc, "warmup", 0, 1000, &v, err) == -EINVAL)
 		FIELD("warmup");
 	s->warmup = (int)v;
+	for (size_t i = 0; i < s->nmembers; i++) {
+		s->members[i].iterations = s->iterations;
+		s->members[i].warmup = s->warmup;
+	}
 	v = 0;
 	if (json_get_i64(doc, "deadline_s", 1, 7 * 24 * 3600, &v, err) ==
 	    -EINVAL)
@@ -441,12 +694,6 @@ int spec_parse(const char *text, size_t len, struct run_spec *s,
 	    parse_cgroups(json_get(doc, "cgroups"), s, field, err) < 0)
 		goto out;
 #undef FIELD
-	{
-		const struct wl_ops *ops = wl_ops_find(s->wl->name);
-
-		if (ops && ops->check && ops->check(s, field, err) < 0)
-			goto out;
-	}
 	rc = 0;
 out:
 	json_free(doc);

@@ -18,8 +18,9 @@
 
 #define SYSRQ_TRIGGER "/proc/sysrq-trigger"
 
-static int crash_available(struct strbuf *why)
+static int crash_available(const struct run_spec *s, struct strbuf *why)
 {
+	(void)s;
 	if (access(SYSRQ_TRIGGER, W_OK) < 0) {
 		strbuf_addf(why,
 			    "cannot write %s: %s (needs root and a kernel "

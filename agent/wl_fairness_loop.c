@@ -5,8 +5,8 @@
  *
  * Shares are in percent of one CPU, like top's %CPU in the seed: 5 loops in
  * /a and 2 in /b with equal weights on 2 CPUs give about 20% per /a task and
- * 50% per /b task.  Each task's CPU time comes from /proc/PID/schedstat
- * (kept open and re-read with pread, so a sample is a few syscalls), each
+ * 50% per /b task.  Each task's CPU time comes from its CPU-time clock
+ * (clock_getcpuclockid: one clock_gettime per task and sample), each
  * group's also from its cgroup usage.  Derived: Jain's index and max/min
  * ratio over weight-normalised group shares, and the time to converge: the
  * start of the first sample interval from which every group stays within
@@ -14,7 +14,6 @@
  * interval, water-filled so a group never gets more than its loops can use).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,17 +90,6 @@ static void fl_teardown(struct agent_ctx *ctx)
 	ctx->wl_state = NULL;
 }
 
-static int busy_loop(void *arg, int fd)
-{
-	volatile unsigned long x = 0;
-
-	(void)arg;
-	close(fd);
-	for (;;)
-		x++;
-	return 0;
-}
-
 static int64_t now_ns(void)
 {
 	struct timespec ts;
@@ -110,29 +98,16 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The first field of /proc/PID/schedstat (ns on CPU); 0 if unreadable.
- * Parsed by hand: this runs every sample for every task. */
-static uint64_t read_run_ns(int fd)
-{
-	char buf[128];
-	uint64_t v = 0;
-	int n = fd >= 0 ? read_small(fd, buf, sizeof(buf)) : -1;
-
-	for (int i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
-		v = v * 10 + (uint64_t)(buf[i] - '0');
-	return v;
-}
-
 /*
  * Entitlements for one interval: capacity `cap` (percent of a CPU) shared
  * by weight, no group getting more than demand[g] (its loops x 100%); what
- * a capped group cannot use goes to the others (water-filling).
+ * a capped group cannot use goes to the others (water-filling).  fixed is
+ * the caller's scratch of ng ints (this runs at every sample).
  */
 static void entitlements(size_t ng, const int *weight, const double *demand,
-			 double cap, double *ent)
+			 double cap, double *ent, int *fixed)
 {
-	int *fixed = xcalloc(ng, sizeof(int));
-
+	memset(fixed, 0, ng * sizeof(int));
 	for (;;) {
 		double wsum = 0, left = cap;
 		int changed = 0;
@@ -157,7 +132,6 @@ static void entitlements(size_t ng, const int *weight, const double *demand,
 		if (!changed)
 			break;
 	}
-	free(fixed);
 }
 
 static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
@@ -166,9 +140,11 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 	struct emitter *em = ctx->em;
 	size_t nt = 0, t;
 	struct worker *w;
-	int *fds, *gof;
+	clockid_t *clk;
+	int *gof;
 	uint64_t *first, *prev, *cur;
 	double *gshare, *ent, *demand, *xnorm;
+	int *fixed;
 	int64_t interval = spec_param_ms(ctx->spec, "sample_interval");
 	int64_t duration = spec_param_ms(ctx->spec, "duration");
 	double pct = spec_param_double(ctx->spec, "converge_pct");
@@ -177,11 +153,12 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 	int rc = -1, nsamples = 0;
 	struct strbuf series = STRBUF_INIT;
 	struct strvec tnames = STRVEC_INIT, gnames = STRVEC_INIT;
+	struct spin_gate gate = { -1, -1, 0 };
 
 	for (size_t g = 0; g < st->ng; g++)
 		nt += (size_t)st->g[g].tasks;
 	w = xcalloc(nt, sizeof(*w));
-	fds = xcalloc(nt, sizeof(int));
+	clk = xcalloc(nt, sizeof(*clk));
 	gof = xcalloc(nt, sizeof(int));
 	first = xcalloc(nt, sizeof(uint64_t));
 	prev = xcalloc(nt, sizeof(uint64_t));
@@ -190,25 +167,28 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 	ent = xcalloc(st->ng, sizeof(double));
 	demand = xcalloc(st->ng, sizeof(double));
 	xnorm = xcalloc(st->ng, sizeof(double));
+	fixed = xcalloc(st->ng, sizeof(int));
 	for (t = 0; t < nt; t++) {
 		w[t].pid = -1;
 		w[t].gate_fd = w[t].result_fd = -1;
 		strbuf_init(&w[t].result, 0);
-		fds[t] = -1;
 	}
+	if (spin_gate_open(&gate, err) < 0)
+		goto out;
 	t = 0;
 	for (size_t g = 0; g < st->ng; g++) {
 		demand[g] = 100.0 * st->g[g].tasks;
 		for (int k = 0; k < st->g[g].tasks; k++, t++) {
-			struct strbuf p = STRBUF_INIT;
-
 			gof[t] = (int)g;
-			if (worker_start(ctx, &w[t], st->g[g].path, busy_loop,
-					 NULL, err) < 0)
+			if (worker_spawn_spin(ctx, &w[t], &gate, st->g[g].path,
+					      err) < 0)
 				goto out;
-			strbuf_addf(&p, "/proc/%ld/schedstat", (long)w[t].pid);
-			fds[t] = open(p.buf, O_RDONLY | O_CLOEXEC);
-			strbuf_release(&p);
+			if (task_cpu_clock(w[t].pid, &clk[t]) < 0) {
+				strbuf_addstr(err,
+					      "cannot read a loop's CPU "
+					      "time (clock_getcpuclockid)");
+				goto out;
+			}
 		}
 	}
 	for (t = 0; t < nt; t++)
@@ -216,13 +196,12 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 			     t);
 	for (size_t g = 0; g < st->ng; g++)
 		strvec_pushf(&gnames, "share.%s", st->g[g].path);
-	for (t = 0; t < nt; t++)
-		worker_release(&w[t]);
+	spin_gate_release(&gate);
 	t0 = tprev = now_ns();
 	start_ms = mono_ms();
 	end_ms = start_ms + duration;
 	for (t = 0; t < nt; t++)
-		first[t] = prev[t] = read_run_ns(fds[t]);
+		first[t] = prev[t] = task_cpu_ns(clk[t]);
 
 	for (tick = start_ms + interval;; tick += interval) {
 		int64_t tnow, dt;
@@ -250,7 +229,7 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 		for (t = 0; t < nt; t++) {
 			double share;
 
-			cur[t] = read_run_ns(fds[t]);
+			cur[t] = task_cpu_ns(clk[t]);
 			share = dt > 0 ? 100.0 * (double)(cur[t] - prev[t]) /
 						 (double)dt
 				       : 0;
@@ -262,7 +241,7 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 			emit_sample(em, gnames.v[g], tsec, gshare[g]);
 			cap += gshare[g];
 		}
-		entitlements(st->ng, st->weight, demand, cap, ent);
+		entitlements(st->ng, st->weight, demand, cap, ent, fixed);
 		for (size_t g = 0; g < st->ng; g++)
 			if (ent[g] > 0 &&
 			    fabs(gshare[g] - ent[g]) > ent[g] * pct / 100)
@@ -285,8 +264,30 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 		double wall = (double)(tprev - t0);
 		double sum = 0, sumsq = 0, mx = 0, mn = INFINITY;
 
-		memset(gshare, 0, st->ng * sizeof(double));
+		uint64_t *sw = xcalloc(2 * nt, sizeof(uint64_t));
+		int *sw_ok = xcalloc(nt, sizeof(int)), bad = 0;
+
+		/* Switches before the loops die, then every loop checked
+		 * before a result is said: a loop that ended by itself makes
+		 * the whole iteration wrong. */
 		for (t = 0; t < nt; t++) {
+			struct strbuf f = STRBUF_INIT, c = STRBUF_INIT;
+
+			strbuf_addf(&f, "/proc/%ld/status", (long)w[t].pid);
+			sw_ok[t] =
+				strbuf_read_file(&c, f.buf, 65536) >= 0 &&
+				task_status_switches(c.buf, c.len, &sw[2 * t],
+						     &sw[2 * t + 1]) == 0;
+			strbuf_release(&f);
+			strbuf_release(&c);
+		}
+		for (t = 0; t < nt; t++) {
+			worker_kill(&w[t]);
+			if (!bad && spin_check(&w[t], err) < 0)
+				bad = 1;
+		}
+		memset(gshare, 0, st->ng * sizeof(double));
+		for (t = 0; !bad && t < nt; t++) {
 			double share =
 				100.0 * (double)(cur[t] - first[t]) / wall;
 			struct strbuf path = STRBUF_INIT;
@@ -297,26 +298,14 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 				    st->g[gof[t]].path, t);
 			emit_result(em, series.buf, share, "%cpu", "none");
 			strbuf_addf(&path, "%s/task%zu", st->g[gof[t]].path, t);
-			{
-				struct strbuf f = STRBUF_INIT, c = STRBUF_INIT;
-				uint64_t vol, invol;
-
-				strbuf_addf(&f, "/proc/%ld/status",
-					    (long)w[t].pid);
-				if (strbuf_read_file(&c, f.buf, 65536) >= 0 &&
-				    task_status_switches(c.buf, c.len, &vol,
-							 &invol) == 0) {
-					emit_counter(em, "task", path.buf,
-						     "voluntary_switches",
-						     (double)vol);
-					emit_counter(em, "task", path.buf,
-						     "involuntary_switches",
-						     (double)invol);
-				}
-				strbuf_release(&f);
-				strbuf_release(&c);
+			if (sw_ok[t]) {
+				emit_counter(em, "task", path.buf,
+					     "voluntary_switches",
+					     (double)sw[2 * t]);
+				emit_counter(em, "task", path.buf,
+					     "involuntary_switches",
+					     (double)sw[2 * t + 1]);
 			}
-			worker_kill(&w[t]);
 			if (w[t].ts_ok) {
 				emit_counter(em, "task", path.buf, "run_ns",
 					     (double)w[t].ts.run_ns);
@@ -327,6 +316,10 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 			}
 			strbuf_release(&path);
 		}
+		free(sw);
+		free(sw_ok);
+		if (bad)
+			goto out;
 		for (size_t g = 0; g < st->ng; g++) {
 			strbuf_reset(&series);
 			strbuf_addf(&series, "share.%s", st->g[g].path);
@@ -362,13 +355,11 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 	}
 	rc = 0;
 out:
-	for (t = 0; t < nt; t++) {
-		if (fds[t] >= 0)
-			close(fds[t]);
+	spin_gate_close(&gate);
+	for (t = 0; t < nt; t++)
 		worker_clear(&w[t]);
-	}
 	free(w);
-	free(fds);
+	free(clk);
 	free(gof);
 	free(first);
 	free(prev);
@@ -377,6 +368,7 @@ out:
 	free(ent);
 	free(demand);
 	free(xnorm);
+	free(fixed);
 	strbuf_release(&series);
 	strvec_clear(&tnames);
 	strvec_clear(&gnames);

@@ -4,8 +4,9 @@
  * iteration (not timed), and elapsed, user, system and CPU% of the build.
  * User and system time are the build's own (the agent's reaped-children
  * rusage across the make), so nothing else on the host is counted.  Seed
- * 001's two compiles in two cgroups are two runs with different `cgroup`
- * and `jobs` parameters.
+ * 001's two compiles in two cgroups at the same time are a together run of
+ * two kernbench members, each in its own cgroup: the clean is the untimed
+ * prepare step, so both builds start together after both trees are clean.
  */
 #include <string.h>
 #include <sys/resource.h>
@@ -19,6 +20,7 @@
 static int kb_setup(struct agent_ctx *ctx, struct strbuf *err)
 {
 	const char *tree = spec_param(ctx->spec, "tree");
+	const char *obj = spec_param(ctx->spec, "objdir");
 	struct strbuf mk = STRBUF_INIT;
 	struct stat st;
 	int rc = 0;
@@ -29,6 +31,13 @@ static int kb_setup(struct agent_ctx *ctx, struct strbuf *err)
 			    "kernbench: %s has no Makefile (params.tree must "
 			    "be a configured kernel tree)",
 			    tree);
+		rc = -1;
+	} else if (*obj && (stat(obj, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		strbuf_addf(err,
+			    "kernbench: params.objdir %s is not a folder "
+			    "(make it and configure the build there: make -C "
+			    "%s O=%s defconfig)",
+			    obj, tree, obj);
 		rc = -1;
 	}
 	strbuf_release(&mk);
@@ -49,6 +58,8 @@ static int kb_make(struct agent_ctx *ctx, const char *target, int jobs,
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "make", "-C", spec_param(ctx->spec, "tree"),
 		     (char *)NULL);
+	if (*spec_param(ctx->spec, "objdir"))
+		strvec_pushf(&cp.args, "O=%s", spec_param(ctx->spec, "objdir"));
 	if (jobs)
 		strvec_pushf(&cp.args, "-j%d", jobs);
 	strvec_push(&cp.args, target);
@@ -65,6 +76,14 @@ static int kb_make(struct agent_ctx *ctx, const char *target, int jobs,
 	return rc;
 }
 
+static int kb_prepare(struct agent_ctx *ctx, struct strbuf *err)
+{
+	if (spec_param_bool(ctx->spec, "clean") &&
+	    kb_make(ctx, "clean", 0, err) < 0)
+		return -1;
+	return 0;
+}
+
 static int kb_run(struct agent_ctx *ctx, struct strbuf *err)
 {
 	int jobs = (int)spec_param_i64(ctx->spec, "jobs");
@@ -74,9 +93,6 @@ static int kb_run(struct agent_ctx *ctx, struct strbuf *err)
 
 	if (!jobs)
 		jobs = 2 * ctx->ncpus;
-	if (spec_param_bool(ctx->spec, "clean") &&
-	    kb_make(ctx, "clean", 0, err) < 0)
-		return -1;
 	getrusage(RUSAGE_CHILDREN, &a);
 	t0 = mono_ms();
 	if (kb_make(ctx, spec_param(ctx->spec, "target"), jobs, err) < 0)
@@ -100,5 +116,6 @@ static int kb_run(struct agent_ctx *ctx, struct strbuf *err)
 const struct wl_ops wl_kernbench = {
 	.name = "kernbench",
 	.setup = kb_setup,
+	.prepare = kb_prepare,
 	.run = kb_run,
 };

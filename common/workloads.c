@@ -6,6 +6,7 @@
  * loops and volanomark shape, numa-bw is seed 002's numa_test, pipe-pingpong
  * is seed 004's pipe-test-100k.
  */
+#include <fnmatch.h>
 #include <math.h>
 #include <string.h>
 
@@ -119,6 +120,9 @@ static const struct wl_param kernbench_params[] = {
 	{ "target", WL_STRING, 1, 64, "vmlinux", NULL, "make target" },
 	{ "clean", WL_BOOL, 0, 1, "true", NULL,
 	  "make clean before each iteration" },
+	{ "objdir", WL_STRING, 0, 4096, "", NULL,
+	  "build in this folder (make O=, configured there) instead of the "
+	  "tree: two builds of one tree at once" },
 	END,
 };
 
@@ -152,51 +156,148 @@ static const struct wl_param perf_stat_params[] = {
 	END,
 };
 
+static const struct wl_param cpu_hog_params[] = {
+	{ "tasks", WL_INT, 1, 4096, "1", NULL, "busy loops in the cgroup" },
+	{ "duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL,
+	  "how long the loops run" },
+	END,
+};
+
+static const struct wl_param cyclictest_params[] = {
+	{ "threads", WL_INT, 0, 4096, "1", NULL,
+	  "measuring threads (-t N; 0: one per CPU)" },
+	{ "interval_us", WL_INT, 100, 1000000, "1000", NULL,
+	  "base wake-up interval of a thread (-i, microseconds)" },
+	{ "duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL,
+	  "how long to measure (-D)" },
+	{ "priority", WL_INT, 0, 99, "0", NULL,
+	  "SCHED_FIFO priority (-p); 0: SCHED_OTHER, the fair class" },
+	{ "histogram_us", WL_INT, 100, 1000000, "100000", NULL,
+	  "histogram range (-h, microseconds); percentiles beyond it are "
+	  "bounded by the maximum" },
+	END,
+};
+
+static const struct wl_param perf_bench_params[] = {
+	{ "bench", WL_STRING, 0, 16, "messaging", "messaging|pipe",
+	  "perf bench sched messaging (hackbench) or pipe" },
+	{ "groups", WL_INT, 1, 1000, "10", NULL,
+	  "messaging: groups of senders and receivers (-g)" },
+	{ "loops", WL_INT, 1, 1e9, "100", NULL,
+	  "messaging: messages per sender; pipe: round trips (-l)" },
+	{ "mode", WL_STRING, 0, 16, "process", "process|thread",
+	  "tasks are processes or threads (-t / -T)" },
+	{ "pipe", WL_BOOL, 0, 1, "false", NULL,
+	  "messaging: pipes instead of sockets (-p)" },
+	END,
+};
+
 static const struct wl_param crash_params[] = {
 	{ "delay_ms", WL_INT, 0, 3600000, "1000", NULL,
 	  "wait this long, then crash the kernel with sysrq-c" },
 	END,
 };
 
+/* ---- the metrics each workload reports (doc/PROTOCOL.md) ------------ */
+
+static const char *const fairness_metrics[] = {
+	"share.*",   "share_per_task.*", "jain_index", "max_min_ratio",
+	"converged", "converge_s",	 "samples",    NULL
+};
+static const char *const memchunk_metrics[] = { "records_per_s",
+						"records_per_s.short",
+						"records_per_s.long",
+						"elapsed_s", NULL };
+static const char *const pipe_metrics[] = {
+	"round_trip_us", "round_trips_per_s",
+	"elapsed_s",	 "context_switches_per_round_trip",
+	"perf.*",	 NULL
+};
+static const char *const chat_metrics[] = { "messages_per_s", "messages",
+					    "elapsed_s", NULL };
+static const char *const numa_metrics[] = { "elapsed_s",   "total_user_s",
+					    "total_sys_s", "avg_user_s",
+					    "job*.user_s", "job*.elapsed_s",
+					    "job*.node",   NULL };
+static const char *const sysbench_metrics[] = {
+	"events_per_s",	  "transactions_per_s",
+	"queries_per_s",  "total_time_s",
+	"events",	  "latency_min_ms",
+	"latency_avg_ms", "latency_max_ms",
+	"latency_p95_ms", NULL
+};
+static const char *const hackbench_metrics[] = { "time_s", NULL };
+static const char *const kernbench_metrics[] = { "elapsed_s",	     "user_s",
+						 "system_s",	     "cpu_pct",
+						 "context_switches", NULL };
+static const char *const reaim_metrics[] = { "max_jpm", NULL };
+static const char *const volano_metrics[] = { "messages_per_s", "runs", NULL };
+/* perf-stat reports the events its params name: any name. */
+static const char *const perf_stat_metrics[] = { "*", NULL };
+static const char *const cpu_hog_metrics[] = { "cpu_pct", "cpu_pct_per_task",
+					       "cpu_s", NULL };
+static const char *const cyclictest_metrics[] = {
+	"latency_min_us", "latency_avg_us",  "latency_p50_us",
+	"latency_p99_us", "latency_p999_us", "latency_max_us",
+	"samples",	  "overflows",	     NULL
+};
+static const char *const perf_bench_metrics[] = { "time_s", "usecs_per_op",
+						  "ops_per_s", NULL };
+
+/* crash reports nothing: the kernel it crashes is the result. */
+static const char *const crash_metrics[] = { NULL };
+
 const struct wl_desc workload_table[] = {
 	{ "chat", WL_BUILTIN, NULL,
 	  "volanomark-like rooms of clients on loopback TCP; messages/s",
-	  chat_params },
+	  chat_params, chat_metrics },
+	{ "cpu-hog", WL_BUILTIN, NULL,
+	  "N busy loops in one cgroup; the CPU they got (a together: "
+	  "neighbour or one side of a fairness pair)",
+	  cpu_hog_params, cpu_hog_metrics },
 	{ "crash", WL_BUILTIN, NULL,
 	  "crash the kernel (sysrq-c) for crash-path tests: a plan with "
 	  "`expect: panic`",
-	  crash_params },
+	  crash_params, crash_metrics },
+	{ "cyclictest", WL_WRAPPED, "cyclictest",
+	  "rt-tests cyclictest: wake-up latency percentiles from its "
+	  "histogram",
+	  cyclictest_params, cyclictest_metrics },
 	{ "fairness-loop", WL_BUILTIN, NULL,
 	  "busy loops per cgroup; per-task/group CPU share, Jain's index, "
 	  "convergence",
-	  fairness_params },
+	  fairness_params, fairness_metrics },
 	{ "hackbench", WL_WRAPPED, "hackbench", "rt-tests hackbench; seconds",
-	  hackbench_params },
+	  hackbench_params, hackbench_metrics },
 	{ "kernbench", WL_WRAPPED, "make",
 	  "make -jN of a kernel tree; elapsed, user, system, CPU%",
-	  kernbench_params },
+	  kernbench_params, kernbench_metrics },
 	{ "memchunk", WL_BUILTIN, NULL,
 	  "short (10% duty) and long running malloc/write/free threads; "
 	  "records/s",
-	  memchunk_params },
+	  memchunk_params, memchunk_metrics },
 	{ "numa-bw", WL_BUILTIN, NULL,
 	  "N jobs streaming over private memory; elapsed, user, sys",
-	  numa_params },
+	  numa_params, numa_metrics },
+	{ "perf-bench-sched", WL_WRAPPED, "perf",
+	  "perf bench sched messaging (hackbench) or pipe; seconds, ops/s",
+	  perf_bench_params, perf_bench_metrics },
 	{ "perf-stat", WL_WRAPPED, "perf",
 	  "any command under perf stat -x, --repeat N; counters with their "
 	  "errors",
-	  perf_stat_params },
+	  perf_stat_params, perf_stat_metrics },
 	{ "pipe-pingpong", WL_BUILTIN, NULL,
 	  "two tasks bounce a byte over pipes; time per round trip, counters",
-	  pipe_params },
+	  pipe_params, pipe_metrics },
 	{ "reaim", WL_WRAPPED, "reaim", "re-aim-7; max jobs per minute",
-	  reaim_params },
+	  reaim_params, reaim_metrics },
 	{ "sysbench", WL_WRAPPED, "sysbench",
 	  "sysbench cpu/threads/mutex/oltp on PostgreSQL; events or "
 	  "transactions/s",
-	  sysbench_params },
+	  sysbench_params, sysbench_metrics },
 	{ "volanomark", WL_WRAPPED, "loopclient.sh",
-	  "volanomark loop client (user provided); messages/s", volano_params },
+	  "volanomark loop client (user provided); messages/s", volano_params,
+	  volano_metrics },
 };
 const size_t workload_count =
 	sizeof(workload_table) / sizeof(workload_table[0]);
@@ -392,4 +493,13 @@ void workload_params_label(const char *workload,
 		strbuf_addf(out, "%s%s=%s", shown++ ? " " : "", name, v.buf);
 	}
 	strbuf_release(&v);
+}
+
+int workload_metric_declared(const char *const *decl, const char *name)
+{
+	for (size_t i = 0; decl && decl[i]; i++)
+		if (!strcmp(decl[i], name) || !fnmatch(decl[i], name, 0) ||
+		    !fnmatch(name, decl[i], 0))
+			return 1;
+	return 0;
 }

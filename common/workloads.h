@@ -7,6 +7,11 @@
  * refuses a workload the agent does not have or a parameter out of range
  * before anything runs.  Every workload also takes the common parameter
  * `cgroup` (a path such as "/" or "/foo", seed 001) saying where it runs.
+ *
+ * Each workload also declares the metrics it reports (names, or shell
+ * globs for names built at run time such as "share./a"), so that a plan's
+ * `metrics:` section can be checked before anything runs and a typo there
+ * is an error instead of a rule that silently never applies.
  */
 #ifndef SCHEDFARM_WORKLOADS_H
 #define SCHEDFARM_WORKLOADS_H
@@ -36,7 +41,11 @@ struct wl_param {
 	const char *help;
 };
 
-enum wl_kind { WL_BUILTIN, WL_WRAPPED };
+enum wl_kind {
+	WL_BUILTIN,
+	WL_WRAPPED,
+	WL_COMMAND, /* defined by a plan: an argv and an output parser */
+};
 
 struct wl_desc {
 	const char *name;
@@ -44,6 +53,8 @@ struct wl_desc {
 	const char *program; /* WL_WRAPPED: the program it needs in PATH */
 	const char *summary;
 	const struct wl_param *params; /* terminated by a NULL name */
+	/* Metric names or fnmatch globs it reports; NULL-terminated. */
+	const char *const *metrics;
 };
 
 extern const struct wl_desc workload_table[];
@@ -76,5 +87,13 @@ void workload_params_label(const char *workload,
 			   const struct json_value *params, struct strbuf *out);
 /* "an integer in 1..4096" and the like, for messages and `list`. */
 void workload_describe_type(const struct wl_param *p, struct strbuf *out);
+
+/*
+ * Could a workload that declares the metric names or globs decl (NULL-
+ * terminated) report a metric matching name, itself a name or a glob?
+ * A glob matches a declared name, a declared glob matches a name, or the
+ * two globs are the same text ("share.*" against "share.*").
+ */
+int workload_metric_declared(const char *const *decl, const char *name);
 
 #endif

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "home.h"
 #include "json.h"
 #include "log.h"
 #include "parse.h"
+#include "plan/plan.h"
 #include "strvec.h"
 #include "suggest.h"
 #include "store/controllers.h"
@@ -55,6 +57,22 @@ void cli_controller_end(struct db *db, char *id)
 		log_warn("cannot end controller %s: %s", id, err.buf);
 	strbuf_release(&err);
 	free(id);
+}
+
+const struct farm_config *cli_config(void)
+{
+	static struct farm_config cfg;
+	static int loaded;
+	struct strbuf err = STRBUF_INIT;
+
+	if (loaded)
+		return &cfg;
+	farm_config_init(&cfg);
+	if (farm_config_load(&cfg, cli.config, cli_home(), &err) < 0)
+		fatal("%s", err.buf);
+	strbuf_release(&err);
+	loaded = 1;
+	return &cfg;
 }
 
 struct db *cli_open_db_cfg(struct db_config *ret_cfg)
@@ -165,6 +183,19 @@ out:
 	free(name);
 	strvec_clear(&names);
 	return '?';
+}
+
+void cli_add_set(struct strvec *sets, const char *arg)
+{
+	if (!strchr(arg, '=') || arg[0] == '=')
+		die_usage("--set takes KEY=VALUE, like params.duration=20s "
+			  "(got '%s')",
+			  arg);
+	if (strlen(arg) > 4096)
+		die_usage("--set KEY=VALUE is at most 4096 bytes");
+	if (sets->nr >= PLAN_MAX_SETS)
+		die_usage("at most %d --set", PLAN_MAX_SETS);
+	strvec_push(sets, arg);
 }
 
 void cli_emit(struct strbuf *sb)

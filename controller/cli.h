@@ -10,12 +10,14 @@
 #include <stdio.h>
 
 #include "store/db.h"
+#include "strvec.h"
 
 #define EXIT_USAGE 2
 
 struct cli_globals {
 	const char *db; /* --db CONNINFO */
 	const char *home; /* --home DIR (SCHEDFARM_HOME) */
+	const char *config; /* --config FILE (SCHEDFARM_CONFIG) */
 	int json; /* --json given before the verb */
 	int verbose;
 };
@@ -62,6 +64,14 @@ struct db *cli_open_db_cfg(struct db_config *ret_cfg);
 #define CLI_LEASE_S 3600
 char *cli_controller_begin(struct db *db);
 void cli_controller_end(struct db *db, char *id);
+
+struct farm_config;
+/*
+ * The farm's settings (config.h) from --config, SCHEDFARM_CONFIG or the
+ * state folder's schedfarm.conf, read on the first call.  On a bad file it
+ * prints why and exits 1: only verbs call it.
+ */
+const struct farm_config *cli_config(void);
 
 /* Report a failed statement and exit 1 (verbs only). */
 __attribute__((noreturn)) void cli_db_fatal(const char *what,
@@ -150,5 +160,12 @@ int cli_term_width(int fd);
  */
 void cli_fit_line(struct strbuf *out, const char *head, const char *middle,
 		  const char *tail, int width);
+
+/*
+ * One `--set KEY=VALUE` of run, submit, rerun and plan: appended to sets
+ * (at most PLAN_MAX_SETS, 4096 bytes each, or a usage error).  What KEY
+ * and VALUE may be is the plan checker's to say (plan_parse_set()).
+ */
+void cli_add_set(struct strvec *sets, const char *arg);
 
 #endif

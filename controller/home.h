@@ -13,7 +13,10 @@
  *   locks/     one lock file per BMC (lab/ipmi.c)
  *   run/       spec, results and pid files of agents on `local` hosts
  *              (lab/runner.c)
- *   report/    where `schedfarm report` writes without --out
+ *   report/    where `schedfarm report` writes without --out (and the
+ *              controllers write after an answer, unless [report] dir)
+ *   plans/     plans of submissions waiting for base results, as files
+ *              the command their answer names can run (answer/answer.c)
  *
  * Where it is: --home, else $SCHEDFARM_HOME, else /var/lib/schedfarm for
  * root and $XDG_DATA_HOME/schedfarm or ~/.local/share/schedfarm for
@@ -35,6 +38,7 @@
 #define HOME_LOCKS "locks"
 #define HOME_RUN "run"
 #define HOME_REPORT "report"
+#define HOME_PLANS "plans"
 
 /*
  * Work out the state folder from cli_home (--home; NULL or "" when not

@@ -26,9 +26,18 @@
 struct cli_globals cli;
 
 const struct command commands[] = {
+	{ "bisect", cmd_bisect,
+	  "find the patch of a series that moves a metric; show bisections",
+	  cmd_bisect_usage },
+	{ "changes", cmd_changes,
+	  "change points in each host's history; tau from its A/A spread",
+	  cmd_changes_usage },
 	{ "compare", cmd_compare,
 	  "patch against baseline per metric: %change, CI, p, verdict",
 	  cmd_compare_usage },
+	{ "config", cmd_config,
+	  "show the farm's settings (report, mail, bisection)",
+	  cmd_config_usage },
 	{ "db", cmd_db,
 	  "manage the database: status, start, stop, migrate, psql",
 	  cmd_db_usage },
@@ -44,6 +53,9 @@ const struct command commands[] = {
 	{ "kernel", cmd_kernel,
 	  "build, list and boot kernels (cached by base, series, config)",
 	  cmd_kernel_usage },
+	{ "patch", cmd_patch,
+	  "a submission (PLM#) and its answer: verdicts, page, mails",
+	  cmd_patch_usage },
 	{ "plan", cmd_plan, "check a plan, or show the runs it expands to",
 	  cmd_plan_usage },
 	{ "queue", cmd_queue, "list the jobs and where they stand",
@@ -70,7 +82,9 @@ const struct command commands[] = {
 const unsigned commands_count = sizeof(commands) / sizeof(commands[0]);
 
 static const char global_usage[] =
-	"usage: schedfarm [--db CONNINFO] [--home DIR] [--json] [-v] VERB "
+	"usage: schedfarm [--db CONNINFO] [--home DIR] [--config FILE] "
+	"[--json] "
+	"[-v] VERB "
 	"[ARGS]\n"
 	"\n"
 	"A test farm for Linux scheduler patches: queue a patch, build and "
@@ -86,6 +100,8 @@ static const char global_usage[] =
 	"  --home DIR     state folder (SCHEDFARM_HOME; default\n"
 	"                 ~/.local/share/schedfarm, /var/lib/schedfarm for "
 	"root)\n"
+	"  --config FILE  the farm's settings (SCHEDFARM_CONFIG; default\n"
+	"                 schedfarm.conf in the state folder)\n"
 	"  --json         print data as JSON (verbs that print data)\n"
 	"  -v, --verbose  more messages\n"
 	"  --version      print the version\n"
@@ -180,6 +196,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'D' },
 		{ "home", required_argument, NULL, 'H' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -199,6 +216,9 @@ int main(int argc, char **argv)
 			break;
 		case 'H':
 			cli.home = optarg;
+			break;
+		case 'C':
+			cli.config = optarg;
 			break;
 		case 'j':
 			cli.json = 1;

@@ -3,12 +3,15 @@
  *
  * The database step reads the job, its patch (which names both kernels)
  * and its plan, finds the other kernel's job of the same block, and then
- * queues a job, compares, or records why the sequence stopped.  Jobs are
- * queued with one INSERT ... SELECT that copies the finishing job's row,
- * guarded so that a job cancelled meanwhile queues nothing and a retried
- * job does not queue a block twice.  The comparison is compare.c's own
- * (compare_run, compare_store, compare_set_next), so what stopped a
- * sequence is what `schedfarm compare PLM#` shows for it.
+ * queues a job, or closes the block: claims its row in adaptive_steps
+ * (so a block is closed once, whatever reruns and controllers do),
+ * compares at a look of the design, and queues the next block or records
+ * why the sequence stopped.  Jobs are queued by copying the finishing
+ * job's row, guarded so that a job cancelled meanwhile queues nothing and
+ * a retried job does not queue a block twice.  The comparison is
+ * compare.c's own (compare_run restricted to the sequence's jobs,
+ * compare_store, compare_set_next), so what stopped a sequence is what
+ * the stored comparisons of its looks show.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,6 +23,7 @@
 #include "store/jobs.h"
 #include "cleanup.h"
 #include "analysis/compare.h"
+#include "analysis/stats.h"
 #include "parse.h"
 #include "plan/plan.h"
 #include "banned.h"
@@ -66,9 +70,79 @@ void adaptive_job_boots(const struct plan *p, int64_t patch_id, int block,
 	*ret_first_boot = adaptive_first_boot(p->boots, block);
 }
 
+int adaptive_design_make(int plan_boots, int max_boots,
+			 struct adaptive_design *ret)
+{
+	double info[ADAPTIVE_MAX_LOOKS], c;
+	int last = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (plan_boots < 1 || max_boots < plan_boots)
+		return -EINVAL;
+	ret->plan_boots = plan_boots;
+	ret->max_boots = max_boots;
+	/* The last block within the cap. */
+	while ((int64_t)plan_boots + (int64_t)COMPARE_BLOCK * (last + 1) <=
+	       max_boots)
+		last++;
+	for (int b = 0; b <= last && ret->looks < ADAPTIVE_MAX_LOOKS; b++) {
+		int n = plan_boots + COMPARE_BLOCK * b;
+
+		if (n < ADAPTIVE_FIRST_LOOK_N && b < last)
+			continue;
+		ret->look_block[ret->looks] = b;
+		ret->look_n[ret->looks] = n;
+		info[ret->looks++] = n;
+	}
+	ret->last_block = ret->look_block[ret->looks - 1];
+	if (ret->looks == 1) {
+		/* One look is a fixed design: its own levels, exactly. */
+		ret->alpha = COMPARE_ALPHA;
+		ret->nc_level = COMPARE_NOCHANGE_LEVEL;
+		return 0;
+	}
+	if (stats_gs_constant(info, (size_t)ret->looks, COMPARE_ALPHA, 2, &c) <
+	    0)
+		return -EINVAL;
+	ret->alpha = 2 * (1 - stats_norm_cdf(c));
+	if (stats_gs_constant(info, (size_t)ret->looks, ADAPTIVE_NOCHANGE_ALPHA,
+			      1, &c) < 0)
+		return -EINVAL;
+	ret->nc_level = 1 - 2 * (1 - stats_norm_cdf(c));
+	return 0;
+}
+
+int adaptive_design_look(const struct adaptive_design *d, int block)
+{
+	for (int k = 0; k < d->looks; k++)
+		if (d->look_block[k] == block)
+			return k + 1;
+	return 0;
+}
+
+int adaptive_last_look(const struct plan *p, int max_block,
+		       struct compare_query *q)
+{
+	struct adaptive_design d;
+	int look = 0;
+
+	if (adaptive_design_make(p->boots, p->max_boots, &d) < 0)
+		return -EINVAL;
+	for (int k = 0; k < d.looks; k++)
+		if (d.look_block[k] <= max_block)
+			look = k + 1;
+	if (!look)
+		return 0;
+	q->look = look;
+	q->looks = d.looks;
+	q->max_block = d.look_block[look - 1];
+	q->alpha = d.alpha;
+	q->nc_level = d.nc_level;
+	return look;
+}
+
 enum adaptive_action adaptive_after_job(enum adaptive_side side, int block,
-					enum adaptive_pair pair,
-					int base_has_obs)
+					enum adaptive_pair pair)
 {
 	switch (pair) {
 	case ADAPTIVE_PAIR_DONE:
@@ -81,33 +155,31 @@ enum adaptive_action adaptive_after_job(enum adaptive_side side, int block,
 		break;
 	}
 	/* The job that should have opened this block is missing (not
-	 * something this module queues): compare what there is. */
+	 * something this module queues): close the block with what there
+	 * is. */
 	if (side != adaptive_first_side(block))
-		return ADAPTIVE_COMPARE;
-	if (block == 0 && base_has_obs)
 		return ADAPTIVE_COMPARE;
 	return ADAPTIVE_QUEUE_PAIR;
 }
 
-int adaptive_may_continue(int plan_boots, int max_boots, int block,
+int adaptive_may_continue(const struct adaptive_design *d, int block,
 			  struct strbuf *reason)
 {
-	int next = block + 1;
-	int64_t after;
+	int look = adaptive_design_look(d, block);
 
-	if (block < 0 || next + 1 > COMPARE_POCOCK_LOOKS) {
-		strbuf_addf(reason,
-			    "stopped after the last look (%d of %d): no "
-			    "more blocks",
-			    block + 1, COMPARE_POCOCK_LOOKS);
-		return 0;
-	}
-	after = (int64_t)plan_boots + (int64_t)COMPARE_BLOCK * next;
-	if (after > max_boots) {
-		strbuf_addf(reason,
-			    "stopped at the cap (%d boots per side): another "
-			    "block of %d would make %lld",
-			    max_boots, COMPARE_BLOCK, (long long)after);
+	if (block < 0 || block >= d->last_block) {
+		if (look == d->looks)
+			strbuf_addf(reason,
+				    "stopped after the last look (%d of %d): "
+				    "no more blocks",
+				    look, d->looks);
+		else
+			strbuf_addf(reason,
+				    "stopped at the cap (%d boots per side): "
+				    "another block of %d would make %d",
+				    d->max_boots, COMPARE_BLOCK,
+				    d->plan_boots +
+					    COMPARE_BLOCK * (block + 1));
 		return 0;
 	}
 	return 1;
@@ -142,6 +214,7 @@ struct seq {
 	int block;
 	enum adaptive_side side;
 	struct plan *plan;
+	struct adaptive_design d;
 };
 
 static void seq_release(struct seq *s)
@@ -165,6 +238,7 @@ static int seq_load(struct db *db, int64_t job_id, struct seq *s,
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
 	struct strbuf perr = STRBUF_INIT;
+	struct strvec sets = STRVEC_INIT;
 	int64_t kernel_id;
 	const char *body;
 	int r;
@@ -206,14 +280,20 @@ static int seq_load(struct db *db, int64_t job_id, struct seq *s,
 		return -1;
 	}
 	body = db_get(res, 0, 7);
-	if (plan_parse(db_get(res, 0, 6), body, strlen(body), &s->plan, &perr) <
-	    0) {
+	if (jobs_load_plan_set(db, job_id, &sets, err) < 0) {
+		strvec_clear(&sets);
+		return -1;
+	}
+	if (plan_parse_set(db_get(res, 0, 6), body, strlen(body), &sets,
+			   &s->plan, &perr) < 0) {
 		strbuf_addf(err, "the job's plan no longer parses: %s",
 			    perr.buf);
 		strbuf_release(&perr);
+		strvec_clear(&sets);
 		return -1;
 	}
 	strbuf_release(&perr);
+	strvec_clear(&sets);
 	if (!adaptive_job_is_adaptive(s->plan, s->patch_id))
 		return 0;
 	if (kernel_id == s->kernel[ADAPTIVE_PATCH])
@@ -222,6 +302,14 @@ static int seq_load(struct db *db, int64_t job_id, struct seq *s,
 		s->side = ADAPTIVE_BASE;
 	else
 		return 0; /* a kernel of neither side: not a sequence */
+	if (adaptive_design_make(s->plan->boots, s->plan->max_boots, &s->d) <
+	    0) {
+		strbuf_addf(err,
+			    "the plan's boots (%d) and max_boots (%d) "
+			    "make no sequence",
+			    s->plan->boots, s->plan->max_boots);
+		return -1;
+	}
 	s->host = xstrdup(db_get(res, 0, 5));
 	s->plan_sha = xstrdup(db_get(res, 0, 8));
 	s->kernel_name[ADAPTIVE_PATCH] = xstrdup(db_get(res, 0, 10));
@@ -392,7 +480,10 @@ static int step_stop(struct db *db, const struct seq *s, const char *why,
 	return 0;
 }
 
-/* compare_run over s's patch, host and plan at look `look`. */
+/*
+ * compare_run over s's own jobs (its patch's, on its host, with its plan,
+ * blocks 0..s->block) at look `look` of its design.
+ */
 static int seq_compare(struct db *db, const struct seq *s, int look,
 		       struct compare_set *set, struct strbuf *err)
 {
@@ -400,36 +491,115 @@ static int seq_compare(struct db *db, const struct seq *s, int look,
 				   .host = s->host,
 				   .plan = s->plan_sha,
 				   .tau_pct = NAN,
-				   .look = look };
+				   .look = look,
+				   .looks = s->d.looks,
+				   .max_block = s->block,
+				   .alpha = s->d.alpha,
+				   .nc_level = s->d.nc_level };
 
 	return compare_run(db, &q, set, err);
 }
 
-static int set_has_base(const struct compare_set *set)
+/*
+ * Claim the step of s's block in adaptive_steps: 1 when this job closes
+ * the block, 0 when the block was closed before (a rerun joining it, or
+ * another controller first), -1 with err.
+ */
+static int step_claim(struct db *db, const struct seq *s, int look,
+		      struct strbuf *err)
 {
-	for (size_t i = 0; i < set->nr; i++)
-		if (set->rows[i].s.n_base > 0)
-			return 1;
-	return 0;
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, s->patch_id);
+	db_args_i64(&a, s->plan_id);
+	db_args_i64(&a, s->host_id);
+	db_args_i64(&a, s->block);
+	db_args_i64(&a, s->job_id);
+	db_args_i64(&a, look);
+	db_args_i64(&a, s->d.looks);
+	db_args_double(&a, s->d.alpha);
+	db_args_double(&a, s->d.nc_level);
+	db_args_i64(&a, (int64_t)s->d.plan_boots +
+				(int64_t)COMPARE_BLOCK * s->block);
+	r = db_exec_args(
+		db, &res, err,
+		"INSERT INTO adaptive_steps (patch_id, plan_id, host_id, "
+		"block, job_id, look, looks, alpha, nc_level, boots) VALUES "
+		"($1, $2, $3, $4, $5, nullif($6, 0), $7, $8, $9, $10) "
+		"ON CONFLICT (patch_id, plan_id, host_id, block) DO NOTHING "
+		"RETURNING id",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	return db_nrows(res) == 1;
+}
+
+/* Has s's block been closed already (its step recorded)? 1, 0 or -1. */
+static int step_exists(struct db *db, const struct seq *s, int *ret_look,
+		       struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	*ret_look = 0;
+	db_args_i64(&a, s->patch_id);
+	db_args_i64(&a, s->plan_id);
+	db_args_i64(&a, s->host_id);
+	db_args_i64(&a, s->block);
+	r = db_exec_args(db, &res, err,
+			 "SELECT coalesce(look, 0) FROM adaptive_steps WHERE "
+			 "patch_id = $1 AND plan_id = $2 AND host_id = $3 AND "
+			 "block = $4",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	parse_int(db_get(res, 0, 0), 0, INT_MAX, ret_look, NULL);
+	return 1;
+}
+
+/* Record how the step of s's block ended: continue or stop, and why. */
+static int step_record(struct db *db, const struct seq *s, int stop,
+		       const char *why, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, s->patch_id);
+	db_args_i64(&a, s->plan_id);
+	db_args_i64(&a, s->host_id);
+	db_args_i64(&a, s->block);
+	db_args_str(&a, stop ? "stop" : "continue");
+	db_args_str(&a, why);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE adaptive_steps SET outcome = $5, reason = $6 "
+			 "WHERE patch_id = $1 AND plan_id = $2 AND host_id = "
+			 "$3 AND block = $4",
+			 &a);
+	db_args_clear(&a);
+	return r;
 }
 
 /*
- * When every deciding row of set (those the plan marks `decides`, else
- * all) has a verdict, append them to why: "; metric verdict (+x%) on
- * host, ...", at most five.  compare_set_next() says only that they are
- * decided; job show should say how.
+ * When every deciding row of set (compare_row_decides()) has a verdict,
+ * append them to why: "; metric verdict (+x%) on host, ...", at most
+ * five.  compare_set_next() says only that they are decided; job show
+ * should say how.
  */
 static void add_verdicts(const struct compare_set *set, struct strbuf *why)
 {
 	size_t shown = 0, n = 0;
-	int any_flag = 0;
 
-	for (size_t i = 0; i < set->nr; i++)
-		any_flag |= set->rows[i].decides;
 	for (size_t i = 0; i < set->nr; i++) {
 		const struct compare_row *r = &set->rows[i];
 
-		if (any_flag && !r->decides)
+		if (!compare_row_decides(set, i))
 			continue;
 		if (r->verdict == CMP_INCONCLUSIVE ||
 		    r->verdict == CMP_INSUFFICIENT)
@@ -439,12 +609,15 @@ static void add_verdicts(const struct compare_set *set, struct strbuf *why)
 	for (size_t i = 0; i < set->nr && shown < 5; i++) {
 		const struct compare_row *r = &set->rows[i];
 
-		if (any_flag && !r->decides)
+		if (!compare_row_decides(set, i))
 			continue;
 		strbuf_addstr(why, shown++ ? ", " : "; ");
 		strbuf_addf(why, "%s %s", r->metric,
 			    compare_verdict_name(r->verdict));
-		if (isfinite(r->s.pct_change))
+		if (r->s.scale == CMP_SCALE_DIFF && isfinite(r->s.diff))
+			strbuf_addf(why, " (%+.4g%s%s)", r->s.diff,
+				    r->unit[0] ? " " : "", r->unit);
+		else if (isfinite(r->s.pct_change))
 			strbuf_addf(why, " (%+.1f%%)", r->s.pct_change);
 		strbuf_addf(why, " on %s", r->host);
 	}
@@ -452,55 +625,84 @@ static void add_verdicts(const struct compare_set *set, struct strbuf *why)
 		strbuf_addf(why, " and %zu more", n - shown);
 }
 
+/* Stop the sequence at s with why, and record the step as stopped. */
+static int close_stop(struct db *db, const struct seq *s, const char *why,
+		      struct adaptive_outcome *ret, struct strbuf *err)
+{
+	if (step_stop(db, s, why, ret, err) < 0)
+		return -1;
+	return step_record(db, s, 1, why, err);
+}
+
+/* Queue block s->block + 1 after the step said to go on. */
+static int close_continue(struct db *db, const struct seq *s, const char *why,
+			  struct adaptive_outcome *ret, struct strbuf *err)
+{
+	if (step_record(db, s, 0, why, err) < 0)
+		return -1;
+	return step_queue(db, s, adaptive_first_side(s->block + 1),
+			  s->block + 1, ret, err);
+}
+
 /*
- * The end of block s->block: with the comparison in *set (look block + 1,
- * or cerr when it could not run), stop or queue the next block.
+ * The end of block s->block, claimed by this job: before the first look,
+ * queue the next block; at a look, compare and stop or queue the next.
  */
-static int step_decide(struct db *db, const struct seq *s,
-		       const struct compare_set *set, int compare_failed,
-		       const struct strbuf *cerr, struct adaptive_outcome *ret,
-		       struct strbuf *err)
+static int step_close(struct db *db, const struct seq *s,
+		      struct adaptive_outcome *ret, struct strbuf *err)
 {
 	struct strbuf why = STRBUF_INIT, e = STRBUF_INIT;
-	int look = s->block + 1, stop, add, r;
+	struct compare_set set;
+	int look = adaptive_design_look(&s->d, s->block), stop, add, r;
 
-	if (compare_failed) {
+	memset(&set, 0, sizeof(set));
+	if (look == 0) {
+		strbuf_addf(&why,
+			    "block %d: %d boots per side, the first look is "
+			    "at %d (look 1 of %d, p < %.2g per look)",
+			    s->block,
+			    s->d.plan_boots + COMPARE_BLOCK * s->block,
+			    s->d.look_n[0], s->d.looks, s->d.alpha);
+		strbuf_addf(&ret->msg, "%s\n", why.buf);
+		r = close_continue(db, s, why.buf, ret, err);
+		goto out;
+	}
+	if (seq_compare(db, s, look, &set, &e) < 0) {
 		strbuf_addf(&why,
 			    "stopped: the comparison at look %d failed: %s",
-			    look, cerr->buf);
-		r = step_stop(db, s, why.buf, ret, err);
+			    look, e.buf);
+		r = close_stop(db, s, why.buf, ret, err);
 		goto out;
 	}
 	ret->look = look;
-	if (compare_store(db, set, &e) < 0)
+	strbuf_reset(&e);
+	if (compare_store(db, &set, &e) < 0)
 		strbuf_addf(&ret->warn,
 			    "the verdicts of look %d were not stored: %s\n",
 			    look, e.buf);
-	if (compare_set_next(set, look, s->plan->max_boots, &stop, &add, &why) <
-	    0) {
+	if (compare_set_next(&set, look, s->d.looks, s->d.max_boots, &stop,
+			     &add, &why) < 0) {
 		strbuf_reset(&why);
-		strbuf_addf(&why,
-			    "stopped: block %d is past the last look (%d)",
-			    s->block, COMPARE_POCOCK_LOOKS);
+		strbuf_addf(&why, "stopped: block %d is past the last look",
+			    s->block);
 		stop = 1;
 	}
 	if (!stop) {
 		/* compare_set_next() counted observations; hold the
-		 * sequence's own boots to the cap as well. */
+		 * sequence's own blocks to the design as well. */
 		strbuf_addf(&ret->msg, "%s\n", why.buf);
 		strbuf_reset(&why);
-		if (!adaptive_may_continue(s->plan->boots, s->plan->max_boots,
-					   s->block, &why))
+		if (!adaptive_may_continue(&s->d, s->block, &why))
 			stop = 1;
 	}
 	if (stop) {
-		add_verdicts(set, &why);
-		r = step_stop(db, s, why.buf, ret, err);
+		add_verdicts(&set, &why);
+		r = close_stop(db, s, why.buf, ret, err);
 	} else {
-		r = step_queue(db, s, adaptive_first_side(s->block + 1),
-			       s->block + 1, ret, err);
+		r = close_continue(db, s, "another block", ret, err);
 	}
 out:
+	compare_set_release(&set);
 	strbuf_release(&why);
 	strbuf_release(&e);
 	return r;
@@ -509,15 +711,12 @@ out:
 int adaptive_job_done(struct db *db, int64_t job_id,
 		      struct adaptive_outcome *ret, struct strbuf *err)
 {
-	struct compare_set set;
-	struct strbuf cerr = STRBUF_INIT, why = STRBUF_INIT;
-	enum adaptive_action action;
+	struct strbuf why = STRBUF_INIT;
 	enum adaptive_pair pair;
 	struct seq s;
 	int64_t pair_id;
-	int r, have_set = 0, compare_failed = 0, base_has_obs = 0;
+	int r, closed_look;
 
-	memset(&set, 0, sizeof(set));
 	r = seq_load(db, job_id, &s, err);
 	if (r <= 0) {
 		seq_release(&s);
@@ -534,26 +733,25 @@ int adaptive_job_done(struct db *db, int64_t job_id,
 		r = step_stop(db, &s, why.buf, ret, err);
 		goto out;
 	}
+	r = step_exists(db, &s, &closed_look, err);
+	if (r < 0)
+		goto out;
+	if (r > 0) {
+		/* A rerun of a job of a block that has ended: its boots
+		 * count in the sequence's later looks, it adds none. */
+		ret->joined = 1;
+		strbuf_addf(&ret->msg,
+			    "block %d ended before%s: this job's boots join "
+			    "the sequence's later looks; no new look\n",
+			    s.block, closed_look ? " (with its look)" : "");
+		r = 0;
+		goto out;
+	}
 	r = seq_pair(db, &s, &pair, &pair_id, err);
 	if (r < 0)
 		goto out;
-	if (pair == ADAPTIVE_PAIR_NONE && s.block == 0 &&
-	    s.side == adaptive_first_side(0)) {
-		/* Block 0's first job: compare only when the base kernel
-		 * was measured here with this plan before. */
-		compare_failed = seq_compare(db, &s, 1, &set, &cerr) < 0;
-		have_set = 1;
-		base_has_obs = !compare_failed && set_has_base(&set);
-	}
-	action = adaptive_after_job(s.side, s.block, pair, base_has_obs);
-	switch (action) {
+	switch (adaptive_after_job(s.side, s.block, pair)) {
 	case ADAPTIVE_QUEUE_PAIR:
-		if (s.block == 0 && s.side == ADAPTIVE_PATCH)
-			strbuf_addf(&ret->msg,
-				    "block 0: the base kernel %s has no "
-				    "observations on %s with this plan: "
-				    "measure it first\n",
-				    s.kernel_name[ADAPTIVE_BASE], s.host);
 		r = step_queue(db, &s, other_side(s.side), s.block, ret, err);
 		break;
 	case ADAPTIVE_WAIT:
@@ -573,15 +771,20 @@ int adaptive_job_done(struct db *db, int64_t job_id,
 		r = step_stop(db, &s, why.buf, ret, err);
 		break;
 	case ADAPTIVE_COMPARE:
-		if (!have_set)
-			compare_failed = seq_compare(db, &s, s.block + 1, &set,
-						     &cerr) < 0;
-		r = step_decide(db, &s, &set, compare_failed, &cerr, ret, err);
+		r = step_claim(db, &s, adaptive_design_look(&s.d, s.block),
+			       err);
+		if (r == 0) {
+			ret->joined = 1;
+			strbuf_addf(&ret->msg,
+				    "block %d was closed meanwhile: nothing "
+				    "more to do\n",
+				    s.block);
+		} else if (r > 0) {
+			r = step_close(db, &s, ret, err);
+		}
 		break;
 	}
 out:
-	compare_set_release(&set);
-	strbuf_release(&cerr);
 	strbuf_release(&why);
 	seq_release(&s);
 	return r < 0 ? -1 : 0;
@@ -607,4 +810,25 @@ int adaptive_job_failed(struct db *db, int64_t job_id, const char *phase,
 	db_args_clear(&a);
 	strbuf_release(&why);
 	return r;
+}
+
+int adaptive_rerun_check(struct db *db, int64_t job_id, const char *host,
+			 struct strbuf *err)
+{
+	struct seq s;
+	int r;
+
+	r = seq_load(db, job_id, &s, err);
+	if (r > 0 && strcmp(s.host, host)) {
+		strbuf_addf(err,
+			    "STP#%lld is block %d of the `until: decided` "
+			    "sequence of PLM#%lld on %s: a rerun joins that "
+			    "sequence, so it runs on %s (submit the patch "
+			    "again for %s)",
+			    (long long)job_id, s.block, (long long)s.patch_id,
+			    s.host, s.host, host);
+		r = -1;
+	}
+	seq_release(&s);
+	return r < 0 ? -1 : 0;
 }

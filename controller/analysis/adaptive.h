@@ -2,7 +2,8 @@
  * adaptive.h - adaptive repetitions (`until: decided`, issue 5): after each
  * block of boots the patch is compared with its base kernel on the host,
  * and while a deciding metric is open another block is queued, up to the
- * plan's cap, with Pocock's per-look threshold (REFERENCE.md section 1).
+ * plan's cap, as a group-sequential design that keeps the overall error
+ * of a fixed comparison (REFERENCE.md section 1, doc/STATISTICS.md).
  *
  * A sequence is one patch (PLM#) measured with one plan on one host.
  * Block b is a pair of jobs on that host, one per kernel: block 0 runs
@@ -14,14 +15,23 @@
  *     block 0: patch, base   block 1: base, patch   block 2: patch, base ...
  *
  * which is ABBA order (P B B P P B).  The job that closes a block (the
- * second of its pair) compares at look b + 1 and either queues the first
- * job of block b + 1 or writes why the sequence stopped into its
- * jobs.stop_reason.  A job that fails, or is cancelled, queues nothing:
- * the sequence ends there.
+ * second of its pair) records the block's step (adaptive_steps) and, when
+ * the design has a look there, compares -- only the sequence's own jobs,
+ * at the design's per-look level -- and either queues the first job of
+ * block b + 1 or writes why the sequence stopped into its
+ * jobs.stop_reason.  The design (adaptive_design_make) puts the first
+ * look at the first block with ADAPTIVE_FIRST_LOOK_N boots per kernel,
+ * at most ADAPTIVE_MAX_LOOKS looks, none past the cap; its per-look alpha
+ * is Pocock's constant for those looks at COMPARE_ALPHA overall, its
+ * no-change interval widened the same way for the 5% per side of the
+ * fixed design's 90% interval.  A job that fails, or is cancelled, queues
+ * nothing: the sequence ends there, until a `rerun` of it (which keeps
+ * its block) finishes it.  A rerun in a block already closed joins the
+ * later looks and adds none.
  *
- * The pure functions (order, boot numbering, the next step) are apart
- * from the database step so that they can be tested alone.  Nothing here
- * prints; errors go to the caller's strbuf.
+ * The pure functions (order, boot numbering, the design, the next step)
+ * are apart from the database step so that they can be tested alone.
+ * Nothing here prints; errors go to the caller's strbuf.
  */
 #ifndef SCHEDFARM_ADAPTIVE_H
 #define SCHEDFARM_ADAPTIVE_H
@@ -32,6 +42,53 @@
 #include "strbuf.h"
 
 struct plan;
+
+#define ADAPTIVE_MAX_LOOKS 4 /* looks per sequence at most */
+#define ADAPTIVE_FIRST_LOOK_N 6 /* boots per kernel before the first look */
+#define ADAPTIVE_NOCHANGE_ALPHA 0.05 /* per side: the fixed 90% interval */
+
+/*
+ * The looks of a sequence, fixed by the plan before its first boot.
+ * Blocks 0..last_block run; look k (1-based) ends block look_block[k-1],
+ * with look_n[k-1] boots per kernel; every look tests at alpha (two-sided,
+ * Pocock's constant for these looks at COMPARE_ALPHA overall) and calls
+ * no-change with an interval at nc_level.
+ */
+struct adaptive_design {
+	int plan_boots, max_boots;
+	int looks;
+	int look_block[ADAPTIVE_MAX_LOOKS];
+	int look_n[ADAPTIVE_MAX_LOOKS];
+	int last_block;
+	double alpha;
+	double nc_level;
+};
+
+/*
+ * The design for a plan's `boots` (block 0) and `max_boots` (the cap per
+ * kernel): blocks b with plan_boots + 4b <= max_boots; looks at the
+ * first ADAPTIVE_MAX_LOOKS of them with at least ADAPTIVE_FIRST_LOOK_N
+ * boots (or, when none has, at the last); the per-look levels from
+ * stats_gs_constant() with the looks' boots as information.  Returns 0,
+ * or -EINVAL for boots < 1 or max_boots < boots.
+ */
+int adaptive_design_make(int plan_boots, int max_boots,
+			 struct adaptive_design *ret);
+
+/* The look (1..looks) that block `block` ends with, 0 for none. */
+int adaptive_design_look(const struct adaptive_design *d, int block);
+
+struct compare_query;
+/*
+ * The latest look of a sequence of plan p whose blocks 0..max_block ran:
+ * fills q's look, looks, max_block (that look's block), alpha and
+ * nc_level as the sequence's own comparison at that look had them, so
+ * that compare_run() on q (with its patch, host and plan) reads the
+ * verdicts again.  Returns the look (>= 1), 0 when the sequence had no
+ * look yet (q left alone), or -EINVAL when p has no design.
+ */
+int adaptive_last_look(const struct plan *p, int max_block,
+		       struct compare_query *q);
 
 /* Which kernel of the pair a job measures. */
 enum adaptive_side {
@@ -98,25 +155,20 @@ enum adaptive_action {
 /*
  * What a sequence does after a job of it (kernel `side`, block `block`)
  * ended done, given the state of the other kernel's job of that block.
- * A job that opens its block queues the other one -- except in block 0
- * when base_has_obs says the base kernel was measured on this host with
- * this plan before (the comparison then has both sides already, and runs
- * at once).  A job whose pair is done closes the block.  Pure.
+ * A job that opens its block queues the other one; a job whose pair is
+ * done closes the block.  Every block of a sequence runs both kernels:
+ * earlier measurements of the base (other sequences, other plans) never
+ * stand in for its own.  Pure.
  */
 enum adaptive_action adaptive_after_job(enum adaptive_side side, int block,
-					enum adaptive_pair pair,
-					int base_has_obs);
+					enum adaptive_pair pair);
 
 /*
- * After the comparison at the end of block `block` asked for more: may
- * block + 1 run?  It may when it is still within Pocock's looks and the
- * sequence's own boots per kernel after it stay within max_boots.
- * Return 1 when it may; 0 with one sentence for stop_reason in reason
- * when not.  Pure.  (compare_set_next() checks the cap on the number of
- * observations; this checks the boots the sequence itself queues, so
- * that the cap holds even when observations are missing or pooled.)
+ * After block `block` ended without a decision: may block + 1 run?  It
+ * may when the design has it (block < d->last_block).  Return 1 when it
+ * may; 0 with one sentence for stop_reason in reason when not.  Pure.
  */
-int adaptive_may_continue(int plan_boots, int max_boots, int block,
+int adaptive_may_continue(const struct adaptive_design *d, int block,
 			  struct strbuf *reason);
 
 /* What adaptive_job_done() did, for the job's log. */
@@ -125,6 +177,7 @@ struct adaptive_outcome {
 	enum adaptive_side side;
 	int block;
 	int look; /* > 0: a comparison ran at this look */
+	int joined; /* the job's block had ended already: no new step */
 	int64_t queued_job; /* > 0: the job queued next */
 	int stopped; /* the sequence ended: stop_reason is set */
 	struct strbuf msg; /* one or more lines saying what happened */
@@ -138,16 +191,20 @@ void adaptive_outcome_release(struct adaptive_outcome *o);
  * The step after job job_id ended well (all its runs ingested), called
  * by the job's own process while it still holds the lease, before the
  * end is recorded.  For a job of a sequence: find the other kernel's job
- * of its block, and queue it, or compare (compare_run on the patch, the
- * host and the plan with look = block + 1, the verdicts stored with
- * compare_store) and then queue the first job of the next block or set
- * jobs.stop_reason of job_id to why it stopped.  Jobs are queued on the
- * same host (host_constraint), with the same priority, requirements and
- * plan, and only while job_id is still live (a job cancelled meanwhile
- * queues nothing) and the sequence has no such job yet (a retried job
- * does not queue twice).  A comparison that cannot run stops the
- * sequence with its error as the reason.  Fills *ret (release it);
- * returns 0, or -1 with err on a database error.
+ * of its block, and queue it, or close the block: record its step in
+ * adaptive_steps (once per block: a job of a block that has its step
+ * already -- a rerun -- only says so), then, at a look of the design,
+ * compare (compare_run on the patch, the host and the plan, blocks
+ * 0..block only, at the design's alpha and no-change level; the verdicts
+ * stored with compare_store) and queue the first job of the next block
+ * or set jobs.stop_reason of job_id to why it stopped; before the first
+ * look, queue the next block.  Jobs are queued on the same host
+ * (host_constraint), with the same priority, requirements and plan, and
+ * only while job_id is still live (a job cancelled meanwhile queues
+ * nothing) and the sequence has no such job yet (a retried job does not
+ * queue twice).  A comparison that cannot run stops the sequence with its
+ * error as the reason.  Fills *ret (release it); returns 0, or -1 with
+ * err on a database error.
  */
 int adaptive_job_done(struct db *db, int64_t job_id,
 		      struct adaptive_outcome *ret, struct strbuf *err);
@@ -160,5 +217,15 @@ int adaptive_job_done(struct db *db, int64_t job_id,
  */
 int adaptive_job_failed(struct db *db, int64_t job_id, const char *phase,
 			struct strbuf *err);
+
+/*
+ * May job job_id be rerun on host `host`?  A rerun keeps the job's block
+ * (jobs_load_row() copies it), so a rerun of a job of a sequence joins
+ * that sequence and block and never adds a look; a sequence is one
+ * host's, so its job rerun on another host is refused: -1 with err
+ * saying why (and -1 with err on a database error).  0 when it may.
+ */
+int adaptive_rerun_check(struct db *db, int64_t job_id, const char *host,
+			 struct strbuf *err);
 
 #endif

@@ -1,15 +1,16 @@
 /*
- * compare.c - patch against baseline: observations, statistics, verdicts;
- * see compare.h for the method and REFERENCE.md section 1 for why.
+ * compare.c - patch against baseline: the method (see compare.h for what
+ * it computes, REFERENCE.md section 1 and doc/STATISTICS.md for why).
  *
  * The numbers come from stats.c (the GSL door); this file decides which
- * statistic applies at which sample size, turns ratios into percentages,
- * applies the verdict rules, and moves rows between the database and
- * those functions.  Every statement is parameterised.
+ * statistic applies at which sample size and on which scale (percent, or
+ * the difference when the values cross zero), turns ratios into
+ * percentages with the base's sign, applies the verdict rules to one row
+ * and Holm's correction to a host's deciding rows, and says when a
+ * sequence stops.  The database layer is compare_db.c, the renderers
+ * compare_format.c.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,6 @@
 
 #include "cleanup.h"
 #include "analysis/compare.h"
-#include "parse.h"
-#include "plan/plan.h"
 #include "analysis/stats.h"
 #include "banned.h"
 
@@ -35,8 +34,30 @@ const char *compare_verdict_name(enum cmp_verdict v)
 		return "inconclusive";
 	case CMP_INSUFFICIENT:
 		return "insufficient-data";
+	case CMP_CHANGED:
+		return "changed";
 	}
 	return "inconclusive";
+}
+
+int compare_verdict_parse(const char *s, enum cmp_verdict *ret)
+{
+	static const enum cmp_verdict all[] = {
+		CMP_REGRESSION,	  CMP_IMPROVEMENT,  CMP_NO_CHANGE,
+		CMP_INCONCLUSIVE, CMP_INSUFFICIENT, CMP_CHANGED,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		if (!strcmp(s, compare_verdict_name(all[i]))) {
+			*ret = all[i];
+			return 0;
+		}
+	return -1;
+}
+
+const char *compare_scale_name(enum cmp_scale s)
+{
+	return s == CMP_SCALE_DIFF ? "difference" : "percent";
 }
 
 const char *compare_better_name(enum cmp_better b)
@@ -145,19 +166,258 @@ static void side_summary(const struct compare_sample *s,
 	}
 }
 
-static double pct(double ratio)
+/*
+ * %change from the ratio r = new / base: 100 (new - base) / |base| is
+ * 100 (r - 1) for a positive base and 100 (1 - r) for a negative one, so
+ * the sign is the difference's.  NaN when r is not finite.
+ */
+static double pct_of_ratio(double r, double base)
 {
-	return isfinite(ratio) ? 100 * (ratio - 1) : NAN;
+	if (!isfinite(r))
+		return NAN;
+	return base > 0 ? 100 * (r - 1) : 100 * (1 - r);
 }
 
-void compare_stats_compute(const struct compare_sample *base,
+/* A ratio interval as a %change interval (ends swap for a negative base). */
+static void pct_interval(const struct stats_interval *ci, double base,
+			 double *ret_low, double *ret_high)
+{
+	double a = pct_of_ratio(ci->low, base),
+	       b = pct_of_ratio(ci->high, base);
+
+	if (base > 0) {
+		*ret_low = a;
+		*ret_high = b;
+	} else {
+		*ret_low = b;
+		*ret_high = a;
+	}
+}
+
+/*
+ * Do the values cross zero (some below, some above), or is the base mean
+ * 0?  Then a percentage of the base means nothing and the comparison is
+ * on the difference.  A summary's mean stands for its values.
+ */
+static int crosses_zero(const struct compare_sample *base,
+			const struct compare_sample *new_, double mean_base)
+{
+	const struct compare_sample *side[2] = { base, new_ };
+	int neg = 0, pos = 0;
+
+	if (mean_base == 0)
+		return 1;
+	for (int k = 0; k < 2; k++) {
+		if (!side[k]->obs) {
+			neg |= side[k]->n && side[k]->mean < 0;
+			pos |= side[k]->n && side[k]->mean > 0;
+			continue;
+		}
+		for (size_t i = 0; i < side[k]->n; i++) {
+			neg |= side[k]->obs[i] < 0;
+			pos |= side[k]->obs[i] > 0;
+		}
+	}
+	return neg && pos;
+}
+
+/*
+ * The root-mean-square value of both sides, from their summaries: what
+ * tau is a percentage of on the difference scale.  Scaled by the largest
+ * magnitude, so it cannot overflow.
+ */
+static double rms_of(const struct stats_summary *a,
+		     const struct stats_summary *b)
+{
+	const struct stats_summary *side[2] = { a, b };
+	double m = 0, acc = 0, n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		if (isfinite(side[k]->mean) && fabs(side[k]->mean) > m)
+			m = fabs(side[k]->mean);
+		if (isfinite(side[k]->sd) && side[k]->sd > m)
+			m = side[k]->sd;
+	}
+	if (m == 0)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		double nk = (double)side[k]->n, mu, sd;
+
+		if (side[k]->n == 0 || !isfinite(side[k]->mean))
+			continue;
+		mu = side[k]->mean / m;
+		sd = isfinite(side[k]->sd) ? side[k]->sd / m : 0;
+		acc += nk * (mu * mu + sd * sd * (nk - 1) / nk);
+		n += nk;
+	}
+	return n > 0 ? sqrt(acc / n) * m : NAN;
+}
+
+/*
+ * Is the base mean distinguishable from zero at 95%: |mean| > t sd /
+ * sqrt(n), t at n - 1 degrees of freedom -- Fieller's condition a > 0 for
+ * one side, asked on the bootstrap path, where nothing else would.
+ */
+static int base_away_from_zero(const struct stats_summary *a)
+{
+	double t;
+
+	if (a->n < 2 || !isfinite(a->sd))
+		return 0;
+	if (a->sd == 0)
+		return a->mean != 0;
+	t = stats_t_quantile(0.975, (double)(a->n - 1));
+	return isfinite(t) && fabs(a->mean) / a->sd * sqrt((double)a->n) > t;
+}
+
+/* The intervals of the percent scale into ret (both sides have n >= 2). */
+static void percent_intervals(const struct compare_sample *base,
+			      const struct compare_sample *new_,
+			      const struct stats_summary *sa,
+			      const struct stats_summary *sb, size_t nmin,
+			      struct compare_stats *ret)
+{
+	const double confs[2] = { 0.95, ret->nc_level };
+	struct stats_interval ci[2];
+
+	if (base->obs && new_->obs && nmin > COMPARE_FIELLER_MAX_N) {
+		struct stats_rng *rng;
+		int r;
+
+		if (!base_away_from_zero(sa)) {
+			ret->ci_unbounded = 1;
+			ret->ci_method = "bca";
+			ret->why =
+				"the base mean is not distinguishable from 0: "
+				"the interval of %change is unbounded";
+			return;
+		}
+		rng = stats_rng_new(COMPARE_BOOT_SEED);
+		r = stats_bca(STATS_RATIO, base->obs, base->n, new_->obs,
+			      new_->n, confs, 2, COMPARE_NBOOT, rng, ci);
+		stats_rng_free(rng);
+		if (r < 0) {
+			ret->why = "cannot compute the bootstrap interval";
+			return;
+		}
+		ret->ci_method = "bca";
+	} else {
+		double df = stats_equal_n_df(sa, sb);
+
+		if (stats_fieller_df(sa, sb, 0.95, df, &ci[0]) < 0 ||
+		    stats_fieller_df(sa, sb, ret->nc_level, df, &ci[1]) < 0) {
+			ret->why = "cannot compute Fieller's interval";
+			return;
+		}
+		ret->ci_method = "fieller";
+		if (ci[0].unbounded) {
+			ret->ci_unbounded = 1;
+			ret->why =
+				"the base mean is not distinguishable from 0: "
+				"Fieller's interval of %change is unbounded";
+			return;
+		}
+	}
+	pct_interval(&ci[0], sa->mean, &ret->ci_low, &ret->ci_high);
+	if (!ci[1].unbounded)
+		pct_interval(&ci[1], sa->mean, &ret->ci90_low, &ret->ci90_high);
+	if (isnan(ret->ci_low) || isnan(ret->ci_high))
+		ret->why = "cannot compute the interval: the ratio overflows";
+}
+
+/* The intervals of the difference scale into ret (n >= 2 a side). */
+static void diff_intervals(const struct compare_sample *base,
 			   const struct compare_sample *new_,
+			   const struct stats_summary *sa,
+			   const struct stats_summary *sb, size_t nmin,
 			   struct compare_stats *ret)
 {
-	struct stats_summary sa, sb;
+	const double confs[2] = { 0.95, ret->nc_level };
 	struct stats_interval ci[2];
+
+	if (base->obs && new_->obs && nmin > COMPARE_FIELLER_MAX_N) {
+		struct stats_rng *rng = stats_rng_new(COMPARE_BOOT_SEED);
+		int r = stats_bca(STATS_DIFF, base->obs, base->n, new_->obs,
+				  new_->n, confs, 2, COMPARE_NBOOT, rng, ci);
+
+		stats_rng_free(rng);
+		if (r < 0) {
+			ret->why = "cannot compute the bootstrap interval";
+			return;
+		}
+		ret->ci_method = "bca-diff";
+	} else {
+		double df = stats_equal_n_df(sa, sb);
+
+		if (stats_diff_interval(sa, sb, 0.95, df, &ci[0]) < 0 ||
+		    stats_diff_interval(sa, sb, ret->nc_level, df, &ci[1]) <
+			    0) {
+			ret->why = "cannot compute Welch's interval";
+			return;
+		}
+		ret->ci_method = "t-diff";
+	}
+	ret->diff_low = ci[0].low;
+	ret->diff_high = ci[0].high;
+	ret->diff90_low = ci[1].low;
+	ret->diff90_high = ci[1].high;
+}
+
+/* The p-value into ret (both sides have n >= 2). */
+static void p_value(const struct compare_sample *base,
+		    const struct compare_sample *new_,
+		    const struct stats_summary *sa,
+		    const struct stats_summary *sb, size_t nmin,
+		    struct compare_stats *ret)
+{
+	int both_obs = base->obs && new_->obs, positive = 1;
+	double p = NAN;
+
+	if (both_obs && nmin >= COMPARE_MW_MIN_N) {
+		double u;
+		int exact;
+
+		if (stats_mann_whitney(base->obs, base->n, new_->obs, new_->n,
+				       COMPARE_MW_EXACT_MAX, &u, &p,
+				       &exact) == 0)
+			ret->p_method = exact ? "mann-whitney-exact"
+					      : "mann-whitney-normal";
+	} else {
+		/* Welch's t: on logs when every value is positive (ratios
+		 * are what varies), else on the values themselves. */
+		if (both_obs) {
+			for (size_t i = 0; i < base->n; i++)
+				positive &= base->obs[i] > 0;
+			for (size_t i = 0; i < new_->n; i++)
+				positive &= new_->obs[i] > 0;
+		} else {
+			positive = sa->mean > 0 && sb->mean > 0;
+		}
+		if (positive && both_obs)
+			stats_welch_log(base->obs, base->n, new_->obs, new_->n,
+					&p);
+		else if (positive)
+			stats_welch_log_summary(sa, sb, &p);
+		else
+			stats_welch_diff(sa, sb, 0.95, NULL, &p);
+		if (!isnan(p))
+			ret->p_method = positive ? "welch-log" : "welch";
+	}
+	if (!ret->p_method || isnan(p)) {
+		ret->p_method = NULL;
+		p = NAN;
+		if (!ret->why)
+			ret->why = "cannot compute the p-value";
+	}
+	ret->p_value = p;
+}
+
+void compare_stats_compute_at(const struct compare_sample *base,
+			      const struct compare_sample *new_,
+			      double nc_level, struct compare_stats *ret)
+{
+	struct stats_summary sa, sb;
 	size_t nmin;
-	int both_obs = base->obs && new_->obs;
 
 	memset(ret, 0, sizeof(*ret));
 	side_summary(base, &sa);
@@ -168,142 +428,97 @@ void compare_stats_compute(const struct compare_sample *base,
 	ret->mean_new = sb.mean;
 	ret->sd_base = sa.sd;
 	ret->sd_new = sb.sd;
+	ret->scale = CMP_SCALE_PERCENT;
 	ret->pct_change = ret->ci_low = ret->ci_high = NAN;
 	ret->ci90_low = ret->ci90_high = ret->p_value = NAN;
-	if (sa.n >= 1 && sb.n >= 1 && sa.mean != 0)
-		ret->pct_change = pct(sb.mean / sa.mean);
-	nmin = sa.n < sb.n ? sa.n : sb.n;
-	if (nmin < 2)
+	ret->diff = ret->diff_low = ret->diff_high = NAN;
+	ret->diff90_low = ret->diff90_high = ret->tau_ref = NAN;
+	ret->nc_level = nc_level > 0 && nc_level < 1 ? nc_level
+						     : COMPARE_NOCHANGE_LEVEL;
+	if (sa.n == 0 || sb.n == 0) {
+		ret->why = "no observations on a side";
 		return;
-
-	/* The interval of the ratio, then of %change. */
-	if (both_obs && nmin >= COMPARE_BCA_MIN_N) {
-		static const double confs[2] = { 0.95, 0.90 };
-		struct stats_rng *rng = stats_rng_new(COMPARE_BOOT_SEED);
-
-		if (stats_bca_ratio(base->obs, base->n, new_->obs, new_->n,
-				    confs, 2, COMPARE_NBOOT, rng, ci) == 0)
-			ret->ci_method = "bca";
-		stats_rng_free(rng);
-	} else if (stats_fieller(&sa, &sb, 0.95, &ci[0]) == 0 &&
-		   stats_fieller(&sa, &sb, 0.90, &ci[1]) == 0) {
-		ret->ci_method = "fieller";
-		ret->ci_unbounded = ci[0].unbounded;
 	}
-	if (ret->ci_method && !ret->ci_unbounded) {
-		ret->ci_low = pct(ci[0].low);
-		ret->ci_high = pct(ci[0].high);
-		if (!ci[1].unbounded) {
-			ret->ci90_low = pct(ci[1].low);
-			ret->ci90_high = pct(ci[1].high);
+	ret->diff = sb.mean - sa.mean;
+	if (!isfinite(ret->diff))
+		ret->diff = NAN;
+	if (crosses_zero(base, new_, sa.mean)) {
+		ret->scale = CMP_SCALE_DIFF;
+		ret->tau_ref = rms_of(&sa, &sb);
+	} else {
+		ret->pct_change = pct_of_ratio(sb.mean / sa.mean, sa.mean);
+	}
+	nmin = sa.n < sb.n ? sa.n : sb.n;
+	if (nmin < 2) {
+		ret->why = "one observation on a side: no interval, no p";
+		return;
+	}
+	if (ret->scale == CMP_SCALE_DIFF)
+		diff_intervals(base, new_, &sa, &sb, nmin, ret);
+	else
+		percent_intervals(base, new_, &sa, &sb, nmin, ret);
+	p_value(base, new_, &sa, &sb, nmin, ret);
+}
+
+void compare_stats_compute(const struct compare_sample *base,
+			   const struct compare_sample *new_,
+			   struct compare_stats *ret)
+{
+	compare_stats_compute_at(base, new_, COMPARE_NOCHANGE_LEVEL, ret);
+}
+
+enum cmp_verdict compare_decide_p(const struct compare_stats *s, double p,
+				  enum cmp_better better, double tau_pct,
+				  double alpha)
+{
+	double e, lo, hi, nlo, nhi, band;
+
+	if (s->n_base < COMPARE_MIN_N || s->n_new < COMPARE_MIN_N)
+		return CMP_INSUFFICIENT;
+	if (s->scale == CMP_SCALE_DIFF) {
+		e = s->diff;
+		lo = s->diff_low;
+		hi = s->diff_high;
+		nlo = s->diff90_low;
+		nhi = s->diff90_high;
+		band = tau_pct / 100 * s->tau_ref;
+	} else {
+		/* A base not told apart from zero: reported, never decided. */
+		if (s->ci_unbounded)
+			return CMP_INCONCLUSIVE;
+		e = s->pct_change;
+		lo = s->ci_low;
+		hi = s->ci_high;
+		nlo = s->ci90_low;
+		nhi = s->ci90_high;
+		band = tau_pct;
+	}
+	if (!isfinite(band))
+		return CMP_INCONCLUSIVE;
+	if (!isnan(p) && p < alpha && isfinite(e) && !isnan(lo) && !isnan(hi)) {
+		int up = lo > 0 && e > band, down = hi < 0 && e < -band;
+
+		if (up || down) {
+			if (better == CMP_BETTER_NONE)
+				return CMP_CHANGED;
+			return up == (better == CMP_BETTER_HIGHER)
+				       ? CMP_IMPROVEMENT
+				       : CMP_REGRESSION;
 		}
 	}
-
-	/* The test. */
-	if (both_obs && nmin >= COMPARE_MW_MIN_N) {
-		double u;
-		int exact;
-
-		if (stats_mann_whitney(base->obs, base->n, new_->obs, new_->n,
-				       COMPARE_MW_EXACT_MAX, &u, &ret->p_value,
-				       &exact) == 0)
-			ret->p_method = exact ? "mann-whitney-exact"
-					      : "mann-whitney-normal";
-	} else if (both_obs) {
-		if (stats_welch_log(base->obs, base->n, new_->obs, new_->n,
-				    &ret->p_value) == 0 &&
-		    !isnan(ret->p_value))
-			ret->p_method = "welch-log";
-	} else if (stats_welch_log_summary(&sa, &sb, &ret->p_value) == 0 &&
-		   !isnan(ret->p_value)) {
-		ret->p_method = "welch-log";
-	}
-	if (!ret->p_method)
-		ret->p_value = NAN;
+	if (!isnan(nlo) && !isnan(nhi) && nlo >= -band && nhi <= band)
+		return CMP_NO_CHANGE;
+	return CMP_INCONCLUSIVE;
 }
 
 enum cmp_verdict compare_decide(const struct compare_stats *s,
 				enum cmp_better better, double tau_pct,
 				double alpha)
 {
-	int have_ci = !isnan(s->ci_low) && !isnan(s->ci_high);
-	int have_ci90 = !isnan(s->ci90_low) && !isnan(s->ci90_high);
-	int significant = !isnan(s->p_value) && s->p_value < alpha;
-
-	if (s->n_base < COMPARE_MIN_N || s->n_new < COMPARE_MIN_N)
-		return CMP_INSUFFICIENT;
-	if (significant && have_ci && better != CMP_BETTER_NONE) {
-		int up = s->ci_low > tau_pct, down = s->ci_high < -tau_pct;
-
-		if (up)
-			return better == CMP_BETTER_HIGHER ? CMP_IMPROVEMENT
-							   : CMP_REGRESSION;
-		if (down)
-			return better == CMP_BETTER_HIGHER ? CMP_REGRESSION
-							   : CMP_IMPROVEMENT;
-	}
-	if (have_ci90 && s->ci90_low >= -tau_pct && s->ci90_high <= tau_pct)
-		return CMP_NO_CHANGE;
-	return CMP_INCONCLUSIVE;
+	return compare_decide_p(s, s->p_value, better, tau_pct, alpha);
 }
 
-int compare_adaptive_next(const struct compare_sample *base,
-			  const struct compare_sample *new_,
-			  enum cmp_better better, double tau_pct, int look,
-			  int cap_per_side, struct compare_next *ret,
-			  struct strbuf *reason)
-{
-	size_t nmin;
-
-	memset(ret, 0, sizeof(*ret));
-	if (look < 1 || look > COMPARE_POCOCK_LOOKS || cap_per_side < 1)
-		return -1;
-	ret->threshold = COMPARE_POCOCK_ALPHA;
-	compare_stats_compute(base, new_, &ret->stats);
-	ret->verdict =
-		compare_decide(&ret->stats, better, tau_pct, ret->threshold);
-	nmin = base->n < new_->n ? base->n : new_->n;
-	if (ret->verdict == CMP_REGRESSION || ret->verdict == CMP_IMPROVEMENT) {
-		ret->stop = 1;
-		strbuf_addf(reason,
-			    "decided at look %d of %d: %s (p = %.3g < %.4g, "
-			    "95%% CI beyond %.3g%%)",
-			    look, COMPARE_POCOCK_LOOKS,
-			    compare_verdict_name(ret->verdict),
-			    ret->stats.p_value, ret->threshold, tau_pct);
-	} else if (ret->verdict == CMP_NO_CHANGE) {
-		ret->stop = 1;
-		strbuf_addf(reason,
-			    "decided at look %d of %d: no-change (90%% CI "
-			    "inside +-%.3g%%)",
-			    look, COMPARE_POCOCK_LOOKS, tau_pct);
-	} else if (look >= COMPARE_POCOCK_LOOKS) {
-		ret->stop = 1;
-		strbuf_addf(reason,
-			    "stopped %s after the last look (%d of %d), %zu "
-			    "and %zu boots",
-			    compare_verdict_name(ret->verdict), look,
-			    COMPARE_POCOCK_LOOKS, base->n, new_->n);
-	} else if (nmin + COMPARE_BLOCK > (size_t)cap_per_side) {
-		ret->stop = 1;
-		strbuf_addf(reason,
-			    "stopped %s at the cap: %zu and %zu boots, "
-			    "another block of %d would pass %d per side",
-			    compare_verdict_name(ret->verdict), base->n,
-			    new_->n, COMPARE_BLOCK, cap_per_side);
-	} else {
-		ret->add_per_side = COMPARE_BLOCK;
-		strbuf_addf(reason,
-			    "%s at look %d of %d with %zu and %zu boots: "
-			    "queue %d more per side",
-			    compare_verdict_name(ret->verdict), look,
-			    COMPARE_POCOCK_LOOKS, base->n, new_->n,
-			    COMPARE_BLOCK);
-	}
-	return 0;
-}
-
-/* --- The database layer ------------------------------------------------ */
+/* --- Sets of rows ------------------------------------------------------ */
 
 static void compare_row_release(struct compare_row *r)
 {
@@ -313,6 +528,7 @@ static void compare_row_release(struct compare_row *r)
 	free(r->params_text);
 	free(r->metric);
 	free(r->unit);
+	free(r->note);
 }
 
 void compare_set_release(struct compare_set *set)
@@ -325,681 +541,121 @@ void compare_set_release(struct compare_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-/* A growable array of doubles. */
-struct dvec {
-	double *v;
-	size_t nr, alloc;
-};
-
-static void dvec_push(struct dvec *d, double x)
+int compare_row_decides(const struct compare_set *set, size_t i)
 {
-	ALLOC_GROW(d->v, d->nr + 1, d->alloc);
-	d->v[d->nr++] = x;
+	for (size_t k = 0; k < set->nr; k++)
+		if (set->rows[k].decides)
+			return set->rows[i].decides;
+	return 1;
 }
 
-/* One side of a row while rows stream in. */
-struct side_acc {
-	struct dvec obs; /* finished observations */
-	struct dvec iter; /* iterations of the observation in hand */
-	char *obs_key; /* which observation iter belongs to */
-	int have_summary; /* how many summaries */
-	double one_n, one_mean, one_sd; /* the first, kept exact */
-	double pool_n, pool_mean, pool_m2; /* running pooled moments */
-};
-
-static void side_flush_obs(struct side_acc *s, int rate)
-{
-	if (s->iter.nr)
-		dvec_push(&s->obs,
-			  compare_observation(s->iter.v, s->iter.nr, rate));
-	s->iter.nr = 0;
-	free(s->obs_key);
-	s->obs_key = NULL;
-}
-
-/*
- * Fold a summary (n, mean, sd) into the side's pooled moments (Chan et
- * al.'s parallel update), so several imported summaries, or a summary and
- * some observations, become one sample.
- */
-static void side_pool(struct side_acc *s, double n, double mean, double sd)
-{
-	double m2 = (n - 1) * sd * sd, tot = s->pool_n + n, delta;
-
-	if (n <= 0)
-		return;
-	delta = mean - s->pool_mean;
-	s->pool_m2 += m2 + delta * delta * s->pool_n * n / tot;
-	s->pool_mean += delta * n / tot;
-	s->pool_n = tot;
-}
-
-static void side_release(struct side_acc *s)
-{
-	free(s->obs.v);
-	free(s->iter.v);
-	free(s->obs_key);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Turn a side into a sample; the sample points into s. */
-static void side_sample(struct side_acc *s, struct compare_sample *ret)
-{
-	static const double none[1];
-
-	memset(ret, 0, sizeof(*ret));
-	if (!s->have_summary) {
-		ret->obs = s->obs.v ? s->obs.v : none;
-		ret->n = s->obs.nr;
-		return;
-	}
-	ret->obs = NULL;
-	if (s->have_summary == 1 && s->obs.nr == 0) {
-		/* One summary: its own numbers, without pooling round-off. */
-		ret->n = (size_t)s->one_n;
-		ret->mean = s->one_mean;
-		ret->sd = s->one_sd;
-		return;
-	}
-	for (size_t i = 0; i < s->obs.nr; i++)
-		side_pool(s, 1, s->obs.v[i], 0);
-	ret->n = (size_t)s->pool_n;
-	ret->mean = s->pool_mean;
-	ret->sd = s->pool_n > 1 ? sqrt(s->pool_m2 / (s->pool_n - 1)) : NAN;
-}
-
-static int lookup_id(struct db *db, const char *sql, const char *arg,
-		     int64_t *ret, struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	const char *params[1] = { arg };
-
-	if (db_exec(db, &res, err, sql, 1, params) < 0)
-		return -EIO;
-	if (db_nrows(res) != 1)
-		return -ENOENT;
-	return parse_i64(db_get(res, 0, 0), 1, INT64_MAX, ret, NULL) < 0 ? -EIO
-									 : 0;
-}
-
-/* Fill base/new kernel ids and names from the query. */
-static int resolve_kernels(struct db *db, const struct compare_query *q,
-			   struct compare_set *set, struct strbuf *err)
-{
-	int r;
-
-	if (q->patch_id > 0) {
-		struct db_args a = DB_ARGS_INIT;
-		_cleanup_db_result_ struct db_result *res = NULL;
-
-		db_args_i64(&a, q->patch_id);
-		/* The base kernel is the patch's row, else the kernel named
-		 * by its base. */
-		r = db_exec_args(
-			db, &res, err,
-			"SELECT coalesce(p.base_kernel_id, kb.id), "
-			"p.kernel_id FROM patches p LEFT JOIN kernels kb "
-			"ON kb.name = p.base WHERE p.id = $1",
-			&a);
-		db_args_clear(&a);
-		if (r < 0)
-			return -EIO;
-		if (db_nrows(res) != 1) {
-			strbuf_addf(err, "no patch PLM#%lld",
-				    (long long)q->patch_id);
-			return -ENOENT;
-		}
-		if (!db_get(res, 0, 0) || !db_get(res, 0, 1)) {
-			strbuf_addf(err, "patch PLM#%lld has no %s kernel yet",
-				    (long long)q->patch_id,
-				    db_get(res, 0, 0) ? "built" : "base");
-			return -ENOENT;
-		}
-		if (parse_i64(db_get(res, 0, 0), 1, INT64_MAX, &set->base_id,
-			      NULL) < 0 ||
-		    parse_i64(db_get(res, 0, 1), 1, INT64_MAX, &set->new_id,
-			      NULL) < 0)
-			return -EIO;
-		set->patch_id = q->patch_id;
-	} else {
-		r = lookup_id(db, "SELECT id FROM kernels WHERE name = $1",
-			      q->base, &set->base_id, err);
-		if (r == -ENOENT)
-			strbuf_addf(err, "no kernel '%s'", q->base);
-		if (r < 0)
-			return r;
-		r = lookup_id(db, "SELECT id FROM kernels WHERE name = $1",
-			      q->new_, &set->new_id, err);
-		if (r == -ENOENT)
-			strbuf_addf(err, "no kernel '%s'", q->new_);
-		if (r < 0)
-			return r;
-	}
-	if (set->base_id == set->new_id) {
-		strbuf_addstr(err, "base and new are the same kernel");
-		return -EINVAL;
-	}
-	{
-		struct db_args a = DB_ARGS_INIT;
-		_cleanup_db_result_ struct db_result *res = NULL;
-
-		db_args_i64(&a, set->base_id);
-		db_args_i64(&a, set->new_id);
-		r = db_exec_args(
-			db, &res, err,
-			"SELECT (SELECT name FROM kernels WHERE id = $1), "
-			"(SELECT name FROM kernels WHERE id = $2)",
-			&a);
-		db_args_clear(&a);
-		if (r < 0)
-			return -EIO;
-		set->base_name = xstrdup(db_get(res, 0, 0));
-		set->new_name = xstrdup(db_get(res, 0, 1));
-	}
-	if (q->plan) {
-		r = lookup_id(db,
-			      "SELECT id FROM plans WHERE name = $1 OR "
-			      "sha256 = $1 ORDER BY created_at DESC LIMIT 1",
-			      q->plan, &set->plan_id, err);
-		if (r == -ENOENT)
-			strbuf_addf(err, "no plan '%s'", q->plan);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* The current group while rows stream in. */
-struct group {
+/* Deciding rows sorted by host: Holm's families are runs of one host. */
+struct fam_item {
 	int64_t host_id;
-	char *host, *workload, *params_json, *params_text, *metric, *unit;
-	enum cmp_better better;
-	int rate;
-	struct side_acc side[2]; /* 0 base, 1 new */
+	size_t row;
 };
 
-static void group_release(struct group *g)
+static int fam_cmp(const void *x, const void *y)
 {
-	free(g->host);
-	free(g->workload);
-	free(g->params_json);
-	free(g->params_text);
-	free(g->metric);
-	free(g->unit);
-	side_release(&g->side[0]);
-	side_release(&g->side[1]);
-	memset(g, 0, sizeof(*g));
+	const struct fam_item *a = x, *b = y;
+
+	if (a->host_id != b->host_id)
+		return a->host_id < b->host_id ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
 }
 
-static void plan_freep(struct plan **p)
+void compare_set_decide(struct compare_set *set, double alpha)
 {
-	if (*p)
-		plan_free(*p);
-}
+	_cleanup_free_ struct fam_item *it = NULL;
+	_cleanup_free_ double *p = NULL, *adj = NULL;
+	size_t m = 0, any_flag = 0;
 
-/* The plan's override for a metric: the first entry whose name (a glob)
- * matches, or NULL. */
-static const struct plan_metric *plan_metric_for(const struct plan *p,
-						 const char *metric)
-{
-	for (size_t i = 0; p && i < p->nr_metrics; i++)
-		if (!fnmatch(p->metrics[i].name, metric, 0))
-			return &p->metrics[i];
-	return NULL;
-}
+	set->alpha = alpha;
+	it = xcalloc(set->nr ? set->nr : 1, sizeof(*it));
+	p = xcalloc(set->nr ? set->nr : 1, sizeof(*p));
+	adj = xcalloc(set->nr ? set->nr : 1, sizeof(*adj));
+	for (size_t i = 0; i < set->nr; i++)
+		any_flag |= (size_t)set->rows[i].decides;
+	for (size_t i = 0; i < set->nr; i++) {
+		struct compare_row *r = &set->rows[i];
 
-/*
- * The plan of the comparison, for its metric overrides: --plan, else the
- * one plan all of the patch's jobs ran.  *ret stays NULL when there is
- * none; a stored plan that no longer parses is an error.
- */
-static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
-		     struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	const char *body;
-	int r;
-
-	*ret = NULL;
-	if (set->plan_id) {
-		db_args_i64(&a, set->plan_id);
-		r = db_exec_args(db, &res, err,
-				 "SELECT name, body FROM plans WHERE id = $1",
-				 &a);
-	} else if (set->patch_id > 0) {
-		db_args_i64(&a, set->patch_id);
-		r = db_exec_args(
-			db, &res, err,
-			"SELECT p.name, p.body FROM plans p WHERE p.id = "
-			"(SELECT min(plan_id) FROM jobs WHERE patch_id "
-			"= $1 HAVING count(DISTINCT plan_id) = 1)",
-			&a);
-	} else {
-		return 0;
+		r->p_adjusted = r->s.p_value;
+		r->family = 0;
+		if (any_flag && !r->decides)
+			continue;
+		it[m].host_id = r->host_id;
+		it[m++].row = i;
 	}
-	db_args_clear(&a);
-	if (r < 0)
-		return -EIO;
-	if (db_nrows(res) != 1)
-		return 0;
-	body = db_get(res, 0, 1);
-	if (plan_parse(db_get(res, 0, 0), body, strlen(body), ret, err) < 0) {
-		strbuf_addstr(err, "(the stored plan no longer parses)");
-		return -EINVAL;
-	}
-	return 0;
-}
+	qsort(it, m, sizeof(*it), fam_cmp);
+	for (size_t a = 0; a < m;) {
+		size_t b = a;
 
-/*
- * Compute the finished group into a new row of set (taking its strings).
- * tau: --tau, else the plan's for this metric, else the metric's default;
- * the plan may also override the direction.
- */
-static void group_finish(struct group *g, const struct compare_query *q,
-			 const struct plan *plan, struct compare_set *set)
-{
-	const struct plan_metric *pm;
-	struct compare_sample sb, sn;
-	struct compare_row *row;
-
-	side_flush_obs(&g->side[0], g->rate);
-	side_flush_obs(&g->side[1], g->rate);
-	side_sample(&g->side[0], &sb);
-	side_sample(&g->side[1], &sn);
-	ALLOC_GROW(set->rows, set->nr + 1, set->alloc);
-	row = &set->rows[set->nr++];
-	memset(row, 0, sizeof(*row));
-	row->host_id = g->host_id;
-	row->host = TAKE_PTR(g->host);
-	row->workload = TAKE_PTR(g->workload);
-	row->params_json = TAKE_PTR(g->params_json);
-	row->params_text = TAKE_PTR(g->params_text);
-	row->metric = TAKE_PTR(g->metric);
-	row->unit = TAKE_PTR(g->unit);
-	row->better = g->better;
-	row->tau = compare_default_tau(row->metric);
-	pm = plan_metric_for(plan, row->metric);
-	if (pm && pm->tau_pct >= 0)
-		row->tau = pm->tau_pct;
-	row->decides = pm && pm->decides;
-	if (pm && pm->direction == PLAN_DIR_HIGHER)
-		row->better = CMP_BETTER_HIGHER;
-	else if (pm && pm->direction == PLAN_DIR_LOWER)
-		row->better = CMP_BETTER_LOWER;
-	else if (pm && pm->direction == PLAN_DIR_NONE)
-		row->better = CMP_BETTER_NONE;
-	if (!isnan(q->tau_pct))
-		row->tau = q->tau_pct;
-	compare_stats_compute(&sb, &sn, &row->s);
-	row->verdict = compare_decide(&row->s, row->better, row->tau,
-				      q->look > 0 ? COMPARE_POCOCK_ALPHA
-						  : COMPARE_ALPHA);
-	group_release(g);
-}
-
-static int same_group(const struct group *g, int64_t host_id,
-		      const char *workload, const char *params,
-		      const char *metric)
-{
-	return g->metric && g->host_id == host_id &&
-	       !strcmp(g->workload, workload) &&
-	       !strcmp(g->params_json, params) && !strcmp(g->metric, metric);
-}
-
-int compare_run(struct db *db, const struct compare_query *q,
-		struct compare_set *ret, struct strbuf *err)
-{
-	static const char sql[] =
-		"SELECT r.host_id, h.name, r.workload, r.params::text, "
-		"  coalesce((SELECT string_agg(e.key || '=' || "
-		"     coalesce(e.value #>> '{}', 'null'), ';' ORDER BY e.key) "
-		"   FROM jsonb_each(r.params) e), ''), "
-		"  s.metric, s.unit, s.direction, r.kernel_id, "
-		"  CASE WHEN r.boot > 0 AND r.job_id IS NOT NULL "
-		"       THEN 'j' || r.job_id || '.' || r.boot "
-		"       ELSE 'r' || r.id END AS obs, "
-		"  s.value, s.n, s.stddev "
-		"FROM results s JOIN runs r ON r.id = s.run_id "
-		"  JOIN hosts h ON h.id = r.host_id "
-		"WHERE r.kernel_id IN ($1, $2) "
-		"  AND r.status IN ('done', 'imported') AND NOT s.warmup "
-		"  AND ($3::text IS NULL OR h.name = $3) "
-		"  AND ($4::text IS NULL OR r.workload = $4) "
-		"  AND ($5::bigint IS NULL OR r.plan_id = $5) "
-		/* r.params as jsonb, not text: a sweep's numbers then come
-		 * in numeric order (1, 2, 16, 128), not as text sorts. */
-		"ORDER BY h.name, r.host_id, r.workload, r.params, s.metric, "
-		"  r.kernel_id, obs, s.iteration, s.id";
-	struct db_args a = DB_ARGS_INIT;
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct group g;
-	_cleanup_(plan_freep) struct plan *plan = NULL;
-	int r, nrows;
-
-	memset(ret, 0, sizeof(*ret));
-	memset(&g, 0, sizeof(g));
-	r = resolve_kernels(db, q, ret, err);
-	if (r < 0)
-		return r;
-	r = load_plan(db, ret, &plan, err);
-	if (r < 0)
-		return r;
-	db_args_i64(&a, ret->base_id);
-	db_args_i64(&a, ret->new_id);
-	db_args_str(&a, q->host);
-	db_args_str(&a, q->workload);
-	if (ret->plan_id)
-		db_args_i64(&a, ret->plan_id);
-	else
-		db_args_str(&a, NULL);
-	r = db_exec_args(db, &res, err, sql, &a);
-	db_args_clear(&a);
-	if (r < 0)
-		return -EIO;
-	nrows = db_nrows(res);
-	for (int i = 0; i < nrows; i++) {
-		int64_t host_id, kernel_id, n_sum = 0;
-		double value, sd = 0;
-		const char *metric = db_get(res, i, 5),
-			   *obs = db_get(res, i, 9);
-		struct side_acc *side;
-
-		if (parse_i64(db_get(res, i, 0), 1, INT64_MAX, &host_id, NULL) <
-			    0 ||
-		    parse_i64(db_get(res, i, 8), 1, INT64_MAX, &kernel_id,
-			      NULL) < 0 ||
-		    parse_double(db_get(res, i, 10), -HUGE_VAL, HUGE_VAL,
-				 &value, NULL) < 0) {
-			strbuf_addstr(err, "unreadable result row");
-			group_release(&g);
-			return -EIO;
+		while (b < m && it[b].host_id == it[a].host_id)
+			b++;
+		for (size_t k = a; k < b; k++)
+			p[k - a] = set->rows[it[k].row].s.p_value;
+		stats_holm(p, b - a, adj);
+		for (size_t k = a; k < b; k++) {
+			set->rows[it[k].row].p_adjusted = adj[k - a];
+			set->rows[it[k].row].family = (int)(b - a);
 		}
-		if (!same_group(&g, host_id, db_get(res, i, 2),
-				db_get(res, i, 3), metric)) {
-			if (g.metric)
-				group_finish(&g, q, plan, ret);
-			g.host_id = host_id;
-			g.host = xstrdup(db_get(res, i, 1));
-			g.workload = xstrdup(db_get(res, i, 2));
-			g.params_json = xstrdup(db_get(res, i, 3));
-			g.params_text = xstrdup(db_get(res, i, 4));
-			g.metric = xstrdup(metric);
-			g.unit = xstrdup(db_get(res, i, 6));
-			if (compare_better_parse(db_get(res, i, 7), &g.better))
-				g.better = CMP_BETTER_NONE;
-			g.rate = compare_unit_is_rate(g.unit);
-		}
-		side = &g.side[kernel_id == ret->new_id];
-		if (db_get(res, i, 11)) {
-			/* An imported summary; n = 1 is one observation. */
-			if (parse_i64(db_get(res, i, 11), 1, INT32_MAX, &n_sum,
-				      NULL) < 0 ||
-			    (db_get(res, i, 12) &&
-			     parse_double(db_get(res, i, 12), 0, HUGE_VAL, &sd,
-					  NULL) < 0)) {
-				strbuf_addstr(err, "unreadable summary row");
-				group_release(&g);
-				return -EIO;
-			}
-			if (n_sum > 1) {
-				if (!side->have_summary++) {
-					side->one_n = (double)n_sum;
-					side->one_mean = value;
-					side->one_sd = sd;
-				}
-				side_pool(side, (double)n_sum, value, sd);
-				continue;
-			}
-		}
-		if (!side->obs_key || strcmp(side->obs_key, obs)) {
-			side_flush_obs(side, g.rate);
-			side->obs_key = xstrdup(obs);
-		}
-		dvec_push(&side->iter, value);
-	}
-	if (g.metric)
-		group_finish(&g, q, plan, ret);
-	return 0;
-}
-
-int compare_store(struct db *db, const struct compare_set *set,
-		  struct strbuf *err)
-{
-	static const char sql[] =
-		"INSERT INTO comparisons (base_kernel_id, new_kernel_id, "
-		"  patch_id, host_id, workload, params, metric, unit, better, "
-		"  n_base, n_new, mean_base, mean_new, stddev_base, "
-		"stddev_new, "
-		"  pct_change, ci_low, ci_high, p_value, tau, verdict, "
-		"  method_version, ci90_low, ci90_high, ci_method, p_method, "
-		"  note) "
-		"VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, "
-		"  $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
-		"  $24, $25, $26, $27)";
-
-	if (db_begin(db, err) < 0)
-		return -EIO;
-	/* One storer at a time: two concurrent compares of the same key
-	 * would otherwise both retire the old row and collide on the
-	 * one-latest-per-key index. */
-	if (db_cmd(db, err,
-		   "SELECT "
-		   "pg_advisory_xact_lock(hashtext('schedfarm.compare'))") <
-	    0) {
-		db_rollback(db);
-		return -EIO;
+		a = b;
 	}
 	for (size_t i = 0; i < set->nr; i++) {
-		const struct compare_row *row = &set->rows[i];
-		struct db_args a = DB_ARGS_INIT;
-		int r;
+		struct compare_row *r = &set->rows[i];
 
-		db_args_i64(&a, set->base_id);
-		db_args_i64(&a, set->new_id);
-		if (set->patch_id > 0)
-			db_args_i64(&a, set->patch_id);
-		else
-			db_args_str(&a, NULL);
-		db_args_i64(&a, row->host_id);
-		db_args_str(&a, row->workload);
-		db_args_str(&a, row->params_json);
-		db_args_str(&a, row->metric);
-		db_args_str(&a, row->unit);
-		db_args_str(&a, compare_better_name(row->better));
-		db_args_i64(&a, (int64_t)row->s.n_base);
-		db_args_i64(&a, (int64_t)row->s.n_new);
-		db_args_double(&a, row->s.mean_base);
-		db_args_double(&a, row->s.mean_new);
-		db_args_double(&a, row->s.sd_base);
-		db_args_double(&a, row->s.sd_new);
-		db_args_double(&a, row->s.pct_change);
-		db_args_double(&a, row->s.ci_low);
-		db_args_double(&a, row->s.ci_high);
-		db_args_double(&a, row->s.p_value);
-		db_args_double(&a, row->tau);
-		db_args_str(&a, compare_verdict_name(row->verdict));
-		db_args_i64(&a, COMPARE_METHOD_VERSION);
-		db_args_double(&a, row->s.ci90_low);
-		db_args_double(&a, row->s.ci90_high);
-		db_args_str(&a, row->s.ci_method);
-		db_args_str(&a, row->s.p_method);
-		db_args_str(&a,
-			    row->s.ci_unbounded
-				    ? "Fieller interval unbounded: the base "
-				      "mean is not distinguishable from 0"
-				    : NULL);
-		r = db_exec_args(db, NULL, err, sql, &a);
-		db_args_clear(&a);
-		if (r < 0) {
-			db_rollback(db);
-			return -EIO;
-		}
+		r->verdict = compare_decide_p(&r->s, r->p_adjusted, r->better,
+					      r->tau, alpha);
 	}
-	if (db_commit(db, err) < 0)
-		return -EIO;
-	return 0;
 }
 
-int compare_delete(struct db *db, const struct compare_query *q,
-		   int64_t *ret_rows, struct strbuf *err)
+void compare_row_note(const struct compare_row *r, struct strbuf *out)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct compare_set set;
-	struct db_args a = DB_ARGS_INIT;
-	int r;
+	size_t start = out->len;
 
-	memset(&set, 0, sizeof(set));
-	*ret_rows = 0;
-	r = resolve_kernels(db, q, &set, err);
-	if (r < 0)
-		goto out;
-	db_args_i64(&a, set.base_id);
-	db_args_i64(&a, set.new_id);
-	db_args_str(&a, q->host);
-	db_args_str(&a, q->workload);
-	/* Every row of the key, not only the latest: a comparison made by
-	 * mistake leaves no history behind to become the latest again. */
-	r = db_exec_args(
-		db, &res, err,
-		"DELETE FROM comparisons c WHERE c.base_kernel_id = $1 "
-		"AND c.new_kernel_id = $2 AND ($3::text IS NULL OR "
-		"c.host_id IN (SELECT id FROM hosts WHERE name = $3)) "
-		"AND ($4::text IS NULL OR c.workload = $4)",
-		&a);
-	db_args_clear(&a);
-	if (r < 0) {
-		r = -EIO;
-		goto out;
-	}
-	*ret_rows = db_cmd_tuples(res);
-	r = 0;
-out:
-	compare_set_release(&set);
-	return r;
-}
-
-/* Append the distinct values of one column among the runs of the pair
- * ("memchunk, pipe-pingpong"), for a message; col is fixed SQL. */
-static void list_values(struct db *db, const struct compare_set *set,
-			const char *col, struct strbuf *out)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct strbuf sql = STRBUF_INIT, err = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
-
-	strbuf_addf(&sql,
-		    "SELECT string_agg(DISTINCT %s, ', ') FROM runs r JOIN "
-		    "hosts h ON h.id = r.host_id LEFT JOIN plans p ON p.id = "
-		    "r.plan_id WHERE r.kernel_id IN ($1, $2) AND r.status IN "
-		    "('done', 'imported')",
-		    col);
-	db_args_i64(&a, set->base_id);
-	db_args_i64(&a, set->new_id);
-	if (db_exec_args(db, &res, &err, sql.buf, &a) == 0 && db_get(res, 0, 0))
-		strbuf_addstr(out, db_get(res, 0, 0));
-	db_args_clear(&a);
-	strbuf_release(&sql);
-	strbuf_release(&err);
-}
-
-int compare_why_empty(struct db *db, const struct compare_query *q,
-		      const struct compare_set *set, struct strbuf *why)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	struct strbuf have = STRBUF_INIT;
-	int64_t all = 0, host = 0, wl = 0, plan = 0, known_host = 1;
-	int r;
-
-	db_args_i64(&a, set->base_id);
-	db_args_i64(&a, set->new_id);
-	db_args_str(&a, q->host);
-	db_args_str(&a, q->workload);
-	if (set->plan_id)
-		db_args_i64(&a, set->plan_id);
-	else
-		db_args_str(&a, NULL);
-	r = db_exec_args(
-		db, &res, why,
-		"SELECT count(*), count(*) FILTER (WHERE h.name = $3), "
-		"count(*) FILTER (WHERE r.workload = $4), count(*) FILTER "
-		"(WHERE r.plan_id = $5), (SELECT count(*) FROM hosts WHERE "
-		"$3::text IS NULL OR name = $3) FROM runs r JOIN hosts h ON "
-		"h.id = r.host_id WHERE r.kernel_id IN ($1, $2) AND r.status "
-		"IN ('done', 'imported')",
-		&a);
-	db_args_clear(&a);
-	if (r < 0)
-		return -EIO;
-	if (db_get_i64(res, 0, 0, 0, INT64_MAX, &all) < 0 ||
-	    db_get_i64(res, 0, 1, 0, INT64_MAX, &host) < 0 ||
-	    db_get_i64(res, 0, 2, 0, INT64_MAX, &wl) < 0 ||
-	    db_get_i64(res, 0, 3, 0, INT64_MAX, &plan) < 0 ||
-	    db_get_i64(res, 0, 4, 0, INT64_MAX, &known_host) < 0)
-		return -EIO;
-	if (q->host && !known_host) {
-		strbuf_addf(why,
-			    "no host named '%s' ('schedfarm host list' shows "
-			    "them)",
-			    q->host);
-	} else if (!all) {
-		strbuf_addf(why,
-			    "neither %s nor %s has finished runs to compare",
-			    set->base_name, set->new_name);
-	} else if (q->host && !host) {
-		list_values(db, set, "h.name", &have);
-		strbuf_addf(why,
-			    "%s and %s have no results on host '%s' (their "
-			    "hosts: %s)",
-			    set->base_name, set->new_name, q->host, have.buf);
-	} else if (q->workload && !wl) {
-		list_values(db, set, "r.workload", &have);
-		strbuf_addf(why,
-			    "%s and %s have no results of workload '%s' "
-			    "(their workloads: %s)",
-			    set->base_name, set->new_name, q->workload,
-			    have.buf);
-	} else if (q->plan && !plan) {
-		list_values(db, set, "p.name", &have);
-		strbuf_addf(why,
-			    "%s and %s have no results of plan '%s' (their "
-			    "plans: %s)",
-			    set->base_name, set->new_name, q->plan, have.buf);
-	} else {
-		strbuf_addf(why,
-			    "%s and %s have no results in common with these "
-			    "filters (--host, --workload and --plan together)",
-			    set->base_name, set->new_name);
-	}
-	strbuf_release(&have);
-	return 0;
+#define SEP() (out->len > start ? "; " : "")
+	if (r->s.why)
+		strbuf_addf(out, "%s", r->s.why);
+	if (r->s.scale == CMP_SCALE_DIFF)
+		strbuf_addf(out,
+			    "%sthe values cross 0: compared on the difference "
+			    "new - base%s%s%s, tau a percentage of their "
+			    "root-mean-square value",
+			    SEP(), r->unit && r->unit[0] ? " in " : "",
+			    r->unit ? r->unit : "", "");
+	if (r->note)
+		strbuf_addf(out, "%s%s", SEP(), r->note);
+	if (r->family > 1 && !isnan(r->p_adjusted))
+		strbuf_addf(out,
+			    "%sHolm's correction over the %d deciding "
+			    "metrics on %s: adjusted p %.3g",
+			    SEP(), r->family, r->host ? r->host : "this host",
+			    r->p_adjusted);
+#undef SEP
 }
 
 static int is_decided(enum cmp_verdict v)
 {
 	return v == CMP_REGRESSION || v == CMP_IMPROVEMENT ||
-	       v == CMP_NO_CHANGE;
+	       v == CMP_NO_CHANGE || v == CMP_CHANGED;
 }
 
-int compare_set_next(const struct compare_set *set, int look, int cap_per_side,
-		     int *ret_stop, int *ret_add, struct strbuf *reason)
+int compare_set_next(const struct compare_set *set, int look, int looks,
+		     int cap_per_side, int *ret_stop, int *ret_add,
+		     struct strbuf *reason)
 {
 	size_t deciding = 0, open = 0, nmin = SIZE_MAX;
-	int any_flag = 0;
 	struct strbuf list = STRBUF_INIT;
 
 	*ret_stop = 1;
 	*ret_add = 0;
-	if (look < 1 || look > COMPARE_POCOCK_LOOKS || cap_per_side < 1)
+	if (looks < 1 || look < 1 || look > looks || cap_per_side < 1)
 		return -1;
-	for (size_t i = 0; i < set->nr; i++)
-		any_flag |= set->rows[i].decides;
 	for (size_t i = 0; i < set->nr; i++) {
 		const struct compare_row *r = &set->rows[i];
 		size_t n = r->s.n_base < r->s.n_new ? r->s.n_base : r->s.n_new;
 
-		if (any_flag && !r->decides)
+		if (!compare_row_decides(set, i))
 			continue;
 		deciding++;
 		if (n < nmin)
@@ -1018,18 +674,26 @@ int compare_set_next(const struct compare_set *set, int look, int cap_per_side,
 		strbuf_addf(reason,
 			    "look %d of %d: no deciding metric has "
 			    "results: stop",
-			    look, COMPARE_POCOCK_LOOKS);
+			    look, looks);
 	} else if (open == 0) {
 		strbuf_addf(reason,
 			    "decided at look %d of %d: all %zu deciding "
-			    "metric%s decided (p < %.4g per look)",
-			    look, COMPARE_POCOCK_LOOKS, deciding,
-			    deciding == 1 ? "" : "s", COMPARE_POCOCK_ALPHA);
-	} else if (look >= COMPARE_POCOCK_LOOKS) {
+			    "metric%s decided (p < %.2g per look%s)",
+			    look, looks, deciding, deciding == 1 ? "" : "s",
+			    set->alpha > 0 ? set->alpha : COMPARE_ALPHA,
+			    deciding > 1 ? ", Holm over the deciding metrics"
+					 : "");
+	} else if (look >= looks &&
+		   nmin + COMPARE_BLOCK > (size_t)cap_per_side) {
+		strbuf_addf(reason,
+			    "stopped at the cap (%d boots per side) after the "
+			    "last look (%d of %d) with %zu undecided: %s",
+			    cap_per_side, look, looks, open, list.buf);
+	} else if (look >= looks) {
 		strbuf_addf(reason,
 			    "stopped after the last look (%d of %d) with %zu "
 			    "undecided: %s",
-			    look, COMPARE_POCOCK_LOOKS, open, list.buf);
+			    look, looks, open, list.buf);
 	} else if (nmin + COMPARE_BLOCK > (size_t)cap_per_side) {
 		strbuf_addf(reason,
 			    "stopped at the cap (%d boots per side) with %zu "
@@ -1041,153 +705,8 @@ int compare_set_next(const struct compare_set *set, int look, int cap_per_side,
 		strbuf_addf(reason,
 			    "look %d of %d: %zu undecided (%s): queue %d more "
 			    "boots per side",
-			    look, COMPARE_POCOCK_LOOKS, open, list.buf,
-			    COMPARE_BLOCK);
+			    look, looks, open, list.buf, COMPARE_BLOCK);
 	}
 	strbuf_release(&list);
 	return 0;
-}
-
-/* --- Rendering ----------------------------------------------------------- */
-
-/* A number in a width-limited column: integers when large. */
-static void add_num(struct strbuf *out, int width, double v)
-{
-	if (isnan(v))
-		strbuf_addf(out, "%*s", width, "-");
-	else if (fabs(v) >= 1e15)
-		strbuf_addf(out, "%*.4g", width, v);
-	else if (fabs(v) >= 1000)
-		strbuf_addf(out, "%*.0f", width, v);
-	else if (fabs(v) >= 1)
-		strbuf_addf(out, "%*.2f", width, v);
-	else
-		strbuf_addf(out, "%*.4g", width, v);
-}
-
-/* "± N%" when the relative sd is above 2% (as LKP prints it), else blank. */
-static void add_rsd(struct strbuf *out, double mean, double sd)
-{
-	double rsd = mean != 0 ? 100 * sd / fabs(mean) : NAN;
-
-	if (isfinite(rsd) && rsd > 2)
-		strbuf_addf(out, " \xc2\xb1%3.0f%%", rsd);
-	else
-		strbuf_addstr(out, "      ");
-}
-
-static void add_pct(struct strbuf *out, double v)
-{
-	if (isnan(v))
-		strbuf_addstr(out, "-");
-	else
-		strbuf_addf(out, "%+.1f%%", v);
-}
-
-void compare_format_text(const struct compare_set *set, struct strbuf *out)
-{
-	const struct compare_row *prev = NULL;
-
-	strbuf_addf(out, "base: %s    new: %s", set->base_name, set->new_name);
-	if (set->patch_id > 0)
-		strbuf_addf(out, "    PLM#%lld", (long long)set->patch_id);
-	strbuf_addch(out, '\n');
-	for (size_t i = 0; i < set->nr; i++) {
-		const struct compare_row *r = &set->rows[i];
-		struct strbuf ci = STRBUF_INIT, change = STRBUF_INIT;
-
-		if (!prev || strcmp(prev->host, r->host) ||
-		    strcmp(prev->workload, r->workload) ||
-		    strcmp(prev->params_json, r->params_json)) {
-			strbuf_addf(out, "\nhost %s  workload %s", r->host,
-				    r->workload);
-			if (r->params_text[0])
-				strbuf_addf(out, "  params %s", r->params_text);
-			strbuf_addf(
-				out,
-				"\n%13s %6s %9s  %-18s %13s %6s  %-5s  %s\n",
-				"base", "%sd", "%change", "95% CI", "new",
-				"%sd", "n", "metric");
-		}
-		prev = r;
-		add_num(out, 13, r->s.mean_base);
-		add_rsd(out, r->s.mean_base, r->s.sd_base);
-		add_pct(&change, r->s.pct_change);
-		strbuf_addf(out, " %9s  ", change.buf);
-		if (r->s.ci_unbounded) {
-			strbuf_addstr(&ci, "unbounded");
-		} else if (isnan(r->s.ci_low)) {
-			strbuf_addstr(&ci, "-");
-		} else {
-			strbuf_addch(&ci, '[');
-			add_pct(&ci, r->s.ci_low);
-			strbuf_addstr(&ci, ", ");
-			add_pct(&ci, r->s.ci_high);
-			strbuf_addch(&ci, ']');
-		}
-		strbuf_addf(out, "%-18s ", ci.buf);
-		add_num(out, 13, r->s.mean_new);
-		add_rsd(out, r->s.mean_new, r->s.sd_new);
-		strbuf_reset(&change);
-		strbuf_addf(&change, "%zu/%zu", r->s.n_base, r->s.n_new);
-		strbuf_addf(out, "  %-5s  %s", change.buf, r->metric);
-		if (r->unit[0])
-			strbuf_addf(out, " (%s)", r->unit);
-		/* Marked only when it is not no-change, as LKP marks. */
-		if (r->verdict != CMP_NO_CHANGE) {
-			strbuf_addf(out, "  %s",
-				    compare_verdict_name(r->verdict));
-			if (r->s.p_value < 1e-15)
-				strbuf_addstr(out, " (p<1e-15)");
-			else if (!isnan(r->s.p_value))
-				strbuf_addf(out, " (p=%.2g)", r->s.p_value);
-		}
-		strbuf_addch(out, '\n');
-		strbuf_release(&ci);
-		strbuf_release(&change);
-	}
-}
-
-void compare_format_json(const struct compare_set *set, struct strbuf *out)
-{
-	strbuf_addch(out, '[');
-	for (size_t i = 0; i < set->nr; i++) {
-		const struct compare_row *r = &set->rows[i];
-
-		strbuf_addstr(out, i ? ",\n{" : "\n{");
-		strbuf_addstr(out, "\"host\":");
-		strbuf_add_json_str(out, r->host);
-		strbuf_addstr(out, ",\"workload\":");
-		strbuf_add_json_str(out, r->workload);
-		/* params is jsonb text from the database: already JSON. */
-		strbuf_addf(out, ",\"params\":%s", r->params_json);
-		strbuf_addstr(out, ",\"metric\":");
-		strbuf_add_json_str(out, r->metric);
-		strbuf_addstr(out, ",\"unit\":");
-		strbuf_add_json_str(out, r->unit);
-		strbuf_addstr(out, ",\"better\":");
-		strbuf_add_json_str(out, compare_better_name(r->better));
-		strbuf_addf(out, ",\"n_base\":%zu,\"n_new\":%zu", r->s.n_base,
-			    r->s.n_new);
-		strbuf_addstr(out, ",\"mean_base\":");
-		strbuf_add_json_double(out, r->s.mean_base);
-		strbuf_addstr(out, ",\"mean_new\":");
-		strbuf_add_json_double(out, r->s.mean_new);
-		strbuf_addstr(out, ",\"stddev_base\":");
-		strbuf_add_json_double(out, r->s.sd_base);
-		strbuf_addstr(out, ",\"stddev_new\":");
-		strbuf_add_json_double(out, r->s.sd_new);
-		strbuf_addstr(out, ",\"pct_change\":");
-		strbuf_add_json_double(out, r->s.pct_change);
-		strbuf_addstr(out, ",\"ci_low\":");
-		strbuf_add_json_double(out, r->s.ci_low);
-		strbuf_addstr(out, ",\"ci_high\":");
-		strbuf_add_json_double(out, r->s.ci_high);
-		strbuf_addstr(out, ",\"p_value\":");
-		strbuf_add_json_double(out, r->s.p_value);
-		strbuf_addstr(out, ",\"verdict\":");
-		strbuf_add_json_str(out, compare_verdict_name(r->verdict));
-		strbuf_addch(out, '}');
-	}
-	strbuf_addstr(out, set->nr ? "\n]\n" : "]\n");
 }

@@ -1,19 +1,28 @@
 /*
  * compare.h - patch against baseline: observations, statistics, verdicts.
  *
- * The method is REFERENCE.md section 1.  An observation is one boot's
- * mean of its non-warm-up iterations (harmonic mean when the metric's
- * unit is a rate); runs without a boot grouping are one observation each.
- * Per (host, workload, params, metric): n, mean and sd per side, %change
- * = 100 (mean_new / mean_base - 1), its 95% and 90% intervals (Fieller
- * below 10 observations per side and for summaries, BCa bootstrap from
- * 10), a p-value (Mann-Whitney U from 5 per side, exact up to 20; Welch's
- * t on logs below 5 and for summaries) and a verdict.
+ * The method is REFERENCE.md section 1, with the choices doc/STATISTICS.md
+ * explains.  An observation is one boot's mean of its non-warm-up
+ * iterations (harmonic mean when the metric's unit is a rate); runs
+ * without a boot grouping are one observation each.  Per (host,
+ * workload, params, metric): n, mean and sd per side and the effect with
+ * its 95% interval and its no-change interval (90% for one look, wider
+ * at a look of a sequence).  The effect is %change = 100 (new - base) /
+ * |base| (the sign from the difference, so negative means keep their
+ * direction), or, when the values cross zero, the difference new - base
+ * in the metric's unit.  Intervals: Fieller (a t interval for a
+ * difference) up to 50 observations per side and for summaries, with t
+ * at n_a + n_b - 2 degrees of freedom when both sides have the same n and
+ * at Welch's otherwise; BCa bootstrap above 50 (the method per n that
+ * measured coverage chose: bench/calibration, doc/STATISTICS.md).  A
+ * p-value: Mann-Whitney U from 5 per side (exact up to 20); below that
+ * and for summaries Welch's t (on logs when every value is positive).
  *
- * Three layers: pure functions on numbers (compare_stats_compute,
- * compare_decide, compare_adaptive_next), the database layer that loads
- * observations and stores verdicts (compare_run, compare_store), and the
- * renderers (compare_format_text, compare_format_json).  Nothing here
+ * Three layers: pure functions on numbers (compare_stats_compute_at,
+ * compare_decide, compare_set_decide, compare_set_next), the database
+ * layer that loads observations and stores or deletes verdicts
+ * (compare_run, compare_store, compare_delete, compare_why_empty), and
+ * the renderers (compare_format_text, compare_format_json).  Nothing here
  * prints; errors go to the caller's strbuf.
  */
 #ifndef SCHEDFARM_COMPARE_H
@@ -26,17 +35,16 @@
 #include "strbuf.h"
 
 /* Bump when anything below changes what a comparison computes. */
-#define COMPARE_METHOD_VERSION 1
+#define COMPARE_METHOD_VERSION 2
 
-#define COMPARE_ALPHA 0.01 /* one look */
-#define COMPARE_POCOCK_ALPHA 0.0182 /* per look, Pocock, 4 looks */
-#define COMPARE_POCOCK_LOOKS 4
+#define COMPARE_ALPHA 0.01 /* a fixed design, overall (Holm's family) */
+#define COMPARE_NOCHANGE_LEVEL 0.90 /* the no-change interval, one look */
 #define COMPARE_BLOCK 4 /* boots per side added per look */
 #define COMPARE_CAP_DEFAULT 20 /* boots per side at most */
 #define COMPARE_MIN_N 3 /* fewer on a side: insufficient-data */
 #define COMPARE_MW_MIN_N 5 /* Mann-Whitney from this many per side */
 #define COMPARE_MW_EXACT_MAX 20 /* exact Mann-Whitney up to this many */
-#define COMPARE_BCA_MIN_N 10 /* BCa bootstrap from this many per side */
+#define COMPARE_FIELLER_MAX_N 50 /* Fieller up to this many, BCa above */
 #define COMPARE_NBOOT 10000 /* bootstrap replicates */
 #define COMPARE_BOOT_SEED 5489UL /* fixed: a recompute gives the same CI */
 #define COMPARE_TAU_DEFAULT 2.0 /* percent: throughput and times */
@@ -50,12 +58,23 @@ enum cmp_verdict {
 	CMP_NO_CHANGE,
 	CMP_INCONCLUSIVE,
 	CMP_INSUFFICIENT,
+	CMP_CHANGED, /* a metric without a direction moved beyond tau */
+};
+
+/* What the effect is measured in. */
+enum cmp_scale {
+	CMP_SCALE_PERCENT, /* %change = 100 (new - base) / |base| */
+	CMP_SCALE_DIFF, /* new - base in the unit: the values cross 0 */
 };
 
 const char *compare_verdict_name(enum cmp_verdict v);
+/* "regression" ... "changed"; -1 for anything else. */
+int compare_verdict_parse(const char *s, enum cmp_verdict *ret);
 const char *compare_better_name(enum cmp_better b);
 /* "higher", "lower" or "none"; -1 for anything else. */
 int compare_better_parse(const char *s, enum cmp_better *ret);
+/* "percent" or "difference". */
+const char *compare_scale_name(enum cmp_scale s);
 /*
  * 1 when a unit names a rate (".../s", "per sec", "per minute", "ops",
  * "jpm", "tps" and the like): its iterations are averaged harmonically.
@@ -79,67 +98,64 @@ struct compare_sample {
 struct compare_stats {
 	size_t n_base, n_new;
 	double mean_base, mean_new, sd_base, sd_new;
+	enum cmp_scale scale;
+	/* The percent scale (NaN on the difference scale): */
 	double pct_change;
 	double ci_low, ci_high; /* 95% interval of %change */
-	double ci90_low, ci90_high; /* 90% interval of %change */
-	int ci_unbounded; /* Fieller: base mean not away from 0 */
-	const char *ci_method; /* "fieller", "bca" or NULL */
+	double ci90_low, ci90_high; /* the no-change interval (nc_level) */
+	int ci_unbounded; /* the base mean is not distinguishable from 0 */
+	/* The difference new - base (always) and, on the difference scale,
+	 * its intervals in the metric's unit: */
+	double diff;
+	double diff_low, diff_high; /* 95% */
+	double diff90_low, diff90_high; /* the no-change interval */
+	double tau_ref; /* difference scale: tau is a percentage of this
+			 * (the root-mean-square value of both sides) */
+	double nc_level; /* the no-change interval's level */
+	const char *ci_method; /* "fieller", "bca", "t-diff",
+				* "bca-diff" or NULL */
 	double p_value;
 	const char *p_method; /* "mann-whitney-exact", "mann-whitney-normal",
-			       * "welch-log" or NULL */
+			       * "welch-log", "welch" or NULL */
+	const char *why; /* static: why the interval or p is missing or
+			  * unbounded ("cannot compute ..."), or NULL */
 };
 
-/* Compute everything but the verdict.  Pure; always fills *ret. */
+/*
+ * Compute everything but the verdict, with the no-change interval at
+ * level nc_level (COMPARE_NOCHANGE_LEVEL for a fixed design, wider at a
+ * look of a sequence).  Any finite input is safe.  Pure; always fills
+ * *ret.
+ */
+void compare_stats_compute_at(const struct compare_sample *base,
+			      const struct compare_sample *new_,
+			      double nc_level, struct compare_stats *ret);
+/* The same at COMPARE_NOCHANGE_LEVEL. */
 void compare_stats_compute(const struct compare_sample *base,
 			   const struct compare_sample *new_,
 			   struct compare_stats *ret);
 
 /*
- * The verdict rules of REFERENCE.md 1.4 with noise band tau_pct and test
- * level alpha (COMPARE_ALPHA, or COMPARE_POCOCK_ALPHA at a look of an
- * adaptive run): insufficient-data below COMPARE_MIN_N on a side;
- * regression / improvement when p < alpha and the whole 95% interval lies
- * beyond tau on the worse / better side; no-change when the 90% interval
- * lies inside [-tau, tau]; otherwise inconclusive.  A metric with no
- * direction is only ever no-change or inconclusive.
+ * The verdict rules with noise band tau_pct, test level alpha and the
+ * p-value p (s->p_value, or its Holm-adjusted value):
+ *   insufficient-data  fewer than COMPARE_MIN_N on a side;
+ *   regression / improvement (changed, for a metric with no direction)
+ *                      p < alpha, the 95% interval on one side of 0 and
+ *                      the estimate beyond tau on that side;
+ *   no-change          the no-change interval inside [-tau, tau];
+ *   inconclusive       neither, or an unbounded interval (a base mean
+ *                      not distinguishable from 0 never gets a verdict).
+ * On the difference scale tau is tau_pct percent of s->tau_ref.
  */
+enum cmp_verdict compare_decide_p(const struct compare_stats *s, double p,
+				  enum cmp_better better, double tau_pct,
+				  double alpha);
+/* compare_decide_p() with s->p_value. */
 enum cmp_verdict compare_decide(const struct compare_stats *s,
 				enum cmp_better better, double tau_pct,
 				double alpha);
 
-/*
- * Adaptive repetitions (`until: decided`): after look number `look`
- * (1-based, at most COMPARE_POCOCK_LOOKS) on the observations so far,
- * stop or ask for another block.  The verdict uses Pocock's per-look
- * threshold COMPARE_POCOCK_ALPHA.  It stops when the verdict is
- * regression, improvement or no-change, at the last look, or when another
- * block would pass cap_per_side boots on a side; otherwise it says to
- * queue add_per_side = COMPARE_BLOCK more boots per side (ABBA order is
- * the queue's to keep).  reason gets one sentence either way, fit for
- * `job show`.  Pure; returns 0, or -1 for a look out of range.
- */
-struct compare_next {
-	int stop;
-	int add_per_side; /* 0 when stop */
-	enum cmp_verdict verdict;
-	double threshold;
-	struct compare_stats stats;
-};
-int compare_adaptive_next(const struct compare_sample *base,
-			  const struct compare_sample *new_,
-			  enum cmp_better better, double tau_pct, int look,
-			  int cap_per_side, struct compare_next *ret,
-			  struct strbuf *reason);
-
-/* --- The database layer ------------------------------------------------ */
-
-struct compare_query {
-	const char *base, *new_; /* kernel names (or set patch_id) */
-	int64_t patch_id; /* > 0: base and new from this PLM# */
-	const char *host, *workload, *plan; /* filters, NULL = all */
-	double tau_pct; /* NaN: each metric's default */
-	int look; /* > 0: adaptive look, Pocock threshold */
-};
+/* --- Sets of rows: several metrics, one decision ----------------------- */
 
 struct compare_row {
 	int64_t host_id;
@@ -149,6 +165,13 @@ struct compare_row {
 	struct compare_stats s;
 	enum cmp_verdict verdict;
 	int decides; /* the plan marks this metric `decides: true` */
+	double p_adjusted; /* Holm over the host's deciding rows (= p when
+			    * the row does not decide or decides alone) */
+	int family; /* how many deciding rows that family has (0: the row
+		     * does not decide) */
+	char *note; /* owned: what the row needs said (unbounded interval,
+		     * directions that disagree, the difference scale,
+		     * Holm), or NULL */
 };
 
 struct compare_set {
@@ -156,25 +179,88 @@ struct compare_set {
 	char *base_name, *new_name;
 	struct compare_row *rows;
 	size_t nr, alloc;
+	double alpha; /* the test level the verdicts used */
+	double nc_level; /* the no-change interval's level */
+	int look, looks; /* a look of a sequence: look of looks; else 0 */
 };
 
 void compare_set_release(struct compare_set *set);
 
 /*
+ * Is row i deciding: the plan marks it `decides: true`, or it marks no
+ * row of the set at all (then every row decides).
+ */
+int compare_row_decides(const struct compare_set *set, size_t i);
+
+/*
+ * The verdicts of every row of set at level alpha: the deciding rows of
+ * each host form one family whose p-values get Holm's step-down
+ * adjustment (so several deciding metrics keep the family-wise error at
+ * alpha); other rows are tested alone.  Sets row->p_adjusted,
+ * row->family, row->verdict and set->alpha, and adds the Holm note to
+ * rows of a family of two or more.  The stats must have been computed
+ * with the no-change level the caller wants (set->nc_level).
+ */
+void compare_set_decide(struct compare_set *set, double alpha);
+
+/*
+ * What row r needs said, appended to out as "; "-separated sentences:
+ * why an interval or p is missing or unbounded, the difference scale and
+ * its unit, r->note (directions that disagree), and Holm's correction
+ * with the adjusted p when the row's family has two or more members.
+ * Nothing is appended when there is nothing to say.
+ */
+void compare_row_note(const struct compare_row *r, struct strbuf *out);
+
+/*
+ * After a look of an adaptive sequence (look of looks, 1-based): stop,
+ * or ask for another block.  The deciding rows are those of
+ * compare_row_decides().  *ret_stop = 0 and *ret_add = COMPARE_BLOCK when
+ * some deciding row is still inconclusive or insufficient, this is not
+ * the last look and another block stays within cap_per_side; otherwise
+ * *ret_stop = 1.  reason gets one sentence for `job show`.  Returns 0, or
+ * -1 for a look out of range.
+ */
+int compare_set_next(const struct compare_set *set, int look, int looks,
+		     int cap_per_side, int *ret_stop, int *ret_add,
+		     struct strbuf *reason);
+
+/* --- The database layer ------------------------------------------------ */
+
+struct compare_query {
+	const char *base, *new_; /* kernel names (or set patch_id) */
+	int64_t patch_id; /* > 0: base and new from this PLM# */
+	const char *host, *workload, *plan; /* filters, NULL = all */
+	double tau_pct; /* NaN: each metric's default */
+	/*
+	 * A look of an adaptive sequence (look > 0, with patch_id, host and
+	 * plan): only the runs of the sequence's own jobs (the patch's, in
+	 * blocks 0..max_block) count, at the design's per-look alpha and
+	 * no-change level.  Zero for a plain comparison.
+	 */
+	int look, looks, max_block;
+	double alpha; /* 0: COMPARE_ALPHA */
+	double nc_level; /* 0: COMPARE_NOCHANGE_LEVEL */
+};
+
+/*
  * Resolve the kernels (names or a patch), load every non-warm-up result
  * of finished or imported runs of both on the same hosts, group them into
  * observations, and compute one row per (host, workload, params, metric)
- * present on either side.  Fills *ret (release it).  Returns 0, -ENOENT
- * when a kernel, patch or plan is unknown, or another negative number on
- * a database error.
+ * present on either side, decided by compare_set_decide().  When the two
+ * kernels' results disagree on a metric's direction and the plan does not
+ * set it, the row is compared without one and says so in its note.
+ * Fills *ret (release it).  Returns 0, -ENOENT when a kernel, patch or
+ * plan is unknown, or another negative number on a database error.
  */
 int compare_run(struct db *db, const struct compare_query *q,
 		struct compare_set *ret, struct strbuf *err);
 
 /*
  * Store every row in comparisons, in one transaction, with
- * COMPARE_METHOD_VERSION; each becomes the latest for its key (schema
- * 002's trigger retires the previous one).  Returns 0 or negative.
+ * COMPARE_METHOD_VERSION and the level, look and Holm family it was
+ * decided with; each becomes the latest for its key (schema 002's
+ * trigger retires the previous one).  Returns 0 or negative.
  */
 int compare_store(struct db *db, const struct compare_set *set,
 		  struct strbuf *err);
@@ -200,21 +286,19 @@ int compare_why_empty(struct db *db, const struct compare_query *q,
 		      const struct compare_set *set, struct strbuf *why);
 
 /*
- * Adaptive repetitions over a whole comparison: the queue calls this
- * after compare_run() with q.look = look (so verdicts use Pocock's
- * threshold).  The deciding rows are those the plan marks `decides: true`,
- * or every row when it marks none.  *ret_stop = 0 and *ret_add =
- * COMPARE_BLOCK when some deciding row is still inconclusive or
- * insufficient and neither the last look nor the cap is reached;
- * otherwise *ret_stop = 1.  reason gets one sentence for `job show`.
- * Returns 0, or -1 for a look out of range.
+ * The LKP/PLM-style table, grouped by host, workload and params, each
+ * row's note under it, and a last line naming the level, the look and
+ * Holm's correction when they apply.
  */
-int compare_set_next(const struct compare_set *set, int look, int cap_per_side,
-		     int *ret_stop, int *ret_add, struct strbuf *reason);
-
-/* The LKP/PLM-style table, grouped by host, workload and params. */
 void compare_format_text(const struct compare_set *set, struct strbuf *out);
-/* A JSON array of objects with exactly the keys of issue 5. */
+/*
+ * A JSON array of objects: host, workload, params, metric, unit, better,
+ * n_base, n_new, mean_base, mean_new, stddev_base, stddev_new,
+ * pct_change, ci_low, ci_high, p_value, verdict (the keys of issue 5),
+ * and scale, difference, diff_ci_low, diff_ci_high, ci_unbounded
+ * (true: the interval is unbounded, as opposed to null for missing),
+ * ci_method, p_method, p_adjusted, alpha, tau, note.
+ */
 void compare_format_json(const struct compare_set *set, struct strbuf *out);
 
 #endif

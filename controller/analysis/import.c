@@ -31,6 +31,8 @@
 #define IMPORT_MAX_ROWS 1000000
 #define IMPORT_MAX_FIELD 1024
 #define IMPORT_MAX_PARAMS 64
+#define IMPORT_MIN_MAGNITUDE 1e-150
+#define IMPORT_MAX_MAGNITUDE 1e150
 
 enum column {
 	COL_KERNEL,
@@ -259,6 +261,24 @@ out:
 	return ret;
 }
 
+/*
+ * A value the comparison can represent: its squares and sums of squares
+ * (pooled summaries, variances, harmonic means) stay inside the doubles
+ * only for 0 or a magnitude in [IMPORT_MIN_MAGNITUDE, IMPORT_MAX_MAGNITUDE].
+ * 0, or -1 with the reason in *why.
+ */
+static int magnitude_ok(double v, const char **why)
+{
+	double m = fabs(v);
+
+	if (m != 0 && (m < IMPORT_MIN_MAGNITUDE || m > IMPORT_MAX_MAGNITUDE)) {
+		*why = "is beyond what the comparison can represent (0, or a "
+		       "magnitude from 1e-150 to 1e150: it squares values)";
+		return -1;
+	}
+	return 0;
+}
+
 /* A required text field: non-empty (unless may_be_empty), bounded. */
 static int text_field(struct import_file *f, unsigned line, const char *name,
 		      const char *v, size_t max, int may_be_empty)
@@ -309,15 +329,15 @@ static void parse_row(struct import_file *f, unsigned line,
 		bad = 1;
 	}
 	v = FIELD(COL_BETTER);
-	if (compare_better_parse(v, &r.better) < 0 ||
-	    r.better == CMP_BETTER_NONE) {
-		row_error(f, line, "better is '%s', expected higher or lower",
-			  v);
+	if (compare_better_parse(v, &r.better) < 0) {
+		row_error(f, line,
+			  "better is '%s', expected higher, lower or none", v);
 		bad = 1;
 	}
 	if (f->format == IMPORT_OBSERVATIONS) {
 		v = FIELD(COL_VALUE);
-		if (parse_double(v, -1e300, 1e300, &r.value, &e) < 0) {
+		if (parse_double(v, -1e300, 1e300, &r.value, &e) < 0 ||
+		    magnitude_ok(r.value, &e) < 0) {
 			row_error(f, line, "value '%s' %s", v, e);
 			bad = 1;
 		}
@@ -338,12 +358,14 @@ static void parse_row(struct import_file *f, unsigned line,
 			bad = 1;
 		}
 		v = FIELD(COL_MEAN);
-		if (parse_double(v, -1e300, 1e300, &r.value, &e) < 0) {
+		if (parse_double(v, -1e300, 1e300, &r.value, &e) < 0 ||
+		    magnitude_ok(r.value, &e) < 0) {
 			row_error(f, line, "mean '%s' %s", v, e);
 			bad = 1;
 		}
 		v = FIELD(COL_STDDEV);
-		if (parse_double(v, 0, 1e300, &r.sd, &e) < 0) {
+		if (parse_double(v, 0, 1e300, &r.sd, &e) < 0 ||
+		    magnitude_ok(r.sd, &e) < 0) {
 			row_error(f, line, "stddev '%s' %s (expected >= 0)", v,
 				  e);
 			bad = 1;

@@ -6,6 +6,8 @@
 
 int cmd_db(int argc, char **argv);
 extern const char cmd_db_usage[];
+int cmd_changes(int argc, char **argv);
+extern const char cmd_changes_usage[];
 int cmd_compare(int argc, char **argv);
 extern const char cmd_compare_usage[];
 int cmd_import(int argc, char **argv);
@@ -39,5 +41,11 @@ int cmd_serve(int argc, char **argv);
 extern const char cmd_serve_usage[];
 int cmd_submit(int argc, char **argv);
 extern const char cmd_submit_usage[];
+int cmd_bisect(int argc, char **argv);
+extern const char cmd_bisect_usage[];
+int cmd_config(int argc, char **argv);
+extern const char cmd_config_usage[];
+int cmd_patch(int argc, char **argv);
+extern const char cmd_patch_usage[];
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * cmd_compare.c - `schedfarm compare`: patch against baseline, per metric.
  *
- * Loads both kernels' observations, computes the method of compare.c,
+ * Loads both kernels' observations, computes the method of compare.c
+ * (doc/STATISTICS.md),
  * stores every row in comparisons (with the method's version, so a page
  * or a query reads what was decided instead of recomputing it) unless
  * --no-store, and prints the PLM/LKP-style table with a closing summary,
@@ -36,27 +37,53 @@ const char cmd_compare_usage[] =
 	"\n"
 	"For each (host, workload, params, metric) that either kernel has\n"
 	"results for: n on each side, mean and standard deviation, %change =\n"
-	"100 (mean_new / mean_base - 1), its 95% confidence interval (Fieller\n"
-	"below 10 observations per side, BCa bootstrap from 10), a p-value\n"
-	"(Mann-Whitney U from 5 per side, exact up to 20; Welch's t on logs\n"
-	"below that and for imported summaries) and a verdict:\n"
+	"100 (mean_new - mean_base) / |mean_base| (the sign is the\n"
+	"difference's: negative means keep their direction), its 95%\n"
+	"confidence interval, a p-value and a verdict:\n"
 	"\n"
-	"  regression, improvement  p < 0.01 and the whole 95% CI beyond tau\n"
+	"  regression, improvement  p < 0.01, the 95% CI on one side of 0 and\n"
+	"                           the estimate beyond tau, on the metric's\n"
+	"                           worse / better side\n"
+	"  changed                  the same, for a metric without a direction\n"
 	"  no-change                the 90% CI inside +-tau\n"
-	"  inconclusive             neither: more boots would tell\n"
+	"  inconclusive             neither (or an unbounded CI): more boots\n"
+	"                           would tell\n"
 	"  insufficient-data        fewer than 3 observations on a side\n"
+	"\n"
+	"The interval, by measured coverage (94-96% of A/A truths from 3 to 50\n"
+	"per side, bench/calibration): Fieller's up to 50 observations per\n"
+	"side and for summaries, t at n_base + n_new - 2 degrees of freedom\n"
+	"when both sides have the same n (Welch's otherwise); a BCa bootstrap\n"
+	"above 50.  A base mean not distinguishable from 0 gives an unbounded\n"
+	"interval and no verdict.  Values that cross 0 are compared on the\n"
+	"difference new - base in their unit (tau: a percentage of their\n"
+	"root-mean-square).  The p-value: Mann-Whitney U from 5 per side\n"
+	"(exact up to 20), Welch's t below 5 and for imported summaries (on\n"
+	"logarithms when every value is positive).\n"
+	"\n"
+	"Several deciding metrics (the plan's `decides: true`, or all when it\n"
+	"marks none) on one host are one family: Holm's correction keeps its\n"
+	"family-wise error at 0.01, stated under the table and in each note.\n"
+	"A look of an `until: decided` sequence tests at a per-look level\n"
+	"(Pocock's constant for its looks at 0.01 overall, about 0.0035 for\n"
+	"4 looks) with its no-change interval widened to match (about 96%),\n"
+	"on the sequence's own boots only; the first look comes at 6 boots\n"
+	"per side.  doc/STATISTICS.md has the reasons and the figures.\n"
 	"\n"
 	"An observation is one boot's mean of its non-warm-up iterations\n"
 	"(harmonic mean for rates); runs without boot grouping are one each.\n"
 	"tau is --tau, else the plan's for that metric (--plan, or the one\n"
 	"plan a PLM#'s jobs ran; the plan may also set the direction), else\n"
 	"the metric's default: 2% for throughput and times, 5% for tail\n"
-	"latency (p95, p99, max latency).  PLM# compares a patch's kernel\n"
-	"against its base kernel.  Rows come in numeric order of the swept\n"
-	"parameters.  The table ends with a summary line (regressions,\n"
-	"improvements, inconclusive, no-change, insufficient-data).  Each\n"
-	"result is stored in the comparisons table (see the\n"
-	"latest_comparisons view), which the report's pages show.\n"
+	"latency (p95, p99, max latency); `schedfarm changes --suggest-tau`\n"
+	"suggests one from the history.  When the two kernels' results\n"
+	"disagree on a direction, the metric is compared without one and its\n"
+	"note says so.  PLM# compares a patch's kernel against its base\n"
+	"kernel.  Rows come in numeric order of the swept parameters.  The\n"
+	"table ends with a summary line (regressions, improvements, changed,\n"
+	"inconclusive, no-change, insufficient-data).  Each result is stored\n"
+	"in the comparisons table (see the latest_comparisons view), which\n"
+	"the report's pages show.\n"
 	"\n"
 	"OPTIONS:\n"
 	"  --base KERNEL, --new KERNEL  kernel names\n"
@@ -79,7 +106,10 @@ const char cmd_compare_usage[] =
 	"  --json           an array of objects: host, workload, params,\n"
 	"                   metric, unit, better, n_base, n_new, mean_base,\n"
 	"                   mean_new, stddev_base, stddev_new, pct_change,\n"
-	"                   ci_low, ci_high, p_value, verdict\n"
+	"                   ci_low, ci_high, p_value, verdict, scale,\n"
+	"                   difference, diff_ci_low, diff_ci_high,\n"
+	"                   ci_unbounded, ci_method, p_method, p_adjusted,\n"
+	"                   alpha, tau, note\n"
 	"\n"
 	"Exit status: 0, or 1 when nothing matched, a name does not exist, or\n"
 	"(--exit-code) a regression was found; 2 for a usage error.\n"
@@ -118,6 +148,7 @@ static void summary_line(const struct compare_set *set, struct strbuf *out)
 	} kinds[] = {
 		{ CMP_REGRESSION, "regression", "regressions" },
 		{ CMP_IMPROVEMENT, "improvement", "improvements" },
+		{ CMP_CHANGED, "changed", "changed" },
 		{ CMP_INCONCLUSIVE, "inconclusive", "inconclusive" },
 		{ CMP_NO_CHANGE, "no-change", "no-change" },
 		{ CMP_INSUFFICIENT, "insufficient-data", "insufficient-data" },

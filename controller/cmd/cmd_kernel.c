@@ -32,7 +32,7 @@ const char cmd_kernel_usage[] =
 	"       schedfarm kernel show [--log] [--json] NAME|ID\n"
 	"       schedfarm kernel build --base SRC [--ref REF] [--config SPEC]\n"
 	"                              [--patch FILE]... [--name NAME] [-j N]\n"
-	"                              [--cache DIR]\n"
+	"                              [--cache DIR] [--incremental]\n"
 	"       schedfarm kernel build --job ID [-j N] [--cache DIR]\n"
 	"       schedfarm kernel add NAME --image PATH --release REL\n"
 	"                            [--vmlinux PATH] [--initrd PATH]\n"
@@ -61,6 +61,11 @@ const char cmd_kernel_usage[] =
 	"HOME/kernels):\n"
 	"          the same kernel is never built twice (\"cache hit\").\n"
 	"          A patch that does not apply fails with its rejected hunks.\n"
+	"          --incremental builds in the one tree of SRC and SPEC that\n"
+	"          bisections share (CACHE/trees/): a later kernel of the "
+	"same\n"
+	"          base and config (a series, a bisection step) rebuilds only\n"
+	"          what its patches change.\n"
 	"          With --job, build the kernel of queued job ID (its base, "
 	"its\n"
 	"          patch series, its config spec) as the job's build phase "
@@ -315,6 +320,7 @@ static int kernel_build_cmd(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "cache", required_argument, NULL, 'C' },
 		{ "job", required_argument, NULL, 'J' },
+		{ "incremental", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct kernel_build_spec spec;
@@ -331,7 +337,7 @@ static int kernel_build_cmd(int argc, char **argv)
 	struct kernel_fields kf = { 0 };
 	struct db *db;
 	int64_t kid, job = 0;
-	int opt, r;
+	int opt, r, incremental = 0;
 
 	kernel_build_spec_init(&spec);
 	kernel_build_result_init(&res);
@@ -362,6 +368,9 @@ static int kernel_build_cmd(int argc, char **argv)
 		case 'J':
 			if (parse_i64(optarg, 1, INT64_MAX, &job, &e) < 0)
 				die_usage("--job %s %s", optarg, e);
+			break;
+		case 'I':
+			incremental = 1;
 			break;
 		default:
 			die_usage("see 'schedfarm kernel --help'");
@@ -422,7 +431,11 @@ static int kernel_build_cmd(int argc, char **argv)
 	kf.build_state = "building";
 	if (kernels_upsert(db, &kf, KERNEL_SET_SOURCE, &kid, &err) < 0)
 		cli_db_fatal("recording the kernel", &err);
-	r = kernel_build(&spec, &res, &err);
+	if (incremental &&
+	    kernels_set_series(db, kid, 0, 0, 1, &err) < 0)
+		cli_db_fatal("recording the kernel", &err);
+	r = incremental ? kernel_build_incremental(&spec, &res, &err)
+			: kernel_build(&spec, &res, &err);
 	if (r < 0) {
 		struct strbuf e2 = STRBUF_INIT;
 

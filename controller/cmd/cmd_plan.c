@@ -19,8 +19,9 @@
 #include "banned.h"
 
 const char cmd_plan_usage[] =
-	"usage: schedfarm plan check [-q] [--json] FILE...\n"
-	"       schedfarm plan expand [--json] FILE\n"
+	"usage: schedfarm plan check [-q] [--json] [--set KEY=VALUE]... "
+	"FILE...\n"
+	"       schedfarm plan expand [--json] [--set KEY=VALUE]... FILE\n"
 	"\n"
 	"Plans are YAML files naming workloads, their parameters and sweeps,\n"
 	"iterations, warm-up and boots, the cgroup layout, host requirements,\n"
@@ -39,10 +40,16 @@ const char cmd_plan_usage[] =
 	"          array of {index, workload, params} with every parameter,\n"
 	"          defaults included, typed as the agent takes them.\n"
 	"\n"
+	"  --set KEY=VALUE  change one setting before checking, as run,\n"
+	"          submit and rerun do: KEY a path into the plan (boots,\n"
+	"          params.duration, workloads[1].params.threads), VALUE YAML\n"
+	"          (20s, [1, 2], {from: 1, to: 256, times: 2}).  Repeatable.\n"
+	"\n"
 	"Examples:\n"
 	"  schedfarm plan check plans/*.yaml\n"
 	"  schedfarm plan expand plans/sysbench-oltp-threads.yaml\n"
-	"  schedfarm plan expand --json plans/smoke.yaml\n";
+	"  schedfarm plan expand --json plans/smoke.yaml\n"
+	"  schedfarm plan expand --set params.duration=2s plans/smoke.yaml\n";
 
 /* One file's entry of `plan check --json`. */
 static void check_json(struct strbuf *out, const char *file,
@@ -81,18 +88,24 @@ static int plan_check(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "set", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct strbuf out = STRBUF_INIT;
+	struct strvec sets = STRVEC_INIT;
 	int opt, quiet = 0, failed = 0, json = cli.json;
 
 	while ((opt = cli_getopt(argc, argv, "q", opts, NULL)) != -1) {
-		if (opt == 'q')
+		if (opt == 's')
+			cli_add_set(&sets, optarg);
+		else if (opt == 'q')
 			quiet = 1;
 		else if (opt == 'j')
 			json = 1;
 		else
-			die_usage("plan check [-q] [--json] FILE...");
+			die_usage(
+				"plan check [-q] [--json] [--set KEY=VALUE]... "
+				"FILE...");
 	}
 	if (optind >= argc)
 		die_usage("plan check needs at least one FILE");
@@ -102,7 +115,7 @@ static int plan_check(int argc, char **argv)
 		struct strbuf err = STRBUF_INIT;
 		struct plan *p = NULL;
 
-		if (plan_load(argv[i], &p, &err) < 0) {
+		if (plan_load_set(argv[i], &sets, &p, &err) < 0) {
 			if (!json)
 				fputs(err.buf, stderr);
 			failed = 1;
@@ -125,17 +138,36 @@ static int plan_check(int argc, char **argv)
 		strbuf_addstr(&out, "]\n");
 		cli_emit(&out);
 	}
+	strvec_clear(&sets);
 	return failed;
 }
 
 static int plan_expand(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "set", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct strvec sets = STRVEC_INIT;
 	struct plan *p = NULL;
-	int json = cli.json;
+	int json = cli.json, opt, r;
 
-	json = cli_json_only(argc, argv, 1, "plan expand [--json] FILE");
-	if (plan_load(argv[optind], &p, &err) < 0) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = 1;
+		else if (opt == 's')
+			cli_add_set(&sets, optarg);
+		else
+			die_usage("plan expand [--json] [--set KEY=VALUE]... "
+				  "FILE");
+	}
+	if (argc - optind != 1)
+		die_usage("plan expand [--json] [--set KEY=VALUE]... FILE");
+	r = plan_load_set(argv[optind], &sets, &p, &err);
+	strvec_clear(&sets);
+	if (r < 0) {
 		fputs(err.buf, stderr);
 		strbuf_release(&err);
 		return 1;

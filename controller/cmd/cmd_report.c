@@ -16,6 +16,7 @@
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "config.h"
 #include "home.h"
 #include "log.h"
 #include "report/report.h"
@@ -25,8 +26,9 @@ const char cmd_report_usage[] =
 	"usage: schedfarm report [--out DIR] [--since DATE] [--static DIR]\n"
 	"                        [--list] [--json]\n"
 	"\n"
-	"Write the results as static HTML pages into DIR (default: report/\n"
-	"under the state folder, $SCHEDFARM_HOME/report): index.html with the\n"
+	"Write the results as static HTML pages into DIR (default: report.dir\n"
+	"of 'schedfarm config', else report/ under the state folder,\n"
+	"$SCHEDFARM_HOME/report): index.html with the\n"
 	"queue and the latest patches, one page per patch (PLM-style table,\n"
 	"every comparison with its CI, p and verdict, plots), per kernel pair\n"
 	"compared without a patch, per run (host, kernel, params, agent info,\n"
@@ -116,12 +118,18 @@ int cmd_report(int argc, char **argv)
 	db = cli_open_db_cfg(&cfg);
 	cli_check_since(db, o.since);
 	if (!o.out_dir) {
-		_cleanup_free_ char *dir = NULL;
+		_cleanup_free_ char *dir = NULL,
+				    *def = xstrfmt("%s/%s", cli_home(),
+						   HOME_REPORT);
 
-		/* The state folder's report/ (home.h), also with --db. */
-		if (home_subdir(cli_home(), HOME_REPORT, &dir, &err) < 0)
+		/* report.dir of the settings, else the state folder's
+		 * report/ (home.h), also with --db. */
+		if (strcmp(cli_config()->report_dir, def))
+			strbuf_addstr(&out_dir, cli_config()->report_dir);
+		else if (home_subdir(cli_home(), HOME_REPORT, &dir, &err) < 0)
 			fatal("%s", err.buf);
-		strbuf_addstr(&out_dir, dir);
+		else
+			strbuf_addstr(&out_dir, dir);
 		o.out_dir = out_dir.buf;
 	}
 	gmtime_r(&t, &tm);

@@ -15,6 +15,7 @@
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "analysis/adaptive.h"
 #include "log.h"
 #include "parse.h"
 #include "plan/plan.h"
@@ -25,8 +26,10 @@
 
 const char cmd_rerun_usage[] =
 	"usage: schedfarm rerun JOB [--host NAME] [--priority N] [--json]\n"
+	"                           [--set KEY=VALUE]...\n"
 	"       schedfarm rerun PLAN --host NAME [--kernel NAME] [--priority "
 	"N] [--json]\n"
+	"                           [--set KEY=VALUE]...\n"
 	"\n"
 	"Queue the same plan again.  JOB is an STP id: its patch, kernel and\n"
 	"plan are reused, on the host it ran on (or was bound to) unless\n"
@@ -36,7 +39,50 @@ const char cmd_rerun_usage[] =
 	"topology or tags against the plan, or a series to build on a host\n"
 	"that does not boot kernels) is refused, naming why.  Prints the new\n"
 	"STP id; --json prints {\"job\":N,\"rerun_of\":N or "
-	"null,\"host\":H}.\n";
+	"null,\"host\":H}.  The job's --set overrides are repeated; --set\n"
+	"adds more after them (a later one wins), checked with the plan\n"
+	"before anything is queued.\n"
+	"\n"
+	"A rerun of a job of an `until: decided` sequence keeps its block: it\n"
+	"joins the sequence on the same host (another host is refused) and\n"
+	"never adds a look.  When the job had failed and ended the sequence,\n"
+	"the rerun closes its block and the sequence goes on.\n";
+
+/*
+ * Add sets after the job's own overrides in row and check the plan with
+ * all of them; the row's run count follows the plan (--set boots=N),
+ * except that a block of an `until: decided` sequence keeps its own
+ * number of boots, since the rerun joins that block.
+ */
+static int rerun_with_sets(struct db *db, struct job_row *row,
+			   const struct strvec *sets, struct strbuf *err)
+{
+	struct plan *plan = NULL;
+	int boots = 0, r;
+
+	if (row->block > 0) {
+		/* The block's boots: its run count over the runs per boot
+		 * of the plan as the job itself was queued. */
+		r = queue_plan_of_id(db, row->plan_id, &row->plan_set, &plan,
+				     err);
+		if (r < 0)
+			return r;
+		if (plan->nr_runs)
+			boots = (int)(row->nr_runs / (int64_t)plan->nr_runs);
+		plan_free(plan);
+		plan = NULL;
+	}
+	strvec_pushv(&row->plan_set, (const char *const *)sets->v);
+	if (row->plan_set.nr > PLAN_MAX_SETS) {
+		strbuf_addf(err, "at most %d --set in all", PLAN_MAX_SETS);
+		return -1;
+	}
+	r = queue_plan_of_id(db, row->plan_id, &row->plan_set, &plan, err);
+	if (r == 0)
+		job_row_from_plan(row, plan, boots > 0 ? boots : plan->boots);
+	plan_free(plan);
+	return r;
+}
 
 int cmd_rerun(int argc, char **argv)
 {
@@ -45,8 +91,10 @@ int cmd_rerun(int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "priority", required_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "set", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct strvec sets = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
 	const char *host = NULL, *kernel = NULL, *why, *arg;
 	int opt, r, priority = 0, json = cli.json, have_prio = 0;
@@ -70,6 +118,9 @@ int cmd_rerun(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 's':
+			cli_add_set(&sets, optarg);
+			break;
 		default:
 			die_usage("see 'schedfarm rerun --help'");
 		}
@@ -86,7 +137,8 @@ int cmd_rerun(int argc, char **argv)
 		job = 0;
 		if (!host)
 			die_usage("rerun PLAN needs --host NAME");
-		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
+		if (queue_load_plan(argv[optind], kernel ? &sets : NULL, &text,
+				    &plan, &err) < 0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("%s is neither a job id nor a plan that checks",
 			      argv[optind]);
@@ -103,6 +155,7 @@ int cmd_rerun(int argc, char **argv)
 			s.plan = plan;
 			s.host = host;
 			s.priority = priority;
+			s.plan_set = &sets;
 			if (queue_submit(db, &s, &done, &err) < 0)
 				fatal("%s", err.buf);
 			new_job = done.job_id;
@@ -139,6 +192,18 @@ int cmd_rerun(int argc, char **argv)
 		if (!host)
 			fatal("job STP#%lld never had a host: give --host NAME",
 			      (long long)job);
+		/* The job's overrides and --set's, checked with the plan:
+		 * they may change what the host must be. */
+		if (sets.nr && rerun_with_sets(db, &row, &sets, &err) < 0) {
+			fprintf(stderr, "%s\n", err.buf);
+			fatal("the plan of STP#%lld does not check with these "
+			      "--set",
+			      (long long)job);
+		}
+		/* A job of a sequence says first that it stays on its
+		 * sequence's host; then the host must be able to take it. */
+		if (adaptive_rerun_check(db, job, host, &err) < 0)
+			fatal("%s", err.buf);
 		if (queue_host_can_take(
 			    db, host, &row, about.plan_name,
 			    about.kernel_has_series ? QUEUE_HOST_NEEDS_BOOT : 0,
@@ -149,7 +214,8 @@ int cmd_rerun(int argc, char **argv)
 		if (have_prio)
 			row.priority = priority;
 		row.rerun_of = job;
-		row.block = 0;
+		/* row.block stays the job's: a rerun of a job of an
+		 * `until: decided` sequence joins its block. */
 		if (jobs_insert(db, &row, &new_job, &err) < 0)
 			cli_db_fatal("rerun", &err);
 		job_row_release(&row);
@@ -175,6 +241,7 @@ int cmd_rerun(int argc, char **argv)
 	cli_emit(&out);
 	job_about_release(&about);
 	strbuf_release(&text);
+	strvec_clear(&sets);
 	db_close(db);
 	return 0;
 }

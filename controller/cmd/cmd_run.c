@@ -21,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "answer/answer.h"
 #include "cmd/builtin.h"
 #include "cli.h"
 #include "job/jobexec.h"
@@ -38,6 +39,7 @@ const char cmd_run_usage[] =
 	"usage: schedfarm run [--lease SECONDS]\n"
 	"       schedfarm run PLAN [--host NAME] [--kernel NAME] [--base NAME]\n"
 	"                          [--priority N] [--lease SECONDS]\n"
+	"                          [--set KEY=VALUE]...\n"
 	"\n"
 	"Without PLAN: claim and run queued jobs one after another in the\n"
 	"foreground, as 'serve' does, and exit when the queue is empty (exit "
@@ -58,6 +60,9 @@ const char cmd_run_usage[] =
 	"A new host (health unknown, with a known-good kernel) is checked\n"
 	"first; one that fails its check never gets the job, which is claimed\n"
 	"again for another.\n"
+	"--set KEY=VALUE changes one setting of the plan\n"
+	"(params.duration=20s, boots=1), checked like the file and kept with\n"
+	"the job, so a rerun repeats it.\n"
 	"\n"
 	"On a terminal one progress line, redrawn in place and cut to the\n"
 	"terminal's width, shows run i/N, the workload and its parameters,\n"
@@ -72,7 +77,13 @@ const char cmd_run_usage[] =
 	"the job: with PLAN it is cancelled, keeping the runs that finished;\n"
 	"without, it goes back to the queue, and its next attempt runs only\n"
 	"the runs not stored yet.  Exit status 1 when a job failed or was\n"
-	"interrupted.\n";
+	"interrupted.\n"
+	"\n"
+	"Between jobs, and once the queue is empty, it takes the answer step\n"
+	"that serve takes: submissions whose jobs ended are answered (their\n"
+	"base's next boots queued and run, verdicts stored, pages rewritten,\n"
+	"mail queued), bisections move on, and due mails are sent; so 'run'\n"
+	"after a 'submit' ends with the answer.\n";
 
 /*
  * The host `run PLAN --host NAME` runs on: `local`, when no host has that
@@ -279,6 +290,42 @@ static int run_claimed(struct db *db, const struct queue_claim *c,
 	return r == 0 ? 0 : r == 2 ? 2 : 1;
 }
 
+static void answer_log(void *ctx, int level, const char *msg)
+{
+	struct run_view *v = ctx;
+
+	if (v->line_open) {
+		fputc('\n', stdout);
+		v->line_open = 0;
+	}
+	if (level)
+		log_warn("%s", msg);
+	else
+		printf("%s\n", msg);
+	fflush(stdout);
+}
+
+/*
+ * Between jobs, as serve does: answer the submissions whose jobs ended
+ * (which may queue their next job), move bisections on, rewrite pages,
+ * send due mails.
+ */
+static void answer_pass(struct db *db, const char *owner, struct run_view *v)
+{
+	struct answer_ctx ac = { .db = db,
+				 .home = cli_home(),
+				 .cfg = cli_config(),
+				 .owner = owner,
+				 .log = answer_log,
+				 .log_ctx = v };
+	struct answer_stats st;
+	struct strbuf err = STRBUF_INIT;
+
+	if (answer_tick(&ac, &st, &err) < 0)
+		log_warn("the answer step failed: %s", err.buf);
+	strbuf_release(&err);
+}
+
 /* Is any host busy, so that waiting could let a queued job run? */
 static int hosts_busy(struct db *db)
 {
@@ -307,6 +354,8 @@ static int drain(struct db *db, const char *owner, int lease_s,
 		strbuf_reset(&err);
 		if (queue_requeue_expired(db, NULL, NULL, &err) < 0)
 			fatal("%s", err.buf);
+		if (!only_job)
+			answer_pass(db, owner, v);
 		r = queue_claim_job(db, owner, lease_s, only_job, &c, &err);
 		if (r < 0)
 			fatal("claim failed: %s", err.buf);
@@ -366,6 +415,10 @@ static int drain(struct db *db, const char *owner, int lease_s,
 			       "cancelled\n",
 			       (long long)only_job);
 	}
+	/* The last job's answer (a plan run under --kernel BASE may be the
+	 * base results a waiting submission needs). */
+	if (!job_stop_requested)
+		answer_pass(db, owner, v);
 	if (!ran && !failed && !only_job)
 		printf("the queue is empty\n");
 	else if (!ran && !failed && !job_stop_requested)
@@ -385,8 +438,10 @@ int cmd_run(int argc, char **argv)
 		{ "base", required_argument, NULL, 'b' },
 		{ "priority", required_argument, NULL, 'P' },
 		{ "lease", required_argument, NULL, 'l' },
+		{ "set", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct strvec sets = STRVEC_INIT;
 	struct run_view v = { isatty(1), 0, 0 };
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	const char *host = NULL, *kernel = NULL, *base = NULL, *why;
@@ -416,14 +471,17 @@ int cmd_run(int argc, char **argv)
 			if (parse_int(optarg, 10, 3600, &lease_s, &why) < 0)
 				die_usage("--lease '%s' %s", optarg, why);
 			break;
+		case 's':
+			cli_add_set(&sets, optarg);
+			break;
 		default:
 			die_usage("see 'schedfarm run --help'");
 		}
 	}
 	if (argc - optind > 1)
 		die_usage("run takes at most one PLAN");
-	if (argc - optind == 0 && (host || kernel || base))
-		die_usage("--host, --kernel and --base go with a PLAN");
+	if (argc - optind == 0 && (host || kernel || base || sets.nr))
+		die_usage("--host, --kernel, --base and --set go with a PLAN");
 	sa.sa_handler = on_int;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -436,7 +494,8 @@ int cmd_run(int argc, char **argv)
 
 		if (!host && !kernel)
 			die_usage("run PLAN without --host needs --kernel NAME");
-		if (queue_load_plan(argv[optind], &text, &plan, &err) < 0) {
+		if (queue_load_plan(argv[optind], &sets, &text, &plan, &err) <
+		    0) {
 			fprintf(stderr, "%s\n", err.buf);
 			fatal("the plan %s does not check", argv[optind]);
 		}
@@ -455,6 +514,7 @@ int cmd_run(int argc, char **argv)
 		s.host = host;
 		s.priority = priority;
 		s.now = 1;
+		s.plan_set = &sets;
 		if (queue_submit(db, &s, &done, &err) < 0)
 			fatal("%s", err.buf);
 		plan_describe_runs(plan, &runs);
@@ -478,6 +538,7 @@ int cmd_run(int argc, char **argv)
 		log_warn("cannot end this controller's lease: %s", err.buf);
 	free(owner);
 	strbuf_release(&text);
+	strvec_clear(&sets);
 	db_close(db);
 	return r;
 }

@@ -43,6 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "answer/answer.h"
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
@@ -71,8 +72,9 @@ const char cmd_serve_usage[] =
 	"\n"
 	"  -n               check the configuration (database reachable and "
 	"at\n"
-	"                   the right schema, agent binary present), print\n"
-	"                   'configuration OK' and exit\n"
+	"                   the right schema, agent binary present, the\n"
+	"                   settings file readable), print 'configuration OK'\n"
+	"                   and exit\n"
 	"  --jobs N         jobs at once (1..256, default 4)\n"
 	"  --lease SECONDS  lease length, renewed every third (10..3600, "
 	"default 60)\n"
@@ -81,6 +83,13 @@ const char cmd_serve_usage[] =
 	"  --stop-timeout SECONDS\n"
 	"                   on SIGTERM, wait this long for running jobs to\n"
 	"                   stop (1..3600, default 60)\n"
+	"\n"
+	"Between jobs it answers submissions whose jobs have ended (queues "
+	"the\n"
+	"base's next boots, compares, stores the verdicts, rewrites the "
+	"report\n"
+	"pages, mails the answer), moves bisections on, and sends the mails\n"
+	"that are due (see 'schedfarm config').\n"
 	"\n"
 	"SIGTERM or SIGINT stops claiming, sends running jobs back to the "
 	"queue\n"
@@ -186,6 +195,35 @@ static void job_progress(void *ctx, const struct job_progress *p)
 		log_info("job %lld: run %zu/%zu %s (%.1f s elapsed)",
 			 (long long)p->job_id, p->index + 1, p->nr_runs,
 			 p->outcome, p->elapsed_s);
+}
+
+static void answer_log(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	if (level)
+		log_warn("%s", msg);
+	else
+		log_info("%s", msg);
+}
+
+/*
+ * Between jobs: answer the submissions whose jobs ended, move
+ * bisections on, rewrite pages, send due mails (answer/answer.h).  A
+ * failure is logged; the next pass tries again.
+ */
+static void answer_pass(struct db *db, const char *owner)
+{
+	struct answer_ctx ac = { .db = db,
+				 .home = cli_home(),
+				 .cfg = cli_config(),
+				 .owner = owner,
+				 .log = answer_log };
+	struct answer_stats st;
+	struct strbuf err = STRBUF_INIT;
+
+	if (answer_tick(&ac, &st, &err) < 0)
+		log_warn("the answer step failed: %s", err.buf);
+	strbuf_release(&err);
 }
 
 /* The job's own process: its own connection, its own signals. */
@@ -459,6 +497,7 @@ int cmd_serve(int argc, char **argv)
 		unsetenv("NOTIFY_SOCKET");
 	}
 	db = cli_open_db_cfg(&cfg);
+	cli_config(); /* a bad settings file fails now, not at an answer */
 	/* Jobs keep their files there: a bad state folder fails now, not
 	 * in every job. */
 	if (home_ensure(cli_home(), &err) < 0)
@@ -530,6 +569,8 @@ int cmd_serve(int argc, char **argv)
 			log_warn("expired leases: %d job(s) back in the queue, "
 				 "%d host(s) freed",
 				 jobs_back, hosts_back);
+		if (db)
+			answer_pass(db, owner);
 		claimable = 1;
 		while (!stopping && running < max_jobs && claimable) {
 			struct queue_claim c;

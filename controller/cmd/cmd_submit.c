@@ -30,6 +30,8 @@ const char cmd_submit_usage[] =
 	"NAME]\n"
 	"                        [--kernel NAME] [--priority N] [--name TEXT] "
 	"[--json]\n"
+	"                        [--mail ADDR] [--no-bisect]\n"
+	"                        [--set KEY=VALUE]...\n"
 	"\n"
 	"Queue a patch series (one or more files in unified diff format, in\n"
 	"order) to be measured with a plan.  The series is stored with its\n"
@@ -46,8 +48,34 @@ const char cmd_submit_usage[] =
 	"  --priority N    -1000..1000, higher first (default 0)\n"
 	"  --name TEXT     a label for the series (default: the first file "
 	"name)\n"
+	"  --set KEY=VALUE change one setting of the plan "
+	"(params.duration=20s,\n"
+	"                  boots=1, workloads[1].params.threads=[1,2]), "
+	"checked\n"
+	"                  like the file and kept with the job: a rerun "
+	"repeats\n"
+	"                  it.  Repeatable; see 'schedfarm plan'.\n"
+	"  --mail ADDR     mail the answer here (default: the From: of the "
+	"first\n"
+	"                  patch; '' for nobody but the configured list)\n"
+	"  --no-bisect     a regression of the series does not start a "
+	"bisection\n"
 	"  --json          print "
 	"{\"patch\":N,\"plan\":N,\"kernel\":N,\"job\":N}\n"
+	"\n"
+	"The answer comes by itself: with a fixed plan on a host that boots\n"
+	"kernels (libvirt, ipmi), the base kernel's boots the host lacks run "
+	"in\n"
+	"ABBA order with the patch's (P B B P P B ...), each queued as the "
+	"one\n"
+	"before it ends; on local and ssh hosts the base results stored "
+	"there\n"
+	"are used.  When the last job ends, the controller compares, stores "
+	"the\n"
+	"verdicts, rewrites the report pages and mails the answer; a "
+	"regression\n"
+	"of a series of two or more patches starts 'schedfarm bisect'.  See\n"
+	"'schedfarm patch show PLM#'.\n"
 	"\n"
 	"Example:\n"
 	"  schedfarm submit 0001-sched-fair.patch --base v6.1 \\\n"
@@ -63,9 +91,13 @@ int cmd_submit(int argc, char **argv)
 		{ "priority", required_argument, NULL, 'P' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "set", required_argument, NULL, 's' },
+		{ "mail", required_argument, NULL, 'm' },
+		{ "no-bisect", no_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct queue_submit s = { 0 };
+	struct strvec sets = STRVEC_INIT;
 	struct queue_submitted done;
 	struct queue_patch *patches = NULL;
 	struct strbuf *bufs = NULL, err = STRBUF_INIT, text = STRBUF_INIT,
@@ -101,6 +133,19 @@ int cmd_submit(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 's':
+			cli_add_set(&sets, optarg);
+			break;
+		case 'm':
+			if (strlen(optarg) > 1000 ||
+			    (*optarg && !strchr(optarg, '@')))
+				die_usage("--mail '%s' is not a mail address",
+					  optarg);
+			s.mail_to = optarg;
+			break;
+		case 'B':
+			s.no_bisect = 1;
+			break;
 		default:
 			die_usage("see 'schedfarm submit --help'");
 		}
@@ -133,7 +178,7 @@ int cmd_submit(int argc, char **argv)
 		patches[i].data = bufs[i].buf;
 		patches[i].len = bufs[i].len;
 	}
-	if (queue_load_plan(plan_path, &text, &plan, &err) < 0) {
+	if (queue_load_plan(plan_path, &sets, &text, &plan, &err) < 0) {
 		fprintf(stderr, "%s\n", err.buf);
 		fatal("the plan %s does not check", plan_path);
 	}
@@ -143,6 +188,7 @@ int cmd_submit(int argc, char **argv)
 	s.plan_text = text.buf;
 	s.plan_len = text.len;
 	s.plan = plan;
+	s.plan_set = &sets;
 
 	db = cli_open_db();
 	if (queue_submit(db, &s, &done, &err) < 0)
@@ -160,8 +206,32 @@ int cmd_submit(int argc, char **argv)
 			    (long long)done.patch_id, npatch,
 			    npatch == 1 ? "" : "es", s.base,
 			    (long long)done.job_id, plan->name,
-			    plan->nr_runs * (size_t)plan->boots,
+			    plan->nr_runs * (size_t)done.boots,
 			    s.host ? s.host : "any matching");
+	if (!json && plan->until == PLAN_UNTIL_FIXED) {
+		if (done.base_boots > 0)
+			strbuf_addf(&out,
+				    "  then the base %s: %d boot%s (%d stored "
+				    "on %s), in ABBA order with the patch's "
+				    "%d\n",
+				    s.base, done.base_boots,
+				    done.base_boots == 1 ? "" : "s",
+				    done.base_stored, s.host, plan->boots);
+		else if (done.host_boots == 1)
+			strbuf_addf(&out,
+				    "  the base %s has %d boots stored on %s: "
+				    "they are reused\n",
+				    s.base, done.base_stored, s.host);
+		else if (done.host_boots < 0)
+			strbuf_addf(&out,
+				    "  then the base %s's missing boots on the "
+				    "host the first job gets, in ABBA order\n",
+				    s.base);
+		strbuf_addf(&out,
+			    "  the answer: 'schedfarm patch show %lld' once "
+			    "the jobs have run\n",
+			    (long long)done.patch_id);
+	}
 	if (!json && plan->until == PLAN_UNTIL_DECIDED)
 		strbuf_addf(&out,
 			    "  until decided: then %s, and blocks of 4 boots "
@@ -175,6 +245,7 @@ int cmd_submit(int argc, char **argv)
 	free(patches);
 	plan_free(plan);
 	strbuf_release(&text);
+	strvec_clear(&sets);
 	db_close(db);
 	return 0;
 }

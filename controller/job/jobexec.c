@@ -26,6 +26,7 @@
 #include "job/jobguard.h"
 #include "store/controllers.h"
 #include "store/hosts.h"
+#include "store/jobs.h"
 #include "parse.h"
 #include "plan/plan.h"
 #include "time-util.h"
@@ -147,6 +148,7 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
 	struct strbuf perr = STRBUF_INIT;
+	struct strvec sets = STRVEC_INIT;
 	const char *body, *v;
 	int r;
 
@@ -156,7 +158,8 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 			 "SELECT p.id, p.name, p.body, k.id, k.name, "
 			 "coalesce(j.patch_id, 0), h.name, h.kind, h.address, "
 			 "h.port, h.ssh_user, h.key_file, h.known_hosts, "
-			 "j.block, k.series_sha256 IS NOT NULL "
+			 "j.block, k.series_sha256 IS NOT NULL, j.boots, "
+			 "j.first_boot "
 			 "FROM jobs j JOIN plans p ON p.id = j.plan_id "
 			 "JOIN kernels k ON k.id = j.kernel_id, hosts h "
 			 "WHERE j.id = $1 AND h.id = $2",
@@ -194,16 +197,29 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 	parse_int(db_get(res, 0, 13), 0, INT32_MAX, &jc->block, NULL);
 	jc->kernel_has_series = !strcmp(db_get(res, 0, 14), "t");
 	body = db_get(res, 0, 2);
-	if (plan_parse(db_get(res, 0, 1), body, strlen(body), &jc->plan,
-		       &perr) < 0) {
+	if (jobs_load_plan_set(jc->db, jc->claim.job_id, &sets, err) < 0) {
+		strvec_clear(&sets);
+		return -1;
+	}
+	if (plan_parse_set(db_get(res, 0, 1), body, strlen(body), &sets,
+			   &jc->plan, &perr) < 0) {
 		strbuf_addf(err, "the job's plan no longer parses: %s",
 			    perr.buf);
 		strbuf_release(&perr);
+		strvec_clear(&sets);
 		return -1;
 	}
 	strbuf_release(&perr);
+	strvec_clear(&sets);
 	adaptive_job_boots(jc->plan, jc->patch_id, jc->block, &jc->boots,
 			   &jc->first_boot);
+	/* A job scheduled with its own boot count (a unit of a submission's
+	 * ABBA order, a look of a bisection step: schema 007). */
+	if (db_get(res, 0, 15)) {
+		parse_int(db_get(res, 0, 15), 1, 1000, &jc->boots, NULL);
+		parse_int(db_get(res, 0, 16), 0, INT32_MAX, &jc->first_boot,
+			  NULL);
+	}
 	return 0;
 }
 
@@ -669,10 +685,8 @@ static void build_spec(struct job_ctx *jc, struct runner *runner,
 
 	if (deadline_s < 1)
 		deadline_s = 1;
-	strbuf_addf(spec, "{\"run_id\":%lld,\"workload\":", (long long)rr->id);
-	strbuf_add_json_str(spec, rr->pr->workload);
-	strbuf_addstr(spec, ",\"params\":");
-	plan_run_params_json(p, rr->pr, PLAN_SECRETS_CLEAR, spec);
+	strbuf_addf(spec, "{\"run_id\":%lld,", (long long)rr->id);
+	plan_run_spec_json(p, rr->pr, PLAN_SECRETS_CLEAR, spec);
 	strbuf_addf(spec, ",\"iterations\":%d,\"warmup\":%d,\"cgroups\":",
 		    p->iterations, p->warmup);
 	plan_cgroups_json(p, spec);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "home.h"
+#include "lab/build-int.h"
 #include "lab/build.h"
 #include "store/kernels.h"
 #include "cleanup.h"
@@ -654,6 +655,35 @@ static int apply_series(const struct kernel_build_spec *spec, const char *src,
 	return 0;
 }
 
+int build_run_logged(struct child_process *cp, struct strbuf *log,
+		     struct strbuf *err)
+{
+	return run_logged(cp, log, err);
+}
+
+int build_apply_series(const struct kernel_build_spec *spec, const char *src,
+		       int git, struct strbuf *log, struct strbuf *err)
+{
+	return apply_series(spec, src, git, log, err);
+}
+
+int build_base_pristine(const struct kernel_build_spec *spec,
+			const struct kernel_build_result *res,
+			struct strbuf *ret, struct strbuf *log,
+			struct strbuf *err)
+{
+	if (starts_with(res->base_id, "tarball:"))
+		return prepare_tarball_base(
+			spec, res->base_id + strlen("tarball:"), ret, log, err);
+	if (starts_with(res->base_id, "dir:")) {
+		strbuf_addstr(ret, spec->base);
+		return 0;
+	}
+	strbuf_addf(err, "base %s has no pristine folder (a git base)",
+		    res->base_id);
+	return -1;
+}
+
 static int configure(const struct kernel_build_spec *spec, const char *src,
 		     const char *outdir, struct strbuf *log, struct strbuf *err)
 {
@@ -1005,6 +1035,212 @@ out:
 	return r;
 }
 
+/*
+ * The identity of the incremental tree of res's base and config: a git
+ * base by its repository (every commit shares the tree), others by the
+ * base itself.
+ */
+static int tree_key(const struct kernel_build_spec *spec,
+		    const struct kernel_build_result *res, struct strbuf *ret,
+		    struct strbuf *err)
+{
+	struct strbuf id = STRBUF_INIT;
+	char hex[65];
+	int r;
+
+	if (starts_with(res->base_id, "git:")) {
+		_cleanup_free_ char *rp = realpath(spec->base, NULL);
+
+		strbuf_addf(&id, "schedfarm-tree-v1\nbase=gitrepo:%s\n",
+			    rp ? rp : spec->base);
+	} else {
+		strbuf_addf(&id, "schedfarm-tree-v1\nbase=%s\n", res->base_id);
+	}
+	strbuf_addf(&id, "config=%s\n", res->config_sha256);
+	r = sha256_mem(id.buf, id.len, hex, err);
+	if (!r)
+		strbuf_addf(ret, "%s/trees/%.32s", spec->cache_dir, hex);
+	strbuf_release(&id);
+	return r;
+}
+
+int kernel_build_incremental(const struct kernel_build_spec *spec,
+			     struct kernel_build_result *res,
+			     struct strbuf *err)
+{
+	struct strbuf tree = STRBUF_INIT, src = STRBUF_INIT,
+		      outdir = STRBUF_INIT, result = STRBUF_INIT,
+		      p = STRBUF_INIT;
+	_cleanup_close_ int lock = -1, tlock = -1;
+	int64_t t0;
+	int steps = 0, r = -1, c, fresh = 0;
+
+	if (!res->cache_key && kernel_build_key(spec, res, err) < 0)
+		return -1;
+	lock = lock_key(spec, res, err);
+	if (lock < 0)
+		return -1;
+	c = read_result(res, err);
+	if (c < 0)
+		return -1;
+	if (c > 0) {
+		res->cached = 1;
+		strbuf_addf(
+			&res->log,
+			"cache hit: kernel %s already built in %s (key %s); "
+			"not rebuilding\n",
+			res->release, res->dir, res->cache_key);
+		return 0;
+	}
+	if (tree_key(spec, res, &tree, err) < 0)
+		goto out;
+	/* One build at a time in a tree. */
+	strbuf_addf(&p, "%s/trees", spec->cache_dir);
+	if (mkdir_p(p.buf, CACHE_DIR_MODE, err) < 0)
+		goto out;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s.lock", tree.buf);
+	tlock = lock_file(p.buf, err);
+	if (tlock < 0)
+		goto out;
+	t0 = mono_ms();
+	strbuf_addf(&res->log,
+		    "incremental build of key %s in %s\nbase %s\nseries "
+		    "%s\nconfig %s\n",
+		    res->cache_key, tree.buf, res->base_id,
+		    res->series_sha256 ? res->series_sha256 : "(none)",
+		    res->config_sha256);
+	if (remove_tree(res->dir, err) < 0 ||
+	    mkdir_p(res->dir, CACHE_DIR_MODE, err) < 0)
+		goto out;
+	if (build_tree_prepare(spec, res, tree.buf, &fresh, &res->log, err) < 0)
+		goto out;
+	strbuf_addf(&src, "%s/src", tree.buf);
+	strbuf_addf(&outdir, "%s/out", tree.buf);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/.config", outdir.buf);
+	if (access(p.buf, F_OK) < 0 &&
+	    configure(spec, src.buf, outdir.buf, &res->log, err) < 0)
+		goto out;
+	if (build_tree_mark(tree.buf, 1, err) < 0 ||
+	    run_make(spec, src.buf, outdir.buf, &steps, &res->log, err) < 0)
+		goto out;
+	if (build_tree_mark(tree.buf, 0, err) < 0)
+		goto out;
+	res->seconds = (double)(mono_ms() - t0) / 1000.0;
+	if (read_release(src.buf, outdir.buf, &res->release, err) < 0)
+		goto out;
+	/* The tree moves on with the next build: keep this one's images. */
+	res->vmlinux = xstrfmt("%s/vmlinux", res->dir);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/vmlinux", outdir.buf);
+	if (copy_file_atomic(p.buf, res->vmlinux, 0644, FS_SYNC, err) < 0)
+		goto out;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/arch/x86/boot/bzImage", outdir.buf);
+	if (is_file(p.buf)) {
+		res->bzimage = xstrfmt("%s/bzImage", res->dir);
+		if (copy_file_atomic(p.buf, res->bzimage, 0644, FS_SYNC, err) <
+		    0)
+			goto out;
+	}
+	if (read_size(res->vmlinux, res, err) < 0)
+		goto out;
+	strbuf_addf(&res->log,
+		    "built %s in %.1f s (%s tree, %d steps): text %lld data "
+		    "%lld bss %lld\n",
+		    res->release, res->seconds, fresh ? "a new" : "a reused",
+		    steps, (long long)res->text, (long long)res->data,
+		    (long long)res->bss);
+	strbuf_addf(&result,
+		    "release=%s\nvmlinux=%s\nbzimage=%s\ntext=%lld\ndata=%lld\n"
+		    "bss=%lld\nseconds=%.3f\nsteps=%d\ntree=%s\n",
+		    res->release, res->vmlinux,
+		    res->bzimage ? res->bzimage : "", (long long)res->text,
+		    (long long)res->data, (long long)res->bss, res->seconds,
+		    steps, tree.buf);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/result", res->dir);
+	r = write_file(p.buf, result.buf, result.len, err);
+out:
+	if (res->dir && is_dir(res->dir)) {
+		struct strbuf e2 = STRBUF_INIT;
+
+		write_file(res->log_path, res->log.buf, res->log.len, &e2);
+		strbuf_release(&e2);
+	}
+	strbuf_release(&tree);
+	strbuf_release(&src);
+	strbuf_release(&outdir);
+	strbuf_release(&result);
+	strbuf_release(&p);
+	return r;
+}
+
+int kernel_git_range(const char *tree, const char *good, const char *bad,
+		     struct strvec *ret_commits, struct strvec *ret_subjects,
+		     struct strbuf *err)
+{
+	struct child_process cp;
+	struct strbuf g = STRBUF_INIT, b = STRBUF_INIT;
+	struct strvec lines = STRVEC_INIT;
+	int r = -1;
+
+	if (!is_dir(tree) || !is_git_repo(tree)) {
+		strbuf_addf(err, "%s is not a git repository", tree);
+		return -1;
+	}
+	if (git_commit(tree, good, &g, err) < 0 ||
+	    git_commit(tree, bad, &b, err) < 0)
+		goto out;
+	strvec_push(ret_commits, g.buf);
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "git", "-C", tree, "log", "--first-parent",
+		     "--reverse", "--format=%H %s", (char *)NULL);
+	strvec_pushf(&cp.args, "%s..%s", g.buf, b.buf);
+	cp.capture_out = cp.capture_err = 1;
+	cp.timeout_ms = 120000;
+	r = run_command(&cp, err);
+	if (r == 0) {
+		strbuf_trim(&cp.out);
+		if (cp.out.len)
+			strvec_split(&lines, cp.out.buf, '\n');
+	}
+	child_process_clear(&cp);
+	if (r < 0)
+		goto out;
+	r = -1;
+	if (!lines.nr) {
+		strbuf_addf(err,
+			    "%s..%s holds no commit (is %s an ancestor of "
+			    "%s?)",
+			    good, bad, good, bad);
+		goto out;
+	}
+	strvec_push(ret_subjects, "");
+	for (size_t i = 0; i < lines.nr; i++) {
+		char *sp = strchr(lines.v[i], ' ');
+
+		if (sp)
+			*sp++ = '\0';
+		strvec_push(ret_commits, lines.v[i]);
+		strvec_push(ret_subjects, sp ? sp : "");
+	}
+	if (strcmp(ret_commits->v[ret_commits->nr - 1], b.buf)) {
+		strbuf_addf(err,
+			    "%s is not on the first-parent line from %s: "
+			    "bisect a linear range",
+			    bad, good);
+		goto out;
+	}
+	r = 0;
+out:
+	strvec_clear(&lines);
+	strbuf_release(&g);
+	strbuf_release(&b);
+	return r;
+}
+
 /* Split a config spec "tinyconfig+a.config+b.config" into spec. */
 static void config_spec_apply(struct kernel_build_spec *spec, const char *cs,
 			      struct strvec *keep)
@@ -1044,6 +1280,68 @@ static int hexval(int c)
 	return -1;
 }
 
+/*
+ * A kernel that is a prefix of a series (kernels.series_patch_id, row 0
+ * of res): write its first series_count files one by one into
+ * CACHE/series/ (named by their hash: written once) and add them to
+ * spec->patches in order.  0 (nothing to do for other kernels) or -1.
+ */
+static int series_files(struct db *db, const struct db_result *res,
+			const char *cache_dir, struct kernel_build_spec *spec,
+			struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *files = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf path = STRBUF_INIT, data = STRBUF_INIT;
+	int64_t pid = 0, count = 0;
+	int r = -1;
+
+	if (db_get_i64(res, 0, 8, 0, INT64_MAX, &pid) < 0 || !pid)
+		return 0;
+	if (db_get_i64(res, 0, 9, 0, INT32_MAX, &count) < 0)
+		return -1;
+	db_args_i64(&a, pid);
+	db_args_i64(&a, count);
+	if (db_exec_args(db, &files, err,
+			 "SELECT position, sha256, encode(data, 'hex') FROM "
+			 "patch_files WHERE patch_id = $1 AND position <= $2 "
+			 "ORDER BY position",
+			 &a) < 0)
+		goto out;
+	if (db_nrows(files) != count) {
+		strbuf_addf(err,
+			    "PLM#%lld has %d stored patch files, the kernel "
+			    "needs %lld",
+			    (long long)pid, db_nrows(files), (long long)count);
+		goto out;
+	}
+	strbuf_addf(&path, "%s/series", cache_dir);
+	if (mkdir_p(path.buf, CACHE_DIR_MODE, err) < 0)
+		goto out;
+	for (int i = 0; i < db_nrows(files); i++) {
+		const char *hex = db_get(files, i, 2);
+
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/series/%.16s.patch", cache_dir,
+			    db_get(files, i, 1));
+		if (!is_file(path.buf)) {
+			strbuf_reset(&data);
+			for (size_t j = 0; hex[j] && hex[j + 1]; j += 2)
+				strbuf_addch(&data, hexval(hex[j]) * 16 +
+							    hexval(hex[j + 1]));
+			if (write_file(path.buf, data.buf, data.len, err) < 0)
+				goto out;
+		}
+		strvec_push(&spec->patches, path.buf);
+	}
+	r = 0;
+out:
+	db_args_clear(&a);
+	strbuf_release(&path);
+	strbuf_release(&data);
+	return r;
+}
+
 int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			 int jobs,
 			 int (*progress)(void *ctx, const char *line, int steps,
@@ -1068,8 +1366,10 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	if (db_exec_args(
 		    db, &res, err,
 		    "SELECT k.id, k.build_state, k.base, k.base_ref, "
-		    "k.config_spec, encode(p.series, 'hex'), k.image_path, "
-		    "k.release "
+		    "k.config_spec, CASE WHEN k.series_patch_id IS NULL THEN "
+		    "encode(p.series, 'hex') END, k.image_path, "
+		    "k.release, coalesce(k.series_patch_id, 0), "
+		    "coalesce(k.series_count, 0), k.build_mode "
 		    "FROM jobs j JOIN kernels k ON k.id = j.kernel_id "
 		    "LEFT JOIN patches p ON p.id = j.patch_id WHERE j.id = $1",
 		    &a) < 0)
@@ -1139,9 +1439,14 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			goto out;
 		strvec_push(&spec.patches, path.buf);
 	}
+	if (series_files(db, res, cache_dir, &spec, err) < 0)
+		goto out;
 	kernels_build_started(db, kid, err);
 	strbuf_reset(err);
-	r = kernel_build(&spec, &out, err);
+	if (!strcmp(db_get(res, 0, 10), "incremental"))
+		r = kernel_build_incremental(&spec, &out, err);
+	else
+		r = kernel_build(&spec, &out, err);
 	strbuf_addbuf(log, &out.log);
 	if (r == 0) {
 		r = kernels_build_done(db, kid, &out, err);

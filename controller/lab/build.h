@@ -84,6 +84,30 @@ int kernel_build(const struct kernel_build_spec *spec,
 		 struct kernel_build_result *res, struct strbuf *err);
 
 /*
+ * As kernel_build(), with the same key, cache entry and result, but built
+ * in the one incremental tree of spec's base and config
+ * (CACHE/trees/TKEY, build_tree.c) instead of a fresh tree: only the
+ * files whose bytes differ from the tree's last build are rewritten, so
+ * make rebuilds what they touch and a step of a bisection costs minutes,
+ * not a full build.  The images are copied into CACHE/builds/KEY/, since
+ * the tree moves on.  Builds in one tree are serialised by a lock.
+ */
+int kernel_build_incremental(const struct kernel_build_spec *spec,
+			     struct kernel_build_result *res,
+			     struct strbuf *err);
+
+/*
+ * The commits of a linear range of git repository tree: ret_commits gets
+ * good's commit, then each commit of good..bad on the first-parent line
+ * (oldest first, bad's last); ret_subjects the matching subjects ("" for
+ * good).  0, or -1 with err (not a repository, an unknown revision, an
+ * empty range, bad not reached from good along first parents).
+ */
+int kernel_git_range(const char *tree, const char *good, const char *bad,
+		     struct strvec *ret_commits, struct strvec *ret_subjects,
+		     struct strbuf *err);
+
+/*
  * The job path's build phase: build the kernel row of job job_id (its
  * base, its config spec, and the job's patch series from the patches row),
  * or find it built already.  The base is a source (tarball, repository,

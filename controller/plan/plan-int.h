@@ -7,9 +7,13 @@
  *
  * The files: yaml.c (libyaml events into the tree, the error list),
  * check.c (the small checkers and the settings sections), sweep.c
- * (workload entries, their sweeps, the expansion into runs), plan.c
- * (the whole-plan check, the API, the JSON writers).  Contracts are
- * above the definitions.
+ * (workload entries, their sweeps and ranges, the expansion into runs),
+ * command.c (workloads a plan defines: commands: and include:),
+ * together.c (together: entries and their members), override.c (--set
+ * KEY=VALUE applied to the tree), names.c (the metric names each run
+ * reports, and the check of metrics: against them), plan.c (the
+ * whole-plan check, the API, the JSON writers).  Contracts are above the
+ * definitions.
  */
 #ifndef SCHEDFARM_PLAN_INT_H
 #define SCHEDFARM_PLAN_INT_H
@@ -17,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "command.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "plan/plan.h"
@@ -28,6 +33,7 @@ enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
 struct ynode {
 	enum ykind kind;
 	unsigned line, col; /* 1-based */
+	unsigned src; /* which text: 0 the plan, then includes, then --set */
 	char *text; /* Y_SCALAR */
 	int plain; /* Y_SCALAR: unquoted (so ~ and null mean null) */
 	struct ynode **kids; /* Y_SEQ: items; Y_MAP: key, value, key, ... */
@@ -42,9 +48,20 @@ struct ynode {
  * whichever section found them.  At most PLAN_MAX_ERRORS are kept.
  */
 struct perror {
-	unsigned line, col;
+	unsigned src, line, col;
 	size_t seq;
 	char *text; /* the message, without name and position */
+};
+
+/*
+ * The texts a plan is read from, in the order errors are sorted: the plan
+ * itself (source 0, c->name), the files it includes, the --set values.
+ * An error in an include is "PATH:line:col: error: ..."; one in a --set
+ * value "PLAN: error: --set KEY=VALUE: ...".
+ */
+struct psource {
+	char *name; /* the include's path, or "KEY=VALUE" of a --set */
+	int is_set;
 };
 
 struct ctx {
@@ -53,9 +70,12 @@ struct ctx {
 	int nr_errors; /* found, including those past the cap */
 	struct perror *list;
 	size_t nr, alloc;
+	struct psource *srcs; /* srcs[0] unused: the plan is c->name */
+	size_t nr_srcs;
 };
 
-#define nerror(c, n, ...) report((c), (n)->line, (n)->col, __VA_ARGS__)
+#define nerror(c, n, ...)                                                      \
+	report_src((c), (n)->src, (n)->line, (n)->col, __VA_ARGS__)
 
 #define WORD_CHARS                                                             \
 	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -77,7 +97,12 @@ struct sgroup {
 
 /* One checked item of workloads: (or the top-level workload:). */
 struct sentry {
-	const struct wl_desc *wl;
+	const struct wl_desc *wl; /* NULL for a together entry */
+	const struct plan_command *cmd; /* a workload the plan defines */
+	struct plan_member *members; /* together: owned by the plan */
+	size_t nr_members;
+	int sample_ms; /* together: the sampling interval */
+	const struct ynode *at; /* the entry, for messages after expansion */
 	struct sgroup *groups; /* one per variant, or one */
 	size_t nr_groups;
 };
@@ -89,12 +114,21 @@ const struct ynode *ymap_get(const struct ynode *map, const char *key);
 int ynode_is_null(const struct ynode *n);
 __attribute__((format(printf, 4, 5))) void
 report(struct ctx *c, unsigned line, unsigned col, const char *fmt, ...);
+__attribute__((format(printf, 5, 6))) void
+report_src(struct ctx *c, unsigned src, unsigned line, unsigned col,
+	   const char *fmt, ...);
+unsigned ctx_add_source(struct ctx *c, const char *name, int is_set);
+void ctx_release_sources(struct ctx *c);
 void flush_errors(struct ctx *c);
 const char *ydescribe(const struct ynode *n, struct strbuf *buf);
 void expected(struct ctx *c, const struct ynode *n, const char *path,
 	      const char *what);
-int yaml_to_tree(struct ctx *c, const char *text, size_t len,
+int yaml_to_tree(struct ctx *c, unsigned src, const char *text, size_t len,
 		 struct ynode **ret);
+struct ynode *ynode_scalar(const char *text, unsigned src, unsigned line,
+			   unsigned col);
+struct ynode *ynode_map(unsigned src, unsigned line, unsigned col);
+void ynode_add(struct ynode *parent, struct ynode *kid);
 
 /* check.c */
 int get_scalar(struct ctx *c, const struct ynode *n, const char *path,
@@ -114,6 +148,17 @@ void check_cgroups(struct ctx *c, struct plan *p, const struct ynode *n);
 void check_metrics(struct ctx *c, struct plan *p, const struct ynode *n);
 
 /* sweep.c */
+const char *intern(struct plan *p, const char *s);
+int add_params(struct ctx *c, struct plan *p, const struct sentry *e,
+	       const struct plan_member *m, const struct ynode *map,
+	       const char *path, struct sgroup *g);
+int check_required(struct ctx *c, const struct sentry *e,
+		   const struct sgroup *g, const struct ynode *at,
+		   const char *path);
+int check_variants(struct ctx *c, struct plan *p, const struct ynode *n,
+		   const char *path, struct sgroup *base, struct sentry *e);
+void sgroup_copy(struct sgroup *to, const struct sgroup *from);
+void subpath(struct strbuf *f, const char *path, const char *key);
 void sgroup_release(struct sgroup *g);
 int check_entry_fields(struct ctx *c, struct plan *p, const struct ynode *n,
 		       const char *path, const struct ynode *const *v,
@@ -125,5 +170,32 @@ void expand(struct plan *p, const struct sentry *e, size_t nr_entries,
 	    size_t total);
 void check_run_time(struct ctx *c, const struct plan *p,
 		    const struct ynode *at);
+const struct wl_desc *find_workload(const struct plan *p, const char *name,
+				    const struct plan_command **ret_cmd);
+int defined_badly(const struct plan *p, const char *name);
+
+/* command.c */
+void check_commands(struct ctx *c, struct plan *p, const struct ynode *n);
+void check_includes(struct ctx *c, struct plan *p, const struct ynode *n,
+		    struct ynode *const *docs, size_t nr_docs);
+void plan_command_free(struct plan_command *pc);
+void command_def_of_run(const struct plan_command *pc, const char *prefix,
+			const struct plan_run *r, struct cmd_def *d);
+
+/* together.c */
+int check_together(struct ctx *c, struct plan *p, const struct ynode *n,
+		   const char *path, const struct ynode *const *v,
+		   struct sentry *e);
+void check_together_runs(struct ctx *c, const struct plan *p,
+			 const struct sentry *e, size_t nr_entries);
+const struct plan_member *run_member(const struct plan_run *r, const char *name,
+				     size_t len);
+
+/* override.c */
+void apply_sets(struct ctx *c, struct ynode *root, const struct strvec *sets);
+
+/* names.c */
+void check_metric_names(struct ctx *c, const struct plan *p,
+			const struct ynode *metrics);
 
 #endif

@@ -52,16 +52,18 @@ static char *default_name(const char *source)
 }
 
 /*
- * Check the whole tree into p.  Every section is checked even after an
- * error in another; runs are expanded only when all is well.
+ * Check the whole tree into p (docs: the trees of the files it includes).
+ * Every section is checked even after an error in another; runs are
+ * expanded only when all is well.
  */
-static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root)
+static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
+		      struct ynode *const *docs, size_t nr_docs)
 {
 	static const char *const keys[] = {
 		"name",	     "description", "workloads", "workload", "params",
 		"variants",  "iterations",  "warmup",	 "boots",    "until",
 		"max_boots", "cgroups",	    "host",	 "kernel",   "metrics",
-		"timeouts",  "expect",	    NULL
+		"timeouts",  "expect",	    "commands",    "include",	 NULL
 	};
 	enum {
 		K_NAME,
@@ -81,6 +83,8 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root)
 		K_METRICS,
 		K_TIMEOUTS,
 		K_EXPECT,
+		K_COMMANDS,
+		K_INCLUDE,
 		K_NR
 	};
 	const struct ynode *v[K_NR + 1];
@@ -128,6 +132,15 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root)
 		check_timeouts(c, p, v[K_TIMEOUTS]);
 	if (v[K_EXPECT])
 		check_expect(c, p, v[K_EXPECT]);
+	/* Workloads the plan defines, before the entries that use them. */
+	if (v[K_INCLUDE])
+		check_includes(c, p, v[K_INCLUDE], docs, nr_docs);
+	else if (nr_docs)
+		report(c, 0, 0,
+		       "the plan's text carries included files but no "
+		       "include: names them");
+	if (v[K_COMMANDS])
+		check_commands(c, p, v[K_COMMANDS]);
 
 	if (v[K_WORKLOADS] && (v[K_WORKLOAD] || v[K_PARAMS] || v[K_VARIANTS])) {
 		const struct ynode *k = v[K_WORKLOAD] ? v[K_WORKLOAD]
@@ -196,6 +209,8 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root)
 				at = ymap_get(v[K_TIMEOUTS], "run");
 			expand(p, e, nr_entries, (size_t)total);
 			check_run_time(c, p, at);
+			check_together_runs(c, p, e, nr_entries);
+			check_metric_names(c, p, v[K_METRICS]);
 		}
 	}
 
@@ -211,69 +226,147 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root)
 
 /* ---- the API -------------------------------------------------------- */
 
-int plan_parse(const char *name, const char *text, size_t len,
-	       struct plan **ret, struct strbuf *err)
+/*
+ * Split a plan's text at its PLAN_INCLUDE_MARK lines: *ret_plan_len is
+ * the plan's own length; the includes' paths and texts (offset, length)
+ * go to paths, offs, lens.
+ */
+static void split_bundle(const char *text, size_t len, size_t *ret_plan_len,
+			 struct strvec *paths, size_t *offs, size_t *lens,
+			 size_t max)
+{
+	const char *p = text, *end = text + len;
+	size_t mlen = strlen(PLAN_INCLUDE_MARK), n = 0;
+
+	*ret_plan_len = len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *next = nl ? nl + 1 : end;
+
+		if ((size_t)(end - p) > mlen &&
+		    !memcmp(p, PLAN_INCLUDE_MARK, mlen) && n < max) {
+			if (!n)
+				*ret_plan_len = (size_t)(p - text);
+			else
+				lens[n - 1] = (size_t)(p - text) - offs[n - 1];
+			{
+				char *path = xstrndup(
+					p + mlen,
+					(size_t)((nl ? nl : end) - p) - mlen);
+
+				strvec_push(paths, path);
+				free(path);
+			}
+			offs[n] = (size_t)(next - text);
+			n++;
+		}
+		p = next;
+	}
+	if (n)
+		lens[n - 1] = len - offs[n - 1];
+}
+
+/* "plans/x.yaml" and "inc.yaml" -> "plans/inc.yaml", for messages. */
+static char *include_name(const char *plan, const char *path)
+{
+	const char *slash = strrchr(plan, '/');
+
+	if (path[0] == '/' || !slash)
+		return xstrdup(path);
+	return xstrfmt("%.*s/%s", (int)(slash - plan), plan, path);
+}
+
+int plan_parse_set(const char *name, const char *text, size_t len,
+		   const struct strvec *sets, struct plan **ret,
+		   struct strbuf *err)
 {
 	struct ctx c = { .name = name, .err = err };
-	struct ynode *root = NULL;
+	struct ynode *root = NULL, *docs[PLAN_MAX_INCLUDES];
+	struct strvec paths = STRVEC_INIT;
+	size_t offs[PLAN_MAX_INCLUDES], lens[PLAN_MAX_INCLUDES], plan_len = 0;
 	struct plan *p = NULL;
 
 	*ret = NULL;
-	if (len > PLAN_MAX_BYTES)
+	memset(docs, 0, sizeof(docs));
+	if (len > PLAN_MAX_BUNDLE) {
 		report(&c, 0, 0, "plan is %zu bytes, more than the cap of %d",
 		       len, PLAN_MAX_BYTES);
-	else if (yaml_to_tree(&c, text, len, &root) < 0)
-		;
-	else if (!root)
-		report(&c, 1, 1, "empty plan (expected a map with workloads)");
-	else {
-		p = xcalloc(1, sizeof(*p));
-		strvec_init(&p->strings_);
-		strvec_init(&p->host.kinds);
-		strvec_init(&p->host.tags);
-		strvec_init(&p->kernel_config);
-		p->source = xstrdup(name);
-		p->iterations = 3;
-		p->warmup = 1;
-		p->boots = 1;
-		p->until = PLAN_UNTIL_FIXED;
-		p->timeouts.power_ms = 5 * 60 * 1000;
-		p->timeouts.boot_ms = 10 * 60 * 1000;
-		p->timeouts.run_ms = 60 * 60 * 1000;
-		p->timeouts.collect_ms = 5 * 60 * 1000;
-		p->timeouts.build_ms = 3 * 3600 * 1000;
-		p->timeouts.stall_ms = 20 * 1000;
-		p->timeouts.job_ms = 0;
-		check_plan(&c, p, root);
+		goto out;
 	}
+	split_bundle(text, len, &plan_len, &paths, offs, lens,
+		     PLAN_MAX_INCLUDES);
+	if (plan_len > PLAN_MAX_BYTES) {
+		report(&c, 0, 0, "plan is %zu bytes, more than the cap of %d",
+		       plan_len, PLAN_MAX_BYTES);
+		goto out;
+	}
+	if (yaml_to_tree(&c, 0, text, plan_len, &root) < 0)
+		goto out;
+	if (!root) {
+		report(&c, 1, 1, "empty plan (expected a map with workloads)");
+		goto out;
+	}
+	for (size_t i = 0; i < paths.nr; i++) {
+		char *shown = include_name(name, paths.v[i]);
+		unsigned src = ctx_add_source(&c, shown, 0);
+
+		free(shown);
+		if (yaml_to_tree(&c, src, text + offs[i], lens[i], &docs[i]) <
+		    0)
+			goto out;
+	}
+	apply_sets(&c, root, sets);
+	p = xcalloc(1, sizeof(*p));
+	strvec_init(&p->strings_);
+	strvec_init(&p->bad_commands_);
+	strvec_init(&p->host.kinds);
+	strvec_init(&p->host.tags);
+	strvec_init(&p->kernel_config);
+	p->source = xstrdup(name);
+	p->iterations = 3;
+	p->warmup = 1;
+	p->boots = 1;
+	p->until = PLAN_UNTIL_FIXED;
+	p->timeouts.power_ms = 5 * 60 * 1000;
+	p->timeouts.boot_ms = 10 * 60 * 1000;
+	p->timeouts.run_ms = 60 * 60 * 1000;
+	p->timeouts.collect_ms = 5 * 60 * 1000;
+	p->timeouts.build_ms = 3 * 3600 * 1000;
+	p->timeouts.stall_ms = 20 * 1000;
+	p->timeouts.job_ms = 0;
+	check_plan(&c, p, root, docs, paths.nr);
+out:
 	ynode_free(root);
+	for (size_t i = 0; i < paths.nr; i++)
+		ynode_free(docs[i]);
+	strvec_clear(&paths);
 	if (c.nr_errors) {
 		flush_errors(&c);
+		ctx_release_sources(&c);
 		plan_free(p);
 		return -EINVAL;
 	}
+	ctx_release_sources(&c);
 	*ret = p;
 	return 0;
 }
 
-int plan_load(const char *path, struct plan **ret, struct strbuf *err)
+int plan_parse(const char *name, const char *text, size_t len,
+	       struct plan **ret, struct strbuf *err)
+{
+	return plan_parse_set(name, text, len, NULL, ret, err);
+}
+
+int plan_load_set(const char *path, const struct strvec *sets,
+		  struct plan **ret, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	int rc;
 
 	*ret = NULL;
-	rc = strbuf_read_file(&text, path, PLAN_MAX_BYTES);
-	if (rc == -EFBIG) {
-		strbuf_addf(
-			err,
-			"%s: error: plan is more than the cap of %d bytes\n",
-			path, PLAN_MAX_BYTES);
-	} else if (rc < 0) {
-		strbuf_addf(err, "%s: error: cannot read: %s\n", path,
-			    strerror(-rc));
-	} else {
-		rc = plan_parse(path, text.buf, text.len, ret, err);
-	}
+	rc = plan_load_text(path, &text, err);
+	if (rc == 0)
+		rc = plan_parse_set(path, text.buf, text.len, sets, ret, err);
 	strbuf_release(&text);
 	return rc;
 }
@@ -292,6 +385,11 @@ int64_t plan_job_budget_ms(const struct plan *p, int boots)
 	       10 * 60 * 1000;
 }
 
+int plan_load(const char *path, struct plan **ret, struct strbuf *err)
+{
+	return plan_load_set(path, NULL, ret, err);
+}
+
 void plan_free(struct plan *p)
 {
 	if (!p)
@@ -307,10 +405,17 @@ void plan_free(struct plan *p)
 	for (size_t i = 0; i < p->nr_metrics; i++)
 		free(p->metrics[i].name);
 	free(p->metrics);
+	for (size_t i = 0; i < p->nr_commands; i++)
+		plan_command_free(p->commands[i]);
+	free(p->commands);
+	for (size_t i = 0; i < p->nr_members_; i++)
+		free(p->members_[i]);
+	free(p->members_);
 	strvec_clear(&p->host.kinds);
 	strvec_clear(&p->host.tags);
 	strvec_clear(&p->kernel_config);
 	strvec_clear(&p->strings_);
+	strvec_clear(&p->bad_commands_);
 	free(p->source);
 	free(p->name);
 	free(p->description);
@@ -324,19 +429,54 @@ const char *plan_run_param(const struct plan_run *r, const char *name)
 	for (size_t i = 0; i < r->nr_params; i++)
 		if (!strcmp(r->params[i].name, name))
 			return r->params[i].value;
+	if (!r->wl) {
+		/* a together run: "MEMBER.param", defaults of the member's */
+		const char *dot = strchr(name, '.');
+		const struct plan_member *m =
+			dot ? run_member(r, name, (size_t)(dot - name)) : NULL;
+
+		wp = m ? workload_param(m->wl, dot + 1) : NULL;
+		return wp ? wp->def : NULL;
+	}
 	wp = workload_param(r->wl, name);
 	return wp ? wp->def : NULL;
 }
 
-/* Append parameter wp of run r as "name":value, typed by the table. */
-static void add_param_json(const struct plan_run *r, const struct wl_param *wp,
-			   enum plan_secrets secrets, struct strbuf *out)
+/* The table entry of run r's parameter name ("MEMBER.param" in a
+ * together run), or NULL. */
+static const struct wl_param *run_param_desc(const struct plan_run *r,
+					     const char *name)
 {
-	const char *v = plan_run_param(r, wp->name);
-	struct strbuf why = STRBUF_INIT;
+	const char *dot;
+	const struct plan_member *m;
+
+	if (r->wl)
+		return workload_param(r->wl, name);
+	dot = strchr(name, '.');
+	m = dot ? run_member(r, name, (size_t)(dot - name)) : NULL;
+	return m ? workload_param(m->wl, dot + 1) : NULL;
+}
+
+/*
+ * Append parameter wp of run r as "name":value, typed by the table; a
+ * together member's (prefix "a") is the run's "a.name", written so when
+ * shown_prefixed (runs.params), as "name" in the member's own spec.
+ * secrets says how a conninfo's password is written.
+ */
+static void add_param_json(const struct plan_run *r, const char *prefix,
+			   const struct wl_param *wp, enum plan_secrets secrets,
+			   struct strbuf *out, int shown_prefixed)
+{
+	struct strbuf name = STRBUF_INIT, why = STRBUF_INIT;
+	const char *v;
 	double d = 0;
 
-	strbuf_add_json_str(out, wp->name);
+	if (prefix)
+		strbuf_addf(&name, "%s.", prefix);
+	strbuf_addstr(&name, wp->name);
+	v = plan_run_param(r, name.buf);
+	strbuf_add_json_str(out, shown_prefixed ? name.buf : wp->name);
+	strbuf_release(&name);
 	strbuf_addch(out, ':');
 	if (!v || workload_check_value(wp, v, &d, &why) < 0) {
 		strbuf_addstr(out, "null"); /* plan_parse never lets this by */
@@ -355,25 +495,109 @@ static void add_param_json(const struct plan_run *r, const struct wl_param *wp,
 	strbuf_release(&why);
 }
 
+/*
+ * The parameters of wl in run r, cgroup first; a member's named
+ * "MEMBER.param" when shown_prefixed.
+ */
+static void add_params_json(const struct plan_run *r, const char *prefix,
+			    const struct wl_desc *wl, enum plan_secrets secrets,
+			    struct strbuf *out, int shown_prefixed)
+{
+	add_param_json(r, prefix, &workload_cgroup_param, secrets, out,
+		       shown_prefixed);
+	for (const struct wl_param *wp = wl->params; wp->name; wp++) {
+		strbuf_addch(out, ',');
+		add_param_json(r, prefix, wp, secrets, out, shown_prefixed);
+	}
+}
+
 void plan_run_params_json(const struct plan *p, const struct plan_run *r,
 			  enum plan_secrets secrets, struct strbuf *out)
 {
 	(void)p;
 	strbuf_addch(out, '{');
-	add_param_json(r, &workload_cgroup_param, secrets, out);
-	for (const struct wl_param *wp = r->wl->params; wp->name; wp++) {
-		strbuf_addch(out, ',');
-		add_param_json(r, wp, secrets, out);
+	if (r->wl) {
+		add_params_json(r, NULL, r->wl, secrets, out, 1);
+	} else {
+		strbuf_addf(out, "\"sample_ms\":%d", r->sample_ms);
+		for (size_t i = 0; i < r->nr_members; i++) {
+			const struct plan_member *m = &r->members[i];
+
+			strbuf_addch(out, ',');
+			strbuf_add_json_str(out, m->name);
+			strbuf_addstr(out, ":");
+			strbuf_add_json_str(out, m->wl->name);
+			if (m->background) {
+				strbuf_addf(out, ",\"%s.background\":true",
+					    m->name);
+			}
+			strbuf_addch(out, ',');
+			add_params_json(r, m->name, m->wl, secrets, out, 1);
+		}
 	}
 	strbuf_addch(out, '}');
+}
+
+/* The workload part of one spec (or member): workload or command, params. */
+static void add_workload_spec(const struct plan_run *r, const char *prefix,
+			      const struct wl_desc *wl,
+			      const struct plan_command *cmd,
+			      enum plan_secrets secrets, struct strbuf *out)
+{
+	if (cmd) {
+		struct cmd_def d;
+
+		/* its parameters are in the argv; the agent takes cgroup */
+		cmd_def_init(&d);
+		command_def_of_run(cmd, prefix, r, &d);
+		strbuf_addstr(out, "\"command\":");
+		cmd_def_to_json(&d, out);
+		cmd_def_release(&d);
+		strbuf_addstr(out, ",\"params\":{");
+		add_param_json(r, prefix, &workload_cgroup_param, secrets, out,
+			       0);
+		strbuf_addch(out, '}');
+		return;
+	}
+	strbuf_addstr(out, "\"workload\":");
+	strbuf_add_json_str(out, wl->name);
+	strbuf_addstr(out, ",\"params\":{");
+	add_params_json(r, prefix, wl, secrets, out, 0);
+	strbuf_addch(out, '}');
+}
+
+void plan_run_spec_json(const struct plan *p, const struct plan_run *r,
+			enum plan_secrets secrets, struct strbuf *out)
+{
+	(void)p;
+	if (r->wl) {
+		add_workload_spec(r, NULL, r->wl, r->cmd, secrets, out);
+		return;
+	}
+	strbuf_addstr(out, "\"together\":[");
+	for (size_t i = 0; i < r->nr_members; i++) {
+		const struct plan_member *m = &r->members[i];
+
+		strbuf_addstr(out, i ? ",{\"name\":" : "{\"name\":");
+		strbuf_add_json_str(out, m->name);
+		strbuf_addch(out, ',');
+		add_workload_spec(r, m->name, m->wl, m->cmd, secrets, out);
+		strbuf_addf(out, ",\"background\":%s}",
+			    m->background ? "true" : "false");
+	}
+	strbuf_addf(out, "],\"sample_ms\":%d", r->sample_ms);
 }
 
 void plan_run_label(const struct plan_run *r, struct strbuf *out)
 {
 	strbuf_addstr(out, r->workload);
+	for (size_t i = 0; i < r->nr_members; i++)
+		strbuf_addf(out, " %s=%s%s", r->members[i].name,
+			    r->members[i].wl->name,
+			    r->members[i].background ? "(background)" : "");
 	for (size_t i = 0; i < r->nr_params; i++) {
 		const struct wl_param *wp =
-			workload_param(r->wl, r->params[i].name);
+			run_param_desc(r, r->params[i].name);
 
 		strbuf_addf(out, " %s=", r->params[i].name);
 		if (wp && wp->type == WL_CONNINFO)
@@ -390,7 +614,9 @@ void plan_run_json(const struct plan *p, const struct plan_run *r,
 	strbuf_add_json_str(out, r->workload);
 	strbuf_addstr(out, ",\"params\":");
 	plan_run_params_json(p, r, PLAN_SECRETS_MASKED, out);
-	strbuf_addch(out, '}');
+	strbuf_addstr(out, ",\"spec\":{");
+	plan_run_spec_json(p, r, PLAN_SECRETS_MASKED, out);
+	strbuf_addstr(out, "}}");
 }
 
 void plan_cgroups_json(const struct plan *p, struct strbuf *out)

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "command.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "workloads.h"
@@ -44,6 +45,18 @@
 #define PLAN_MAX_DEPTH 16 /* YAML nesting */
 #define PLAN_MAX_NODES 65536 /* YAML scalars, lists and maps */
 #define PLAN_MAX_ERRORS 50 /* reported per file */
+#define PLAN_MAX_INCLUDES 64 /* files under include: */
+#define PLAN_MAX_BUNDLE (4 * PLAN_MAX_BYTES) /* a plan and its includes */
+#define PLAN_MAX_SETS 64 /* --set KEY=VALUE */
+#define PLAN_MAX_MEMBERS 16 /* members of a together: entry */
+
+/*
+ * How a plan and the files it includes are kept as one text (what
+ * plan_load_text() makes, what the queue stores, what plan_parse()
+ * reads): the plan, then per file a line "--- # schedfarm include: PATH"
+ * and the file's text.
+ */
+#define PLAN_INCLUDE_MARK "--- # schedfarm include: "
 
 enum plan_until {
 	PLAN_UNTIL_FIXED, /* exactly `boots` boots per kernel */
@@ -68,16 +81,51 @@ struct plan_kv {
 };
 
 /*
+ * A workload the plan defines (commands:, or a file under include:): a
+ * program run from an argv with {param} placeholders, its parameters and
+ * the metrics its output parser finds (common/command.h).  desc makes it
+ * look like a table workload to the checks: kind WL_COMMAND, its params
+ * and metric names.
+ */
+struct plan_command {
+	struct wl_desc desc;
+	struct wl_param *params; /* desc.params: declared ones, then a NULL */
+	const char **metric_names; /* desc.metrics */
+	struct strvec argv; /* with {param} placeholders */
+	int64_t timeout_ms; /* 0: none but the run's */
+	enum cmd_format format;
+	enum cmd_stream stream;
+	char separator;
+	struct strvec patterns;
+	struct cmd_metric *metrics;
+	size_t nr_metrics;
+};
+
+/* One member of a together: entry (names are the plan's). */
+struct plan_member {
+	const char *name;
+	const struct wl_desc *wl; /* a table workload or a command's desc */
+	const struct plan_command *cmd; /* when it is a command */
+	int background; /* a neighbour: runs until the measured ones end */
+};
+
+/*
  * One expanded run: a workload with every sweep resolved to one value.
  * params holds the parameters the plan gave (swept or not), in the order
  * they appear in the plan; defaults are not in it (plan_run_param() and
- * plan_run_params_json() fill them in from the workload table).
+ * plan_run_params_json() fill them in from the workload table).  A
+ * together run has no wl but members, and its parameter names are
+ * "MEMBER.param".
  */
 struct plan_run {
 	size_t index; /* 0-based position in plan->runs */
 	size_t entry; /* which item of the plan's workloads: list */
-	const char *workload; /* == wl->name */
-	const struct wl_desc *wl; /* the workload table entry */
+	const char *workload; /* wl->name, or "together" */
+	const struct wl_desc *wl; /* the workload table entry, or NULL */
+	const struct plan_command *cmd; /* a plan-defined workload, or NULL */
+	const struct plan_member *members; /* together: the members */
+	size_t nr_members;
+	int sample_ms; /* together: the agent's sampling interval */
 	struct plan_kv *params;
 	size_t nr_params;
 };
@@ -161,7 +209,13 @@ struct plan {
 	struct plan_run *runs; /* expanded, in order; 1..PLAN_MAX_RUNS */
 	size_t nr_runs;
 
+	struct plan_command **commands; /* the workloads the plan defines */
+	size_t nr_commands;
+	struct strvec bad_commands_; /* private: definitions with errors */
+
 	struct strvec strings_; /* private: owns the strings runs point to */
+	struct plan_member **members_; /* private: members of each entry */
+	size_t nr_members_;
 };
 
 /* The job's budget: timeouts.job, or when the plan leaves it out, the sum
@@ -182,10 +236,33 @@ int plan_parse(const char *name, const char *text, size_t len,
 	       struct plan **ret, struct strbuf *err);
 
 /*
- * plan_parse() of the file at path (at most PLAN_MAX_BYTES).  A file that
+ * plan_parse() with overrides: each of sets is "KEY=VALUE" (--set on the
+ * command line), KEY a path into the plan (boots, params.duration,
+ * workloads[1].params.threads, metrics."share./a".tau), VALUE YAML
+ * ([1, 2], 20s, {from: 1, to: 8, times: 2}); the value replaces (or adds)
+ * what the file has there before anything is checked, so it is checked
+ * like the file.  params.NAME on a plan with a workloads: list sets NAME
+ * in every entry whose workload takes it.  sets may be NULL.
+ */
+int plan_parse_set(const char *name, const char *text, size_t len,
+		   const struct strvec *sets, struct plan **ret,
+		   struct strbuf *err);
+
+/*
+ * Read the plan file at path and every file its include: names (paths
+ * relative to the plan's folder) into one text (PLAN_INCLUDE_MARK), the
+ * form plan_parse() and the queue take.  Return 0, or -errno / -EINVAL
+ * with "path: error: ..." lines in err.
+ */
+int plan_load_text(const char *path, struct strbuf *text, struct strbuf *err);
+
+/*
+ * plan_load_text() then plan_parse_set() (sets may be NULL).  A file that
  * cannot be read gives "path: error: cannot read: REASON" and -errno.
  */
 int plan_load(const char *path, struct plan **ret, struct strbuf *err);
+int plan_load_set(const char *path, const struct strvec *sets,
+		  struct plan **ret, struct strbuf *err);
 
 /* Free a plan and everything in it; NULL is fine. */
 void plan_free(struct plan *p);
@@ -208,10 +285,11 @@ enum plan_secrets {
  * Append one JSON object of every parameter of r's workload (the common
  * `cgroup` first, then the table's order), defaults included, typed by the
  * table: integers and numbers as JSON numbers, booleans as true/false,
- * strings and durations ("10s") as strings.  With PLAN_SECRETS_CLEAR this
- * is the run spec's "params"; with PLAN_SECRETS_MASKED (a conninfo's
- * password as "***") what runs.params stores and everything shows.  p is
- * the plan r belongs to.
+ * strings and durations ("10s") as strings; for a together run
+ * sample_ms, then each member's workload and parameters ("MEMBER.param").
+ * With PLAN_SECRETS_MASKED (a conninfo's password as "***") this is what
+ * runs.params stores and everything shows; PLAN_SECRETS_CLEAR writes
+ * passwords as given.  p is the plan r belongs to.
  */
 void plan_run_params_json(const struct plan *p, const struct plan_run *r,
 			  enum plan_secrets secrets, struct strbuf *out);
@@ -232,9 +310,21 @@ void plan_describe_runs(const struct plan *p, struct strbuf *out);
 void plan_run_label(const struct plan_run *r, struct strbuf *out);
 
 /*
+ * Append the run spec's workload part for r (doc/PROTOCOL.md): for a
+ * table workload "workload":NAME,"params":{...}; for a plan-defined one
+ * "command":{argv with the parameters substituted, parser, metrics},
+ * "params":{"cgroup":...}; for a together run "together":[{name,
+ * workload or command, params, background},...],"sample_ms":N.  No
+ * braces around it: the caller writes the rest of the spec.  The agent's
+ * spec takes PLAN_SECRETS_CLEAR; anything shown, PLAN_SECRETS_MASKED.
+ */
+void plan_run_spec_json(const struct plan *p, const struct plan_run *r,
+			enum plan_secrets secrets, struct strbuf *out);
+
+/*
  * Append r as the object `plan expand --json` prints:
- * {"index":N,"workload":"...","params":{...plan_run_params_json...}},
- * passwords masked.
+ * {"index":N,"workload":"...","params":{...plan_run_params_json...},
+ *  "spec":{...plan_run_spec_json...}}, passwords masked in both.
  */
 void plan_run_json(const struct plan *p, const struct plan_run *r,
 		   struct strbuf *out);

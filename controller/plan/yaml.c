@@ -35,17 +35,46 @@ void ynode_free(struct ynode *n)
 	free(n);
 }
 
-static struct ynode *ynode_new(enum ykind kind, const yaml_mark_t *m)
+static struct ynode *ynode_new(enum ykind kind, unsigned src,
+			       const yaml_mark_t *m)
 {
 	struct ynode *n = xcalloc(1, sizeof(*n));
 
 	n->kind = kind;
+	n->src = src;
 	n->line = (unsigned)m->line + 1;
 	n->col = (unsigned)m->column + 1;
 	return n;
 }
 
-static void ynode_add(struct ynode *parent, struct ynode *kid)
+/* A plain scalar made by the checks (a --set key), at src:line:col. */
+struct ynode *ynode_scalar(const char *text, unsigned src, unsigned line,
+			   unsigned col)
+{
+	struct ynode *n = xcalloc(1, sizeof(*n));
+
+	n->kind = Y_SCALAR;
+	n->text = xstrdup(text);
+	n->plain = 1;
+	n->src = src;
+	n->line = line;
+	n->col = col;
+	return n;
+}
+
+/* An empty map made by the checks (a --set creating a section). */
+struct ynode *ynode_map(unsigned src, unsigned line, unsigned col)
+{
+	struct ynode *n = xcalloc(1, sizeof(*n));
+
+	n->kind = Y_MAP;
+	n->src = src;
+	n->line = line;
+	n->col = col;
+	return n;
+}
+
+void ynode_add(struct ynode *parent, struct ynode *kid)
 {
 	ALLOC_GROW(parent->kids, parent->nr + 1, parent->alloc);
 	parent->kids[parent->nr++] = kid;
@@ -82,35 +111,83 @@ int ynode_is_null(const struct ynode *n)
 /* ---- errors --------------------------------------------------------- */
 
 /*
- * Record one error at line:col (0:0 for the file as a whole).  Always
- * counted in c->nr_errors, so callers can tell whether a check found
- * anything; the text is kept only for the first PLAN_MAX_ERRORS.
+ * Add a text errors can be in (an include's path, a --set's KEY=VALUE);
+ * return its number for the nodes read from it.
  */
-__attribute__((format(printf, 4, 5))) void
-report(struct ctx *c, unsigned line, unsigned col, const char *fmt, ...)
+unsigned ctx_add_source(struct ctx *c, const char *name, int is_set)
+{
+	if (!c->nr_srcs) {
+		c->srcs = xcalloc(1, sizeof(*c->srcs));
+		c->nr_srcs = 1; /* 0 is the plan itself */
+	}
+	c->srcs = xrealloc(c->srcs, (c->nr_srcs + 1) * sizeof(*c->srcs));
+	c->srcs[c->nr_srcs].name = xstrdup(name);
+	c->srcs[c->nr_srcs].is_set = is_set;
+	return (unsigned)c->nr_srcs++;
+}
+
+void ctx_release_sources(struct ctx *c)
+{
+	for (size_t i = 1; i < c->nr_srcs; i++)
+		free(c->srcs[i].name);
+	free(c->srcs);
+	c->srcs = NULL;
+	c->nr_srcs = 0;
+}
+
+static void vreport(struct ctx *c, unsigned src, unsigned line, unsigned col,
+		    const char *fmt, va_list ap)
 {
 	struct strbuf msg = STRBUF_INIT;
 	struct perror *e;
-	va_list ap;
 
 	c->nr_errors++;
 	if (c->nr >= PLAN_MAX_ERRORS)
 		return;
-	va_start(ap, fmt);
 	strbuf_vaddf(&msg, fmt, ap);
-	va_end(ap);
 	ALLOC_GROW(c->list, c->nr + 1, c->alloc);
 	e = &c->list[c->nr];
+	e->src = src;
 	e->line = line;
 	e->col = col;
 	e->seq = c->nr++;
 	e->text = strbuf_detach(&msg, NULL);
 }
 
+/*
+ * Record one error at line:col of the plan (0:0 for the file as a
+ * whole).  Always counted in c->nr_errors, so callers can tell whether a
+ * check found anything; the text is kept only for the first
+ * PLAN_MAX_ERRORS.
+ */
+__attribute__((format(printf, 4, 5))) void
+report(struct ctx *c, unsigned line, unsigned col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(c, 0, line, col, fmt, ap);
+	va_end(ap);
+}
+
+/* The same in source src (ctx_add_source()); nerror() uses the node's. */
+__attribute__((format(printf, 5, 6))) void
+report_src(struct ctx *c, unsigned src, unsigned line, unsigned col,
+	   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(c, src, line, col, fmt, ap);
+	va_end(ap);
+}
+
 static int perror_cmp(const void *a, const void *b)
 {
 	const struct perror *x = a, *y = b;
 
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	if (x->col != y->col)
@@ -121,16 +198,22 @@ static int perror_cmp(const void *a, const void *b)
 /* Write the collected errors to c->err, sorted, and forget them. */
 void flush_errors(struct ctx *c)
 {
-	qsort(c->list, c->nr, sizeof(*c->list), perror_cmp);
+	if (c->nr)
+		qsort(c->list, c->nr, sizeof(*c->list), perror_cmp);
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct perror *e = &c->list[i];
+		const struct psource *s =
+			e->src && e->src < c->nr_srcs ? &c->srcs[e->src] : NULL;
+		const char *name = s && !s->is_set ? s->name : c->name;
 
-		if (e->line)
-			strbuf_addf(c->err, "%s:%u:%u: error: %s\n", c->name,
+		if (s && s->is_set)
+			strbuf_addf(c->err, "%s: error: --set %s: %s\n", name,
+				    s->name, e->text);
+		else if (e->line)
+			strbuf_addf(c->err, "%s:%u:%u: error: %s\n", name,
 				    e->line, e->col, e->text);
 		else
-			strbuf_addf(c->err, "%s: error: %s\n", c->name,
-				    e->text);
+			strbuf_addf(c->err, "%s: error: %s\n", name, e->text);
 		free(e->text);
 	}
 	if (c->nr_errors > PLAN_MAX_ERRORS)
@@ -188,47 +271,46 @@ void expected(struct ctx *c, const struct ynode *n, const char *path,
  * construct it was reading began when that is elsewhere.  A tab where the
  * problem is gets said plainly, libyaml's words for it being obscure.
  */
-static void yaml_error(struct ctx *c, const yaml_parser_t *parser,
+static void yaml_error(struct ctx *c, unsigned src, const yaml_parser_t *parser,
 		       const char *text, size_t len)
 {
 	const yaml_mark_t *m = &parser->problem_mark;
+	unsigned line = (unsigned)m->line + 1, col = (unsigned)m->column + 1;
 
 	if (m->index < len && text[m->index] == '\t') {
-		report(c, (unsigned)m->line + 1, (unsigned)m->column + 1,
-		       "invalid YAML: a tab character (YAML indents with "
-		       "spaces)");
+		report_src(c, src, line, col,
+			   "invalid YAML: a tab character (YAML indents with "
+			   "spaces)");
 		return;
 	}
 
 	if (parser->error == YAML_MEMORY_ERROR) {
-		report(c, 0, 0, "out of memory reading YAML");
+		report_src(c, src, 0, 0, "out of memory reading YAML");
 		return;
 	}
 	if (parser->context && (parser->context_mark.line != m->line ||
 				parser->context_mark.column != m->column))
-		report(c, (unsigned)m->line + 1, (unsigned)m->column + 1,
-		       "invalid YAML: %s %s (from %zu:%zu)",
-		       parser->problem ? parser->problem : "syntax error",
-		       parser->context, parser->context_mark.line + 1,
-		       parser->context_mark.column + 1);
+		report_src(c, src, line, col,
+			   "invalid YAML: %s %s (from %zu:%zu)",
+			   parser->problem ? parser->problem : "syntax error",
+			   parser->context, parser->context_mark.line + 1,
+			   parser->context_mark.column + 1);
 	else if (parser->context)
-		report(c, (unsigned)m->line + 1, (unsigned)m->column + 1,
-		       "invalid YAML: %s %s",
-		       parser->problem ? parser->problem : "syntax error",
-		       parser->context);
+		report_src(c, src, line, col, "invalid YAML: %s %s",
+			   parser->problem ? parser->problem : "syntax error",
+			   parser->context);
 	else
-		report(c, (unsigned)m->line + 1, (unsigned)m->column + 1,
-		       "invalid YAML: %s",
-		       parser->problem ? parser->problem : "syntax error");
+		report_src(c, src, line, col, "invalid YAML: %s",
+			   parser->problem ? parser->problem : "syntax error");
 }
 
 /*
- * Parse text into one tree.  Return 0 with *ret (NULL for an empty
- * document), or -1 after reporting why.  Refuses aliases, more than one
- * document, nesting deeper than PLAN_MAX_DEPTH and more than
- * PLAN_MAX_NODES values.
+ * Parse text (source src: its nodes and errors say so) into one tree.
+ * Return 0 with *ret (NULL for an empty document), or -1 after reporting
+ * why.  Refuses aliases, more than one document, nesting deeper than
+ * PLAN_MAX_DEPTH and more than PLAN_MAX_NODES values.
  */
-int yaml_to_tree(struct ctx *c, const char *text, size_t len,
+int yaml_to_tree(struct ctx *c, unsigned src, const char *text, size_t len,
 		 struct ynode **ret)
 {
 	yaml_parser_t parser;
@@ -240,7 +322,7 @@ int yaml_to_tree(struct ctx *c, const char *text, size_t len,
 
 	*ret = NULL;
 	if (!yaml_parser_initialize(&parser)) {
-		report(c, 0, 0, "cannot start the YAML parser");
+		report_src(c, src, 0, 0, "cannot start the YAML parser");
 		return -1;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -248,7 +330,7 @@ int yaml_to_tree(struct ctx *c, const char *text, size_t len,
 		struct ynode *n = NULL;
 
 		if (!yaml_parser_parse(&parser, &ev)) {
-			yaml_error(c, &parser, text, len);
+			yaml_error(c, src, &parser, text, len);
 			goto out;
 		}
 		switch (ev.type) {
@@ -257,23 +339,24 @@ int yaml_to_tree(struct ctx *c, const char *text, size_t len,
 			break;
 		case YAML_DOCUMENT_START_EVENT:
 			if (++docs > 1) {
-				report(c, (unsigned)ev.start_mark.line + 1,
-				       (unsigned)ev.start_mark.column + 1,
-				       "a plan is one YAML document; found a "
-				       "second");
+				report_src(c, src,
+					   (unsigned)ev.start_mark.line + 1,
+					   (unsigned)ev.start_mark.column + 1,
+					   "a plan is one YAML document; found "
+					   "a second");
 				yaml_event_delete(&ev);
 				goto out;
 			}
 			break;
 		case YAML_ALIAS_EVENT:
-			report(c, (unsigned)ev.start_mark.line + 1,
-			       (unsigned)ev.start_mark.column + 1,
-			       "YAML aliases (*name) are not supported in "
-			       "plans");
+			report_src(c, src, (unsigned)ev.start_mark.line + 1,
+				   (unsigned)ev.start_mark.column + 1,
+				   "YAML aliases (*name) are not supported in "
+				   "plans");
 			yaml_event_delete(&ev);
 			goto out;
 		case YAML_SCALAR_EVENT:
-			n = ynode_new(Y_SCALAR, &ev.start_mark);
+			n = ynode_new(Y_SCALAR, src, &ev.start_mark);
 			n->text = xstrndup((const char *)ev.data.scalar.value,
 					   ev.data.scalar.length);
 			n->plain =
@@ -290,7 +373,7 @@ int yaml_to_tree(struct ctx *c, const char *text, size_t len,
 			n = ynode_new(ev.type == YAML_SEQUENCE_START_EVENT
 					      ? Y_SEQ
 					      : Y_MAP,
-				      &ev.start_mark);
+				      src, &ev.start_mark);
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:

@@ -59,6 +59,15 @@ enum {
 	CC_NEW_K,
 	CC_BASE_NAME,
 	CC_NEW_NAME,
+	CC_NKEY,
+	CC_SCALE, /* the columns of schema 008 */
+	CC_DIFF,
+	CC_DIFF_LO,
+	CC_DIFF_HI,
+	CC_UNBOUNDED,
+	CC_NOTE,
+	CC_FAMILY,
+	CC_ALPHA,
 };
 
 /*
@@ -81,7 +90,9 @@ static const char latest_cmp_sql[] =
 	", coalesce((SELECT string_agg(e.key || '=' || CASE WHEN e.value ~ "
 	"'^[0-9]+([.][0-9]*)?$' THEN lpad(split_part(e.value, '.', 1), 24, "
 	"'0') || '.' || split_part(e.value, '.', 2) ELSE e.value END, ';' "
-	"ORDER BY e.key) FROM jsonb_each_text(c.params) e), '') AS nkey"
+	"ORDER BY e.key) FROM jsonb_each_text(c.params) e), '') AS nkey,"
+	" c.scale, c.diff, c.diff_low, c.diff_high, c.ci_unbounded, c.note,"
+	" c.family, c.alpha"
 	" FROM comparisons c JOIN hosts h ON h.id = c.host_id"
 	" JOIN kernels bk ON bk.id = c.base_kernel_id"
 	" JOIN kernels nk ON nk.id = c.new_kernel_id"
@@ -227,6 +238,8 @@ static const char *verdict_class(const char *v)
 		return "v-regression";
 	if (!strcmp(v, "improvement"))
 		return "v-improvement";
+	if (!strcmp(v, "changed"))
+		return "v-changed";
 	if (!strcmp(v, "inconclusive"))
 		return "v-inconclusive";
 	return "v-insufficient";
@@ -599,25 +612,44 @@ static void cmp_data_release(struct cmp_data *d)
 	free(d->ob);
 }
 
-/* The line counting regressions and improvements among the verdicts. */
+/*
+ * The line counting regressions and improvements among the verdicts, the
+ * changes of metrics without a direction apart from them, and the level
+ * the verdicts were tested at (with Holm's correction when a host had
+ * several deciding metrics).
+ */
 static void verdict_counts(struct strbuf *b, const struct db_result *c, int nc)
 {
-	int regr = 0, impr = 0;
+	int regr = 0, impr = 0, chg = 0, holm = 0;
+	double alpha = NAN;
 
 	for (int i = 0; i < nc; i++) {
-		if (!strcmp(S(db_get(c, i, CC_VERDICT)), "regression"))
-			regr++;
-		if (!strcmp(S(db_get(c, i, CC_VERDICT)), "improvement"))
-			impr++;
+		const char *v = S(db_get(c, i, CC_VERDICT));
+
+		regr += !strcmp(v, "regression");
+		impr += !strcmp(v, "improvement");
+		chg += !strcmp(v, "changed");
+		holm |= num(db_get(c, i, CC_FAMILY)) > 1;
+		if (db_get(c, i, CC_ALPHA))
+			alpha = num(db_get(c, i, CC_ALPHA));
 	}
 	strbuf_addf(b,
 		    "<p class=\"verdicts\"><span class=\"count "
 		    "v-regression\">%d regression%s</span> <span "
 		    "class=\"count v-improvement\">%d improvement%s</span> "
+		    "<span class=\"count v-changed\">%d changed (no "
+		    "direction)</span> "
 		    "over %d comparison%s (the newest verdict per host, "
-		    "workload, params and metric).</p>",
-		    regr, regr == 1 ? "" : "s", impr, impr == 1 ? "" : "s", nc,
-		    nc == 1 ? "" : "s");
+		    "workload, params and metric).",
+		    regr, regr == 1 ? "" : "s", impr, impr == 1 ? "" : "s", chg,
+		    nc, nc == 1 ? "" : "s");
+	if (!isnan(alpha))
+		strbuf_addf(b, " Verdicts at p &lt; %.2g", alpha);
+	if (holm)
+		strbuf_addstr(b, ", with Holm's correction over each host's "
+				 "deciding metrics (the adjusted p is in the "
+				 "note)");
+	strbuf_addstr(b, isnan(alpha) ? "</p>" : ".</p>");
 }
 
 /*
@@ -708,15 +740,19 @@ static void compare_table(struct page *pg, const struct db_result *c, int nc)
 		{ "ci_high", "95% CI high", 1 },
 		{ "p_value", "p", 1 },
 		{ "tau", "\xcf\x84 (%)", 1 },
+		{ "note", "note", 0 },
 	};
 	struct strbuf *b = &pg->body, tmp = STRBUF_INIT;
 	struct rtab t;
 
 	h2(b, "compare", "Every comparison");
 	strbuf_addstr(b, "<p class=\"note\">Coloured only where the verdict "
-			 "is not no-change. %change = 100\xc2\xb7(new/base "
-			 "\xe2\x88\x92 1); the interval is the 95% confidence "
-			 "interval of the %change.</p>");
+			 "is not no-change. %change = 100\xc2\xb7(new "
+			 "\xe2\x88\x92 base)/|base|; the interval is the 95% "
+			 "confidence interval of the %change.  Where the "
+			 "values cross 0 the change is the difference new "
+			 "\xe2\x88\x92 base in the metric's unit (the note "
+			 "says so).</p>");
 	rtab_begin(&t, pg, "compare", NULL, cmp_cols,
 		   (int)ARRAY_SIZE(cmp_cols));
 	for (int i = 0; i < nc; i++) {
@@ -735,9 +771,24 @@ static void compare_table(struct page *pg, const struct db_result *c, int nc)
 		rtab_num(&t, num(db_get(c, i, CC_MNEW)), NULL);
 		rtab_num(&t, num(db_get(c, i, CC_SNEW)), NULL);
 		for (int k = CC_PCT; k <= CC_CIHI; k++) {
+			int diff = !strcmp(S(db_get(c, i, CC_SCALE)),
+					   "difference");
+			int col = !diff		 ? k
+				  : k == CC_PCT	 ? CC_DIFF
+				  : k == CC_CILO ? CC_DIFF_LO
+						 : CC_DIFF_HI;
+
 			strbuf_reset(&tmp);
-			fmt_pct(&tmp, num(db_get(c, i, k)));
-			rtab_num(&t, num(db_get(c, i, k)), tmp.buf);
+			if (k != CC_PCT &&
+			    !strcmp(S(db_get(c, i, CC_UNBOUNDED)), "t"))
+				strbuf_addstr(&tmp, "unbounded");
+			else if (diff && db_get(c, i, col))
+				strbuf_addf(&tmp, "%+.4g %s",
+					    num(db_get(c, i, col)),
+					    S(db_get(c, i, CC_UNIT)));
+			else
+				fmt_pct(&tmp, num(db_get(c, i, col)));
+			rtab_num(&t, num(db_get(c, i, col)), tmp.buf);
 		}
 		strbuf_reset(&tmp);
 		if (db_get(c, i, CC_P))
@@ -746,6 +797,7 @@ static void compare_table(struct page *pg, const struct db_result *c, int nc)
 			strbuf_addstr(&tmp, "\xe2\x80\x94");
 		rtab_num(&t, num(db_get(c, i, CC_P)), tmp.buf);
 		rtab_num(&t, num(db_get(c, i, CC_TAU)), NULL);
+		rtab_str(&t, db_get(c, i, CC_NOTE));
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no comparisons stored yet: run schedfarm compare");

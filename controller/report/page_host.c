@@ -1,9 +1,10 @@
 /*
  * page_host.c - host pages (host-ID.html): the host's facts and health,
- * what its agent reported, its health history (host_events), then its
- * runs as runlist.c lists them for every struct run_owner.  A host page
- * is rendered again when any of those change, or the newest block of
- * its runs does.
+ * what its agent reported, its health history (host_events), the history
+ * of its results with their change points (history.c), then its runs as
+ * runlist.c lists them for every struct run_owner.  A host page is
+ * rendered again when any of those change, or the newest block of its
+ * runs does.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,7 +48,9 @@ static const char host_sql[] =
 	" h.tags::text, h.sockets, h.cores_per_socket, h.threads_per_core,"
 	" h.numa_nodes, h.cpus, h.memory_mb, h.agent_info::text, h.health,"
 	" h.aborted_in_row, kg.name, (SELECT count(*) || ',' ||"
-	" coalesce(max(e.id), 0) FROM host_events e WHERE e.host_id = h.id)))"
+	" coalesce(max(e.id), 0) FROM host_events e WHERE e.host_id = h.id),"
+	" (SELECT count(*) || ',' || coalesce(max(hs.analysed_at)::text, '')"
+	" FROM history_series hs WHERE hs.host_id = h.id)))"
 	" FROM hosts h LEFT JOIN kernels kg ON kg.id = h.known_good_kernel_id"
 	" WHERE $1::timestamptz IS NULL"
 	"  OR EXISTS (SELECT 1 FROM runs r WHERE r.host_id = h.id"
@@ -123,7 +126,7 @@ static int host_body(struct report *r, struct page *pg,
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no health changes recorded");
-	return 0;
+	return render_history(r, pg, id, db_get(h, i, HC_NAME), NULL);
 }
 
 static const struct run_owner host_pages = {

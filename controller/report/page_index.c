@@ -26,6 +26,7 @@ enum {
 	PS_STATE,
 	PS_REGR,
 	PS_IMPR,
+	PS_CHG,
 	PS_NCMP,
 	PS_CREATED,
 };
@@ -40,6 +41,7 @@ static const char patch_summary_sql[] =
 	"  c.computed_at DESC, c.id DESC),"
 	" cnt AS (SELECT pid, count(*) FILTER (WHERE verdict = 'regression')"
 	"  AS regr, count(*) FILTER (WHERE verdict = 'improvement') AS impr,"
+	"  count(*) FILTER (WHERE verdict = 'changed') AS chg,"
 	"  count(*) AS n FROM lc GROUP BY pid),"
 	" st AS (SELECT patch_id, string_agg(state || ' ' || n, ', ' ORDER"
 	"  BY state) AS state FROM (SELECT patch_id, state, count(*) AS n"
@@ -47,7 +49,8 @@ static const char patch_summary_sql[] =
 	"  GROUP BY patch_id)"
 	" SELECT p.id, p.name, p.submitter, p.base,"
 	" coalesce(st.state, 'no jobs'), coalesce(cnt.regr, 0),"
-	" coalesce(cnt.impr, 0), coalesce(cnt.n, 0), to_char((p.created_at) AT "
+	" coalesce(cnt.impr, 0), coalesce(cnt.chg, 0), coalesce(cnt.n, 0),"
+	" to_char((p.created_at) AT "
 	"TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM patches p LEFT JOIN "
 	"cnt ON cnt.pid = p.id"
 	" LEFT JOIN st ON st.patch_id = p.id ORDER BY p.id";
@@ -64,6 +67,7 @@ static void patch_table(struct page *pg, const struct db_result *ps, int from,
 		{ "state", "jobs", 0 },
 		{ "regressions", "regressions", 1 },
 		{ "improvements", "improvements", 1 },
+		{ "changed", "changed (no direction)", 1 },
 		{ "comparisons", "comparisons", 1 },
 		{ "submitted", "submitted (UTC)", 0 },
 	};
@@ -88,6 +92,7 @@ static void patch_table(struct page *pg, const struct db_result *ps, int from,
 		rtab_str(&t, db_get(ps, i, PS_STATE));
 		rtab_num(&t, num(db_get(ps, i, PS_REGR)), NULL);
 		rtab_num(&t, num(db_get(ps, i, PS_IMPR)), NULL);
+		rtab_num(&t, num(db_get(ps, i, PS_CHG)), NULL);
 		rtab_num(&t, num(db_get(ps, i, PS_NCMP)), NULL);
 		rtab_str(&t, db_get(ps, i, PS_CREATED));
 		rtab_end_row(&t);
@@ -168,9 +173,18 @@ static const char plans_sql[] =
 	"'YYYY-MM-DD HH24:MI:SS') FROM plans pl ORDER BY "
 	"pl.name, pl.id";
 
+static const char metrics_sql[] =
+	"SELECT hs.metric, count(DISTINCT hs.host_id), count(*),"
+	" (SELECT count(*) FROM history_changes c JOIN history_series s2"
+	"  ON s2.id = c.series_id WHERE s2.metric = hs.metric),"
+	" (SELECT to_char(max(c.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"
+	" HH24:MI:SS') FROM history_changes c JOIN history_series s2"
+	"  ON s2.id = c.series_id WHERE s2.metric = hs.metric)"
+	" FROM history_series hs GROUP BY hs.metric ORDER BY hs.metric";
+
 /* What the index shows: the results of its statements. */
 struct index_data {
-	struct db_result *queue, *nq, *ps, *pairs, *hosts, *plans;
+	struct db_result *queue, *nq, *ps, *pairs, *hosts, *plans, *metrics;
 };
 
 /*
@@ -215,6 +229,8 @@ static int index_data_load(struct report *r, struct index_data *d)
 		rc = q(r, &d->hosts, hosts_sql, NULL);
 	if (rc >= 0)
 		rc = q(r, &d->plans, plans_sql, NULL);
+	if (rc >= 0)
+		rc = q(r, &d->metrics, metrics_sql, NULL);
 	strbuf_release(&sql);
 	return rc;
 }
@@ -228,6 +244,7 @@ static void index_data_release(struct index_data *d)
 	db_result_free(d->pairs);
 	db_result_free(d->hosts);
 	db_result_free(d->plans);
+	db_result_free(d->metrics);
 }
 
 /* The jobs waiting or running, the first 200 by priority. */
@@ -394,6 +411,37 @@ static void plans_section(struct page *pg, const struct db_result *plans)
 	strbuf_release(&href);
 }
 
+/* The metrics with a history: their pages, series and change points. */
+static void metrics_section(struct page *pg, const struct db_result *m)
+{
+	static const struct col mcols[] = {
+		{ "metric", "metric", 0 },
+		{ "hosts", "hosts", 1 },
+		{ "series", "series", 1 },
+		{ "change_points", "change points", 1 },
+		{ "latest", "latest change (UTC)", 0 },
+	};
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+
+	h2(&pg->body, "history", "History: change points per metric");
+	rtab_begin(&t, pg, "history", NULL, mcols, (int)ARRAY_SIZE(mcols));
+	for (int i = 0; i < db_nrows(m); i++) {
+		rtab_row(&t, NULL);
+		strbuf_reset(&href);
+		metric_page_stem(db_get(m, i, 0), &href);
+		strbuf_addstr(&href, ".html");
+		rtab_link(&t, db_get(m, i, 0), href.buf);
+		rtab_num(&t, num(db_get(m, i, 1)), NULL);
+		rtab_num(&t, num(db_get(m, i, 2)), NULL);
+		rtab_num(&t, num(db_get(m, i, 3)), NULL);
+		rtab_str(&t, db_get(m, i, 4));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no history yet");
+	strbuf_release(&href);
+}
+
 /* Fill index.html from the index_data ctx (a page_fill_fn). */
 static int fill_index(struct report *r, struct page *pg, void *ctx)
 {
@@ -415,6 +463,7 @@ static int fill_index(struct report *r, struct page *pg, void *ctx)
 	kernels_section(pg, d->pairs);
 	hosts_section(pg, d->hosts);
 	plans_section(pg, d->plans);
+	metrics_section(pg, d->metrics);
 	return 0;
 }
 

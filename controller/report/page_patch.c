@@ -5,7 +5,8 @@
  * runs and the comparisons stored for it or its kernel pair: a
  * base-kernel run made for another patch reaches it with the next
  * `schedfarm compare`, so one new run rewrites a handful of pages, not
- * every patch on that base.
+ * every patch on that base.  The answer (state, verdict, headline) and
+ * the bisections of the patch are part of the page and its fingerprint.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@
 #include "banned.h"
 
 /* The patches to look at ($1: --since), their facts; column 11 the
- * fingerprint, 12 whether the patched kernel is only a label. */
+ * fingerprint, 12 whether the patched kernel is only a label, 13-17 the
+ * answer (state, verdict, headline, note, when), 18 mail_to. */
 static const char patch_fp_sql[] =
 	"SELECT p.id, p.name, p.submitter, p.base, p.n_patches,"
 	" p.series_sha256, to_char((p.created_at) AT TIME ZONE 'UTC', "
@@ -38,8 +40,19 @@ static const char patch_fp_sql[] =
 	" (SELECT count(*) || ',' || coalesce(max(r.id), 0) || ',' ||"
 	"  count(*) FILTER (WHERE r.status IN ('done', 'imported'))"
 	"  FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.patch_id = p.id),"
-	" nk.labelled"
-	" )), coalesce(nk.labelled, false)"
+	" nk.labelled,"
+	/* The answer (schema 007), its mails and bisections. */
+	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
+	" p.answered_at,"
+	" (SELECT string_agg(m.id || ':' || m.state, ',' ORDER BY m.id) FROM"
+	"  mails m WHERE m.patch_id = p.id),"
+	" (SELECT string_agg(b.id || ':' || b.state || ':' ||"
+	"  coalesce(b.result, ''), ',' ORDER BY b.id) FROM bisections b WHERE"
+	"  b.patch_id = p.id)"
+	" )), coalesce(nk.labelled, false),"
+	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
+	" to_char((p.answered_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
+	" p.mail_to"
 	" FROM patches p LEFT JOIN kernels bk ON bk.id = p.base_kernel_id"
 	" LEFT JOIN kernels nk ON nk.id = p.kernel_id"
 	" WHERE $1::timestamptz IS NULL OR p.created_at >= $1::timestamptz"
@@ -48,7 +61,13 @@ static const char patch_fp_sql[] =
 	"  OR EXISTS (SELECT 1 FROM comparisons c WHERE (c.patch_id = p.id"
 	"   OR (c.base_kernel_id = p.base_kernel_id AND c.new_kernel_id ="
 	"   p.kernel_id)) AND c.computed_at >= $1::timestamptz)"
+	"  OR p.answered_at >= $1::timestamptz"
+	"  OR EXISTS (SELECT 1 FROM bisections b WHERE b.patch_id = p.id AND"
+	"   coalesce(b.finished_at, b.created_at) >= $1::timestamptz)"
 	" ORDER BY p.id";
+
+static int render_patch_bisections(struct report *r, struct page *pg,
+				   int64_t id);
 
 /* A patch page being filled: its row of patch_fp_sql. */
 struct patch_page {
@@ -114,7 +133,23 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 			"labelled, not built: the name given with --kernel to "
 			"what a local or ssh host runs; the farm did not apply "
 			"the series, build or boot it");
+	dl_item(b, "mail to", db_get(p, i, 18));
+	if (strcmp(S(db_get(p, i, 13)), "none")) {
+		struct strbuf ans = STRBUF_INIT;
+
+		strbuf_addstr(&ans, S(db_get(p, i, 13)));
+		if (db_get(p, i, 14))
+			strbuf_addf(&ans, ": %s", db_get(p, i, 14));
+		dl_item(b, "answer", ans.buf);
+		dl_item(b, "headline", db_get(p, i, 15));
+		dl_item(b, "note", db_get(p, i, 16));
+		dl_item(b, "answered (UTC)", db_get(p, i, 17));
+		strbuf_release(&ans);
+	}
 	facts_end(b);
+	rc = render_patch_bisections(r, pg, id);
+	if (rc < 0)
+		return rc;
 
 	h2(b, "jobs", "Jobs");
 	rtab_begin(&t, pg, "jobs", NULL, jcols, (int)ARRAY_SIZE(jcols));
@@ -151,6 +186,48 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 				    id64(db_get(p, i, 9)), id);
 	strbuf_release(&href);
 	return rc;
+}
+
+/* The bisections of patch id: a table linking to their pages. */
+static int render_patch_bisections(struct report *r, struct page *pg,
+				   int64_t id)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	static const struct col cols[] = {
+		{ "bisection", "bisection", 1 }, { "state", "state", 0 },
+		{ "metric", "metric", 0 },	 { "host", "host", 0 },
+		{ "result", "result", 0 },
+	};
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf href = STRBUF_INIT;
+	struct rtab t;
+	int rc;
+
+	db_args_i64(&a, id);
+	rc = q(r, &res,
+	       "SELECT b.id, b.state, b.metric, h.name, b.result FROM "
+	       "bisections b JOIN hosts h ON h.id = b.host_id WHERE "
+	       "b.patch_id = $1 ORDER BY b.id",
+	       &a);
+	db_args_clear(&a);
+	if (rc < 0 || !db_nrows(res))
+		return rc < 0 ? rc : 0;
+	h2(&pg->body, "bisections", "Bisections");
+	rtab_begin(&t, pg, "bisections", NULL, cols, (int)ARRAY_SIZE(cols));
+	for (int k = 0; k < db_nrows(res); k++) {
+		rtab_row(&t, NULL);
+		strbuf_reset(&href);
+		strbuf_addf(&href, "bisect-%s.html", db_get(res, k, 0));
+		rtab_link(&t, db_get(res, k, 0), href.buf);
+		rtab_str(&t, db_get(res, k, 1));
+		rtab_str(&t, db_get(res, k, 2));
+		rtab_str(&t, db_get(res, k, 3));
+		rtab_str(&t, db_get(res, k, 4));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no bisections");
+	strbuf_release(&href);
+	return 0;
 }
 
 /* Write the stale patch pages.  Returns 0 or negative, r->err filled. */

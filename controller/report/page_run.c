@@ -435,6 +435,8 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no results");
+	if (!strcmp(S(db_get(det, i, RC_WORKLOAD)), "together"))
+		render_together(pg, res, rfrom, rto);
 
 	render_counters(pg, bt->cnt, bt->cfrom, bt->cto);
 	render_samples(pg, bt->smp, bt->sfrom, bt->sto, res, rfrom, rto);

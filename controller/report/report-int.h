@@ -8,8 +8,9 @@
  * (a page from open to file, and the pieces of a page body), table.c
  * (tables as HTML, CSV and JSON), one page_<kind>.c per kind of page,
  * and the parts more than one kind shows: comparison.c (patch and
- * kernel-pair pages), runlist.c (host and plan pages), counters.c (run
- * pages), svg.c (plots).  Contracts are above the definitions.
+ * kernel-pair pages), runlist.c (host and plan pages), history.c (host
+ * and metric pages), counters.c (run pages), svg.c (plots).  Contracts
+ * are above the definitions.
  */
 #ifndef SCHEDFARM_REPORT_INT_H
 #define SCHEDFARM_REPORT_INT_H
@@ -180,6 +181,11 @@ void rtab_num(struct rtab *t, double v, const char *shown);
 void rtab_end_row(struct rtab *t);
 void rtab_end(struct rtab *t, const char *empty);
 
+/* together.c: a together run's members side by side, per iteration, from
+ * its result rows [from, to) (run_id, metric, iteration, warmup, value) */
+void render_together(struct page *pg, const struct db_result *res, int from,
+		     int to);
+
 /* counters.c: the scheduler counters of a run page */
 void render_counters(struct page *pg, const struct db_result *res, int from,
 		     int to);
@@ -187,6 +193,16 @@ void render_counters(struct page *pg, const struct db_result *res, int from,
 /* comparison.c: the body of patch and kernel-pair pages */
 int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
 			   int64_t new_k, int64_t patch);
+
+/*
+ * history.c: the history of host host_id (named host) or, with host_id
+ * 0, of metric on every host: a table of its change points and each
+ * series plotted with them marked.  Returns 0 or -1 with r->err.
+ */
+int render_history(struct report *r, struct page *pg, int64_t host_id,
+		   const char *host, const char *metric);
+/* page_metric.c: the stem of a metric's page ("metric-SLUG-HASH"). */
+void metric_page_stem(const char *metric, struct strbuf *out);
 
 /* runlist.c: host and plan pages over the run listing */
 int runlist_load(struct report *r, struct runlist *rl);
@@ -215,16 +231,19 @@ int write_run_owner_pages(struct report *r, const struct runlist *rl,
 
 /*
  * The page kinds, in the order report_write() calls them: page_run.c,
- * page_patch.c, page_pair.c, page_host.c, page_plan.c, page_index.c.
+ * page_patch.c, page_bisect.c, page_pair.c, page_host.c, page_plan.c,
+ * page_metric.c, page_index.c.
  * Each writes its stale pages (the index: always) and returns 0 or
  * negative with r->err filled.
  */
 int write_run_pages(struct report *r);
 int write_patch_pages(struct report *r);
+int write_bisect_pages(struct report *r);
 extern const char pair_where[];
 int write_pair_pages(struct report *r);
 int write_host_pages(struct report *r, const struct runlist *rl);
 int write_plan_pages(struct report *r, const struct runlist *rl);
+int write_metric_pages(struct report *r);
 int write_index(struct report *r);
 
 #endif

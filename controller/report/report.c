@@ -25,13 +25,14 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "analysis/changes.h"
 #include "store/db.h"
 #include "report/report-int.h"
 #include "fs.h"
 #include "banned.h"
 
 /* Bumped whenever the page layout changes, so old pages get rewritten. */
-#define REPORT_FORMAT "schedfarm-report-10"
+#define REPORT_FORMAT "schedfarm-report-11"
 
 /*
  * FNV-1a over len bytes of s, continuing from h (start from
@@ -348,6 +349,14 @@ int report_write(struct db *db, const struct report_opts *o,
 	rc = load_static(&r, &css);
 	if (rc < 0)
 		goto out;
+	/* Each host's history up to date first: its own transactions. */
+	{
+		struct changes_update_stats hs;
+
+		rc = changes_update(db, NULL, &hs, err);
+		if (rc < 0)
+			goto out;
+	}
 	/* One snapshot for every page, and the digests recorded with it. */
 	rc = db_cmd(db, err, "BEGIN ISOLATION LEVEL REPEATABLE READ");
 	if (rc < 0)
@@ -371,6 +380,8 @@ int report_write(struct db *db, const struct report_opts *o,
 	if (rc >= 0)
 		rc = write_patch_pages(&r);
 	if (rc >= 0)
+		rc = write_bisect_pages(&r);
+	if (rc >= 0)
 		rc = write_pair_pages(&r);
 	if (rc >= 0)
 		rc = runlist_load(&r, &rl);
@@ -378,6 +389,8 @@ int report_write(struct db *db, const struct report_opts *o,
 		rc = write_host_pages(&r, &rl);
 	if (rc >= 0)
 		rc = write_plan_pages(&r, &rl);
+	if (rc >= 0)
+		rc = write_metric_pages(&r);
 	if (rc >= 0)
 		rc = write_index(&r);
 	if (rc >= 0)

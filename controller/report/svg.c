@@ -52,6 +52,10 @@ void svg_plot_release(struct svg_plot *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; i < p->nvlines; i++)
+		free(p->vlines[i].label);
+	free(p->vlines);
+	free(p->vline_note);
 	for (size_t i = 0; i < p->nseries; i++) {
 		struct svg_series *s = &p->series[i];
 
@@ -108,6 +112,19 @@ void svg_series_add(struct svg_plot *p, size_t idx, double x, double y,
 	if (isfinite(lo) && isfinite(hi))
 		s->has_band = 1;
 	s->n++;
+}
+
+void svg_plot_add_vline(struct svg_plot *p, double x, const char *label,
+			const char *note)
+{
+	if (!isfinite(x))
+		return;
+	ALLOC_GROW(p->vlines, p->nvlines + 1, p->vlines_alloc);
+	p->vlines[p->nvlines].x = x;
+	p->vlines[p->nvlines].label = dup_or_empty(label);
+	p->nvlines++;
+	free(p->vline_note);
+	p->vline_note = dup_or_empty(note);
 }
 
 void svg_plot_set_band_note(struct svg_plot *p, const char *note)
@@ -314,6 +331,16 @@ static void format_axis_tick(struct strbuf *out, const struct axis *a, double t)
 		svg_format_tick(out, t, a->step);
 }
 
+/* Legend entry i: the series, then the bands' note, then the markers'. */
+static const char *legend_name(const struct svg_plot *p, size_t i)
+{
+	if (i < p->nseries)
+		return p->series[i].name;
+	if (i == p->nseries && p->band_note)
+		return p->band_note;
+	return p->vline_note;
+}
+
 static int all_dots(const struct svg_plot *p)
 {
 	for (size_t i = 0; i < p->nseries; i++)
@@ -356,6 +383,12 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 			npoints++;
 		}
 	}
+	for (size_t i = 0; i < p->nvlines && npoints; i++) {
+		xmin = fmin(xmin, p->vlines[i].x);
+		xmax = fmax(xmax, p->vlines[i].x);
+		if (p->vlines[i].x != floor(p->vlines[i].x))
+			integers = 0;
+	}
 	if (!npoints)
 		log2_axis = 0;
 	/* Dots only (run order): keep the first and last off the axes. */
@@ -370,10 +403,10 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 
 	/* Lay the legend out first: it decides the height. */
 	legend_x = M_LEFT;
-	nlegend = p->nseries + (p->band_note ? 1 : 0);
+	nlegend = p->nseries + (p->band_note ? 1 : 0) +
+		  (p->nvlines && p->vline_note ? 1 : 0);
 	for (size_t i = 0; i < nlegend; i++) {
-		const char *name =
-			i < p->nseries ? p->series[i].name : p->band_note;
+		const char *name = legend_name(p, i);
 		double w = 34 + CHAR_W * (double)utf8_chars(name, 48);
 
 		if (legend_x + w > p->width - M_RIGHT && legend_x > M_LEFT) {
@@ -554,6 +587,25 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 		strbuf_addstr(out, "</g>");
 	}
 
+	/* Change points over the data, across the whole plot area. */
+	if (npoints && p->nvlines) {
+		strbuf_addstr(out, "<g class=\"change-points\">");
+		for (size_t i = 0; i < p->nvlines; i++) {
+			double x = PX(p->vlines[i].x);
+
+			strbuf_addf(out,
+				    "<line class=\"change-point\" "
+				    "x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+				    "y2=\"%.1f\" stroke=\"#b00020\" "
+				    "stroke-width=\"2.5\" "
+				    "stroke-dasharray=\"6 3\"><title>",
+				    x, M_TOP, x, y0);
+			strbuf_add_html(out, p->vlines[i].label);
+			strbuf_addstr(out, "</title></line>");
+		}
+		strbuf_addstr(out, "</g>");
+	}
+
 	/* The legend: one entry per series, then what the bands mean. */
 	strbuf_addstr(out, "<g class=\"legend\">");
 	legend_x = M_LEFT;
@@ -561,8 +613,7 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 		double ly = p->height + 10;
 
 		for (size_t i = 0; i < nlegend; i++) {
-			const char *name = i < p->nseries ? p->series[i].name
-							  : p->band_note;
+			const char *name = legend_name(p, i);
 			double w = 34 + CHAR_W * (double)utf8_chars(name, 48);
 			const char *col = palette[i % NPALETTE];
 
@@ -580,13 +631,21 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 					    legend_x, ly, legend_x + 20, ly,
 					    col);
 				add_marker(out, i, legend_x + 10, ly, col);
-			} else {
+			} else if (name == p->band_note) {
 				strbuf_addf(out,
 					    "<rect x=\"%.1f\" y=\"%.1f\" "
 					    "width=\"20\" height=\"10\" "
 					    "fill=\"#888\" "
 					    "fill-opacity=\"0.3\"/>",
 					    legend_x, ly - 5);
+			} else {
+				strbuf_addf(out,
+					    "<line x1=\"%.1f\" y1=\"%.1f\" "
+					    "x2=\"%.1f\" y2=\"%.1f\" "
+					    "stroke=\"#b00020\" "
+					    "stroke-width=\"2.5\" "
+					    "stroke-dasharray=\"6 3\"/>",
+					    legend_x, ly, legend_x + 20, ly);
 			}
 			strbuf_addf(out,
 				    "<text class=\"legend-entry\" "

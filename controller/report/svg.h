@@ -32,6 +32,12 @@ struct svg_series {
 	int has_band;
 };
 
+/* A vertical marker at x (a change point), with what it marks. */
+struct svg_vline {
+	double x;
+	char *label; /* owned; the marker's <title> */
+};
+
 struct svg_plot {
 	char *title; /* owned; shown above the plot */
 	char *x_label, *x_unit; /* owned; unit may be "" */
@@ -41,6 +47,9 @@ struct svg_plot {
 	int width, height; /* the plot area's outer size in px */
 	struct svg_series *series;
 	size_t nseries, alloc;
+	struct svg_vline *vlines; /* dashed, across the plot area */
+	size_t nvlines, vlines_alloc;
+	char *vline_note; /* legend text for the markers, or NULL */
 };
 
 /*
@@ -62,6 +71,13 @@ void svg_series_add(struct svg_plot *p, size_t idx, double x, double y,
 		    double lo, double hi);
 /* Set what the shaded bands mean, for the legend ("95% CI"). */
 void svg_plot_set_band_note(struct svg_plot *p, const char *note);
+/*
+ * Mark x with a dashed vertical line across the plot (class
+ * "change-point"), label as its tooltip; note names the markers in the
+ * legend (the last call's note is kept).  A non-finite x is skipped.
+ */
+void svg_plot_add_vline(struct svg_plot *p, double x, const char *label,
+			const char *note);
 
 /*
  * Append the plot as an inline <svg> element to out.  Returns the number

@@ -276,6 +276,11 @@ int hosts_check_passed(struct db *db, int64_t host_id,
 			  err);
 }
 
+int hosts_kind_boots(const char *kind)
+{
+	return kind && (!strcmp(kind, "libvirt") || !strcmp(kind, "ipmi"));
+}
+
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err)
 {

@@ -138,6 +138,12 @@ int hosts_kind(struct db *db, const char *name, char **ret_kind,
  */
 int hosts_check_due(struct db *db, int64_t host_id, struct strbuf *err);
 
+/*
+ * 1 when hosts of this kind boot the kernel a job names (libvirt, ipmi),
+ * 0 when they run whatever kernel they have (local, ssh, imported).
+ */
+int hosts_kind_boots(const char *kind);
+
 /* The id of host `name`: 0, 1 when there is none, -1 with err. */
 int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err);

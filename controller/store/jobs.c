@@ -17,6 +17,7 @@ void job_row_init(struct job_row *r)
 	memset(r, 0, sizeof(*r));
 	strvec_init(&r->req_kinds);
 	strvec_init(&r->req_tags);
+	strvec_init(&r->plan_set);
 }
 
 void job_row_release(struct job_row *r)
@@ -25,6 +26,7 @@ void job_row_release(struct job_row *r)
 	free(r->name);
 	strvec_clear(&r->req_kinds);
 	strvec_clear(&r->req_tags);
+	strvec_clear(&r->plan_set);
 	job_row_init(r);
 }
 
@@ -51,10 +53,14 @@ static int load_array(struct db *db, int64_t job_id, const char *col,
 	int r;
 
 	db_args_i64(&a, job_id);
-	/* col is one of two names fixed below, never input. */
+	/* col is one of three names fixed below, never input. */
 	r = db_exec_args(db, &res, err,
 			 !strcmp(col, "req_kinds")
 				 ? "SELECT e FROM jobs, unnest(req_kinds) WITH "
+				   "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
+				   "BY i"
+			 : !strcmp(col, "plan_set")
+				 ? "SELECT e FROM jobs, unnest(plan_set) WITH "
 				   "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
 				   "BY i"
 				 : "SELECT e FROM jobs, unnest(req_tags) WITH "
@@ -110,10 +116,40 @@ int jobs_load_row(struct db *db, int64_t job_id, struct job_row *r,
 	r->name = db_get(res, 0, 5) ? xstrdup(db_get(res, 0, 5)) : NULL;
 	strvec_clear(&r->req_kinds);
 	strvec_clear(&r->req_tags);
+	strvec_clear(&r->plan_set);
 	if (load_array(db, job_id, "req_kinds", &r->req_kinds, err) < 0 ||
-	    load_array(db, job_id, "req_tags", &r->req_tags, err) < 0)
+	    load_array(db, job_id, "req_tags", &r->req_tags, err) < 0 ||
+	    load_array(db, job_id, "plan_set", &r->plan_set, err) < 0)
 		return -1;
 	return 0;
+}
+
+int jobs_load_plan_set(struct db *db, int64_t job_id, struct strvec *sets,
+		       struct strbuf *err)
+{
+	return load_array(db, job_id, "plan_set", sets, err);
+}
+
+int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
+			       struct strvec *sets, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int64_t job = 0;
+	int r;
+
+	db_args_i64(&a, plan_id);
+	db_args_i64(&a, patch_id);
+	r = db_exec_args(db, &res, err,
+			 "SELECT max(id) FROM jobs WHERE plan_id = $1 AND "
+			 "($2 <= 0 OR patch_id = $2)",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (!db_get(res, 0, 0) || db_get_i64(res, 0, 0, 1, INT64_MAX, &job) < 0)
+		return 0;
+	return load_array(db, job, "plan_set", sets, err);
 }
 
 int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
@@ -137,14 +173,21 @@ int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
 	db_args_i64(&a, r->nr_runs);
 	db_args_i64(&a, r->rerun_of);
 	db_args_i64(&a, r->block);
-	rc = db_exec_args(db, &res, err,
-			  "INSERT INTO jobs (patch_id, kernel_id, plan_id, "
-			  "host_constraint, priority, name, req_kinds, "
-			  "req_min_sockets, req_min_cpus, req_min_memory_mb, "
-			  "req_tags, nr_runs, rerun_of, block) VALUES "
-			  "(nullif($1, 0), $2, $3, $4, $5, $6, $7, $8, $9, "
-			  "$10, $11, $12, nullif($13, 0), $14) RETURNING id",
-			  &a);
+	db_args_text_array(&a, &r->plan_set);
+	db_args_i64(&a, r->boots);
+	db_args_i64(&a, r->first_boot);
+	db_args_i64(&a, r->bisect_step_id);
+	rc = db_exec_args(
+		db, &res, err,
+		"INSERT INTO jobs (patch_id, kernel_id, plan_id, "
+		"host_constraint, priority, name, req_kinds, "
+		"req_min_sockets, req_min_cpus, req_min_memory_mb, "
+		"req_tags, nr_runs, rerun_of, block, plan_set, boots, "
+		"first_boot, bisect_step_id) VALUES "
+		"(nullif($1, 0), $2, $3, $4, $5, $6, $7, $8, $9, "
+		"$10, $11, $12, nullif($13, 0), $14, $15, nullif($16, "
+		"0), $17, nullif($18, 0)) RETURNING id",
+		&a);
 	db_args_clear(&a);
 	if (rc < 0)
 		return -1;

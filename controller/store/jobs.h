@@ -15,6 +15,7 @@
 
 #include "store/db.h"
 #include "strbuf.h"
+#include "strvec.h"
 
 struct plan;
 
@@ -31,6 +32,12 @@ struct job_row {
 	int64_t nr_runs; /* runs x boots */
 	int64_t rerun_of; /* 0: not a rerun */
 	int64_t block; /* adaptive block, 0 for any other job */
+	struct strvec plan_set; /* --set KEY=VALUE the plan is parsed with */
+	/* Boots this job runs and the runs.boot of its first: 0 = the
+	 * plan's rule (adaptive.h); set for the units of a submission's
+	 * ABBA order (store/answers.c) and a bisection step's looks. */
+	int64_t boots, first_boot;
+	int64_t bisect_step_id; /* 0: not a bisection step's job */
 };
 
 void job_row_init(struct job_row *r);
@@ -73,6 +80,21 @@ int jobs_about(struct db *db, int64_t job_id, struct job_about *ret,
  */
 int jobs_latest_with_plan(struct db *db, const char *text, size_t len,
 			  int64_t *ret_id, struct strbuf *err);
+
+/*
+ * The --set overrides job_id was queued with (appended to sets, in
+ * order).  Return 0 (none is fine), or -1 with err.
+ */
+int jobs_load_plan_set(struct db *db, int64_t job_id, struct strvec *sets,
+		       struct strbuf *err);
+
+/*
+ * The overrides of the newest job that ran plan_id (and belongs to
+ * patch_id when that is > 0), for readers of a plan without a job at
+ * hand (compare).  0 with nothing appended when there is no such job.
+ */
+int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
+			       struct strvec *sets, struct strbuf *err);
 
 /* Insert r as a queued job; its id in *ret_id.  0 or -1 with err. */
 int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,

@@ -82,6 +82,24 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
 	return 0;
 }
 
+int kernels_set_series(struct db *db, int64_t kernel_id, int64_t patch_id,
+		       int count, int incremental, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, kernel_id);
+	db_args_i64(&a, patch_id);
+	db_args_i64(&a, count);
+	db_args_str(&a, incremental ? "incremental" : "fresh");
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE kernels SET series_patch_id = nullif($2, 0), "
+			 "series_count = $3, build_mode = $4 WHERE id = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
 int kernels_build_started(struct db *db, int64_t kernel_id, struct strbuf *err)
 {
 	struct db_args a = DB_ARGS_INIT;

@@ -56,6 +56,15 @@ enum kernel_upsert { KERNEL_KEEP, KERNEL_SET_SOURCE, KERNEL_SET_IMAGE };
 int kernels_upsert(struct db *db, const struct kernel_fields *f,
 		   enum kernel_upsert how, int64_t *ret_id, struct strbuf *err);
 
+/*
+ * Kernel kernel_id is its base plus the first `count` files of patch
+ * patch_id's series (schema 007), built in a fresh tree per build or, with
+ * incremental, in the one tree of its base and config that bisection
+ * steps share (lab/build.c).  0 or -1 with err.
+ */
+int kernels_set_series(struct db *db, int64_t kernel_id, int64_t patch_id,
+		       int count, int incremental, struct strbuf *err);
+
 /* The build of kernel_id starts: state building.  0 or -1 with err. */
 int kernels_build_started(struct db *db, int64_t kernel_id, struct strbuf *err);
 

@@ -22,6 +22,8 @@
 #include "cleanup.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "store/answers.h"
+#include "store/hosts.h"
 #include "store/jobs.h"
 #include "store/kernels.h"
 #include "store/queue.h"
@@ -113,19 +115,13 @@ static int ensure_kernel(struct db *db, const char *name, const char *base,
 	return kernels_upsert(db, &f, KERNEL_KEEP, ret_id, err);
 }
 
-/* Host kinds that build and boot the kernel under test themselves. */
-static int kind_boots(const char *kind)
-{
-	return !strcmp(kind, "libvirt") || !strcmp(kind, "ipmi");
-}
-
 /* May a job with these required kinds (empty: any) go to one that boots? */
 static int kinds_allow_boot(const struct strvec *kinds)
 {
 	if (!kinds->nr)
 		return 1;
 	for (size_t i = 0; i < kinds->nr; i++)
-		if (kind_boots(kinds->v[i]))
+		if (hosts_kind_boots(kinds->v[i]))
 			return 1;
 	return 0;
 }
@@ -172,7 +168,7 @@ int queue_host_can_take(struct db *db, const char *host,
 			    host, health, host);
 		return -1;
 	}
-	if ((flags & QUEUE_HOST_NEEDS_BOOT) && !kind_boots(kind)) {
+	if ((flags & QUEUE_HOST_NEEDS_BOOT) && !hosts_kind_boots(kind)) {
 		strbuf_addf(err,
 			    "host '%s' is a %s host: it runs its own kernel "
 			    "and cannot build or boot %s with the series, so "
@@ -254,14 +250,58 @@ int queue_host_can_take(struct db *db, const char *host,
 	return 0;
 }
 
+int queue_store_plan(struct db *db, const char *name, const char *text,
+		     size_t len, int64_t *ret_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	char *body = xstrndup(text, len);
+	int r;
+
+	db_args_str(&a, name);
+	db_args_str(&a, body);
+	free(body);
+	r = db_exec_args(db, &res, err,
+			 "INSERT INTO plans (name, sha256, body) VALUES ($1, "
+			 "encode(sha256(convert_to($2, 'UTF8')), 'hex'), $2) "
+			 "ON CONFLICT (sha256) DO UPDATE SET name = plans.name "
+			 "RETURNING id",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0)
+		return -1;
+	return 0;
+}
+
+/* The base kernel of the patch just inserted (0 when it has none). */
+static int64_t base_id_of(struct db *db, const struct queue_submitted *ret)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int64_t id = 0;
+
+	db_args_i64(&a, ret->patch_id);
+	if (db_exec_args(db, &res, &err,
+			 "SELECT base_kernel_id FROM patches WHERE id = $1",
+			 &a) == 0 &&
+	    db_nrows(res) == 1)
+		db_get_i64(res, 0, 0, 1, INT64_MAX, &id);
+	db_args_clear(&a);
+	strbuf_release(&err);
+	return id;
+}
+
 int queue_submit(struct db *db, const struct queue_submit *s,
 		 struct queue_submitted *ret, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	_cleanup_free_ char *who = NULL;
 	struct db_args a = DB_ARGS_INIT;
-	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT;
+	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT,
+		      subject = STRBUF_INIT, mail_to = STRBUF_INIT;
 	struct job_row job;
+	int64_t host_id = 0;
 	char *sha = NULL;
 	int r = -1;
 
@@ -297,54 +337,86 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 			    s->base);
 		goto out;
 	}
+	ret->host_boots = -1;
+	ret->base_boots = -1;
+	if (s->host) {
+		db_args_str(&a, s->host);
+		if (db_exec_args(db, &res, err,
+				 "SELECT id, kind FROM hosts WHERE name = $1",
+				 &a) < 0)
+			goto out;
+		db_args_clear(&a);
+		if (db_nrows(res) != 1) {
+			strbuf_addf(err,
+				    "no host named '%s' ('schedfarm host "
+				    "list' shows them)",
+				    s->host);
+			goto out;
+		}
+		db_get_i64(res, 0, 0, 1, INT64_MAX, &host_id);
+		ret->host_boots = hosts_kind_boots(db_get(res, 0, 1));
+		db_result_free(res);
+		res = NULL;
+	}
 
 	/* The plan, stored once per distinct text. */
-	db_args_str(&a, s->plan_name);
-	{
-		char *body = xstrndup(s->plan_text, s->plan_len);
-		db_args_str(&a, body);
-		free(body);
-	}
-	if (db_exec_args(db, &res, err,
-			 "INSERT INTO plans (name, sha256, body) VALUES ($1, "
-			 "encode(sha256(convert_to($2, 'UTF8')), 'hex'), $2) "
-			 "ON CONFLICT (sha256) DO UPDATE SET name = plans.name "
-			 "RETURNING id",
-			 &a) < 0 ||
-	    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->plan_id) < 0)
+	if (queue_store_plan(db, s->plan_name, s->plan_text, s->plan_len,
+			     &ret->plan_id, err) < 0)
 		goto out;
-	db_args_clear(&a);
-	db_result_free(res);
-	res = NULL;
 
 	if (s->nr_patches) {
 		int64_t base_id;
 
 		for (size_t i = 0; i < s->nr_patches; i++)
 			add_hex(&hex, s->patches[i].data, s->patches[i].len);
-		if (check_name("a patch name",
-			       s->name ? s->name : s->patches[0].name,
+		/* The series' name: --name, else the first patch's
+		 * subject when it is a name that prints as itself
+		 * (check_name()), else its file name. */
+		if (!s->name) {
+			struct strbuf why = STRBUF_INIT;
+
+			if (answers_patch_subject(s->patches[0].data,
+						  s->patches[0].len,
+						  &subject) < 0 ||
+			    check_name("a patch name", subject.buf,
+				       PATCH_NAME_MAX_LEN, &why) < 0) {
+				strbuf_reset(&subject);
+				strbuf_addstr(&subject, s->patches[0].name);
+			}
+			strbuf_release(&why);
+		}
+		if (check_name("a patch name", s->name ? s->name : subject.buf,
 			       PATCH_NAME_MAX_LEN, err) < 0 ||
 		    ensure_kernel(db, s->base, s->base, NULL, "external",
 				  &base_id, err) < 0)
 			goto out;
-		db_args_str(&a, s->name ? s->name : s->patches[0].name);
+		if (s->mail_to)
+			strbuf_addstr(&mail_to, s->mail_to);
+		else
+			answers_patch_author(s->patches[0].data,
+					     s->patches[0].len, &mail_to);
+		db_args_str(&a, s->name ? s->name : subject.buf);
 		db_args_str(&a, who);
 		db_args_str(&a, s->base);
 		db_args_str(&a, hex.buf);
 		db_args_i64(&a, (int64_t)s->nr_patches);
 		db_args_i64(&a, base_id);
+		db_args_str(&a, mail_to.len ? mail_to.buf : NULL);
+		db_args_bool(&a, !s->no_bisect);
 		if (db_exec_args(db, &res, err,
 				 "INSERT INTO patches (name, submitter, base, "
 				 "series, series_sha256, n_patches, "
-				 "base_kernel_id) VALUES ($1, $2, $3, "
-				 "decode($4, 'hex'), "
+				 "base_kernel_id, mail_to, auto_bisect) VALUES "
+				 "(left($1, 500), $2, $3, decode($4, 'hex'), "
 				 "encode(sha256(decode($4, 'hex')), 'hex'), "
-				 "$5, $6) RETURNING id, series_sha256",
+				 "$5, $6, $7, $8) RETURNING id, series_sha256",
 				 &a) < 0 ||
 		    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->patch_id) < 0)
 			goto out;
 		db_args_clear(&a);
+		if (answers_store_files(db, ret->patch_id, s->patches,
+					s->nr_patches, err) < 0)
+			goto out;
 		sha = xstrdup(db_get(res, 0, 1));
 		db_result_free(res);
 		res = NULL;
@@ -367,6 +439,13 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 			    (long long)ret->patch_id);
 		if (ensure_kernel(db, kname.buf, s->base, sha, "queued",
 				  &ret->kernel_id, err) < 0)
+			goto out;
+		/* A series that may be bisected is built in the incremental
+		 * tree its prefixes will share (lab/build.c): the bisection's
+		 * steps then rebuild only what each prefix changes. */
+		if (s->nr_patches >= 2 && !s->no_bisect &&
+		    kernels_set_series(db, ret->kernel_id, ret->patch_id,
+				       (int)s->nr_patches, 1, err) < 0)
 			goto out;
 	} else if (ensure_kernel(db, s->base, s->base, NULL, "external",
 				 &ret->kernel_id, err) < 0) {
@@ -395,7 +474,7 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		struct strvec boots = STRVEC_INIT;
 
 		for (size_t i = 0; i < job.req_kinds.nr; i++)
-			if (kind_boots(job.req_kinds.v[i]))
+			if (hosts_kind_boots(job.req_kinds.v[i]))
 				strvec_push(&boots, job.req_kinds.v[i]);
 		if (!boots.nr) {
 			strvec_push(&boots, "libvirt");
@@ -405,6 +484,32 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		job.req_kinds = boots;
 	}
 	job.rerun_of = s->rerun_of;
+	if (s->plan_set)
+		strvec_pushv(&job.plan_set,
+			     (const char *const *)s->plan_set->v);
+	ret->boots = s->plan->boots;
+	if (ret->patch_id && s->plan->until == PLAN_UNTIL_FIXED) {
+		/* The first unit of the answer's ABBA order. */
+		int k = -1;
+
+		if (host_id && ret->host_boots == 1) {
+			if (answers_observations(db, base_id_of(db, ret),
+						 host_id, ret->plan_id,
+						 s->plan_set, 0,
+						 &ret->base_stored, err) < 0)
+				goto out;
+			k = s->plan->boots > ret->base_stored
+				    ? s->plan->boots - ret->base_stored
+				    : 0;
+			ret->base_boots = k;
+		} else if (ret->host_boots == 0) {
+			ret->base_boots = 0;
+		}
+		ret->boots =
+			answer_first_boots(s->plan->boots, ret->host_boots, k);
+		job.boots = ret->boots;
+		job.nr_runs = (int64_t)s->plan->nr_runs * ret->boots;
+	}
 	if (jobs_insert(db, &job, &ret->job_id, err) < 0)
 		goto out;
 	if (db_commit(db, err) < 0)
@@ -417,6 +522,8 @@ out_norollback:
 	db_args_clear(&a);
 	strbuf_release(&hex);
 	strbuf_release(&kname);
+	strbuf_release(&subject);
+	strbuf_release(&mail_to);
 	job_row_release(&job);
 	free(sha);
 	return r;
@@ -958,19 +1065,40 @@ int queue_count_queued(struct db *db, int64_t *ret, struct strbuf *err)
 	return db_get_i64(res, 0, 0, 0, INT64_MAX, ret);
 }
 
-int queue_load_plan(const char *path, struct strbuf *text, struct plan **ret,
-		    struct strbuf *err)
+int queue_plan_of_id(struct db *db, int64_t plan_id, const struct strvec *sets,
+		     struct plan **ret, struct strbuf *err)
 {
-	int r = strbuf_read_file(text, path, PLAN_MAX_BYTES);
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	const char *body;
+	int r;
 
 	*ret = NULL;
-	if (r < 0) {
-		strbuf_addf(err, "%s: error: cannot read: %s", path,
-			    r == -EFBIG ? "larger than the 1 MiB a plan may be"
-					: strerror(-r));
+	db_args_i64(&a, plan_id);
+	r = db_exec_args(db, &res, err,
+			 "SELECT name, body FROM plans WHERE id = $1", &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "no plan %lld", (long long)plan_id);
 		return -1;
 	}
-	if (plan_parse(path, text->buf, text->len, ret, err) < 0) {
+	body = db_get(res, 0, 1);
+	if (plan_parse_set(db_get(res, 0, 0), body, strlen(body), sets, ret,
+			   err) < 0) {
+		strbuf_rtrim(err);
+		return -1;
+	}
+	return 0;
+}
+
+int queue_load_plan(const char *path, const struct strvec *sets,
+		    struct strbuf *text, struct plan **ret, struct strbuf *err)
+{
+	*ret = NULL;
+	if (plan_load_text(path, text, err) < 0 ||
+	    plan_parse_set(path, text->buf, text->len, sets, ret, err) < 0) {
 		strbuf_rtrim(err);
 		return -1;
 	}

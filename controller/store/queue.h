@@ -56,6 +56,11 @@ struct queue_submit {
 	const char *submitter; /* who; NULL: the local user */
 	int64_t rerun_of; /* 0, or the job this one repeats */
 	int now; /* runs at once (`run PLAN`): the host must be healthy */
+	const struct strvec *plan_set; /* --set overrides, or NULL */
+	/* Where the answer is mailed: NULL takes the first patch's From:
+	 * (store/answers.h); "" mails nobody but the configured list. */
+	const char *mail_to;
+	int no_bisect; /* a regression does not start a bisection */
 };
 
 struct queue_submitted {
@@ -63,6 +68,11 @@ struct queue_submitted {
 	int64_t plan_id;
 	int64_t kernel_id;
 	int64_t job_id;
+	int boots; /* boots of that first job */
+	int base_boots; /* the base's boots still to run (-1: not known yet,
+			 * the host is picked at claim time) */
+	int base_stored; /* base observations stored on the host already */
+	int host_boots; /* the host boots kernels: 1, 0, -1 not known */
 };
 
 /*
@@ -73,11 +83,14 @@ int queue_check_patch(const char *name, const char *data, size_t len,
 		      struct strbuf *err);
 
 /*
- * Store the series, the plan and the kernel label, and create the job,
- * all in one transaction.  A host constraint must name an existing host
- * that can take the job (queue_host_can_take()).  A series without
- * s->kernel is built and booted, so only libvirt and ipmi hosts may claim
- * it; a plan that allows no such host is refused.
+ * Store the series (whole, and file by file), the plan and the kernel
+ * label, and create the first job, all in one transaction.  A host
+ * constraint must name an existing host that can take the job
+ * (queue_host_can_take()).  A series without s->kernel is built and
+ * booted, so only libvirt and ipmi hosts may claim it; a plan that allows
+ * no such host is refused.  A series with a fixed plan starts its answer
+ * (store/answers.h): the first job runs the first unit of the ABBA
+ * order, the rest follow as each one ends.
  */
 int queue_submit(struct db *db, const struct queue_submit *s,
 		 struct queue_submitted *ret, struct strbuf *err);
@@ -95,6 +108,13 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 int queue_host_can_take(struct db *db, const char *host,
 			const struct job_row *req, const char *plan_name,
 			unsigned flags, const char *base, struct strbuf *err);
+
+/*
+ * Store a plan's text (len bytes) under name, once per distinct text
+ * (keyed by its sha256); its id in *ret_id.  0, or -1 with err.
+ */
+int queue_store_plan(struct db *db, const char *name, const char *text,
+		     size_t len, int64_t *ret_id, struct strbuf *err);
 
 /* A claimed job with its leased host. */
 struct queue_claim {
@@ -122,11 +142,21 @@ int queue_claim_job(struct db *db, const char *owner, int lease_s,
 		    struct strbuf *err);
 
 /*
- * Read and check a plan file: its text (capped) and the parsed plan.
- * Return 0, or -1 with the plan's errors in err.
+ * Read and check a plan file with the files it includes (the text the
+ * queue stores, plan_load_text()) and the --set overrides in sets (NULL:
+ * none): its text and the parsed plan.  Return 0, or -1 with the plan's
+ * errors in err.
  */
-int queue_load_plan(const char *path, struct strbuf *text, struct plan **ret,
-		    struct strbuf *err);
+int queue_load_plan(const char *path, const struct strvec *sets,
+		    struct strbuf *text, struct plan **ret, struct strbuf *err);
+
+/*
+ * Parse the stored plan plan_id with the overrides sets (NULL: none).
+ * Return 0 with *ret, or -1 with err (no such plan, or it does not check
+ * with them: the plan's errors).
+ */
+int queue_plan_of_id(struct db *db, int64_t plan_id, const struct strvec *sets,
+		     struct plan **ret, struct strbuf *err);
 
 /*
  * Renew the leases of job and host.  Return 0, -2 when the lease is gone

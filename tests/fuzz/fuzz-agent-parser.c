@@ -3,7 +3,11 @@
  * counter parsers, chosen at build time with -DFUZZ_PARSER=NAME (run-fuzz.sh
  * builds one binary per parser).  Inputs must be parsed or refused; parsed
  * schedstat and /proc/stat snapshots are also diffed against themselves.
+ * "command" feeds the four parsers of plan-defined command workloads
+ * (common/command.c), the first input byte choosing the format; a value
+ * they accept must be finite.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -53,6 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			{ "reaim", parse_reaim },
 			{ "volanomark", parse_volanomark },
 			{ "numabench", parse_numabench },
+			{ "cyclictest", parse_cyclictest },
+			{ "perf_bench", parse_perf_bench },
 		};
 
 		for (size_t i = 0; i < sizeof(parsers) / sizeof(parsers[0]);
@@ -69,6 +75,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						__builtin_trap();
 				metrics_release(&ms);
 			}
+		if (!strcmp(which, "command") && size > 0) {
+			static const char *const pats[] = {
+				"rate[=:]\\s*(?<rate>\\S+)", "(?<lat>[0-9.]+) ?us",
+				NULL
+			};
+			struct cmd_def d;
+			double v[2];
+
+			cmd_def_init(&d);
+			d.name = xstrdup("fuzz");
+			strvec_push(&d.argv, "fuzz");
+			d.format = (enum cmd_format)(data[0] % 4);
+			d.separator = d.format == CMD_CSV ? ',' : ':';
+			if (d.format == CMD_REGEX)
+				strvec_pushv(&d.patterns, pats);
+			d.metrics = xcalloc(2, sizeof(*d.metrics));
+			d.metrics[0].name = xstrdup("rate");
+			d.metrics[0].key = xstrdup("rate");
+			d.metrics[0].unit = xstrdup("");
+			d.metrics[0].direction = "higher";
+			d.metrics[1].name = xstrdup("lat");
+			d.metrics[1].key = xstrdup("lat");
+			d.metrics[1].unit = xstrdup("us");
+			d.metrics[1].direction = "lower";
+			d.nmetrics = 2;
+			if (cmd_parse_output(&d, text + 1, size - 1, v, &err) ==
+			    0) {
+				if (!isfinite(v[0]) || !isfinite(v[1]))
+					__builtin_trap();
+			} else if (!err.len) {
+				__builtin_trap();
+			}
+			cmd_def_release(&d);
+		}
 		if (!strcmp(which, "grouped") && size < 256) {
 			char buf[256];
 			double d;

@@ -21,7 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (plan_parse("fuzz.yaml", (const char *)data, size, &p, &err) == 0) {
 		for (size_t i = 0; i < p->nr_runs && i < 64; i++) {
 			plan_run_label(&p->runs[i], &out);
-			plan_run_params_json(p, &p->runs[i], &out);
+			plan_run_params_json(p, &p->runs[i],
+					     PLAN_SECRETS_MASKED, &out);
+			plan_run_spec_json(p, &p->runs[i], PLAN_SECRETS_CLEAR,
+					   &out);
 			plan_run_json(p, &p->runs[i], &out);
 			plan_run_param(&p->runs[i], "duration");
 			strbuf_reset(&out);

@@ -8,8 +8,9 @@
 # Targets: json (common/json.c), spec (the agent's run spec checker), one
 # per agent parser: schedstat, procstat (+ per-task files), sysbench,
 # hackbench, perf_csv, perf_table, kernbench, time, reaim, volanomark,
-# numabench, grouped (seed 000's digit grouping); and three of the
-# controller's, linked against its own code: plan (the plan language,
+# numabench, cyclictest, perf_bench, command (the parsers of plan-defined
+# command workloads), grouped (seed 000's digit grouping); and three of
+# the controller's, linked against its own code: plan (the plan language,
 # libyaml), lines (every check an agent line goes through, store/
 # ingest.c) and import (the CSV of `schedfarm import`).  New inputs
 # libFuzzer finds go to tests/fuzz/corpus-NAME/ (ignored by git); the
@@ -55,7 +56,7 @@ objs="$common_objs $agent_objs"
 
 # The controller's code in an archive: a target pulls in only what it
 # reaches (plan/ needs libyaml, store/ libpq, ...).
-PKGS="libpq yaml-0.1 libssh libvirt gsl"
+PKGS="libpq yaml-0.1 libssh libvirt gsl libcurl"
 CTL_CFLAGS="-Icontroller -I$OUT/obj $(pkg-config --cflags $PKGS)"
 CTL_LIBS="$(pkg-config --libs $PKGS) -lm -lpthread"
 sh tools/embed-schema.sh schema/[0-9][0-9][0-9]_*.sql >"$OUT/obj/schema-embed.c.tmp"
@@ -69,7 +70,7 @@ done
 rm -f "$OUT/libcontroller.a"
 ar rcs "$OUT/libcontroller.a" $ctl_objs
 
-PARSERS="schedstat procstat sysbench hackbench perf_csv perf_table kernbench time reaim volanomark numabench grouped"
+PARSERS="schedstat procstat sysbench hackbench perf_csv perf_table kernbench time reaim volanomark numabench cyclictest perf_bench command grouped"
 targets="json spec"
 $CC $CFLAGS $SAN -fsanitize=fuzzer tests/fuzz/fuzz-json.c $objs -o "$OUT/fuzz-json" -lm -lpthread
 $CC $CFLAGS $SAN -fsanitize=fuzzer tests/fuzz/fuzz-agent-spec.c $objs -o "$OUT/fuzz-spec" -lm -lpthread

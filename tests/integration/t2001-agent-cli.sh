@@ -21,9 +21,12 @@ test_expect_success 'version and usage' '
 
 test_expect_success 'list names every workload with parameters and availability' '
 	agent list >l &&
-	for w in chat fairness-loop hackbench kernbench memchunk numa-bw perf-stat pipe-pingpong reaim sysbench volanomark; do
+	for w in chat cpu-hog cyclictest fairness-loop hackbench kernbench memchunk numa-bw \
+		perf-bench-sched perf-stat pipe-pingpong reaim sysbench volanomark; do
 		grep_or_fail "$w (" l || return 1
 	done &&
+	grep_or_fail "  metrics: latency_min_us, latency_avg_us, latency_p50_us, latency_p99_us" l &&
+	grep_or_fail "  metrics: share.*, share_per_task.*, jain_index" l &&
 	grep_or_fail "  groups           a string of at most 1024 bytes; default \"/a:5,/b:2\"" l &&
 	grep_or_fail "duration         a duration in 1s..86400s" l &&
 	grep_or_fail "tree             a string of at most 4096 bytes; default (required)" l &&

@@ -2,10 +2,26 @@
 # t4001: `schedfarm plan check` on a folder of malformed plans, one defect
 # each (tests/data/plans/NAME.yaml), prints exactly the errors in the
 # golden file beside it (NAME.err): file:line:col, what was expected, in
-# line order; exits 1; prints nothing on stdout.
+# line order; exits 1; prints nothing on stdout.  A NAME.set beside a
+# plan holds --set KEY=VALUE arguments, one a line, given with it.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 DATA=$TOP/tests/data/plans
+
+# check NAME: plan check NAME.yaml in $DATA with NAME.set's --set options
+check() {
+	(
+		cd "$DATA" || exit 99
+		set -- "$1.yaml"
+		if [ -f "${1%.yaml}.set" ]; then
+			f=${1%.yaml}.set
+			set --
+			while IFS= read -r l; do set -- "$@" --set "$l"; done <"$f"
+			set -- "$@" "${f%.set}.yaml"
+		fi
+		"$SCHEDFARM_BIN" plan check "$@"
+	)
+}
 
 test_expect_success 'every malformed plan has a golden file and back' '
 	n=0 &&
@@ -22,7 +38,7 @@ test_expect_success 'every malformed plan has a golden file and back' '
 for y in "$DATA"/*.yaml; do
 	name=$(basename "$y" .yaml)
 	test_expect_success "plan check $name.yaml: golden errors, exit 1" "
-		(cd \"$DATA\" && \"\$SCHEDFARM_BIN\" plan check $name.yaml) >out 2>err
+		check $name >out 2>err
 		rc=\$?
 		test \$rc = 1 || { echo \"exit \$rc, not 1\"; return 1; }
 		test ! -s out || { echo 'stdout not empty:'; cat out; return 1; }
@@ -32,7 +48,7 @@ done
 
 test_expect_success 'every error line has the file:line:col: error: form' '
 	for y in "$DATA"/*.yaml; do
-		(cd "$DATA" && schedfarm plan check "$(basename "$y")") 2>>all
+		check "$(basename "$y" .yaml)" 2>>all
 	done
 	grep -v -E "^[a-z0-9-]+\.yaml(:[0-9]+:[0-9]+)?: error: .+" all >bad
 	test ! -s bad || { echo "lines without a position:"; cat bad; return 1; }

@@ -8,8 +8,9 @@ PLANS=$TOP/plans
 # plan file, then the number of runs it must expand to per boot (plan
 # check counts every boot's, as run does)
 for pr in smoke:2 memchunk-thread-mix:3 sysbench-oltp-threads:18 \
-	chat-rooms-cgroup:2 fairness-loop-5-2:1 kernbench-two-cgroups:4 \
-	kernbench-numa:1 numa-bw-jobs:5 reaim-users:1 pipe-pingpong-counters:1; do
+	chat-rooms-cgroup:2 fairness-loop-5-2:1 kernbench-two-cgroups:2 \
+	kernbench-numa:1 numa-bw-jobs:5 reaim-users:1 pipe-pingpong-counters:1 \
+	latency-under-load:4 sysbench-cpu-command:4; do
 	p=${pr%:*} n=${pr#*:}
 	test_expect_success "plans/$p.yaml passes plan check ($n runs per boot)" "
 		schedfarm plan check \"$PLANS/$p.yaml\" >out 2>err &&
@@ -58,13 +59,15 @@ test_expect_success 'expand --json: an array, every parameter typed, defaults in
 	schedfarm plan expand --json "$PLANS/smoke.yaml" >out &&
 	jq -c ".[]" out >runs &&
 	test "$(wc -l <runs)" = 2 &&
-	jq -e ".[0] == {\"index\":0,\"workload\":\"memchunk\",\"params\":{\"cgroup\":\"/\",\"short_threads\":1,\"long_threads\":1,\"duration\":\"1s\",\"chunk_slots\":256,\"sleep_every\":2800,\"sleep_us\":9000}}" out &&
+	jq -e ".[0] | del(.spec) == {\"index\":0,\"workload\":\"memchunk\",\"params\":{\"cgroup\":\"/\",\"short_threads\":1,\"long_threads\":1,\"duration\":\"1s\",\"chunk_slots\":256,\"sleep_every\":2800,\"sleep_us\":9000}}" out &&
+	jq -e ".[0].spec == {\"workload\":\"memchunk\",\"params\":.[0].params}" out &&
 	jq -e ".[1].params.round_trips == 10000 and .[1].params.pin_cpu == -1" out
 '
 
 test_expect_success 'global --json works for expand too, booleans are booleans' '
 	schedfarm --json plan expand "$PLANS/kernbench-two-cgroups.yaml" >out &&
-	jq -e "length == 4 and .[0].params.clean == true and .[3].params.jobs == 13 and .[3].params.cgroup == \"/b\"" out
+	jq -e "length == 2 and .[0].params[\"a.clean\"] == true and .[1].params[\"b.jobs\"] == 13 and .[1].params[\"b.cgroup\"] == \"/b\"" out &&
+	jq -e ".[1].spec.together[1] == {\"name\":\"b\",\"workload\":\"kernbench\",\"params\":{\"cgroup\":\"/b\",\"tree\":\"/var/lib/schedfarm/linux\",\"jobs\":13,\"target\":\"vmlinux\",\"clean\":true,\"objdir\":\"/var/lib/schedfarm/kb-b\"},\"background\":false}" out
 '
 
 test_expect_success 'expand of a bad plan prints the errors and exits 1' '

@@ -77,7 +77,7 @@ EOF
 
 test_expect_success 'bad rows are refused with file:line and the reason' '
 	! schedfarm import "$SCRATCH/bad.csv" >out 2>err &&
-	grep_or_fail "bad.csv:5: better is '\''sideways'\'', expected higher or lower" err &&
+	grep_or_fail "bad.csv:5: better is '\''sideways'\'', expected higher, lower or none" err &&
 	grep_or_fail "bad.csv:6: value '\''12abc'\'' is not a number" err &&
 	grep_or_fail "bad.csv:7: params entry '\''users'\'' is not key=value" err &&
 	grep_or_fail "bad.csv:8: host is empty" err &&

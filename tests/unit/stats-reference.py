@@ -138,3 +138,125 @@ show("seed003 pct", 100 * (b3.mean() / a3.mean() - 1))
 show("seed001 /foo pct", 100 * (vg1.mean() / vf1.mean() - 1))
 show("seed001 /foo fieller95 pct", fieller_summary(3, vf1.mean(), vf1.std(ddof=1), 3, vg1.mean(), vg1.std(ddof=1), 0.95))
 show("harmonic mean of 100, 200, 400 (12/7 * 100)", stats.hmean([100, 200, 400]))
+
+# --- issue 13: the edges ----------------------------------------------------
+# Pocock's constant for K looks: P(max_k |Z_k| >= c) = alpha, Z_k =
+# W(t_k)/sqrt(t_k), computed as 1 - the multivariate normal probability of
+# the box (-c, c)^K with corr(Z_i, Z_j) = sqrt(t_i / t_j) (i < j), found
+# by scipy.optimize.brentq.  scipy's mvn integration is Monte Carlo
+# (Genz), good to about 1e-5: the C code's recursive integration is the
+# sharper of the two; the tests allow 1e-3 on c.  Pocock (1977) table:
+# K = 2..5 at alpha 0.05: 2.178, 2.289, 2.361, 2.413.
+def gs_crossing(t, c, sides):
+    t = np.asarray(t, float)
+    K = len(t)
+    cov = np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))
+    mvn = stats.multivariate_normal(mean=np.zeros(K), cov=cov, allow_singular=True)
+    mvn.abseps = 1e-7
+    mvn.releps = 1e-7
+    if sides == 2:
+        # box via inclusion-exclusion is exact for cdf of the box
+        from itertools import product
+        tot = 0.0
+        for signs in product((0, 1), repeat=K):
+            upper = np.array([c if s == 0 else -c for s in signs])
+            tot += (-1) ** sum(signs) * mvn.cdf(upper)
+        return 1 - tot
+    return 1 - mvn.cdf(np.full(K, c))
+
+def gs_constant(t, alpha, sides):
+    return optimize.brentq(lambda c: gs_crossing(t, c, sides) - alpha, 1.0, 6.0, xtol=1e-7)
+
+for K in (2, 3, 4, 5):
+    show(f"Pocock c K={K} alpha 0.05 (equal looks)", gs_constant(range(1, K + 1), 0.05, 2))
+c = gs_constant([1, 2, 3, 4], 0.01, 2)
+show("Pocock c K=4 alpha 0.01", c)
+show("  nominal per-look 2(1-Phi(c))", 2 * stats.norm.sf(c))
+c = gs_constant([7, 11, 15, 19], 0.01, 2)
+show("looks at 7,11,15,19: c, alpha 0.01 two-sided", c)
+show("  nominal per-look", 2 * stats.norm.sf(c))
+c = gs_constant([7, 11, 15, 19], 0.05, 1)
+show("looks at 7,11,15,19: c, 0.05 one-sided", c)
+show("  no-change level 1 - 2(1-Phi(c))", 1 - 2 * stats.norm.sf(c))
+
+# Welch's interval of a difference (t at Welch-Satterthwaite df, by hand
+# from scipy.stats.t.ppf) and its p (scipy.stats.ttest_ind_from_stats).
+da = np.array([0.5, -0.4, 0.3, -0.6, 0.2, -0.1])
+db = np.array([4.8, 5.3, 5.1, 4.6, 5.2, 5.0])
+va, vb = da.var(ddof=1) / 6, db.var(ddof=1) / 6
+df = (va + vb) ** 2 / (va ** 2 / 5 + vb ** 2 / 5)
+t = stats.t.ppf(0.975, df)
+d = db.mean() - da.mean()
+show("crossing zero: diff", d)
+show("crossing zero: welch 95% low, high", (d - t * np.sqrt(va + vb), d + t * np.sqrt(va + vb)))
+show("crossing zero: welch p",
+     stats.ttest_ind(da, db, equal_var=False).pvalue)
+# Negative means, better = higher: -10 -> -12 is -20%.
+na_ = np.array([-10.1, -9.9, -10.0, -10.05, -9.95])
+nb_ = np.array([-12.1, -11.9, -12.0, -12.05, -11.95])
+show("negative means pct 100 (nb - na)/|na|", 100 * (nb_.mean() - na_.mean()) / abs(na_.mean()))
+df, lo, hi = fieller_root_form(na_, nb_, 0.95)
+show("negative means fieller ratio (lo, hi) -> pct = 100 (1 - r)", (100 * (1 - hi), 100 * (1 - lo)))
+
+# BCa of a difference of means (scipy.stats.bootstrap, 200000 resamples).
+rng = np.random.default_rng(13)
+xa = np.round(rng.normal(0.0, 1.0, 35), 3)
+xb = np.round(rng.normal(5.0, 1.0, 35), 3)
+print("bca-diff sample a", list(xa))
+print("bca-diff sample b", list(xb))
+res = stats.bootstrap((xa, xb), lambda a, b, axis: b.mean(axis=axis) - a.mean(axis=axis),
+                      vectorized=True, paired=False, confidence_level=0.95,
+                      n_resamples=200000, method="BCa", random_state=1)
+show("BCa scipy 95% difference", (res.confidence_interval.low, res.confidence_interval.high))
+
+# Holm (by hand, Holm 1979): p = (0.004, 0.006, 0.02) -> sorted times
+# (3, 2, 1): 0.012, 0.012, 0.02 after the running maximum.
+show("Holm of (0.004, 0.006, 0.02)", (min(1, 3 * 0.004), max(3 * 0.004, 2 * 0.006), max(0.012, 0.02)))
+
+# The comparison's Fieller and t intervals use n_a + n_b - 2 degrees of
+# freedom when both sides have the same n (the standard errors coincide;
+# coverage 95.0% at 3 per side where Welch's df gives 96.5%, see
+# bench/calibration).  The same cases at those df:
+def fieller(a, b, conf, df=None):
+    """Fieller's ratio interval by root finding, t at df (Welch's when None)."""
+    ma, mb = a.mean(), b.mean()
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    if df is None:
+        df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    t = stats.t.ppf(1 - (1 - conf) / 2, df)
+    f = lambda r: (mb - r * ma) ** 2 - t * t * (vb + r * r * va)
+    r0 = mb / ma
+    lo = optimize.brentq(f, r0 * 0.01 if r0 > 0 else r0 * 10, r0, xtol=1e-15)
+    hi = optimize.brentq(f, r0, r0 * 10 if r0 > 0 else r0 * 0.01, xtol=1e-15)
+    return df, lo, hi
+a3 = np.array([1467.06, 1478.82, 1473.36]); b3 = np.array([1375.63, 1278.40, 1293.11])
+for conf in (0.95, 0.90):
+    df, lo, hi = fieller(a3, b3, conf, 4)
+    show(f"seed003 fieller{int(conf*100)} df 4 pct", (100*(lo-1), 100*(hi-1)))
+na_ = np.array([-10.1, -9.9, -10.0, -10.05, -9.95]); nb_ = np.array([-12.1, -11.9, -12.0, -12.05, -11.95])
+df, lo, hi = fieller(na_, nb_, 0.95, 8)
+show("negative means fieller df 8 -> pct (100(1-hi), 100(1-lo))", (100*(1-hi), 100*(1-lo)))
+da = np.array([0.5, -0.4, 0.3, -0.6, 0.2, -0.1]); db = np.array([4.8, 5.3, 5.1, 4.6, 5.2, 5.0])
+va, vb = da.var(ddof=1)/6, db.var(ddof=1)/6
+t = stats.t.ppf(0.975, 10); d = db.mean()-da.mean()
+show("crossing zero t interval df 10", (d - t*np.sqrt(va+vb), d + t*np.sqrt(va+vb)))
+def fs(n1, m1, s1, n2, m2, s2, conf, df):
+    va, vb = s1*s1/n1, s2*s2/n2
+    t = stats.t.ppf(1-(1-conf)/2, df)
+    f = lambda r: (m2 - r*m1)**2 - t*t*(vb + r*r*va)
+    r0 = m2/m1
+    return (100*(optimize.brentq(f, r0*0.5, r0, xtol=1e-15)-1), 100*(optimize.brentq(f, r0, r0*2, xtol=1e-15)-1))
+n = 5000
+for name, (m1, e1), (m2, e2) in (("instructions", (994061050.0, 0.133), (1064610666.0, 0.086)), ("cycles", (2414463154.0, 0.056), (2448568573.0, 0.037))):
+    s1 = e1/100*m1*np.sqrt(n); s2 = e2/100*m2*np.sqrt(n)
+    show(f"seed004 {name} fieller95 df 9998", fs(n, m1, s1, n, m2, s2, 0.95, 9998))
+    show(f"seed004 {name} fieller90 df 9998", fs(n, m1, s1, n, m2, s2, 0.90, 9998))
+vf1 = np.array([117789, 118154, 118945.]); vg1 = np.array([130208, 129086, 129362.])
+df, lo, hi = fieller(vf1, vg1, 0.95, 4)
+show("seed001 /foo fieller95 df 4 pct", (100*(lo-1), 100*(hi-1)))
+rng = np.random.default_rng(13)
+xa = np.round(rng.normal(0.0, 1.0, 55), 3); xb = np.round(rng.normal(5.0, 1.0, 55), 3)
+print("bca-diff55 a", ", ".join(f"{v}" for v in xa))
+print("bca-diff55 b", ", ".join(f"{v}" for v in xb))
+res = stats.bootstrap((xa, xb), lambda a, b, axis: b.mean(axis=axis) - a.mean(axis=axis), vectorized=True, paired=False, confidence_level=0.95, n_resamples=200000, method="BCa", random_state=1)
+show("BCa scipy 95% difference (55 a side)", (res.confidence_interval.low, res.confidence_interval.high))

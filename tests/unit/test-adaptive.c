@@ -1,9 +1,10 @@
 /*
  * test-adaptive.c - the pure half of adaptive.c: which kernel opens each
  * block (ABBA), how many boots a block runs and how they are numbered,
- * what a sequence does after a job, and that a sequence that is never
- * decided stops within the cap and the looks for every plan the parser
- * accepts.  The database step is covered by
+ * the design (where the looks are, their per-look levels), what a
+ * sequence does after a job, and that a sequence that is never decided
+ * stops within the cap and the looks for every plan the parser accepts.
+ * The database step is covered by
  * tests/integration/t5004-adaptive-repetitions.sh.
  */
 #include <setjmp.h>
@@ -11,11 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "analysis/adaptive.h"
 #include "analysis/compare.h"
 #include "plan/plan.h"
+#include "strbuf.h"
 
 static void test_abba_order(void **state)
 {
@@ -54,61 +58,140 @@ static void test_boots(void **state)
 	assert_int_equal(adaptive_first_boot(1000, 1 << 30), INT32_MAX);
 }
 
+static void test_design(void **state)
+{
+	struct adaptive_design d;
+
+	(void)state;
+	/* boots 3, cap 20: blocks of 3, 7, 11, 15, 19 boots; the first
+	 * look at >= 6 per side, so looks at 7, 11, 15, 19.  The levels:
+	 * stats-reference.py "looks at 7,11,15,19" (scipy's multivariate
+	 * normal): c 2.91336 two-sided at 0.01 -> 0.0035756 per look;
+	 * c 2.02993 one-sided at 0.05 -> a 95.764% no-change interval. */
+	assert_int_equal(adaptive_design_make(3, 20, &d), 0);
+	assert_int_equal(d.looks, 4);
+	assert_int_equal(d.look_n[0], 7);
+	assert_int_equal(d.look_n[3], 19);
+	assert_int_equal(d.look_block[0], 1);
+	assert_int_equal(d.last_block, 4);
+	assert_true(fabs(d.alpha - 0.003575648134961019) < 2e-6);
+	assert_true(fabs(d.nc_level - 0.9576364176674017) < 2e-5);
+	assert_int_equal(adaptive_design_look(&d, 0), 0);
+	assert_int_equal(adaptive_design_look(&d, 1), 1);
+	assert_int_equal(adaptive_design_look(&d, 4), 4);
+	assert_int_equal(adaptive_design_look(&d, 5), 0);
+	/* boots 1, cap 9: 1, 5, 9: one look, at 9 -- a fixed design, its
+	 * levels the fixed ones. */
+	assert_int_equal(adaptive_design_make(1, 9, &d), 0);
+	assert_int_equal(d.looks, 1);
+	assert_int_equal(d.look_n[0], 9);
+	assert_int_equal(d.last_block, 2);
+	assert_true(fabs(d.alpha - COMPARE_ALPHA) < 1e-9);
+	assert_true(fabs(d.nc_level - COMPARE_NOCHANGE_LEVEL) < 1e-9);
+	/* boots 4, cap 5: one block; below 6 per side, but the last. */
+	assert_int_equal(adaptive_design_make(4, 5, &d), 0);
+	assert_int_equal(d.looks, 1);
+	assert_int_equal(d.look_n[0], 4);
+	assert_int_equal(d.last_block, 0);
+	/* boots 2, cap 40: looks at 6, 10, 14, 18, then no more (four
+	 * looks at most), however far the cap. */
+	assert_int_equal(adaptive_design_make(2, 40, &d), 0);
+	assert_int_equal(d.looks, ADAPTIVE_MAX_LOOKS);
+	assert_int_equal(d.look_n[0], 6);
+	assert_int_equal(d.look_n[3], 18);
+	assert_int_equal(d.last_block, 4);
+	/* Pocock's 4 equal looks at 0.01: about 0.0033 (REFERENCE.md);
+	 * these are nearly equal, so nearly that, never 0.0182. */
+	assert_true(d.alpha > 0.0030 && d.alpha < 0.0040);
+	assert_int_equal(adaptive_design_make(0, 20, &d), -EINVAL);
+	assert_int_equal(adaptive_design_make(5, 4, &d), -EINVAL);
+}
+
+/* The query of a sequence's latest look (the answer reads it again). */
+static void test_last_look(void **state)
+{
+	struct plan p;
+	struct compare_query q;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.boots = 3;
+	p.max_boots = 20; /* looks end blocks 1, 2, 3, 4 */
+	memset(&q, 0, sizeof(q));
+	assert_int_equal(adaptive_last_look(&p, 0, &q), 0);
+	assert_int_equal(q.look, 0);
+	assert_int_equal(adaptive_last_look(&p, 2, &q), 2);
+	assert_int_equal(q.look, 2);
+	assert_int_equal(q.looks, 4);
+	assert_int_equal(q.max_block, 2);
+	assert_true(fabs(q.alpha - 0.003575648134961019) < 2e-6);
+	assert_true(q.nc_level > COMPARE_NOCHANGE_LEVEL);
+	assert_int_equal(adaptive_last_look(&p, 9, &q), 4);
+	assert_int_equal(q.max_block, 4);
+	p.max_boots = 2; /* below boots: no design */
+	assert_int_equal(adaptive_last_look(&p, 1, &q), -EINVAL);
+}
+
 static void test_after_job(void **state)
 {
 	(void)state;
-	/* The job that opens a block queues its pair ... */
+	/* The job that opens a block queues its pair -- in block 0 too:
+	 * base runs of other sequences never stand in for its own. */
 	assert_int_equal(
-		adaptive_after_job(ADAPTIVE_PATCH, 0, ADAPTIVE_PAIR_NONE, 0),
+		adaptive_after_job(ADAPTIVE_PATCH, 0, ADAPTIVE_PAIR_NONE),
 		ADAPTIVE_QUEUE_PAIR);
 	assert_int_equal(
-		adaptive_after_job(ADAPTIVE_BASE, 1, ADAPTIVE_PAIR_NONE, 1),
+		adaptive_after_job(ADAPTIVE_BASE, 1, ADAPTIVE_PAIR_NONE),
 		ADAPTIVE_QUEUE_PAIR);
 	assert_int_equal(
-		adaptive_after_job(ADAPTIVE_PATCH, 2, ADAPTIVE_PAIR_NONE, 0),
+		adaptive_after_job(ADAPTIVE_PATCH, 2, ADAPTIVE_PAIR_NONE),
 		ADAPTIVE_QUEUE_PAIR);
-	/* ... except in block 0 when the base was measured before. */
-	assert_int_equal(
-		adaptive_after_job(ADAPTIVE_PATCH, 0, ADAPTIVE_PAIR_NONE, 1),
-		ADAPTIVE_COMPARE);
 	/* The job whose pair is done closes the block. */
 	assert_int_equal(
-		adaptive_after_job(ADAPTIVE_BASE, 0, ADAPTIVE_PAIR_DONE, 0),
+		adaptive_after_job(ADAPTIVE_BASE, 0, ADAPTIVE_PAIR_DONE),
 		ADAPTIVE_COMPARE);
 	assert_int_equal(
-		adaptive_after_job(ADAPTIVE_PATCH, 1, ADAPTIVE_PAIR_DONE, 0),
+		adaptive_after_job(ADAPTIVE_PATCH, 1, ADAPTIVE_PAIR_DONE),
 		ADAPTIVE_COMPARE);
 	/* A pair still to run closes it itself; a failed one ended it. */
 	assert_int_equal(
-		adaptive_after_job(ADAPTIVE_PATCH, 0, ADAPTIVE_PAIR_PENDING, 0),
+		adaptive_after_job(ADAPTIVE_PATCH, 0, ADAPTIVE_PAIR_PENDING),
 		ADAPTIVE_WAIT);
 	assert_int_equal(
-		adaptive_after_job(ADAPTIVE_BASE, 1, ADAPTIVE_PAIR_ENDED, 0),
+		adaptive_after_job(ADAPTIVE_BASE, 1, ADAPTIVE_PAIR_ENDED),
 		ADAPTIVE_END);
-	/* The second kernel of a block without its opener compares. */
+	/* The second kernel of a block without its opener closes it. */
 	assert_int_equal(
-		adaptive_after_job(ADAPTIVE_PATCH, 1, ADAPTIVE_PAIR_NONE, 0),
+		adaptive_after_job(ADAPTIVE_PATCH, 1, ADAPTIVE_PAIR_NONE),
 		ADAPTIVE_COMPARE);
 }
 
 static void test_may_continue(void **state)
 {
 	struct strbuf why = STRBUF_INIT;
+	struct adaptive_design d;
 
 	(void)state;
 	/* boots 1, cap 9: 1 -> 5 -> 9, and 13 would pass the cap. */
-	assert_int_equal(adaptive_may_continue(1, 9, 0, &why), 1);
-	assert_int_equal(adaptive_may_continue(1, 9, 1, &why), 1);
+	adaptive_design_make(1, 9, &d);
+	assert_int_equal(adaptive_may_continue(&d, 0, &why), 1);
+	assert_int_equal(adaptive_may_continue(&d, 1, &why), 1);
 	assert_int_equal(why.len, 0);
-	assert_int_equal(adaptive_may_continue(1, 9, 2, &why), 0);
-	assert_string_equal(why.buf,
-			    "stopped at the cap (9 boots per side): another "
-			    "block of 4 would make 13");
-	/* Cap 20, boots 3: 3, 7, 11, 15 -- then the looks are used up. */
+	assert_int_equal(adaptive_may_continue(&d, 2, &why), 0);
+	assert_string_equal(why.buf, "stopped after the last look (1 of 1): "
+				     "no more blocks");
+	/* Cap 20, boots 3: 3, 7, 11, 15, 19 -- the fourth look is the last. */
 	strbuf_reset(&why);
-	assert_int_equal(adaptive_may_continue(3, 20, 2, &why), 1);
-	assert_int_equal(adaptive_may_continue(3, 20, 3, &why), 0);
+	adaptive_design_make(3, 20, &d);
+	assert_int_equal(adaptive_may_continue(&d, 3, &why), 1);
+	assert_int_equal(adaptive_may_continue(&d, 4, &why), 0);
 	assert_non_null(strstr(why.buf, "last look (4 of 4)"));
+	/* boots 4, cap 10: 4, 8 (13 > 10): looks at 8 only... and 12
+	 * would pass the cap. */
+	strbuf_reset(&why);
+	adaptive_design_make(4, 10, &d);
+	assert_int_equal(d.looks, 1);
+	assert_int_equal(adaptive_may_continue(&d, 1, &why), 0);
 	strbuf_release(&why);
 }
 
@@ -119,21 +202,25 @@ static void test_may_continue(void **state)
  */
 static void simulate(int plan_boots, int max_boots)
 {
-	int boots[2] = { 0, 0 }, block = 0, jobs = 0;
-	enum adaptive_side side = ADAPTIVE_PATCH, order[16];
+	int boots[2] = { 0, 0 }, block = 0, jobs = 0, looks = 0;
+	enum adaptive_side side = ADAPTIVE_PATCH, order[64];
 	enum adaptive_pair pair = ADAPTIVE_PAIR_NONE;
 	struct strbuf why = STRBUF_INIT;
+	struct adaptive_design d;
 
+	assert_int_equal(adaptive_design_make(plan_boots, max_boots, &d), 0);
+	assert_true(d.looks >= 1 && d.looks <= ADAPTIVE_MAX_LOOKS);
 	for (;;) {
 		enum adaptive_action act;
+		int look;
 
-		assert_true(jobs < 16);
+		assert_true(jobs < 64);
 		order[jobs++] = side;
 		assert_int_equal(adaptive_first_boot(plan_boots, block),
 				 boots[side]);
 		boots[side] += adaptive_block_boots(plan_boots, block);
 		assert_true(boots[side] <= max_boots);
-		act = adaptive_after_job(side, block, pair, 0);
+		act = adaptive_after_job(side, block, pair);
 		if (act == ADAPTIVE_QUEUE_PAIR) {
 			side = side == ADAPTIVE_PATCH ? ADAPTIVE_BASE
 						      : ADAPTIVE_PATCH;
@@ -141,9 +228,17 @@ static void simulate(int plan_boots, int max_boots)
 			continue;
 		}
 		assert_int_equal(act, ADAPTIVE_COMPARE);
-		assert_true(block + 1 <= COMPARE_POCOCK_LOOKS);
+		look = adaptive_design_look(&d, block);
+		if (look) {
+			/* Each look at least ADAPTIVE_FIRST_LOOK_N per side,
+			 * unless it is the only one. */
+			assert_int_equal(look, ++looks);
+			assert_int_equal(d.look_n[look - 1], boots[0]);
+			assert_true(boots[0] >= ADAPTIVE_FIRST_LOOK_N ||
+				    d.looks == 1);
+		}
 		strbuf_reset(&why);
-		if (!adaptive_may_continue(plan_boots, max_boots, block, &why))
+		if (!adaptive_may_continue(&d, block, &why))
 			break;
 		block++;
 		side = adaptive_first_side(block);
@@ -151,6 +246,7 @@ static void simulate(int plan_boots, int max_boots)
 	}
 	assert_int_equal(boots[0], boots[1]);
 	assert_int_equal(jobs, 2 * (block + 1));
+	assert_int_equal(looks, d.looks);
 	for (int i = 0; i + 3 < jobs; i += 2) {
 		assert_int_equal(order[i], order[i + 3]);
 		assert_int_equal(order[i + 1], order[i + 2]);
@@ -159,16 +255,20 @@ static void simulate(int plan_boots, int max_boots)
 	/* It stopped because another block would pass the cap, or at the
 	 * last look -- not earlier. */
 	assert_true(boots[0] + COMPARE_BLOCK > max_boots ||
-		    block + 1 == COMPARE_POCOCK_LOOKS);
+		    looks == ADAPTIVE_MAX_LOOKS);
 	strbuf_release(&why);
 }
 
 static void test_never_past_cap(void **state)
 {
 	(void)state;
-	for (int b = 1; b <= 25; b++)
-		for (int cap = b; cap <= 40; cap++)
+	/* Every design from 1 to 16 boots with caps up to 24 above (the
+	 * looks only depend on how many blocks fit), and the largest. */
+	for (int b = 1; b <= 16; b++)
+		for (int cap = b; cap <= b + 24; cap++)
 			simulate(b, cap);
+	for (int cap = 1000 - 24; cap <= 1000; cap += 4)
+		simulate(cap, 1000);
 }
 
 static void test_job_boots(void **state)
@@ -211,6 +311,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_abba_order),
 		cmocka_unit_test(test_boots),
+		cmocka_unit_test(test_design),
+		cmocka_unit_test(test_last_look),
 		cmocka_unit_test(test_after_job),
 		cmocka_unit_test(test_may_continue),
 		cmocka_unit_test(test_never_past_cap),

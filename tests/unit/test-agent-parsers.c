@@ -178,6 +178,7 @@ static double capture_find(struct strbuf *all, const char *scope,
 
 static void capture_end(struct capture *c, struct strbuf *out)
 {
+	emit_flush(&c->em); /* counters are buffered until a flush */
 	close(c->fds[1]);
 	c->em.out_fd = -1;
 	strbuf_read_fd(out, c->fds[0], 1 << 24);
@@ -457,9 +458,149 @@ static void test_seed_shapes(void **state)
 	strbuf_release(&err);
 }
 
+static void test_cyclictest(void **state)
+{
+	struct metrics ms;
+	struct strbuf err = STRBUF_INIT;
+	/* 1000 samples over 2 threads: 500 at 10 us, 490 at 20, 9 at 50,
+	 * 1 past the histogram */
+	const char *syn = "# Histogram\n"
+			  "000010 000300\t000200\n"
+			  "000020 000250\t000240\n"
+			  "000050 000004\t000005\n"
+			  "# Total: 000000554 000000445\n"
+			  "# Min Latencies: 00009 00010\n"
+			  "# Avg Latencies: 00016 00017\n"
+			  "# Max Latencies: 00080 00130\n"
+			  "# Histogram Overflows: 00000 00001\n";
+
+	(void)state;
+	metrics_init(&ms);
+	assert_int_equal(parse_cyclictest(syn, strlen(syn), &ms, &err), 0);
+	assert_true(val(&ms, "latency_p50_us") == 10);
+	assert_true(val(&ms, "latency_p99_us") == 20);
+	assert_true(val(&ms, "latency_p999_us") == 50);
+	assert_true(val(&ms, "latency_max_us") == 130);
+	assert_true(val(&ms, "latency_min_us") == 9);
+	assert_true(val(&ms, "latency_avg_us") == 16.5);
+	assert_true(val(&ms, "samples") == 1000);
+	assert_true(val(&ms, "overflows") == 1);
+	assert_string_equal(metrics_find(&ms, "latency_p99_us")->unit, "us");
+	assert_string_equal(metrics_find(&ms, "latency_p99_us")->direction,
+			    "lower");
+	metrics_release(&ms);
+
+	/* real output (2 threads, -h 400, a loaded VM): percentiles that fall
+	 * past the histogram are bounded by the maximum */
+	parse_file(parse_cyclictest, "cyclictest-h.txt", &ms, 0);
+	assert_true(val(&ms, "samples") == 3412);
+	assert_true(val(&ms, "latency_p50_us") == 123);
+	assert_true(val(&ms, "latency_p99_us") == 17303);
+	assert_true(val(&ms, "latency_max_us") == 17303);
+	assert_true(val(&ms, "latency_min_us") == 36);
+	assert_true(val(&ms, "latency_p50_us") <= val(&ms, "latency_p99_us"));
+	metrics_release(&ms);
+
+	metrics_init(&ms);
+	assert_int_equal(
+		parse_cyclictest("T: 0 ( 1) P: 0 I:1000\n", 22, &ms, &err), -1);
+	assert_non_null(strstr(err.buf, "needs -h"));
+	metrics_release(&ms);
+	strbuf_release(&err);
+}
+
+static void test_perf_bench(void **state)
+{
+	struct metrics ms;
+
+	(void)state;
+	parse_file(parse_perf_bench, "perf-bench-messaging.txt", &ms, 0);
+	assert_true(val(&ms, "time_s") == 3.974);
+	assert_null(metrics_find(&ms, "ops_per_s"));
+	metrics_release(&ms);
+	parse_file(parse_perf_bench, "perf-bench-pipe.txt", &ms, 0);
+	assert_true(val(&ms, "time_s") == 0.301);
+	assert_true(val(&ms, "usecs_per_op") == 60.2796);
+	assert_true(val(&ms, "ops_per_s") == 16589);
+	assert_string_equal(metrics_find(&ms, "ops_per_s")->direction,
+			    "higher");
+	metrics_release(&ms);
+	parse_file(parse_perf_bench, "hackbench-process.txt", &ms, -1);
+	metrics_release(&ms);
+}
+
+/*
+ * sysbench cpu through the regex command workload of
+ * plans/workloads/sysbench-cpu-regex.yaml gives what the built-in
+ * wrapper's parser gives on the same output: names, units, directions
+ * and values.
+ */
+static void test_command_matches_sysbench(void **state)
+{
+	static const char *const pat[] = {
+		"events per second:\\s*(?<events_per_s>[0-9.]+)",
+		"total time:\\s*(?<total_time_s>[0-9.]+)s",
+		"total number of events:\\s*(?<events>[0-9]+)",
+		"^\\s*min:\\s*(?<latency_min_ms>[0-9.]+)$",
+		"^\\s*avg:\\s*(?<latency_avg_ms>[0-9.]+)$",
+		"^\\s*max:\\s*(?<latency_max_ms>[0-9.]+)$",
+		"95th percentile:\\s*(?<latency_p95_ms>[0-9.]+)",
+	};
+	static const char *const m[][3] = {
+		{ "events_per_s", "1/s", "higher" },
+		{ "total_time_s", "s", "lower" },
+		{ "events", "count", "higher" },
+		{ "latency_min_ms", "ms", "lower" },
+		{ "latency_avg_ms", "ms", "lower" },
+		{ "latency_max_ms", "ms", "lower" },
+		{ "latency_p95_ms", "ms", "lower" },
+	};
+	struct strbuf t = STRBUF_INIT, err = STRBUF_INIT;
+	struct metrics ms;
+	struct cmd_def d;
+	double v[7];
+
+	(void)state;
+	cmd_def_init(&d);
+	d.name = xstrdup("sysbench-cpu-regex");
+	strvec_push(&d.argv, "sysbench");
+	d.format = CMD_REGEX;
+	for (size_t i = 0; i < 7; i++)
+		strvec_push(&d.patterns, pat[i]);
+	d.metrics = xcalloc(7, sizeof(*d.metrics));
+	for (size_t i = 0; i < 7; i++) {
+		d.metrics[i].name = xstrdup(m[i][0]);
+		d.metrics[i].key = xstrdup(m[i][0]);
+		d.metrics[i].unit = xstrdup(m[i][1]);
+		d.metrics[i].direction = m[i][2];
+	}
+	d.nmetrics = 7;
+	assert_int_equal(cmd_def_check(&d, &err, &err), 0);
+	data("sysbench-cpu.txt", &t);
+	assert_int_equal(cmd_parse_output(&d, t.buf, t.len, v, &err), 0);
+	metrics_init(&ms);
+	assert_int_equal(parse_sysbench(t.buf, t.len, &ms, &err), 0);
+	assert_int_equal(ms.n, 7);
+	for (size_t i = 0; i < 7; i++) {
+		const struct metric *b = metrics_find(&ms, m[i][0]);
+
+		assert_non_null(b);
+		assert_true(b->value == v[i]);
+		assert_string_equal(b->unit, d.metrics[i].unit);
+		assert_string_equal(b->direction, d.metrics[i].direction);
+	}
+	metrics_release(&ms);
+	cmd_def_release(&d);
+	strbuf_release(&t);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cyclictest),
+		cmocka_unit_test(test_perf_bench),
+		cmocka_unit_test(test_command_matches_sysbench),
 		cmocka_unit_test(test_schedstat_versions),
 		cmocka_unit_test(test_schedstat_refusals),
 		cmocka_unit_test(test_schedstat_delta),

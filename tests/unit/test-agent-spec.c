@@ -400,9 +400,94 @@ static void test_run_bad_spec(void **state)
 	strbuf_release(&out);
 }
 
+static void test_spec_together(void **state)
+{
+	struct run_spec s;
+
+	(void)state;
+	spec_ok("{\"run_id\": 7, \"iterations\": 2, \"together\": ["
+		"{\"name\": \"a\", \"workload\": \"kernbench\", \"params\": "
+		"{\"tree\": \"/src\", \"jobs\": 8, \"cgroup\": \"/a\"}},"
+		"{\"name\": \"n\", \"background\": true, \"command\": "
+		"{\"name\": \"hog\", \"argv\": [\"hog\", \"-n\", \"2\"], "
+		"\"format\": \"keyvalue\", \"metrics\": [{\"name\": \"x\", "
+		"\"key\": \"x\", \"unit\": \"\", \"direction\": \"none\"}]}, "
+		"\"params\": {\"cgroup\": \"/n\"}}], \"sample_ms\": 250}",
+		&s);
+	assert_null(s.wl);
+	assert_int_equal(s.nmembers, 2);
+	assert_int_equal(s.sample_ms, 250);
+	assert_string_equal(s.members[0].name, "a");
+	assert_string_equal(s.members[0].wl->name, "kernbench");
+	assert_int_equal(s.members[0].iterations, 2);
+	assert_int_equal(s.members[0].run_id, 7);
+	assert_int_equal(spec_param_i64(&s.members[0], "jobs"), 8);
+	assert_string_equal(spec_param(&s.members[0], "target"), "vmlinux");
+	assert_true(s.members[1].background);
+	assert_non_null(s.members[1].cmd);
+	assert_string_equal(s.members[1].cmd->argv.v[2], "2");
+	assert_string_equal(spec_param(&s.members[1], "cgroup"), "/n");
+	assert_ptr_equal(wl_ops_of(&s.members[1]), &wl_command);
+	run_spec_release(&s);
+
+	/* a together run samples once a second unless told */
+	spec_ok("{\"run_id\": 1, \"together\": [{\"name\": \"x\", "
+		"\"workload\": \"cpu-hog\"}]}",
+		&s);
+	assert_int_equal(s.sample_ms, 1000);
+	run_spec_release(&s);
+	spec_ok("{\"run_id\": 1, \"workload\": \"cpu-hog\"}", &s);
+	assert_int_equal(s.sample_ms, 0);
+	run_spec_release(&s);
+}
+
+static void test_spec_together_bad(void **state)
+{
+	(void)state;
+	spec_bad("{\"run_id\": 1, \"together\": []}", "together",
+		 "1..16 members");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"together\": "
+		 "[{\"name\": \"a\", \"workload\": \"chat\"}]}",
+		 "together", "no \"workload\"");
+	spec_bad("{\"run_id\": 1, \"together\": [{\"name\": \"a b\", "
+		 "\"workload\": \"chat\"}]}",
+		 "together[0].name", "a member's name");
+	spec_bad("{\"run_id\": 1, \"together\": [{\"name\": \"a\", "
+		 "\"workload\": \"chat\"}, {\"name\": \"a\", "
+		 "\"workload\": \"chat\"}]}",
+		 "together[1].name", "given twice");
+	spec_bad("{\"run_id\": 1, \"together\": [{\"name\": \"a\", "
+		 "\"workload\": \"chat\", \"colour\": 1}]}",
+		 "together[0].colour", "unknown field");
+	spec_bad("{\"run_id\": 1, \"together\": [{\"name\": \"a\", "
+		 "\"workload\": \"chat\", \"params\": {\"rooms\": 0}}]}",
+		 "together[0].params.rooms", "expected an integer in 1..1000");
+	spec_bad("{\"run_id\": 1, \"together\": [{\"name\": \"a\", "
+		 "\"workload\": \"chat\", \"params\": {\"cgroup\": "
+		 "\"/x\"}}, {\"name\": \"b\", \"workload\": \"chat\", "
+		 "\"params\": {\"cgroup\": \"/x\"}}]}",
+		 "together[1].params.cgroup", "a cgroup of its own");
+	spec_bad("{\"run_id\": 1, \"together\": [{\"name\": \"a\", "
+		 "\"workload\": \"chat\", \"background\": 1}]}",
+		 "together[0].background", "");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"sample_ms\": "
+		 "50}",
+		 "sample_ms", "0 (off) or 100..60000");
+	spec_bad("{\"run_id\": 1, \"command\": {\"name\": \"c\", "
+		 "\"argv\": [\"p\"], \"format\": \"jsonl\", \"metrics\": "
+		 "[{\"name\": \"a\", \"key\": \"a\", \"unit\": \"\", "
+		 "\"direction\": \"none\"}]}, \"params\": {\"threads\": 2}}",
+		 "params.threads", "c has no parameter threads");
+	spec_bad("{\"run_id\": 1, \"workload\": \"chat\", \"command\": "
+		 "{}}",
+		 "command", "not both");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spec_together),
+		cmocka_unit_test(test_spec_together_bad),
 		cmocka_unit_test(test_spec_good),
 		cmocka_unit_test(test_spec_bad),
 		cmocka_unit_test(test_loop_groups),

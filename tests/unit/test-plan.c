@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cleanup.h"
@@ -50,7 +54,7 @@ static const char full_plan[] =
 	"  config: [farm-base.config, farm-vm.config]\n"
 	"metrics:\n"
 	"  transactions_per_s: {tau: 1.5%, direction: higher, decides: true}\n"
-	"  \"perf.*\": {direction: none}\n"
+	"  \"latency_*\": {direction: none}\n"
 	"timeouts: {power: 2m, boot: 5m, run: 30m, collect: 90s}\n";
 
 static struct plan *must_parse(const char *text)
@@ -120,7 +124,7 @@ static void test_full_plan_fields(void **state)
 	assert_true(p->metrics[0].tau_pct == 1.5);
 	assert_int_equal(p->metrics[0].direction, PLAN_DIR_HIGHER);
 	assert_int_equal(p->metrics[0].decides, 1);
-	assert_string_equal(p->metrics[1].name, "perf.*");
+	assert_string_equal(p->metrics[1].name, "latency_*");
 	assert_true(p->metrics[1].tau_pct < 0);
 	assert_int_equal(p->metrics[1].direction, PLAN_DIR_NONE);
 	assert_int_equal(p->metrics[1].decides, 0);
@@ -273,7 +277,11 @@ static void test_run_param_and_json(void **state)
 			    "{\"cgroup\":\"/\",\"short_threads\":5,"
 			    "\"long_threads\":5,\"duration\":\"2s\","
 			    "\"chunk_slots\":256,\"sleep_every\":2800,"
-			    "\"sleep_us\":9000}}");
+			    "\"sleep_us\":9000},\"spec\":{\"workload\":"
+			    "\"memchunk\",\"params\":{\"cgroup\":\"/\","
+			    "\"short_threads\":5,\"long_threads\":5,"
+			    "\"duration\":\"2s\",\"chunk_slots\":256,"
+			    "\"sleep_every\":2800,\"sleep_us\":9000}}}");
 	strbuf_reset(&js);
 	plan_cgroups_json(p, &js);
 	assert_string_equal(
@@ -293,7 +301,8 @@ static void test_run_param_and_json(void **state)
 		"\"tags\":[\"numa\",\"lab-2\"]},\"kernel_config\":"
 		"[\"farm-base.config\",\"farm-vm.config\"],\"metrics\":["
 		"{\"name\":\"transactions_per_s\",\"tau_pct\":1.5,"
-		"\"direction\":\"higher\",\"decides\":true},{\"name\":\"perf.*"
+		"\"direction\":\"higher\",\"decides\":true},{\"name\":"
+		"\"latency_*"
 		"\","
 		"\"tau_pct\":null,\"direction\":\"none\",\"decides\":false}],"
 		"\"timeouts\":{\"power_ms\":120000,\"boot_ms\":300000,"
@@ -531,7 +540,9 @@ static void test_shipped_plans(void **state)
 					     "kernbench-numa",
 					     "numa-bw-jobs",
 					     "reaim-users",
-					     "pipe-pingpong-counters" };
+					     "pipe-pingpong-counters",
+					     "latency-under-load",
+					     "sysbench-cpu-command" };
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -549,9 +560,328 @@ static void test_shipped_plans(void **state)
 	}
 }
 
+/* The values of run parameter name over all runs, joined by ','. */
+static void values_of(const struct plan *p, const char *name,
+		      struct strbuf *out)
+{
+	strbuf_reset(out);
+	for (size_t i = 0; i < p->nr_runs; i++)
+		strbuf_addf(out, "%s%s", i ? "," : "",
+			    plan_run_param(&p->runs[i], name));
+}
+
+static void test_ranges(void **state)
+{
+	struct strbuf v = STRBUF_INIT, err = STRBUF_INIT;
+	struct plan *p;
+
+	(void)state;
+	/* seed 001's 1..256 threads */
+	p = must_parse("workload: sysbench\n"
+		       "params: {threads: {from: 1, to: 256, times: 2}}\n");
+	assert_int_equal(p->nr_runs, 9);
+	values_of(p, "threads", &v);
+	assert_string_equal(v.buf, "1,2,4,8,16,32,64,128,256");
+	plan_free(p);
+	p = must_parse("workload: sysbench\n"
+		       "params:\n"
+		       "  threads: {from: 2, to: 9, step: 3}\n"
+		       "  time: {from: 1500ms, to: 3s, step: 500ms}\n");
+	assert_int_equal(p->nr_runs, 3 * 4);
+	values_of(p, "time", &v);
+	assert_string_equal(v.buf, "1500ms,2s,2500ms,3s,1500ms,2s,2500ms,3s,"
+				   "1500ms,2s,2500ms,3s");
+	values_of(p, "threads", &v);
+	assert_string_equal(v.buf, "2,2,2,2,5,5,5,5,8,8,8,8");
+	plan_free(p);
+	p = must_parse(
+		"workload: fairness-loop\n"
+		"params: {converge_pct: {from: 0.5, to: 2, times: 2}}\n");
+	values_of(p, "converge_pct", &v);
+	assert_string_equal(v.buf, "0.5,1,2");
+	plan_free(p);
+	must_fail("workload: sysbench\n"
+		  "params: {threads: {from: 1, to: 5000, step: 1}}\n",
+		  &err);
+	assert_non_null(strstr(err.buf, "more than 1024 values"));
+	strbuf_release(&v);
+	strbuf_release(&err);
+}
+
+static void test_set_overrides(void **state)
+{
+	static const char plan[] = "workloads:\n"
+				   "  - workload: memchunk\n"
+				   "    params: {duration: 5s}\n"
+				   "  - workload: pipe-pingpong\n"
+				   "metrics:\n"
+				   "  \"share./a\": {tau: 2%}\n";
+	struct strvec sets = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT, v = STRBUF_INIT;
+	struct plan *p = NULL;
+
+	(void)state;
+	strvec_pushl(&sets, "params.duration=2s", "boots=3",
+		     "workloads[1].params.round_trips=[10, 20]",
+		     "metrics.\"share./a\"=", "host.min_cpus=4",
+		     "timeouts.run=5m", (char *)NULL);
+	/* the metric is not reported by these workloads: the --set that
+	 * empties its rule is checked, and the name check reports it */
+	assert_int_equal(
+		plan_parse_set("t.yaml", plan, strlen(plan), &sets, &p, &err),
+		-EINVAL);
+	assert_non_null(strstr(err.buf,
+			       "t.yaml: error: --set metrics.\"share./a"
+			       "\"=: metrics.share./a: expected a map"));
+	strvec_pop(&sets);
+	strvec_pop(&sets);
+	strvec_pop(&sets);
+	strvec_pushl(&sets, "host.min_cpus=4", "timeouts.run=5m",
+		     "metrics={records_per_s: {tau: 1%}}", (char *)NULL);
+	strbuf_reset(&err);
+	assert_int_equal(
+		plan_parse_set("t.yaml", plan, strlen(plan), &sets, &p, &err),
+		0);
+	assert_int_equal(p->boots, 3);
+	assert_int_equal(p->host.min_cpus, 4);
+	assert_int_equal(p->timeouts.run_ms, 300000);
+	assert_int_equal(p->nr_runs, 3);
+	assert_string_equal(plan_run_param(&p->runs[0], "duration"), "2s");
+	assert_string_equal(plan_run_param(&p->runs[1], "round_trips"), "10");
+	assert_string_equal(plan_run_param(&p->runs[2], "round_trips"), "20");
+	assert_int_equal(p->nr_metrics, 1);
+	assert_string_equal(p->metrics[0].name, "records_per_s");
+	plan_free(p);
+
+	/* a later --set wins; each error names its --set */
+	strvec_clear(&sets);
+	strvec_pushl(&sets, "metrics={elapsed_s: {tau: 3}}", "warmup=2",
+		     "warmup=0", "iterations=x", (char *)NULL);
+	strbuf_reset(&err);
+	assert_int_equal(
+		plan_parse_set("t.yaml", plan, strlen(plan), &sets, &p, &err),
+		-EINVAL);
+	assert_string_equal(err.buf,
+			    "t.yaml: error: --set iterations=x: iterations: "
+			    "expected an integer in 1..10000, got 'x'\n");
+	strvec_pop(&sets);
+	strbuf_reset(&err);
+	assert_int_equal(
+		plan_parse_set("t.yaml", plan, strlen(plan), &sets, &p, &err),
+		0);
+	assert_int_equal(p->warmup, 0);
+	plan_free(p);
+	strvec_clear(&sets);
+	strbuf_release(&err);
+	strbuf_release(&v);
+}
+
+static void test_together(void **state)
+{
+	struct strbuf js = STRBUF_INIT;
+	struct plan *p;
+
+	(void)state;
+	p = must_parse(
+		"workloads:\n"
+		"  - together:\n"
+		"      - {name: a, workload: kernbench, params: {tree: /s, "
+		"cgroup: /a}}\n"
+		"      - {name: n, workload: cpu-hog, background: true, "
+		"params: {tasks: [1, 2], cgroup: /n}}\n"
+		"    variants:\n"
+		"      - {a.jobs: 8}\n"
+		"      - {a.jobs: 7}\n"
+		"    sample_interval: 500ms\n"
+		"metrics:\n"
+		"  elapsed_ratio: {decides: true}\n"
+		"  a.elapsed_s: {tau: 3%}\n"
+		"  \"share.*\": {direction: none}\n"
+		"  n.passes: {direction: none}\n");
+	assert_int_equal(p->nr_runs, 4);
+	assert_null(p->runs[0].wl);
+	assert_string_equal(p->runs[0].workload, "together");
+	assert_int_equal(p->runs[0].nr_members, 2);
+	assert_int_equal(p->runs[0].sample_ms, 500);
+	assert_string_equal(plan_run_param(&p->runs[1], "n.tasks"), "2");
+	assert_string_equal(plan_run_param(&p->runs[2], "a.jobs"), "7");
+	assert_string_equal(plan_run_param(&p->runs[2], "a.target"),
+			    "vmlinux"); /* a member's default */
+	assert_null(plan_run_param(&p->runs[2], "z.jobs"));
+	plan_run_spec_json(p, &p->runs[3], PLAN_SECRETS_CLEAR, &js);
+	assert_string_equal(
+		js.buf,
+		"\"together\":[{\"name\":\"a\",\"workload\":\"kernbench\","
+		"\"params\":{\"cgroup\":\"/a\",\"tree\":\"/s\",\"jobs\":7,"
+		"\"target\":\"vmlinux\",\"clean\":true,\"objdir\":\"\"},"
+		"\"background\":false},{\"name\":\"n\",\"workload\":"
+		"\"cpu-hog\",\"params\":{\"cgroup\":\"/n\",\"tasks\":2,"
+		"\"duration\":\"10s\"},\"background\":true}],\"sample_ms\":"
+		"500");
+	strbuf_reset(&js);
+	plan_run_params_json(p, &p->runs[0], PLAN_SECRETS_MASKED, &js);
+	assert_string_equal(
+		js.buf,
+		"{\"sample_ms\":500,\"a\":\"kernbench\",\"a.cgroup\":\"/a\","
+		"\"a.tree\":\"/s\",\"a.jobs\":8,\"a.target\":\"vmlinux\","
+		"\"a.clean\":true,\"a.objdir\":\"\",\"n\":\"cpu-hog\","
+		"\"n.background\":true,\"n.cgroup\":\"/n\",\"n.tasks\":1,"
+		"\"n.duration\":\"10s\"}");
+	plan_free(p);
+	strbuf_release(&js);
+}
+
+/* A together member's conninfo: clear only in the agent's spec. */
+static void test_together_secrets(void **state)
+{
+	struct strbuf js = STRBUF_INIT;
+	struct plan *p;
+
+	(void)state;
+	p = must_parse("workloads:\n"
+		       "  - together:\n"
+		       "      - {name: db, workload: sysbench, params: {test: "
+		       "oltp_read_only, pg_conninfo: \"host=db "
+		       "password=s3cret\"}}\n"
+		       "      - {name: n, workload: cpu-hog, background: "
+		       "true}\n");
+	plan_run_spec_json(p, &p->runs[0], PLAN_SECRETS_CLEAR, &js);
+	assert_non_null(strstr(js.buf, "password=s3cret"));
+	strbuf_reset(&js);
+	plan_run_spec_json(p, &p->runs[0], PLAN_SECRETS_MASKED, &js);
+	assert_null(strstr(js.buf, "s3cret"));
+	strbuf_reset(&js);
+	plan_run_params_json(p, &p->runs[0], PLAN_SECRETS_MASKED, &js);
+	assert_null(strstr(js.buf, "s3cret"));
+	assert_non_null(strstr(js.buf, "\"db.pg_conninfo\":"));
+	strbuf_reset(&js);
+	plan_run_json(p, &p->runs[0], &js);
+	assert_null(strstr(js.buf, "s3cret"));
+	strbuf_reset(&js);
+	plan_run_label(&p->runs[0], &js);
+	assert_null(strstr(js.buf, "s3cret"));
+	assert_non_null(strstr(js.buf, "db.pg_conninfo="));
+	plan_free(p);
+	strbuf_release(&js);
+}
+
+static void test_command_workload(void **state)
+{
+	struct strbuf js = STRBUF_INIT, err = STRBUF_INIT;
+	struct plan *p;
+
+	(void)state;
+	p = must_parse(
+		"commands:\n"
+		"  bench:\n"
+		"    command: [bench, \"-t{threads}\", \"--for={time}s\", "
+		"\"{{literal}}\"]\n"
+		"    timeout: 1m\n"
+		"    params:\n"
+		"      threads: {type: integer, min: 1, max: 8, default: "
+		"1}\n"
+		"      time: {type: duration, min: 1s, max: 1h, default: "
+		"10s}\n"
+		"      mode: {type: string, choices: [fast, slow], "
+		"default: fast}\n"
+		"    parse: {format: csv, separator: ';', stream: both}\n"
+		"    metrics:\n"
+		"      ops_per_s: {key: ops, unit: 1/s, direction: higher}\n"
+		"workload: bench\n"
+		"params: {threads: [2, 4], time: 1500ms}\n"
+		"metrics: {ops_per_s: {tau: 1%}}\n");
+	assert_int_equal(p->nr_runs, 2);
+	assert_non_null(p->runs[0].cmd);
+	assert_string_equal(p->runs[0].workload, "bench");
+	plan_run_spec_json(p, &p->runs[1], PLAN_SECRETS_CLEAR, &js);
+	assert_string_equal(
+		js.buf,
+		"\"command\":{\"name\":\"bench\",\"argv\":[\"bench\","
+		"\"-t4\",\"--for=1.5s\",\"{literal}\"],\"timeout_ms\":60000,"
+		"\"format\":\"csv\",\"stream\":\"both\",\"separator\":\";\","
+		"\"metrics\":[{\"name\":\"ops_per_s\",\"key\":\"ops\","
+		"\"unit\":\"1/s\",\"direction\":\"higher\"}]},\"params\":"
+		"{\"cgroup\":\"/\"}");
+	strbuf_reset(&js);
+	plan_run_params_json(p, &p->runs[0], PLAN_SECRETS_MASKED, &js);
+	assert_string_equal(js.buf, "{\"cgroup\":\"/\",\"threads\":2,"
+				    "\"time\":\"1500ms\",\"mode\":\"fast\"}");
+	plan_free(p);
+
+	must_fail("commands:\n"
+		  "  b:\n"
+		  "    command: [b]\n"
+		  "    parse: {format: jsonl}\n"
+		  "    metrics: {x: {direction: higher}}\n"
+		  "workload: b\n"
+		  "params: {threads: 2}\n",
+		  &err);
+	assert_non_null(strstr(err.buf, "params: b has no parameter 'threads' "
+					"(it takes: cgroup)"));
+	strbuf_release(&js);
+	strbuf_release(&err);
+}
+
+static void test_includes(void **state)
+{
+	static const char def[] = "name: inc\n"
+				  "command: [inc]\n"
+				  "parse: {format: keyvalue}\n"
+				  "metrics: {x: {direction: lower}}\n";
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct plan *p = NULL;
+	FILE *f;
+
+	(void)state;
+	mkdir("t-inc", 0755);
+	mkdir("t-inc/w", 0755);
+	f = fopen("t-inc/w/inc.yaml", "w");
+	assert_non_null(f);
+	fputs(def, f);
+	fclose(f);
+	f = fopen("t-inc/plan.yaml", "w");
+	assert_non_null(f);
+	fputs("include: [w/inc.yaml]\nworkload: inc\n", f);
+	fclose(f);
+	assert_int_equal(plan_load_text("t-inc/plan.yaml", &text, &err), 0);
+	assert_non_null(strstr(text.buf, PLAN_INCLUDE_MARK "w/inc.yaml\n"
+							   "name: inc\n"));
+	/* the bundle parses anywhere: no file is read again */
+	assert_int_equal(plan_parse("stored", text.buf, text.len, &p, &err), 0);
+	assert_string_equal(p->runs[0].workload, "inc");
+	plan_free(p);
+	/* an error in an included file names that file */
+	strbuf_reset(&text);
+	strbuf_addf(&text,
+		    "include: [w/inc.yaml]\nworkload: inc\n%s"
+		    "w/inc.yaml\nname: inc\ncommand: [inc]\n"
+		    "parse: {format: keyvalue}\nmetrics: {x: {}}\n",
+		    PLAN_INCLUDE_MARK);
+	assert_int_equal(plan_parse("d/p.yaml", text.buf, text.len, &p, &err),
+			 -EINVAL);
+	assert_string_equal(err.buf, "d/w/inc.yaml:4:14: error: metrics.x: "
+				     "missing key 'direction'\n");
+	/* the plan's text alone: include: names what was not read */
+	strbuf_reset(&err);
+	must_fail("include: [w/inc.yaml]\nworkload: inc\n", &err);
+	assert_non_null(strstr(err.buf, "was not read with the plan"));
+	assert_int_equal(unlink("t-inc/w/inc.yaml"), 0);
+	assert_int_equal(unlink("t-inc/plan.yaml"), 0);
+	assert_int_equal(rmdir("t-inc/w"), 0);
+	assert_int_equal(rmdir("t-inc"), 0);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_set_overrides),
+		cmocka_unit_test(test_together),
+		cmocka_unit_test(test_together_secrets),
+		cmocka_unit_test(test_command_workload),
+		cmocka_unit_test(test_includes),
 		cmocka_unit_test(test_full_plan_fields),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_job_budget),

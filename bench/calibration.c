@@ -1,0 +1,445 @@
+/*
+ * calibration.c - the error rates of the comparison, measured side by
+ * side in one run on synthetic boots drawn with GSL's MT19937 from fixed
+ * seeds (bench/calibration builds and runs this).  Everything goes
+ * through the controller's own pure functions: compare_stats_compute_at,
+ * compare_decide, adaptive_design_make and adaptive_first_boot, so what
+ * is measured is what `schedfarm compare` and `until: decided` do.
+ *
+ * Printed, each with its goal:
+ *   1. A/A false calls (regression or improvement) of fixed comparisons
+ *      at 3, 5, 10 and 20 boots per side, and of whole adaptive sequences
+ *      (`until: decided`, boots 3 and 6, cap 20), for five kinds of
+ *      noise: normal CV 1% and 5%, lognormal sigma 0.05, bimodal (two
+ *      modes 4% apart, CV 1% each), and normal CV 2% with one outlier
+ *      (+25%) on one side.  Goal <= 1% each.
+ *   2. Power of the adaptive sequences for a true change of 1.5 tau at CV
+ *      tau/2 (tau 2%): called regression, and the mean boots per side at
+ *      the stop.  Goal >= 90% with a mean <= 10.
+ *   3. A true change of 2 tau called no-change, fixed and adaptive, at CV
+ *      tau/2, tau and 2 tau.  Goal <= 0.5%.
+ *   4. Coverage of the 95% interval of %change on A/A truths (normal CV
+ *      5%, and lognormal sigma 0.05) at 3, 5, 10, 15, 20, 30, 40, 50 and
+ *      60 per side, by the method the comparison uses at that n (through
+ *      compare_stats_compute itself), and, beside it, by the other method
+ *      (BCa or Fieller), so the choice of method per n can be read off.
+ *      Goal 94-96%.
+ *
+ * Each section ends with its worst figure against the goal.  Counts are
+ * printed with the figures; at 20 000 draws a rate near 1% has a Monte
+ * Carlo standard error of 0.07 points.
+ *
+ * usage: calibration [SCALE [SECTIONS]]   SCALE multiplies every count
+ * (default 1), SECTIONS picks some of 1234 (default all).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/adaptive.h"
+#include "analysis/compare.h"
+#include "analysis/stats.h"
+#include "parse.h"
+
+#define TAU 2.0
+#define BASE 1000.0
+
+enum noise { N_CV1, N_CV5, N_LOGN, N_BIMODAL, N_OUTLIER, N_COUNT };
+
+static const char *const noise_name[N_COUNT] = {
+	"normal CV 1%",
+	"normal CV 5%",
+	"lognormal sigma 0.05",
+	"bimodal 4% apart, CV 1%",
+	"normal CV 2%, one outlier",
+};
+
+static double gauss(struct stats_rng *r)
+{
+	return stats_rng_gaussian(r, 1);
+}
+
+/* One boot of a kernel whose true mean is m, under noise k. */
+static double draw_one(struct stats_rng *r, enum noise k, double m, double cv)
+{
+	switch (k) {
+	case N_CV1:
+		return m * (1 + 0.01 * gauss(r));
+	case N_CV5:
+		return m * (1 + 0.05 * gauss(r));
+	case N_LOGN:
+		return m * exp(0.05 * gauss(r) - 0.05 * 0.05 / 2);
+	case N_BIMODAL:
+		return m * (1 + 0.01 * gauss(r)) +
+		       (stats_rng_uniform(r) < 0.5 ? 0 : 0.04 * m);
+	case N_OUTLIER:
+		return m * (1 + 0.02 * gauss(r));
+	case N_COUNT:
+		break;
+	}
+	return m * (1 + cv * gauss(r));
+}
+
+/* n boots into x[off..off+n); the outlier kind puts +25% on boot 0. */
+static void draw(struct stats_rng *r, enum noise k, double m, double *x,
+		 size_t off, size_t n, int outlier_side)
+{
+	for (size_t i = off; i < off + n; i++) {
+		x[i] = draw_one(r, k, m, 0);
+		if (k == N_OUTLIER && outlier_side && i == 0)
+			x[i] *= 1.25;
+	}
+}
+
+/* Normal noise at a given CV: the power and no-change checks. */
+static void draw_cv(struct stats_rng *r, double m, double cv, double *x,
+		    size_t off, size_t n)
+{
+	for (size_t i = off; i < off + n; i++)
+		x[i] = m * (1 + cv * gauss(r));
+}
+
+static int called(enum cmp_verdict v)
+{
+	return v == CMP_REGRESSION || v == CMP_IMPROVEMENT;
+}
+
+/* The verdict of a fixed comparison of a[0..n) against b[0..n). */
+static enum cmp_verdict fixed_verdict(const double *a, const double *b,
+				      size_t n)
+{
+	struct compare_sample sa = { a, n, 0, 0 }, sb = { b, n, 0, 0 };
+	struct compare_stats s;
+
+	compare_stats_compute(&sa, &sb, &s);
+	return compare_decide(&s, CMP_BETTER_HIGHER, TAU, COMPARE_ALPHA);
+}
+
+/*
+ * One whole adaptive sequence as the farm runs it: block 0 with the
+ * plan's boots per kernel, then blocks of 4, a look where the design has
+ * one, stop at a verdict or the last look.  gen(boots, off, n, side)
+ * draws.  Returns the final verdict; *ret_n the boots per side used.
+ */
+struct seq_gen {
+	enum noise kind; /* N_COUNT: normal at cv */
+	double cv, shift;
+};
+
+static enum cmp_verdict run_sequence(struct stats_rng *r,
+				     const struct adaptive_design *d,
+				     const struct seq_gen *g, int *ret_n)
+{
+	double a[64], b[64];
+	enum cmp_verdict v = CMP_INCONCLUSIVE;
+	size_t n = 0;
+
+	for (int block = 0; block <= d->last_block; block++) {
+		size_t add = (size_t)adaptive_block_boots(d->plan_boots, block);
+		int look = adaptive_design_look(d, block);
+
+		if (g->kind == N_COUNT) {
+			draw_cv(r, BASE, g->cv, a, n, add);
+			draw_cv(r, BASE * (1 + g->shift), g->cv, b, n, add);
+		} else {
+			draw(r, g->kind, BASE, a, n, add, 0);
+			draw(r, g->kind, BASE * (1 + g->shift), b, n, add,
+			     block == 0);
+		}
+		n += add;
+		if (look) {
+			struct compare_sample sa = { a, n, 0, 0 },
+					      sb = { b, n, 0, 0 };
+			struct compare_stats s;
+
+			compare_stats_compute_at(&sa, &sb, d->nc_level, &s);
+			v = compare_decide(&s, CMP_BETTER_HIGHER, TAU,
+					   d->alpha);
+			if (v == CMP_REGRESSION || v == CMP_IMPROVEMENT ||
+			    v == CMP_NO_CHANGE)
+				break;
+		}
+	}
+	*ret_n = (int)n;
+	return v;
+}
+
+static void pct(double v, const char *sep)
+{
+	printf("%7.2f%%%s", 100 * v, sep);
+}
+
+static void aa_false_calls(int reps)
+{
+	static const size_t ns[] = { 3, 5, 10, 20 };
+	static const int seq_boots[] = { 3, 6 };
+	int nfix = 20000 * reps, nseq = 20000 * reps;
+	double worst = 0;
+
+	printf("1. A/A false calls (regression or improvement), tau %.0f%%, "
+	       "alpha %.2g overall                goal <= 1%% each\n",
+	       TAU, COMPARE_ALPHA);
+	printf("   %-27s %8s %8s %8s %8s   %12s %12s\n", "noise",
+	       "fixed n=3", "n=5", "n=10", "n=20", "adaptive b3", "adaptive b6");
+	for (int k = 0; k < N_COUNT; k++) {
+		struct stats_rng *r = stats_rng_new(1000 + (unsigned long)k);
+		double a[64], b[64];
+
+		printf("   %-27s ", noise_name[k]);
+		for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
+			int calls = 0;
+
+			for (int i = 0; i < nfix; i++) {
+				draw(r, (enum noise)k, BASE, a, 0, ns[j], 0);
+				draw(r, (enum noise)k, BASE, b, 0, ns[j], 1);
+				calls += called(fixed_verdict(a, b, ns[j]));
+			}
+			if (ns[j] >= COMPARE_MW_MIN_N &&
+			    (double)calls / nfix > worst)
+				worst = (double)calls / nfix;
+			pct((double)calls / nfix, " ");
+		}
+		printf("  ");
+		for (size_t j = 0; j < 2; j++) {
+			struct adaptive_design d;
+			struct seq_gen g = { (enum noise)k, 0, 0 };
+			int calls = 0, n;
+
+			adaptive_design_make(seq_boots[j], COMPARE_CAP_DEFAULT,
+					     &d);
+			for (int i = 0; i < nseq; i++)
+				calls += called(run_sequence(r, &d, &g, &n));
+			if ((double)calls / nseq > worst)
+				worst = (double)calls / nseq;
+			printf("    ");
+			pct((double)calls / nseq, " ");
+		}
+		printf("\n");
+		stats_rng_free(r);
+	}
+	printf("   (fixed: %d pairs per cell; adaptive: %d whole sequences, "
+	       "boots 3 or 6 then blocks of 4, cap %d)\n",
+	       nfix, nseq, COMPARE_CAP_DEFAULT);
+	printf("   worst from 5 per side and of the sequences: %.2f%% (goal "
+	       "<= 1%%); at 3 per side Welch's t assumes near-normal boots\n\n",
+	       100 * worst);
+}
+
+static void power(int reps)
+{
+	static const int seq_boots[] = { 2, 3, 6 };
+	double worst = 1, most = 0;
+	int nseq = 20000 * reps;
+
+	printf("2. Power: a true change of 1.5 tau (-3%%) at CV tau/2 (1%%), "
+	       "adaptive                goal >= 90%% called, mean <= 10 "
+	       "boots per side\n");
+	for (size_t j = 0; j < sizeof(seq_boots) / sizeof(seq_boots[0]); j++) {
+		struct stats_rng *r = stats_rng_new(2000 + j);
+		struct adaptive_design d;
+		struct seq_gen g = { N_COUNT, 0.01, -0.015 * TAU };
+		long boots = 0;
+		int hits = 0, n;
+
+		adaptive_design_make(seq_boots[j], COMPARE_CAP_DEFAULT, &d);
+		for (int i = 0; i < nseq; i++) {
+			hits += run_sequence(r, &d, &g, &n) == CMP_REGRESSION;
+			boots += n;
+		}
+		printf("   boots %d, cap %d (looks at", seq_boots[j],
+		       COMPARE_CAP_DEFAULT);
+		for (int k = 0; k < d.looks; k++)
+			printf(" %d", d.look_n[k]);
+		printf("; p < %.4f per look): called regression ", d.alpha);
+		pct((double)hits / nseq, "");
+		printf(", mean %.2f boots per side\n", (double)boots / nseq);
+		if ((double)hits / nseq < worst)
+			worst = (double)hits / nseq;
+		if ((double)boots / nseq > most)
+			most = (double)boots / nseq;
+		stats_rng_free(r);
+	}
+	printf("   (%d sequences each)\n", nseq);
+	printf("   worst: %.2f%% called, at most %.2f boots per side on "
+	       "average (goal >= 90%%, <= 10)\n\n",
+	       100 * worst, most);
+}
+
+static void nochange_at_two_tau(int reps)
+{
+	static const double cvs[] = { 0.01, 0.02, 0.04 };
+	int nfix = 20000 * reps, nseq = 20000 * reps;
+	double worst = 0;
+
+	printf("3. A true change of 2 tau (-4%%) called no-change"
+	       "                                goal <= 0.5%%\n");
+	printf("   %-10s %9s %9s %9s   %12s %12s\n", "CV", "fixed n=5",
+	       "n=10", "n=20", "adaptive b3", "adaptive b6");
+	for (size_t c = 0; c < sizeof(cvs) / sizeof(cvs[0]); c++) {
+		struct stats_rng *r = stats_rng_new(3000 + c);
+		static const size_t ns[] = { 5, 10, 20 };
+		double a[64], b[64];
+
+		printf("   %3.0f%%       ", 100 * cvs[c]);
+		for (size_t j = 0; j < 3; j++) {
+			int nc = 0;
+
+			for (int i = 0; i < nfix; i++) {
+				draw_cv(r, BASE, cvs[c], a, 0, ns[j]);
+				draw_cv(r, BASE * (1 - 0.02 * TAU), cvs[c], b,
+					0, ns[j]);
+				nc += fixed_verdict(a, b, ns[j]) ==
+				      CMP_NO_CHANGE;
+			}
+			if ((double)nc / nfix > worst)
+				worst = (double)nc / nfix;
+			printf(" ");
+			pct((double)nc / nfix, "");
+		}
+		printf("  ");
+		for (int j = 0; j < 2; j++) {
+			struct adaptive_design d;
+			struct seq_gen g = { N_COUNT, cvs[c], -0.02 * TAU };
+			int nc = 0, n;
+
+			adaptive_design_make(j ? 6 : 3, COMPARE_CAP_DEFAULT,
+					     &d);
+			for (int i = 0; i < nseq; i++)
+				nc += run_sequence(r, &d, &g, &n) ==
+				      CMP_NO_CHANGE;
+			if ((double)nc / nseq > worst)
+				worst = (double)nc / nseq;
+			printf("     ");
+			pct((double)nc / nseq, "");
+		}
+		printf("\n");
+		stats_rng_free(r);
+	}
+	printf("   (fixed: %d pairs per cell, adaptive: %d sequences)\n",
+	       nfix, nseq);
+	printf("   worst: %.3f%% (goal <= 0.5%%)\n\n", 100 * worst);
+}
+
+/*
+ * Coverage of the 95% %change interval at n per side on A/A truths: by
+ * the comparison itself (method 0: compare_stats_compute, whatever it
+ * uses at this n), or by the other method (1: BCa with 2000 replicates,
+ * 2: Fieller with Welch's df).  *ret_width: the mean width in points.
+ */
+static double coverage(struct stats_rng *r, int lognormal, size_t n,
+		       int method, int reps, double *ret_width)
+{
+	static const double conf[1] = { 0.95 };
+	double a[64], b[64], width = 0;
+	int cover = 0, done = 0;
+
+	for (int i = 0; i < reps; i++) {
+		double lo, hi;
+
+		for (size_t k = 0; k < n; k++) {
+			a[k] = lognormal ? BASE * exp(0.05 * gauss(r))
+					 : BASE * (1 + 0.05 * gauss(r));
+			b[k] = lognormal ? BASE * exp(0.05 * gauss(r))
+					 : BASE * (1 + 0.05 * gauss(r));
+		}
+		if (method == 0) {
+			struct compare_sample sa = { a, n, 0, 0 },
+					      sb = { b, n, 0, 0 };
+			struct compare_stats s;
+
+			compare_stats_compute(&sa, &sb, &s);
+			lo = s.ci_low;
+			hi = s.ci_high;
+		} else {
+			struct stats_interval ci;
+			int rc;
+
+			if (method == 1) {
+				struct stats_rng *br = stats_rng_new(
+					COMPARE_BOOT_SEED + (unsigned long)i);
+
+				rc = stats_bca_ratio(a, n, b, n, conf, 1, 2000,
+						     br, &ci);
+				stats_rng_free(br);
+			} else {
+				struct stats_summary sa, sb;
+
+				stats_summarize(a, n, &sa);
+				stats_summarize(b, n, &sb);
+				rc = stats_fieller(&sa, &sb, 0.95, &ci);
+			}
+			lo = rc < 0 || ci.unbounded ? NAN : 100 * (ci.low - 1);
+			hi = rc < 0 || ci.unbounded ? NAN : 100 * (ci.high - 1);
+		}
+		if (isnan(lo) || isnan(hi))
+			continue;
+		done++;
+		cover += lo <= 0 && 0 <= hi;
+		width += hi - lo;
+	}
+	*ret_width = done ? width / done : NAN;
+	return done ? (double)cover / done : NAN;
+}
+
+static void coverage_table(int reps)
+{
+	static const size_t ns[] = { 3, 5, 10, 15, 20, 30, 40, 50, 60 };
+	double lo = 1, hi = 0;
+
+	printf("4. Coverage of the 95%% interval of %%change, A/A truths"
+	       "                             goal 94-96%% each\n");
+	printf("   %-4s %-22s %-24s %-24s %s\n", "n", "used by compare",
+	       "normal CV 5%", "lognormal sigma 0.05",
+	       "the other method (normal CV 5%)");
+	for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
+		size_t n = ns[j];
+		int bca = n > COMPARE_FIELLER_MAX_N;
+		int nrep = (bca ? 2000 : 20000) * reps,
+		    nother = (bca ? 20000 : 2000) * reps;
+		struct stats_rng *r = stats_rng_new(4000 + n);
+		double w1, w2, w3, c1, c2, c3;
+
+		c1 = coverage(r, 0, n, 0, nrep, &w1);
+		c2 = coverage(r, 1, n, 0, nrep, &w2);
+		c3 = coverage(r, 0, n, bca ? 2 : 1, nother, &w3);
+		printf("   %-4zu %-22s %6.2f%% (width %5.2f%%)  %6.2f%% "
+		       "(width %5.2f%%)  %-14s %6.2f%% (width %5.2f%%)\n",
+		       n, bca ? "bca" : "fieller, pooled df", 100 * c1, w1,
+		       100 * c2, w2, bca ? "fieller, Welch" : "bca", 100 * c3,
+		       w3);
+		if (n <= 50) {
+			lo = fmin(lo, fmin(c1, c2));
+			hi = fmax(hi, fmax(c1, c2));
+		}
+		stats_rng_free(r);
+	}
+	printf("   (the method used: %d draws per cell, %d with BCa; BCa "
+	       "with 2000 replicates in the other column, %d in the "
+	       "comparison)\n",
+	       20000 * reps, 2000 * reps, COMPARE_NBOOT);
+	printf("   range from 3 to 50 per side: %.2f%% .. %.2f%% (goal "
+	       "94-96%%)\n\n",
+	       100 * lo, 100 * hi);
+}
+
+int main(int argc, char **argv)
+{
+	int reps = 1;
+	const char *only = argc > 2 ? argv[2] : "1234";
+
+	if (argc > 1 && parse_int(argv[1], 1, 1000, &reps, NULL) < 0) {
+		fprintf(stderr, "usage: calibration [SCALE 1..1000 "
+				"[SECTIONS]]\n");
+		return 2;
+	}
+	if (strchr(only, '1'))
+		aa_false_calls(reps);
+	if (strchr(only, '2'))
+		power(reps);
+	if (strchr(only, '3'))
+		nochange_at_two_tau(reps);
+	if (strchr(only, '4'))
+		coverage_table(reps);
+	return 0;
+}

@@ -1,0 +1,545 @@
+/*
+ * bisect_start.c - making a bisection's rows (its points and their
+ * kernels), reading one back, cancelling one; see bisect.h.  Deciding
+ * steps is bisect.c's.
+ *
+ * The kernels of the points are rows like any other: a submission's
+ * prefix k is BASE+PLM<id>.<k>, built from the base's source with the
+ * first k files of the series (kernels.series_patch_id/series_count); a
+ * commit of a range is <tree>@<commit12>, built from the tree at that
+ * commit.  All are built in the incremental tree of their base and
+ * config (kernels.build_mode), so a step rebuilds what its point changes.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/bisect.h"
+#include "cleanup.h"
+#include "lab/build.h"
+#include "parse.h"
+#include "plan/plan.h"
+#include "store/hosts.h"
+#include "store/kernels.h"
+#include "store/queue.h"
+#include "banned.h"
+
+static int is_change(enum cmp_verdict v)
+{
+	return v == CMP_REGRESSION || v == CMP_IMPROVEMENT;
+}
+
+/* Host name -> id, refused when it cannot boot kernels. */
+static int boot_host(struct db *db, const char *name, int64_t *ret_id,
+		     struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, name);
+	r = db_exec_args(db, &res, err,
+			 "SELECT id, kind FROM hosts WHERE name = $1", &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "no host named '%s'", name);
+		return -1;
+	}
+	if (!hosts_kind_boots(db_get(res, 0, 1))) {
+		strbuf_addf(err,
+			    "host %s is a %s host: it runs the kernel it has, "
+			    "so it cannot boot the kernels of a bisection "
+			    "(use a libvirt or ipmi host: --host)",
+			    name, db_get(res, 0, 1));
+		return -1;
+	}
+	return db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id);
+}
+
+/* The bisections row; its id in *ret_id. */
+static int insert_bisection(struct db *db, int64_t patch_id, const char *tree,
+			    const char *good, const char *bad,
+			    const char *config, int64_t host_id,
+			    int64_t plan_id, const char *workload,
+			    const char *params, const char *metric,
+			    const char *direction, int n, int max_boots,
+			    int priority, int is_auto, int64_t *ret_id,
+			    struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, patch_id);
+	db_args_str(&a, tree);
+	db_args_str(&a, good);
+	db_args_str(&a, bad);
+	db_args_str(&a, config);
+	db_args_i64(&a, host_id);
+	db_args_i64(&a, plan_id);
+	db_args_str(&a, workload);
+	db_args_str(&a, params);
+	db_args_str(&a, metric);
+	db_args_str(&a, direction);
+	db_args_i64(&a, n);
+	db_args_i64(&a, max_boots);
+	db_args_i64(&a, priority);
+	db_args_bool(&a, is_auto);
+	r = db_exec_args(
+		db, &res, err,
+		"INSERT INTO bisections (patch_id, tree, good_rev, bad_rev, "
+		"config_spec, host_id, plan_id, workload, params, metric, "
+		"direction, n_points, max_boots, priority, auto) VALUES "
+		"(nullif($1, 0), $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, "
+		"$11, $12, $13, $14, $15) RETURNING id",
+		&a);
+	db_args_clear(&a);
+	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0)
+		return -1;
+	return 0;
+}
+
+static int insert_point(struct db *db, int64_t id, int pos, int64_t kernel_id,
+			const char *rev, const char *label, const char *mark,
+			struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, id);
+	db_args_i64(&a, pos);
+	db_args_i64(&a, kernel_id);
+	db_args_str(&a, rev);
+	db_args_str(&a, label);
+	db_args_str(&a, mark);
+	r = db_exec_args(db, NULL, err,
+			 "INSERT INTO bisection_points (bisection_id, "
+			 "position, kernel_id, rev, label, mark) VALUES ($1, "
+			 "$2, $3, $4, $5, $6)",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+/*
+ * The row of the submission's comparison to follow: metric's (or any
+ * deciding metric's) row with a regression, else an improvement, of the
+ * largest size; a row without a change only when nothing changed.
+ */
+static const struct compare_row *pick_row(const struct compare_set *set,
+					  const char *metric)
+{
+	const struct compare_row *best = NULL;
+	int any_flag = 0;
+
+	for (size_t i = 0; i < set->nr; i++)
+		any_flag |= set->rows[i].decides;
+	for (size_t i = 0; i < set->nr; i++) {
+		const struct compare_row *r = &set->rows[i];
+		int better;
+
+		if (metric ? strcmp(r->metric, metric)
+			   : any_flag && !r->decides)
+			continue;
+		if (!best) {
+			best = r;
+			continue;
+		}
+		better = is_change(r->verdict) &&
+			 (!is_change(best->verdict) ||
+			  (r->verdict == CMP_REGRESSION &&
+			   best->verdict != CMP_REGRESSION) ||
+			  (r->verdict == best->verdict &&
+			   fabs(r->s.pct_change) > fabs(best->s.pct_change)));
+		if (better)
+			best = r;
+	}
+	return best;
+}
+
+static int start_patch(struct db *db, const struct bisect_request *rq,
+		       int64_t *ret_id, struct strbuf *msg, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL, *files = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	struct compare_query q = { .patch_id = rq->patch_id, .tau_pct = NAN };
+	struct compare_set set;
+	const struct compare_row *row = NULL;
+	struct strbuf host = STRBUF_INIT, kname = STRBUF_INIT;
+	int64_t host_id = 0, plan_id, kb, kn, id = 0;
+	int n, priority, r = -1, done_none;
+	const char *base, *src;
+
+	memset(&set, 0, sizeof(set));
+	db_args_i64(&a, rq->patch_id);
+	if (db_exec_args(
+		    db, &res, err,
+		    "SELECT p.n_patches, p.base, coalesce(kb.id, 0), kb.base, "
+		    "coalesce(p.kernel_id, 0), coalesce(fj.plan_id, 0), "
+		    "pl.sha256, coalesce(fj.priority, 0), ah.name, fh.name "
+		    "FROM patches p LEFT JOIN kernels kb ON kb.id = "
+		    "p.base_kernel_id LEFT JOIN LATERAL (SELECT * FROM jobs j "
+		    "WHERE j.patch_id = p.id AND j.bisect_step_id IS NULL "
+		    "ORDER BY j.id LIMIT 1) fj ON true LEFT JOIN plans pl ON "
+		    "pl.id = fj.plan_id LEFT JOIN hosts ah ON ah.id = "
+		    "p.answer_host_id LEFT JOIN hosts fh ON fh.id = "
+		    "fj.host_id WHERE p.id = $1",
+		    &a) < 0)
+		goto out;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "no patch PLM#%lld", (long long)rq->patch_id);
+		goto out;
+	}
+	if (parse_int(db_get(res, 0, 0), 1, INT_MAX - 1, &n, NULL) < 0 ||
+	    db_get_i64(res, 0, 2, 0, INT64_MAX, &kb) < 0 ||
+	    db_get_i64(res, 0, 4, 0, INT64_MAX, &kn) < 0 ||
+	    db_get_i64(res, 0, 5, 0, INT64_MAX, &plan_id) < 0 ||
+	    parse_int(db_get(res, 0, 7), -1000, 1000, &priority, NULL) < 0) {
+		strbuf_addstr(err, "an unreadable patch row");
+		goto out;
+	}
+	base = db_get(res, 0, 1);
+	src = db_get(res, 0, 3);
+	if (!kb || !kn || !plan_id) {
+		strbuf_addf(err,
+			    "PLM#%lld has no %s yet: nothing was measured to "
+			    "bisect",
+			    (long long)rq->patch_id,
+			    !kb	  ? "base kernel"
+			    : !kn ? "kernel"
+				  : "job");
+		goto out;
+	}
+	strbuf_addstr(&host, rq->host		 ? rq->host
+			     : db_get(res, 0, 8) ? db_get(res, 0, 8)
+			     : db_get(res, 0, 9) ? db_get(res, 0, 9)
+						 : "");
+	if (!host.len) {
+		strbuf_addf(err, "PLM#%lld ran on no host yet: give --host",
+			    (long long)rq->patch_id);
+		goto out;
+	}
+	if (boot_host(db, host.buf, &host_id, err) < 0)
+		goto out;
+	if (!src || access(src, F_OK) < 0) {
+		strbuf_addf(err,
+			    "the base kernel %s has no source to build the "
+			    "series' prefixes from (it was registered as an "
+			    "image); register it with 'schedfarm kernel build "
+			    "--name %s --base SRC'",
+			    base, base);
+		goto out;
+	}
+	q.host = host.buf;
+	q.plan = db_get(res, 0, 6);
+	if (compare_run(db, &q, &set, err) < 0)
+		goto out;
+	row = pick_row(&set, rq->metric);
+	if (!row) {
+		if (rq->metric)
+			strbuf_addf(err,
+				    "PLM#%lld has no results of %s on %s with "
+				    "its plan",
+				    (long long)rq->patch_id, rq->metric,
+				    host.buf);
+		else
+			strbuf_addf(err,
+				    "PLM#%lld has no results on %s to bisect",
+				    (long long)rq->patch_id, host.buf);
+		goto out;
+	}
+	done_none = !is_change(row->verdict);
+	db_args_clear(&a);
+	db_args_i64(&a, rq->patch_id);
+	if (db_exec_args(db, &files, err,
+			 "SELECT position, coalesce(nullif(subject, ''), "
+			 "name) FROM patch_files WHERE patch_id = $1 ORDER "
+			 "BY position",
+			 &a) < 0)
+		goto out;
+	if (db_nrows(files) != n) {
+		strbuf_addf(err,
+			    "PLM#%lld was submitted before series were kept "
+			    "file by file: it cannot be bisected (submit it "
+			    "again)",
+			    (long long)rq->patch_id);
+		goto out;
+	}
+	if (db_begin(db, err) < 0)
+		goto out;
+	if (insert_bisection(
+		    db, rq->patch_id, NULL, NULL, NULL, NULL, host_id, plan_id,
+		    row->workload, row->params_json, row->metric,
+		    done_none ? NULL : compare_verdict_name(row->verdict), n,
+		    rq->max_boots, priority, rq->is_auto, &id, err) < 0 ||
+	    insert_point(db, id, 0, kb, NULL, base, "good", err) < 0)
+		goto fail;
+	for (int k = 1; k < n; k++) {
+		struct kernel_fields f = { .base = base,
+					   .build_state = "queued" };
+		int64_t kid;
+
+		strbuf_reset(&kname);
+		strbuf_addf(&kname, "%s+PLM%lld.%d", base,
+			    (long long)rq->patch_id, k);
+		f.name = kname.buf;
+		if (kernels_upsert(db, &f, KERNEL_KEEP, &kid, err) < 0 ||
+		    kernels_set_series(db, kid, rq->patch_id, k, 1, err) < 0 ||
+		    insert_point(db, id, k, kid, NULL, db_get(files, k - 1, 1),
+				 "untested", err) < 0)
+			goto fail;
+	}
+	if (insert_point(db, id, n, kn, NULL, db_get(files, n - 1, 1),
+			 done_none ? "good" : "bad", err) < 0)
+		goto fail;
+	if (db_commit(db, err) < 0)
+		goto out;
+	*ret_id = id;
+	strbuf_addf(msg,
+		    "bisect #%lld: PLM#%lld, %d patches, %s (%s) on %s: %s "
+		    "%+.1f%% for the whole series\n",
+		    (long long)id, (long long)rq->patch_id, n, row->metric,
+		    row->params_text[0] ? row->params_text : row->workload,
+		    host.buf, compare_verdict_name(row->verdict),
+		    row->s.pct_change);
+	r = 0;
+	goto out;
+fail:
+	db_rollback(db);
+out:
+	db_args_clear(&a);
+	compare_set_release(&set);
+	strbuf_release(&host);
+	strbuf_release(&kname);
+	return r;
+}
+
+static int start_range(struct db *db, const struct bisect_request *rq,
+		       int64_t *ret_id, struct strbuf *msg, struct strbuf *err)
+{
+	struct strvec commits = STRVEC_INIT, subjects = STRVEC_INIT;
+	struct strbuf text = STRBUF_INIT, kname = STRBUF_INIT,
+		      label = STRBUF_INIT;
+	struct plan *plan = NULL;
+	_cleanup_free_ char *tree = NULL;
+	const char *tname;
+	int64_t host_id, plan_id, id = 0;
+	int n, r = -1;
+
+	if (!rq->plan_path || !rq->host || !rq->metric) {
+		strbuf_addstr(err, "a range bisection needs --plan FILE, "
+				   "--host NAME and --metric NAME");
+		return -1;
+	}
+	tree = realpath(rq->tree, NULL);
+	if (!tree) {
+		strbuf_addf(err, "cannot find the tree %s: %s", rq->tree,
+			    strerror(errno));
+		return -1;
+	}
+	if (queue_load_plan(rq->plan_path, NULL, &text, &plan, err) < 0 ||
+	    boot_host(db, rq->host, &host_id, err) < 0 ||
+	    kernel_git_range(tree, rq->good, rq->bad, &commits, &subjects,
+			     err) < 0)
+		goto out;
+	n = (int)commits.nr - 1;
+	tname = strrchr(tree, '/') ? strrchr(tree, '/') + 1 : tree;
+	if (db_begin(db, err) < 0)
+		goto out;
+	if (queue_store_plan(db, plan->name, text.buf, text.len, &plan_id,
+			     err) < 0 ||
+	    insert_bisection(db, 0, tree, rq->good, rq->bad, rq->config_spec,
+			     host_id, plan_id, NULL, NULL, rq->metric, NULL, n,
+			     rq->max_boots, 0, rq->is_auto, &id, err) < 0)
+		goto fail;
+	for (int k = 0; k <= n; k++) {
+		struct kernel_fields f = { .base = tree,
+					   .base_ref = commits.v[k],
+					   .config_spec = rq->config_spec,
+					   .build_state = "queued" };
+		int64_t kid;
+
+		strbuf_reset(&kname);
+		strbuf_addf(&kname, "%s@%.12s", tname, commits.v[k]);
+		strbuf_reset(&label);
+		strbuf_addf(&label, "%.12s%s%s", commits.v[k],
+			    k ? " " : " (good)", subjects.v[k]);
+		f.name = kname.buf;
+		if (kernels_upsert(db, &f, KERNEL_KEEP, &kid, err) < 0 ||
+		    kernels_set_series(db, kid, 0, 0, 1, err) < 0 ||
+		    insert_point(db, id, k, kid, commits.v[k], label.buf,
+				 k ? "untested" : "good", err) < 0)
+			goto fail;
+	}
+	if (db_commit(db, err) < 0)
+		goto out;
+	*ret_id = id;
+	strbuf_addf(msg,
+		    "bisect #%lld: %s %s..%s, %d commit%s, %s on %s: the "
+		    "ends are measured first\n",
+		    (long long)id, tree, rq->good, rq->bad, n,
+		    n == 1 ? "" : "s", rq->metric, rq->host);
+	r = 0;
+	goto out;
+fail:
+	db_rollback(db);
+out:
+	strvec_clear(&commits);
+	strvec_clear(&subjects);
+	strbuf_release(&text);
+	strbuf_release(&kname);
+	strbuf_release(&label);
+	plan_free(plan);
+	return r;
+}
+
+int bisect_start(struct db *db, const struct bisect_request *rq,
+		 int64_t *ret_id, struct strbuf *msg, struct strbuf *err)
+{
+	int r;
+
+	*ret_id = 0;
+	if (rq->max_boots < COMPARE_MIN_N) {
+		strbuf_addf(err, "max_boots %d is below the %d a verdict needs",
+			    rq->max_boots, COMPARE_MIN_N);
+		return -1;
+	}
+	r = rq->tree ? start_range(db, rq, ret_id, msg, err)
+		     : start_patch(db, rq, ret_id, msg, err);
+	if (r < 0)
+		return -1;
+	/* The first step (or the result, when there is nothing to do). */
+	if (bisect_advance(db, *ret_id, msg, err) < 0)
+		return -1;
+	return 0;
+}
+
+int bisect_show_json(struct db *db, int64_t id, const char *page_url,
+		     struct strbuf *out, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, id);
+	db_args_str(&a, page_url);
+	r = db_exec_args(
+		db, &res, err,
+		"SELECT jsonb_build_object('bisection', b.id, 'patch', "
+		"b.patch_id, 'patch_name', pa.name, 'tree', b.tree, 'good', "
+		"b.good_rev, 'bad', b.bad_rev, 'host', h.name, 'plan', "
+		"pl.name, 'workload', b.workload, 'params', b.params, "
+		"'metric', b.metric, 'direction', b.direction, 'n', "
+		"b.n_points, 'max_boots', b.max_boots, 'auto', b.auto, "
+		"'state', b.state, 'culprit', b.culprit, 'culprit_label', "
+		"(SELECT label FROM bisection_points WHERE bisection_id = b.id "
+		"AND position = b.culprit), 'culprit_kernel', (SELECT k.name "
+		"FROM bisection_points p JOIN kernels k ON k.id = p.kernel_id "
+		"WHERE p.bisection_id = b.id AND p.position = b.culprit), "
+		"'culprit_low', b.culprit_low, 'culprit_high', "
+		"b.culprit_high, 'pct_change', b.pct_change, 'ci_low', "
+		"b.ci_low, 'ci_high', b.ci_high, 'p_value', b.p_value, "
+		"'result', b.result, 'error', b.error, 'created_at', "
+		"b.created_at, 'finished_at', b.finished_at, 'page', "
+		"$2::text, 'page_file', 'bisect-' || b.id || '.html', "
+		"'points', (SELECT coalesce(jsonb_agg(jsonb_build_object("
+		"'position', p.position, 'kernel', k.name, 'rev', p.rev, "
+		"'label', p.label, 'mark', p.mark) ORDER BY p.position), "
+		"'[]') FROM bisection_points p LEFT JOIN kernels k ON k.id = "
+		"p.kernel_id WHERE p.bisection_id = b.id), "
+		"'steps', (SELECT coalesce(jsonb_agg(jsonb_build_object("
+		"'step', s.step, 'position', s.position, 'kernel', k.name, "
+		"'state', s.state, 'looks', s.looks, 'boots', s.boots, 'n', "
+		"s.n, 'mean', s.mean, 'mean_good', s.mean_good, 'mean_bad', "
+		"s.mean_bad, 'pct_vs_good', s.pct_vs_good, 'ci_low', "
+		"s.ci_low, 'ci_high', s.ci_high, 'p_value', s.p_value, "
+		"'verdict_good', s.verdict_good, 'verdict_bad', "
+		"s.verdict_bad, 'note', s.note, 'build_state', "
+		"k.build_state, 'build_seconds', k.build_seconds, "
+		"'started_at', s.started_at, 'finished_at', s.finished_at, "
+		"'jobs', (SELECT coalesce(jsonb_agg(j.id ORDER BY j.id), "
+		"'[]') FROM jobs j WHERE j.bisect_step_id = s.id)) ORDER BY "
+		"s.step), '[]') FROM bisection_steps s LEFT JOIN kernels k ON "
+		"k.id = s.kernel_id WHERE s.bisection_id = b.id)) "
+		"FROM bisections b JOIN hosts h ON h.id = b.host_id JOIN "
+		"plans pl ON pl.id = b.plan_id LEFT JOIN patches pa ON pa.id "
+		"= b.patch_id WHERE b.id = $1",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 1;
+	strbuf_addstr(out, db_get(res, 0, 0));
+	return 0;
+}
+
+int bisect_cancel(struct db *db, int64_t id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, id);
+	r = db_exec_args(
+		db, &res, err,
+		"WITH b AS (UPDATE bisections SET state = 'cancelled', result "
+		"= 'cancelled by the user', finished_at = now() WHERE id = $1 "
+		"AND state = 'running' RETURNING id) SELECT (SELECT count(*) "
+		"FROM b), (SELECT count(*) FROM bisections WHERE id = $1)",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (!strcmp(db_get(res, 0, 1), "0")) {
+		strbuf_addf(err, "no bisection %lld", (long long)id);
+		return -1;
+	}
+	if (!strcmp(db_get(res, 0, 0), "0"))
+		return 0;
+	db_result_free(res);
+	res = NULL;
+	db_args_i64(&a, id);
+	r = db_exec_args(db, &res, err,
+			 "SELECT j.id FROM jobs j JOIN bisection_steps s ON "
+			 "s.id = j.bisect_step_id WHERE s.bisection_id = $1 "
+			 "AND j.state NOT IN ('done', 'failed', 'cancelled')",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++) {
+		int64_t jid;
+
+		if (db_get_i64(res, i, 0, 1, INT64_MAX, &jid) == 0 &&
+		    queue_cancel(db, jid, err) < 0)
+			return -1;
+	}
+	return 1;
+}
+
+int bisect_find_auto(struct db *db, int64_t patch_id, int64_t *ret_id,
+		     struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	*ret_id = 0;
+	db_args_i64(&a, patch_id);
+	r = db_exec_args(db, &res, err,
+			 "SELECT id FROM bisections WHERE patch_id = $1 AND "
+			 "auto ORDER BY id LIMIT 1",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (!db_nrows(res))
+		return 0;
+	return db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0 ? -1 : 1;
+}

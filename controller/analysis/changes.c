@@ -1,0 +1,1303 @@
+/*
+ * changes.c - change points over each host's history; see changes.h.
+ *
+ * The search is E-divisive means with Hunter's windows and t tests
+ * (datastax-labs/hunter analysis.py, now Apache Otava): it needs no
+ * permutations, so a series of a few hundred points takes microseconds
+ * and a farm's ten thousand series a fraction of a second; the database
+ * round trips are what the update costs.  The significance tests are
+ * stats.c's Student t test with the pooled variance (the GSL door).
+ *
+ * The database step streams one host's points at a time (one query,
+ * grouped into observations by PostgreSQL), searches the series whose
+ * fingerprint changed, and writes their rows with one statement per
+ * table and host (arrays unnested by PostgreSQL), so the cost grows with
+ * the number of points, not with round trips per series.  The listing
+ * and the tau suggestion read what is stored.  Every statement is
+ * parameterised.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "analysis/changes.h"
+#include "analysis/compare.h"
+#include "analysis/stats.h"
+#include "parse.h"
+#include "strvec.h"
+#include "banned.h"
+
+void changes_list_release(struct changes_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static void list_add(struct changes_list *l, size_t idx, double qhat)
+{
+	ALLOC_GROW(l->v, l->nr + 1, l->alloc);
+	memset(&l->v[l->nr], 0, sizeof(l->v[l->nr]));
+	l->v[l->nr].idx = idx;
+	l->v[l->nr].qhat = qhat;
+	l->nr++;
+}
+
+/*
+ * Student's t test (pooled variance) of x[a..m) against x[m..b), with
+ * the two means.  Pooled, not Welch's: E-divisive picks the split that
+ * looks most different, and a short side picked that way often has a
+ * small spread of its own by chance; Welch's test would then see a
+ * change in noise.  A side of fewer than 2 points: p 1.
+ */
+static double seg_test(const double *x, size_t a, size_t m, size_t b,
+		       double *ret_m1, double *ret_m2)
+{
+	struct stats_summary s1, s2;
+	double p = 1;
+
+	stats_summarize(x + a, m - a, &s1);
+	stats_summarize(x + m, b - m, &s2);
+	*ret_m1 = s1.mean;
+	*ret_m2 = s2.mean;
+	if (m - a < 2 || b - m < 2)
+		return 1;
+	if (stats_student(&s1, &s2, &p) < 0 || isnan(p))
+		return 1;
+	return p;
+}
+
+/*
+ * The split of x[a..b) that maximises q-hat (Matteson & James 2014,
+ * alpha 1): for X = x[a..t), Y = x[t..b) of sizes m and k,
+ *   q = m k / (m + k) (2/(m k) sum|X - Y| - sum|X - X'|/C(m,2)
+ *                      - sum|Y - Y'|/C(k,2)),
+ * with both sides at least CHANGES_MIN_SEGMENT.  The three sums move
+ * with t in O(b - a) each.  *ret_t 0 when the segment is too short.
+ */
+static double best_split(const double *x, size_t a, size_t b, size_t *ret_t)
+{
+	double wl = 0, wr = 0, cross = 0, best = -HUGE_VAL;
+
+	*ret_t = 0;
+	if (b - a < 2 * CHANGES_MIN_SEGMENT)
+		return best;
+	for (size_t i = a; i < b; i++)
+		for (size_t j = i + 1; j < b; j++)
+			wr += fabs(x[i] - x[j]);
+	/* t: the first point of Y; move x[t - 1] from Y to X. */
+	for (size_t t = a + 1; t + CHANGES_MIN_SEGMENT <= b; t++) {
+		size_t p = t - 1;
+		double to_left = 0, to_right = 0, m, k, q;
+
+		for (size_t i = a; i < p; i++)
+			to_left += fabs(x[i] - x[p]);
+		for (size_t j = p + 1; j < b; j++)
+			to_right += fabs(x[p] - x[j]);
+		wl += to_left;
+		wr -= to_right;
+		cross += to_right - to_left;
+		m = (double)(t - a);
+		k = (double)(b - t);
+		if (t - a < CHANGES_MIN_SEGMENT)
+			continue;
+		q = m * k / (m + k) *
+		    (2 * cross / (m * k) - wl / (m * (m - 1) / 2) -
+		     wr / (k * (k - 1) / 2));
+		if (q > best) {
+			best = q;
+			*ret_t = t;
+		}
+	}
+	return best;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * E-divisive on x[lo..hi): split the segment whose best split has the
+ * largest q-hat, as long as the t test against its neighbours passes
+ * CHANGES_P_SPLIT; the splits (absolute indices) are added to *found.
+ */
+static void edivisive(const double *x, size_t lo, size_t hi,
+		      struct changes_list *found)
+{
+	size_t cut[CHANGES_WINDOW + 2], ncut = 2;
+
+	cut[0] = lo;
+	cut[1] = hi;
+	for (;;) {
+		double best = -HUGE_VAL, m1, m2;
+		size_t bt = 0, bseg = 0;
+
+		for (size_t s = 0; s + 1 < ncut; s++) {
+			size_t t;
+			double q = best_split(x, cut[s], cut[s + 1], &t);
+
+			if (t && q > best) {
+				best = q;
+				bt = t;
+				bseg = s;
+			}
+		}
+		if (!bt || ncut >= CHANGES_WINDOW + 2)
+			return;
+		/* The split is the best of every position E-divisive could
+		 * take in its segment: Bonferroni over them, so a window of
+		 * noise does not pass for its most extreme stretch. */
+		if (seg_test(x, cut[bseg], bt, cut[bseg + 1], &m1, &m2) *
+			    (double)(cut[bseg + 1] - cut[bseg] -
+				     2 * CHANGES_MIN_SEGMENT + 1) >=
+		    CHANGES_P_SPLIT)
+			return;
+		list_add(found, bt, best);
+		memmove(&cut[bseg + 2], &cut[bseg + 1],
+			(ncut - bseg - 1) * sizeof(cut[0]));
+		cut[bseg + 1] = bt;
+		ncut++;
+	}
+}
+
+/*
+ * Fill the statistics of cps->v[i] against its neighbours (0 and n).  Its
+ * p is the t test's, times the number of positions a split of that
+ * stretch could have taken (Bonferroni): the change point was chosen as
+ * the most different of them, and a permutation test -- E-divisive's
+ * own -- would charge for that choice the same way.
+ */
+static void restat(const double *x, size_t n, struct changes_list *cps,
+		   size_t i)
+{
+	size_t a = i ? cps->v[i - 1].idx : 0,
+	       b = i + 1 < cps->nr ? cps->v[i + 1].idx : n, npos;
+	struct changes_point *c = &cps->v[i];
+
+	c->p = seg_test(x, a, c->idx, b, &c->mean_before, &c->mean_after);
+	npos = b - a > 2 * CHANGES_MIN_SEGMENT
+		       ? b - a - 2 * CHANGES_MIN_SEGMENT + 1
+		       : 1;
+	c->p *= (double)npos;
+	if (c->p > 1)
+		c->p = 1;
+	c->n_before = c->idx - a;
+	c->n_after = b - c->idx;
+}
+
+/*
+ * Move cps->v[i] to the split of the stretch between its neighbours that
+ * leaves the least squared error (the largest n1 n2 / (n1 + n2) (m1 -
+ * m2)^2): E-divisive's q-hat finds that a shift is there, least squares
+ * where it is to the point.  Keeps CHANGES_MIN_SEGMENT either side, or a
+ * side of a short stretch as it is.
+ */
+static void refine(const double *x, size_t n, struct changes_list *cps,
+		   size_t i)
+{
+	size_t a = i ? cps->v[i - 1].idx : 0,
+	       b = i + 1 < cps->nr ? cps->v[i + 1].idx : n;
+	size_t lo = a + CHANGES_MIN_SEGMENT, hi = b - CHANGES_MIN_SEGMENT;
+	double total = 0, left = 0, best = -1;
+	size_t bt = cps->v[i].idx;
+
+	if (b - a < 2 * CHANGES_MIN_SEGMENT)
+		return;
+	for (size_t k = a; k < b; k++)
+		total += x[k] - x[a];
+	for (size_t t = a + 1; t <= hi; t++) {
+		double n1 = (double)(t - a), n2 = (double)(b - t), d, v;
+
+		left += x[t - 1] - x[a];
+		if (t < lo)
+			continue;
+		d = left / n1 - (total - left) / n2;
+		v = n1 * n2 / (n1 + n2) * d * d;
+		if (v > best) {
+			best = v;
+			bt = t;
+		}
+	}
+	cps->v[i].idx = bt;
+}
+
+int changes_find(const double *x, size_t n, struct changes_list *ret)
+{
+	struct changes_list cand = { NULL, 0, 0 };
+	_cleanup_free_ size_t *idx = NULL;
+	size_t start = 0, nidx = 0;
+
+	ret->nr = 0;
+	if (n > CHANGES_MAX_POINTS)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return -EINVAL;
+	/* Windows of CHANGES_WINDOW, each starting half a window on or at
+	 * the last change point found (Hunter's split()). */
+	while (start < n) {
+		size_t end = start + CHANGES_WINDOW < n ? start + CHANGES_WINDOW
+							: n,
+		       before = cand.nr, last = 0;
+
+		edivisive(x, start, end, &cand);
+		for (size_t k = before; k < cand.nr; k++)
+			if (cand.v[k].idx > last)
+				last = cand.v[k].idx;
+		if (end == n)
+			break;
+		start = last > start + CHANGES_WINDOW / 2
+				? last
+				: start + CHANGES_WINDOW / 2;
+	}
+	/* The candidates, each once, in order. */
+	idx = xcalloc(cand.nr ? cand.nr : 1, sizeof(*idx));
+	for (size_t k = 0; k < cand.nr; k++)
+		idx[k] = cand.v[k].idx;
+	qsort(idx, cand.nr, sizeof(*idx), cmp_size);
+	for (size_t k = 0; k < cand.nr; k++) {
+		if (nidx && idx[nidx - 1] == idx[k])
+			continue;
+		idx[nidx++] = idx[k];
+	}
+	for (size_t k = 0; k < nidx; k++) {
+		double q = NAN;
+
+		for (size_t c = 0; c < cand.nr; c++)
+			if (cand.v[c].idx == idx[k] &&
+			    (isnan(q) || cand.v[c].qhat > q))
+				q = cand.v[c].qhat;
+		list_add(ret, idx[k], q);
+	}
+	changes_list_release(&cand);
+	/* Merge (Hunter's merge()): drop the weakest while it is not
+	 * confirmed, its neighbours tested again without it. */
+	for (size_t i = 0; i < ret->nr; i++)
+		restat(x, n, ret, i);
+	while (ret->nr) {
+		size_t w = 0;
+
+		for (size_t i = 1; i < ret->nr; i++)
+			if (ret->v[i].p > ret->v[w].p)
+				w = i;
+		if (ret->v[w].p < CHANGES_P_CONFIRM)
+			break;
+		memmove(&ret->v[w], &ret->v[w + 1],
+			(ret->nr - w - 1) * sizeof(ret->v[0]));
+		ret->nr--;
+		if (w > 0)
+			restat(x, n, ret, w - 1);
+		if (w < ret->nr)
+			restat(x, n, ret, w);
+	}
+	/* Each survivor where least squares puts it, then its numbers. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < ret->nr; i++)
+			refine(x, n, ret, i);
+	for (size_t i = 0; i < ret->nr; i++)
+		restat(x, n, ret, i);
+	return 0;
+}
+
+/* --- The database layer ------------------------------------------------ */
+
+/*
+ * The observations of one host's history, a row per point, series after
+ * series (workload, params, metric), each oldest first: what a series
+ * is made of, in one place.  $1 the host, $2 a metric LIKE pattern or
+ * NULL, $3 true to add the params as key=value text and the kernel's
+ * name (for pages).  A point is a boot (or a run without a boot number)
+ * of a kernel that is not a patch's: its mean and, for rates, its
+ * harmonic mean (NULL when a value is too small to invert safely).  Each
+ * row carries its series' fingerprint (points, results, first and last
+ * result id: results are written once, so new ones change it).  Keys are
+ * integers and texts compare bytewise ("C"), and the one sort serves the
+ * window and the order: the statement reads a host's whole history.
+ */
+static const char points_sql[] =
+	"SELECT workload, ptext, metric, unit, dir, at, run_id, kernel_id,"
+	" mean, hmean,"
+	" count(*) OVER w || '/' || sum(n) OVER w || '/' || min(mn) OVER w"
+	"  || '/' || max(mx) OVER w,"
+	" CASE WHEN $3 THEN coalesce((SELECT string_agg(e.key || '=' ||"
+	"   e.value, ';' ORDER BY e.key) FROM"
+	"   jsonb_each_text(ptext::jsonb) e), '') END,"
+	" CASE WHEN $3 THEN (SELECT k.name FROM kernels k"
+	"   WHERE k.id = kernel_id) END"
+	" FROM (SELECT r.workload COLLATE \"C\" AS workload,"
+	"  r.params::text COLLATE \"C\" AS ptext,"
+	"  s.metric COLLATE \"C\" AS metric, min(s.unit) AS unit,"
+	"  min(s.direction) AS dir,"
+	"  min(coalesce(r.started_at, r.created_at)) AS at,"
+	"  min(r.id) AS run_id, min(r.kernel_id) AS kernel_id,"
+	"  avg(s.value) AS mean,"
+	"  CASE WHEN min(s.value) > 1e-150"
+	"       THEN count(*) / sum(1 / s.value) END AS hmean,"
+	"  count(*)::integer AS n, min(s.id) AS mn, max(s.id) AS mx"
+	" FROM results s JOIN runs r ON r.id = s.run_id"
+	" WHERE r.host_id = $1 AND r.status IN ('done', 'imported')"
+	"  AND NOT s.warmup"
+	"  AND ($2::text IS NULL OR s.metric LIKE $2)"
+	"  AND r.kernel_id NOT IN (SELECT p.kernel_id FROM patches p"
+	"                          WHERE p.kernel_id IS NOT NULL)"
+	" GROUP BY 1, 2, 3,"
+	"  CASE WHEN r.boot > 0 AND r.job_id IS NOT NULL"
+	"       THEN -r.job_id ELSE r.id END,"
+	"  CASE WHEN r.boot > 0 AND r.job_id IS NOT NULL"
+	"       THEN r.boot ELSE 0 END) o"
+	" WINDOW w AS (PARTITION BY workload, ptext, metric)"
+	" ORDER BY workload, ptext, metric, at, run_id";
+
+enum {
+	PT_WORKLOAD,
+	PT_PARAMS,
+	PT_METRIC,
+	PT_UNIT,
+	PT_DIR,
+	PT_AT,
+	PT_RUN,
+	PT_KERNEL,
+	PT_MEAN,
+	PT_HMEAN,
+	PT_FP,
+	PT_PARAMS_TEXT,
+	PT_KERNEL_NAME,
+};
+
+/* One series as points_sql returns it: rows [first, first + n). */
+struct pseries {
+	int first;
+	size_t n;
+	double *x;
+};
+
+/* A glob with * and ? as a LIKE pattern (% and _ escaped). */
+static char *glob_to_like(const char *glob)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (const char *p = glob; *p; p++) {
+		if (*p == '*')
+			strbuf_addch(&sb, '%');
+		else if (*p == '?')
+			strbuf_addch(&sb, '_');
+		else {
+			if (*p == '%' || *p == '_' || *p == '\\')
+				strbuf_addch(&sb, '\\');
+			strbuf_addch(&sb, *p);
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Run points_sql for host_id into *ret and cut it into series (*ret_s,
+ * *ret_ns; free each x and the array).  Values are each point's mean, or
+ * its harmonic mean for a rate.  Returns 0, or -1 with err.
+ */
+static int load_points(struct db *db, int64_t host_id, int pages,
+		       const char *metric_glob, struct db_result **ret,
+		       struct pseries **ret_s, size_t *ret_ns,
+		       struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	_cleanup_free_ char *like =
+		metric_glob ? glob_to_like(metric_glob) : NULL;
+	struct pseries *s = NULL;
+	size_t ns = 0, alloc = 0;
+	int r, nrows;
+
+	*ret_s = NULL;
+	*ret_ns = 0;
+	/* A host's whole history is sorted and grouped in memory, not in
+	 * files on disk: for pages inside the report's transaction, else
+	 * in one of its own, so the setting ends with it. */
+	if (!pages && db_begin(db, err) < 0)
+		return -1;
+	if (db_cmd(db, err, "SET LOCAL work_mem = '256MB'") < 0) {
+		if (!pages)
+			db_rollback(db);
+		return -1;
+	}
+	db_args_i64(&a, host_id);
+	db_args_str(&a, like);
+	db_args_bool(&a, pages);
+	r = db_exec_args(db, ret, err, points_sql, &a);
+	db_args_clear(&a);
+	if (!pages) {
+		if (r < 0)
+			db_rollback(db);
+		else if (db_commit(db, err) < 0)
+			r = -1;
+	}
+	if (r < 0)
+		return -1;
+	nrows = db_nrows(*ret);
+	for (int i = 0; i < nrows; i++) {
+		int rate;
+		double v;
+
+		if (!ns ||
+		    strcmp(db_get(*ret, i, PT_WORKLOAD),
+			   db_get(*ret, s[ns - 1].first, PT_WORKLOAD)) ||
+		    strcmp(db_get(*ret, i, PT_PARAMS),
+			   db_get(*ret, s[ns - 1].first, PT_PARAMS)) ||
+		    strcmp(db_get(*ret, i, PT_METRIC),
+			   db_get(*ret, s[ns - 1].first, PT_METRIC))) {
+			ALLOC_GROW(s, ns + 1, alloc);
+			memset(&s[ns], 0, sizeof(s[ns]));
+			s[ns].first = i;
+			ns++;
+		}
+		rate = compare_unit_is_rate(db_get(*ret, i, PT_UNIT));
+		if (parse_double(db_get(*ret, i,
+					rate && db_get(*ret, i, PT_HMEAN)
+						? PT_HMEAN
+						: PT_MEAN),
+				 -HUGE_VAL, HUGE_VAL, &v, NULL) < 0) {
+			strbuf_addstr(err,
+				      "an unreadable point in the history");
+			goto fail;
+		}
+		s[ns - 1].x = xrealloc(s[ns - 1].x,
+				       (s[ns - 1].n + 1) * sizeof(double));
+		s[ns - 1].x[s[ns - 1].n++] = v;
+	}
+	*ret_s = s;
+	*ret_ns = ns;
+	return 0;
+fail:
+	for (size_t k = 0; k < ns; k++)
+		free(s[k].x);
+	free(s);
+	db_result_free(*ret);
+	*ret = NULL;
+	return -1;
+}
+
+static void free_pseries(struct pseries *s, size_t ns)
+{
+	for (size_t k = 0; k < ns; k++)
+		free(s[k].x);
+	free(s);
+}
+
+static void push_num(struct strvec *sv, double v)
+{
+	char buf[40];
+
+	if (!isfinite(v)) {
+		strvec_push(sv, "");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.17g", v);
+	strvec_push(sv, buf);
+}
+
+static void push_int(struct strvec *sv, int64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	strvec_push(sv, buf);
+}
+
+/* The columns of history_changes for one host's analysed series. */
+enum {
+	HC_SERIES,
+	HC_IDX,
+	HC_RUN,
+	HC_AT,
+	HC_KB,
+	HC_KA,
+	HC_NB,
+	HC_NA,
+	HC_MB,
+	HC_MA,
+	HC_SHIFT,
+	HC_PCT,
+	HC_P,
+	HC_Q,
+	HC_NCOLS
+};
+
+/*
+ * Write one host's analysed series: upsert history_series, replace their
+ * history_changes.  cps[k] are the change points of s[k].  One
+ * transaction.  Returns the number of change points stored, or -1.
+ */
+static int store_host(struct db *db, int64_t host_id,
+		      const struct db_result *res, const struct pseries *s,
+		      size_t ns, const struct changes_list *cps,
+		      struct strbuf *err)
+{
+	struct strvec w = STRVEC_INIT, p = STRVEC_INIT, m = STRVEC_INIT,
+		      u = STRVEC_INIT, b = STRVEC_INIT, n = STRVEC_INIT,
+		      f = STRVEC_INIT, ids = STRVEC_INIT, col[HC_NCOLS];
+	_cleanup_db_result_ struct db_result *up = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	_cleanup_free_ int64_t *sid = xcalloc(ns ? ns : 1, sizeof(*sid));
+	int r = -1, stored = 0;
+
+	for (int c = 0; c < HC_NCOLS; c++)
+		strvec_init(&col[c]);
+	for (size_t k = 0; k < ns; k++) {
+		strvec_push(&w, db_get(res, s[k].first, PT_WORKLOAD));
+		strvec_push(&p, db_get(res, s[k].first, PT_PARAMS));
+		strvec_push(&m, db_get(res, s[k].first, PT_METRIC));
+		strvec_push(&u, db_get(res, s[k].first, PT_UNIT));
+		strvec_push(&b, db_get(res, s[k].first, PT_DIR));
+		push_int(&n, (int64_t)s[k].n);
+		strvec_push(&f, db_get(res, s[k].first, PT_FP));
+	}
+	if (db_begin(db, err) < 0)
+		goto out;
+	db_args_i64(&a, host_id);
+	db_args_i64(&a, CHANGES_METHOD_VERSION);
+	db_args_text_array(&a, &w);
+	db_args_text_array(&a, &p);
+	db_args_text_array(&a, &m);
+	db_args_text_array(&a, &u);
+	db_args_text_array(&a, &b);
+	db_args_text_array(&a, &n);
+	db_args_text_array(&a, &f);
+	if (db_exec_args(
+		    db, &up, err,
+		    "INSERT INTO history_series (host_id, workload, params, "
+		    "metric, unit, better, n_points, fingerprint, "
+		    "method_version) SELECT $1, t.w, t.p::jsonb, t.m, t.u, "
+		    "t.b, t.n::integer, t.f, $2 FROM unnest($3::text[], "
+		    "$4::text[], $5::text[], $6::text[], $7::text[], "
+		    "$8::text[], $9::text[]) WITH ORDINALITY AS t(w, p, m, u, "
+		    "b, n, f, o) ORDER BY t.o ON CONFLICT (host_id, workload, "
+		    "params, metric) DO UPDATE SET unit = EXCLUDED.unit, "
+		    "better = EXCLUDED.better, n_points = EXCLUDED.n_points, "
+		    "fingerprint = EXCLUDED.fingerprint, method_version = "
+		    "EXCLUDED.method_version, analysed_at = now() RETURNING "
+		    "id, workload, params::text, metric",
+		    &a) < 0)
+		goto rollback;
+	db_args_clear(&a);
+	/* RETURNING does not promise the order: match the keys. */
+	for (int i = 0; i < db_nrows(up); i++) {
+		int64_t id;
+
+		if (db_get_i64(up, i, 0, 1, INT64_MAX, &id) < 0)
+			continue;
+		for (size_t k = 0; k < ns; k++)
+			if (!sid[k] && !strcmp(db_get(up, i, 1), w.v[k]) &&
+			    !strcmp(db_get(up, i, 2), p.v[k]) &&
+			    !strcmp(db_get(up, i, 3), m.v[k])) {
+				sid[k] = id;
+				break;
+			}
+	}
+	for (size_t k = 0; k < ns; k++) {
+		if (!sid[k]) {
+			strbuf_addf(err, "history_series lost the row of %s",
+				    m.v[k]);
+			goto rollback;
+		}
+		push_int(&ids, sid[k]);
+		for (size_t c = 0; c < cps[k].nr; c++) {
+			const struct changes_point *cp = &cps[k].v[c];
+			int row = s[k].first + (int)cp->idx;
+
+			push_int(&col[HC_SERIES], sid[k]);
+			push_int(&col[HC_IDX], (int64_t)cp->idx);
+			strvec_push(&col[HC_RUN], db_get(res, row, PT_RUN));
+			strvec_push(&col[HC_AT], db_get(res, row, PT_AT));
+			strvec_push(&col[HC_KB],
+				    db_get(res, row - 1, PT_KERNEL));
+			strvec_push(&col[HC_KA], db_get(res, row, PT_KERNEL));
+			push_int(&col[HC_NB], (int64_t)cp->n_before);
+			push_int(&col[HC_NA], (int64_t)cp->n_after);
+			push_num(&col[HC_MB], cp->mean_before);
+			push_num(&col[HC_MA], cp->mean_after);
+			push_num(&col[HC_SHIFT],
+				 cp->mean_after - cp->mean_before);
+			push_num(&col[HC_PCT],
+				 cp->mean_before != 0
+					 ? 100 *
+						   (cp->mean_after -
+						    cp->mean_before) /
+						   fabs(cp->mean_before)
+					 : NAN);
+			push_num(&col[HC_P], cp->p);
+			push_num(&col[HC_Q], cp->qhat);
+			stored++;
+		}
+	}
+	db_args_text_array(&a, &ids);
+	if (db_exec_args(db, NULL, err,
+			 "DELETE FROM history_changes WHERE series_id = "
+			 "ANY($1::text[]::bigint[])",
+			 &a) < 0)
+		goto rollback;
+	db_args_clear(&a);
+	if (stored) {
+		db_args_i64(&a, CHANGES_METHOD_VERSION);
+		for (int c = 0; c < HC_NCOLS; c++)
+			db_args_text_array(&a, &col[c]);
+		if (db_exec_args(
+			    db, NULL, err,
+			    "INSERT INTO history_changes (series_id, idx, "
+			    "run_id, at, kernel_before_id, kernel_after_id, "
+			    "n_before, n_after, mean_before, mean_after, "
+			    "shift, pct_shift, p_value, qhat, method_version) "
+			    "SELECT a::bigint, b::integer, c::bigint, "
+			    "d::timestamptz, e::bigint, f::bigint, g::integer, "
+			    "h::integer, i::float8, j::float8, k::float8, "
+			    "nullif(l, '')::float8, m::float8, "
+			    "nullif(n, '')::float8, $1 FROM unnest($2::text[], "
+			    "$3::text[], $4::text[], $5::text[], $6::text[], "
+			    "$7::text[], $8::text[], $9::text[], $10::text[], "
+			    "$11::text[], $12::text[], $13::text[], "
+			    "$14::text[], $15::text[]) AS t(a, b, c, d, e, f, "
+			    "g, h, i, j, k, l, m, n)",
+			    &a) < 0)
+			goto rollback;
+		db_args_clear(&a);
+	}
+	if (db_commit(db, err) < 0)
+		goto out;
+	r = stored;
+	goto out;
+rollback:
+	db_rollback(db);
+out:
+	db_args_clear(&a);
+	strvec_clear(&w);
+	strvec_clear(&p);
+	strvec_clear(&m);
+	strvec_clear(&u);
+	strvec_clear(&b);
+	strvec_clear(&n);
+	strvec_clear(&f);
+	strvec_clear(&ids);
+	for (int c = 0; c < HC_NCOLS; c++)
+		strvec_clear(&col[c]);
+	return r;
+}
+
+/*
+ * Keep in s[0..*n) only the series of host_id whose fingerprint or
+ * method differ from what history_series holds (the others are freed);
+ * *n becomes how many are left.  0, or -1 with err.
+ */
+static int drop_fresh(struct db *db, int64_t host_id,
+		      const struct db_result *res, struct pseries *s,
+		      size_t *n, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *st = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	size_t keep = 0;
+	int r;
+
+	db_args_i64(&a, host_id);
+	db_args_i64(&a, CHANGES_METHOD_VERSION);
+	r = db_exec_args(db, &st, err,
+			 "SELECT workload, params::text, metric, fingerprint "
+			 "FROM history_series WHERE host_id = $1 AND "
+			 "method_version = $2 ORDER BY workload COLLATE \"C\", "
+			 "params::text COLLATE \"C\", metric COLLATE \"C\"",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	/* Both lists are in the same bytewise order: one merge. */
+	for (size_t k = 0, j = 0; k < *n; k++) {
+		const char *w = db_get(res, s[k].first, PT_WORKLOAD),
+			   *p = db_get(res, s[k].first, PT_PARAMS),
+			   *m = db_get(res, s[k].first, PT_METRIC);
+		int c = 1, fresh = 0;
+
+		while (j < (size_t)db_nrows(st)) {
+			c = strcmp(db_get(st, (int)j, 0), w);
+			if (!c)
+				c = strcmp(db_get(st, (int)j, 1), p);
+			if (!c)
+				c = strcmp(db_get(st, (int)j, 2), m);
+			if (c >= 0)
+				break;
+			j++;
+		}
+		if (!c && !strcmp(db_get(st, (int)j, 3),
+				  db_get(res, s[k].first, PT_FP)))
+			fresh = 1;
+		if (fresh) {
+			free(s[k].x);
+			continue;
+		}
+		s[keep++] = s[k];
+	}
+	*n = keep;
+	return 0;
+}
+
+/* The ids of the hosts with history (just `host` when given). */
+static int history_hosts(struct db *db, const char *host,
+			 struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, host);
+	r = db_exec_args(db, ret, err,
+			 "SELECT h.id FROM hosts h WHERE ($1::text IS NULL OR "
+			 "h.name = $1) AND EXISTS (SELECT 1 FROM runs r WHERE "
+			 "r.host_id = h.id) ORDER BY h.id",
+			 &a);
+	db_args_clear(&a);
+	return r < 0 ? -1 : 0;
+}
+
+/* How many series host_id's history has (0 on any error). */
+static size_t series_count(struct db *db, int64_t host_id)
+{
+	_cleanup_db_result_ struct db_result *c = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int64_t k = 0;
+
+	db_args_i64(&a, host_id);
+	if (db_exec_args(db, &c, &err,
+			 "SELECT count(*) FROM history_series WHERE host_id "
+			 "= $1",
+			 &a) == 0)
+		db_get_i64(c, 0, 0, 0, INT64_MAX, &k);
+	db_args_clear(&a);
+	strbuf_release(&err);
+	return (size_t)k;
+}
+
+/*
+ * Did host_id's finished and imported runs stay as they were when its
+ * history was last brought up to date (history_hosts)?  1 when so, 0
+ * when not (its fingerprint now in *fp, to record once it is), -1 with
+ * err.  Runs get their results once (ingest), so the runs stand for
+ * them: the check reads an index, not the results.
+ */
+static int host_fresh(struct db *db, int64_t host_id, struct strbuf *fp,
+		      struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	strbuf_reset(fp);
+	db_args_i64(&a, host_id);
+	db_args_i64(&a, CHANGES_METHOD_VERSION);
+	r = db_exec_args(
+		db, &res, err,
+		"SELECT f, f = (SELECT fingerprint FROM history_hosts WHERE "
+		"host_id = $1 AND method_version = $2) FROM (SELECT "
+		"count(*)::text || '/' || coalesce(max(id), 0)::text || '/' "
+		"|| coalesce(sum(id), 0)::text AS f FROM runs WHERE host_id = "
+		"$1 AND status IN ('done', 'imported')) x",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	strbuf_addstr(fp, db_get(res, 0, 0));
+	return db_get(res, 0, 1) && !strcmp(db_get(res, 0, 1), "t");
+}
+
+/* Record that host_id's history is up to date with its runs at fp. */
+static int host_mark(struct db *db, int64_t host_id, const char *fp,
+		     struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, host_id);
+	db_args_str(&a, fp);
+	db_args_i64(&a, CHANGES_METHOD_VERSION);
+	r = db_exec_args(db, NULL, err,
+			 "INSERT INTO history_hosts (host_id, fingerprint, "
+			 "method_version) VALUES ($1, $2, $3) ON CONFLICT "
+			 "(host_id) DO UPDATE SET fingerprint = $2, "
+			 "method_version = $3, analysed_at = now()",
+			 &a);
+	db_args_clear(&a);
+	return r < 0 ? -1 : 0;
+}
+
+int changes_update(struct db *db, const char *host,
+		   struct changes_update_stats *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *hosts = NULL;
+	struct strbuf fp = STRBUF_INIT;
+	int rc = -1;
+
+	memset(ret, 0, sizeof(*ret));
+	if (history_hosts(db, host, &hosts, err) < 0)
+		return -1;
+	for (int h = 0; h < db_nrows(hosts); h++) {
+		_cleanup_db_result_ struct db_result *res = NULL;
+		struct pseries *s;
+		struct changes_list *cps;
+		size_t ns;
+		int64_t host_id;
+		int r = 0;
+
+		if (db_get_i64(hosts, h, 0, 1, INT64_MAX, &host_id) < 0)
+			continue;
+		r = host_fresh(db, host_id, &fp, err);
+		if (r < 0)
+			goto out;
+		if (r > 0) {
+			ret->series += series_count(db, host_id);
+			continue;
+		}
+		if (load_points(db, host_id, 0, NULL, &res, &s, &ns, err) < 0)
+			goto out;
+		ret->series += ns;
+		/* Only the series whose fingerprint moved are searched. */
+		if (drop_fresh(db, host_id, res, s, &ns, err) < 0) {
+			free_pseries(s, ns);
+			goto out;
+		}
+		if (ns == 0) {
+			free(s);
+			if (host_mark(db, host_id, fp.buf, err) < 0)
+				goto out;
+			continue;
+		}
+		cps = xcalloc(ns, sizeof(*cps));
+		for (size_t k = 0; k < ns && r == 0; k++) {
+			r = changes_find(s[k].x, s[k].n, &cps[k]);
+			ret->points += s[k].n;
+		}
+		if (r == 0)
+			r = store_host(db, host_id, res, s, ns, cps, err);
+		else
+			strbuf_addstr(err, "a series of the history holds a "
+					   "value that is not finite");
+		for (size_t k = 0; k < ns; k++)
+			changes_list_release(&cps[k]);
+		free(cps);
+		free_pseries(s, ns);
+		if (r < 0 || host_mark(db, host_id, fp.buf, err) < 0)
+			goto out;
+		ret->analysed += ns;
+		ret->changes += (size_t)r;
+	}
+	rc = 0;
+out:
+	strbuf_release(&fp);
+	return rc;
+}
+
+void changes_rows_release(struct changes_rows *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		struct changes_row *c = &r->v[i];
+
+		free(c->host);
+		free(c->workload);
+		free(c->params_text);
+		free(c->metric);
+		free(c->unit);
+		free(c->better);
+		free(c->at);
+		free(c->kernel_before);
+		free(c->kernel_after);
+	}
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+static char *dup_or_empty(const char *s)
+{
+	return xstrdup(s ? s : "");
+}
+
+static double num_or_nan(const char *s)
+{
+	double v;
+
+	return s && parse_double(s, -HUGE_VAL, HUGE_VAL, &v, NULL) == 0 ? v
+									: NAN;
+}
+
+int changes_list(struct db *db, const struct changes_query *q,
+		 struct changes_rows *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	_cleanup_free_ char *like = q->metric ? glob_to_like(q->metric) : NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	db_args_str(&a, q->host);
+	db_args_str(&a, like);
+	db_args_str(&a, q->since);
+	if (q->limit > 0)
+		db_args_i64(&a, q->limit);
+	else
+		db_args_str(&a, NULL);
+	r = db_exec_args(
+		db, &res, err,
+		"SELECT h.name, hs.workload, coalesce((SELECT string_agg(e.key "
+		"|| '=' || e.value, ';' ORDER BY e.key) FROM "
+		"jsonb_each_text(hs.params) e), ''), hs.metric, hs.unit, "
+		"hs.better, to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD "
+		"HH24:MI:SS'), kb.name, ka.name, c.idx, hs.n_points, "
+		"c.n_before, c.n_after, c.mean_before, c.mean_after, c.shift, "
+		"c.pct_shift, c.p_value FROM history_changes c JOIN "
+		"history_series hs ON hs.id = c.series_id JOIN hosts h ON h.id "
+		"= hs.host_id LEFT JOIN kernels kb ON kb.id = "
+		"c.kernel_before_id LEFT JOIN kernels ka ON ka.id = "
+		"c.kernel_after_id WHERE ($1::text IS NULL OR h.name = $1) AND "
+		"($2::text IS NULL OR hs.metric LIKE $2) AND ($3::timestamptz "
+		"IS NULL OR c.at >= $3::timestamptz) ORDER BY c.at DESC, "
+		"h.name, hs.workload, hs.params::text, hs.metric LIMIT $4",
+		&a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++) {
+		struct changes_row *c;
+		int64_t v;
+
+		ALLOC_GROW(ret->v, ret->nr + 1, ret->alloc);
+		c = &ret->v[ret->nr++];
+		memset(c, 0, sizeof(*c));
+		c->host = dup_or_empty(db_get(res, i, 0));
+		c->workload = dup_or_empty(db_get(res, i, 1));
+		c->params_text = dup_or_empty(db_get(res, i, 2));
+		c->metric = dup_or_empty(db_get(res, i, 3));
+		c->unit = dup_or_empty(db_get(res, i, 4));
+		c->better = dup_or_empty(db_get(res, i, 5));
+		c->at = dup_or_empty(db_get(res, i, 6));
+		c->kernel_before = dup_or_empty(db_get(res, i, 7));
+		c->kernel_after = dup_or_empty(db_get(res, i, 8));
+		c->idx = db_get_i64(res, i, 9, 0, INT64_MAX, &v) == 0
+				 ? (size_t)v
+				 : 0;
+		c->n_points = db_get_i64(res, i, 10, 0, INT64_MAX, &v) == 0
+				      ? (size_t)v
+				      : 0;
+		c->n_before = db_get_i64(res, i, 11, 0, INT64_MAX, &v) == 0
+				      ? (size_t)v
+				      : 0;
+		c->n_after = db_get_i64(res, i, 12, 0, INT64_MAX, &v) == 0
+				     ? (size_t)v
+				     : 0;
+		c->mean_before = num_or_nan(db_get(res, i, 13));
+		c->mean_after = num_or_nan(db_get(res, i, 14));
+		c->shift = num_or_nan(db_get(res, i, 15));
+		c->pct_shift = num_or_nan(db_get(res, i, 16));
+		c->p = num_or_nan(db_get(res, i, 17));
+		if (!strcmp(c->better, "higher"))
+			c->direction = c->shift > 0 ? "better" : "worse";
+		else if (!strcmp(c->better, "lower"))
+			c->direction = c->shift < 0 ? "better" : "worse";
+		else
+			c->direction = "changed";
+	}
+	return 0;
+}
+
+void changes_taus_release(struct changes_taus *t)
+{
+	for (size_t i = 0; i < t->nr; i++) {
+		free(t->v[i].metric);
+		free(t->v[i].unit);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+/* What suggest_tau gathers per metric before the percentile. */
+struct tau_acc {
+	char *metric, *unit;
+	size_t series;
+	double *d; /* |%change| of each A/A pair of blocks */
+	size_t nd, alloc;
+	double cv2_df, df; /* sum of CV^2 x df over segments, and of df */
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The A/A pairs of one series x[0..n) into acc: between its change
+ * points, adjacent blocks of `boots` points, and its within-segment CV.
+ * Series that cross zero have no percentage and are left out.
+ */
+static void tau_series(const double *x, size_t n, int boots,
+		       struct tau_acc *acc)
+{
+	struct changes_list cps = { NULL, 0, 0 };
+	size_t start = 0;
+	int neg = 0, pos = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		neg |= x[i] < 0;
+		pos |= x[i] > 0;
+	}
+	if ((neg && pos) || !(neg || pos) || changes_find(x, n, &cps) < 0) {
+		changes_list_release(&cps);
+		return;
+	}
+	acc->series++;
+	for (size_t c = 0; c <= cps.nr; c++) {
+		size_t end = c < cps.nr ? cps.v[c].idx : n;
+		struct stats_summary sm;
+
+		if (end - start >= 2) {
+			stats_summarize(x + start, end - start, &sm);
+			if (sm.mean != 0 && isfinite(sm.sd)) {
+				double cv = sm.sd / fabs(sm.mean);
+
+				acc->cv2_df += cv * cv * (double)(sm.n - 1);
+				acc->df += (double)(sm.n - 1);
+			}
+		}
+		for (size_t b = start; b + 2 * (size_t)boots <= end;
+		     b += 2 * (size_t)boots) {
+			double m1 = stats_mean(x + b, (size_t)boots),
+			       m2 = stats_mean(x + b + boots, (size_t)boots);
+
+			if (m1 == 0)
+				continue;
+			ALLOC_GROW(acc->d, acc->nd + 1, acc->alloc);
+			acc->d[acc->nd++] = fabs(100 * (m2 - m1) / fabs(m1));
+		}
+		start = end;
+	}
+	changes_list_release(&cps);
+}
+
+int changes_suggest_tau(struct db *db, const struct changes_query *q, int boots,
+			struct changes_taus *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *hosts = NULL;
+	struct tau_acc *acc = NULL;
+	size_t nacc = 0, alloc = 0;
+	int r = -1;
+
+	memset(ret, 0, sizeof(*ret));
+	if (boots < 1)
+		boots = 1;
+	if (history_hosts(db, q->host, &hosts, err) < 0)
+		return -1;
+	for (int h = 0; h < db_nrows(hosts); h++) {
+		_cleanup_db_result_ struct db_result *res = NULL;
+		struct pseries *s;
+		size_t ns;
+		int64_t host_id;
+
+		if (db_get_i64(hosts, h, 0, 1, INT64_MAX, &host_id) < 0)
+			continue;
+		if (load_points(db, host_id, 0, q->metric, &res, &s, &ns, err) <
+		    0)
+			goto out;
+		for (size_t k = 0; k < ns; k++) {
+			const char *m = db_get(res, s[k].first, PT_METRIC);
+			size_t j;
+
+			for (j = 0; j < nacc; j++)
+				if (!strcmp(acc[j].metric, m))
+					break;
+			if (j == nacc) {
+				ALLOC_GROW(acc, nacc + 1, alloc);
+				memset(&acc[nacc], 0, sizeof(acc[nacc]));
+				acc[nacc].metric = xstrdup(m);
+				acc[nacc].unit = dup_or_empty(
+					db_get(res, s[k].first, PT_UNIT));
+				nacc++;
+			}
+			tau_series(s[k].x, s[k].n, boots, &acc[j]);
+		}
+		free_pseries(s, ns);
+	}
+	for (size_t j = 0; j < nacc; j++) {
+		struct changes_tau *t;
+
+		ALLOC_GROW(ret->v, ret->nr + 1, ret->alloc);
+		t = &ret->v[ret->nr++];
+		memset(t, 0, sizeof(*t));
+		t->metric = TAKE_PTR(acc[j].metric);
+		t->unit = TAKE_PTR(acc[j].unit);
+		t->series = acc[j].series;
+		t->pairs = acc[j].nd;
+		t->cv = acc[j].df > 0 ? 100 * sqrt(acc[j].cv2_df / acc[j].df)
+				      : NAN;
+		t->p95 = t->tau = NAN;
+		t->current = compare_default_tau(t->metric);
+		if (acc[j].nd) {
+			qsort(acc[j].d, acc[j].nd, sizeof(double), cmp_double);
+			t->p95 = acc[j].d[(size_t)ceil(0.95 *
+						       (double)acc[j].nd) -
+					  1];
+			t->tau = ceil(t->p95 * 2) / 2;
+			if (t->tau < 0.5)
+				t->tau = 0.5;
+		}
+	}
+	r = 0;
+out:
+	for (size_t j = 0; j < nacc; j++) {
+		free(acc[j].metric);
+		free(acc[j].unit);
+		free(acc[j].d);
+	}
+	free(acc);
+	return r;
+}
+
+void changes_series_release(struct changes_series *s)
+{
+	free(s->host);
+	free(s->workload);
+	free(s->params_text);
+	free(s->metric);
+	free(s->unit);
+	free(s->value);
+	for (size_t i = 0; s->kernel && i < s->n; i++)
+		free(s->kernel[i]);
+	free(s->kernel);
+	free(s->cp);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The stored change points of series (host_id, workload, params, metric). */
+static int stored_cps(struct db *db, int64_t host_id, const char *workload,
+		      const char *params, const char *metric,
+		      struct changes_series *out, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, host_id);
+	db_args_str(&a, workload);
+	db_args_str(&a, params);
+	db_args_str(&a, metric);
+	r = db_exec_args(db, &res, err,
+			 "SELECT c.idx FROM history_changes c JOIN "
+			 "history_series hs ON hs.id = c.series_id WHERE "
+			 "hs.host_id = $1 AND hs.workload = $2 AND hs.params "
+			 "= $3::jsonb AND hs.metric = $4 ORDER BY c.idx",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	out->cp = xcalloc((size_t)db_nrows(res) + 1, sizeof(*out->cp));
+	for (int i = 0; i < db_nrows(res); i++) {
+		int64_t v;
+
+		if (db_get_i64(res, i, 0, 1, INT64_MAX, &v) == 0 &&
+		    (size_t)v < out->n)
+			out->cp[out->ncp++] = (size_t)v;
+	}
+	return 0;
+}
+
+int changes_load_series(struct db *db, int64_t host_id, const char *metric,
+			struct changes_series **ret, size_t *ret_n,
+			struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *hosts = NULL, *names = NULL;
+	struct changes_series *out = NULL;
+	size_t nout = 0, alloc = 0;
+	struct db_args a = DB_ARGS_INIT;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (host_id > 0) {
+		db_args_i64(&a, host_id);
+		if (db_exec_args(db, &hosts, err,
+				 "SELECT id, name FROM hosts WHERE id = $1",
+				 &a) < 0) {
+			db_args_clear(&a);
+			return -1;
+		}
+	} else {
+		db_args_str(&a, metric);
+		if (db_exec_args(db, &hosts, err,
+				 "SELECT DISTINCT h.id, h.name FROM "
+				 "history_series hs JOIN hosts h ON h.id = "
+				 "hs.host_id WHERE hs.metric = $1 ORDER BY "
+				 "h.name",
+				 &a) < 0) {
+			db_args_clear(&a);
+			return -1;
+		}
+	}
+	db_args_clear(&a);
+	for (int h = 0; h < db_nrows(hosts); h++) {
+		_cleanup_db_result_ struct db_result *res = NULL;
+		_cleanup_free_ char *glob = NULL;
+		struct pseries *s;
+		size_t ns;
+		int64_t hid;
+
+		if (db_get_i64(hosts, h, 0, 1, INT64_MAX, &hid) < 0)
+			continue;
+		/* An exact metric name: escape what LIKE would read. */
+		if (host_id <= 0) {
+			struct strbuf g = STRBUF_INIT;
+
+			for (const char *p = metric; *p; p++) {
+				if (*p == '*' || *p == '?')
+					goto skip; /* not a stored name */
+				strbuf_addch(&g, *p);
+			}
+			glob = strbuf_detach(&g, NULL);
+		}
+		if (load_points(db, hid, 1, glob, &res, &s, &ns, err) < 0)
+			goto fail;
+		for (size_t k = 0; k < ns; k++) {
+			struct changes_series *cs;
+
+			ALLOC_GROW(out, nout + 1, alloc);
+			cs = &out[nout++];
+			memset(cs, 0, sizeof(*cs));
+			cs->host_id = hid;
+			cs->host = xstrdup(db_get(hosts, h, 1));
+			cs->workload =
+				xstrdup(db_get(res, s[k].first, PT_WORKLOAD));
+			cs->params_text = dup_or_empty(
+				db_get(res, s[k].first, PT_PARAMS_TEXT));
+			cs->metric =
+				xstrdup(db_get(res, s[k].first, PT_METRIC));
+			cs->unit =
+				dup_or_empty(db_get(res, s[k].first, PT_UNIT));
+			cs->n = s[k].n;
+			cs->value = TAKE_PTR(s[k].x);
+			cs->kernel = xcalloc(cs->n, sizeof(*cs->kernel));
+			for (size_t i = 0; i < cs->n; i++)
+				cs->kernel[i] = dup_or_empty(
+					db_get(res, s[k].first + (int)i,
+					       PT_KERNEL_NAME));
+			if (stored_cps(db, hid, cs->workload,
+				       db_get(res, s[k].first, PT_PARAMS),
+				       cs->metric, cs, err) < 0) {
+				free_pseries(s, ns);
+				goto fail;
+			}
+		}
+		free_pseries(s, ns);
+	skip:;
+	}
+	*ret = out;
+	*ret_n = nout;
+	return 0;
+fail:
+	for (size_t i = 0; i < nout; i++)
+		changes_series_release(&out[i]);
+	free(out);
+	return -1;
+}

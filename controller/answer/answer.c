@@ -1,0 +1,745 @@
+/*
+ * answer.c - the answer step of the controllers; see answer.h.
+ *
+ * One submission at a time, under its advisory lock (answers_try_lock):
+ * the rows say how far it got, so the step either queues the next job of
+ * its ABBA order or answers.  An answer is: compare and store the
+ * verdicts (its own transactions, harmless to repeat), start the
+ * bisection (at most one per submission: bisect_find_auto), then record
+ * the answer and queue its mail in one transaction -- the state that
+ * makes the step not run again.  Pages are rewritten after, and again by
+ * any later tick: a page's fingerprint covers the answer.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/adaptive.h"
+#include "analysis/bisect.h"
+#include "analysis/compare.h"
+#include "answer/answer.h"
+#include "cleanup.h"
+#include "config.h"
+#include "fs.h"
+#include "home.h"
+#include "lab/mail.h"
+#include "plan/plan.h"
+#include "report/report.h"
+#include "store/answers.h"
+#include "store/mails.h"
+#include "banned.h"
+
+/* Per tick, at most: submissions looked at, mails sent. */
+#define ANSWER_TICK_MAX 64
+#define MAIL_TICK_MAX 16
+
+static void alog(const struct answer_ctx *ac, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void alog(const struct answer_ctx *ac, int level, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (!ac->log)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strbuf_rtrim(&sb);
+	ac->log(ac->log_ctx, level, sb.buf);
+	strbuf_release(&sb);
+}
+
+/* The mail's recipients: the submitter (unless [mail] submitter = no)
+ * and the configured list, each once. */
+static void recipients(const struct farm_config *cfg, const char *submitter,
+		       struct strvec *to)
+{
+	if (cfg->mail_submitter && submitter && *submitter)
+		strvec_push(to, submitter);
+	for (size_t i = 0; i < cfg->to.nr; i++) {
+		size_t j;
+
+		for (j = 0; j < to->nr; j++)
+			if (!strcmp(to->v[j], cfg->to.v[i]))
+				break;
+		if (j == to->nr)
+			strvec_push(to, cfg->to.v[i]);
+	}
+}
+
+/* Rewrite the report pages whose data changed; count what was written. */
+static void refresh_pages(const struct answer_ctx *ac, struct answer_stats *st)
+{
+	struct strbuf err = STRBUF_INIT, stat_dir = STRBUF_INIT;
+	struct report_opts o = { 0 };
+	struct report_stats rs;
+	_cleanup_free_ char *dir = NULL;
+	char now[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (report_find_static(&stat_dir, &err) < 0) {
+		alog(ac, 1, "report not written: %s", err.buf);
+		goto out;
+	}
+	/* The default folder is the state folder's, made private. */
+	{
+		char *def = xstrfmt("%s/%s", ac->home, HOME_REPORT);
+		int is_def = !strcmp(def, ac->cfg->report_dir);
+
+		free(def);
+		if (is_def &&
+		    home_subdir(ac->home, HOME_REPORT, &dir, &err) < 0) {
+			alog(ac, 1, "report not written: %s", err.buf);
+			goto out;
+		}
+	}
+	o.out_dir = dir ? dir : ac->cfg->report_dir;
+	o.static_dir = stat_dir.buf;
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof(now), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	o.now = now;
+	report_stats_init(&rs);
+	if (report_write(ac->db, &o, &rs, &err) < 0)
+		alog(ac, 1, "report into %s: %s", o.out_dir, err.buf);
+	else
+		alog(ac, 0, "report: %d page(s) written into %s",
+		     rs.pages_written, rs.out_dir);
+	st->pages_written += rs.pages_written;
+	report_stats_release(&rs);
+out:
+	strbuf_release(&err);
+	strbuf_release(&stat_dir);
+}
+
+/* The plan as a file a user can run, under the state folder. */
+static int plan_file(const struct answer_ctx *ac, const struct answer_sub *s,
+		     struct strbuf *path, struct strbuf *err)
+{
+	_cleanup_free_ char *dir = NULL;
+
+	if (home_subdir(ac->home, HOME_PLANS, &dir, err) < 0)
+		return -1;
+	strbuf_addf(path, "%s/%s-%.12s.yaml", dir, s->plan_name, s->plan_sha);
+	for (size_t i = strlen(dir) + 1; i < path->len; i++)
+		if (path->buf[i] == '/' || path->buf[i] == ' ')
+			path->buf[i] = '_';
+	return write_file_if_changed(path->buf, s->plan_body,
+				     strlen(s->plan_body), 0600, 0, err) < 0
+		       ? -1
+		       : 0;
+}
+
+/* The deciding rows of set: those the plan marks, else all. */
+static int is_deciding(const struct compare_set *set, size_t i)
+{
+	for (size_t j = 0; j < set->nr; j++)
+		if (set->rows[j].decides)
+			return set->rows[i].decides;
+	return 1;
+}
+
+/*
+ * The overall verdict of set's deciding rows (regression over
+ * improvement over inconclusive/insufficient over no-change), its
+ * headline row, and the rows as a JSON array.
+ */
+static const char *summarize(const struct compare_set *set,
+			     const struct compare_row **ret_head,
+			     struct strbuf *json)
+{
+	static const enum cmp_verdict order[] = {
+		CMP_REGRESSION,	  CMP_IMPROVEMENT, CMP_INCONCLUSIVE,
+		CMP_INSUFFICIENT, CMP_NO_CHANGE,
+	};
+	const struct compare_row *head = NULL;
+	size_t n = 0;
+
+	strbuf_addch(json, '[');
+	for (size_t i = 0; i < set->nr; i++) {
+		const struct compare_row *r = &set->rows[i];
+
+		if (!is_deciding(set, i))
+			continue;
+		if (n++)
+			strbuf_addch(json, ',');
+		strbuf_addstr(json, "{\"host\":");
+		strbuf_add_json_str(json, r->host);
+		strbuf_addstr(json, ",\"workload\":");
+		strbuf_add_json_str(json, r->workload);
+		strbuf_addf(json, ",\"params\":%s,\"metric\":", r->params_json);
+		strbuf_add_json_str(json, r->metric);
+		strbuf_addstr(json, ",\"unit\":");
+		strbuf_add_json_str(json, r->unit);
+		strbuf_addstr(json, ",\"verdict\":");
+		strbuf_add_json_str(json, compare_verdict_name(r->verdict));
+		strbuf_addf(json, ",\"n_base\":%zu,\"n_new\":%zu", r->s.n_base,
+			    r->s.n_new);
+		strbuf_addstr(json, ",\"mean_base\":");
+		strbuf_add_json_double(json, r->s.mean_base);
+		strbuf_addstr(json, ",\"mean_new\":");
+		strbuf_add_json_double(json, r->s.mean_new);
+		strbuf_addstr(json, ",\"pct_change\":");
+		strbuf_add_json_double(json, r->s.pct_change);
+		strbuf_addstr(json, ",\"ci_low\":");
+		strbuf_add_json_double(json, r->s.ci_low);
+		strbuf_addstr(json, ",\"ci_high\":");
+		strbuf_add_json_double(json, r->s.ci_high);
+		strbuf_addstr(json, ",\"p_value\":");
+		strbuf_add_json_double(json, r->s.p_value);
+		strbuf_addch(json, '}');
+	}
+	strbuf_addch(json, ']');
+	for (size_t k = 0; k < ARRAY_SIZE(order) && !head; k++)
+		for (size_t i = 0; i < set->nr; i++) {
+			const struct compare_row *r = &set->rows[i];
+
+			if (!is_deciding(set, i) || r->verdict != order[k])
+				continue;
+			if (!head || (isfinite(r->s.pct_change) &&
+				      (!isfinite(head->s.pct_change) ||
+				       fabs(r->s.pct_change) >
+					       fabs(head->s.pct_change))))
+				head = r;
+		}
+	*ret_head = head;
+	return head ? compare_verdict_name(head->verdict) : NULL;
+}
+
+/* The errors of a submission's failed jobs, one sentence. */
+static void job_failures(const struct answer_sub *s, struct strbuf *out,
+			 const char **ret_phase)
+{
+	*ret_phase = NULL;
+	for (size_t i = 0; i < s->nr_jobs; i++) {
+		const struct answer_job *j = &s->jobs[i];
+
+		if (!strcmp(j->state, "done"))
+			continue;
+		if (!*ret_phase)
+			*ret_phase = j->error_phase ? j->error_phase : j->state;
+		strbuf_addf(out, "%sSTP#%lld (%s) %s%s%s%s%s",
+			    out->len ? "; " : "", (long long)j->id,
+			    j->side == ANSWER_PATCH ? "patch" : "base",
+			    j->state, j->error_phase ? " in " : "",
+			    j->error_phase ? j->error_phase : "",
+			    j->error ? ": " : "", j->error ? j->error : "");
+	}
+}
+
+/* Record the answer and queue its mail in one transaction. */
+static int record(const struct answer_ctx *ac, const struct answer_sub *s,
+		  const char *state, const char *verdict, const char *headline,
+		  const char *note, const char *metrics,
+		  const struct compare_set *set, const struct answer_text *t,
+		  struct strbuf *err)
+{
+	struct strvec to = STRVEC_INIT;
+	struct strbuf subject = STRBUF_INIT, body = STRBUF_INIT;
+	int64_t mid;
+	int r = -1;
+
+	recipients(ac->cfg, s->mail_to, &to);
+	if (db_begin(ac->db, err) < 0)
+		goto out;
+	if (answers_record(ac->db, s->patch_id, state, s->host_id, verdict,
+			   headline, note, metrics, err) < 0)
+		goto fail;
+	if (ac->cfg->smtp && to.nr && strcmp(state, "waiting")) {
+		answer_mail_subject(s, headline, &subject);
+		answer_mail_body(s, set, t, &body);
+		if (mails_queue(ac->db, "answer", s->patch_id, 0, ac->cfg->from,
+				&to, subject.buf, body.buf, &mid, err) < 0)
+			goto fail;
+	}
+	r = db_commit(ac->db, err);
+	goto out;
+fail:
+	db_rollback(ac->db);
+out:
+	strvec_clear(&to);
+	strbuf_release(&subject);
+	strbuf_release(&body);
+	return r;
+}
+
+/*
+ * Answer s now: every boot ran (or a job failed).  0 when answered (or
+ * failed), 1 when it waits for base results, -1 with err.
+ */
+static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
+		      const struct plan *plan, struct answer_stats *st,
+		      struct strbuf *err)
+{
+	struct compare_query q = { .patch_id = s->patch_id, .tau_pct = NAN };
+	struct compare_set set;
+	struct strbuf note = STRBUF_INIT, head = STRBUF_INIT,
+		      metrics = STRBUF_INIT, cerr = STRBUF_INIT,
+		      bmsg = STRBUF_INIT, bnote = STRBUF_INIT;
+	struct answer_text t = { 0 };
+	const struct compare_row *hr = NULL;
+	const char *verdict = NULL, *phase = NULL;
+	_cleanup_free_ char *page = NULL, *bpage = NULL;
+	int done_patch = 0, max_block = 0, r = -1, have_set = 0;
+
+	memset(&set, 0, sizeof(set));
+	{
+		char *file = xstrfmt("patch-%lld.html", (long long)s->patch_id);
+
+		page = farm_config_page_url(ac->cfg, file);
+		free(file);
+	}
+	t.page_url = page;
+	for (size_t i = 0; i < s->nr_jobs; i++) {
+		if (s->jobs[i].side == ANSWER_PATCH &&
+		    !strcmp(s->jobs[i].state, "done"))
+			done_patch++;
+		if (s->jobs[i].block > max_block)
+			max_block = s->jobs[i].block;
+	}
+	job_failures(s, &note, &phase);
+	if (!s->host_id || !done_patch) {
+		strbuf_addf(&head, "%s %s%s%s", phase ? phase : "the job",
+			    "failed", s->host_name ? " on " : "",
+			    s->host_name ? s->host_name : "");
+		if (!note.len)
+			strbuf_addstr(&note, "no job of the patch ran");
+		t.headline = head.buf;
+		t.note = note.buf;
+		r = record(ac, s, "failed", NULL, head.buf, note.buf, NULL,
+			   NULL, &t, err);
+		if (r == 0)
+			alog(ac, 1, "PLM#%lld answered: %s (%s)",
+			     (long long)s->patch_id, head.buf, note.buf);
+		goto out;
+	}
+	if (s->host_boots == 0) {
+		int m = 0;
+
+		if (answers_observations(ac->db, s->base_kernel_id, s->host_id,
+					 s->plan_id, &s->plan_set, 0, &m,
+					 err) < 0)
+			goto out;
+		if (!m) {
+			struct strbuf path = STRBUF_INIT;
+
+			if (plan_file(ac, s, &path, err) < 0) {
+				strbuf_release(&path);
+				goto out;
+			}
+			strbuf_reset(&note);
+			strbuf_addf(&note,
+				    "no results of the base kernel %s on %s "
+				    "with plan %s: boot %s into %s, then run "
+				    "'schedfarm run %s --host %s --kernel %s",
+				    s->base, s->host_name, s->plan_name,
+				    s->host_name, s->base, path.buf,
+				    s->host_name, s->base);
+			/* with the submission's overrides: only base
+			 * results of the same settings count */
+			for (size_t i = 0; i < s->plan_set.nr; i++)
+				strbuf_addf(&note, " --set %s",
+					    s->plan_set.v[i]);
+			strbuf_addch(&note, '\'');
+			strbuf_release(&path);
+			r = record(ac, s, "waiting", NULL, NULL, note.buf, NULL,
+				   NULL, &t, err);
+			if (r == 0) {
+				alog(ac, 0, "PLM#%lld waits: %s",
+				     (long long)s->patch_id, note.buf);
+				st->waiting++;
+				r = 1;
+			}
+			goto out;
+		}
+		if (m < plan->boots)
+			strbuf_addf(&note,
+				    "%sthe base %s has %d of %d boots on %s "
+				    "(another 'schedfarm run' of the plan "
+				    "there under --kernel %s adds more)",
+				    note.len ? "; " : "", s->base, m,
+				    plan->boots, s->host_name, s->base);
+	}
+	q.host = s->host_name;
+	q.plan = s->plan_sha;
+	/* An `until: decided` sequence: its latest look, as adaptive.c
+	 * compared it (its own jobs, the design's levels); a fixed plan, or
+	 * a sequence that ended before its first look: one comparison at
+	 * the fixed design's levels. */
+	if (plan->until == PLAN_UNTIL_DECIDED &&
+	    adaptive_last_look(plan, max_block, &q) < 0)
+		strbuf_addstr(&cerr, "the plan has no sequential design");
+	if (cerr.len || compare_run(ac->db, &q, &set, &cerr) < 0 || !set.nr) {
+		have_set = 1;
+		strbuf_addf(&head, "no comparison on %s", s->host_name);
+		strbuf_addf(&note, "%s%s", note.len ? "; " : "",
+			    cerr.len ? cerr.buf
+				     : "no results of both kernels to compare");
+		t.headline = head.buf;
+		t.note = note.buf;
+		r = record(ac, s, "failed", NULL, head.buf, note.buf, NULL,
+			   NULL, &t, err);
+		goto out;
+	}
+	have_set = 1;
+	/* An adaptive sequence stored its last look already (adaptive.c):
+	 * the answer reads it again, it does not add a look. */
+	if (plan->until != PLAN_UNTIL_DECIDED &&
+	    compare_store(ac->db, &set, &cerr) < 0)
+		alog(ac, 1, "PLM#%lld: the verdicts were not stored: %s",
+		     (long long)s->patch_id, cerr.buf);
+	verdict = summarize(&set, &hr, &metrics);
+	if (hr) {
+		strbuf_addf(&head, "%s ", hr->metric);
+		if (isfinite(hr->s.pct_change))
+			strbuf_addf(&head, "%+.1f%% ", hr->s.pct_change);
+		strbuf_addf(&head, "%s on %s", verdict, hr->host);
+	} else {
+		strbuf_addf(&head, "no deciding metric on %s", s->host_name);
+	}
+	/* A series that regressed: find the patch. */
+	if (hr && hr->verdict == CMP_REGRESSION && s->n_patches >= 2) {
+		int64_t bid = 0;
+		int f = bisect_find_auto(ac->db, s->patch_id, &bid, err);
+
+		if (f < 0)
+			goto out;
+		if (!ac->cfg->bisect_auto)
+			strbuf_addstr(&bnote, "not started ([bisect] auto = "
+					      "no)");
+		else if (!s->auto_bisect)
+			strbuf_addstr(&bnote, "not started (submitted with "
+					      "--no-bisect)");
+		else if (s->host_boots != 1)
+			strbuf_addf(&bnote,
+				    "not started: %s cannot boot the kernels "
+				    "of the series' prefixes",
+				    s->host_name);
+		else if (!f) {
+			struct bisect_request rq = {
+				.patch_id = s->patch_id,
+				.host = s->host_name,
+				.metric = hr->metric,
+				.max_boots = ac->cfg->bisect_max_boots,
+				.is_auto = 1,
+			};
+
+			if (bisect_start(ac->db, &rq, &bid, &bmsg, &cerr) < 0) {
+				strbuf_addf(&bnote, "not started: %s",
+					    cerr.buf);
+				bid = 0;
+			} else {
+				alog(ac, 0, "%s", bmsg.buf);
+				st->queued++;
+			}
+		}
+		if (bid) {
+			char *file =
+				xstrfmt("bisect-%lld.html", (long long)bid);
+
+			bpage = farm_config_page_url(ac->cfg, file);
+			free(file);
+			t.bisection_id = bid;
+			t.bisection_url = bpage;
+		}
+		if (bnote.len)
+			t.bisection_note = bnote.buf;
+	}
+	t.verdict = verdict;
+	t.headline = head.buf;
+	t.note = note.len ? note.buf : NULL;
+	r = record(ac, s, "answered", verdict, head.buf, t.note, metrics.buf,
+		   &set, &t, err);
+	if (r == 0)
+		alog(ac, 0, "PLM#%lld answered: %s", (long long)s->patch_id,
+		     head.buf);
+out:
+	if (have_set)
+		compare_set_release(&set);
+	strbuf_release(&note);
+	strbuf_release(&head);
+	strbuf_release(&metrics);
+	strbuf_release(&cerr);
+	strbuf_release(&bmsg);
+	strbuf_release(&bnote);
+	return r;
+}
+
+/*
+ * The step of one submission (locked): queue its next job, or answer.
+ * 1 when something was done, 0 when nothing, -1 with err.
+ */
+static int step_one(const struct answer_ctx *ac, int64_t id,
+		    struct answer_stats *st, struct strbuf *err)
+{
+	struct answer_sub s;
+	struct plan *plan = NULL;
+	struct strbuf perr = STRBUF_INIT;
+	int r;
+
+	r = answers_load(ac->db, id, &s, err);
+	if (r != 0)
+		goto out;
+	if ((strcmp(s.state, "pending") && strcmp(s.state, "waiting")) ||
+	    s.live)
+		goto out;
+	if (!s.plan_body ||
+	    plan_parse_set(s.plan_name, s.plan_body, strlen(s.plan_body),
+			   &s.plan_set, &plan, &perr) < 0) {
+		struct answer_text t = { 0 };
+
+		strbuf_addf(&perr, "%s", s.plan_body ? "" : "it has no job");
+		t.headline = "nothing to run";
+		t.note = perr.buf;
+		r = record(ac, &s, "failed", NULL, "nothing to run", perr.buf,
+			   NULL, NULL, &t, err);
+		r = r < 0 ? -1 : 1;
+		goto out;
+	}
+	if (!strcmp(s.state, "pending") && plan->until == PLAN_UNTIL_FIXED &&
+	    s.host_id) {
+		int failed = 0, dp = 0, dbb = 0, k = 0, m = 0;
+		struct answer_unit u;
+
+		for (size_t i = 0; i < s.nr_jobs; i++) {
+			const struct answer_job *j = &s.jobs[i];
+			int b = j->boots ? j->boots : plan->boots;
+
+			if (strcmp(j->state, "done"))
+				failed = 1;
+			else if (j->side == ANSWER_PATCH)
+				dp += b;
+			else
+				dbb += b;
+		}
+		if (s.host_boots == 1) {
+			if (answers_observations(ac->db, s.base_kernel_id,
+						 s.host_id, s.plan_id,
+						 &s.plan_set, s.patch_id, &m,
+						 err) < 0) {
+				r = -1;
+				goto out;
+			}
+			k = plan->boots > m ? plan->boots - m : 0;
+		}
+		if (!failed && s.base_kernel_id != s.kernel_id &&
+		    answer_next_unit(plan->boots, k, dp, dbb, &u)) {
+			int64_t jid;
+
+			r = answers_queue_unit(ac->db, &s, &u, &jid, err);
+			if (r == 1) {
+				st->queued++;
+				alog(ac, 0,
+				     "PLM#%lld: queued STP#%lld, the %s kernel "
+				     "%s, %d boot%s on %s (ABBA: %d of %d "
+				     "patch, %d of %d base boots done)",
+				     (long long)id, (long long)jid,
+				     u.side == ANSWER_PATCH ? "patched"
+							    : "base",
+				     u.side == ANSWER_PATCH ? s.kernel_name
+							    : s.base_name,
+				     u.boots, u.boots == 1 ? "" : "s",
+				     s.host_name, dp, plan->boots, dbb, k);
+			}
+			goto out;
+		}
+	}
+	r = answer_now(ac, &s, plan, st, err);
+	if (r == 0)
+		st->answered++;
+	if (r >= 0)
+		r = 1;
+out:
+	plan_free(plan);
+	strbuf_release(&perr);
+	answer_sub_release(&s);
+	return r;
+}
+
+/* Step 1: every open submission. */
+static int answers(const struct answer_ctx *ac, struct answer_stats *st,
+		   struct strbuf *err)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int any = 0;
+
+	if (answers_open(ac->db, &ids, &n, ANSWER_TICK_MAX, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf e = STRBUF_INIT;
+		int got = answers_try_lock(ac->db, ids[i], &e), r;
+
+		if (got < 0)
+			alog(ac, 1, "PLM#%lld: %s", (long long)ids[i], e.buf);
+		if (got != 1) {
+			strbuf_release(&e);
+			continue;
+		}
+		r = step_one(ac, ids[i], st, &e);
+		answers_unlock(ac->db, ids[i]);
+		if (r < 0)
+			alog(ac, 1, "PLM#%lld: the answer step failed: %s",
+			     (long long)ids[i], e.buf);
+		any |= r > 0;
+		strbuf_release(&e);
+	}
+	free(ids);
+	return any;
+}
+
+/* Step 2: bisections; the ones that ended get their mail. */
+static int bisections(const struct answer_ctx *ac, struct answer_stats *st,
+		      struct strbuf *err)
+{
+	struct strbuf log = STRBUF_INIT;
+	int64_t *done = NULL;
+	size_t n = 0;
+	int r, any;
+
+	r = bisect_tick(ac->db, &done, &n, &log, err);
+	any = log.len > 0;
+	for (char *line = log.buf, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		alog(ac, 0, "%s", line);
+		if (strstr(line, "queued STP#"))
+			st->queued++;
+	}
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct strbuf json = STRBUF_INIT, subject = STRBUF_INIT,
+			      body = STRBUF_INIT, e = STRBUF_INIT;
+		struct strvec to = STRVEC_INIT;
+		_cleanup_db_result_ struct db_result *res = NULL;
+		struct db_args a = DB_ARGS_INIT;
+		char *page = xstrfmt("bisect-%lld.html", (long long)done[i]);
+		char *url = farm_config_page_url(ac->cfg, page);
+		int64_t mid;
+
+		st->bisections_done++;
+		/* Who hears of it: the submitter of its series, the list. */
+		db_args_i64(&a, done[i]);
+		if (db_exec_args(ac->db, &res, &e,
+				 "SELECT p.mail_to FROM bisections b LEFT JOIN "
+				 "patches p ON p.id = b.patch_id WHERE b.id = "
+				 "$1",
+				 &a) == 0 &&
+		    db_nrows(res) == 1)
+			recipients(ac->cfg, db_get(res, 0, 0), &to);
+		db_args_clear(&a);
+		if (ac->cfg->smtp && to.nr &&
+		    bisect_show_json(ac->db, done[i], url, &json, &e) == 0 &&
+		    answer_bisect_mail(json.buf, &subject, &body, &e) == 0 &&
+		    mails_queue(ac->db, "bisection", 0, done[i], ac->cfg->from,
+				&to, subject.buf, body.buf, &mid, &e) < 0)
+			alog(ac, 1, "bisect #%lld: its mail: %s",
+			     (long long)done[i], e.buf);
+		else if (e.len)
+			alog(ac, 1, "bisect #%lld: its mail: %s",
+			     (long long)done[i], e.buf);
+		free(page);
+		free(url);
+		strvec_clear(&to);
+		strbuf_release(&json);
+		strbuf_release(&subject);
+		strbuf_release(&body);
+		strbuf_release(&e);
+	}
+	free(done);
+	strbuf_release(&log);
+	return r < 0 ? -1 : any;
+}
+
+/* Step 4: send what is due. */
+static void send_mails(const struct answer_ctx *ac, struct answer_stats *st)
+{
+	const struct farm_config *cfg = ac->cfg;
+
+	if (!cfg->smtp)
+		return;
+	for (int i = 0; i < MAIL_TICK_MAX; i++) {
+		struct strbuf err = STRBUF_INIT, pw = STRBUF_INIT;
+		struct mail_row m;
+		struct mail_server srv = { 0 };
+		struct mail_message msg = { 0 };
+		int r, pw_set = 0;
+
+		mail_row_init(&m);
+		r = mails_claim_due(ac->db, ac->owner, &m, &err);
+		if (r <= 0) {
+			if (r < 0)
+				alog(ac, 1, "mail: %s", err.buf);
+			mail_row_release(&m);
+			strbuf_release(&err);
+			break;
+		}
+		srv.url = cfg->smtp;
+		srv.starttls = (int)cfg->starttls;
+		srv.user = cfg->user;
+		srv.ca_file = cfg->ca_file;
+		srv.timeout_ms = cfg->timeout_ms;
+		msg.from = m.sender;
+		msg.to = &m.to;
+		msg.subject = m.subject;
+		msg.body = m.body;
+		msg.message_id = m.message_id;
+		msg.date = (int64_t)time(NULL);
+		r = farm_config_password(cfg, &pw, &pw_set, &err);
+		if (r == 0) {
+			srv.password = pw_set ? pw.buf : NULL;
+			r = mail_send(&srv, &msg, &err);
+		}
+		if (r == 0) {
+			strbuf_reset(&err);
+			if (mails_sent(ac->db, m.id, ac->owner, &err) < 0)
+				alog(ac, 1, "mail %lld sent, not recorded: %s",
+				     (long long)m.id, err.buf);
+			alog(ac, 0, "mail %lld sent to %zu recipient%s: %s",
+			     (long long)m.id, m.to.nr, m.to.nr == 1 ? "" : "s",
+			     m.subject);
+			st->mails_sent++;
+		} else {
+			struct strbuf e2 = STRBUF_INIT;
+
+			if (mails_failed(ac->db, m.id, ac->owner, err.buf,
+					 cfg->retry_min_ms, cfg->retry_max_ms,
+					 cfg->max_attempts, &e2) < 0)
+				alog(ac, 1, "mail %lld: %s", (long long)m.id,
+				     e2.buf);
+			alog(ac, 1, "mail %lld (attempt %d of %d) failed: %s",
+			     (long long)m.id, m.attempts, cfg->max_attempts,
+			     err.buf);
+			st->mails_failed++;
+			strbuf_release(&e2);
+		}
+		/* The password lives no longer than the send. */
+		memset(pw.buf, 0, pw.len);
+		strbuf_release(&pw);
+		strbuf_release(&err);
+		mail_row_release(&m);
+	}
+}
+
+int answer_tick(const struct answer_ctx *ac, struct answer_stats *st,
+		struct strbuf *err)
+{
+	int a, b;
+
+	memset(st, 0, sizeof(*st));
+	a = answers(ac, st, err);
+	if (a < 0)
+		return -1;
+	b = bisections(ac, st, err);
+	if (b < 0)
+		return -1;
+	/* Pages: after an answer, and as a bisection moves on. */
+	if (st->answered || b > 0)
+		refresh_pages(ac, st);
+	send_mails(ac, st);
+	return 0;
+}

@@ -1,0 +1,277 @@
+/*
+ * cmd_patch.c - `schedfarm patch show|list`: a submission (PLM#) and its
+ * answer.
+ *
+ * show prints the series, the answer (state, verdict, headline, note),
+ * the deciding metrics as answered with their %change, CI and p, the
+ * jobs, the mails and the bisections, and the page's URL; --json prints
+ * the object store/answers.c builds, which the text is rendered from.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "cli.h"
+#include "cmd/builtin.h"
+#include "config.h"
+#include "json.h"
+#include "log.h"
+#include "parse.h"
+#include "store/answers.h"
+#include "banned.h"
+
+const char cmd_patch_usage[] =
+	"usage: schedfarm patch show PLM# [--json]\n"
+	"       schedfarm patch list [--json]\n"
+	"\n"
+	"  show   a submitted series and its answer: state (pending, "
+	"waiting,\n"
+	"         answered, failed), verdict and headline, each deciding "
+	"metric\n"
+	"         with its %change, 95% CI and p, the jobs (the patch's and "
+	"the\n"
+	"         base's, in ABBA order), the mails (sent, or failed with "
+	"the\n"
+	"         reason and the next try), the bisections, and the URL of "
+	"its\n"
+	"         page (report.base_url in 'schedfarm config')\n"
+	"  list   the submissions, newest first, with their answer's state "
+	"and\n"
+	"         headline\n"
+	"\n"
+	"PLM# may be written 12 or PLM#12.  --json prints one object (show) "
+	"or\n"
+	"an array (list); see doc/ANSWERS.md for the keys.\n";
+
+static int64_t parse_plm(const char *s)
+{
+	const char *why;
+	int64_t v;
+
+	if (starts_with(s, "PLM#") || starts_with(s, "plm#"))
+		s += 4;
+	if (parse_i64(s, 1, INT64_MAX, &v, &why) < 0)
+		die_usage("PLM# '%s' %s", s, why);
+	return v;
+}
+
+static const char *jstr(const struct json_value *o, const char *key)
+{
+	const struct json_value *v = json_get(o, key);
+
+	return v && json_type_of(v) == JSON_STRING ? json_string(v) : NULL;
+}
+
+static double jnum(const struct json_value *o, const char *key)
+{
+	const struct json_value *v = json_get(o, key);
+	double d;
+
+	return v && json_number(v, &d) == 0 ? d : NAN;
+}
+
+static void add_pct(struct strbuf *out, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(out, "%+.1f%%", v);
+	else
+		strbuf_addstr(out, "-");
+}
+
+/* The text form of show, from the JSON object. */
+static int render(const char *json, struct strbuf *out, struct strbuf *err)
+{
+	struct json_value *p = NULL;
+	const struct json_value *ans, *list;
+
+	if (json_parse(json, strlen(json), NULL, &p, err) < 0)
+		return -1;
+	ans = json_get(p, "answer");
+	strbuf_addf(out,
+		    "PLM#%.0f \"%s\": %.0f patch%s on %s, submitted by %s\n",
+		    jnum(p, "patch"), jstr(p, "name"), jnum(p, "n_patches"),
+		    jnum(p, "n_patches") == 1 ? "" : "es", jstr(p, "base"),
+		    jstr(p, "submitter"));
+	strbuf_addf(out, "  kernels   %s (base), %s\n",
+		    jstr(p, "base_kernel") ? jstr(p, "base_kernel") : "-",
+		    jstr(p, "kernel") ? jstr(p, "kernel") : "-");
+	strbuf_addf(out, "  mail to   %s\n",
+		    jstr(p, "mail_to") ? jstr(p, "mail_to")
+				       : "(the list only)");
+	strbuf_addf(out, "  answer    %s", jstr(ans, "state"));
+	if (jstr(ans, "verdict"))
+		strbuf_addf(out, ": %s", jstr(ans, "verdict"));
+	if (jstr(ans, "headline"))
+		strbuf_addf(out, " -- %s", jstr(ans, "headline"));
+	strbuf_addch(out, '\n');
+	if (jstr(ans, "note"))
+		strbuf_addf(out, "  note      %s\n", jstr(ans, "note"));
+	if (jstr(ans, "answered_at"))
+		strbuf_addf(out, "  at        %s\n", jstr(ans, "answered_at"));
+	strbuf_addf(out, "  page      %s\n", jstr(p, "page"));
+
+	list = json_get(ans, "metrics");
+	if (list && json_len(list)) {
+		strbuf_addstr(out,
+			      "\ndeciding metrics (%change, 95% CI, p):\n");
+		for (size_t i = 0; i < json_len(list); i++) {
+			const struct json_value *m = json_at(list, i);
+
+			strbuf_addf(out, "  %-24s %-14s ", jstr(m, "metric"),
+				    jstr(m, "verdict"));
+			add_pct(out, jnum(m, "pct_change"));
+			if (isfinite(jnum(m, "ci_low")))
+				strbuf_addf(out, " [%+.1f%%, %+.1f%%]",
+					    jnum(m, "ci_low"),
+					    jnum(m, "ci_high"));
+			if (isfinite(jnum(m, "p_value")))
+				strbuf_addf(out, " p=%.2g", jnum(m, "p_value"));
+			strbuf_addf(out, "  n %.0f+%.0f on %s (%s)\n",
+				    jnum(m, "n_base"), jnum(m, "n_new"),
+				    jstr(m, "host"), jstr(m, "workload"));
+		}
+	}
+	list = json_get(p, "files");
+	if (list && json_len(list) > 1) {
+		strbuf_addstr(out, "\nfiles:\n");
+		for (size_t i = 0; i < json_len(list); i++) {
+			const struct json_value *f = json_at(list, i);
+
+			strbuf_addf(out, "  %2.0f  %s  %s\n",
+				    jnum(f, "position"), jstr(f, "name"),
+				    jstr(f, "subject") ? jstr(f, "subject")
+						       : "");
+		}
+	}
+	list = json_get(p, "jobs");
+	strbuf_addstr(out, "\njobs:\n");
+	for (size_t i = 0; list && i < json_len(list); i++) {
+		const struct json_value *j = json_at(list, i);
+
+		strbuf_addf(out, "  STP#%-5.0f %-5s %-10s %s", jnum(j, "job"),
+			    jstr(j, "side"), jstr(j, "state"),
+			    jstr(j, "kernel"));
+		if (isfinite(jnum(j, "boots")))
+			strbuf_addf(out, ", %.0f boot%s", jnum(j, "boots"),
+				    jnum(j, "boots") == 1 ? "" : "s");
+		if (jstr(j, "host"))
+			strbuf_addf(out, " on %s", jstr(j, "host"));
+		if (jstr(j, "error"))
+			strbuf_addf(out, ": %s", jstr(j, "error"));
+		strbuf_addch(out, '\n');
+	}
+	list = json_get(p, "mails");
+	if (list && json_len(list)) {
+		strbuf_addstr(out, "\nmails:\n");
+		for (size_t i = 0; i < json_len(list); i++) {
+			const struct json_value *m = json_at(list, i);
+
+			strbuf_addf(out, "  #%.0f %s %s (attempt%s %.0f)",
+				    jnum(m, "id"), jstr(m, "kind"),
+				    jstr(m, "state"),
+				    jnum(m, "attempts") == 1 ? "" : "s",
+				    jnum(m, "attempts"));
+			if (jstr(m, "last_error"))
+				strbuf_addf(out, ": %s", jstr(m, "last_error"));
+			if (jstr(m, "next_attempt_at") &&
+			    strcmp(jstr(m, "state"), "sent"))
+				strbuf_addf(out, "; next try %s",
+					    jstr(m, "next_attempt_at"));
+			strbuf_addf(out, "\n     %s\n", jstr(m, "subject"));
+		}
+	}
+	list = json_get(p, "bisections");
+	if (list && json_len(list)) {
+		strbuf_addstr(out, "\nbisections:\n");
+		for (size_t i = 0; i < json_len(list); i++) {
+			const struct json_value *b = json_at(list, i);
+
+			strbuf_addf(out, "  #%.0f %s, %s on %s: %s\n",
+				    jnum(b, "id"), jstr(b, "state"),
+				    jstr(b, "metric"), jstr(b, "host"),
+				    jstr(b, "result") ? jstr(b, "result")
+						      : "(running)");
+		}
+	}
+	json_free(p);
+	return 0;
+}
+
+static int patch_show(int argc, char **argv)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, json = STRBUF_INIT;
+	_cleanup_free_ char *url = NULL, *page = NULL;
+	int64_t id;
+	struct db *db;
+	int js_out, r;
+
+	js_out = cli_json_only(argc, argv, 1, "patch show PLM# [--json]");
+	id = parse_plm(argv[optind]);
+	page = xstrfmt("patch-%lld.html", (long long)id);
+	url = farm_config_page_url(cli_config(), page);
+	db = cli_open_db();
+	r = answers_show_json(db, id, url, &json, &err);
+	if (r < 0)
+		cli_db_fatal("patch show", &err);
+	if (r == 1)
+		fatal("no patch PLM#%lld", (long long)id);
+	if (js_out)
+		strbuf_addf(&out, "%s\n", json.buf);
+	else if (render(json.buf, &out, &err) < 0)
+		fatal("patch show: %s", err.buf);
+	cli_emit(&out);
+	strbuf_release(&json);
+	strbuf_release(&err);
+	db_close(db);
+	return 0;
+}
+
+static int patch_list(int argc, char **argv)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	int js_out = cli_json_only(argc, argv, 0, "patch list [--json]");
+	struct db *db = cli_open_db();
+
+	struct strbuf json = STRBUF_INIT;
+	struct json_value *list = NULL;
+
+	if (answers_list_json(db, &json, &err) < 0)
+		cli_db_fatal("patch list", &err);
+	if (js_out) {
+		strbuf_addf(&out, "%s\n", json.buf);
+	} else if (json_parse(json.buf, json.len, NULL, &list, &err) < 0) {
+		fatal("patch list: %s", err.buf);
+	} else {
+		for (size_t i = 0; i < json_len(list); i++) {
+			const struct json_value *p = json_at(list, i);
+
+			strbuf_addf(&out, "PLM#%-5.0f %-9s %-40.40s %s\n",
+				    jnum(p, "patch"), jstr(p, "state"),
+				    jstr(p, "name"),
+				    jstr(p, "headline") ? jstr(p, "headline")
+							: "");
+		}
+		if (!json_len(list))
+			strbuf_addstr(&out, "no patches submitted\n");
+		json_free(list);
+	}
+	strbuf_release(&json);
+	cli_emit(&out);
+	strbuf_release(&err);
+	db_close(db);
+	return 0;
+}
+
+int cmd_patch(int argc, char **argv)
+{
+	if (argc < 2)
+		die_usage("patch show PLM# | patch list");
+	if (!strcmp(argv[1], "show"))
+		return patch_show(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return patch_list(argc - 1, argv + 1);
+	die_usage("no 'patch %s'; see 'schedfarm help patch'", argv[1]);
+	return 2;
+}

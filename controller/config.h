@@ -1,0 +1,117 @@
+/*
+ * config.h - the farm's settings file: where the report goes and under
+ * which URL it is served, the SMTP server and who gets mail, and whether
+ * a regression starts a bisection by itself.
+ *
+ * One file, found in this order: --config FILE, $SCHEDFARM_CONFIG, else
+ * schedfarm.conf in the state folder (home.h).  A file named by --config
+ * or the environment must exist; the default one may be absent (every
+ * key then has its default).  The format is INI-like:
+ *
+ *     # a comment (a whole line)
+ *     [report]
+ *     dir = /srv/www/farm
+ *     base_url = https://farm.example.org/
+ *     [mail]
+ *     smtp = smtp://mail.example.org:587
+ *     starttls = required
+ *     user = farm
+ *     password_file = /etc/schedfarm/smtp-password
+ *     from = schedfarm <farm@example.org>
+ *     to = sched-devel@example.org, lab@example.org
+ *     [bisect]
+ *     auto = yes
+ *
+ * Every key, its type and default is in config_keys[] (config.c) and in
+ * doc/ANSWERS.md; an unknown section or key, a bad value, or a line that
+ * is none of the above is an error naming FILE:LINE.  Secrets are never
+ * in the file: the SMTP password is read from password_file (or
+ * $SCHEDFARM_SMTP_PASSWORD) when a mail is sent, and config_show() prints
+ * only whether one is set.  Nothing here prints.
+ */
+#ifndef SCHEDFARM_CONFIG_H
+#define SCHEDFARM_CONFIG_H
+
+#include <stdint.h>
+
+#include "strbuf.h"
+#include "strvec.h"
+
+#define CONFIG_FILE_NAME "schedfarm.conf"
+#define CONFIG_MAX_BYTES (1024 * 1024)
+
+enum config_tls {
+	CONFIG_TLS_NO, /* plain smtp:// (loopback, a trusted relay) */
+	CONFIG_TLS_TRY, /* STARTTLS when the server offers it */
+	CONFIG_TLS_REQUIRED, /* STARTTLS or fail (smtps:// is TLS anyway) */
+};
+
+struct farm_config {
+	char *path; /* the file read, or the default path looked at */
+	int from_file; /* the file existed and was read */
+	const char *source; /* "--config", "SCHEDFARM_CONFIG" or "default" */
+
+	char *report_dir; /* [report] dir; default HOME/report */
+	char *base_url; /* [report] base_url; default file://REPORT_DIR/ */
+
+	char *smtp; /* [mail] smtp: smtp:// or smtps:// URL; NULL = no mail */
+	enum config_tls starttls; /* [mail] starttls; default try */
+	char *user; /* [mail] user; NULL = no login */
+	char *password_file; /* [mail] password_file */
+	char *ca_file; /* [mail] ca_file: CA bundle for TLS; NULL = system */
+	char *from; /* [mail] from; default "schedfarm <schedfarm@HOST>" */
+	struct strvec to; /* [mail] to: the list that gets every answer */
+	int mail_submitter; /* [mail] submitter: mail the submitter too */
+	int64_t timeout_ms; /* [mail] timeout: one SMTP session */
+	int64_t retry_min_ms, retry_max_ms; /* [mail] retry_min, retry_max */
+	int max_attempts; /* [mail] max_attempts */
+
+	int bisect_auto; /* [bisect] auto */
+	int bisect_max_boots; /* [bisect] max_boots: per step, at most */
+
+	struct strvec set_keys; /* "section.key" given in the file */
+};
+
+void farm_config_init(struct farm_config *cfg);
+void farm_config_release(struct farm_config *cfg);
+
+/*
+ * Fill cfg from the defaults and the file (cli_path: --config, or NULL;
+ * home: the state folder, for the default path and report folder).
+ * Return 0, or -1 with err saying which file and line is wrong.
+ */
+int farm_config_load(struct farm_config *cfg, const char *cli_path,
+		     const char *home, struct strbuf *err);
+
+/*
+ * Parse the text of a config file (len bytes; name for messages) over
+ * what cfg holds.  0, or -1 with one "name:line: error: ..." per problem
+ * in err.  For the loader and the unit tests.
+ */
+int farm_config_parse(struct farm_config *cfg, const char *name,
+		      const char *text, size_t len, struct strbuf *err);
+
+/*
+ * The SMTP password: the first line of password_file, else
+ * $SCHEDFARM_SMTP_PASSWORD, else none.  *ret_set says whether there is
+ * one.  0, or -1 with err when the file cannot be read.
+ */
+int farm_config_password(const struct farm_config *cfg, struct strbuf *out,
+			 int *ret_set, struct strbuf *err);
+
+/*
+ * Append the effective settings: one "section.key = value  (source)"
+ * line each, or with json one object of section.key -> value plus
+ * "file" and "file_read".  Passwords never: password_file shows the path
+ * and whether $SCHEDFARM_SMTP_PASSWORD is set shows as password_env.
+ */
+void farm_config_show(const struct farm_config *cfg, int json,
+		      struct strbuf *out);
+
+/* "no", "try" or "required". */
+const char *config_tls_name(enum config_tls t);
+
+/* The page URL for page (a file name in the report folder). */
+char *farm_config_page_url(const struct farm_config *cfg, const char *page);
+
+#endif

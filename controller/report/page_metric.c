@@ -1,0 +1,68 @@
+/*
+ * page_metric.c - metric pages (metric-SLUG.html): one metric's history
+ * on every host, each series plotted with its change points marked
+ * (history.c), and the table of its change points.  A metric page is
+ * rendered again when any of its series was analysed again (its points or
+ * its change points changed).  The index lists them (page_index.c).
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/db.h"
+#include "report/report-int.h"
+#include "banned.h"
+
+void metric_page_stem(const char *metric, struct strbuf *out)
+{
+	uint64_t h = fnv1a(0xcbf29ce484222325ULL, metric, strlen(metric));
+	size_t start = out->len;
+
+	strbuf_addstr(out, "metric-");
+	for (const char *p = metric; *p && out->len - start < 48; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		strbuf_addch(out, isalnum(c) ? (char)tolower(c) : '-');
+	}
+	strbuf_addf(out, "-%08llx", (unsigned long long)(h & 0xffffffffULL));
+}
+
+/* Fill the page of the metric in ctx (a page_fill_fn). */
+static int fill_metric(struct report *r, struct page *pg, void *ctx)
+{
+	const char *metric = ctx;
+
+	page_open(pg, "Metric %s", metric);
+	return render_history(r, pg, 0, NULL, metric);
+}
+
+/*
+ * Write the page of every metric with a history, when stale: its
+ * fingerprint covers its series' fingerprints and the times they were
+ * analysed.  Returns 0 or negative with r->err filled.
+ */
+int write_metric_pages(struct report *r)
+{
+	_cleanup_db_result_ struct db_result *m = NULL;
+	int rc;
+
+	rc = q(r, &m,
+	       "SELECT metric, md5(string_agg(host_id || ':' || workload || "
+	       "':' || params::text || ':' || fingerprint || ':' || "
+	       "analysed_at::text, ',' ORDER BY id)) FROM history_series "
+	       "GROUP BY metric ORDER BY metric",
+	       NULL);
+	for (int i = 0; rc >= 0 && i < db_nrows(m); i++) {
+		struct strbuf stem = STRBUF_INIT;
+		char *metric = xstrdup(db_get(m, i, 0));
+
+		metric_page_stem(metric, &stem);
+		rc = page_refresh(r, stem.buf, db_get(m, i, 1), fill_metric,
+				  metric);
+		strbuf_release(&stem);
+		free(metric);
+	}
+	return rc;
+}

@@ -1,0 +1,164 @@
+/*
+ * test-answers.c - the pure parts of store/answers.c: the ABBA order of
+ * a submission's boots (P B B P P B ..., consecutive boots of one kernel
+ * merged into one job, a base that needs fewer boots dropping out), the
+ * first job's boots, and the From:/Subject: of a patch.  The order as
+ * jobs on a real host is tests/integration/t8001-answer-libvirt.sh.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "store/answers.h"
+
+/* The whole order as a string of P and B, one letter per boot, with a
+ * '|' between jobs. */
+static void order(int n, int k, struct strbuf *out)
+{
+	int dp = 0, db = 0, jobs = 0;
+	struct answer_unit u;
+
+	while (answer_next_unit(n, k, dp, db, &u)) {
+		if (jobs++)
+			strbuf_addch(out, '|');
+		assert_true(u.boots >= 1);
+		assert_int_equal(u.first_boot,
+				 u.side == ANSWER_PATCH ? dp : db);
+		for (int i = 0; i < u.boots; i++)
+			strbuf_addch(out, u.side == ANSWER_PATCH ? 'P' : 'B');
+		if (u.side == ANSWER_PATCH)
+			dp += u.boots;
+		else
+			db += u.boots;
+		assert_true(jobs <= 2 * (n + k));
+	}
+	assert_int_equal(dp, n);
+	assert_int_equal(db, k);
+}
+
+static void test_abba(void **state)
+{
+	static const struct {
+		int n, k;
+		const char *want;
+	} cases[] = {
+		{ 1, 1, "P|B" },
+		{ 2, 2, "P|BB|P" },
+		{ 3, 3, "P|BB|PP|B" },
+		{ 4, 4, "P|BB|PP|BB|P" },
+		{ 5, 5, "P|BB|PP|BB|PP|B" },
+		/* The base has some boots stored: fewer of its own. */
+		{ 3, 1, "P|B|PP" },
+		{ 3, 2, "P|BB|PP" },
+		/* The base has them all: the patch's boots in one job. */
+		{ 3, 0, "PPP" },
+		{ 1, 0, "P" },
+		/* More base than patch (cannot happen from submit, but the
+		 * order still holds). */
+		{ 1, 3, "P|BBB" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf s = STRBUF_INIT;
+
+		order(cases[i].n, cases[i].k, &s);
+		assert_string_equal(s.buf, cases[i].want);
+		strbuf_release(&s);
+	}
+}
+
+static void test_every_size(void **state)
+{
+	(void)state;
+	/* Whatever the sizes, the order is ABBA over single boots. */
+	for (int n = 1; n <= 30; n++)
+		for (int k = 0; k <= n; k++) {
+			struct strbuf s = STRBUF_INIT;
+			int p = 0, b = 0;
+
+			order(n, k, &s);
+			for (size_t i = 0; i < s.len; i++) {
+				if (s.buf[i] == 'P')
+					p++;
+				if (s.buf[i] == 'B')
+					b++;
+			}
+			assert_int_equal(p, n);
+			assert_int_equal(b, k);
+			assert_int_equal(s.buf[0], 'P');
+			strbuf_release(&s);
+		}
+}
+
+static void test_done(void **state)
+{
+	struct answer_unit u;
+
+	(void)state;
+	assert_int_equal(answer_next_unit(3, 3, 3, 3, &u), 0);
+	assert_int_equal(answer_next_unit(3, 0, 3, 0, &u), 0);
+	/* A first job of one boot on a host found not to boot kernels:
+	 * the rest of the patch's boots follow in one job. */
+	assert_int_equal(answer_next_unit(3, 0, 1, 0, &u), 1);
+	assert_int_equal(u.side, ANSWER_PATCH);
+	assert_int_equal(u.boots, 2);
+	assert_int_equal(u.first_boot, 1);
+}
+
+static void test_first_boots(void **state)
+{
+	(void)state;
+	assert_int_equal(answer_first_boots(3, 1, 3), 1);
+	assert_int_equal(answer_first_boots(3, 1, 0), 3);
+	assert_int_equal(answer_first_boots(3, 0, -1), 3);
+	assert_int_equal(answer_first_boots(3, -1, -1), 1);
+	assert_int_equal(answer_first_boots(1, -1, -1), 1);
+}
+
+static void test_headers(void **state)
+{
+	static const char mbox[] =
+		"From 1234567890abcdef Mon Sep 17 00:00:00 2001\n"
+		"From: Ingo Molnar <mingo@example.org>\n"
+		"Date: Tue, 5 Aug 2003 10:00:00 +0200\n"
+		"Subject: [PATCH v2 3/5] sched: cap\n"
+		" cpu.weight\n"
+		"\n"
+		"body\n"
+		"---\n"
+		"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+	static const char bare[] = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+	static const char late[] = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n"
+				   "-From: a@b\n+Subject: no\n";
+	struct strbuf s = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(answers_patch_author(mbox, sizeof(mbox) - 1, &s), 0);
+	assert_string_equal(s.buf, "Ingo Molnar <mingo@example.org>");
+	strbuf_reset(&s);
+	assert_int_equal(answers_patch_subject(mbox, sizeof(mbox) - 1, &s), 0);
+	assert_string_equal(s.buf, "sched: cap cpu.weight");
+	strbuf_reset(&s);
+	assert_int_equal(answers_patch_author(bare, sizeof(bare) - 1, &s), -1);
+	assert_int_equal(answers_patch_subject(bare, sizeof(bare) - 1, &s), -1);
+	/* Headers inside the diff are not the patch's. */
+	assert_int_equal(answers_patch_author(late, sizeof(late) - 1, &s), -1);
+	assert_int_equal(answers_patch_subject(late, sizeof(late) - 1, &s), -1);
+	strbuf_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_abba),
+		cmocka_unit_test(test_every_size),
+		cmocka_unit_test(test_done),
+		cmocka_unit_test(test_first_boots),
+		cmocka_unit_test(test_headers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
