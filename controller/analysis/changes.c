@@ -335,8 +335,11 @@ static const char points_sql[] =
 	"  min(coalesce(r.started_at, r.created_at)) AS at,"
 	"  min(r.id) AS run_id, min(r.kernel_id) AS kernel_id,"
 	"  avg(s.value) AS mean,"
+	/* The guard goes inside the sum too: a CASE does not keep an
+	 * aggregate in it from being computed, so a 0 would divide. */
 	"  CASE WHEN min(s.value) > 1e-150"
-	"       THEN count(*) / sum(1 / s.value) END AS hmean,"
+	"       THEN count(*) / sum(CASE WHEN s.value > 1e-150"
+	"                                THEN 1 / s.value END) END AS hmean,"
 	"  count(*)::integer AS n, min(s.id) AS mn, max(s.id) AS mx"
 	" FROM results s JOIN runs r ON r.id = s.run_id"
 	" WHERE r.host_id = $1 AND r.status IN ('done', 'imported')"
@@ -690,8 +693,8 @@ out:
  * *n becomes how many are left.  0, or -1 with err.
  */
 static int drop_fresh(struct db *db, int64_t host_id,
-		      const struct db_result *res, struct pseries *s,
-		      size_t *n, struct strbuf *err)
+		      const struct db_result *res, struct pseries *s, size_t *n,
+		      struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *st = NULL;
 	struct db_args a = DB_ARGS_INIT;

@@ -252,7 +252,7 @@ int cmd_changes(int argc, char **argv)
 	struct db *db;
 
 	memset(&st, 0, sizeof(st));
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			q.host = optarg;

@@ -431,8 +431,7 @@ static int kernel_build_cmd(int argc, char **argv)
 	kf.build_state = "building";
 	if (kernels_upsert(db, &kf, KERNEL_SET_SOURCE, &kid, &err) < 0)
 		cli_db_fatal("recording the kernel", &err);
-	if (incremental &&
-	    kernels_set_series(db, kid, 0, 0, 1, &err) < 0)
+	if (incremental && kernels_set_series(db, kid, 0, 0, 1, &err) < 0)
 		cli_db_fatal("recording the kernel", &err);
 	r = incremental ? kernel_build_incremental(&spec, &res, &err)
 			: kernel_build(&spec, &res, &err);

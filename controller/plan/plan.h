@@ -251,8 +251,9 @@ int plan_parse_set(const char *name, const char *text, size_t len,
 /*
  * Read the plan file at path and every file its include: names (paths
  * relative to the plan's folder) into one text (PLAN_INCLUDE_MARK), the
- * form plan_parse() and the queue take.  Return 0, or -errno / -EINVAL
- * with "path: error: ..." lines in err.
+ * form plan_parse() and the queue take; a file in that form already (a
+ * stored plan written out) is taken as it is.  Return 0, or -errno /
+ * -EINVAL with "path: error: ..." lines in err.
  */
 int plan_load_text(const char *path, struct strbuf *text, struct strbuf *err);
 

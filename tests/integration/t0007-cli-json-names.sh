@@ -76,10 +76,26 @@ test_expect_success 'setup: a host, a run, a patch job, imports and a comparison
 JOB=$(jq .job sub.json 2>/dev/null)
 PLM=$(jq .patch sub.json 2>/dev/null)
 RUN=$(schedfarm db psql -- -At -c "SELECT min(id) FROM runs WHERE status = 'done' AND job_id IS NOT NULL" 2>/dev/null)
+# A finished bisection of the patch, as rows (bisect show needs one; the
+# bisection itself is t8003's and t7102's).
+BISECT=$(schedfarm db psql -- -qAt -v ON_ERROR_STOP=1 -c "
+	INSERT INTO bisections (patch_id, host_id, plan_id, metric, direction,
+		n_points, max_boots, state, result, finished_at)
+	SELECT $PLM, j.host_id, j.plan_id, 'round_trip_us', 'regression', 1, 7,
+		'done', 'patch 1/1 is the first bad patch', now()
+	FROM jobs j WHERE j.patch_id = $PLM ORDER BY j.id LIMIT 1 RETURNING id" 2>/dev/null)
+schedfarm db psql -- -qAt -c "
+	INSERT INTO bisection_points (bisection_id, position, kernel_id, label, mark)
+	SELECT $BISECT, 0, base_kernel_id, 'base', 'good' FROM patches WHERE id = $PLM
+	UNION ALL
+	SELECT $BISECT, 1, kernel_id, 'fix.patch', 'bad' FROM patches WHERE id = $PLM" \
+	>/dev/null 2>&1
 
 # The operands of the synopses, by name (filled longest first, in this
-# order among equals: the first --base KERNEL wins).
+# order among equals: the first --base KERNEL wins); VERB:NAME is NAME in
+# VERB's synopses only.
 cat >examples <<EOF
+bisect:ID	$BISECT
 --base KERNEL	--base v2.6.39-rc4
 --new KERNEL	--new v2.6.39-rc4-load-weight
 --base KERNEL	--base v6.1
@@ -140,12 +156,17 @@ for verb, lines in helps.items():
                 continue
             t = s
             while True:
-                u = re.sub(r"\[[^\[\]]*\]", "", t)
+                # an optional part, with the "..." of a repeatable one
+                u = re.sub(r"\[[^\[\]]*\](\.\.\.)?", "", t)
                 if u == t:
                     break
                 t = u
             t = " ".join(t.split()[2:])
             for k, v in ex:
+                if ":" in k.split(" ")[0]:
+                    kv, k = k.split(":", 1)
+                    if kv != verb:
+                        continue
                 t = t.replace(k, v)
             left = [w for w in t.split()
                     if re.search(r"[A-Z]{2,}", w) and not w.startswith("/")]

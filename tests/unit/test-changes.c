@@ -93,8 +93,7 @@ static void test_flat(void **state)
 		assert_int_equal(changes_find(x, 300, &l), 0);
 		found += l.nr;
 	}
-	print_message("# flat: %zu false change points in 50 series\n",
-		      found);
+	print_message("# flat: %zu false change points in 50 series\n", found);
 	assert_true(found <= 2);
 	changes_list_release(&l);
 }
