@@ -320,12 +320,13 @@ int cmd_results(int argc, char **argv)
 	db_args_str(&a, kernel);
 	/* Nothing stored for something that is there is "(no results)";
 	 * for something that is not, the name is wrong: say so. */
-	if (db_exec_args(db, &res, &err,
-			 "SELECT CASE WHEN $1 <> 0 THEN EXISTS (SELECT 1 FROM "
-			 "jobs WHERE id = $1) WHEN $2 <> 0 THEN EXISTS (SELECT "
-			 "1 FROM runs WHERE id = $2) ELSE EXISTS (SELECT 1 FROM "
-			 "kernels WHERE name = $3) END",
-			 &a) < 0)
+	if (db_exec_args(
+		    db, &res, &err,
+		    "SELECT CASE WHEN $1 <> 0 THEN EXISTS (SELECT 1 FROM "
+		    "jobs WHERE id = $1) WHEN $2 <> 0 THEN EXISTS (SELECT "
+		    "1 FROM runs WHERE id = $2) ELSE EXISTS (SELECT 1 FROM "
+		    "kernels WHERE name = $3) END",
+		    &a) < 0)
 		cli_db_fatal("results", &err);
 	if (strcmp(db_get(res, 0, 0), "t")) {
 		if (job)

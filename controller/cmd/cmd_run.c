@@ -37,7 +37,8 @@
 
 const char cmd_run_usage[] =
 	"usage: schedfarm run [--lease SECONDS]\n"
-	"       schedfarm run PLAN [--host NAME] [--kernel NAME] [--base NAME]\n"
+	"       schedfarm run PLAN [--host NAME] [--kernel NAME] [--base "
+	"NAME]\n"
 	"                          [--priority N] [--lease SECONDS]\n"
 	"                          [--set KEY=VALUE]...\n"
 	"\n"
@@ -56,7 +57,8 @@ const char cmd_run_usage[] =
 	"host first, with its topology, and says so.  'kernel list' shows\n"
 	"the label.  A host that can never take the plan (its kind, CPUs,\n"
 	"sockets, memory or tags against the plan's host: section, or its\n"
-	"health) is refused before anything is queued, naming what is missing.\n"
+	"health) is refused before anything is queued, naming what is "
+	"missing.\n"
 	"A new host (health unknown, with a known-good kernel) is checked\n"
 	"first; one that fails its check never gets the job, which is claimed\n"
 	"again for another.\n"
@@ -493,7 +495,8 @@ int cmd_run(int argc, char **argv)
 		struct plan *plan = NULL;
 
 		if (!host && !kernel)
-			die_usage("run PLAN without --host needs --kernel NAME");
+			die_usage(
+				"run PLAN without --host needs --kernel NAME");
 		if (queue_load_plan(argv[optind], &sets, &text, &plan, &err) <
 		    0) {
 			fprintf(stderr, "%s\n", err.buf);

@@ -228,8 +228,7 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 		 * boot_job_boot_failed() to find out. */
 		int checked = st->res.health_deferred &&
 			      st->res.known_good_kernel_id &&
-			      st->res.known_good_kernel_id !=
-				      st->res.kernel_id;
+			      st->res.known_good_kernel_id != st->res.kernel_id;
 
 		strbuf_addf(log, "boot: %s, blame %s%s, host %s\n",
 			    boot_outcome_name(st->res.outcome), st->res.blame,

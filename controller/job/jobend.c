@@ -14,8 +14,7 @@
 #include "store/queue.h"
 #include "banned.h"
 
-int job_ingest_one(struct job_ctx *jc, struct run_rec *rr,
-		      struct strbuf *log)
+int job_ingest_one(struct job_ctx *jc, struct run_rec *rr, struct strbuf *log)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct ingest_summary sum;

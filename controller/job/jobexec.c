@@ -1135,9 +1135,10 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			for (size_t k = 0; k < jc.plan->nr_runs; k++)
 				if (!rr[(size_t)b * jc.plan->nr_runs + k]
 					     .done_before)
-					not_run(&jc, &rr[(size_t)b *
-								 jc.plan->nr_runs +
-							 k]);
+					not_run(&jc,
+						&rr[(size_t)b *
+							    jc.plan->nr_runs +
+						    k]);
 			continue;
 		}
 		/* boot */
@@ -1423,15 +1424,14 @@ finish:
 	if (stored) {
 		r = 0;
 	} else {
-		struct finish_args fa = { jc.interrupted
-						  ? (interrupt_cancels
-							     ? "cancelled"
-							     : "queued")
-					  : elsewhere ? "elsewhere"
-					  : fail_msg	 ? "failed"
-							 : "done",
-					  fail_msg ? fail_phase : NULL,
-					  fail_msg };
+		struct finish_args fa = {
+			jc.interrupted
+				? (interrupt_cancels ? "cancelled" : "queued")
+			: elsewhere ? "elsewhere"
+			: fail_msg  ? "failed"
+				    : "done",
+			fail_msg ? fail_phase : NULL, fail_msg
+		};
 
 		job_phase_limit(&jc, "end", NULL, 2 * 60 * 1000, 0);
 		r = job_db_retry(&jc, "recording the end of the job",

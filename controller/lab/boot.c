@@ -580,7 +580,8 @@ static void power_off_quiet(struct db *db, struct boot_result *res)
 		boot_ipmi_target_of(res, &t);
 		t.tries = 2;
 		boot_power_op_end(db, op,
-			     ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e), &e);
+				  ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e),
+				  &e);
 	}
 	strbuf_release(&e);
 }

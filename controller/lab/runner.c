@@ -380,8 +380,8 @@ static int remote_within(struct runner *r, const char *cmd, const void *in,
 			strbuf_release(&e);
 			return -1;
 		}
-		ret = ssh_run(r->ssh, cmd, in, in_len, timeout_ms, max_out,
-			      out, NULL, NULL, &why, &e);
+		ret = ssh_run(r->ssh, cmd, in, in_len, timeout_ms, max_out, out,
+			      NULL, NULL, &why, &e);
 	}
 	if (ret < 0)
 		strbuf_addbuf(err, &e);
@@ -803,8 +803,8 @@ int runner_run(struct runner *r, int64_t run_id, const char *spec,
 			 err);
 }
 
-int runner_fetch(struct runner *r, int64_t run_id, size_t max,
-		 int timeout_ms, struct strbuf *out, struct strbuf *err)
+int runner_fetch(struct runner *r, int64_t run_id, size_t max, int timeout_ms,
+		 struct strbuf *out, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	int ret;

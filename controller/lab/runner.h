@@ -109,8 +109,8 @@ int runner_run(struct runner *r, int64_t run_id, const char *spec,
 /* Fetch the results file of run_id from the host (reconnecting if
  * needed) and append its lines to out (at most max bytes), each try of
  * the SSH command within timeout_ms (0: the runner's default, 30 s). */
-int runner_fetch(struct runner *r, int64_t run_id, size_t max,
-		 int timeout_ms, struct strbuf *out, struct strbuf *err);
+int runner_fetch(struct runner *r, int64_t run_id, size_t max, int timeout_ms,
+		 struct strbuf *out, struct strbuf *err);
 
 /* Remove the run's files on the host; failures are ignored. */
 void runner_forget(struct runner *r, int64_t run_id);

@@ -63,7 +63,7 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 		"name",	     "description", "workloads", "workload", "params",
 		"variants",  "iterations",  "warmup",	 "boots",    "until",
 		"max_boots", "cgroups",	    "host",	 "kernel",   "metrics",
-		"timeouts",  "expect",	    "commands",    "include",	 NULL
+		"timeouts",  "expect",	    "commands",	 "include",  NULL
 	};
 	enum {
 		K_NAME,
