@@ -69,8 +69,9 @@ test_expect_success 'sysbench oltp_read_write on the PostgreSQL the spec names' 
 
 test_expect_success 'a bad pg_conninfo is a clear failure' '
 	printf "{\"run_id\":5,\"workload\":\"sysbench\",\"params\":{\"test\":\"oltp_read_only\",\"pg_conninfo\":\"sslmode=disable\"}}" |
-		"$AGENT_BIN" run - >sbad; test $? = 1 &&
-	jq -e -s "[.[] | select(.type == \"error\")][0].message | test(\"not one of host=\")" sbad
+		"$AGENT_BIN" run - >sbad; test $? = 2 &&
+	jq -e -s "[.[] | select(.type == \"error\")][0].message | test(\"is not one of host, port\")" sbad &&
+	jq -e -s "[.[] | select(.type == \"done\")][0].status == \"bad-spec\"" sbad
 '
 else
 	test_skip 'sysbench oltp' "sysbench or PostgreSQL server programs not installed"
