@@ -7,7 +7,8 @@
 # scripts printing JSON lines, key: value lines and CSV give their
 # numbers; hostile output (an oversized line, NaN, a missing field, not
 # JSON, a ragged CSV row, too much output, a failing exit) fails the run
-# cleanly with the line quoted.
+# cleanly with the line quoted; a command past its timeout is killed with
+# everything it started, and the run fails saying so.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 [ -x "$AGENT_BIN" ] || skip_all "no agent binary at $AGENT_BIN (make first)"
@@ -138,6 +139,53 @@ test_expect_success 'hostile output fails the run cleanly, the line quoted' '
 		"printed more than the 16 MiB a command may" &&
 	hostile exit keyvalue "echo rate: 1; echo lat: 2; exit 3" \
 		"exited with status 3"
+'
+
+# slow NAME BODY MAX_S: a command running BODY under the smallest timeout
+# a plan allows (1s) is killed: the run fails within MAX_S seconds with an
+# error naming the timeout and no results, and no process whose command
+# line holds this scratch folder's t2008- marker is left.  BODY starts two
+# $SCRATCH/t2008-sleeper (a copy of sleep, so the marker is in its command
+# line), one in the background; both are seen running before the timeout,
+# so the last check cannot pass on a marker that never matched.
+slow() {
+	script "t2008-$1" "$2" &&
+	cat >"$1.yaml" <<-EOF &&
+	commands:
+	  slow:
+	    command: ["$SCRATCH/t2008-$1"]
+	    timeout: 1s
+	    parse: {format: keyvalue}
+	    metrics: {rate: {direction: higher}}
+	workload: slow
+	EOF
+	spec "$1.yaml" 0 11 >"$1.json" &&
+	jq -e ".command.timeout_ms == 1000" "$1.json" >/dev/null &&
+	start=$(date +%s) &&
+	{ "$AGENT_BIN" run "$1.json" >"$1.out" 2>"$1.err" & } &&
+	pid=$! &&
+	wait_for "test \$(pgrep -c -f \"$SCRATCH/t2008-sleeper\") = 2" 5 &&
+	{ wait $pid; test $? = 1; } &&
+	took=$(( $(date +%s) - start )) &&
+	say "$1: the run ended after ${took}s" &&
+	test "$took" -le "$3" &&
+	tail -n 1 "$1.out" | jq -e ".status == \"failed\"" &&
+	test "$(jq -s "[.[] | select(.type == \"result\")] | length" "$1.out")" = 0 &&
+	jq -r "select(.type == \"error\") | .message" "$1.out" >"$1.msg" &&
+	grep_or_fail "$SCRATCH/t2008-$1 timed out after 1 s" "$1.msg" &&
+	# An orphan killed with the group may still be exiting as the agent
+	# returns; it has seconds, not the 60 it asked for.
+	wait_for "! pgrep -f \"$SCRATCH/t2008-\"" 3 || {
+		pgrep -a -f "$SCRATCH/t2008-"
+		false
+	}
+}
+
+test_expect_success 'a command past its timeout is killed, with what it started' '
+	cp "$(command -v sleep)" "$SCRATCH/t2008-sleeper" &&
+	"$SCRATCH/t2008-sleeper" 0 &&
+	slow term "\"$SCRATCH/t2008-sleeper\" 60 & \"$SCRATCH/t2008-sleeper\" 60; echo rate: 1" 6 &&
+	slow stubborn "trap \"\" TERM; \"$SCRATCH/t2008-sleeper\" 60 & \"$SCRATCH/t2008-sleeper\" 60; echo rate: 1" 8
 '
 
 test_expect_success 'a command that is not installed: the run says so, nothing runs' '
