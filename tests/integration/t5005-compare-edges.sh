@@ -47,16 +47,16 @@ k-new,e-neg,synthetic,,neg_higher,score,higher,-11.9
 k-new,e-neg,synthetic,,neg_higher,score,higher,-12.0
 k-new,e-neg,synthetic,,neg_higher,score,higher,-12.05
 k-new,e-neg,synthetic,,neg_higher,score,higher,-11.95
-k-base,e-offset,synthetic,,offset,ms,lower,0.5
-k-base,e-offset,synthetic,,offset,ms,lower,-0.4
-k-base,e-offset,synthetic,,offset,ms,lower,0.3
-k-base,e-offset,synthetic,,offset,ms,lower,-0.6
-k-base,e-offset,synthetic,,offset,ms,lower,0.2
-k-new,e-offset,synthetic,,offset,ms,lower,4.8
-k-new,e-offset,synthetic,,offset,ms,lower,5.3
-k-new,e-offset,synthetic,,offset,ms,lower,5.1
-k-new,e-offset,synthetic,,offset,ms,lower,4.6
-k-new,e-offset,synthetic,,offset,ms,lower,5.2
+k-base,e-offset,synthetic,,offset,ppm,lower,0.5
+k-base,e-offset,synthetic,,offset,ppm,lower,-0.4
+k-base,e-offset,synthetic,,offset,ppm,lower,0.3
+k-base,e-offset,synthetic,,offset,ppm,lower,-0.6
+k-base,e-offset,synthetic,,offset,ppm,lower,0.2
+k-new,e-offset,synthetic,,offset,ppm,lower,4.8
+k-new,e-offset,synthetic,,offset,ppm,lower,5.3
+k-new,e-offset,synthetic,,offset,ppm,lower,5.1
+k-new,e-offset,synthetic,,offset,ppm,lower,4.6
+k-new,e-offset,synthetic,,offset,ppm,lower,5.2
 k-base,e-zero,synthetic,,near_zero,ops,higher,1e-9
 k-base,e-zero,synthetic,,near_zero,ops,higher,1e-9
 k-base,e-zero,synthetic,,near_zero,ops,higher,1e-9
@@ -164,9 +164,9 @@ test_expect_success 'values that cross zero are compared on the difference, in t
 		.ci_low == null and (.difference - 5 | fabs) < 1e-9 and
 		.diff_ci_low < .difference and .difference < .diff_ci_high and
 		.ci_method == \"t-diff\" and .verdict == \"regression\" and
-		(.note | test(\"the values cross 0: compared on the difference new - base in ms\"))" &&
-	grep -E "^ +[-0-9.]+ .* \+5 +\[\+[0-9.]+, \+[0-9.]+\] .*offset \(ms\)  regression" e.txt &&
-	grep_or_fail "note: the values cross 0: compared on the difference new - base in ms" e.txt
+		(.note | test(\"the values cross 0: compared on the difference new - base in ppm\"))" &&
+	grep -E "^ +[-0-9.]+ .* \+5 +\[\+[0-9.]+, \+[0-9.]+\] .*offset \(ppm\)  regression" e.txt &&
+	grep_or_fail "note: the values cross 0: compared on the difference new - base in ppm" e.txt
 '
 
 test_expect_success 'a base not told apart from zero: unbounded, never a verdict; missing is not unbounded' '
