@@ -24,13 +24,18 @@
  *      compare_stats_compute itself), and, beside it, by the other method
  *      (BCa or Fieller), so the choice of method per n can be read off.
  *      Goal 94-96%.
+ *   5. The change-point search (changes_find) over 100 seeded flat
+ *      series of 300 points at CV 1% -- false change points per series,
+ *      goal <= 0.05 -- and over 100 series with two +3% shifts at points
+ *      100 and 200 (CV 1%): the share of the 200 shifts found within +-3
+ *      points, and change points anywhere else.
  *
  * Each section ends with its worst figure against the goal.  Counts are
  * printed with the figures; at 20 000 draws a rate near 1% has a Monte
  * Carlo standard error of 0.07 points.
  *
  * usage: calibration [SCALE [SECTIONS]]   SCALE multiplies every count
- * (default 1), SECTIONS picks some of 1234 (default all).
+ * (default 1), SECTIONS picks some of 12345 (default all).
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +43,7 @@
 #include <string.h>
 
 #include "analysis/adaptive.h"
+#include "analysis/changes.h"
 #include "analysis/compare.h"
 #include "analysis/stats.h"
 #include "parse.h"
@@ -423,10 +429,84 @@ static void coverage_table(int reps)
 	       100 * lo, 100 * hi);
 }
 
+/*
+ * 300 points at CV 1% around 1000 from seed, times 1.03 from point
+ * shift1 and again from shift2 (0: none), as test-changes.c draws them.
+ */
+static void cp_series(unsigned long seed, size_t shift1, size_t shift2,
+		      double *x, size_t n)
+{
+	struct stats_rng *r = stats_rng_new(seed);
+
+	for (size_t i = 0; i < n; i++) {
+		double m = BASE;
+
+		if (shift1 && i >= shift1)
+			m *= 1.03;
+		if (shift2 && i >= shift2)
+			m *= 1.03;
+		x[i] = m * (1 + 0.01 * gauss(r));
+	}
+	stats_rng_free(r);
+}
+
+static void change_points(int reps)
+{
+	enum { CP_N = 300, CP_AT1 = 100, CP_AT2 = 200, CP_NEAR = 3 };
+	struct changes_list l = { NULL, 0, 0 };
+	int nser = 100 * reps;
+	size_t flat_found = 0, flat_series = 0, hits = 0, other = 0, exact = 0;
+	double x[CP_N];
+
+	printf("5. Change points (E-divisive means, window %d, p %.2g then "
+	       "%.3g), %d points at CV 1%%\n",
+	       CHANGES_WINDOW, CHANGES_P_SPLIT, CHANGES_P_CONFIRM, CP_N);
+	for (int s = 0; s < nser; s++) {
+		cp_series(5000 + (unsigned long)s, 0, 0, x, CP_N);
+		if (changes_find(x, CP_N, &l) < 0)
+			continue;
+		flat_found += l.nr;
+		flat_series += l.nr > 0;
+	}
+	printf("   flat: %zu false change points in %d series (%zu series "
+	       "with any): %.3f per series                goal <= 0.05\n",
+	       flat_found, nser, flat_series, (double)flat_found / nser);
+	for (int s = 0; s < nser; s++) {
+		int near1 = 0, near2 = 0, else_ = 0;
+
+		cp_series(6000 + (unsigned long)s, CP_AT1, CP_AT2, x, CP_N);
+		if (changes_find(x, CP_N, &l) < 0)
+			continue;
+		for (size_t i = 0; i < l.nr; i++) {
+			long d1 = (long)l.v[i].idx - CP_AT1,
+			     d2 = (long)l.v[i].idx - CP_AT2;
+
+			if (labs(d1) <= CP_NEAR && !near1)
+				near1 = 1;
+			else if (labs(d2) <= CP_NEAR && !near2)
+				near2 = 1;
+			else
+				else_++;
+		}
+		hits += (size_t)(near1 + near2);
+		other += (size_t)else_;
+		exact += near1 && near2 && !else_;
+	}
+	printf("   two +3%% shifts (points %d, %d): %zu of %d found within "
+	       "+-%d (%.1f%%), %zu change points elsewhere (%.3f per "
+	       "series); both and nothing else in %zu of %d series\n",
+	       CP_AT1, CP_AT2, hits, 2 * nser, CP_NEAR,
+	       100.0 * (double)hits / (2 * nser), other, (double)other / nser,
+	       exact, nser);
+	printf("   (seeds 5000.. flat, 6000.. shifted; goal: <= 0.05 false "
+	       "per flat series, both shifts found)\n\n");
+	changes_list_release(&l);
+}
+
 int main(int argc, char **argv)
 {
 	int reps = 1;
-	const char *only = argc > 2 ? argv[2] : "1234";
+	const char *only = argc > 2 ? argv[2] : "12345";
 
 	if (argc > 1 && parse_int(argv[1], 1, 1000, &reps, NULL) < 0) {
 		fprintf(stderr, "usage: calibration [SCALE 1..1000 "
@@ -441,5 +521,7 @@ int main(int argc, char **argv)
 		nochange_at_two_tau(reps);
 	if (strchr(only, '4'))
 		coverage_table(reps);
+	if (strchr(only, '5'))
+		change_points(reps);
 	return 0;
 }

@@ -10,10 +10,12 @@
  * Otava's (Hunter's) performance CI use it: the series is cut into
  * overlapping windows of CHANGES_WINDOW points; in each, E-divisive
  * splits at the point that maximises the energy divergence q-hat of the
- * two sides, as long as Welch's t test between the neighbouring segments
+ * two sides, as long as Student's t test (pooled variance) between the
+ * neighbouring segments, times the positions the split could have taken,
  * gives p < CHANGES_P_SPLIT; then the candidates of all windows are
  * merged, the weakest dropped one at a time (its test redone against its
- * new neighbours) until every one left has p < CHANGES_P_CONFIRM.
+ * new neighbours) until every one left has p < CHANGES_P_CONFIRM
+ * (doc/STATISTICS.md section 5).
  *
  * Three layers: the pure search (changes_find), the database step that
  * brings the stored change points up to date for the series whose points
@@ -45,7 +47,8 @@ struct changes_point {
 	size_t idx;
 	size_t n_before, n_after; /* the segments either side */
 	double mean_before, mean_after;
-	double p; /* Welch's t test of the two segments */
+	double p; /* Student's t test of the two segments, times the
+		   * positions a split could take (at most 1) */
 	double qhat; /* E-divisive's divergence where it split */
 };
 

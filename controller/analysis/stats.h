@@ -80,8 +80,9 @@ int stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
 /*
  * The same with t at df degrees of freedom (df > 0; NaN: Welch's).  The
  * comparison passes n_a + n_b - 2 when both sides have the same n: the
- * standard errors then coincide and the interval's coverage is 95.0%
- * from 3 per side, where Welch's df gives 96.5% (bench/calibration).
+ * standard errors then coincide, and Welch's smaller df would widen the
+ * interval past its level at small n (bench/calibration section 4 prints
+ * the coverage per n; doc/STATISTICS.md section 1).
  */
 int stats_fieller_df(const struct stats_summary *a,
 		     const struct stats_summary *b, double conf, double df,

@@ -8,7 +8,10 @@
 # are accepted do not abort it, metrics without a direction get changed,
 # results that disagree on the direction are compared without one and say
 # so, and several deciding metrics are corrected with Holm's method, the
-# correction stated in the table.
+# correction stated in the table.  The report's comparison pages count
+# changed apart from regressions and state the level and Holm's
+# correction; the index's patch listing counts changed in a column of its
+# own.
 #
 # Expected numbers: by hand in the comments, or tests/unit/stats-reference.py.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -47,16 +50,16 @@ k-new,e-neg,synthetic,,neg_higher,score,higher,-11.9
 k-new,e-neg,synthetic,,neg_higher,score,higher,-12.0
 k-new,e-neg,synthetic,,neg_higher,score,higher,-12.05
 k-new,e-neg,synthetic,,neg_higher,score,higher,-11.95
-k-base,e-offset,synthetic,,offset,ms,lower,0.5
-k-base,e-offset,synthetic,,offset,ms,lower,-0.4
-k-base,e-offset,synthetic,,offset,ms,lower,0.3
-k-base,e-offset,synthetic,,offset,ms,lower,-0.6
-k-base,e-offset,synthetic,,offset,ms,lower,0.2
-k-new,e-offset,synthetic,,offset,ms,lower,4.8
-k-new,e-offset,synthetic,,offset,ms,lower,5.3
-k-new,e-offset,synthetic,,offset,ms,lower,5.1
-k-new,e-offset,synthetic,,offset,ms,lower,4.6
-k-new,e-offset,synthetic,,offset,ms,lower,5.2
+k-base,e-offset,synthetic,,offset,ppm,lower,0.5
+k-base,e-offset,synthetic,,offset,ppm,lower,-0.4
+k-base,e-offset,synthetic,,offset,ppm,lower,0.3
+k-base,e-offset,synthetic,,offset,ppm,lower,-0.6
+k-base,e-offset,synthetic,,offset,ppm,lower,0.2
+k-new,e-offset,synthetic,,offset,ppm,lower,4.8
+k-new,e-offset,synthetic,,offset,ppm,lower,5.3
+k-new,e-offset,synthetic,,offset,ppm,lower,5.1
+k-new,e-offset,synthetic,,offset,ppm,lower,4.6
+k-new,e-offset,synthetic,,offset,ppm,lower,5.2
 k-base,e-zero,synthetic,,near_zero,ops,higher,1e-9
 k-base,e-zero,synthetic,,near_zero,ops,higher,1e-9
 k-base,e-zero,synthetic,,near_zero,ops,higher,1e-9
@@ -164,9 +167,9 @@ test_expect_success 'values that cross zero are compared on the difference, in t
 		.ci_low == null and (.difference - 5 | fabs) < 1e-9 and
 		.diff_ci_low < .difference and .difference < .diff_ci_high and
 		.ci_method == \"t-diff\" and .verdict == \"regression\" and
-		(.note | test(\"the values cross 0: compared on the difference new - base in ms\"))" &&
-	grep -E "^ +[-0-9.]+ .* \+5 +\[\+[0-9.]+, \+[0-9.]+\] .*offset \(ms\)  regression" e.txt &&
-	grep_or_fail "note: the values cross 0: compared on the difference new - base in ms" e.txt
+		(.note | test(\"the values cross 0: compared on the difference new - base in ppm\"))" &&
+	grep -E "^ +[-0-9.]+ .* \+5 +\[\+[0-9.]+, \+[0-9.]+\] .*offset \(ppm\)  regression" e.txt &&
+	grep_or_fail "note: the values cross 0: compared on the difference new - base in ppm" e.txt
 '
 
 test_expect_success 'a base not told apart from zero: unbounded, never a verdict; missing is not unbounded' '
@@ -242,6 +245,37 @@ test_expect_success 'import refuses what the comparison cannot represent, accept
 	schedfarm import sum.csv >out &&
 	schedfarm compare --base k-base --new k-new --host edge3 --json >h.json &&
 	row_is h.json m "(.pct_change - 5 | fabs) < 1e-9 and .ci_low != null"
+'
+
+# The verdict line of a comparison page (report/comparison.c), from the
+# counts of the pair's latest comparisons: R I C N.
+verdict_line() {
+	_pl() { [ "$1" = 1 ] || echo s; }
+	printf '%s' "<span class=\"count v-regression\">$1 regression$(_pl "$1")</span> <span class=\"count v-improvement\">$2 improvement$(_pl "$2")</span> <span class=\"count v-changed\">$3 changed (no direction)</span> over $4 comparison$(_pl "$4")"
+}
+
+test_expect_success 'the report counts changed apart from regressions and states the level and Holm' '
+	q "SELECT count(*) FILTER (WHERE verdict = \$\$regression\$\$) || \$\$ \$\$ ||
+	          count(*) FILTER (WHERE verdict = \$\$improvement\$\$) || \$\$ \$\$ ||
+	          count(*) FILTER (WHERE verdict = \$\$changed\$\$) || \$\$ \$\$ || count(*)
+	   FROM latest_comparisons WHERE base_kernel = \$\$k-base\$\$ AND new_kernel = \$\$k-new\$\$" >counts &&
+	read -r R I C N <counts &&
+	test "$R" -ge 1 && test "$C" -ge 1 &&
+	B=$(q "SELECT id FROM kernels WHERE name = \$\$k-base\$\$") &&
+	K=$(q "SELECT id FROM kernels WHERE name = \$\$k-new\$\$") &&
+	schedfarm report --out "$SCRATCH/rep" >/dev/null &&
+	grep_or_fail "$(verdict_line "$R" "$I" "$C" "$N")" "$SCRATCH/rep/compare-$B-$K.html" &&
+	grep_or_fail "Verdicts at p &lt; 0.01, with Holm'\''s correction over each host'\''s deciding metrics (the adjusted p is in the note).</p>" "$SCRATCH/rep/compare-$B-$K.html" &&
+	jq -e --arg b k-base --arg n k-new "[.[] | select(.base == \$b and .new == \$n)] | length == 1 and .[0].regressions == $R and .[0].comparisons == $N" "$SCRATCH/rep/index-kernels.json" &&
+	# As a patch, the pair moves to the patch listing of the index,
+	# where changed has a column of its own beside regressions.
+	P=$(q "INSERT INTO patches (name, submitter, base, series, series_sha256, n_patches, base_kernel_id, kernel_id) VALUES (\$\$edges\$\$, \$\$t5005\$\$, \$\$k-base\$\$, \$\$x\$\$, repeat(\$\$a\$\$, 64), 1, $B, $K) RETURNING id" | head -n 1) &&
+	schedfarm report --out "$SCRATCH/rep" >/dev/null &&
+	grep_or_fail "<th class=\"num\">changed (no direction)</th>" "$SCRATCH/rep/index.html" &&
+	jq -e --arg p "$P" "[.[] | select(.plm == \$p)] | length == 1 and (.[0] |
+		.regressions == $R and .improvements == $I and .changed == $C and .comparisons == $N)" "$SCRATCH/rep/index-patches.json" &&
+	grep_or_fail "$(verdict_line "$R" "$I" "$C" "$N")" "$SCRATCH/rep/patch-$P.html" &&
+	grep_or_fail "Verdicts at p &lt; 0.01, with Holm'\''s correction over each host'\''s deciding metrics" "$SCRATCH/rep/patch-$P.html"
 '
 
 test_done
