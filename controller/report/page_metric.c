@@ -39,21 +39,27 @@ static int fill_metric(struct report *r, struct page *pg, void *ctx)
 }
 
 /*
- * Write the page of every metric with a history, when stale: its
- * fingerprint covers its series' fingerprints and the times they were
- * analysed.  Returns 0 or negative with r->err filled.
+ * Write the page of every metric with a history (with --since: one of
+ * its series analysed since), when stale: its fingerprint covers its
+ * series' fingerprints and the times they were analysed.  Returns 0 or
+ * negative with r->err filled.
  */
 int write_metric_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *m = NULL;
+	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
+	/* With --since, only metrics a series of which was analysed since. */
+	db_args_str(&a, r->o->since);
 	rc = q(r, &m,
 	       "SELECT metric, md5(string_agg(host_id || ':' || workload || "
 	       "':' || params::text || ':' || fingerprint || ':' || "
 	       "analysed_at::text, ',' ORDER BY id)) FROM history_series "
-	       "GROUP BY metric ORDER BY metric",
-	       NULL);
+	       "GROUP BY metric HAVING $1::timestamptz IS NULL OR "
+	       "max(analysed_at) >= $1::timestamptz ORDER BY metric",
+	       &a);
+	db_args_clear(&a);
 	for (int i = 0; rc >= 0 && i < db_nrows(m); i++) {
 		struct strbuf stem = STRBUF_INIT;
 		char *metric = xstrdup(db_get(m, i, 0));

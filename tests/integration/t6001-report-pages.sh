@@ -273,11 +273,13 @@ test_expect_success 'a second report writes the index and nothing else' '
 	jq -e ".written == [\"index.html\"] and .pages_rendered == 1" r2.json
 '
 
-test_expect_success 'one new run rewrites at most 5 pages (its own, host, plan, patch, index)' '
+test_expect_success 'one new run rewrites at most 5 pages (its own, host, plan, patch, index) and the history pages of its metrics' '
 	schedfarm run "$DATA/fairness-short.yaml" --host here --kernel local-base >run3.out 2>&1 &&
 	schedfarm --json report --out "$OUT" >r3.json &&
-	jq -e "[.written[] | select(endswith(\".html\"))] | length <= 5" r3.json &&
+	jq -e "[.written[] | select(endswith(\".html\")) | select(startswith(\"metric-\") | not)] | length <= 5" r3.json &&
 	NEW=$(sql "SELECT max(id) FROM runs") &&
+	nm=$(sql "SELECT count(DISTINCT metric) FROM results WHERE run_id = $NEW") &&
+	jq -e --argjson n "$nm" "[.written[] | select(startswith(\"metric-\") and endswith(\".html\"))] | length <= \$n" r3.json &&
 	jq -e --arg f "run-$NEW.html" ".written | index(\$f) != null" r3.json &&
 	jq -e ".written | index(\"index.html\") != null" r3.json
 '
