@@ -293,6 +293,9 @@ int boot_job_boot_failed(struct job_ctx *jc, struct strbuf *log,
 
 	if (!st || !st->failed)
 		return 0;
+	/* The check's progress goes to this log: the one the failed boot
+	 * wrote to belonged to its phase, which has ended. */
+	st->log = log;
 	jc->kind_state = NULL;
 	first = &st->res;
 	kg = first->known_good_kernel_id;
