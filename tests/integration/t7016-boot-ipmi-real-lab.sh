@@ -207,7 +207,7 @@ test_expect_success 'a BMC that refuses bootdev pxe fails the boot where the row
 	! schedfarm kernel boot debian --host bmc1-strict >out 2>err &&
 	cat out err &&
 	grep_or_fail "refused" err && grep_or_fail "bmc-bootdev unsupported" err &&
-	grep_or_fail "outcome infra-failed blame host" out &&
+	grep_or_fail "failed (infra-failed); blamed on the host" out &&
 	! grep -q "power on confirmed" err &&
 	schedfarm host set bmc1-strict --bmc-bootdev unsupported --health unknown >/dev/null &&
 	test "$(sql "SELECT bmc_bootdev FROM hosts WHERE name = \$\$bmc1-strict\$\$")" = unsupported
