@@ -452,22 +452,12 @@ static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 		strbuf_addf(err, "host %s has no port for SSH", res->host_name);
 		return -1;
 	}
-	/* Recorded before it exists, so that no sweep ever sees a domain
-	 * of ours without knowing whose it is. */
-	if (controllers_domain_add(db, res->domain, res->libvirt_uri,
-				   res->host_id, res->job_id, res->boot_id,
-				   res->controller_id, err) < 0)
+	if (virt_open(res->libvirt_uri, &vc, err) < 0)
 		return -1;
-	if (virt_open(res->libvirt_uri, &vc, err) < 0) {
-		struct strbuf e2 = STRBUF_INIT;
-
-		controllers_domain_gone(db, res->domain, res->controller_id,
-					"never created", &e2);
-		strbuf_release(&e2);
-		return -1;
-	}
 	/* A domain a dead controller left on this host would hold its
-	 * console and its SSH port: it goes first. */
+	 * console and its SSH port: it goes first -- before this boot's own
+	 * domain is recorded, which the sweep would otherwise take for an
+	 * old job's. */
 	{
 		struct strbuf gone = STRBUF_INIT;
 
@@ -477,6 +467,14 @@ static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 			boot_event(c, "taken down first: %s", gone.buf);
 		}
 		strbuf_release(&gone);
+	}
+	/* Recorded before it exists, so that no sweep ever sees a domain
+	 * of ours without knowing whose it is. */
+	if (controllers_domain_add(db, res->domain, res->libvirt_uri,
+				   res->host_id, res->job_id, res->boot_id,
+				   res->controller_id, err) < 0) {
+		virt_close(vc);
+		return -1;
 	}
 	{
 		int64_t op = boot_power_op_begin(db, res, "create");
