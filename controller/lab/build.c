@@ -911,6 +911,37 @@ static int lock_key(const struct kernel_build_spec *spec,
 	return fd;
 }
 
+/*
+ * The start of a build: the key (unless known), the key's lock held in
+ * *ret_lock (the caller closes it), and the cache asked.  0 on a hit
+ * (res says where; the log says so), 1 when it must be built, -1 with err.
+ */
+static int cache_lookup(const struct kernel_build_spec *spec,
+			struct kernel_build_result *res, int *ret_lock,
+			struct strbuf *err)
+{
+	int c;
+
+	if (!res->cache_key && kernel_build_key(spec, res, err) < 0)
+		return -1;
+	*ret_lock = lock_key(spec, res, err);
+	if (*ret_lock < 0)
+		return -1;
+	c = read_result(res, err);
+	if (c < 0)
+		return -1;
+	if (c > 0) {
+		res->cached = 1;
+		strbuf_addf(
+			&res->log,
+			"cache hit: kernel %s already built in %s (key %s); "
+			"not rebuilding\n",
+			res->release, res->dir, res->cache_key);
+		return 0;
+	}
+	return 1;
+}
+
 /* Remove a leftover folder of an interrupted build. */
 static int remove_tree(const char *dir, struct strbuf *err)
 {
@@ -937,23 +968,9 @@ int kernel_build(const struct kernel_build_spec *spec,
 	int64_t t0;
 	int git, steps = 0, r = -1, c;
 
-	if (!res->cache_key && kernel_build_key(spec, res, err) < 0)
-		return -1;
-	lock = lock_key(spec, res, err);
-	if (lock < 0)
-		return -1;
-	c = read_result(res, err);
-	if (c < 0)
-		return -1;
-	if (c > 0) {
-		res->cached = 1;
-		strbuf_addf(
-			&res->log,
-			"cache hit: kernel %s already built in %s (key %s); "
-			"not rebuilding\n",
-			res->release, res->dir, res->cache_key);
-		return 0;
-	}
+	c = cache_lookup(spec, res, &lock, err);
+	if (c <= 0)
+		return c;
 	t0 = mono_ms();
 	strbuf_addf(&res->log,
 		    "build of key %s\nbase %s\nseries %s\nconfig %s\n",
@@ -1075,23 +1092,9 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 	int64_t t0;
 	int steps = 0, r = -1, c, fresh = 0;
 
-	if (!res->cache_key && kernel_build_key(spec, res, err) < 0)
-		return -1;
-	lock = lock_key(spec, res, err);
-	if (lock < 0)
-		return -1;
-	c = read_result(res, err);
-	if (c < 0)
-		return -1;
-	if (c > 0) {
-		res->cached = 1;
-		strbuf_addf(
-			&res->log,
-			"cache hit: kernel %s already built in %s (key %s); "
-			"not rebuilding\n",
-			res->release, res->dir, res->cache_key);
-		return 0;
-	}
+	c = cache_lookup(spec, res, &lock, err);
+	if (c <= 0)
+		return c;
 	if (tree_key(spec, res, &tree, err) < 0)
 		goto out;
 	/* One build at a time in a tree. */

@@ -127,6 +127,27 @@ static int kinds_allow_boot(const struct strvec *kinds)
 }
 
 /*
+ * Whether the host's column col of res (a count the plan's host.KEY asks
+ * at least want of; want 0: no requirement, a NULL column: not known) is
+ * below want: 1 with err saying so ("host 'h' has 2 socket(s); the plan p
+ * asks for host.min_sockets 4"), else 0.
+ */
+static int host_below(const struct db_result *res, int col, int64_t want,
+		      const char *host, const char *plan_name, const char *unit,
+		      const char *key, struct strbuf *err)
+{
+	int64_t have;
+
+	if (!want || !db_get(res, 0, col) ||
+	    db_get_i64(res, 0, col, 0, INT64_MAX, &have) || have >= want)
+		return 0;
+	strbuf_addf(
+		err, "host '%s' has %lld %s; the plan %s asks for host.%s %lld",
+		host, (long long)have, unit, plan_name, key, (long long)want);
+	return 1;
+}
+
+/*
  * The host a job is pinned to must be able to take it, or the job would
  * sit in the queue for ever; a series without --kernel on a local or ssh
  * host would run the unpatched kernel under the patch's name.  See
@@ -139,7 +160,6 @@ int queue_host_can_take(struct db *db, const char *host,
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
 	const char *kind, *health;
-	int64_t have;
 	int r;
 
 	db_args_str(&a, host);
@@ -196,36 +216,13 @@ int queue_host_can_take(struct db *db, const char *host,
 			return -1;
 		}
 	}
-	if (req->req_min_sockets && db_get(res, 0, 2) &&
-	    !db_get_i64(res, 0, 2, 0, INT64_MAX, &have) &&
-	    have < req->req_min_sockets) {
-		strbuf_addf(err,
-			    "host '%s' has %lld socket(s); the plan %s asks "
-			    "for host.min_sockets %lld",
-			    host, (long long)have, plan_name,
-			    (long long)req->req_min_sockets);
+	if (host_below(res, 2, req->req_min_sockets, host, plan_name,
+		       "socket(s)", "min_sockets", err) ||
+	    host_below(res, 3, req->req_min_cpus, host, plan_name, "CPUs",
+		       "min_cpus", err) ||
+	    host_below(res, 4, req->req_min_memory_mb, host, plan_name,
+		       "MiB of memory", "min_memory_mb", err))
 		return -1;
-	}
-	if (req->req_min_cpus && db_get(res, 0, 3) &&
-	    !db_get_i64(res, 0, 3, 0, INT64_MAX, &have) &&
-	    have < req->req_min_cpus) {
-		strbuf_addf(err,
-			    "host '%s' has %lld CPUs; the plan %s asks for "
-			    "host.min_cpus %lld",
-			    host, (long long)have, plan_name,
-			    (long long)req->req_min_cpus);
-		return -1;
-	}
-	if (req->req_min_memory_mb && db_get(res, 0, 4) &&
-	    !db_get_i64(res, 0, 4, 0, INT64_MAX, &have) &&
-	    have < req->req_min_memory_mb) {
-		strbuf_addf(err,
-			    "host '%s' has %lld MiB of memory; the plan %s "
-			    "asks for host.min_memory_mb %lld",
-			    host, (long long)have, plan_name,
-			    (long long)req->req_min_memory_mb);
-		return -1;
-	}
 	for (size_t i = 0; i < req->req_tags.nr; i++) {
 		const char *tags = db_get(res, 0, 5), *t = tags;
 		size_t tl = strlen(req->req_tags.v[i]);
