@@ -284,6 +284,16 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 			    v);
 		goto out;
 	}
+	if (!db_get(k, 0, 1) && !db_get(k, 0, 2)) {
+		/* A name only (a submission's --base on a host that runs
+		 * what it has): nothing a machine could boot. */
+		strbuf_addf(err,
+			    "kernel %s has no image to boot (give it one: "
+			    "schedfarm kernel add %s --image FILE --release "
+			    "REL, or build it: schedfarm kernel build)",
+			    db_get(k, 0, 0), db_get(k, 0, 0));
+		goto out;
+	}
 	res->kernel_id = c->req->kernel_id;
 	c->kernel_name = xstrdup(db_get(k, 0, 0));
 	c->kernel_image = dup_or_null(db_get(k, 0, 1));

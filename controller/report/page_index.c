@@ -215,6 +215,7 @@ static int index_data_load(struct report *r, struct index_data *d)
 			    " SELECT lc.b, lc.n, nk.name, bk.name,"
 			    " count(*) FILTER (WHERE verdict = 'regression'),"
 			    " count(*) FILTER (WHERE verdict = 'improvement'),"
+			    " count(*) FILTER (WHERE verdict = 'changed'),"
 			    " count(*), to_char((max(lc.computed_at)) AT TIME "
 			    "ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM lc JOIN "
 			    "kernels bk ON bk.id = lc.b"
@@ -322,6 +323,7 @@ static void kernels_section(struct page *pg, const struct db_result *pairs)
 		{ "base", "base kernel", 0 },
 		{ "regressions", "regressions", 1 },
 		{ "improvements", "improvements", 1 },
+		{ "changed", "changed (no direction)", 1 },
 		{ "comparisons", "comparisons", 1 },
 		{ "computed", "latest (UTC)", 0 },
 	};
@@ -346,7 +348,8 @@ static void kernels_section(struct page *pg, const struct db_result *pairs)
 		rtab_num(&t, num(db_get(pairs, i, 4)), NULL);
 		rtab_num(&t, num(db_get(pairs, i, 5)), NULL);
 		rtab_num(&t, num(db_get(pairs, i, 6)), NULL);
-		rtab_str(&t, db_get(pairs, i, 7));
+		rtab_num(&t, num(db_get(pairs, i, 7)), NULL);
+		rtab_str(&t, db_get(pairs, i, 8));
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no kernel comparisons yet");

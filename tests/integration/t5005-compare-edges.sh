@@ -266,7 +266,7 @@ test_expect_success 'the report counts changed apart from regressions and states
 	schedfarm report --out "$SCRATCH/rep" >/dev/null &&
 	grep_or_fail "$(verdict_line "$R" "$I" "$C" "$N")" "$SCRATCH/rep/compare-$B-$K.html" &&
 	grep_or_fail "Verdicts at p &lt; 0.01, with Holm'\''s correction over each host'\''s deciding metrics (the adjusted p is in the note).</p>" "$SCRATCH/rep/compare-$B-$K.html" &&
-	jq -e --arg b k-base --arg n k-new "[.[] | select(.base == \$b and .new == \$n)] | length == 1 and .[0].regressions == $R and .[0].comparisons == $N" "$SCRATCH/rep/index-kernels.json" &&
+	jq -e --arg b k-base --arg n k-new "[.[] | select(.base == \$b and .new == \$n)] | length == 1 and .[0].regressions == $R and .[0].changed == $C and .[0].comparisons == $N" "$SCRATCH/rep/index-kernels.json" &&
 	# As a patch, the pair moves to the patch listing of the index,
 	# where changed has a column of its own beside regressions.
 	P=$(q "INSERT INTO patches (name, submitter, base, series, series_sha256, n_patches, base_kernel_id, kernel_id) VALUES (\$\$edges\$\$, \$\$t5005\$\$, \$\$k-base\$\$, \$\$x\$\$, repeat(\$\$a\$\$, 64), 1, $B, $K) RETURNING id" | head -n 1) &&
