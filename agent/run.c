@@ -753,6 +753,53 @@ static int run_iterations(struct agent_ctx *ctx, const struct wl_ops *ops,
 	return rc;
 }
 
+/*
+ * Where the agent's own CPU goes, for bench/agent-overhead: with
+ * SCHEDFARM_AGENT_COST set in its environment, a run ends by writing to
+ * stderr the process CPU time (CLOCK_PROCESS_CPUTIME_ID) each phase took:
+ * start-up (exec, libc, reading the spec: everything before agent_run),
+ * detect (hello, cgroup mounts), setup (cgroups made, the workload's
+ * setup), run (iterations, or the members driven and sampled), end
+ * (teardown, cgroups removed), and the member processes' own.  Nothing
+ * changes on stdout.
+ */
+struct cost {
+	int on;
+	double last;
+	struct strbuf text;
+};
+
+static double process_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void cost_mark(struct cost *c, const char *phase)
+{
+	double now;
+
+	if (!c->on)
+		return;
+	now = process_cpu_s();
+	strbuf_addf(&c->text, "%s%s %.3f ms", c->text.len ? ", " : "", phase,
+		    (now - c->last) * 1e3);
+	c->last = now;
+}
+
+static void cost_end(struct cost *c, double member_cpu_s)
+{
+	if (!c->on)
+		return;
+	fprintf(stderr, "agent cost: %s, members %.3f ms; total %.3f ms\n",
+		c->text.buf, member_cpu_s * 1e3,
+		(process_cpu_s() + member_cpu_s) * 1e3);
+	strbuf_release(&c->text);
+}
+
 int agent_run(const char *spec_text, size_t len, int out_fd)
 {
 	struct run_spec spec;
@@ -768,7 +815,10 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	int sampled;
 	double member_cpu = 0;
 	struct strbuf ss_note = STRBUF_INIT;
+	struct cost cost = { getenv("SCHEDFARM_AGENT_COST") != NULL, 0,
+			     STRBUF_INIT };
 
+	cost_mark(&cost, "start-up");
 	run_spec_init(&spec);
 	memset(&cgsys, 0, sizeof(cgsys));
 	if (spec_parse(spec_text, len, &spec, &field, &err) < 0) {
@@ -813,6 +863,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 		strbuf_release(&self);
 	}
 	ctx.cgsys = &cgsys;
+	cost_mark(&cost, "detect");
 	cg_run_init(&cg, &cgsys, spec.run_id);
 	cg_inited = 1;
 	cg.base_weight = spec.parent_weight;
@@ -855,6 +906,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	}
 	setup_done = 1;
 	schedstats_changed = schedstats_on(&ss_note);
+	cost_mark(&cost, "setup");
 	if (ss_note.len)
 		emit_counter_unavailable(&em, "schedstat", "all", "domain",
 					 ss_note.buf);
@@ -867,6 +919,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 		run_iterations(&ctx, ops, &status);
 	}
 finish:
+	cost_mark(&cost, "run");
 	em.iteration = -1;
 	emit_flush(&em);
 	if (agent_stop)
@@ -884,9 +937,11 @@ finish:
 		if (!strcmp(status, "ok"))
 			status = "failed";
 	}
+	cost_mark(&cost, "end");
 	emit_done(&em, status, t0,
 		  agent_stop == STOP_SIGNAL ? (int)agent_stop_signo : 0,
 		  member_cpu);
+	cost_end(&cost, member_cpu);
 	rc = strcmp(status, "ok") ? 1 : 0;
 	emitter_release(&em);
 out:
@@ -897,5 +952,6 @@ out:
 	strbuf_release(&field);
 	strbuf_release(&err);
 	strbuf_release(&ss_note);
+	strbuf_release(&cost.text);
 	return rc;
 }
