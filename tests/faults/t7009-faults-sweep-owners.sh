@@ -72,9 +72,10 @@ running_domains() {
 }
 
 # serve_start NAME: a serve in a process group of its own (so that it can
-# be killed with its job processes), lease 30 s.
+# be killed with its job processes), lease 60 s (the default: a TCG
+# domain create on a loaded machine blocks for tens of seconds).
 serve_start() {
-	setsid "$SCHEDFARM_BIN" serve --jobs 1 --lease 30 --wake 1 \
+	setsid "$SCHEDFARM_BIN" serve --jobs 1 --lease 60 --wake 1 \
 		>"$SCRATCH/$1.log" 2>&1 &
 	eval "PID_$1=\$!"
 	test_atexit "kill -KILL -$!"
