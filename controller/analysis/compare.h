@@ -141,7 +141,9 @@ void compare_stats_compute(const struct compare_sample *base,
  *   insufficient-data  fewer than COMPARE_MIN_N on a side;
  *   regression / improvement (changed, for a metric with no direction)
  *                      p < alpha, the 95% interval on one side of 0 and
- *                      the estimate beyond tau on that side;
+ *                      the estimate beyond tau on that side (below
+ *                      COMPARE_MW_MIN_N a side: the whole interval
+ *                      beyond tau);
  *   no-change          the no-change interval inside [-tau, tau];
  *   inconclusive       neither, or an unbounded interval (a base mean
  *                      not distinguishable from 0 never gets a verdict).
