@@ -341,10 +341,15 @@ static const char points_sql[] =
 	"       THEN count(*) / sum(CASE WHEN s.value > 1e-150"
 	"                                THEN 1 / s.value END) END AS hmean,"
 	"  count(*)::integer AS n, min(s.id) AS mn, max(s.id) AS mx"
-	" FROM results s JOIN runs r ON r.id = s.run_id"
+	/* The host's runs, then each one's results by its index (OFFSET 0
+	 * keeps the planner from flattening the lateral into a join that
+	 * scans every host's results): a host costs its own rows, however
+	 * large the farm. */
+	" FROM runs r CROSS JOIN LATERAL (SELECT s.metric, s.unit,"
+	"   s.direction, s.value, s.id FROM results s"
+	"   WHERE s.run_id = r.id AND NOT s.warmup"
+	"   AND ($2::text IS NULL OR s.metric LIKE $2) OFFSET 0) s"
 	" WHERE r.host_id = $1 AND r.status IN ('done', 'imported')"
-	"  AND NOT s.warmup"
-	"  AND ($2::text IS NULL OR s.metric LIKE $2)"
 	"  AND r.kernel_id NOT IN (SELECT p.kernel_id FROM patches p"
 	"                          WHERE p.kernel_id IS NOT NULL)"
 	" GROUP BY 1, 2, 3,"
@@ -421,7 +426,9 @@ static int load_points(struct db *db, int64_t host_id, int pages,
 	 * in one of its own, so the setting ends with it. */
 	if (!pages && db_begin(db, err) < 0)
 		return -1;
-	if (db_cmd(db, err, "SET LOCAL work_mem = '256MB'") < 0) {
+	if (db_cmd(db, err, "SET LOCAL work_mem = '256MB'") < 0 ||
+	    db_cmd(db, err, "SET LOCAL max_parallel_workers_per_gather = 0") <
+		    0) {
 		if (!pages)
 			db_rollback(db);
 		return -1;
