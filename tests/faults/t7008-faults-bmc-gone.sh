@@ -93,6 +93,8 @@ timeouts:
   run: 2m
 EOF
 
+# ipmi_sim refuses `chassis bootdev pxe`: the host row says its BMC does
+# not take it (as t7002's does), so the refusal is a warning (issue 16).
 test_expect_success 'an IPMI host and a libvirt host, both checked on Debian'"'"'s kernel' '
 	wait_for "ipmitool -I lanplus -C 3 -H 127.0.0.1 -p $BMC_PORT -U admin -f $SCRATCH/bmc.pw chassis power status" 20 &&
 	guest_image "$G" "/lib/modules/$REL" &&
@@ -103,15 +105,17 @@ test_expect_success 'an IPMI host and a libvirt host, both checked on Debian'"'"
 	schedfarm host add bmc1 --kind ipmi --address 127.0.0.1 --port "$PORT" \
 		--user root --key "$G/ctl" --known-hosts "$G/known_hosts" \
 		--bmc-address 127.0.0.1 --bmc-port "$BMC_PORT" --bmc-user admin \
-		--bmc-password-file "$SCRATCH/bmc.pw" \
+		--bmc-password-file "$SCRATCH/bmc.pw" --bmc-bootdev unsupported \
 		--boot-config "{\"tftp_dir\": \"$T\", \"console_log\": \"$CONSOLE\", \"initrd\": \"$G/guest.cpio.gz\"}" >/dev/null &&
 	known_hosts_for "$G/known_hosts_vm" "$VMPORT" "$G/guest.cpio.gz.hostkey.pub" &&
 	schedfarm host add vm --kind libvirt --address 127.0.0.1 --port "$VMPORT" \
 		--user root --key "$G/ctl" --known-hosts "$G/known_hosts_vm" \
 		--libvirt-uri qemu:///system --cpus 2 --memory-mb 768 \
 		--boot-config "{\"initrd\": \"$G/guest.cpio.gz\"}" >/dev/null &&
-	schedfarm host check bmc1 --kernel debian >out 2>err && grep_or_fail "passed" out &&
-	schedfarm host check vm --kernel debian >out 2>err && grep_or_fail "passed" out
+	{ schedfarm host check bmc1 --kernel debian >out 2>err || { cat out err; false; }; } &&
+	grep_or_fail "passed" out &&
+	{ schedfarm host check vm --kernel debian >out 2>err || { cat out err; false; }; } &&
+	grep_or_fail "passed" out
 '
 
 test_expect_success 'ipmi_sim is stopped: the BMC is gone' '

@@ -75,7 +75,9 @@ skip_all() {
 }
 
 # test_expect_success DESCRIPTION SCRIPT: run SCRIPT in a subshell-free eval
-# with output captured; print ok/not ok, and the output when it failed.
+# with output captured; print ok/not ok, and the output when it failed --
+# on stderr, which prove shows even when it is not verbose (make check, CI,
+# tools/fresh-machine-check keep only prove's summary of stdout).
 test_expect_success() {
 	test_count=$((test_count + 1))
 	_out=$SCRATCH/.test-$test_count.out
@@ -83,7 +85,7 @@ test_expect_success() {
 		echo "ok $test_count - $1"
 	else
 		echo "not ok $test_count - $1"
-		sed 's/^/#   /' "$_out"
+		sed 's/^/#   /' "$_out" >&2
 		test_failed=$((test_failed + 1))
 	fi
 }
