@@ -769,22 +769,13 @@ struct cost {
 	struct strbuf text;
 };
 
-static double process_cpu_s(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void cost_mark(struct cost *c, const char *phase)
 {
 	double now;
 
 	if (!c->on)
 		return;
-	now = process_cpu_s();
+	now = (double)task_cpu_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e9;
 	strbuf_addf(&c->text, "%s%s %.3f ms", c->text.len ? ", " : "", phase,
 		    (now - c->last) * 1e3);
 	c->last = now;
@@ -796,8 +787,8 @@ static void cost_end(struct cost *c, double member_cpu_s)
 		return;
 	fprintf(stderr, "agent cost: %s, members %.3f ms; total %.3f ms\n",
 		c->text.buf, member_cpu_s * 1e3,
-		(process_cpu_s() + member_cpu_s) * 1e3);
-	strbuf_release(&c->text);
+		(double)task_cpu_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e6 +
+			member_cpu_s * 1e3);
 }
 
 int agent_run(const char *spec_text, size_t len, int out_fd)
