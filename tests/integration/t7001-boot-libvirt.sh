@@ -47,7 +47,9 @@ test_expect_success 'a Debian kernel and a 2-socket libvirt host are registered'
 	     VALUES (\$\$vm1\$\$, \$\$libvirt\$\$, \$\$127.0.0.1\$\$, $PORT,
 		\$\$root\$\$, \$\$$G/ctl\$\$, \$\$$G/known_hosts\$\$, 2, 2, 1, 2,
 		1024, \$\$qemu:///system\$\$,
-		\$\${\"initrd\": \"$G/guest.cpio.gz\"}\$\$)" &&
+		\$\${\"initrd\": \"$G/guest.cpio.gz\",
+		     \"kernel_timeout_ms\": 300000, \"agent_timeout_ms\": 300000,
+		     \"ssh_timeout_ms\": 120000}\$\$)" &&
 	schedfarm kernel list >list && grep_or_fail "debian" list &&
 	sql "SELECT id FROM farm_identity" >farm && test -s farm
 '
@@ -56,8 +58,10 @@ test_expect_success 'a Debian kernel and a 2-socket libvirt host are registered'
 DOM=farm-$(cat "$SCRATCH/farm" 2>/dev/null)
 
 test_expect_success 'boot: Linux, beacon, SSH, uname -r; 2 sockets and 2 NUMA nodes inside' '
-	schedfarm kernel boot debian --host vm1 --keep >out 2>err &&
-	cat out err &&
+	schedfarm kernel boot debian --host vm1 --keep >out 2>err
+	r=$?
+	cat out err
+	test "$r" = 0 &&
 	grep_or_fail "ready: $REL on vm1" out &&
 	grep_or_fail "console: Linux version $REL" err &&
 	grep_or_fail "console: agent beacon ($REL)" err &&

@@ -159,7 +159,7 @@ test_expect_success 'a serve killed with SIGKILL mid-job: a new serve answers th
 	kill -9 -"$s1" && say "serve $s1 and its job killed with SIGKILL" &&
 	wait_for "! kill -0 $s1" 10 &&
 	test "$(schedfarm patch show 2 --json | jq -r .answer.state)" = pending ||
-		return 1
+		{ cat serve1.log; schedfarm patch show 2; return 1; }
 	setsid "$SCHEDFARM_BIN" serve --lease 10 --wake 1 >serve2.log 2>&1 &
 	s2=$!
 	test_atexit "kill -9 -$s2" &&
@@ -174,7 +174,11 @@ test_expect_success 'a serve killed with SIGKILL mid-job: a new serve answers th
 	jq -e "[.jobs[] | select(.side == \"patch\")] | length == 1 and .[0].state == \"done\"" p2 &&
 	grep -q "^X-Envelope-To: dev2@example.org" "$M/mail/002.eml" &&
 	kill -TERM -"$s2" && wait_for "! kill -0 $s2" 30 &&
-	test "$(smtp_count "$M")" = 2
+	test "$(smtp_count "$M")" = 2 || {
+		echo "--- serve1.log"; cat serve1.log
+		echo "--- serve2.log"; cat serve2.log
+		schedfarm patch show 2; false
+	}
 '
 
 test_expect_success 'a bisection needs a host that boots kernels' '
