@@ -162,6 +162,40 @@ static const struct compare_row *pick_row(const struct compare_set *set,
 	return best;
 }
 
+/*
+ * 0 when no bisection of the patch on host_id for metric is running;
+ * else -1 with err naming the one that is (two would run the same
+ * steps twice on one host).
+ */
+static int running_twin(struct db *db, int64_t patch_id, int64_t host_id,
+			const char *metric, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, patch_id);
+	db_args_i64(&a, host_id);
+	db_args_str(&a, metric);
+	r = db_exec_args(db, &res, err,
+			 "SELECT b.id, h.name FROM bisections b JOIN hosts h "
+			 "ON h.id = b.host_id WHERE b.patch_id = $1 AND "
+			 "b.host_id = $2 AND b.metric = $3 AND b.state = "
+			 "'running' ORDER BY b.id LIMIT 1",
+			 &a);
+	db_args_clear(&a);
+	if (r < 0)
+		return -1;
+	if (!db_nrows(res))
+		return 0;
+	strbuf_addf(err,
+		    "PLM#%lld is being bisected for %s on %s already: bisect "
+		    "#%s is running ('schedfarm bisect cancel %s' stops it)",
+		    (long long)patch_id, metric, db_get(res, 0, 1),
+		    db_get(res, 0, 0), db_get(res, 0, 0));
+	return -1;
+}
+
 static int start_patch(struct db *db, const struct bisect_request *rq,
 		       int64_t *ret_id, struct strbuf *msg, struct strbuf *err)
 {
@@ -254,6 +288,8 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 		goto out;
 	}
 	done_none = !is_change(row->verdict);
+	if (running_twin(db, rq->patch_id, host_id, row->metric, err) != 0)
+		goto out;
 	db_args_clear(&a);
 	db_args_i64(&a, rq->patch_id);
 	if (db_exec_args(db, &files, err,
