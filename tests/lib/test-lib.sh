@@ -115,12 +115,14 @@ grep_or_fail() {
 	fi
 }
 
-# Wait up to $2 seconds (default 10) for command $1 to succeed.
+# Wait up to $2 seconds (default 10) for command $1 to succeed, trying
+# every $3 seconds (default 0.05; a wait of many minutes on a command that
+# costs CPU, next to builds and guests, tries every few seconds instead).
 wait_for() {
 	_deadline=$(( $(date +%s) + ${2:-10} ))
 	while ! eval "$1" >/dev/null 2>&1; do
 		[ "$(date +%s)" -ge "$_deadline" ] && return 1
-		sleep 0.05
+		sleep "${3:-0.05}"
 	done
 }
 
