@@ -14,8 +14,11 @@
 #    there and blamed on the kernel, the job failing in `run`;
 #  - a host up on its known-good kernel switches kernels by kexec over SSH
 #    (the agent then reports the new uname -r); power-on->agent and
-#    kexec->agent are printed; a kexec that fails falls back to a power
-#    cycle and the job still runs;
+#    kexec->agent are printed; a kexec that fails, or a host that is on
+#    but does not answer over SSH, falls back to a power cycle and the job
+#    still runs;
+#  - a host row of a UEFI machine (bmc-bootdev pxe-efi) sends bootdev pxe
+#    with options=efiboot;
 #  - a plan that expects the panic ends done with the panic recorded.
 # The two kernels are Debian's (/boot) and Debian's cloud flavour of the
 # same release (downloaded by `make deps`, unpacked here): different
@@ -287,6 +290,27 @@ test_expect_success 'a kexec that fails falls back to a power cycle, and the job
 	cat out err >all && grep_or_fail "falling back to a power cycle" all &&
 	test "$(sql "SELECT release FROM boots WHERE job_id = $job")" = "$REL2" &&
 	test "$(sql "SELECT count(*) FROM runs r JOIN results s ON s.run_id = r.id WHERE r.job_id = $job")" -gt 0
+'
+
+test_expect_success 'a host up but not answering over SSH is power-cycled instead (UEFI PXE: options=efiboot)' '
+	schedfarm host set bmc1 --bmc-bootdev pxe-efi >/dev/null &&
+	schedfarm host check bmc1 --keep >out 2>err && grep_or_fail "left up" out &&
+	grep_or_fail "next boot from pxe (options=efiboot)" err &&
+	ssh_guest "(sleep 1; /bin/busybox killall sshd) >/dev/null 2>&1 </dev/null &" &&
+	wait_for "! ssh_guest true" 30 &&
+	bmc chassis power status | grep -q "is on" &&
+	: >"$SCRATCH/machine.log" &&
+	schedfarm run "$SCRATCH/pp.yaml" --host bmc1 --kernel cloud >out 2>err;
+	cat out err &&
+	job=$(sql "SELECT max(id) FROM jobs") &&
+	test "$(sql "SELECT state FROM jobs WHERE id = $job")" = done &&
+	sql "SELECT method || \$\$|\$\$ || outcome || \$\$|\$\$ || fallback FROM boots WHERE job_id = $job" >b &&
+	cat b && grep_re "^ipmi-pxe\|ready\|the host does not answer over SSH" b &&
+	cat out err >all && grep_or_fail "falling back to a power cycle" all &&
+	grep_or_fail "next boot from pxe (options=efiboot)" all &&
+	grep_or_fail "power on: bootdev pxe" "$SCRATCH/machine.log" &&
+	test "$(sql "SELECT release FROM boots WHERE job_id = $job")" = "$REL2" &&
+	schedfarm host set bmc1 --bmc-bootdev pxe >/dev/null
 '
 
 test_expect_success 'a plan that expects the panic ends done, with the panic recorded' '
