@@ -71,6 +71,7 @@ libvirt_up() {
 	command -v libvirtd >/dev/null 2>&1 || [ -x /usr/sbin/libvirtd ] ||
 		skip_all "libvirtd not installed (make deps)"
 	if virsh -c qemu:///system version >/dev/null 2>&1; then
+		test_atexit "_destroy_own_domains"
 		return 0
 	fi
 	[ "$(id -u)" = 0 ] || skip_all "starting libvirtd needs root"
@@ -88,7 +89,24 @@ libvirt_up() {
 	/usr/sbin/libvirtd -d -p "$SCRATCH/libvirtd.pid" || return 1
 	wait_for "test -s $SCRATCH/libvirtd.pid" 10 || return 1
 	test_atexit "kill \$(cat '$SCRATCH/libvirtd.pid')"
-	wait_for "virsh -c qemu:///system version" 30
+	wait_for "virsh -c qemu:///system version" 30 || return 1
+	test_atexit "_destroy_own_domains"
+}
+
+# At exit (before libvirtd is stopped): the guests this test left running
+# -- a failed test, a killed serve -- are destroyed, or their qemu would
+# outlive the test.  A guest is the test's when its definition names a
+# file of the test's scratch folder (its kernel, initrd or console log);
+# a guest of a test running beside this one is left alone.
+_destroy_own_domains() {
+	for _d in $(virsh -c qemu:///system list --name 2>/dev/null |
+		grep '^farm-'); do
+		if virsh -c qemu:///system dumpxml "$_d" 2>/dev/null |
+			grep -qF "$SCRATCH/"; then
+			echo "# destroying $_d, left running by this test"
+			virsh -c qemu:///system destroy "$_d" >/dev/null 2>&1
+		fi
+	done
 }
 
 # guest_image DIR [MODULES]: the controller key pair DIR/ctl{,.pub} and

@@ -65,8 +65,11 @@ _cleanup() {
 trap _cleanup EXIT
 trap 'exit 130' INT TERM
 
+# A figure or a note for the reader: a TAP comment, shown by `prove -v`
+# (and by make check-kernel's log) even from inside a test that passes,
+# whose other output is kept only when it fails.
 say() {
-	echo "# $*"
+	echo "#: $*"
 }
 
 skip_all() {
@@ -83,6 +86,7 @@ test_expect_success() {
 	_out=$SCRATCH/.test-$test_count.out
 	if (cd "$SCRATCH" && eval "$2") >"$_out" 2>&1; then
 		echo "ok $test_count - $1"
+		sed -n 's/^#: /# /p' "$_out"
 	else
 		echo "not ok $test_count - $1"
 		sed 's/^/#   /' "$_out" >&2
