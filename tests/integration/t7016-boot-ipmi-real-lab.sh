@@ -278,18 +278,25 @@ test_expect_success 'kexec: a host up on its known-good kernel takes the next on
 	bmc chassis power status | grep -q "is off"
 '
 
+# fell_back REASON (after a `run` into out and err): the newest job ended
+# done on the cloud kernel with results, its boot a power cycle (PXE) the
+# farm fell back to from kexec for REASON, and said so; all = out + err.
+fell_back() {
+	job=$(sql "SELECT max(id) FROM jobs") &&
+	test "$(sql "SELECT state FROM jobs WHERE id = $job")" = done &&
+	sql "SELECT method || \$\$|\$\$ || outcome || \$\$|\$\$ || fallback FROM boots WHERE job_id = $job" >b &&
+	cat b && grep_re "^ipmi-pxe\|ready\|$1" b &&
+	cat out err >all && grep_or_fail "falling back to a power cycle" all &&
+	test "$(sql "SELECT release FROM boots WHERE job_id = $job")" = "$REL2" &&
+	test "$(sql "SELECT count(*) FROM runs r JOIN results s ON s.run_id = r.id WHERE r.job_id = $job")" -gt 0
+}
+
 test_expect_success 'a kexec that fails falls back to a power cycle, and the job still runs' '
 	schedfarm host check bmc1 --keep >out 2>err && grep_or_fail "left up" out &&
 	ssh_guest "echo 1 >/proc/sys/kernel/kexec_load_disabled" &&
 	schedfarm run "$SCRATCH/pp.yaml" --host bmc1 --kernel cloud >out 2>err &&
 	cat out err &&
-	job=$(sql "SELECT max(id) FROM jobs") &&
-	test "$(sql "SELECT state FROM jobs WHERE id = $job")" = done &&
-	sql "SELECT method || \$\$|\$\$ || outcome || \$\$|\$\$ || fallback FROM boots WHERE job_id = $job" >b &&
-	cat b && grep_re "^ipmi-pxe\|ready\|kexec -l refused the image" b &&
-	cat out err >all && grep_or_fail "falling back to a power cycle" all &&
-	test "$(sql "SELECT release FROM boots WHERE job_id = $job")" = "$REL2" &&
-	test "$(sql "SELECT count(*) FROM runs r JOIN results s ON s.run_id = r.id WHERE r.job_id = $job")" -gt 0
+	fell_back "kexec -l refused the image"
 '
 
 test_expect_success 'a host up but not answering over SSH is power-cycled instead (UEFI PXE: options=efiboot)' '
@@ -302,14 +309,9 @@ test_expect_success 'a host up but not answering over SSH is power-cycled instea
 	: >"$SCRATCH/machine.log" &&
 	schedfarm run "$SCRATCH/pp.yaml" --host bmc1 --kernel cloud >out 2>err;
 	cat out err &&
-	job=$(sql "SELECT max(id) FROM jobs") &&
-	test "$(sql "SELECT state FROM jobs WHERE id = $job")" = done &&
-	sql "SELECT method || \$\$|\$\$ || outcome || \$\$|\$\$ || fallback FROM boots WHERE job_id = $job" >b &&
-	cat b && grep_re "^ipmi-pxe\|ready\|the host does not answer over SSH" b &&
-	cat out err >all && grep_or_fail "falling back to a power cycle" all &&
+	fell_back "the host does not answer over SSH" &&
 	grep_or_fail "next boot from pxe (options=efiboot)" all &&
 	grep_or_fail "power on: bootdev pxe" "$SCRATCH/machine.log" &&
-	test "$(sql "SELECT release FROM boots WHERE job_id = $job")" = "$REL2" &&
 	schedfarm host set bmc1 --bmc-bootdev pxe >/dev/null
 '
 
