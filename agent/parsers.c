@@ -639,9 +639,14 @@ int parse_numabench(const char *text, size_t len, struct metrics *ms,
 #define CT_MAX_THREADS 4096
 #define CT_MAX_BUCKETS 1000001
 
+/* One histogram row: a bucket (us) and its count summed over threads. */
+struct ct_row {
+	uint64_t bucket, count;
+};
+
 struct ct_state {
-	uint64_t *counts; /* per bucket (us), summed over threads */
-	size_t nbuckets;
+	struct ct_row *rows; /* as printed; sorted by bucket at the end */
+	size_t nrows, alloc;
 	uint64_t overflows;
 	double min, max, avg_sum;
 	int nthreads, have_min, have_max, have_avg, have_over, bad;
@@ -673,25 +678,21 @@ static void ct_line(char *line, void *data)
 		char *p = s, *w = next_word(&p);
 		int64_t bucket;
 		double c;
+		uint64_t sum = 0;
 
 		if (parse_i64(w, 0, CT_MAX_BUCKETS - 1, &bucket, NULL) < 0)
 			return;
-		if ((size_t)bucket >= st->nbuckets) {
-			size_t nb = (size_t)bucket + 1;
-
-			st->counts =
-				xrealloc(st->counts, nb * sizeof(*st->counts));
-			memset(st->counts + st->nbuckets, 0,
-			       (nb - st->nbuckets) * sizeof(*st->counts));
-			st->nbuckets = nb;
-		}
 		while (*(w = next_word(&p))) {
 			if (parse_double(w, 0, 1e15, &c, NULL) < 0) {
 				st->bad = 1;
 				return;
 			}
-			st->counts[bucket] += (uint64_t)c;
+			sum += (uint64_t)c;
 		}
+		ALLOC_GROW(st->rows, st->nrows + 1, st->alloc);
+		st->rows[st->nrows].bucket = (uint64_t)bucket;
+		st->rows[st->nrows].count = sum;
+		st->nrows++;
 		return;
 	}
 	if (*s != '#')
@@ -744,12 +745,19 @@ static double ct_quantile(const struct ct_state *st, uint64_t total, double q)
 		rank++;
 	if (!rank)
 		rank = 1;
-	for (size_t b = 0; b < st->nbuckets; b++) {
-		cum += st->counts[b];
+	for (size_t r = 0; r < st->nrows; r++) {
+		cum += st->rows[r].count;
 		if (cum >= rank)
-			return (double)b;
+			return (double)st->rows[r].bucket;
 	}
 	return st->max;
+}
+
+static int ct_row_cmp(const void *a, const void *b)
+{
+	const struct ct_row *x = a, *y = b;
+
+	return x->bucket < y->bucket ? -1 : x->bucket > y->bucket;
 }
 
 int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
@@ -761,15 +769,19 @@ int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
 
 	memset(&st, 0, sizeof(st));
 	each_line(text, len, ct_line, &st);
-	for (size_t b = 0; b < st.nbuckets; b++)
-		total += st.counts[b];
+	/* cyclictest prints its rows in order; sorting keeps the quantiles
+	 * right for any order (a bucket printed twice adds up). */
+	if (st.nrows)
+		qsort(st.rows, st.nrows, sizeof(*st.rows), ct_row_cmp);
+	for (size_t r = 0; r < st.nrows; r++)
+		total += st.rows[r].count;
 	total += st.overflows;
 	if (st.bad) {
 		strbuf_addstr(err, "cyclictest printed a histogram row that is "
 				   "not numbers");
 		goto out;
 	}
-	if (!st.nbuckets || !st.have_max || !total) {
+	if (!st.nrows || !st.have_max || !total) {
 		strbuf_addstr(err,
 			      "cyclictest printed no histogram and \"# Max "
 			      "Latencies\" line (it needs -h)");
@@ -793,7 +805,7 @@ int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
 			    "lower");
 	rc = 0;
 out:
-	free(st.counts);
+	free(st.rows);
 	return rc;
 }
 

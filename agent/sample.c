@@ -99,6 +99,35 @@ static void split_words(const char *l, size_t n, struct strvec *out)
 	}
 }
 
+/*
+ * The next word of the line l[*i..n) (words are parted by spaces and
+ * tabs) into buf, NUL-terminated and cut at size - 1 bytes, *i moved past
+ * it.  Returns the word's whole length (>= size when it was cut: no name or
+ * number this file reads is that long), 0 at the line's end.  For the
+ * files read at every sample, without an allocation per word.
+ */
+static size_t next_field(const char *l, size_t n, size_t *i, char *buf,
+			 size_t size)
+{
+	size_t s, k;
+
+	while (*i < n && (l[*i] == ' ' || l[*i] == '\t'))
+		(*i)++;
+	s = *i;
+	while (*i < n && l[*i] != ' ' && l[*i] != '\t')
+		(*i)++;
+	k = *i - s;
+	memcpy(buf, l + s, k < size ? k : size - 1);
+	buf[k < size ? k : size - 1] = '\0';
+	return k;
+}
+
+/* u64_of of a word next_field read (one it cut is refused). */
+static int field_u64(const char *w, size_t k, size_t size, uint64_t *ret)
+{
+	return k >= size ? -1 : u64_of(w, ret);
+}
+
 /* Parse "prefixN" into N (e.g. cpu12, domain0). */
 static int numbered(const char *w, const char *prefix, int *ret)
 {
@@ -391,30 +420,56 @@ int procstat_parse(const char *text, size_t len, struct procstat *ret,
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		struct strvec w = STRVEC_INIT;
+		const char *l = p;
+		char w0[32], w[32], rest[1];
+		size_t i = 0, k0, k, nw = 1;
+		uint64_t v[10];
+		int bad = 0;
 
-		split_words(p, n, &w);
 		p += n + (nl ? 1 : 0);
-		if (w.nr >= 5 && !strcmp(w.v[0], "cpu")) {
-			for (size_t i = 1; i < w.nr && i <= 10; i++)
-				if (u64_of(w.v[i], &ret->cpu[i - 1]) < 0) {
-					strbuf_addstr(
-						err,
-						"/proc/stat: bad cpu line");
-					strvec_clear(&w);
+		k0 = next_field(l, n, &i, w0, sizeof(w0));
+		if (!k0 || k0 >= sizeof(w0))
+			continue;
+		if (!strcmp(w0, "cpu")) {
+			/* user nice system idle ... guest_nice: the first
+			 * ten numbers, every one checked */
+			while ((k = next_field(l, n, &i, w, sizeof(w)))) {
+				if (nw <= 10 &&
+				    field_u64(w, k, sizeof(w), &v[nw - 1]) < 0)
+					bad = 1;
+				nw++;
+			}
+			if (nw >= 5) {
+				if (bad) {
+					strbuf_addstr(err,
+						      "/proc/stat: bad cpu line");
 					return -1;
 				}
-			have_cpu = 1;
-		} else if (w.nr >= 1 && starts_with(w.v[0], "cpu")) {
-			ret->ncpu_lines++;
-		} else if (w.nr == 2 && !strcmp(w.v[0], "ctxt")) {
-			u64_of(w.v[1], &ret->ctxt);
-		} else if (w.nr == 2 && !strcmp(w.v[0], "processes")) {
-			u64_of(w.v[1], &ret->processes);
-		} else if (w.nr >= 2 && !strcmp(w.v[0], "intr")) {
-			u64_of(w.v[1], &ret->intr);
+				memcpy(ret->cpu, v,
+				       (nw - 1 < 10 ? nw - 1 : 10) * sizeof(*v));
+				have_cpu = 1;
+				continue;
+			}
 		}
-		strvec_clear(&w);
+		if (starts_with(w0, "cpu")) {
+			ret->ncpu_lines++;
+			continue;
+		}
+		k = next_field(l, n, &i, w, sizeof(w));
+		if (!k)
+			continue;
+		if (!strcmp(w0, "intr")) {
+			/* the total; the per-interrupt counts after it
+			 * are not read */
+			field_u64(w, k, sizeof(w), &ret->intr);
+			continue;
+		}
+		if (next_field(l, n, &i, rest, sizeof(rest)))
+			continue; /* ctxt and processes have one number */
+		if (!strcmp(w0, "ctxt"))
+			field_u64(w, k, sizeof(w), &ret->ctxt);
+		else if (!strcmp(w0, "processes"))
+			field_u64(w, k, sizeof(w), &ret->processes);
 	}
 	if (!have_cpu) {
 		strbuf_addstr(err, "/proc/stat: no cpu line");
@@ -449,17 +504,22 @@ void procstat_emit_delta(struct emitter *em, const struct procstat *before,
 int task_schedstat_parse(const char *text, size_t len,
 			 struct task_schedstat *ret)
 {
-	struct strvec w = STRVEC_INIT;
 	const char *nl = memchr(text, '\n', len);
-	int rc = -1;
+	size_t n = nl ? (size_t)(nl - text) : len, i = 0, k;
+	uint64_t *const out[3] = { &ret->run_ns, &ret->wait_ns, &ret->slices };
+	uint64_t v[3];
+	char w[32];
 
-	split_words(text, nl ? (size_t)(nl - text) : len, &w);
-	if (w.nr == 3 && u64_of(w.v[0], &ret->run_ns) == 0 &&
-	    u64_of(w.v[1], &ret->wait_ns) == 0 &&
-	    u64_of(w.v[2], &ret->slices) == 0)
-		rc = 0;
-	strvec_clear(&w);
-	return rc;
+	for (int f = 0; f < 3; f++) {
+		k = next_field(text, n, &i, w, sizeof(w));
+		if (!k || field_u64(w, k, sizeof(w), &v[f]) < 0)
+			return -1;
+	}
+	if (next_field(text, n, &i, w, sizeof(w)))
+		return -1;
+	for (int f = 0; f < 3; f++)
+		*out[f] = v[f];
+	return 0;
 }
 
 int task_status_switches(const char *text, size_t len, uint64_t *ret_vol,
@@ -471,18 +531,26 @@ int task_status_switches(const char *text, size_t len, uint64_t *ret_vol,
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		struct strvec w = STRVEC_INIT;
+		const char *l = p;
+		char name[32], w[32];
+		size_t i = 0, k0, k;
+		int bit;
 
-		split_words(p, n, &w);
 		p += n + (nl ? 1 : 0);
-		if (w.nr == 2 && !strcmp(w.v[0], "voluntary_ctxt_switches:") &&
-		    u64_of(w.v[1], ret_vol) == 0)
-			found |= 1;
-		if (w.nr == 2 &&
-		    !strcmp(w.v[0], "nonvoluntary_ctxt_switches:") &&
-		    u64_of(w.v[1], ret_invol) == 0)
-			found |= 2;
-		strvec_clear(&w);
+		k0 = next_field(l, n, &i, name, sizeof(name));
+		if (!k0 || k0 >= sizeof(name))
+			continue;
+		bit = !strcmp(name, "voluntary_ctxt_switches:")	     ? 1
+		      : !strcmp(name, "nonvoluntary_ctxt_switches:") ? 2
+								     : 0;
+		if (!bit)
+			continue;
+		k = next_field(l, n, &i, w, sizeof(w));
+		if (!k || next_field(l, n, &i, name, sizeof(name)))
+			continue;
+		if (field_u64(w, k, sizeof(w), bit == 1 ? ret_vol : ret_invol) ==
+		    0)
+			found |= bit;
 	}
 	return found == 3 ? 0 : -1;
 }

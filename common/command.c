@@ -828,6 +828,9 @@ int cmd_parse_output(const struct cmd_def *d, const char *text, size_t len,
 		}
 		line = xstrndup(p, n);
 		if (*trim(line)) {
+			/* trim() cut the line's trailing blanks in place:
+			 * the readers get the length of what is left. */
+			n = strlen(line);
 			switch (d->format) {
 			case CMD_KEYVALUE:
 				kv_line(&st, line, n);

@@ -565,7 +565,8 @@ static void check_definition(struct ctx *c, struct plan *p,
 			} else if (check_placeholders(c, pc, x, item.buf) < 0) {
 				rc = -1;
 			}
-			strvec_push(&pc->argv, x->text);
+			if (x->kind == Y_SCALAR)
+				strvec_push(&pc->argv, x->text);
 			strbuf_release(&item);
 		}
 		pc->desc.program = pc->argv.nr ? pc->argv.v[0] : NULL;

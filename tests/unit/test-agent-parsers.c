@@ -244,12 +244,27 @@ static void test_procstat_and_tasks(void **state)
 	assert_true(capture_find(&out, "all", "user_s") ==
 		    100.0 / sysconf(_SC_CLK_TCK));
 	assert_int_equal(procstat_parse("intr 1\n", 7, &a, &err), -1);
+	/* a bad number among the first ten of "cpu" is an error; a "cpu"
+	 * line of fewer than four numbers is counted, not read; ctxt with
+	 * two numbers and words too long for any number are ignored */
+	assert_int_equal(procstat_parse("cpu 1 2 x 4\n", 12, &a, &err), -1);
+	s1 = "cpu 1 2 3\ncpu \t 7 8 9 10 11 12 13 14 15 16 x\nctxt 5 6\n"
+	     "processes 123456789012345678901234567890\nintr 9 1\n";
+	assert_int_equal(procstat_parse(s1, strlen(s1), &a, &err), 0);
+	assert_int_equal(a.ncpu_lines, 1);
+	assert_int_equal(a.cpu[0], 7);
+	assert_int_equal(a.cpu[9], 16);
+	assert_int_equal(a.ctxt, 0);
+	assert_int_equal(a.processes, 0);
+	assert_int_equal(a.intr, 9);
 	assert_int_equal(task_schedstat_parse("891194 12 3\n", 12, &ts), 0);
 	assert_int_equal(ts.run_ns, 891194);
 	assert_int_equal(ts.wait_ns, 12);
 	assert_int_equal(ts.slices, 3);
 	assert_int_equal(task_schedstat_parse("1 2\n", 4, &ts), -1);
 	assert_int_equal(task_schedstat_parse("1 2 -3\n", 7, &ts), -1);
+	assert_int_equal(task_schedstat_parse("1 2 3 4\n", 8, &ts), -1);
+	assert_int_equal(ts.run_ns, 891194);
 	assert_int_equal(
 		task_status_switches(status, strlen(status), &vol, &invol), 0);
 	assert_int_equal(vol, 12);
@@ -499,6 +514,22 @@ static void test_cyclictest(void **state)
 	assert_true(val(&ms, "latency_max_us") == 17303);
 	assert_true(val(&ms, "latency_min_us") == 36);
 	assert_true(val(&ms, "latency_p50_us") <= val(&ms, "latency_p99_us"));
+	metrics_release(&ms);
+
+	/* rows out of order and a bucket far out: the same quantiles as
+	 * in order (rows are kept as printed, not in a bucket array) */
+	metrics_init(&ms);
+	syn = "# Histogram\n"
+	      "999999 000001\n"
+	      "000020 000490\n"
+	      "000010 000500\n"
+	      "000050 000009\n"
+	      "# Max Latencies: 999999\n";
+	assert_int_equal(parse_cyclictest(syn, strlen(syn), &ms, &err), 0);
+	assert_true(val(&ms, "latency_p50_us") == 10);
+	assert_true(val(&ms, "latency_p99_us") == 20);
+	assert_true(val(&ms, "latency_p999_us") == 50);
+	assert_true(val(&ms, "samples") == 1000);
 	metrics_release(&ms);
 
 	metrics_init(&ms);

@@ -219,6 +219,12 @@ static void test_hostile_sizes(void **state)
 	assert_string_equal(err.buf, "line 1: \"x:?? q\": the value of 'x' is "
 				     "not a finite number");
 	strbuf_reset(&err);
+	/* trailing blanks after an empty value: the line quoted is what is
+	 * left of it (the fuzzer found the quote reading past it) */
+	assert_int_equal(parse(&d, " x:  \t\n", v, &err), -1);
+	assert_string_equal(err.buf, "line 1: \" x:\": the value of 'x' is "
+				     "not a finite number");
+	strbuf_reset(&err);
 	assert_int_equal(
 		cmd_parse_output(&d, big.buf, CMD_MAX_OUTPUT + 1, v, &err), -1);
 	cmd_def_release(&d);
