@@ -41,7 +41,12 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
 # The libraries, by pkg-config name, with the Debian package that has each.
+# PKGS_LOADED are compiled against (their headers) but not linked: their
+# wrappers load them on first use (controller/dynlib.h), so a process that
+# never boots a libvirt guest or sends a mail does not pay for loading
+# them and the dozens of libraries they pull in.
 PKGS := libpq yaml-0.1 libssh libvirt gsl libcurl
+PKGS_LOADED := libvirt libcurl
 PKG_DEB.libpq    := libpq-dev
 PKG_DEB.yaml-0.1 := libyaml-dev
 PKG_DEB.libssh   := libssh-dev
@@ -58,9 +63,10 @@ pkg_missing = $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(
 pkg_query = $(if $(pkg_missing),$(error $(PKG_CONFIG) cannot find \
 	$(foreach p,$(pkg_missing),$(p) (package $(PKG_DEB.$(p))))$(if \
 	$(shell command -v $(PKG_CONFIG)),, ($(PKG_CONFIG) itself is missing: package \
-	pkg-config)): run 'make deps' as root),$(shell $(PKG_CONFIG) $(1) $(PKGS)))
-PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg_query,--cflags))$(PKG_CFLAGS)
-PKG_LIBS   = $(eval PKG_LIBS := $(call pkg_query,--libs))$(PKG_LIBS)
+	pkg-config)): run 'make deps' as root),$(shell $(PKG_CONFIG) $(1) $(2)))
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg_query,--cflags,$(PKGS)))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $(call pkg_query,--libs,$(filter-out \
+	$(PKGS_LOADED),$(PKGS))))$(PKG_LIBS)
 
 BASE_CFLAGS := $(WARN) $(OPT) -MMD -MP -Icommon -D_GNU_SOURCE $(EXTRA_CFLAGS)
 ifeq ($(SAN),1)
@@ -68,7 +74,7 @@ BASE_CFLAGS += $(SANFLAGS)
 BASE_LDFLAGS += $(SANFLAGS)
 endif
 CTL_CFLAGS  = $(BASE_CFLAGS) -Icontroller -I$(B) $(PKG_CFLAGS)
-CTL_LIBS    = $(PKG_LIBS) -lm -lpthread
+CTL_LIBS    = $(PKG_LIBS) -lm -lpthread -ldl
 # The agent is static and libc only: never sanitized, its own objects.
 AGENT_CFLAGS := $(WARN) $(OPT) -MMD -MP -Icommon -Iagent -D_GNU_SOURCE $(EXTRA_CFLAGS)
 AGENT_LDFLAGS := -static -pthread

@@ -4,8 +4,8 @@
  * libcurl speaks the protocol (EHLO, STARTTLS, AUTH, MAIL FROM, RCPT TO,
  * DATA with dot-stuffing); this file builds the message text, sets the
  * options and turns curl's result and the server's last reply code into
- * one sentence.  curl_global_init() is called once per process, before
- * the first handle, as libcurl requires.
+ * one sentence.  libcurl is loaded (dynlib.h) and curl_global_init()
+ * called once per process, before the first handle, as libcurl requires.
  */
 #include <curl/curl.h>
 #include <stdlib.h>
@@ -13,8 +13,25 @@
 #include <time.h>
 
 #include "cleanup.h"
+#include "dynlib.h"
 #include "lab/mail.h"
 #include "banned.h"
+
+/* libcurl's functions, loaded by the first mail (dynlib.h), typed from
+ * libcurl's own headers. */
+#define LC(name) __typeof__(curl_##name) *name;
+static struct {
+	LC(global_init)
+	LC(easy_strerror)
+	LC(slist_append)
+	LC(easy_init)
+	LC(easy_setopt)
+	LC(easy_perform)
+	LC(easy_getinfo)
+	LC(easy_cleanup)
+	LC(slist_free_all)
+} lc;
+#undef LC
 
 /* RFC 5322: at most 998 bytes per line, CRLF excluded. */
 #define MAIL_LINE_MAX 990
@@ -185,15 +202,26 @@ static size_t read_cb(char *buf, size_t size, size_t nmemb, void *ctx)
 
 static int curl_ready(struct strbuf *err)
 {
-	static int done;
+#define LC(name) { "curl_" #name, (void **)&lc.name },
+	static const struct dynlib_sym syms[] = {
+		LC(global_init) LC(easy_strerror) LC(slist_append) LC(easy_init)
+			LC(easy_setopt) LC(easy_perform) LC(easy_getinfo)
+				LC(easy_cleanup) LC(slist_free_all)
+	};
+#undef LC
+	static int loaded, done;
 	CURLcode c;
 
 	if (done)
 		return 0;
-	c = curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!loaded && dynlib_load("libcurl.so.4", "libcurl4", syms,
+				   ARRAY_SIZE(syms), err) < 0)
+		return -1;
+	loaded = 1;
+	c = lc.global_init(CURL_GLOBAL_DEFAULT);
 	if (c != CURLE_OK) {
 		strbuf_addf(err, "libcurl did not initialise: %s",
-			    curl_easy_strerror(c));
+			    lc.easy_strerror(c));
 		return -1;
 	}
 	done = 1;
@@ -226,6 +254,8 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 		strbuf_addstr(err, "no recipients");
 		goto out;
 	}
+	if (curl_ready(err) < 0)
+		goto out;
 	for (size_t i = 0; i < m->to->nr; i++) {
 		struct curl_slist *n;
 
@@ -237,55 +267,53 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 				    m->to->v[i]);
 			goto out;
 		}
-		n = curl_slist_append(rcpt, addr.buf);
+		n = lc.slist_append(rcpt, addr.buf);
 		if (!n) {
 			strbuf_addstr(err, "out of memory");
 			goto out;
 		}
 		rcpt = n;
 	}
-	if (curl_ready(err) < 0)
-		goto out;
 	mail_format(m, &text);
 	up.data = text.buf;
 	up.len = text.len;
-	h = curl_easy_init();
+	h = lc.easy_init();
 	if (!h) {
 		strbuf_addstr(err, "libcurl could not make a handle");
 		goto out;
 	}
-	curl_easy_setopt(h, CURLOPT_URL, s->url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
-			 (long)(s->timeout_ms > 0 ? s->timeout_ms : 30000));
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-			 (long)(s->timeout_ms > 0 && s->timeout_ms < 10000
-					? s->timeout_ms
-					: 10000));
+	lc.easy_setopt(h, CURLOPT_URL, s->url);
+	lc.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	lc.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	lc.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	lc.easy_setopt(h, CURLOPT_TIMEOUT_MS,
+		       (long)(s->timeout_ms > 0 ? s->timeout_ms : 30000));
+	lc.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+		       (long)(s->timeout_ms > 0 && s->timeout_ms < 10000
+				      ? s->timeout_ms
+				      : 10000));
 	if (!starts_with(s->url, "smtps://"))
-		curl_easy_setopt(h, CURLOPT_USE_SSL,
-				 (long)(s->starttls == 2   ? CURLUSESSL_ALL
-					: s->starttls == 1 ? CURLUSESSL_TRY
-							   : CURLUSESSL_NONE));
+		lc.easy_setopt(h, CURLOPT_USE_SSL,
+			       (long)(s->starttls == 2	 ? CURLUSESSL_ALL
+				      : s->starttls == 1 ? CURLUSESSL_TRY
+							 : CURLUSESSL_NONE));
 	if (s->ca_file)
-		curl_easy_setopt(h, CURLOPT_CAINFO, s->ca_file);
+		lc.easy_setopt(h, CURLOPT_CAINFO, s->ca_file);
 	if (s->user) {
-		curl_easy_setopt(h, CURLOPT_USERNAME, s->user);
-		curl_easy_setopt(h, CURLOPT_PASSWORD,
-				 s->password ? s->password : "");
+		lc.easy_setopt(h, CURLOPT_USERNAME, s->user);
+		lc.easy_setopt(h, CURLOPT_PASSWORD,
+			       s->password ? s->password : "");
 	}
-	curl_easy_setopt(h, CURLOPT_MAIL_FROM, from.buf);
-	curl_easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
-	curl_easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
-	curl_easy_setopt(h, CURLOPT_READDATA, &up);
-	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-	c = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	lc.easy_setopt(h, CURLOPT_MAIL_FROM, from.buf);
+	lc.easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
+	lc.easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
+	lc.easy_setopt(h, CURLOPT_READDATA, &up);
+	lc.easy_setopt(h, CURLOPT_UPLOAD, 1L);
+	c = lc.easy_perform(h);
+	lc.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	if (c != CURLE_OK) {
 		strbuf_addf(err, "%s: %s", s->url,
-			    errbuf[0] ? errbuf : curl_easy_strerror(c));
+			    errbuf[0] ? errbuf : lc.easy_strerror(c));
 		strbuf_rtrim(err);
 		if (code)
 			strbuf_addf(err, " (last reply %ld)", code);
@@ -294,8 +322,9 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 	r = 0;
 out:
 	if (h)
-		curl_easy_cleanup(h);
-	curl_slist_free_all(rcpt);
+		lc.easy_cleanup(h);
+	if (rcpt)
+		lc.slist_free_all(rcpt);
 	strbuf_release(&text);
 	strbuf_release(&from);
 	strbuf_release(&addr);

@@ -1,6 +1,7 @@
 /*
  * virt.c - libvirt domains for farm boots; see virt.h.  The only file that
- * includes libvirt's headers.
+ * includes libvirt's headers; libvirt itself is loaded by the first
+ * virt_open().
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -10,8 +11,59 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include "cleanup.h"
+#include "dynlib.h"
 #include "lab/virt.h"
 #include "banned.h"
+
+/*
+ * libvirt's functions, loaded when a connection is first opened
+ * (dynlib.h: the library and its dozens of dependencies would otherwise
+ * load with every schedfarm process).  Typed from libvirt's own headers.
+ */
+#define LV(name) __typeof__(vir##name) *name;
+static struct {
+	LV(ConnectClose)
+	LV(ConnectListAllDomains)
+	LV(ConnectOpen)
+	LV(DomainCreateXML)
+	LV(DomainDestroy)
+	LV(DomainFree)
+	LV(DomainGetName)
+	LV(DomainIsActive)
+	LV(DomainLookupByName)
+	LV(DomainResume)
+	LV(DomainSuspend)
+	LV(GetLastError)
+	LV(GetLastErrorMessage)
+	LV(SetErrorFunc)
+} lv;
+#undef LV
+
+/* libvirt loaded; -1 with err (once per failure) when it cannot be. */
+static int libvirt_ready(struct strbuf *err)
+{
+#define LV(name) { "vir" #name, (void **)&lv.name },
+	static const struct dynlib_sym syms[] = {
+		LV(ConnectClose) LV(ConnectListAllDomains) LV(ConnectOpen)
+			LV(DomainCreateXML) LV(DomainDestroy) LV(DomainFree)
+				LV(DomainGetName) LV(DomainIsActive) LV(
+					DomainLookupByName) LV(DomainResume)
+					LV(DomainSuspend) LV(GetLastError)
+						LV(GetLastErrorMessage)
+							LV(SetErrorFunc)
+	};
+#undef LV
+	static int loaded;
+
+	if (loaded)
+		return 0;
+	if (dynlib_load("libvirt.so.0", "libvirt0", syms, ARRAY_SIZE(syms),
+			err) < 0)
+		return -1;
+	loaded = 1;
+	return 0;
+}
 
 struct virt_conn {
 	virConnectPtr conn;
@@ -26,7 +78,7 @@ static void quiet_error(void *data, virErrorPtr e)
 
 static void add_virt_error(struct strbuf *err, const char *what)
 {
-	const char *m = virGetLastErrorMessage();
+	const char *m = lv.GetLastErrorMessage();
 
 	strbuf_addf(err, "%s: %s", what, m ? m : "unknown libvirt error");
 }
@@ -183,9 +235,11 @@ int virt_open(const char *uri, struct virt_conn **ret, struct strbuf *err)
 {
 	struct virt_conn *c;
 
-	virSetErrorFunc(NULL, quiet_error);
+	if (libvirt_ready(err) < 0)
+		return -1;
+	lv.SetErrorFunc(NULL, quiet_error);
 	c = xcalloc(1, sizeof(*c));
-	c->conn = virConnectOpen(uri);
+	c->conn = lv.ConnectOpen(uri);
 	if (!c->conn) {
 		add_virt_error(err, uri ? uri : "libvirt");
 		free(c);
@@ -199,7 +253,7 @@ void virt_close(struct virt_conn *c)
 {
 	if (!c)
 		return;
-	virConnectClose(c->conn);
+	lv.ConnectClose(c->conn);
 	free(c);
 }
 
@@ -209,18 +263,18 @@ int virt_list_prefix(struct virt_conn *c, const char *prefix,
 	virDomainPtr *doms = NULL;
 	int n;
 
-	n = virConnectListAllDomains(c->conn, &doms,
+	n = lv.ConnectListAllDomains(c->conn, &doms,
 				     VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	if (n < 0) {
 		add_virt_error(err, "listing domains");
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
-		const char *name = virDomainGetName(doms[i]);
+		const char *name = lv.DomainGetName(doms[i]);
 
 		if (name && starts_with(name, prefix))
 			strvec_push(names, name);
-		virDomainFree(doms[i]);
+		lv.DomainFree(doms[i]);
 	}
 	free(doms);
 	return 0;
@@ -237,18 +291,18 @@ int virt_create_paused(struct virt_conn *c, const struct virt_domain_spec *spec,
 		goto out;
 	if (virt_destroy(c, spec->name, err) < 0)
 		goto out;
-	d = virDomainCreateXML(c->conn, xml.buf, VIR_DOMAIN_START_PAUSED);
+	d = lv.DomainCreateXML(c->conn, xml.buf, VIR_DOMAIN_START_PAUSED);
 	if (!d) {
-		virErrorPtr e = virGetLastError();
+		virErrorPtr e = lv.GetLastError();
 
 		/* A driver that cannot start paused (libvirt's test driver):
 		 * start, then suspend at once. */
 		if (e && e->code == VIR_ERR_INVALID_ARG &&
-		    (d = virDomainCreateXML(c->conn, xml.buf, 0)) &&
-		    virDomainSuspend(d) < 0) {
+		    (d = lv.DomainCreateXML(c->conn, xml.buf, 0)) &&
+		    lv.DomainSuspend(d) < 0) {
 			add_virt_error(err, "suspending the new domain");
-			virDomainDestroy(d);
-			virDomainFree(d);
+			lv.DomainDestroy(d);
+			lv.DomainFree(d);
 			goto out;
 		}
 	}
@@ -256,7 +310,7 @@ int virt_create_paused(struct virt_conn *c, const struct virt_domain_spec *spec,
 		add_virt_error(err, "creating the domain");
 		goto out;
 	}
-	virDomainFree(d);
+	lv.DomainFree(d);
 	r = 0;
 out:
 	strbuf_release(&xml);
@@ -265,58 +319,58 @@ out:
 
 int virt_resume(struct virt_conn *c, const char *name, struct strbuf *err)
 {
-	virDomainPtr d = virDomainLookupByName(c->conn, name);
+	virDomainPtr d = lv.DomainLookupByName(c->conn, name);
 	int r;
 
 	if (!d) {
 		add_virt_error(err, name);
 		return -1;
 	}
-	r = virDomainResume(d);
+	r = lv.DomainResume(d);
 	if (r < 0)
 		add_virt_error(err, "resuming the domain");
-	virDomainFree(d);
+	lv.DomainFree(d);
 	return r < 0 ? -1 : 0;
 }
 
 int virt_is_active(struct virt_conn *c, const char *name, struct strbuf *err)
 {
-	virDomainPtr d = virDomainLookupByName(c->conn, name);
+	virDomainPtr d = lv.DomainLookupByName(c->conn, name);
 	int r;
 
 	if (!d) {
-		virErrorPtr e = virGetLastError();
+		virErrorPtr e = lv.GetLastError();
 
 		if (e && e->code == VIR_ERR_NO_DOMAIN)
 			return 0;
 		add_virt_error(err, name);
 		return -1;
 	}
-	r = virDomainIsActive(d);
+	r = lv.DomainIsActive(d);
 	if (r < 0)
 		add_virt_error(err, name);
-	virDomainFree(d);
+	lv.DomainFree(d);
 	return r;
 }
 
 int virt_destroy(struct virt_conn *c, const char *name, struct strbuf *err)
 {
-	virDomainPtr d = virDomainLookupByName(c->conn, name);
+	virDomainPtr d = lv.DomainLookupByName(c->conn, name);
 	int r = 0;
 
 	if (!d) {
-		virErrorPtr e = virGetLastError();
+		virErrorPtr e = lv.GetLastError();
 
 		if (e && e->code == VIR_ERR_NO_DOMAIN)
 			return 0;
 		add_virt_error(err, name);
 		return -1;
 	}
-	if (virDomainIsActive(d) == 1 && virDomainDestroy(d) < 0 &&
-	    virDomainIsActive(d) == 1) {
+	if (lv.DomainIsActive(d) == 1 && lv.DomainDestroy(d) < 0 &&
+	    lv.DomainIsActive(d) == 1) {
 		add_virt_error(err, "destroying the domain");
 		r = -1;
 	}
-	virDomainFree(d);
+	lv.DomainFree(d);
 	return r;
 }
