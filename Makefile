@@ -72,9 +72,17 @@ BASE_CFLAGS := $(WARN) $(OPT) -MMD -MP -Icommon -D_GNU_SOURCE $(EXTRA_CFLAGS)
 ifeq ($(SAN),1)
 BASE_CFLAGS += $(SANFLAGS)
 BASE_LDFLAGS += $(SANFLAGS)
+# ASan finds the real functions it wraps when the process starts; those of
+# a library loaded later stay null, and its first call through the wrapper
+# jumps to 0.  Of the libraries libvirt and libcurl pull in, libtirpc (the
+# xdr_* of libvirt's RPC) and libstdc++ have such functions: a sanitized
+# build loads them at start, and still loads libvirt and libcurl on first
+# use, as the plain build does.
+SAN_PRELOAD := -Wl,--push-state,--no-as-needed -l:libtirpc.so.3 \
+	-l:libstdc++.so.6 -Wl,--pop-state
 endif
 CTL_CFLAGS  = $(BASE_CFLAGS) -Icontroller -I$(B) $(PKG_CFLAGS)
-CTL_LIBS    = $(PKG_LIBS) -lm -lpthread -ldl
+CTL_LIBS    = $(PKG_LIBS) -lm -lpthread -ldl $(SAN_PRELOAD)
 # The agent is static and libc only: never sanitized, its own objects.
 AGENT_CFLAGS := $(WARN) $(OPT) -MMD -MP -Icommon -Iagent -D_GNU_SOURCE $(EXTRA_CFLAGS)
 AGENT_LDFLAGS := -static -pthread
