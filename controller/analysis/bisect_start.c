@@ -312,8 +312,24 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 		    db, rq->patch_id, NULL, NULL, NULL, NULL, host_id, plan_id,
 		    row->workload, row->params_json, row->metric,
 		    done_none ? NULL : compare_verdict_name(row->verdict), n,
-		    rq->max_boots, priority, rq->is_auto, &id, err) < 0 ||
-	    insert_point(db, id, 0, kb, NULL, base, "good", err) < 0)
+		    rq->max_boots, priority, rq->is_auto, &id, err) < 0) {
+		/* a twin inserted between running_twin()'s look and ours:
+		 * bisections_running_once (schema 013) refused this one */
+		if (!strcmp(db_last_sqlstate(db), "23505")) {
+			db_rollback(db);
+			strbuf_reset(err);
+			if (running_twin(db, rq->patch_id, host_id, row->metric,
+					 err) == 0)
+				strbuf_addf(err,
+					    "PLM#%lld was being bisected for "
+					    "%s on this host already",
+					    (long long)rq->patch_id,
+					    row->metric);
+			goto out;
+		}
+		goto fail;
+	}
+	if (insert_point(db, id, 0, kb, NULL, base, "good", err) < 0)
 		goto fail;
 	for (int k = 1; k < n; k++) {
 		struct kernel_fields f = { .base = base,

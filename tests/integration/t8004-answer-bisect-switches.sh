@@ -160,4 +160,33 @@ test_expect_success 'bisect PLM# by hand: the points, and the middle prefix queu
 	test "$(q "SELECT state FROM jobs WHERE bisect_step_id IS NOT NULL")" = cancelled
 '
 
+# A copy of bisect #1's row: running, same patch, host and metric.
+twin="INSERT INTO bisections (patch_id, host_id, plan_id, metric, n_points, max_boots) SELECT patch_id, host_id, plan_id, metric, n_points, max_boots FROM bisections WHERE id = 1 RETURNING id"
+
+test_expect_success 'the database holds one running bisection per patch, host and metric (schema 013)' '
+	t1=$(q "$twin") &&
+	! q "$twin" 2>err &&
+	grep_or_fail "bisections_running_once" err &&
+	q "UPDATE bisections SET state = \$\$done\$\$ WHERE id = $t1" &&
+	t2=$(q "$twin") &&
+	test "$t2" -gt "$t1" &&
+	! schedfarm bisect 3 --metric score 2>err &&
+	grep_or_fail "PLM#3 is being bisected for score on here already: bisect #$t2 is running" err
+'
+
+test_expect_success 'migration 013 on a database with running twins: the first runs on, the later are cancelled saying why' '
+	# in one psql call: every schedfarm command migrates first
+	q "DROP INDEX bisections_running_once; DELETE FROM schema_migrations WHERE version = 13; $twin; $twin" >ids &&
+	t3=$(sed -n 1p ids) && t4=$(sed -n 2p ids) &&
+	test "$t4" -gt "$t3" &&
+	schedfarm db migrate >m && cat m &&
+	t2=$(q "SELECT id FROM bisections WHERE state = \$\$running\$\$") &&
+	test "$t2" -lt "$t3" &&
+	test "$(q "SELECT state FROM bisections WHERE id = $t3")" = cancelled &&
+	test "$(q "SELECT state FROM bisections WHERE id = $t4")" = cancelled &&
+	q "SELECT result FROM bisections WHERE id = $t4" >r &&
+	grep_or_fail "cancelled when the database was upgraded: bisect #$t2 bisects the same patch, host and metric" r &&
+	test "$(q "SELECT count(*) FROM pg_indexes WHERE indexname = \$\$bisections_running_once\$\$")" = 1
+'
+
 test_done
