@@ -441,12 +441,14 @@ int procstat_parse(const char *text, size_t len, struct procstat *ret,
 			}
 			if (nw >= 5) {
 				if (bad) {
-					strbuf_addstr(err,
-						      "/proc/stat: bad cpu line");
+					strbuf_addstr(
+						err,
+						"/proc/stat: bad cpu line");
 					return -1;
 				}
 				memcpy(ret->cpu, v,
-				       (nw - 1 < 10 ? nw - 1 : 10) * sizeof(*v));
+				       (nw - 1 < 10 ? nw - 1 : 10) *
+					       sizeof(*v));
 				have_cpu = 1;
 				continue;
 			}
@@ -548,8 +550,8 @@ int task_status_switches(const char *text, size_t len, uint64_t *ret_vol,
 		k = next_field(l, n, &i, w, sizeof(w));
 		if (!k || next_field(l, n, &i, name, sizeof(name)))
 			continue;
-		if (field_u64(w, k, sizeof(w), bit == 1 ? ret_vol : ret_invol) ==
-		    0)
+		if (field_u64(w, k, sizeof(w),
+			      bit == 1 ? ret_vol : ret_invol) == 0)
 			found |= bit;
 	}
 	return found == 3 ? 0 : -1;
