@@ -31,37 +31,18 @@
 #include "fs.h"
 #include "lab/build-int.h"
 #include "run-command.h"
+#include "unit-files.h"
 
 static char dir[] = "/tmp/test-build-tree.XXXXXX";
 
 static char *path_in(const char *name)
 {
-	static char buf[8][512];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
+	return unit_path(dir, name);
 }
 
 static void write_text(const char *name, const char *text)
 {
-	char *p = path_in(name);
-	char *slash = strrchr(p, '/');
-	FILE *f;
-
-	*slash = '\0';
-	{
-		struct strbuf err = STRBUF_INIT;
-
-		assert_int_equal(mkdir_p(p, 0755, &err), 0);
-		strbuf_release(&err);
-	}
-	*slash = '/';
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	unit_write(dir, name, text);
 }
 
 /* The file's bytes, or "(none)" when it is not there. */
@@ -99,30 +80,10 @@ static void age(const char *name)
 	assert_int_equal(utimensat(AT_FDCWD, path_in(name), ts, 0), 0);
 }
 
-/* git in dir/repo, with a fixed identity and no user configuration; its
- * output (trimmed) in out when given. */
+/* git in dir/repo; its output (trimmed) in out when given. */
 static void git(const char *const *args, struct strbuf *out)
 {
-	struct child_process cp;
-	struct strbuf err = STRBUF_INIT;
-
-	child_process_init(&cp);
-	strvec_pushl(&cp.args, "git", "-c", "user.name=t", "-c",
-		     "user.email=t@t.invalid", NULL);
-	strvec_pushv(&cp.args, args);
-	cp.dir = path_in("repo");
-	cp.capture_out = cp.capture_err = 1;
-	strvec_push(&cp.env, "GIT_CONFIG_GLOBAL=/dev/null");
-	strvec_push(&cp.env, "GIT_CONFIG_NOSYSTEM=1");
-	if (run_command(&cp, &err) < 0)
-		fail_msg("git %s: %s: %s", args[0], err.buf, cp.err.buf);
-	if (out) {
-		strbuf_reset(out);
-		strbuf_addbuf(out, &cp.out);
-		strbuf_trim(out);
-	}
-	child_process_clear(&cp);
-	strbuf_release(&err);
+	unit_git(path_in("repo"), args, out);
 }
 
 static void commit_all(const char *msg, struct strbuf *sha)
@@ -160,14 +121,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	const char *argv[] = { "rm", "-rf", dir, NULL };
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-
 	(void)state;
-	run_capture(argv, 60000, &out, &err);
-	strbuf_release(&out);
-	strbuf_release(&err);
-	return 0;
+	return unit_rm_rf(dir);
 }
 
 /*

@@ -17,40 +17,18 @@
 
 #include "lab/build.h"
 #include "run-command.h"
+#include "unit-files.h"
 
 static char dir[] = "/tmp/test-build.XXXXXX";
 
-/* git in dir, with a fixed identity and no user configuration. */
 static void git(const char *const *args)
 {
-	struct child_process cp;
-	struct strbuf err = STRBUF_INIT;
-
-	child_process_init(&cp);
-	strvec_pushl(&cp.args, "git", "-c", "user.name=t", "-c",
-		     "user.email=t@t.invalid", NULL);
-	strvec_pushv(&cp.args, args);
-	cp.dir = dir;
-	cp.capture_out = cp.capture_err = 1;
-	strvec_push(&cp.env, "GIT_CONFIG_GLOBAL=/dev/null");
-	strvec_push(&cp.env, "GIT_CONFIG_NOSYSTEM=1");
-	if (run_command(&cp, &err) < 0)
-		fail_msg("git %s: %s: %s", args[0], err.buf, cp.err.buf);
-	child_process_clear(&cp);
-	strbuf_release(&err);
+	unit_git(dir, args, NULL);
 }
 
 static void write_text(const char *name, const char *text)
 {
-	struct strbuf p = STRBUF_INIT;
-	FILE *f;
-
-	strbuf_addf(&p, "%s/%s", dir, name);
-	f = fopen(p.buf, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	strbuf_release(&p);
+	unit_write(dir, name, text);
 }
 
 /* The cache key of (base, ref, patch, fragment); NULL when it fails. */
@@ -126,24 +104,13 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	const char *argv[] = { "rm", "-rf", dir, NULL };
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-
 	(void)state;
-	run_capture(argv, 60000, &out, &err);
-	strbuf_release(&out);
-	strbuf_release(&err);
-	return 0;
+	return unit_rm_rf(dir);
 }
 
 static char *path_in(const char *name)
 {
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
+	return unit_path(dir, name);
 }
 
 static void test_revision_names_and_trees(void **state)
