@@ -130,6 +130,105 @@ static size_t copy_bracket(const char *p, struct strbuf *out)
 	return i;
 }
 
+/*
+ * How many copies of its parts a POSIX extended regular expression
+ * becomes when compiled (glibc copies the atom before "+" once, before
+ * "{m,n}" max(m, n) times, and so on, group inside group): an estimate,
+ * saturating just above limit.  "x+++...+" doubles at each "+", and a
+ * 100-byte pattern of that shape took regcomp() past 2 GB (found by the
+ * fuzzers, through a plan and through a run spec).  Back-references
+ * (\1..\9) set *backref: they make matching exponential.
+ */
+static double ere_expansion(const char *p, double limit, int *backref)
+{
+	double total[CMD_MAX_GROUPS + 2] = { 0 },
+				      alt[CMD_MAX_GROUPS + 2] = { 0 };
+	double last = 0;
+	int depth = 0;
+
+	*backref = 0;
+	while (*p) {
+		double f = 0;
+
+		if (*p == '\\') {
+			if (p[1] >= '1' && p[1] <= '9')
+				*backref = 1;
+			p += p[1] ? 2 : 1;
+			last = 1;
+		} else if (*p == '[') {
+			struct strbuf skip = STRBUF_INIT;
+
+			p += copy_bracket(p, &skip);
+			strbuf_release(&skip);
+			last = 1;
+		} else if (*p == '(') {
+			p++;
+			if (depth < CMD_MAX_GROUPS + 1) {
+				depth++;
+				total[depth] = alt[depth] = 0;
+			}
+			last = 0;
+			continue;
+		} else if (*p == ')' && depth > 0) {
+			p++;
+			last = (total[depth] > alt[depth] ? total[depth]
+							  : alt[depth]) +
+			       1;
+			depth--;
+		} else if (*p == '|') {
+			p++;
+			if (total[depth] > alt[depth])
+				alt[depth] = total[depth];
+			total[depth] = 0;
+			last = 0;
+			continue;
+		} else if (*p == '*' || *p == '?') {
+			p++;
+			f = 1;
+		} else if (*p == '+') {
+			p++;
+			f = 2;
+		} else if (*p == '{' &&
+			   ((p[1] >= '0' && p[1] <= '9') ||
+			    (p[1] == ',' && p[2] >= '0' && p[2] <= '9'))) {
+			char *e;
+			unsigned long m = strtoul(p + 1, &e, 10), n = m;
+
+			if (*e == ',')
+				n = e[1] >= '0' && e[1] <= '9'
+					    ? strtoul(e + 1, &e, 10)
+					    : (e++, m + 1);
+			if (*e != '}') {
+				p++;
+				last = 1;
+			} else {
+				p = e + 1;
+				f = (double)(m > n ? m : n);
+				if (f < 1)
+					f = 1;
+			}
+		} else {
+			p++;
+			last = 1;
+		}
+		if (f) {
+			/* the atom before the repeat, f times over */
+			total[depth] += last * (f - 1);
+			last *= f;
+		} else {
+			total[depth] += last;
+		}
+		if (total[depth] > limit || last > limit)
+			return limit + 1;
+	}
+	while (depth > 0) {
+		if (total[depth] > alt[depth])
+			alt[depth] = total[depth];
+		depth--;
+	}
+	return total[0] > alt[0] ? total[0] : alt[0];
+}
+
 int cmd_regex_compile(const char *pattern, struct cmd_regex *re,
 		      struct strbuf *err)
 {
@@ -222,6 +321,26 @@ int cmd_regex_compile(const char *pattern, struct cmd_regex *re,
 			strbuf_addch(&ere, '(');
 		} else {
 			strbuf_addch(&ere, *p++);
+		}
+	}
+	{
+		int backref;
+
+		if (ere_expansion(ere.buf, CMD_MAX_EXPANSION, &backref) >
+		    CMD_MAX_EXPANSION) {
+			strbuf_addf(
+				err,
+				"a pattern whose repeats multiply it more "
+				"than %d times (repeats of repeats, such as "
+				"'a++++++++++++++' or '(a{100}){100}')",
+				CMD_MAX_EXPANSION);
+			goto out;
+		}
+		if (backref) {
+			strbuf_addstr(err, "a back-reference (\\1..\\9): "
+					   "not supported (matching with them "
+					   "can take exponential time)");
+			goto out;
 		}
 	}
 	r = regcomp(&re->re, ere.buf, REG_EXTENDED);

@@ -79,6 +79,36 @@ static void test_regex_named_groups(void **state)
 		assert_true(err.len > 0);
 		cmd_regex_free(&re);
 	}
+
+	/* Repeats of repeats that regcomp() would expand past memory (the
+	 * fuzzers' "x" and a hundred "+" took it past 2 GB), and
+	 * back-references, are refused before it runs; ordinary repeats,
+	 * nested or not, pass. */
+	static const char *const big[] = { "r=(:+++++++++++++++)",
+					   "(a{100}){100}", "((a+){80}){80}",
+					   "(x{,200}){60}",
+					   "a{70}b{2}(c{150}){70}" };
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		strbuf_reset(&err);
+		assert_int_equal(cmd_regex_compile(big[i], &re, &err), -1);
+		assert_non_null(strstr(err.buf, "repeats multiply it more than "
+						"10000 times"));
+		cmd_regex_free(&re);
+	}
+	strbuf_reset(&err);
+	assert_int_equal(cmd_regex_compile("(a+)\\1", &re, &err), -1);
+	assert_non_null(strstr(err.buf, "a back-reference"));
+	cmd_regex_free(&re);
+	static const char *const fine[] = { "rate[=:]\\s*(?<rate>\\S+)",
+					    "(?<lat>[0-9.]+) ?us", "(a+)+",
+					    "x{2,5}(y{3}|z{1,50}){10}",
+					    "[+{]+++" };
+	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+		strbuf_reset(&err);
+		if (cmd_regex_compile(fine[i], &re, &err) < 0)
+			fail_msg("%s: %s", fine[i], err.buf);
+		cmd_regex_free(&re);
+	}
 	strbuf_release(&err);
 }
 
