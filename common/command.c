@@ -100,8 +100,8 @@ void cmd_regex_free(struct cmd_regex *re)
 	memset(re, 0, sizeof(*re));
 }
 
-/* Copy a bracket expression starting at p[0] == '['; return its length. */
-static size_t copy_bracket(const char *p, struct strbuf *out)
+/* The length of the bracket expression starting at p[0] == '['. */
+static size_t bracket_len(const char *p)
 {
 	size_t i = 1;
 
@@ -126,8 +126,16 @@ static size_t copy_bracket(const char *p, struct strbuf *out)
 	}
 	if (p[i] == ']')
 		i++;
-	strbuf_add(out, p, i);
 	return i;
+}
+
+/* Copy the bracket expression at p to out, as it is; its length. */
+static size_t copy_bracket(const char *p, struct strbuf *out)
+{
+	size_t n = bracket_len(p);
+
+	strbuf_add(out, p, n);
+	return n;
 }
 
 /*
@@ -156,10 +164,7 @@ static double ere_expansion(const char *p, double limit, int *backref)
 			p += p[1] ? 2 : 1;
 			last = 1;
 		} else if (*p == '[') {
-			struct strbuf skip = STRBUF_INIT;
-
-			p += copy_bracket(p, &skip);
-			strbuf_release(&skip);
+			p += bracket_len(p);
 			last = 1;
 		} else if (*p == '(') {
 			p++;
