@@ -101,7 +101,37 @@ struct boot_state {
 	struct strbuf *log;
 	int run_boot; /* runs.boot of this round's runs */
 	int failed; /* the boot failed: kept for boot_job_boot_failed() */
+	/* Boots of this round that hung and were made again (boots ids):
+	 * they take the verdict of the last one. */
+	int64_t *hung;
+	size_t nr_hung, alloc_hung;
 };
+
+static void boot_state_free(struct boot_state *st)
+{
+	boot_result_release(&st->res);
+	free(st->hung);
+	free(st);
+}
+
+/*
+ * Whether the boot that just failed is made again: it timed out after
+ * its kernel had printed its banner (a hang, not a panic the console
+ * named, not the host's power or console), the host's hang_retries allow
+ * another one, and the boot phase has time left.  A hang that does not
+ * come back is a flaky boot, kept with its console and told in the log,
+ * not a verdict on the kernel; one that does is judged as before.
+ */
+static int hang_is_retried(struct job_ctx *jc, const struct boot_state *st)
+{
+	const struct boot_result *r = &st->res;
+
+	return r->outcome == BOOT_TIMEOUT && r->blame &&
+	       !strcmp(r->blame, "kernel") && r->linux_ms >= 0 &&
+	       r->health_deferred && r->boot_id &&
+	       st->nr_hung < (size_t)r->hang_retries && !jc->interrupted &&
+	       !jc->lease_lost && budget_left(&jc->phase_budget) > 0;
+}
 
 /*
  * The runs of this boot round carry the console log of the boot (the
@@ -193,6 +223,7 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 {
 	struct boot_state *st = xcalloc(1, sizeof(*st));
 	struct boot_request req;
+	int rc;
 
 	boot_request_init(&req);
 	req.job_id = jc->claim.job_id;
@@ -223,7 +254,26 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 	st->run_boot = jc->first_boot + boot_index;
 	boot_result_init(&st->res);
 	strbuf_addf(log, "boot round %d\n", boot_index);
-	if (boot_host(jc->db, &req, &st->res, err) < 0) {
+	while ((rc = boot_host(jc->db, &req, &st->res, err)) < 0 &&
+	       hang_is_retried(jc, st)) {
+		ALLOC_GROW(st->hung, st->nr_hung + 1, st->alloc_hung);
+		st->hung[st->nr_hung++] = st->res.boot_id;
+		strbuf_addf(log,
+			    "boot: %s (boot %" PRId64 "); made again, %zu of "
+			    "%d: a hang that does not come back is not "
+			    "judged\n",
+			    err->buf, st->res.boot_id, st->nr_hung,
+			    st->res.hang_retries);
+		show(jc, "boot %d: %s; booting it again (%zu of %d)",
+		     st->run_boot, err->buf, st->nr_hung, st->res.hang_retries);
+		boot_result_release(&st->res);
+		boot_result_init(&st->res);
+		strbuf_reset(err);
+		req.timeout_ms = budget_left(&jc->phase_budget);
+		if (req.timeout_ms > 24 * 3600 * 1000)
+			req.timeout_ms = 24 * 3600 * 1000;
+	}
+	if (rc < 0) {
 		/* boot_host powered the host off; whose fault it was is for
 		 * boot_job_boot_failed() to find out. */
 		int checked = st->res.health_deferred &&
@@ -264,8 +314,7 @@ int boot_job_power_off(struct job_ctx *jc, struct strbuf *log,
 		return 0;
 	if (st->failed) {
 		/* boot_host powered it off already. */
-		boot_result_release(&st->res);
-		free(st);
+		boot_state_free(st);
 		jc->kind_state = NULL;
 		return 0;
 	}
@@ -274,8 +323,7 @@ int boot_job_power_off(struct job_ctx *jc, struct strbuf *log,
 	show(jc, "boot %d: power off: %s", st->run_boot,
 	     r < 0 ? err->buf : "done");
 	attach_console(jc, st->res.boot_id, st->run_boot, log);
-	boot_result_release(&st->res);
-	free(st);
+	boot_state_free(st);
 	jc->kind_state = NULL;
 	jc->watch = NULL;
 	jc->run_fatal = NULL;
@@ -357,10 +405,16 @@ int boot_job_boot_failed(struct job_ctx *jc, struct strbuf *log,
 		strbuf_release(&e);
 	}
 	if (boot_settle_failure(jc->db, first, check, err) < 0) {
-		boot_result_release(first);
-		free(st);
+		boot_state_free(st);
 		return -1;
 	}
+	/* The hangs made again before it: the same verdict. */
+	for (size_t i = 0; i < st->nr_hung; i++)
+		if (boot_set_blame(jc->db, st->hung[i], first->blame, err) <
+		    0) {
+			boot_state_free(st);
+			return -1;
+		}
 	host_fault = !strcmp(first->blame, "host") &&
 		     !strcmp(first->host_health, "bad");
 	if (check == 1)
@@ -371,7 +425,6 @@ int boot_job_boot_failed(struct job_ctx *jc, struct strbuf *log,
 		    host_fault ? ": the host is quarantined and the job goes "
 				 "to another host"
 			       : "");
-	boot_result_release(first);
-	free(st);
+	boot_state_free(st);
 	return host_fault;
 }

@@ -251,6 +251,7 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 		goto out;
 	}
 	ipmi_console_and_kexec(c);
+	res->hang_retries = (int)boot_cfg_i64(c, "hang_retries", 0, 5, 1);
 	r = 0;
 out:
 	db_args_clear(&a);
@@ -649,9 +650,6 @@ static int record_health(struct db *db, struct boot_ctx *c, const char *reason,
 int boot_settle_failure(struct db *db, struct boot_result *res, int check,
 			struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r = 0;
-
 	if (!res->health_deferred)
 		return 0;
 	res->health_deferred = 0;
@@ -659,6 +657,7 @@ int boot_settle_failure(struct db *db, struct boot_result *res, int check,
 		struct host_observation o = { 0 };
 		struct host_verdict v;
 		struct strbuf what = STRBUF_INIT;
+		int r;
 
 		strbuf_addf(&what, "boot %" PRId64, res->boot_id);
 		o.host_id = res->host_id;
@@ -677,8 +676,17 @@ int boot_settle_failure(struct db *db, struct boot_result *res, int check,
 	} else {
 		res->blame = check ? "host" : "kernel";
 	}
-	db_args_i64(&a, res->boot_id);
-	db_args_str(&a, res->blame);
+	return boot_set_blame(db, res->boot_id, res->blame, err);
+}
+
+int boot_set_blame(struct db *db, int64_t boot_id, const char *blame,
+		   struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, boot_id);
+	db_args_str(&a, blame);
 	r = db_exec_args(db, NULL, err,
 			 "UPDATE boots SET blame = $2 WHERE id = $1", &a);
 	db_args_clear(&a);

@@ -93,6 +93,10 @@ struct boot_result {
 	int64_t known_good_kernel_id; /* the host's; 0: none */
 	char *reason; /* why it failed (the boots row's reason) */
 	int health_deferred; /* failed, and not judged yet */
+	/* The host's boot_config.hang_retries (0-5, default 1): how many
+	 * times a boot whose kernel spoke and then went silent is made again
+	 * before it is judged (boot_job.c). */
+	int hang_retries;
 	struct sol_console *sol; /* IPMI: the SOL capture, until power-off */
 	char *method; /* boots.method */
 	char *fallback; /* why a kexec gave way to a power cycle, or NULL */
@@ -170,6 +174,14 @@ int boot_run_fatal(struct db *db, struct boot_result *res, const char *what,
  */
 int boot_settle_failure(struct db *db, struct boot_result *res, int check,
 			struct strbuf *err);
+
+/*
+ * Set the blame of the boots row boot_id ("kernel", "host" or "none"):
+ * a hung boot that was made again takes the verdict its retry got
+ * (boot_job.c).  0 or -1 with err.
+ */
+int boot_set_blame(struct db *db, int64_t boot_id, const char *blame,
+		   struct strbuf *err);
 
 /* This farm's id (farm_identity): its libvirt domains are named
  * farm-<id>-... (virt.h's VIRT_DOMAIN_PREFIX). */

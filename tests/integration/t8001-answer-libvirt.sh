@@ -99,10 +99,13 @@ test_expect_success 'one run: the base jobs are queued by the farm and run, inte
 	grep_or_fail "PLM#1 answered:" run1 &&
 	schedfarm patch show 1 --json >p &&
 	jq -c "[.jobs[] | [.side, .boots, .state]]" p >order && cat order &&
+	sql "SELECT id, outcome, reason, right(console_log, 4000) FROM boots
+		WHERE outcome <> \$\$ready\$\$" &&
 	test "$(cat order)" = "[[\"patch\",1,\"done\"],[\"base\",2,\"done\"],[\"patch\",2,\"done\"],[\"base\",1,\"done\"]]" &&
 	schedfarm db psql -- -qAt -c "SELECT string_agg(CASE k.name WHEN
 		\$\$debian\$\$ THEN \$\$B\$\$ ELSE \$\$P\$\$ END, \$\$\$\$ ORDER BY b.id)
-		FROM boots b JOIN kernels k ON k.id = b.kernel_id" >boots &&
+		FROM boots b JOIN kernels k ON k.id = b.kernel_id
+		WHERE b.outcome = \$\$ready\$\$" >boots &&
 	test "$(cat boots)" = PBBPPB
 '
 
@@ -143,6 +146,8 @@ test_expect_success 'a second submission reuses the base boots stored there: onl
 	grep_or_fail "the base debian has 3 boots stored on vm: they are reused" sub2 &&
 	schedfarm run >run3 2>&1; cat run3 &&
 	grep_or_fail "PLM#2 answered:" run3 &&
+	sql "SELECT id, outcome, reason, right(console_log, 4000) FROM boots
+		WHERE outcome <> \$\$ready\$\$" &&
 	schedfarm patch show 2 --json >p2 &&
 	jq -c "[.jobs[] | [.side, .boots, .state]]" p2 >order2 && cat order2 &&
 	test "$(cat order2)" = "[[\"patch\",3,\"done\"]]" &&
