@@ -77,26 +77,48 @@ static int u64_of(const char *s, uint64_t *ret)
 	return 0;
 }
 
-/* Split one line (not NUL-terminated) into words on spaces and tabs. */
-static void split_words(const char *l, size_t n, struct strvec *out)
+/*
+ * The words of one line, parted by spaces and tabs: pointers into a copy
+ * of the line whose separators became NULs.  Both buffers are kept from
+ * line to line, so a file of many lines costs no allocation per word.
+ */
+struct words {
+	struct strbuf line;
+	const char **v;
+	size_t nr, alloc;
+};
+
+#define WORDS_INIT                                                             \
+	{                                                                      \
+		STRBUF_INIT, NULL, 0, 0                                        \
+	}
+
+/* Split l[0..n) (not NUL-terminated) into w, replacing what it held. */
+static void split_words(const char *l, size_t n, struct words *w)
 {
+	char *b;
 	size_t i = 0;
 
+	strbuf_reset(&w->line);
+	strbuf_add(&w->line, l, n);
+	b = w->line.buf;
+	w->nr = 0;
 	while (i < n) {
-		size_t s;
-
-		while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		while (i < n && (b[i] == ' ' || b[i] == '\t'))
+			b[i++] = '\0';
+		if (i == n)
+			break;
+		ALLOC_GROW(w->v, w->nr + 1, w->alloc);
+		w->v[w->nr++] = b + i;
+		while (i < n && b[i] != ' ' && b[i] != '\t')
 			i++;
-		s = i;
-		while (i < n && l[i] != ' ' && l[i] != '\t')
-			i++;
-		if (i > s) {
-			char *w = xstrndup(l + s, i - s);
-
-			strvec_push(out, w);
-			free(w);
-		}
 	}
+}
+
+static void words_release(struct words *w)
+{
+	strbuf_release(&w->line);
+	free(w->v);
 }
 
 /*
@@ -136,7 +158,7 @@ static int numbered(const char *w, const char *prefix, int *ret)
 	return parse_int(w + strlen(prefix), 0, 1 << 20, ret, NULL);
 }
 
-static int parse_domain(const struct strvec *w, int version,
+static int parse_domain(const struct words *w, int version,
 			struct schedstat_domain *d, struct strbuf *err,
 			size_t lineno)
 {
@@ -211,6 +233,7 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 		    struct strbuf *err)
 {
 	struct schedstat s = { 0 };
+	struct words w = WORDS_INIT;
 	size_t acpu = 0, adom = 0, lineno = 0;
 	const char *p = text, *end = text + len;
 	int rc = -1;
@@ -218,29 +241,26 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		struct strvec w = STRVEC_INIT;
 		int num;
 
 		lineno++;
 		split_words(p, n, &w);
 		p += n + (nl ? 1 : 0);
-		if (!w.nr) {
-			strvec_clear(&w);
+		if (!w.nr)
 			continue;
-		}
 		if (!s.version) {
 			if (w.nr != 2 || strcmp(w.v[0], "version") ||
 			    parse_int(w.v[1], 1, 1000, &s.version, NULL) < 0) {
 				strbuf_addstr(err,
 					      "line 1: expected \"version N\"");
-				goto bad;
+				goto out;
 			}
 			if (s.version < 15 || s.version > 17) {
 				strbuf_addf(err,
 					    "schedstat version %d is not one "
 					    "this agent knows (15, 16, 17)",
 					    s.version);
-				goto bad;
+				goto out;
 			}
 		} else if (!strcmp(w.v[0], "timestamp")) {
 			/* jiffies at the snapshot: not a counter we diff */
@@ -253,7 +273,7 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 					    "line %zu: a cpu line has %zu "
 					    "fields, expected 10",
 					    lineno, w.nr);
-				goto bad;
+				goto out;
 			}
 			for (int i = 0; i < 9; i++)
 				if (u64_of(w.v[i + 1], &f[i]) < 0) {
@@ -261,11 +281,11 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 						    "line %zu: field %d is not "
 						    "a counter",
 						    lineno, i + 2);
-					goto bad;
+					goto out;
 				}
 			if (s.ncpus >= MAX_CPUS) {
 				strbuf_addf(err, "more than %d cpus", MAX_CPUS);
-				goto bad;
+				goto out;
 			}
 			ALLOC_GROW(s.cpus, s.ncpus + 1, acpu);
 			c = &s.cpus[s.ncpus++];
@@ -287,30 +307,25 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 					    "line %zu: a domain line before "
 					    "any cpu line",
 					    lineno);
-				goto bad;
+				goto out;
 			}
 			if (s.ndoms >= MAX_DOMS) {
 				strbuf_addf(err, "more than %d domains",
 					    MAX_DOMS);
-				goto bad;
+				goto out;
 			}
 			ALLOC_GROW(s.doms, s.ndoms + 1, adom);
 			d = &s.doms[s.ndoms];
 			memset(d, 0, sizeof(*d));
 			d->cpu = s.cpus[s.ncpus - 1].cpu;
 			if (parse_domain(&w, s.version, d, err, lineno) < 0)
-				goto bad;
+				goto out;
 			s.ndoms++;
 		} else {
 			strbuf_addf(err, "line %zu: unexpected \"%.40s\"",
 				    lineno, w.v[0]);
-			goto bad;
+			goto out;
 		}
-		strvec_clear(&w);
-		continue;
-	bad:
-		strvec_clear(&w);
-		goto out;
 	}
 	if (!s.version) {
 		strbuf_addstr(err, "empty schedstat");
@@ -321,6 +336,7 @@ int schedstat_parse(const char *text, size_t len, struct schedstat *ret,
 	rc = 0;
 out:
 	schedstat_release(&s);
+	words_release(&w);
 	return rc;
 }
 
@@ -331,20 +347,61 @@ static uint64_t d64(uint64_t a, uint64_t b)
 	return b >= a ? b - a : 0;
 }
 
+/* The cpu of before that is after->cpus[i]'s: the same index first (the
+ * kernel prints its cpus in the same order each time), else a search. */
+static const struct schedstat_cpu *cpu_before(const struct schedstat *before,
+					      const struct schedstat *after,
+					      size_t i)
+{
+	int cpu = after->cpus[i].cpu;
+
+	if (i < before->ncpus && before->cpus[i].cpu == cpu)
+		return &before->cpus[i];
+	for (size_t j = 0; j < before->ncpus; j++)
+		if (before->cpus[j].cpu == cpu)
+			return &before->cpus[j];
+	return NULL;
+}
+
+/* The same for after->doms[i], matched on its cpu and level. */
+static const struct schedstat_domain *dom_before(const struct schedstat *before,
+						 const struct schedstat *after,
+						 size_t i)
+{
+	const struct schedstat_domain *a = &after->doms[i];
+
+	if (i < before->ndoms && before->doms[i].cpu == a->cpu &&
+	    before->doms[i].level == a->level)
+		return &before->doms[i];
+	for (size_t j = 0; j < before->ndoms; j++)
+		if (before->doms[j].cpu == a->cpu &&
+		    before->doms[j].level == a->level)
+			return &before->doms[j];
+	return NULL;
+}
+
+#define SCHEDSTAT_LEVELS 64 /* domain levels summed (real ones: < 10) */
+
+/*
+ * The counters of after - before: per cpu, per domain level (summed over
+ * the cpus) and for the whole machine.  A cpu or domain only one of the
+ * two has is left out.  Linear in the cpus and domains when both
+ * snapshots list them in the same order, as the kernel does.
+ */
 void schedstat_emit_delta(struct emitter *em, const struct schedstat *before,
 			  const struct schedstat *after)
 {
 	uint64_t tot_delay = 0, tot_pcount = 0, tot_ttwu = 0, tot_rq = 0,
 		 migrations = 0;
+	uint64_t gained[SCHEDSTAT_LEVELS][LB_NTYPES], pushed[SCHEDSTAT_LEVELS],
+		affine[SCHEDSTAT_LEVELS];
 	struct strbuf scope = STRBUF_INIT;
 	int maxlevel = -1;
 
 	for (size_t i = 0; i < after->ncpus; i++) {
-		const struct schedstat_cpu *a = &after->cpus[i], *b = NULL;
+		const struct schedstat_cpu *a = &after->cpus[i],
+					   *b = cpu_before(before, after, i);
 
-		for (size_t j = 0; j < before->ncpus; j++)
-			if (before->cpus[j].cpu == a->cpu)
-				b = &before->cpus[j];
 		if (!b)
 			continue;
 		strbuf_reset(&scope);
@@ -362,44 +419,40 @@ void schedstat_emit_delta(struct emitter *em, const struct schedstat *before,
 		tot_ttwu += d64(b->ttwu_count, a->ttwu_count);
 		tot_rq += d64(b->rq_cpu_time, a->rq_cpu_time);
 	}
-	for (size_t i = 0; i < after->ndoms; i++)
-		if (after->doms[i].level > maxlevel)
-			maxlevel = after->doms[i].level;
-	for (int level = 0; level <= maxlevel && level < 64; level++) {
-		uint64_t gained[LB_NTYPES] = { 0 }, pushed = 0, affine = 0;
+	memset(gained, 0, sizeof(gained));
+	memset(pushed, 0, sizeof(pushed));
+	memset(affine, 0, sizeof(affine));
+	for (size_t i = 0; i < after->ndoms; i++) {
+		const struct schedstat_domain *a = &after->doms[i], *b;
+		int level = a->level;
 
-		for (size_t i = 0; i < after->ndoms; i++) {
-			const struct schedstat_domain *a = &after->doms[i],
-						      *b = NULL;
-
-			if (a->level != level)
-				continue;
-			for (size_t j = 0; j < before->ndoms; j++)
-				if (before->doms[j].cpu == a->cpu &&
-				    before->doms[j].level == level)
-					b = &before->doms[j];
-			if (!b)
-				continue;
-			for (int t = 0; t < LB_NTYPES; t++)
-				gained[t] +=
-					d64(b->lb_gained[t], a->lb_gained[t]);
-			pushed += d64(b->alb_pushed, a->alb_pushed);
-			affine += d64(b->ttwu_move_affine, a->ttwu_move_affine);
-		}
+		if (level > maxlevel)
+			maxlevel = level;
+		if (level >= SCHEDSTAT_LEVELS ||
+		    !(b = dom_before(before, after, i)))
+			continue;
+		for (int t = 0; t < LB_NTYPES; t++)
+			gained[level][t] +=
+				d64(b->lb_gained[t], a->lb_gained[t]);
+		pushed[level] += d64(b->alb_pushed, a->alb_pushed);
+		affine[level] += d64(b->ttwu_move_affine, a->ttwu_move_affine);
+	}
+	for (int level = 0; level <= maxlevel && level < SCHEDSTAT_LEVELS;
+	     level++) {
 		for (int t = 0; t < LB_NTYPES; t++) {
 			strbuf_reset(&scope);
 			strbuf_addf(&scope, "domain%d/%s", level, lb_names[t]);
 			emit_counter(em, "schedstat", scope.buf, "lb_gained",
-				     (double)gained[t]);
-			migrations += gained[t];
+				     (double)gained[level][t]);
+			migrations += gained[level][t];
 		}
 		strbuf_reset(&scope);
 		strbuf_addf(&scope, "domain%d", level);
 		emit_counter(em, "schedstat", scope.buf, "alb_pushed",
-			     (double)pushed);
+			     (double)pushed[level]);
 		emit_counter(em, "schedstat", scope.buf, "ttwu_move_affine",
-			     (double)affine);
-		migrations += pushed;
+			     (double)affine[level]);
+		migrations += pushed[level];
 	}
 	emit_counter(em, "schedstat", "all", "run_delay_ns", (double)tot_delay);
 	emit_counter(em, "schedstat", "all", "pcount", (double)tot_pcount);

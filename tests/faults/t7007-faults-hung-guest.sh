@@ -70,10 +70,7 @@ test_expect_success 'a guest image, a silent initrd, Debian kernel and a hanging
 		--release "$REL" --initrd "$SCRATCH/silent.cpio.gz" >out &&
 	for n in 1 2; do
 		eval "port=\$P$n" &&
-		known_hosts_for "$G/known_hosts$n" "$port" "$G/guest.cpio.gz.hostkey.pub" &&
-		schedfarm host add vm$n --kind libvirt --address 127.0.0.1 --port "$port" \
-			--user root --key "$G/ctl" --known-hosts "$G/known_hosts$n" \
-			--libvirt-uri qemu:///system --cpus 2 --memory-mb 768 \
+		vm_host_add vm$n "$port" --cpus 2 --memory-mb 768 \
 			--boot-config "$(boot_config "$G/guest.cpio.gz")" >/dev/null &&
 		schedfarm host check vm$n --kernel debian >out 2>err &&
 		grep_or_fail "passed" out || return 1
@@ -81,9 +78,7 @@ test_expect_success 'a guest image, a silent initrd, Debian kernel and a hanging
 	test "$(health vm1) $(health vm2)" = "good good"
 '
 
-"$SCHEDFARM_BIN" serve --jobs 1 --wake 1 >"$SCRATCH/serve.log" 2>&1 &
-SERVE=$!
-test_atexit "kill $SERVE"
+serve_start serve.log --jobs 1 --wake 1
 
 test_expect_success 'a kernel that hangs: the job fails in boot within its limit, the check boots, the host stays good' '
 	wait_for "grep -q \"serve ready\" serve.log" 30 &&

@@ -29,51 +29,17 @@ T=$SCRATCH/tftp
 mkdir -p "$G" "$T"
 PORT=$(free_port)
 VMPORT=$(free_port)
-BMC_PORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+BMC_PORT=$(udp_port)
 SOL_PORT=$(free_port)
 CONSOLE=$SCRATCH/bmc1-console.log
 printf 'diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n' >"$SCRATCH/p.patch"
 
-cat >"$SCRATCH/machine.sh" <<EOM
-#!/bin/sh
-exec qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -vga none \
-	-monitor none -boot n \
-	-chardev file,id=ser0,path=$CONSOLE,append=on -serial chardev:ser0 \
-	-netdev user,id=n0,restrict=on,tftp=$T,bootfile=bmc1.ipxe,hostfwd=tcp:127.0.0.1:$PORT-:22 \
-	-device e1000,netdev=n0 -device virtio-rng-pci -pidfile $SCRATCH/machine.pid
-EOM
-chmod +x "$SCRATCH/machine.sh"
-umask 077
-head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$SCRATCH/bmc.pw"
-umask 022
-cat >"$SCRATCH/lan.conf" <<EOC
-name "farmbmc"
-set_working_mc 0x20
-  startlan 1
-    addr 127.0.0.1 $BMC_PORT
-    priv_limit admin
-    allowed_auths_callback none md2 md5 straight
-    allowed_auths_user none md2 md5 straight
-    allowed_auths_operator none md2 md5 straight
-    allowed_auths_admin none md2 md5 straight
-    guid a123456789abcdefa123456789abcdef
-  endlan
-  serial 15 127.0.0.1 $SOL_PORT codec VM
-  startcmd "$SCRATCH/machine.sh"
+pxe_machine_sh "$T" "$CONSOLE" "$PORT"
+ipmi_sim_up "  serial 15 127.0.0.1 $SOL_PORT codec VM
+  startcmd \"$SCRATCH/machine.sh\"
   startnow false
   poweroff_wait 2
-  kill_wait 5
-  user 2 true "admin" "$(cat "$SCRATCH/bmc.pw")" admin 10 none md2 md5 straight
-EOC
-cat >"$SCRATCH/sim.emu" <<'EOE'
-mc_setbmc 0x20
-mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
-sel_enable 0x20 1000 0x0a
-mc_enable 0x20
-EOE
-(cd "$SCRATCH" && exec ipmi_sim -c lan.conf -f sim.emu -n -s "$SCRATCH" >ipmi_sim.log 2>&1) &
-SIM_PID=$!
-test_atexit "kill $SIM_PID; test -s '$SCRATCH/machine.pid' && kill \$(cat '$SCRATCH/machine.pid')"
+  kill_wait 5"
 
 # The power limit bounds each BMC operation (three tries of a third).
 cat >"$SCRATCH/short.yaml" <<'EOF'
@@ -96,7 +62,7 @@ EOF
 # ipmi_sim refuses `chassis bootdev pxe`: the host row says its BMC does
 # not take it (as t7002's does), so the refusal is a warning (issue 16).
 test_expect_success 'an IPMI host and a libvirt host, both checked on Debian'"'"'s kernel' '
-	wait_for "ipmitool -I lanplus -C 3 -H 127.0.0.1 -p $BMC_PORT -U admin -f $SCRATCH/bmc.pw chassis power status" 20 &&
+	wait_for "bmc chassis power status" 20 &&
 	guest_image "$G" "/lib/modules/$REL" &&
 	VMLINUX=$(vmlinux_of "$VMLINUZ") &&
 	schedfarm kernel add debian --image "$VMLINUZ" --vmlinux "$VMLINUX" --release "$REL" >/dev/null &&
@@ -107,10 +73,7 @@ test_expect_success 'an IPMI host and a libvirt host, both checked on Debian'"'"
 		--bmc-address 127.0.0.1 --bmc-port "$BMC_PORT" --bmc-user admin \
 		--bmc-password-file "$SCRATCH/bmc.pw" --bmc-bootdev unsupported \
 		--boot-config "{\"tftp_dir\": \"$T\", \"console_log\": \"$CONSOLE\", \"initrd\": \"$G/guest.cpio.gz\"}" >/dev/null &&
-	known_hosts_for "$G/known_hosts_vm" "$VMPORT" "$G/guest.cpio.gz.hostkey.pub" &&
-	schedfarm host add vm --kind libvirt --address 127.0.0.1 --port "$VMPORT" \
-		--user root --key "$G/ctl" --known-hosts "$G/known_hosts_vm" \
-		--libvirt-uri qemu:///system --cpus 2 --memory-mb 768 \
+	vm_host_add vm "$VMPORT" --cpus 2 --memory-mb 768 \
 		--boot-config "{\"initrd\": \"$G/guest.cpio.gz\"}" >/dev/null &&
 	{ schedfarm host check bmc1 --kernel debian >out 2>err || { cat out err; false; }; } &&
 	grep_or_fail "passed" out &&
@@ -121,12 +84,10 @@ test_expect_success 'an IPMI host and a libvirt host, both checked on Debian'"'"
 test_expect_success 'ipmi_sim is stopped: the BMC is gone' '
 	kill $SIM_PID &&
 	wait_for "! kill -0 $SIM_PID" 10 &&
-	! ipmitool -I lanplus -C 3 -N 1 -R 1 -H 127.0.0.1 -p $BMC_PORT -U admin -f $SCRATCH/bmc.pw chassis power status
+	! bmc -N 1 -R 1 chassis power status
 '
 
-"$SCHEDFARM_BIN" serve --jobs 1 --wake 1 >"$SCRATCH/serve.log" 2>&1 &
-SERVE=$!
-test_atexit "kill $SERVE"
+serve_start serve.log --jobs 1 --wake 1
 
 test_expect_success 'the job fails in boot on the IPMI host, the host is quarantined, the job ends done on the other' '
 	wait_for "grep -q \"serve ready\" serve.log" 30 &&

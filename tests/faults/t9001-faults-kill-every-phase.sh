@@ -86,10 +86,7 @@ test_expect_success 'a guest image, Debian kernel as the host'"'"'s known-good, 
 	VMLINUX=$(vmlinux_of "$VMLINUZ") &&
 	schedfarm kernel add debian --image "$VMLINUZ" --vmlinux "$VMLINUX" \
 		--release "$REL" >out &&
-	known_hosts_for "$G/known_hosts" "$PORT" "$G/guest.cpio.gz.hostkey.pub" &&
-	schedfarm host add vm --kind libvirt --address 127.0.0.1 --port "$PORT" \
-		--user root --key "$G/ctl" --known-hosts "$G/known_hosts" \
-		--libvirt-uri qemu:///system --cpus 2 --memory-mb 768 \
+	vm_host_add vm "$PORT" --cpus 2 --memory-mb 768 \
 		--boot-config "{\"initrd\": \"$G/guest.cpio.gz\", \"agent_timeout_ms\": 300000, \"ssh_timeout_ms\": 120000}" &&
 	schedfarm host check vm --kernel debian >out 2>err &&
 	grep_or_fail "passed" out &&

@@ -145,9 +145,8 @@ test_expect_success 'progress on a terminal is one line rewritten in place' '
 '
 
 # --wake 3600: only NOTIFY can wake it within these tests' time limits.
-"$SCHEDFARM_BIN" serve --jobs 2 --wake 3600 >"$SCRATCH/serve.log" 2>&1 &
-SERVE_PID=$!
-test_atexit "kill $SERVE_PID"
+serve_start serve.log --jobs 2 --wake 3600
+SERVE_PID=$SERVE
 
 test_expect_success 'serve -n checks the configuration' '
 	schedfarm serve -n >out &&

@@ -45,12 +45,10 @@ test_expect_success 'four local hosts and 50 queued jobs' '
 	schedfarm queue --state queued --json | jq -e "length == 50"
 '
 
-"$SCHEDFARM_BIN" serve --jobs 4 >"$SCRATCH/serve1.log" 2>&1 &
-S1=$!
-test_atexit "kill $S1"
-"$SCHEDFARM_BIN" serve --jobs 4 >"$SCRATCH/serve2.log" 2>&1 &
-S2=$!
-test_atexit "kill $S2"
+serve_start serve1.log --jobs 4
+S1=$SERVE
+serve_start serve2.log --jobs 4
+S2=$SERVE
 
 test_expect_success 'both controllers start' '
 	wait_for "grep -q \"serve ready\" serve1.log && grep -q \"serve ready\" serve2.log" 30
@@ -99,9 +97,8 @@ test_expect_success 'both controllers stop on SIGTERM' '
 	kill -TERM $S2 && wait_for "grep -q \"serve stopped\" serve2.log" 30
 '
 
-"$SCHEDFARM_BIN" serve --jobs 1 --lease 10 --wake 1 >"$SCRATCH/serve3.log" 2>&1 &
-S3=$!
-test_atexit "kill $S3"
+serve_start serve3.log --jobs 1 --lease 10 --wake 1
+S3=$SERVE
 
 test_expect_success 'a controller dies (SIGKILL) in the middle of a job' '
 	wait_for "grep -q \"serve ready\" serve3.log" 30 &&
@@ -114,9 +111,8 @@ test_expect_success 'a controller dies (SIGKILL) in the middle of a job' '
 '
 
 # A lease shorter than the job: only heartbeats keep it.
-"$SCHEDFARM_BIN" serve --jobs 1 --lease 10 --wake 1 >"$SCRATCH/serve4.log" 2>&1 &
-S4=$!
-test_atexit "kill $S4"
+serve_start serve4.log --jobs 1 --lease 10 --wake 1
+S4=$SERVE
 
 test_expect_success 'its lease expires; another controller runs the job again, renewing its lease' '
 	J=$(cat jobid) &&

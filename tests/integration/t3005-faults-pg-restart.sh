@@ -58,9 +58,7 @@ test_expect_success 'a local host and a controller' '
 	schedfarm plan check many.yaml >/dev/null
 '
 
-"$SCHEDFARM_BIN" serve --jobs 1 --wake 1 >"$SCRATCH/serve.log" 2>&1 &
-SERVE=$!
-test_atexit "kill $SERVE"
+serve_start serve.log --jobs 1 --wake 1
 
 # The watcher: every 0.2 s, each run's status and count of results.  A run
 # seen with results while not done, or with fewer than it ends with, was

@@ -75,12 +75,10 @@ test_expect_success 'four local hosts and 24 jobs, through the multi-host connin
 	test "$(psql_q "SELECT count(*) FROM jobs WHERE state = \$\$queued\$\$")" = 24
 '
 
-"$SCHEDFARM_BIN" serve --jobs 2 --wake 1 >"$SCRATCH/serve1.log" 2>&1 &
-S1=$!
-test_atexit "kill $S1"
-"$SCHEDFARM_BIN" serve --jobs 2 --wake 1 >"$SCRATCH/serve2.log" 2>&1 &
-S2=$!
-test_atexit "kill $S2"
+serve_start serve1.log --jobs 2 --wake 1
+S1=$SERVE
+serve_start serve2.log --jobs 2 --wake 1
+S2=$SERVE
 
 test_expect_success 'fail over while jobs run: primary stopped, standby promoted' '
 	wait_for "grep -q \"serve ready\" serve1.log && grep -q \"serve ready\" serve2.log" 30 &&

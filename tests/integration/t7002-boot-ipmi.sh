@@ -23,8 +23,8 @@ G=$SCRATCH/guest
 T=$SCRATCH/tftp
 mkdir -p "$G" "$T"
 PORT=$(free_port)
-BMC_PORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-DEAD_PORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+BMC_PORT=$(udp_port)
+DEAD_PORT=$(udp_port)
 VM_PORT=$(free_port)
 CONSOLE=$SCRATCH/bmc1-console.log
 
@@ -32,51 +32,12 @@ CONSOLE=$SCRATCH/bmc1-console.log
 # user network TFTP, the folder the farm writes) with its serial console in
 # a file, started and stopped by the BMC.  It has no disk and no -kernel:
 # the only way it boots is from the network.
-cat >"$SCRATCH/machine.sh" <<EOM
-#!/bin/sh
-exec qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -vga none \
-	-monitor none -boot n \
-	-chardev file,id=ser0,path=$CONSOLE,append=on -serial chardev:ser0 \
-	-netdev user,id=n0,restrict=on,tftp=$T,bootfile=bmc1.ipxe,hostfwd=tcp:127.0.0.1:$PORT-:22 \
-	-device e1000,netdev=n0 -device virtio-rng-pci -pidfile $SCRATCH/machine.pid
-EOM
-chmod +x "$SCRATCH/machine.sh"
-umask 077
-head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$SCRATCH/bmc.pw"
-umask 022
-cat >"$SCRATCH/lan.conf" <<EOC
-name "farmbmc"
-set_working_mc 0x20
-  startlan 1
-    addr 127.0.0.1 $BMC_PORT
-    priv_limit admin
-    allowed_auths_callback none md2 md5 straight
-    allowed_auths_user none md2 md5 straight
-    allowed_auths_operator none md2 md5 straight
-    allowed_auths_admin none md2 md5 straight
-    guid a123456789abcdefa123456789abcdef
-  endlan
-  serial 15 127.0.0.1 $VM_PORT codec VM
-  startcmd "$SCRATCH/machine.sh"
+pxe_machine_sh "$T" "$CONSOLE" "$PORT"
+ipmi_sim_up "  serial 15 127.0.0.1 $VM_PORT codec VM
+  startcmd \"$SCRATCH/machine.sh\"
   startnow false
   poweroff_wait 2
-  kill_wait 5
-  user 2 true "admin" "$(cat "$SCRATCH/bmc.pw")" admin 10 none md2 md5 straight
-EOC
-cat >"$SCRATCH/sim.emu" <<'EOE'
-mc_setbmc 0x20
-mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
-sel_enable 0x20 1000 0x0a
-mc_enable 0x20
-EOE
-(cd "$SCRATCH" && exec ipmi_sim -c lan.conf -f sim.emu -n -s "$SCRATCH" >ipmi_sim.log 2>&1) &
-SIM_PID=$!
-test_atexit "kill $SIM_PID; test -s '$SCRATCH/machine.pid' && kill \$(cat '$SCRATCH/machine.pid')"
-
-bmc() {
-	ipmitool -I lanplus -C 3 -H 127.0.0.1 -p "$BMC_PORT" -U admin \
-		-f "$SCRATCH/bmc.pw" "$@"
-}
+  kill_wait 5"
 
 test_expect_success 'ipmi_sim answers ipmitool (lanplus); power is off' '
 	wait_for "bmc chassis power status" 20 &&

@@ -122,10 +122,7 @@ test_expect_success 'guest image, Debian kernel, a kernel without init, a 2-sock
 	(cd noinit && find . | cpio -o -H newc --quiet | gzip -n) >noinit.cpio.gz &&
 	schedfarm kernel add debian-noinit --image "$VMLINUZ" --vmlinux "$VMLINUX" \
 		--release "$REL" --initrd "$SCRATCH/noinit.cpio.gz" >out &&
-	known_hosts_for "$G/known_hosts" "$PORT" "$G/guest.cpio.gz.hostkey.pub" &&
-	schedfarm host add vm --kind libvirt --address 127.0.0.1 --port "$PORT" \
-		--user root --key "$G/ctl" --known-hosts "$G/known_hosts" \
-		--libvirt-uri qemu:///system --sockets 2 --cores 2 --threads 1 \
+	vm_host_add vm "$PORT" --sockets 2 --cores 2 --threads 1 \
 		--numa-nodes 2 --memory-mb 1024 \
 		--boot-config "{\"initrd\": \"$G/guest.cpio.gz\"}" &&
 	schedfarm plan check fair.yaml &&

@@ -69,10 +69,7 @@ test_expect_success 'a guest image, a silent initrd, Debian kernel under two nam
 		--release "$REL" >out &&
 	schedfarm kernel add patched-silent --image "$VMLINUZ" --vmlinux "$VMLINUX" \
 		--release "$REL" --initrd "$SCRATCH/silent.cpio.gz" >out &&
-	known_hosts_for "$G/known_hosts" "$PORT" "$G/guest.cpio.gz.hostkey.pub" &&
-	schedfarm host add vm --kind libvirt --address 127.0.0.1 --port "$PORT" \
-		--user root --key "$G/ctl" --known-hosts "$G/known_hosts" \
-		--libvirt-uri qemu:///system --cpus 2 --memory-mb 768 \
+	vm_host_add vm "$PORT" --cpus 2 --memory-mb 768 \
 		--boot-config "$(boot_config "$G/guest.cpio.gz")" &&
 	test "$(health)" = "unknown 0"
 '

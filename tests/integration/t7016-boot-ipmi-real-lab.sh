@@ -45,9 +45,6 @@ T=$SCRATCH/tftp
 mkdir -p "$G" "$T"
 PORT=$(free_port)
 SOL_PORT=$(free_port)
-udp_port() {
-	python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
 BMC_PORT=$(udp_port)
 DEAD_PORT=$(udp_port)
 
@@ -97,39 +94,8 @@ set) while [ \$# -ge 2 ]; do case \$1 in
 esac
 EOC
 chmod +x "$SCRATCH/machine.sh" "$SCRATCH/chassis.sh"
-umask 077
-head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$SCRATCH/bmc.pw"
-umask 022
-cat >"$SCRATCH/lan.conf" <<EOC
-name "farmbmc"
-set_working_mc 0x20
-  startlan 1
-    addr 127.0.0.1 $BMC_PORT
-    priv_limit admin
-    allowed_auths_callback none md2 md5 straight
-    allowed_auths_user none md2 md5 straight
-    allowed_auths_operator none md2 md5 straight
-    allowed_auths_admin none md2 md5 straight
-    guid a123456789abcdefa123456789abcdef
-  endlan
-  chassis_control "$SCRATCH/chassis.sh 0x20"
-  sol "telnet:127.0.0.1:$SOL_PORT" 115200
-  user 2 true "admin" "$(cat "$SCRATCH/bmc.pw")" admin 10 none md2 md5 straight
-EOC
-cat >"$SCRATCH/sim.emu" <<'EOE'
-mc_setbmc 0x20
-mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
-sel_enable 0x20 1000 0x0a
-mc_enable 0x20
-EOE
-(cd "$SCRATCH" && exec ipmi_sim -c lan.conf -f sim.emu -n -s "$SCRATCH" >ipmi_sim.log 2>&1) &
-SIM_PID=$!
-test_atexit "kill $SIM_PID; test -s '$SCRATCH/machine.pid' && kill \$(cat '$SCRATCH/machine.pid')"
-
-bmc() {
-	ipmitool -I lanplus -C 3 -H 127.0.0.1 -p "$BMC_PORT" -U admin \
-		-f "$SCRATCH/bmc.pw" "$@"
-}
+ipmi_sim_up "  chassis_control \"$SCRATCH/chassis.sh 0x20\"
+  sol \"telnet:127.0.0.1:$SOL_PORT\" 115200"
 # grep_or_fail for an extended regular expression.
 grep_re() {
 	grep -qE -- "$1" "$2" && return 0

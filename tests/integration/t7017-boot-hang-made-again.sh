@@ -52,10 +52,7 @@ test_expect_success 'a guest image, a silent initrd in the place of the kernel i
 	cp silent.cpio.gz flaky.cpio.gz &&
 	schedfarm kernel add flaky --image "$VMLINUZ" --vmlinux "$VMLINUX" \
 		--release "$REL" --initrd "$SCRATCH/flaky.cpio.gz" >out &&
-	known_hosts_for "$G/known_hosts" "$PORT" "$G/guest.cpio.gz.hostkey.pub" &&
-	schedfarm host add vm --kind libvirt --address 127.0.0.1 --port "$PORT" \
-		--user root --key "$G/ctl" --known-hosts "$G/known_hosts" \
-		--libvirt-uri qemu:///system --cpus 2 --memory-mb 768 \
+	vm_host_add vm "$PORT" --cpus 2 --memory-mb 768 \
 		--boot-config "{\"agent_timeout_ms\": 20000}" >/dev/null
 '
 

@@ -72,10 +72,7 @@ test_expect_success 'a guest image, Debian kernel as base and "patched", a libvi
 		schedfarm kernel add $k --image "$VMLINUZ" --vmlinux "$VMLINUX" \
 			--release "$REL" >/dev/null || return 1
 	done &&
-	known_hosts_for "$G/known_hosts" "$PORT" "$G/guest.cpio.gz.hostkey.pub" &&
-	schedfarm host add vm --kind libvirt --address 127.0.0.1 --port "$PORT" \
-		--user root --key "$G/ctl" --known-hosts "$G/known_hosts" \
-		--libvirt-uri qemu:///system --sockets 2 --cores 2 --threads 1 \
+	vm_host_add vm "$PORT" --sockets 2 --cores 2 --threads 1 \
 		--numa-nodes 2 --memory-mb 1024 \
 		--boot-config "{\"initrd\": \"$G/guest.cpio.gz\"}" >/dev/null
 '

@@ -156,3 +156,81 @@ guest_image_multi() {
 	sh "$TOP/tools/guest-image.sh" -o "$_d/guest.cpio.gz" -k "$_d/ctl.pub" \
 		-a "$AGENT_BIN" $_m >/dev/null
 }
+
+# A free UDP port on 127.0.0.1 (a BMC's).
+udp_port() {
+	python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# pxe_machine_sh TFTP CONSOLE SSH_PORT: $SCRATCH/machine.sh, the lab
+# machine an ipmi_sim startcmd powers: qemu (TCG) with no disk and no
+# -kernel, so the only way it boots is iPXE from TFTP (bmc1.ipxe, the
+# folder the farm writes), its serial console appended to CONSOLE, its
+# SSH on 127.0.0.1:SSH_PORT, its pid in $SCRATCH/machine.pid.
+pxe_machine_sh() {
+	cat >"$SCRATCH/machine.sh" <<EOM
+#!/bin/sh
+exec qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -vga none \
+	-monitor none -boot n \
+	-chardev file,id=ser0,path=$2,append=on -serial chardev:ser0 \
+	-netdev user,id=n0,restrict=on,tftp=$1,bootfile=bmc1.ipxe,hostfwd=tcp:127.0.0.1:$3-:22 \
+	-device e1000,netdev=n0 -device virtio-rng-pci -pidfile $SCRATCH/machine.pid
+EOM
+	chmod +x "$SCRATCH/machine.sh"
+}
+
+# ipmi_sim_up MACHINE_LINES: OpenIPMI's ipmi_sim as a BMC for real on
+# 127.0.0.1:$BMC_PORT (UDP, IPMI 2.0 lanplus), user admin with a random
+# password in $SCRATCH/bmc.pw; MACHINE_LINES are the lan.conf lines of
+# what its power and console drive (startcmd/serial, or chassis_control/
+# sol).  Sets SIM_PID; at exit the BMC and the machine of
+# $SCRATCH/machine.pid are stopped.
+ipmi_sim_up() {
+	umask 077
+	head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$SCRATCH/bmc.pw"
+	umask 022
+	cat >"$SCRATCH/lan.conf" <<EOC
+name "farmbmc"
+set_working_mc 0x20
+  startlan 1
+    addr 127.0.0.1 $BMC_PORT
+    priv_limit admin
+    allowed_auths_callback none md2 md5 straight
+    allowed_auths_user none md2 md5 straight
+    allowed_auths_operator none md2 md5 straight
+    allowed_auths_admin none md2 md5 straight
+    guid a123456789abcdefa123456789abcdef
+  endlan
+$1
+  user 2 true "admin" "$(cat "$SCRATCH/bmc.pw")" admin 10 none md2 md5 straight
+EOC
+	cat >"$SCRATCH/sim.emu" <<'EOE'
+mc_setbmc 0x20
+mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
+sel_enable 0x20 1000 0x0a
+mc_enable 0x20
+EOE
+	(cd "$SCRATCH" && exec ipmi_sim -c lan.conf -f sim.emu -n -s "$SCRATCH" >ipmi_sim.log 2>&1) &
+	SIM_PID=$!
+	test_atexit "kill $SIM_PID; test -s '$SCRATCH/machine.pid' && kill \$(cat '$SCRATCH/machine.pid')"
+}
+
+# bmc ARGS...: ipmitool against the BMC of ipmi_sim_up.
+bmc() {
+	ipmitool -I lanplus -C 3 -H 127.0.0.1 -p "$BMC_PORT" -U admin \
+		-f "$SCRATCH/bmc.pw" "$@"
+}
+
+# vm_host_add NAME PORT OPTIONS...: the libvirt host NAME on
+# qemu:///system, its guest's SSH forwarded to 127.0.0.1:PORT and reached
+# as root with $G/ctl, the guest image's host key in
+# $G/known_hosts-NAME; OPTIONS (topology, --boot-config) go to `host add`.
+vm_host_add() {
+	_n=$1 _p=$2
+	shift 2
+	known_hosts_for "$G/known_hosts-$_n" "$_p" "$G/guest.cpio.gz.hostkey.pub" &&
+		schedfarm host add "$_n" --kind libvirt --address 127.0.0.1 \
+			--port "$_p" --user root --key "$G/ctl" \
+			--known-hosts "$G/known_hosts-$_n" \
+			--libvirt-uri qemu:///system "$@"
+}

@@ -191,3 +191,13 @@ EOCONF
 embedded_stop_at_exit() {
 	test_atexit "SCHEDFARM_HOME='$1' '$SCHEDFARM_BIN' db stop"
 }
+
+# serve_start LOG OPTIONS...: `schedfarm serve OPTIONS` in the background,
+# its output in $SCRATCH/LOG, stopped at exit.  Sets SERVE to its pid.
+serve_start() {
+	_log=$1
+	shift
+	"$SCHEDFARM_BIN" serve "$@" >"$SCRATCH/$_log" 2>&1 &
+	SERVE=$!
+	test_atexit "kill $SERVE"
+}

@@ -216,6 +216,42 @@ static void test_schedstat_delta(void **state)
 	schedstat_release(&b);
 }
 
+/* The same deltas when the second snapshot lists its cpus and domains in
+ * another order than the first (matched by cpu and level, not index). */
+static void test_schedstat_delta_reordered(void **state)
+{
+	struct schedstat a, b;
+	struct capture c;
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	parse_ss("schedstat-v15.txt", &a);
+	parse_ss("schedstat-v15-after.txt", &b);
+	for (size_t i = 0, j = b.ncpus - 1; i < j; i++, j--) {
+		struct schedstat_cpu t = b.cpus[i];
+
+		b.cpus[i] = b.cpus[j];
+		b.cpus[j] = t;
+	}
+	for (size_t i = 0, j = b.ndoms - 1; i < j; i++, j--) {
+		struct schedstat_domain t = b.doms[i];
+
+		b.doms[i] = b.doms[j];
+		b.doms[j] = t;
+	}
+	capture_start(&c);
+	schedstat_emit_delta(&c.em, &a, &b);
+	capture_end(&c, &out);
+	assert_true(capture_find(&out, "cpu1", "run_delay_ns") == 1500);
+	assert_true(capture_find(&out, "cpu0", "pcount") == 3);
+	assert_true(capture_find(&out, "domain1/newidle", "lb_gained") == 18);
+	assert_true(capture_find(&out, "all", "balancer_migrations") ==
+		    2 * (6 + 12 + 18) + 2 * 6);
+	strbuf_release(&out);
+	schedstat_release(&a);
+	schedstat_release(&b);
+}
+
 static void test_procstat_and_tasks(void **state)
 {
 	const char *s1 =
@@ -635,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_schedstat_versions),
 		cmocka_unit_test(test_schedstat_refusals),
 		cmocka_unit_test(test_schedstat_delta),
+		cmocka_unit_test(test_schedstat_delta_reordered),
 		cmocka_unit_test(test_procstat_and_tasks),
 		cmocka_unit_test(test_sysbench),
 		cmocka_unit_test(test_hackbench_perf),
