@@ -138,39 +138,53 @@ static size_t copy_bracket(const char *p, struct strbuf *out)
 	return n;
 }
 
+/* What makes a pattern dear to compile or match (ere_expansion()). */
+struct ere_cost {
+	int backref; /* a back-reference (\1..\9) */
+	int repeats; /* repeat operators: * + ? {m,n} */
+	int stacked; /* the most repeats on one atom, group inside group */
+};
+
 /*
  * How many copies of its parts a POSIX extended regular expression
  * becomes when compiled (glibc copies the atom before "+" once, before
  * "{m,n}" max(m, n) times, and so on, group inside group): an estimate,
  * saturating just above limit.  "x+++...+" doubles at each "+", and a
  * 100-byte pattern of that shape took regcomp() past 2 GB (found by the
- * fuzzers, through a plan and through a run spec).  Back-references
- * (\1..\9) set *backref: they make matching exponential.
+ * fuzzers, through a plan and through a run spec).  cost gets the rest:
+ * back-references make matching exponential, and repeats stacked three
+ * deep ('.??+' 33 times) or long runs of them ('1' and 31 '?', then '+')
+ * keep glibc's epsilon closures busy for seconds to minutes (found by
+ * the plan fuzzer).
  */
-static double ere_expansion(const char *p, double limit, int *backref)
+static double ere_expansion(const char *p, double limit, struct ere_cost *cost)
 {
 	double total[CMD_MAX_GROUPS + 2] = { 0 },
 				      alt[CMD_MAX_GROUPS + 2] = { 0 };
+	int stack[CMD_MAX_GROUPS + 2] = { 0 };
 	double last = 0;
-	int depth = 0;
+	int depth = 0, laststack = 0;
 
-	*backref = 0;
+	memset(cost, 0, sizeof(*cost));
 	while (*p) {
 		double f = 0;
 
 		if (*p == '\\') {
 			if (p[1] >= '1' && p[1] <= '9')
-				*backref = 1;
+				cost->backref = 1;
 			p += p[1] ? 2 : 1;
 			last = 1;
+			laststack = 0;
 		} else if (*p == '[') {
 			p += bracket_len(p);
 			last = 1;
+			laststack = 0;
 		} else if (*p == '(') {
 			p++;
 			if (depth < CMD_MAX_GROUPS + 1) {
 				depth++;
 				total[depth] = alt[depth] = 0;
+				stack[depth] = 0;
 			}
 			last = 0;
 			continue;
@@ -179,6 +193,7 @@ static double ere_expansion(const char *p, double limit, int *backref)
 			last = (total[depth] > alt[depth] ? total[depth]
 							  : alt[depth]) +
 			       1;
+			laststack = stack[depth];
 			depth--;
 		} else if (*p == '|') {
 			p++;
@@ -206,6 +221,7 @@ static double ere_expansion(const char *p, double limit, int *backref)
 			if (*e != '}') {
 				p++;
 				last = 1;
+				laststack = 0;
 			} else {
 				p = e + 1;
 				f = (double)(m > n ? m : n);
@@ -215,14 +231,21 @@ static double ere_expansion(const char *p, double limit, int *backref)
 		} else {
 			p++;
 			last = 1;
+			laststack = 0;
 		}
 		if (f) {
 			/* the atom before the repeat, f times over */
 			total[depth] += last * (f - 1);
 			last *= f;
+			cost->repeats++;
+			laststack++;
 		} else {
 			total[depth] += last;
 		}
+		if (laststack > stack[depth])
+			stack[depth] = laststack;
+		if (laststack > cost->stacked)
+			cost->stacked = laststack;
 		if (total[depth] > limit || last > limit)
 			return limit + 1;
 	}
@@ -329,9 +352,9 @@ int cmd_regex_compile(const char *pattern, struct cmd_regex *re,
 		}
 	}
 	{
-		int backref;
+		struct ere_cost cost;
 
-		if (ere_expansion(ere.buf, CMD_MAX_EXPANSION, &backref) >
+		if (ere_expansion(ere.buf, CMD_MAX_EXPANSION, &cost) >
 		    CMD_MAX_EXPANSION) {
 			strbuf_addf(
 				err,
@@ -341,7 +364,22 @@ int cmd_regex_compile(const char *pattern, struct cmd_regex *re,
 				CMD_MAX_EXPANSION);
 			goto out;
 		}
-		if (backref) {
+		if (cost.stacked > CMD_MAX_STACKED) {
+			strbuf_addf(err,
+				    "more than %d repeats on one atom (such as "
+				    "'a??+' or '((a?)+)*'): compiling them can "
+				    "take minutes",
+				    CMD_MAX_STACKED);
+			goto out;
+		}
+		if (cost.repeats > CMD_MAX_REPEATS) {
+			strbuf_addf(err,
+				    "more than %d repeat operators (* + ? "
+				    "{m,n}) in one pattern",
+				    CMD_MAX_REPEATS);
+			goto out;
+		}
+		if (cost.backref) {
 			strbuf_addstr(err, "a back-reference (\\1..\\9): "
 					   "not supported (matching with them "
 					   "can take exponential time)");

@@ -42,6 +42,8 @@
 #define CMD_MAX_PATTERNS 64 /* regex patterns */
 #define CMD_MAX_GROUPS 64 /* capture groups of one pattern */
 #define CMD_MAX_EXPANSION 10000 /* how far repeats may multiply a pattern */
+#define CMD_MAX_STACKED 2 /* repeats on one atom: (a+)? but not (a+)?* */
+#define CMD_MAX_REPEATS 100 /* repeat operators in one pattern */
 #define CMD_MAX_LINE 65536 /* bytes of one output line */
 #define CMD_MAX_OUTPUT (16u << 20) /* bytes of output parsed */
 

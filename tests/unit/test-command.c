@@ -95,14 +95,48 @@ static void test_regex_named_groups(void **state)
 						"10000 times"));
 		cmd_regex_free(&re);
 	}
+	/* Repeats stacked three deep, or more than 100 of them: glibc's
+	 * epsilon closures took seconds to minutes (the plan fuzzer's "1"
+	 * and 31 "?", then "+": 0.9 s without ASan; ".??+" 33 times: over
+	 * a minute). */
+	static const char *const deep[] = { "a??+", "((a?)+)*",
+					    "1???????????????????????????????;",
+					    "x[ab]*?+" };
+	for (size_t i = 0; i < sizeof(deep) / sizeof(deep[0]); i++) {
+		strbuf_reset(&err);
+		assert_int_equal(cmd_regex_compile(deep[i], &re, &err), -1);
+		assert_non_null(
+			strstr(err.buf, "more than 2 repeats on one atom"));
+		cmd_regex_free(&re);
+	}
+	{
+		struct strbuf many = STRBUF_INIT;
+
+		for (int i = 0; i < 101; i++)
+			strbuf_addstr(&many, "a?");
+		strbuf_reset(&err);
+		assert_int_equal(cmd_regex_compile(many.buf, &re, &err), -1);
+		assert_non_null(
+			strstr(err.buf, "more than 100 repeat operators"));
+		cmd_regex_free(&re);
+		strbuf_setlen(&many, many.len - 2);
+		strbuf_reset(&err);
+		if (cmd_regex_compile(many.buf, &re, &err) < 0)
+			fail_msg("100 repeats: %s", err.buf);
+		cmd_regex_free(&re);
+		strbuf_release(&many);
+	}
 	strbuf_reset(&err);
 	assert_int_equal(cmd_regex_compile("(a+)\\1", &re, &err), -1);
 	assert_non_null(strstr(err.buf, "a back-reference"));
 	cmd_regex_free(&re);
 	static const char *const fine[] = { "rate[=:]\\s*(?<rate>\\S+)",
-					    "(?<lat>[0-9.]+) ?us", "(a+)+",
+					    "(?<lat>[0-9.]+) ?us",
+					    "(a+)+",
 					    "x{2,5}(y{3}|z{1,50}){10}",
-					    "[+{]+++" };
+					    "[+{]++",
+					    "(a?)+",
+					    "(.?)+(.?)+" };
 	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
 		strbuf_reset(&err);
 		if (cmd_regex_compile(fine[i], &re, &err) < 0)
