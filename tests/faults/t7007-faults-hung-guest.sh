@@ -20,13 +20,7 @@ boot_prereqs
 libvirt_up || skip_all "libvirtd would not start"
 command -v jq >/dev/null || skip_all "jq not installed (make deps)"
 
-export SCHEDFARM_HOME=$SCRATCH/home
-mkdir -p "$SCHEDFARM_HOME"
-embedded_stop_at_exit "$SCHEDFARM_HOME"
-VMLINUZ=$(debian_vmlinuz)
-REL=${VMLINUZ#/boot/vmlinuz-}
-G=$SCRATCH/guest
-mkdir -p "$G"
+boot_test_setup
 P1=$(free_port)
 P2=$(free_port)
 printf 'diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n' >"$SCRATCH/p.patch"
@@ -59,11 +53,7 @@ health() {
 test_expect_success 'a guest image, a silent initrd, Debian kernel and a hanging label of it, two hosts checked' '
 	guest_image "$G" "/lib/modules/$REL" &&
 	VMLINUX=$(vmlinux_of "$VMLINUZ") &&
-	mkdir -p silent/bin &&
-	cp /bin/busybox silent/bin/busybox &&
-	printf "#!/bin/busybox sh\nexec /bin/busybox sleep 100000\n" >silent/init &&
-	chmod 755 silent/init &&
-	(cd silent && find . | cpio -o -H newc --quiet | gzip -n) >silent.cpio.gz &&
+	silent_initrd "$SCRATCH/silent.cpio.gz" &&
 	schedfarm kernel add debian --image "$VMLINUZ" --vmlinux "$VMLINUX" --release "$REL" >out &&
 	schedfarm kernel add debian-job --image "$VMLINUZ" --vmlinux "$VMLINUX" --release "$REL" >out &&
 	schedfarm kernel add hangs --image "$VMLINUZ" --vmlinux "$VMLINUX" \

@@ -19,14 +19,9 @@ ls /usr/lib/ipxe/qemu/*e1000*.rom >/dev/null 2>&1 ||
 	ls /usr/share/qemu/*e1000*.rom >/dev/null 2>&1 ||
 	skip_all "no iPXE ROM for qemu's e1000 (ipxe-qemu)"
 
-export SCHEDFARM_HOME=$SCRATCH/home
-mkdir -p "$SCHEDFARM_HOME"
-embedded_stop_at_exit "$SCHEDFARM_HOME"
-VMLINUZ=$(debian_vmlinuz)
-REL=${VMLINUZ#/boot/vmlinuz-}
-G=$SCRATCH/guest
+boot_test_setup
 T=$SCRATCH/tftp
-mkdir -p "$G" "$T"
+mkdir -p "$T"
 PORT=$(free_port)
 VMPORT=$(free_port)
 BMC_PORT=$(udp_port)

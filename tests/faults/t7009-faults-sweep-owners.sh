@@ -20,13 +20,7 @@ libvirt_up || skip_all "libvirtd would not start"
 command -v jq >/dev/null || skip_all "jq not installed (make deps)"
 command -v setsid >/dev/null || skip_all "setsid not installed (util-linux)"
 
-export SCHEDFARM_HOME=$SCRATCH/home
-mkdir -p "$SCHEDFARM_HOME"
-embedded_stop_at_exit "$SCHEDFARM_HOME"
-VMLINUZ=$(debian_vmlinuz)
-REL=${VMLINUZ#/boot/vmlinuz-}
-G=$SCRATCH/guest
-mkdir -p "$G"
+boot_test_setup
 PORT=$(free_port)
 printf 'diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n' >"$SCRATCH/p.patch"
 

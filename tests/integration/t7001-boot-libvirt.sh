@@ -12,13 +12,7 @@
 boot_prereqs
 libvirt_up || skip_all "libvirtd would not start"
 
-export SCHEDFARM_HOME=$SCRATCH/home
-mkdir -p "$SCHEDFARM_HOME"
-embedded_stop_at_exit "$SCHEDFARM_HOME"
-VMLINUZ=$(debian_vmlinuz)
-REL=${VMLINUZ#/boot/vmlinuz-}
-G=$SCRATCH/guest
-mkdir -p "$G"
+boot_test_setup
 PORT=$(free_port)
 
 test_expect_success 'the guest image builds, reproducibly given the host key' '

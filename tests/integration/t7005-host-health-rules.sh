@@ -14,13 +14,7 @@
 boot_prereqs
 libvirt_up || skip_all "libvirtd would not start"
 
-export SCHEDFARM_HOME=$SCRATCH/home
-mkdir -p "$SCHEDFARM_HOME"
-embedded_stop_at_exit "$SCHEDFARM_HOME"
-VMLINUZ=$(debian_vmlinuz)
-REL=${VMLINUZ#/boot/vmlinuz-}
-G=$SCRATCH/guest
-mkdir -p "$G"
+boot_test_setup
 PORT=$(free_port)
 
 cat >"$SCRATCH/short.yaml" <<'EOF'
@@ -60,11 +54,7 @@ health() {
 test_expect_success 'a guest image, a silent initrd, Debian kernel under two names, a libvirt host' '
 	guest_image "$G" "/lib/modules/$REL" &&
 	VMLINUX=$(vmlinux_of "$VMLINUZ") &&
-	mkdir -p silent/bin &&
-	cp /bin/busybox silent/bin/busybox &&
-	printf "#!/bin/busybox sh\n/bin/busybox echo \"SCHEDFARM-AGENT-READY release=\$(/bin/busybox uname -r) sockets=1 cpus=1\" >/dev/console\nexec /bin/busybox sleep 100000\n" >silent/init &&
-	chmod 755 silent/init &&
-	(cd silent && find . | cpio -o -H newc --quiet | gzip -n) >silent.cpio.gz &&
+	silent_initrd "$SCRATCH/silent.cpio.gz" "/bin/busybox echo \"SCHEDFARM-AGENT-READY release=\$(/bin/busybox uname -r) sockets=1 cpus=1\" >/dev/console; exec /bin/busybox sleep 100000" &&
 	schedfarm kernel add debian --image "$VMLINUZ" --vmlinux "$VMLINUX" \
 		--release "$REL" >out &&
 	schedfarm kernel add patched-silent --image "$VMLINUZ" --vmlinux "$VMLINUX" \

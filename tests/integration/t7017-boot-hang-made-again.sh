@@ -15,13 +15,7 @@ boot_prereqs
 libvirt_up || skip_all "libvirtd would not start"
 command -v jq >/dev/null || skip_all "jq not installed (make deps)"
 
-export SCHEDFARM_HOME=$SCRATCH/home
-mkdir -p "$SCHEDFARM_HOME"
-embedded_stop_at_exit "$SCHEDFARM_HOME"
-VMLINUZ=$(debian_vmlinuz)
-REL=${VMLINUZ#/boot/vmlinuz-}
-G=$SCRATCH/guest
-mkdir -p "$G"
+boot_test_setup
 PORT=$(free_port)
 
 cat >"$SCRATCH/short.yaml" <<'EOF'
@@ -44,11 +38,7 @@ EOF
 test_expect_success 'a guest image, a silent initrd in the place of the kernel initrd, a libvirt host' '
 	guest_image "$G" "/lib/modules/$REL" &&
 	VMLINUX=$(vmlinux_of "$VMLINUZ") &&
-	mkdir -p silent/bin &&
-	cp /bin/busybox silent/bin/busybox &&
-	printf "#!/bin/busybox sh\nexec /bin/busybox sleep 100000\n" >silent/init &&
-	chmod 755 silent/init &&
-	(cd silent && find . | cpio -o -H newc --quiet | gzip -n) >silent.cpio.gz &&
+	silent_initrd "$SCRATCH/silent.cpio.gz" &&
 	cp silent.cpio.gz flaky.cpio.gz &&
 	schedfarm kernel add flaky --image "$VMLINUZ" --vmlinux "$VMLINUX" \
 		--release "$REL" --initrd "$SCRATCH/flaky.cpio.gz" >out &&

@@ -20,12 +20,7 @@ boot_prereqs
 smtp_prereqs
 libvirt_up || skip_all "libvirtd would not start"
 
-export SCHEDFARM_HOME=$SCRATCH/home
-embedded_stop_at_exit "$SCHEDFARM_HOME"
-VMLINUZ=$(debian_vmlinuz)
-REL=${VMLINUZ#/boot/vmlinuz-}
-G=$SCRATCH/guest
-mkdir -p "$G"
+boot_test_setup
 PORT=$(free_port)
 M=$SCRATCH/smtp
 smtp_up "$M" >smtp.out 2>&1 || { cat smtp.out; exit 1; }

@@ -234,3 +234,29 @@ vm_host_add() {
 			--known-hosts "$G/known_hosts-$_n" \
 			--libvirt-uri qemu:///system "$@"
 }
+
+# boot_test_setup: the farm's state folder in the scratch folder (its
+# embedded PostgreSQL stopped at exit), the newest Debian kernel of /boot
+# ($VMLINUZ, release $REL) and an empty guest folder $G.
+boot_test_setup() {
+	export SCHEDFARM_HOME=$SCRATCH/home
+	mkdir -p "$SCHEDFARM_HOME"
+	embedded_stop_at_exit "$SCHEDFARM_HOME"
+	VMLINUZ=$(debian_vmlinuz)
+	REL=${VMLINUZ#/boot/vmlinuz-}
+	G=$SCRATCH/guest
+	mkdir -p "$G"
+}
+
+# silent_initrd OUT [SCRIPT]: an initrd (busybox) whose /init never starts
+# the agent: it runs SCRIPT (busybox sh; default: sleep) -- a kernel that
+# boots and then hangs, as far as the farm can tell.
+silent_initrd() {
+	rm -rf "$SCRATCH/silent" &&
+		mkdir -p "$SCRATCH/silent/bin" &&
+		cp /bin/busybox "$SCRATCH/silent/bin/busybox" &&
+		printf '#!/bin/busybox sh\n%s\n' \
+			"${2:-exec /bin/busybox sleep 100000}" >"$SCRATCH/silent/init" &&
+		chmod 755 "$SCRATCH/silent/init" &&
+		(cd "$SCRATCH/silent" && find . | cpio -o -H newc --quiet | gzip -n) >"$1"
+}
