@@ -269,7 +269,9 @@ void strbuf_add_json_double(struct strbuf *sb, double v)
 		strbuf_addstr(sb, "null");
 		return;
 	}
-	if (v == (double)(long long)v && fabs(v) < 1e15) {
+	/* The range first: converting a double past long long's is
+	 * undefined (the import fuzzer's 2.7e27, UBSan). */
+	if (fabs(v) < 1e15 && v == (double)(long long)v) {
 		strbuf_addf(sb, "%lld", (long long)v);
 		return;
 	}

@@ -73,6 +73,14 @@ static void test_json_escape(void **state)
 	strbuf_reset(&sb);
 	strbuf_add_json_double(&sb, 1.0 / 3.0);
 	assert_true(strtod(sb.buf, NULL) == 1.0 / 3.0);
+	/* past long long's range (the import fuzzer's value): printed as a
+	 * double, without the undefined conversion to long long */
+	strbuf_reset(&sb);
+	strbuf_add_json_double(&sb, 2.6666666666666666e27);
+	assert_true(strtod(sb.buf, NULL) == 2.6666666666666666e27);
+	strbuf_reset(&sb);
+	strbuf_add_json_double(&sb, -1e300);
+	assert_string_equal(sb.buf, "-1e+300");
 	strbuf_release(&sb);
 }
 
