@@ -218,6 +218,17 @@ static int record_run_fatal(struct job_ctx *jc, const char *line, int expected,
 	return r;
 }
 
+/* The limit of one boot: what is left of the boot phase's (nested in
+ * the job's budget), at least 1 ms and at most a day. */
+static int64_t boot_ms_left(struct job_ctx *jc)
+{
+	int64_t ms = budget_left(&jc->phase_budget);
+
+	if (ms > 24 * 3600 * 1000)
+		ms = 24 * 3600 * 1000;
+	return ms < 1 ? 1 : ms;
+}
+
 int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 		  struct strbuf *err)
 {
@@ -237,11 +248,7 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 	/* The boot phase's limit, nested in the job's budget (jobexec.c):
 	 * the boot gets what is left of it, its power phase the plan's
 	 * power limit. */
-	req.timeout_ms = budget_left(&jc->phase_budget);
-	if (req.timeout_ms > 24 * 3600 * 1000)
-		req.timeout_ms = 24 * 3600 * 1000;
-	if (req.timeout_ms < 1)
-		req.timeout_ms = 1;
+	req.timeout_ms = boot_ms_left(jc);
 	req.power_ms = jc->plan->timeouts.power_ms;
 	/* A failure is judged after a check on the known-good kernel
 	 * (boot_job_boot_failed()). */
@@ -269,9 +276,7 @@ int boot_job_boot(struct job_ctx *jc, int boot_index, struct strbuf *log,
 		boot_result_release(&st->res);
 		boot_result_init(&st->res);
 		strbuf_reset(err);
-		req.timeout_ms = budget_left(&jc->phase_budget);
-		if (req.timeout_ms > 24 * 3600 * 1000)
-			req.timeout_ms = 24 * 3600 * 1000;
+		req.timeout_ms = boot_ms_left(jc);
 	}
 	if (rc < 0) {
 		/* boot_host powered the host off; whose fault it was is for
