@@ -7,6 +7,7 @@
 #ifndef SCHEDFARM_AGENT_H
 #define SCHEDFARM_AGENT_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -397,14 +398,34 @@ struct agent_ctx {
 	void *wl_state;
 };
 
-/* Set by the signal handlers. */
-extern volatile sig_atomic_t agent_stop;
-extern volatile sig_atomic_t agent_stop_signo;
+/*
+ * Set by the signal handlers, per thread: the run's main thread takes
+ * SIGTERM, SIGINT, SIGHUP and the deadline's SIGALRM; a together member's
+ * thread takes SIGUSR1 (end the current iteration only) and SIGUSR2 (the
+ * run is being stopped), which the main thread sends it (pthread_kill).
+ */
+extern _Thread_local volatile sig_atomic_t agent_stop;
+extern _Thread_local volatile sig_atomic_t agent_stop_signo;
 void agent_install_signals(void);
-/* In a together member: SIGUSR1 stops the current iteration only. */
-void agent_install_member_signals(void);
-/* Forget every tracked child (a forked member starts with none). */
-void agent_untrack_all(void);
+
+/*
+ * The children one thread tracks (agent_track) and what its reaped
+ * children cost.  A together member's thread calls agent_thread_adopt()
+ * first: its children then go into t, its signal mask lets only SIGUSR1
+ * and SIGUSR2 in, and agent_children_usage() there is what its own reaps
+ * added up (RUSAGE_CHILDREN is the process's: every member's children).
+ * agent_tracked_kill() SIGKILLs t's children from another thread (a
+ * member that does not end when told).
+ */
+struct agent_tracked;
+struct agent_tracked *agent_tracked_new(void);
+void agent_tracked_free(struct agent_tracked *t);
+void agent_thread_adopt(struct agent_tracked *t);
+void agent_tracked_kill(struct agent_tracked *t);
+/* This thread's reaped children's usage (see above). */
+void agent_children_usage(struct rusage *ru);
+/* Count a child this thread reaped (its wait4 rusage). */
+void agent_count_reaped(const struct rusage *ru);
 /* Arm the spec deadline (seconds from now; 0 = none). */
 void agent_arm_deadline(int64_t seconds);
 
@@ -414,6 +435,20 @@ void agent_track(pid_t pid, int pgrp);
 void agent_untrack(pid_t pid);
 /* Kill (SIGKILL) every tracked child and reap it. */
 void agent_kill_all(void);
+
+/*
+ * The calling thread runs at SCHED_FIFO 1 between begin and end, where it
+ * may (root, real-time runtime in its cgroup), so its wake-ups (a
+ * sampler's ticks, a member's end of its workload) are not held back
+ * behind the workload's heavily weighted group (run.c).
+ */
+struct rt_wake {
+	int changed;
+	int policy;
+	struct sched_param param;
+};
+void rt_wake_begin(struct rt_wake *p);
+void rt_wake_end(struct rt_wake *p);
 
 /* Sleep until the absolute monotonic time t_ms; return 0, or -1 when the
  * run is being stopped. */
@@ -575,13 +610,14 @@ int wl_available(const struct wl_desc *d, struct strbuf *why);
 
 /*
  * Run the members of a together spec (or a single workload sampled by
- * the agent, sample_ms > 0): each member in a process of its own, set up
+ * the agent, sample_ms > 0): each member in a thread of its own, set up
  * once, then per iteration prepared, released together and sampled in
  * the same windows, with each member's metrics under its name and the
  * cross-group figures (doc/PROTOCOL.md, "Together").  ctx is the run's;
  * its cgroups are made.  Return 0, or -1 with err (status in *ret_status:
  * "failed", "interrupted", "timeout").  *ret_member_cpu_s gets the CPU
- * time the member processes spent on their own (not their workloads').
+ * time the member threads spent (not their workloads'); it is part of
+ * the process's own already (for the cost report only).
  */
 int together_run(struct agent_ctx *ctx, const char **ret_status,
 		 double *ret_member_cpu_s, struct strbuf *err);

@@ -650,6 +650,8 @@ struct ct_state {
 	uint64_t overflows;
 	double min, max, avg_sum;
 	int nthreads, have_min, have_max, have_avg, have_over, bad;
+	double *v; /* a "# ...:" line's numbers (CT_MAX_THREADS); not static:
+		    * together members parse in threads of one process */
 };
 
 /* The numbers after "# Name:" into v (at most CT_MAX_THREADS). */
@@ -671,7 +673,7 @@ static void ct_line(char *line, void *data)
 {
 	struct ct_state *st = data;
 	char *s = skip_sp(line);
-	static double v[CT_MAX_THREADS];
+	double *v = st->v;
 	int n;
 
 	if (*s >= '0' && *s <= '9') {
@@ -768,6 +770,7 @@ int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
 	int rc = -1;
 
 	memset(&st, 0, sizeof(st));
+	st.v = xcalloc(CT_MAX_THREADS, sizeof(*st.v));
 	each_line(text, len, ct_line, &st);
 	/* cyclictest prints its rows in order; sorting keeps the quantiles
 	 * right for any order (a bucket printed twice adds up). */
@@ -806,6 +809,7 @@ int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
 	rc = 0;
 out:
 	free(st.rows);
+	free(st.v);
 	return rc;
 }
 

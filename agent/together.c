@@ -4,10 +4,10 @@
  * workload beside a noisy neighbour), and a single workload the agent
  * samples (sample_ms).
  *
- * Each member runs in a process of its own forked from the agent, which
- * runs the member's workload exactly as the agent runs a lone one (setup
- * once, then prepare and run per iteration, teardown at the end) and
- * writes its lines, named "MEMBER.metric", into a pipe.  The run process
+ * Each member runs in a thread of its own in the agent, which runs the
+ * member's workload exactly as the agent runs a lone one (setup once,
+ * then prepare and run per iteration, teardown at the end) and writes its
+ * lines, named "MEMBER.metric", into a pipe.  The run's main thread
  * drives the members with one-line commands over another pipe:
  *
  *   P IT WARMUP   prepare iteration IT (kernbench's make clean)
@@ -15,26 +15,36 @@
  *                 after all are prepared: the barrier)
  *   Q             tear down and exit
  *
- * and the members answer with control lines the run process consumes
+ * and the members answer with control lines the main thread consumes
  * ({"type":"member-ready"}, {"type":"member-done"}, {"type":"member-exit"});
- * every other line is relayed as is.  While the members run, the run
- * process only sleeps until the next sample, reads each member group's
+ * every other line is relayed as is.  While the members run, the main
+ * thread only sleeps until the next sample, reads each member group's
  * CPU usage (one pread per group) and relays lines.  When every measured
  * member is done, background members (neighbours) get SIGUSR1, which ends
- * their current iteration, not their process.
+ * their current iteration, not their thread; SIGUSR2 tells a member the
+ * run is being stopped.
+ *
+ * Threads, not processes: a forked member cost the agent a fork, the
+ * copy-on-write faults of two address spaces and an exit (7-9 ms of a
+ * 10 s pair, a third of the agent's cost), where a thread costs a stack.
+ * What a process gave a member for free, each member thread has of its
+ * own: its interruption flag (agent_stop is thread-local), the children
+ * it tracks and kills, and what its reaped children cost
+ * (agent_children_usage(), where a process read RUSAGE_CHILDREN).
  *
  * The cross-group figures are computed over the contention window, from
  * the barrier to the end of the first measured member (when all still
  * competed): each member group's share of what the groups used together,
  * its CPU in percent of one CPU, Jain's index and the max/min ratio over
  * weight-normalised usage, and the ratio of the measured members' elapsed
- * times.  A member's own CPU (not its workload's) is added to the agent's
- * in the done line, so agent_cpu_s stays the whole cost of measuring.
+ * times.  The member threads' own CPU (not their workloads') is the
+ * agent's, so agent_cpu_s stays the whole cost of measuring.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,15 +72,19 @@ struct member {
 	const struct run_spec *spec;
 	const char *label; /* name, or NULL for a lone sampled workload */
 	const char *cgroup; /* its cgroup parameter */
-	pid_t pid;
-	int ctl_fd, out_fd; /* our ends */
+	const struct agent_ctx *run_ctx; /* the run's, which it copies */
+	pthread_t thread;
+	int started; /* thread is running or not yet joined */
+	struct agent_tracked *tracked; /* the children of its thread */
+	int ctl_fd, out_fd; /* the main thread's ends */
+	int ctl_rd, out_wr; /* the member thread's ends */
 	struct strbuf in; /* a partial line from it */
 	enum mstate state;
 	int ok; /* the last answer said ok */
 	char *message; /* the last failure */
 	double elapsed_s;
 	struct member_usage usage; /* its workload's, this iteration */
-	double cpu_s; /* its own, from member-exit */
+	double cpu_s; /* its thread's own, from member-exit */
 	int exited; /* member-exit seen */
 	int signalled; /* SIGUSR1 sent this iteration */
 	int usage_fd; /* its group's usage file, or -1 */
@@ -79,7 +93,7 @@ struct member {
 	int uwin_set;
 };
 
-/* ---- the member process ---------------------------------------------- */
+/* ---- the member thread ----------------------------------------------- */
 
 /* Write all of buf to fd (a pipe to the run; it may be gone). */
 static void put_all(int fd, const char *buf, size_t len)
@@ -140,10 +154,13 @@ static void member_go(struct agent_ctx *ctx, const struct wl_ops *ops, int fd,
 	struct emitter *em = ctx->em;
 	struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
 	struct rusage a, b;
-	int64_t t0 = mono_ms();
+	struct rt_wake rt = { 0 };
+	int64_t t0;
 	int r = 0, passes = 0, out_fd = em->out_fd;
 
-	getrusage(RUSAGE_CHILDREN, &a);
+	rt_wake_begin(&rt); /* its end timed when it comes */
+	t0 = mono_ms();
+	agent_children_usage(&a);
 	if (background)
 		em->out_fd = -1; /* a neighbour's own figures are not kept */
 	do {
@@ -155,7 +172,8 @@ static void member_go(struct agent_ctx *ctx, const struct wl_ops *ops, int fd,
 		agent_kill_all();
 	} while (background && r == 0 && !agent_stop);
 	em->out_fd = out_fd;
-	getrusage(RUSAGE_CHILDREN, &b);
+	agent_children_usage(&b);
+	rt_wake_end(&rt);
 	if (agent_stop == STOP_ITERATION) {
 		/* cut short by the run: a background member is fine */
 		r = background ? 0 : -1;
@@ -198,23 +216,21 @@ static void member_ready(int fd, int64_t run_id, int ok,
 }
 
 /*
- * The member process: the member's workload driven by the run's commands.
- * Never returns.
+ * The member thread: the member's workload driven by the run's commands,
+ * then its teardown; it closes its ends of the pipes when it is done.
  */
-__attribute__((noreturn)) static void
-member_main(const struct agent_ctx *run_ctx, const struct run_spec *ms,
-	    int ctl_fd, int out_fd)
+static void *member_main(void *arg)
 {
+	struct member *m = arg;
+	const struct run_spec *ms = m->spec;
 	struct emitter em;
-	struct agent_ctx ctx = *run_ctx;
+	struct agent_ctx ctx = *m->run_ctx;
 	const struct wl_ops *ops = wl_ops_of(ms);
 	struct strbuf cmd = STRBUF_INIT, err = STRBUF_INIT, line = STRBUF_INIT;
 	struct rusage ru;
-	int setup_ok;
+	int ctl_fd = m->ctl_rd, out_fd = m->out_wr, setup_ok;
 
-	agent_untrack_all();
-	setpgid(0, 0);
-	agent_install_member_signals();
+	agent_thread_adopt(m->tracked);
 	emitter_init(&em, ms->run_id, out_fd);
 	em.member = ms->name;
 	em.iteration = -1;
@@ -255,15 +271,21 @@ member_main(const struct agent_ctx *run_ctx, const struct run_spec *ms,
 	if (ops->teardown && (setup_ok || ctx.wl_state))
 		ops->teardown(&ctx);
 	agent_kill_all();
-	getrusage(RUSAGE_SELF, &ru);
+	getrusage(RUSAGE_THREAD, &ru);
 	line_begin(&line, "member-exit", ms->run_id);
 	line_num(&line, "cpu_s", tv_sec(ru.ru_utime) + tv_sec(ru.ru_stime));
 	line_end(&line);
 	send_control(out_fd, &line);
-	_exit(0);
+	emitter_release(&em);
+	strbuf_release(&cmd);
+	strbuf_release(&err);
+	strbuf_release(&line);
+	close(ctl_fd);
+	close(out_fd);
+	return NULL;
 }
 
-/* ---- the run process ------------------------------------------------- */
+/* ---- the main thread ------------------------------------------------- */
 
 static int64_t now_ns(void)
 {
@@ -292,12 +314,16 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* Fork the member process of m; 0, or -1 with err. */
-static int member_start(struct agent_ctx *ctx, struct member *all, size_t n,
-			struct member *m, struct strbuf *err)
+/*
+ * Start the member thread of m with its two pipes; 0, or -1 with err.
+ * The thread starts with every signal blocked (it lets SIGUSR1 and
+ * SIGUSR2 in once its own tracked set is in place).
+ */
+static int member_start(struct agent_ctx *ctx, struct member *m,
+			struct strbuf *err)
 {
-	int ctl[2], out[2];
-	pid_t pid;
+	int ctl[2], out[2], e;
+	sigset_t all, old;
 
 	if (pipe2(ctl, O_CLOEXEC) < 0) {
 		strbuf_addf(err, "cannot make a pipe: %s", strerror(errno));
@@ -309,31 +335,26 @@ static int member_start(struct agent_ctx *ctx, struct member *all, size_t n,
 		close(ctl[1]);
 		return -1;
 	}
-	pid = fork();
-	if (pid < 0) {
-		strbuf_addf(err, "cannot fork a member: %s", strerror(errno));
+	m->run_ctx = ctx;
+	m->tracked = agent_tracked_new();
+	m->ctl_fd = ctl[1];
+	m->ctl_rd = ctl[0];
+	m->out_fd = out[0];
+	m->out_wr = out[1];
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&m->thread, NULL, member_main, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		strbuf_addf(err, "cannot start a member thread: %s",
+			    strerror(e));
+		close_fd(&m->ctl_fd);
+		close_fd(&m->out_fd);
 		close(ctl[0]);
-		close(ctl[1]);
-		close(out[0]);
 		close(out[1]);
 		return -1;
 	}
-	if (pid == 0) {
-		for (size_t i = 0; i < n; i++) {
-			close_fd(&all[i].ctl_fd);
-			close_fd(&all[i].out_fd);
-		}
-		close(ctl[1]);
-		close(out[0]);
-		member_main(ctx, m->spec, ctl[0], out[1]);
-	}
-	setpgid(pid, pid); /* as the member does: no race either way */
-	close(ctl[0]);
-	close(out[1]);
-	m->pid = pid;
-	m->ctl_fd = ctl[1];
-	m->out_fd = out[0];
-	agent_track(pid, 1);
+	m->started = 1;
 	return 0;
 }
 
@@ -537,8 +558,8 @@ static int wait_members(struct tg *t, int running, struct strbuf *err)
 				struct member *m = &t->m[i];
 
 				if (m->state == M_BUSY && !m->signalled &&
-				    m->pid > 0) {
-					kill(m->pid, SIGUSR1);
+				    m->started) {
+					pthread_kill(m->thread, SIGUSR1);
 					m->signalled = 1;
 				}
 			}
@@ -593,7 +614,7 @@ static int wait_members(struct tg *t, int running, struct strbuf *err)
 				m->ok = 0;
 				free(m->message);
 				m->message = xstrdup(
-					"its process ended unexpectedly");
+					"its thread ended unexpectedly");
 			}
 			if (!m->ok && !t->first_bad)
 				t->first_bad = m;
@@ -717,6 +738,7 @@ static int together_iteration(struct tg *t, int it, struct strbuf *err)
 	struct emitter *em = ctx->em;
 	struct strbuf cmd = STRBUF_INIT, note = STRBUF_INIT;
 	struct snap before, after;
+	struct rt_wake rt = { 0 };
 	struct member *bad;
 	int rc = -1;
 
@@ -734,8 +756,11 @@ static int together_iteration(struct tg *t, int it, struct strbuf *err)
 	read_usage(t, 0);
 	t->t0 = t->tprev = now_ns();
 	t->twin = 0;
+	if (t->sample_ms)
+		rt_wake_begin(&rt);
 	send_all(t, "G\n");
 	rc = wait_members(t, 1, err);
+	rt_wake_end(&rt);
 	if (!t->twin) {
 		t->twin = now_ns();
 		read_usage(t, 1);
@@ -749,6 +774,10 @@ static int together_iteration(struct tg *t, int it, struct strbuf *err)
 	if (rc == 0)
 		emit_cross(t);
 	snap_take(ctx, &after, 0, &note);
+	/* The members' workloads' children were reaped by the member
+	 * threads, so RUSAGE_CHILDREN grew by what the members report:
+	 * count it once, from them. */
+	after.children = before.children;
 	memset(&after.members, 0, sizeof(after.members));
 	for (size_t i = 0; i < t->n; i++) {
 		after.members.user_s += t->m[i].usage.user_s;
@@ -778,19 +807,23 @@ static int group_weight(const struct cg_run *cg, const char *path)
 }
 
 /*
- * Tell every member to quit, collect their exits (a minute for a
- * teardown, five seconds when the run is being stopped), then kill what
- * is left of each member's process group and reap them.
+ * Tell every member to quit (when the run is being stopped, SIGUSR2
+ * first: a member busy in its workload ends it), collect their exits (a
+ * minute for a teardown, five seconds when the run is being stopped),
+ * then kill the children of any member that has not said member-exit,
+ * tell it again, stop reading it (a write of its into a full pipe fails)
+ * and wait for its thread.
  */
 static void members_stop(struct tg *t, double *ret_cpu)
 {
-	int64_t deadline =
-		mono_ms() + (agent_stop && agent_stop != STOP_ITERATION
-				     ? MEMBER_STOP_WAIT_MS
-				     : MEMBER_EXIT_WAIT_MS);
+	int stopping = agent_stop && agent_stop != STOP_ITERATION;
+	int64_t deadline = mono_ms() + (stopping ? MEMBER_STOP_WAIT_MS
+						 : MEMBER_EXIT_WAIT_MS);
 	struct strbuf ignore = STRBUF_INIT;
 
 	for (size_t i = 0; i < t->n; i++) {
+		if (stopping && t->m[i].started)
+			pthread_kill(t->m[i].thread, SIGUSR2);
 		member_send(&t->m[i], "Q\n");
 		close_fd(&t->m[i].ctl_fd);
 	}
@@ -800,7 +833,7 @@ static void members_stop(struct tg *t, double *ret_cpu)
 		int64_t left = deadline - mono_ms();
 
 		for (size_t i = 0; i < t->n; i++)
-			if (t->m[i].out_fd >= 0) {
+			if (t->m[i].out_fd >= 0 && !t->m[i].exited) {
 				pfd[np].fd = t->m[i].out_fd;
 				pfd[np].events = POLLIN;
 				np++;
@@ -810,7 +843,7 @@ static void members_stop(struct tg *t, double *ret_cpu)
 		if (poll(pfd, np, (int)left) < 0 && errno != EINTR)
 			break;
 		for (size_t i = 0, k = 0; i < t->n; i++) {
-			if (t->m[i].out_fd < 0)
+			if (t->m[i].out_fd < 0 || t->m[i].exited)
 				continue;
 			if (pfd[k++].revents &&
 			    member_read(t->ctx->em, &t->m[i], &ignore) < 0)
@@ -821,14 +854,16 @@ static void members_stop(struct tg *t, double *ret_cpu)
 		struct member *m = &t->m[i];
 
 		close_fd(&m->out_fd);
-		if (m->pid > 0) {
-			if (!m->exited)
-				kill(-m->pid, SIGKILL);
-			while (waitpid(m->pid, NULL, 0) < 0 && errno == EINTR)
-				;
-			agent_untrack(m->pid);
-			m->pid = -1;
+		if (m->started) {
+			if (!m->exited) {
+				agent_tracked_kill(m->tracked);
+				pthread_kill(m->thread, SIGUSR2);
+			}
+			pthread_join(m->thread, NULL);
+			m->started = 0;
 		}
+		agent_tracked_free(m->tracked);
+		m->tracked = NULL;
 		*ret_cpu += m->cpu_s;
 	}
 	strbuf_release(&ignore);
@@ -856,7 +891,7 @@ int together_run(struct agent_ctx *ctx, const char **ret_status,
 		m->label = m->spec->name;
 		m->cgroup = spec_param(m->spec, "cgroup");
 		m->ctl_fd = m->out_fd = m->usage_fd = -1;
-		m->pid = -1;
+		m->ctl_rd = m->out_wr = -1;
 		m->ok = 1;
 		strbuf_init(&m->in, 0);
 		m->weight = group_weight(ctx->cg, m->cgroup);
@@ -873,7 +908,7 @@ int together_run(struct agent_ctx *ctx, const char **ret_status,
 			m->usage_fd =
 				cg_run_usage_open(ctx->cg, m->cgroup, &ignore);
 		strbuf_release(&ignore);
-		if (member_start(ctx, t.m, t.n, m, err) < 0) {
+		if (member_start(ctx, m, err) < 0) {
 			*ret_status = "failed";
 			goto out;
 		}

@@ -154,6 +154,7 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 	struct strbuf series = STRBUF_INIT;
 	struct strvec tnames = STRVEC_INIT, gnames = STRVEC_INIT;
 	struct spin_gate gate = { -1, -1, 0 };
+	struct rt_wake rt = { 0 };
 
 	for (size_t g = 0; g < st->ng; g++)
 		nt += (size_t)st->g[g].tasks;
@@ -197,6 +198,7 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 	for (size_t g = 0; g < st->ng; g++)
 		strvec_pushf(&gnames, "share.%s", st->g[g].path);
 	spin_gate_release(&gate);
+	rt_wake_begin(&rt);
 	t0 = tprev = now_ns();
 	start_ms = mono_ms();
 	end_ms = start_ms + duration;
@@ -257,6 +259,7 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 		if (tick >= end_ms)
 			break;
 	}
+	rt_wake_end(&rt);
 	emit_flush(em);
 
 	/* Over the whole run. */
@@ -355,6 +358,7 @@ static int fl_run(struct agent_ctx *ctx, struct strbuf *err)
 	}
 	rc = 0;
 out:
+	rt_wake_end(&rt);
 	spin_gate_close(&gate);
 	for (t = 0; t < nt; t++)
 		worker_clear(&w[t]);

@@ -93,12 +93,12 @@ static int kb_run(struct agent_ctx *ctx, struct strbuf *err)
 
 	if (!jobs)
 		jobs = 2 * ctx->ncpus;
-	getrusage(RUSAGE_CHILDREN, &a);
+	agent_children_usage(&a);
 	t0 = mono_ms();
 	if (kb_make(ctx, spec_param(ctx->spec, "target"), jobs, err) < 0)
 		return -1;
 	el = (double)(mono_ms() - t0) / 1000.0;
-	getrusage(RUSAGE_CHILDREN, &b);
+	agent_children_usage(&b);
 	u = tv(b.ru_utime) - tv(a.ru_utime);
 	s = tv(b.ru_stime) - tv(a.ru_stime);
 	emit_result(ctx->em, "elapsed_s", el, "s", "lower");

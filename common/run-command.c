@@ -245,7 +245,8 @@ int start_command(struct child_process *cp, struct strbuf *err)
 		buf[n] = '\0';
 		strbuf_addf(err, "cannot run %s (%s): %s", cp->args.v[0],
 			    buf + sizeof(int), strerror(child_errno));
-		while (waitpid(pid, &cp->status, 0) < 0 && errno == EINTR)
+		while (wait4(pid, &cp->status, 0, &cp->ru) < 0 &&
+		       errno == EINTR)
 			;
 		cp->pid = -1;
 		cp->exit_code = 127;
@@ -371,8 +372,8 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 		/* Once the output pipes are closed, reap (the child may have
 		 * left a daemon holding nothing of ours). */
 		if (cp->out_fd < 0 && cp->err_fd < 0 && !cp->reaped) {
-			pid_t w = waitpid(cp->pid, &cp->status,
-					  deadline ? WNOHANG : 0);
+			pid_t w = wait4(cp->pid, &cp->status,
+					deadline ? WNOHANG : 0, &cp->ru);
 			if (w == cp->pid) {
 				reaped = 1;
 				break;
@@ -426,7 +427,7 @@ int command_running(struct child_process *cp)
 	if (cp->pid < 0 || cp->reaped)
 		return 0;
 	do
-		w = waitpid(cp->pid, &cp->status, WNOHANG);
+		w = wait4(cp->pid, &cp->status, WNOHANG, &cp->ru);
 	while (w < 0 && errno == EINTR);
 	if (w == cp->pid || w < 0) {
 		cp->reaped = 1;

@@ -11,6 +11,7 @@
 #define SCHEDFARM_RUN_COMMAND_H
 
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "strbuf.h"
@@ -56,6 +57,9 @@ struct child_process {
 	int exit_code; /* exit code, or 128+signal */
 	int timed_out;
 	int truncated; /* output exceeded max_output and was cut */
+	struct rusage ru; /* the child's and its reaped descendants', once
+			   * reaped (wait4): what it cost, for a caller that
+			   * cannot use RUSAGE_CHILDREN (a thread) */
 };
 
 void child_process_init(struct child_process *cp);
