@@ -633,8 +633,10 @@ int parse_perf_bench(const char *text, size_t len, struct metrics *ms,
 
 /* ---- info.c, list ---------------------------------------------------- */
 
-/* The `info` object (one line of JSON, no newline). */
-void agent_info_json(struct strbuf *out);
+/* The `info` object (one line of JSON, no newline); its cgroup part
+ * describes known when given (a run has detected them), else what
+ * cg_detect() finds now. */
+void agent_info_json(struct strbuf *out, const struct cg_system *known);
 /* Number of online CPUs (sysconf). */
 int agent_ncpus(void);
 /* `list`, human-readable. */

@@ -149,7 +149,7 @@ static void topology(struct strbuf *out)
 	strbuf_release(&v);
 }
 
-void agent_info_json(struct strbuf *out)
+void agent_info_json(struct strbuf *out, const struct cg_system *known)
 {
 	/* task-clock first of the software ones: they use its answer */
 	static const char *const counters[] = {
@@ -206,13 +206,15 @@ void agent_info_json(struct strbuf *out)
 			strbuf_addstr(out, "null");
 	}
 	/* cgroups */
-	{
+	strbuf_addstr(out, ",\"cgroup\":");
+	if (known) {
+		cg_describe_json(known, out);
+	} else {
 		struct strbuf m = STRBUF_INIT, s = STRBUF_INIT;
 
 		strbuf_read_file(&m, "/proc/self/mounts", 1 << 20);
 		strbuf_read_file(&s, "/proc/self/cgroup", 1 << 20);
 		cg_detect(&cg, m.buf, s.buf, &e);
-		strbuf_addstr(out, ",\"cgroup\":");
 		cg_describe_json(&cg, out);
 		cg_system_release(&cg);
 		strbuf_release(&m);

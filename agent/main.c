@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "info") && argc == 2) {
-		agent_info_json(&out);
+		agent_info_json(&out, NULL);
 		puts(out.buf);
 		strbuf_release(&out);
 		return 0;

@@ -608,11 +608,11 @@ int agent_run_program(struct agent_ctx *ctx, struct child_process *cp,
 
 /* ---- the run ------------------------------------------------------------ */
 
-static void emit_hello(struct emitter *em)
+static void emit_hello(struct emitter *em, const struct cg_system *cgsys)
 {
 	struct strbuf sb = STRBUF_INIT, info = STRBUF_INIT;
 
-	agent_info_json(&info);
+	agent_info_json(&info, cgsys);
 	line_begin(&sb, "hello", em->run_id);
 	line_str(&sb, "agent_version", AGENT_VERSION);
 	line_raw(&sb, "info", info.buf);
@@ -944,12 +944,6 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 		ops = wl_ops_of(&spec);
 	agent_install_signals();
 	agent_arm_deadline(spec.deadline_s);
-	emit_hello(&em);
-
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.spec = &spec;
-	ctx.em = &em;
-	ctx.ncpus = agent_ncpus();
 	{
 		struct strbuf mounts = STRBUF_INIT, self = STRBUF_INIT;
 
@@ -959,6 +953,12 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 		strbuf_release(&mounts);
 		strbuf_release(&self);
 	}
+	emit_hello(&em, &cgsys); /* the cgroups as detected, read once */
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.spec = &spec;
+	ctx.em = &em;
+	ctx.ncpus = agent_ncpus();
 	ctx.cgsys = &cgsys;
 	cost_mark(&cost, "detect");
 	cg_run_init(&cg, &cgsys, spec.run_id);
