@@ -42,6 +42,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -877,6 +878,11 @@ int together_run(struct agent_ctx *ctx, const char **ret_status,
 	struct member *bad;
 	int rc = -1;
 
+	/* One malloc arena for all: a thread's first malloc would otherwise
+	 * make an arena of its own (a 64 MiB reservation and its first
+	 * pages, 0.4-0.7 ms of a member's ~1.5 ms); members allocate little
+	 * and seldom, so the shared lock costs nothing. */
+	mallopt(M_ARENA_MAX, 1);
 	memset(&t, 0, sizeof(t));
 	t.ctx = ctx;
 	t.n = spec->nmembers ? spec->nmembers : 1;
