@@ -110,6 +110,16 @@ test_expect_success 'plans/kernbench-two-cgroups.yaml: compiles in /a and /b at 
 	for m in a.user_s b.user_s a.cpu_pct b.cpu_pct share.a share.b jain_index; do
 		test "$(metric $m kb)" != null || { echo "no $m"; return 1; }
 	done &&
+	# The CPU of each compile is its own (the members run in threads of one
+	# process, whose RUSAGE_CHILDREN has both): user + system of each
+	# within a third of the usage of its cgroup, which counts only it.
+	for t in a b; do
+		cg=$(jq -r -s "[.[] | select(.type == \"counter\" and .source == \"cgroup\" and .scope == \"/$t\" and .name == \"usage_ns\")][0].value" kb) &&
+		cpu=$(awk -v u="$(metric $t.user_s kb)" -v s="$(metric $t.system_s kb)" "BEGIN { print u + s }") &&
+		say "/$t: user+system of make $cpu s, its cgroup $cg ns" &&
+		awk -v c="$cpu" -v g="$cg" "BEGIN { g /= 1e9; exit !(g > 0 && c > g * 2 / 3 && c < g * 4 / 3) }" ||
+			{ echo "/$t: $cpu s of CPU against a cgroup usage of $cg ns"; return 1; }
+	done &&
 	test "$(leftovers 2007003)" = ""
 '
 
