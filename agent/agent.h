@@ -422,6 +422,8 @@ struct agent_tracked *agent_tracked_new(void);
 void agent_tracked_free(struct agent_tracked *t);
 void agent_thread_adopt(struct agent_tracked *t);
 void agent_tracked_kill(struct agent_tracked *t);
+/* A struct timeval (rusage times) in seconds. */
+double timeval_s(struct timeval tv);
 /* This thread's reaped children's usage (see above). */
 void agent_children_usage(struct rusage *ru);
 /* Count a child this thread reaped (its wait4 rusage). */

@@ -131,6 +131,11 @@ void agent_tracked_kill(struct agent_tracked *t)
 	kill_tracked(t, SIGKILL);
 }
 
+double timeval_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
 static void ru_add(struct rusage *to, const struct rusage *ru)
 {
 	timeradd(&to->ru_utime, &ru->ru_utime, &to->ru_utime);
@@ -636,8 +641,7 @@ static void emit_done(struct emitter *em, const char *status, int64_t t0,
 	double cpu = 0;
 
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
-		cpu += (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+		cpu = timeval_s(ru.ru_utime) + timeval_s(ru.ru_stime);
 	line_begin(&sb, "done", em->run_id);
 	line_str(&sb, "status", status);
 	line_num(&sb, "elapsed_s", (double)(mono_ms() - t0) / 1000.0);
@@ -691,11 +695,6 @@ void snap_release(struct snap *s)
 	free(s->cg_ok);
 }
 
-static double tv_s(struct timeval tv)
-{
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
-
 void snap_emit(struct agent_ctx *ctx, const struct snap *a,
 	       const struct snap *b, const char *schedstat_note)
 {
@@ -712,10 +711,12 @@ void snap_emit(struct agent_ctx *ctx, const struct snap *a,
 	if (a->have_stat && b->have_stat)
 		procstat_emit_delta(em, &a->st, &b->st);
 	emit_counter(em, "task", "children", "user_s",
-		     tv_s(b->children.ru_utime) - tv_s(a->children.ru_utime) +
+		     timeval_s(b->children.ru_utime) -
+			     timeval_s(a->children.ru_utime) +
 			     b->members.user_s);
 	emit_counter(em, "task", "children", "system_s",
-		     tv_s(b->children.ru_stime) - tv_s(a->children.ru_stime) +
+		     timeval_s(b->children.ru_stime) -
+			     timeval_s(a->children.ru_stime) +
 			     b->members.system_s);
 	emit_counter(em, "task", "children", "voluntary_switches",
 		     (double)(b->children.ru_nvcsw - a->children.ru_nvcsw) +

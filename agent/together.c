@@ -140,11 +140,6 @@ static int read_command(int fd, struct strbuf *sb)
 	}
 }
 
-static double tv_sec(struct timeval tv)
-{
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
-
 /*
  * One "G": run the iteration (a background member: again and again until
  * stopped, its results not reported), then answer member-done.
@@ -191,8 +186,10 @@ static void member_go(struct agent_ctx *ctx, const struct wl_ops *ops, int fd,
 	if (r < 0)
 		line_str(&line, "message", err.len ? err.buf : "failed");
 	line_num(&line, "elapsed_s", (double)(mono_ms() - t0) / 1000.0);
-	line_num(&line, "user_s", tv_sec(b.ru_utime) - tv_sec(a.ru_utime));
-	line_num(&line, "system_s", tv_sec(b.ru_stime) - tv_sec(a.ru_stime));
+	line_num(&line, "user_s",
+		 timeval_s(b.ru_utime) - timeval_s(a.ru_utime));
+	line_num(&line, "system_s",
+		 timeval_s(b.ru_stime) - timeval_s(a.ru_stime));
 	line_num(&line, "vol", (double)(b.ru_nvcsw - a.ru_nvcsw));
 	line_num(&line, "invol", (double)(b.ru_nivcsw - a.ru_nivcsw));
 	line_end(&line);
@@ -274,7 +271,8 @@ static void *member_main(void *arg)
 	agent_kill_all();
 	getrusage(RUSAGE_THREAD, &ru);
 	line_begin(&line, "member-exit", ms->run_id);
-	line_num(&line, "cpu_s", tv_sec(ru.ru_utime) + tv_sec(ru.ru_stime));
+	line_num(&line, "cpu_s",
+		 timeval_s(ru.ru_utime) + timeval_s(ru.ru_stime));
 	line_end(&line);
 	send_control(out_fd, &line);
 	emitter_release(&em);

@@ -44,11 +44,6 @@ static int kb_setup(struct agent_ctx *ctx, struct strbuf *err)
 	return rc;
 }
 
-static double tv(struct timeval t)
-{
-	return (double)t.tv_sec + t.tv_usec / 1e6;
-}
-
 static int kb_make(struct agent_ctx *ctx, const char *target, int jobs,
 		   struct strbuf *err)
 {
@@ -99,8 +94,8 @@ static int kb_run(struct agent_ctx *ctx, struct strbuf *err)
 		return -1;
 	el = (double)(mono_ms() - t0) / 1000.0;
 	agent_children_usage(&b);
-	u = tv(b.ru_utime) - tv(a.ru_utime);
-	s = tv(b.ru_stime) - tv(a.ru_stime);
+	u = timeval_s(b.ru_utime) - timeval_s(a.ru_utime);
+	s = timeval_s(b.ru_stime) - timeval_s(a.ru_stime);
 	emit_result(ctx->em, "elapsed_s", el, "s", "lower");
 	emit_result(ctx->em, "user_s", u, "s", "lower");
 	emit_result(ctx->em, "system_s", s, "s", "lower");

@@ -105,10 +105,8 @@ static int nb_run(struct agent_ctx *ctx, struct strbuf *err)
 	emit_result(ctx->em, "elapsed_s", (double)(mono_ms() - t0) / 1000.0,
 		    "s", "lower");
 	for (i = 0; i < jobs; i++) {
-		double u = (double)w[i].ru.ru_utime.tv_sec +
-			   w[i].ru.ru_utime.tv_usec / 1e6;
-		double s = (double)w[i].ru.ru_stime.tv_sec +
-			   w[i].ru.ru_stime.tv_usec / 1e6;
+		double u = timeval_s(w[i].ru.ru_utime);
+		double s = timeval_s(w[i].ru.ru_stime);
 		struct strvec lines = STRVEC_INIT;
 
 		tuser += u;
