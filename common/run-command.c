@@ -35,6 +35,7 @@ extern char **environ;
 
 #define DEFAULT_MAX_OUTPUT (64u << 20)
 #define KILL_GRACE_MS 2000
+#define TICK_MS 1000 /* how often finish_command() calls cp->tick */
 
 void child_process_init(struct child_process *cp)
 {
@@ -296,7 +297,9 @@ static void drain(int *fd, struct strbuf *sb, size_t cap, int *truncated)
 
 static void describe_status(struct child_process *cp, struct strbuf *err)
 {
-	if (cp->timed_out)
+	if (cp->stopped)
+		strbuf_addf(err, "%s was stopped", cp->args.v[0]);
+	else if (cp->timed_out)
 		strbuf_addf(err, "%s timed out after %d s", cp->args.v[0],
 			    (cp->timeout_ms + 999) / 1000);
 	else if (WIFSIGNALED(cp->status))
@@ -312,7 +315,7 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 {
 	size_t cap = cp->max_output ? cp->max_output : DEFAULT_MAX_OUTPUT;
 	int64_t deadline = cp->timeout_ms ? mono_ms() + cp->timeout_ms : 0;
-	int64_t kill_at = 0;
+	int64_t kill_at = 0, next_tick = mono_ms() + TICK_MS;
 	int reaped = 0;
 
 	if (cp->pid < 0) {
@@ -373,7 +376,8 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 		 * left a daemon holding nothing of ours). */
 		if (cp->out_fd < 0 && cp->err_fd < 0 && !cp->reaped) {
 			pid_t w = wait4(cp->pid, &cp->status,
-					deadline ? WNOHANG : 0, &cp->ru);
+					deadline || cp->tick ? WNOHANG : 0,
+					&cp->ru);
 			if (w == cp->pid) {
 				reaped = 1;
 				break;
@@ -384,7 +388,18 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 				sleep_ms(20);
 		}
 		now = mono_ms();
-		if (deadline && now >= deadline && !cp->timed_out) {
+		if (cp->tick && now >= next_tick && !cp->stopped &&
+		    !cp->timed_out) {
+			next_tick = now + TICK_MS;
+			if (cp->tick(cp->tick_ctx) < 0) {
+				cp->stopped = 1;
+				kill(-cp->pid, SIGTERM);
+				kill(cp->pid, SIGTERM);
+				kill_at = now + KILL_GRACE_MS;
+			}
+		}
+		if (deadline && now >= deadline && !cp->timed_out &&
+		    !cp->stopped) {
 			cp->timed_out = 1;
 			kill(-cp->pid, SIGTERM);
 			kill(cp->pid, SIGTERM);
@@ -413,7 +428,7 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 		cp->exit_code = WEXITSTATUS(cp->status);
 	else if (WIFSIGNALED(cp->status))
 		cp->exit_code = 128 + WTERMSIG(cp->status);
-	if (cp->timed_out || cp->exit_code != 0) {
+	if (cp->timed_out || cp->stopped || cp->exit_code != 0) {
 		describe_status(cp, err);
 		return -1;
 	}

@@ -43,6 +43,14 @@ struct child_process {
 	int hold_stdin;
 	size_t max_output; /* cap on out and err each; 0 = 64 MiB */
 	int timeout_ms; /* 0 = none; on expiry TERM, then KILL after 2 s */
+	/* Called about once a second while finish_command() waits (NULL:
+	 * never), whether or not the child writes anything: a step of a
+	 * kernel build that is silent for minutes (tar of a source tree)
+	 * while the job must renew its lease.  A negative return stops the
+	 * child as a timeout does (TERM, KILL after 2 s) and the command
+	 * fails with "... was stopped". */
+	int (*tick)(void *ctx);
+	void *tick_ctx;
 
 	/* Results. */
 	struct strbuf out;
@@ -56,6 +64,7 @@ struct child_process {
 	int status; /* raw wait status */
 	int exit_code; /* exit code, or 128+signal */
 	int timed_out;
+	int stopped; /* tick asked to stop it */
 	int truncated; /* output exceeded max_output and was cut */
 	struct rusage ru; /* the child's and its reaped descendants', once
 			   * reaped (wait4): what it cost, for a caller that

@@ -258,6 +258,8 @@ static int print_progress(void *ctx, const char *line, int steps, int expected)
 {
 	struct progress_state *ps = ctx;
 
+	if (!line) /* a second of a silent step: nothing to show */
+		return 0;
 	if (strstr(line, "error") || strstr(line, "Error") ||
 	    strstr(line, "warning:")) {
 		fprintf(stderr, "  %s\n", line);

@@ -39,12 +39,15 @@ struct build_progress {
 	int last_pct, last_steps;
 };
 
-/* Each line of make: the lease renewed, and every 5% (or 200 steps when
- * the step count of the configuration is not known yet) a line shown. */
+/* Each line of make, and each second of a step that prints nothing (line
+ * NULL): the lease renewed; every 5% (or 200 steps when the step count of
+ * the configuration is not known yet) a line shown. */
 static int beat_on_line(void *ctx, const char *line, int steps, int expected)
 {
 	struct build_progress *bp = ctx;
 
+	if (!line)
+		return bp->jc->beat(bp->jc);
 	if (expected > 0) {
 		int pct = steps * 100 / expected;
 

@@ -13,8 +13,10 @@
 /* Folders of the cache: readable by a libvirt host's qemu. */
 #define BUILD_CACHE_DIR_MODE 0755
 
-/* Run cp, appending the command and what it printed to log. */
-int build_run_logged(struct child_process *cp, struct strbuf *log,
+/* Run cp, appending the command and what it printed to log; spec (may be
+ * NULL) hears once a second that it still runs (build.c run_logged()). */
+int build_run_logged(const struct kernel_build_spec *spec,
+		     struct child_process *cp, struct strbuf *log,
 		     struct strbuf *err);
 
 /*

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,12 +216,31 @@ static int is_bare_git_repo(const char *path)
 	return r;
 }
 
-/* Run cp, appending what it printed to log; the contract of run_command. */
-static int run_logged(struct child_process *cp, struct strbuf *log,
+/* A second of a build step gone by without a line: spec's progress hears
+ * of it (line NULL), so the job renews its lease, or stops the step. */
+static int step_tick(void *ctx)
+{
+	const struct kernel_build_spec *spec = ctx;
+
+	return spec->progress(spec->progress_ctx, NULL, 0, 0);
+}
+
+/*
+ * Run cp, appending what it printed to log; the contract of run_command.
+ * With spec (may be NULL) and its progress callback, the callback is told
+ * about once a second that the step still runs (line NULL), and stops it
+ * by returning a negative number.
+ */
+static int run_logged(const struct kernel_build_spec *spec,
+		      struct child_process *cp, struct strbuf *log,
 		      struct strbuf *err)
 {
 	int r;
 
+	if (spec && spec->progress) {
+		cp->tick = step_tick;
+		cp->tick_ctx = (void *)spec;
+	}
 	cp->capture_out = 1;
 	cp->merge_err = 1;
 	if (!cp->timeout_ms)
@@ -533,7 +553,7 @@ static int prepare_tarball_base(const struct kernel_build_spec *spec,
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "tar", "-xf", spec->base, "-C", tmp.buf,
 		     (char *)NULL);
-	r = run_logged(&cp, log, err);
+	r = run_logged(spec, &cp, log, err);
 	child_process_clear(&cp);
 	if (r < 0)
 		goto out;
@@ -580,7 +600,7 @@ static int prepare_tree(const struct kernel_build_spec *spec,
 		strvec_pushl(&cp.args, "cp", "-al", pristine.buf, src,
 			     (char *)NULL);
 	}
-	r = run_logged(&cp, log, err);
+	r = run_logged(spec, &cp, log, err);
 out:
 	child_process_clear(&cp);
 	strbuf_release(&pristine);
@@ -639,7 +659,7 @@ static int apply_series(const struct kernel_build_spec *spec, const char *src,
 				     "--batch", "-i",
 				     abs ? abs : spec->patches.v[i],
 				     (char *)NULL);
-		r = run_logged(&cp, log, &perr);
+		r = run_logged(spec, &cp, log, &perr);
 		child_process_clear(&cp);
 		if (r < 0) {
 			log_rejects(src, log);
@@ -655,10 +675,11 @@ static int apply_series(const struct kernel_build_spec *spec, const char *src,
 	return 0;
 }
 
-int build_run_logged(struct child_process *cp, struct strbuf *log,
+int build_run_logged(const struct kernel_build_spec *spec,
+		     struct child_process *cp, struct strbuf *log,
 		     struct strbuf *err)
 {
-	return run_logged(cp, log, err);
+	return run_logged(spec, cp, log, err);
 }
 
 int build_apply_series(const struct kernel_build_spec *spec, const char *src,
@@ -714,7 +735,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 		strbuf_release(&body);
 		strvec_push(&cp.args, "olddefconfig");
 	}
-	r = run_logged(&cp, log, err);
+	r = run_logged(spec, &cp, log, err);
 	child_process_clear(&cp);
 	if (r < 0 || !spec->fragments.nr)
 		goto out;
@@ -729,7 +750,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 		strvec_push(&cp.args, abs ? abs : spec->fragments.v[i]);
 	}
 	cp.dir = src;
-	r = run_logged(&cp, log, err);
+	r = run_logged(spec, &cp, log, err);
 	child_process_clear(&cp);
 	if (r < 0)
 		goto out;
@@ -737,7 +758,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
 	strvec_push(&cp.args, "olddefconfig");
-	r = run_logged(&cp, log, err);
+	r = run_logged(spec, &cp, log, err);
 	child_process_clear(&cp);
 out:
 	strbuf_release(&dot);
@@ -761,17 +782,42 @@ static int expected_steps(const struct kernel_build_spec *spec)
 	return n;
 }
 
-/* make -jN vmlinux bzImage, streaming lines to the progress callback. */
+/* One line of make's output: logged, counted, told to spec's progress
+ * (line NULL: a second went by without one).  Negative: stop the build. */
+static int make_line(const struct kernel_build_spec *spec, const char *line,
+		     size_t len, int *steps, int expected, struct strbuf *log)
+{
+	if (line) {
+		strbuf_add(log, line, len);
+		strbuf_addch(log, '\n');
+		/* Each "  CC      kernel/sched/core.o" is a step. */
+		if (len > 2 && line[0] == ' ' && line[1] == ' ' &&
+		    line[2] != ' ')
+			(*steps)++;
+	}
+	return spec->progress ? spec->progress(spec->progress_ctx, line, *steps,
+					       expected)
+			      : 0;
+}
+
+/*
+ * make -jN vmlinux bzImage, streaming lines to the progress callback, and
+ * telling it about every second in which make printed nothing (the link of
+ * vmlinux), so that a job's lease is renewed through a silent minute.
+ * The build's timeout counts from make's start.
+ */
 static int run_make(const struct kernel_build_spec *spec, const char *src,
 		    const char *outdir, int *ret_steps, struct strbuf *log,
 		    struct strbuf *err)
 {
 	struct child_process cp;
-	_cleanup_fclose_ FILE *f = NULL;
-	struct strbuf line = STRBUF_INIT;
+	struct strbuf pending = STRBUF_INIT;
 	int jobs = spec->jobs > 0 ? spec->jobs
 				  : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	int steps = 0, expected = expected_steps(spec), r, stopped = 0;
+	int timed_out = 0,
+	    timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 4 * 3600;
+	int64_t end = mono_ms() + (int64_t)timeout_s * 1000;
 
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
@@ -780,8 +826,8 @@ static int run_make(const struct kernel_build_spec *spec, const char *src,
 	strvec_pushl(&cp.args, "vmlinux", "bzImage", (char *)NULL);
 	cp.stream_out = 1;
 	cp.merge_err = 1;
-	cp.timeout_ms =
-		(spec->timeout_s > 0 ? spec->timeout_s : 4 * 3600) * 1000;
+	/* finish_command()'s own limit, from the end of make's output */
+	cp.timeout_ms = 60000;
 	strbuf_addstr(log, "$");
 	for (size_t i = 0; i < cp.args.nr; i++)
 		strbuf_addf(log, " %s", cp.args.v[i]);
@@ -790,32 +836,68 @@ static int run_make(const struct kernel_build_spec *spec, const char *src,
 		child_process_clear(&cp);
 		return -1;
 	}
-	f = fdopen(cp.out_fd, "r");
-	if (f)
-		cp.out_fd = -1; /* f owns it now */
-	while (f && strbuf_getline(&line, f) == 0) {
-		strbuf_addbuf(log, &line);
-		strbuf_addch(log, '\n');
-		/* Each "  CC      kernel/sched/core.o" is a step. */
-		if (line.len > 2 && line.buf[0] == ' ' && line.buf[1] == ' ' &&
-		    line.buf[2] != ' ')
-			steps++;
-		if (spec->progress &&
-		    spec->progress(spec->progress_ctx, line.buf, steps,
-				   expected) < 0) {
-			stopped = 1;
-			kill(-cp.pid, SIGTERM);
+	for (;;) {
+		struct pollfd p = { cp.out_fd, POLLIN, 0 };
+		char buf[8192];
+		char *nl;
+		size_t start;
+		ssize_t got;
+		int n = poll(&p, 1, 1000);
+
+		if (mono_ms() >= end) {
+			timed_out = 1;
 			break;
 		}
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0) {
+			if (make_line(spec, NULL, 0, &steps, expected, log) <
+			    0) {
+				stopped = 1;
+				break;
+			}
+			continue;
+		}
+		got = read(cp.out_fd, buf, sizeof(buf));
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got <= 0)
+			break;
+		strbuf_add(&pending, buf, (size_t)got);
+		start = 0;
+		while (!stopped && (nl = memchr(pending.buf + start, '\n',
+						pending.len - start))) {
+			size_t len = (size_t)(nl - (pending.buf + start));
+
+			*nl = '\0'; /* the callback reads a C string */
+			if (make_line(spec, pending.buf + start, len, &steps,
+				      expected, log) < 0)
+				stopped = 1;
+			start += len + 1;
+		}
+		memmove(pending.buf, pending.buf + start, pending.len - start);
+		strbuf_setlen(&pending, pending.len - start);
+		if (stopped)
+			break;
 	}
+	if (!stopped && !timed_out && pending.len &&
+	    make_line(spec, pending.buf, pending.len, &steps, expected, log) <
+		    0)
+		stopped = 1;
+	if (stopped || timed_out)
+		kill(-cp.pid, SIGTERM);
 	r = finish_command(&cp, err);
-	if (stopped) {
+	if (stopped || timed_out) {
 		strbuf_reset(err);
-		strbuf_addstr(err, "the build was stopped");
+		if (stopped)
+			strbuf_addstr(err, "the build was stopped");
+		else
+			strbuf_addf(err, "make timed out after %d s",
+				    timeout_s);
 		r = -1;
 	}
 	child_process_clear(&cp);
-	strbuf_release(&line);
+	strbuf_release(&pending);
 	*ret_steps = steps;
 	return r;
 }

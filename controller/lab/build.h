@@ -37,8 +37,11 @@ struct kernel_build_spec {
 	int timeout_s; /* the whole build; 0 = 4 hours */
 	/* Called with each line of make's output, the number of compile
 	 * steps done so far, and the step count of the last build of this
-	 * configuration (0 when unknown); may be NULL.  A negative return
-	 * stops the build (make is killed): a job that lost its lease. */
+	 * configuration (0 when unknown); and with line NULL about once a
+	 * second while a step of the build (tar, cp, patch, config, make)
+	 * prints nothing, so that a job renews its lease through a silent
+	 * minute.  May be NULL.  A negative return stops the build (the
+	 * step is killed): a job that lost its lease. */
 	int (*progress)(void *ctx, const char *line, int steps, int expected);
 	void *progress_ctx;
 };

@@ -193,8 +193,8 @@ int build_tree_mark(const char *tree, int building, struct strbuf *err)
 }
 
 /* A build was killed: delete what it may have half written. */
-static int clean_killed(const char *tree, struct strbuf *log,
-			struct strbuf *err)
+static int clean_killed(const struct kernel_build_spec *spec, const char *tree,
+			struct strbuf *log, struct strbuf *err)
 {
 	struct strbuf out = STRBUF_INIT, marker = STRBUF_INIT;
 	struct child_process cp;
@@ -210,7 +210,7 @@ static int clean_killed(const char *tree, struct strbuf *log,
 			     marker.buf, "!", "-name", ".config", "-delete",
 			     (char *)NULL);
 		cp.timeout_ms = 10 * 60000;
-		r = build_run_logged(&cp, log, err);
+		r = build_run_logged(spec, &cp, log, err);
 		child_process_clear(&cp);
 	}
 	strbuf_release(&out);
@@ -357,13 +357,13 @@ static int sync_git(const struct kernel_build_spec *spec,
 	strvec_pushl(&cp.args, "git", "-C", src, "checkout", "--quiet",
 		     "--force", "--detach", res->base_id + strlen("git:"),
 		     (char *)NULL);
-	r = build_run_logged(&cp, log, err);
+	r = build_run_logged(spec, &cp, log, err);
 	child_process_clear(&cp);
 	if (r < 0)
 		return -1;
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "git", "-C", src, "clean", "-fdq", (char *)NULL);
-	r = build_run_logged(&cp, log, err);
+	r = build_run_logged(spec, &cp, log, err);
 	child_process_clear(&cp);
 	if (r < 0 || !spec->patches.nr)
 		return r;
@@ -408,14 +408,14 @@ int build_tree_prepare(const struct kernel_build_spec *spec,
 			strvec_pushl(&cp.args, "cp", "-al", pristine.buf,
 				     src.buf, (char *)NULL);
 		}
-		r = build_run_logged(&cp, log, err);
+		r = build_run_logged(spec, &cp, log, err);
 		child_process_clear(&cp);
 		if (r < 0)
 			goto done;
 		r = -1;
 	}
 	if (mkdir_p(out.buf, BUILD_CACHE_DIR_MODE, err) < 0 ||
-	    clean_killed(tree, log, err) < 0)
+	    clean_killed(spec, tree, log, err) < 0)
 		goto done;
 	if (git)
 		r = sync_git(spec, res, src.buf, log, err);

@@ -91,6 +91,56 @@ static void test_timeout(void **state)
 	strbuf_release(&err);
 }
 
+/* The tick: counts its calls; stops the child at the third. */
+static int count_ticks(void *ctx)
+{
+	int *n = ctx;
+
+	return ++*n >= 3 ? -1 : 0;
+}
+
+/*
+ * A child that prints nothing for seconds still gets its tick about once
+ * a second (a build step's lease renewal), whether its output is captured
+ * or not, and a tick that says stop ends it as a failure that says so,
+ * long before it would have ended by itself.
+ */
+static void test_tick(void **state)
+{
+	struct child_process cp;
+	struct strbuf err = STRBUF_INIT;
+	struct timespec a, b;
+	int ticks = 0;
+
+	(void)state;
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "sh", "-c", "sleep 1.5; echo done", NULL);
+	cp.capture_out = 1;
+	cp.tick = count_ticks;
+	cp.tick_ctx = &ticks;
+	assert_int_equal(run_command(&cp, &err), 0);
+	assert_string_equal(cp.out.buf, "done\n");
+	assert_int_equal(ticks, 1);
+	child_process_clear(&cp);
+
+	ticks = 0;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "sleep", "30", NULL);
+	cp.quiet = 1; /* no pipes: the wait is on the child alone */
+	cp.tick = count_ticks;
+	cp.tick_ctx = &ticks;
+	assert_int_equal(run_command(&cp, &err), -1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_int_equal(ticks, 3);
+	assert_true(cp.stopped);
+	assert_false(cp.timed_out);
+	assert_non_null(strstr(err.buf, "sleep was stopped"));
+	assert_true(b.tv_sec - a.tv_sec < 10);
+	child_process_clear(&cp);
+	strbuf_release(&err);
+}
+
 static void test_missing_program(void **state)
 {
 	struct child_process cp;
@@ -183,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_capture_and_status),
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_tick),
 		cmocka_unit_test(test_missing_program),
 		cmocka_unit_test(test_output_cap),
 		cmocka_unit_test(test_out_file_hold_stdin_stop),
