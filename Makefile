@@ -163,10 +163,10 @@ $(AGENT_BIN): $(AGENT_OBJ)
 # Unit tests: test-agent-*.c link the agent's code, the others the controller's.
 $(B)/tests/unit/test-agent-%: tests/unit/test-agent-%.c $(B)/libagent.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -Iagent -o $@ $^ $(BASE_LDFLAGS) -lcmocka -lm -lpthread
+	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -Iagent -o $@ $(filter %.c %.a,$^) $(BASE_LDFLAGS) -lcmocka -lm -lpthread
 $(B)/tests/unit/test-%: tests/unit/test-%.c $(B)/libcontroller.a $(B)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -o $@ $^ $(BASE_LDFLAGS) -lcmocka $(CTL_LIBS)
+	$(call quiet,CC)$(CC) $(CTL_CFLAGS) -o $@ $(filter %.c %.a,$^) $(BASE_LDFLAGS) -lcmocka $(CTL_LIBS)
 
 unit-bins: $(UNIT_BIN)
 
