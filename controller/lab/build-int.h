@@ -20,6 +20,18 @@ int build_run_logged(const struct kernel_build_spec *spec,
 		     struct strbuf *err);
 
 /*
+ * make -C src O=outdir -jN vmlinux bzImage, its output appended to log
+ * line by line; spec's progress hears each line (about once a second, the
+ * lines printed since) or a NULL line in a silent second, and stops make
+ * by returning a negative number ("the build was stopped").  spec's
+ * timeout counts from make's start.  ret_steps: the compile steps seen
+ * ("  CC      x.o").  0, or -1 with err (build.c run_make()).
+ */
+int build_run_make(const struct kernel_build_spec *spec, const char *src,
+		   const char *outdir, int *ret_steps, struct strbuf *log,
+		   struct strbuf *err);
+
+/*
  * Apply spec's patches in order in the tree src (git am when git, else
  * patch -p1); a patch that does not apply fails with its rejects in log.
  */

@@ -21,8 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -800,106 +798,113 @@ static int make_line(const struct kernel_build_spec *spec, const char *line,
 			      : 0;
 }
 
+/* run_make's tick: make's output captured so far (cp->out), and how much
+ * of it the progress callback has heard. */
+struct make_progress {
+	const struct kernel_build_spec *spec;
+	struct child_process *cp;
+	struct strbuf *log;
+	size_t told;
+	int steps, expected;
+};
+
 /*
- * make -jN vmlinux bzImage, streaming lines to the progress callback, and
- * telling it about every second in which make printed nothing (the link of
- * vmlinux), so that a job's lease is renewed through a silent minute.
- * The build's timeout counts from make's start.
+ * Hand the lines make printed since the last call to make_line(), or a
+ * NULL line when it printed none.  final: make has ended; its last line
+ * may lack a newline, and no NULL line is sent.  Negative: stop the
+ * build.
+ */
+static int make_tell(struct make_progress *mp, int final)
+{
+	struct strbuf *out = &mp->cp->out;
+	int lines = 0, r = 0;
+	char *nl;
+
+	while (r >= 0 && (nl = memchr(out->buf + mp->told, '\n',
+				      out->len - mp->told))) {
+		size_t len = (size_t)(nl - (out->buf + mp->told));
+
+		*nl = '\0'; /* the callback reads a C string */
+		r = make_line(mp->spec, out->buf + mp->told, len, &mp->steps,
+			      mp->expected, mp->log);
+		*nl = '\n';
+		mp->told += len + 1;
+		lines++;
+	}
+	if (r >= 0 && final && mp->told < out->len) {
+		r = make_line(mp->spec, out->buf + mp->told,
+			      out->len - mp->told, &mp->steps, mp->expected,
+			      mp->log);
+		mp->told = out->len;
+	} else if (r >= 0 && !final && !lines) {
+		r = make_line(mp->spec, NULL, 0, &mp->steps, mp->expected,
+			      mp->log);
+	}
+	return r;
+}
+
+static int make_tick(void *ctx)
+{
+	return make_tell(ctx, 0);
+}
+
+/*
+ * make -jN vmlinux bzImage.  Its output is captured, and about once a
+ * second the lines printed since (or, in a silent second such as the link
+ * of vmlinux, a NULL line) go to spec's progress, so that a job renews its
+ * lease all through the build and can stop it.  The build's timeout
+ * counts from make's start.
  */
 static int run_make(const struct kernel_build_spec *spec, const char *src,
 		    const char *outdir, int *ret_steps, struct strbuf *log,
 		    struct strbuf *err)
 {
 	struct child_process cp;
-	struct strbuf pending = STRBUF_INIT;
+	struct make_progress mp = { .spec = spec,
+				    .cp = &cp,
+				    .log = log,
+				    .expected = expected_steps(spec) };
 	int jobs = spec->jobs > 0 ? spec->jobs
 				  : (int)sysconf(_SC_NPROCESSORS_ONLN);
-	int steps = 0, expected = expected_steps(spec), r, stopped = 0;
-	int timed_out = 0,
-	    timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 4 * 3600;
-	int64_t end = mono_ms() + (int64_t)timeout_s * 1000;
+	int timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 4 * 3600;
+	int r;
 
+	if (timeout_s > INT_MAX / 1000)
+		timeout_s = INT_MAX / 1000;
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
 	strvec_pushf(&cp.args, "-j%d", jobs > 0 ? jobs : 1);
 	strvec_pushl(&cp.args, "vmlinux", "bzImage", (char *)NULL);
-	cp.stream_out = 1;
+	cp.capture_out = 1;
 	cp.merge_err = 1;
-	/* finish_command()'s own limit, from the end of make's output */
-	cp.timeout_ms = 60000;
+	cp.timeout_ms = timeout_s * 1000;
+	cp.tick = make_tick;
+	cp.tick_ctx = &mp;
 	strbuf_addstr(log, "$");
 	for (size_t i = 0; i < cp.args.nr; i++)
 		strbuf_addf(log, " %s", cp.args.v[i]);
 	strbuf_addch(log, '\n');
-	if (start_command(&cp, err) < 0) {
-		child_process_clear(&cp);
-		return -1;
-	}
-	for (;;) {
-		struct pollfd p = { cp.out_fd, POLLIN, 0 };
-		char buf[8192];
-		char *nl;
-		size_t start;
-		ssize_t got;
-		int n = poll(&p, 1, 1000);
-
-		if (mono_ms() >= end) {
-			timed_out = 1;
-			break;
-		}
-		if (n < 0 && errno != EINTR)
-			break;
-		if (n <= 0) {
-			if (make_line(spec, NULL, 0, &steps, expected, log) <
-			    0) {
-				stopped = 1;
-				break;
-			}
-			continue;
-		}
-		got = read(cp.out_fd, buf, sizeof(buf));
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (got <= 0)
-			break;
-		strbuf_add(&pending, buf, (size_t)got);
-		start = 0;
-		while (!stopped && (nl = memchr(pending.buf + start, '\n',
-						pending.len - start))) {
-			size_t len = (size_t)(nl - (pending.buf + start));
-
-			*nl = '\0'; /* the callback reads a C string */
-			if (make_line(spec, pending.buf + start, len, &steps,
-				      expected, log) < 0)
-				stopped = 1;
-			start += len + 1;
-		}
-		memmove(pending.buf, pending.buf + start, pending.len - start);
-		strbuf_setlen(&pending, pending.len - start);
-		if (stopped)
-			break;
-	}
-	if (!stopped && !timed_out && pending.len &&
-	    make_line(spec, pending.buf, pending.len, &steps, expected, log) <
-		    0)
-		stopped = 1;
-	if (stopped || timed_out)
-		kill(-cp.pid, SIGTERM);
-	r = finish_command(&cp, err);
-	if (stopped || timed_out) {
+	r = run_command(&cp, err);
+	/* Its last lines; a stop asked for now is too late to matter. */
+	(void)make_tell(&mp, 1);
+	if (cp.truncated)
+		strbuf_addstr(log, "(make printed more than the log keeps: "
+				   "the rest was dropped)\n");
+	if (cp.stopped) {
 		strbuf_reset(err);
-		if (stopped)
-			strbuf_addstr(err, "the build was stopped");
-		else
-			strbuf_addf(err, "make timed out after %d s",
-				    timeout_s);
-		r = -1;
+		strbuf_addstr(err, "the build was stopped");
 	}
 	child_process_clear(&cp);
-	strbuf_release(&pending);
-	*ret_steps = steps;
+	*ret_steps = mp.steps;
 	return r;
+}
+
+int build_run_make(const struct kernel_build_spec *spec, const char *src,
+		   const char *outdir, int *ret_steps, struct strbuf *log,
+		   struct strbuf *err)
+{
+	return run_make(spec, src, outdir, ret_steps, log, err);
 }
 
 static int read_release(const char *src, const char *outdir, char **ret,
