@@ -820,8 +820,8 @@ static int make_tell(struct make_progress *mp, int final)
 	int lines = 0, r = 0;
 	char *nl;
 
-	while (r >= 0 && (nl = memchr(out->buf + mp->told, '\n',
-				      out->len - mp->told))) {
+	while (r >= 0 &&
+	       (nl = memchr(out->buf + mp->told, '\n', out->len - mp->told))) {
 		size_t len = (size_t)(nl - (out->buf + mp->told));
 
 		*nl = '\0'; /* the callback reads a C string */

@@ -63,11 +63,12 @@ static int setup(void **state)
 		   "\t@echo '  LD      vmlinux'\n"
 		   "bzImage: vmlinux\n"
 		   "\t@echo 'Kernel: arch/x86/boot/bzImage is ready'\n");
-	unit_write(dir, "hang/Makefile", ".PHONY: vmlinux bzImage\n"
-					 "vmlinux:\n"
-					 "\t@echo '  CC      init/main.o'\n"
-					 "\t@sleep 60\n"
-					 "bzImage: vmlinux\n");
+	unit_write(dir, "hang/Makefile",
+		   ".PHONY: vmlinux bzImage\n"
+		   "vmlinux:\n"
+		   "\t@echo '  CC      init/main.o'\n"
+		   "\t@sleep 60\n"
+		   "bzImage: vmlinux\n");
 	return 0;
 }
 
@@ -78,8 +79,8 @@ static int teardown(void **state)
 }
 
 /* Run make in dir/name with h as the progress callback's. */
-static int make_in(const char *name, struct heard *h, int timeout_s,
-		   int *steps, struct strbuf *log, struct strbuf *err)
+static int make_in(const char *name, struct heard *h, int timeout_s, int *steps,
+		   struct strbuf *log, struct strbuf *err)
 {
 	struct kernel_build_spec spec;
 	int r;
