@@ -8,6 +8,7 @@
 #ifndef SCHEDFARM_JOB_H
 #define SCHEDFARM_JOB_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "store/db.h"
@@ -84,7 +85,10 @@ struct job_ctx {
 	 * the job must stop.  A pointer, so the hooks need not call up into
 	 * jobexec.c. */
 	int (*beat)(struct job_ctx *jc);
-	int64_t last_beat_ms;
+	/* When the lease was last renewed (mono_ms()): by job_beat(), or
+	 * by the keeper while the main thread waited (keeper.h). */
+	_Atomic int64_t last_beat_ms;
+	struct lease_keeper *keeper; /* NULL: the main thread alone */
 	int lease_lost;
 	int interrupted; /* job_stop_requested was seen */
 	int booted; /* a boot hook succeeded; power_off is due */

@@ -24,6 +24,7 @@
 #include "job/jobexec.h"
 #include "job/jobexec-int.h"
 #include "job/jobguard.h"
+#include "job/keeper.h"
 #include "store/controllers.h"
 #include "store/hosts.h"
 #include "store/jobs.h"
@@ -91,6 +92,38 @@ void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
 	strbuf_release(&err);
 }
 
+/* What the keeper did while the main thread was away, into the job's
+ * log; a lease it found taken away is lost for the job too (but at_end,
+ * when the job is ending and lets go of it anyway). */
+static void keeper_heard(struct job_ctx *jc, int at_end)
+{
+	struct strbuf problems = STRBUF_INIT, d = STRBUF_INIT;
+	int lost, renewed;
+	int64_t waited;
+
+	keeper_news(jc->keeper, &lost, &renewed, &waited, &problems);
+	strbuf_rtrim(&problems);
+	if (problems.len)
+		jlog(jc, 1, "heartbeat failed (the keeper's): %s",
+		     problems.buf);
+	if (renewed) {
+		format_duration_ms(&d, waited);
+		jlog(jc, 0,
+		     "job %lld: one call took %s; the keeper renewed the "
+		     "lease %d time(s) meanwhile",
+		     (long long)jc->claim.job_id, d.buf, renewed);
+	}
+	if (lost && !at_end) {
+		jc->lease_lost = 1;
+		jlog(jc, 1,
+		     "job %lld: lease lost (cancelled, or expired): "
+		     "stopping",
+		     (long long)jc->claim.job_id);
+	}
+	strbuf_release(&problems);
+	strbuf_release(&d);
+}
+
 /* Renew the lease when a third of it has passed; -1 once it is lost. */
 int job_beat(struct job_ctx *jc)
 {
@@ -98,6 +131,8 @@ int job_beat(struct job_ctx *jc)
 	int64_t now = mono_ms();
 	int r;
 
+	if (jc->keeper && !jc->lease_lost)
+		keeper_heard(jc, 0);
 	if (jc->lease_lost)
 		return -1;
 	if (job_limit_check(jc) < 0)
@@ -1014,9 +1049,14 @@ static int phase_row(struct job_ctx *jc, const char *phase, int64_t *ret_id,
 		     struct strbuf *err)
 {
 	struct strbuf e = STRBUF_INIT;
+	int r;
 
 	*ret_id = 0;
-	if (queue_phase_begin(jc->db, &jc->claim, phase, ret_id, &e) == 0) {
+	r = queue_phase_begin(jc->db, &jc->claim, phase, ret_id, &e);
+	/* A phase may begin with a long wait on the database. */
+	if (jc->keeper && !jc->lease_lost)
+		keeper_heard(jc, 0);
+	if (r == 0) {
 		strbuf_release(&e);
 		return 0;
 	}
@@ -1056,6 +1096,14 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 
 	job_guard_init(&jc);
 	jc.last_beat_ms = mono_ms();
+	if (keeper_start(db, c, owner, lease_s, &jc.last_beat_ms, &jc.keeper,
+			 &e) < 0) {
+		jlog(&jc, 1,
+		     "job %lld: no lease keeper (%s): a call that "
+		     "takes longer than the lease loses it",
+		     (long long)c->job_id, e.buf);
+		strbuf_reset(&e);
+	}
 	if (load_job(&jc, &e) < 0) {
 		fail_phase = "infra";
 		fail_msg = strbuf_detach(&e, NULL);
@@ -1433,6 +1481,8 @@ finish:
 			fail_msg ? fail_phase : NULL, fail_msg
 		};
 
+		if (jc.keeper)
+			keeper_heard(&jc, 1);
 		job_phase_limit(&jc, "end", NULL, 2 * 60 * 1000, 0);
 		r = job_db_retry(&jc, "recording the end of the job",
 				 job_finish, &fa, &e);
@@ -1454,6 +1504,8 @@ finish:
 		ret = 1;
 	if (requeued && ret == 1)
 		ret = 2;
+	keeper_stop(jc.keeper);
+	jc.keeper = NULL;
 	for (size_t i = 0; rr && i < n; i++) {
 		strbuf_release(&rr[i].lines);
 		strbuf_release(&rr[i].label);

@@ -687,20 +687,20 @@ static void quiet_notice(void *arg, const char *msg)
 	(void)msg;
 }
 
-int db_connect(const struct db_config *cfg, struct db **ret, struct strbuf *err)
+/* Wrap the connection c (any state; freed on failure) as a struct db;
+ * what says where it came from in the message of a failure. */
+static int wrap_conn(PGconn *c, const char *what, struct db **ret,
+		     struct strbuf *err)
 {
-	_cleanup_free_ char *ci = effective_conninfo(cfg);
 	struct db *db;
-	PGconn *c;
 
-	c = PQconnectdb(ci);
 	if (PQstatus(c) != CONNECTION_OK) {
 		struct strbuf msg = STRBUF_INIT;
 
 		strbuf_addstr(&msg, PQerrorMessage(c));
 		strbuf_rtrim(&msg);
 		strbuf_addf(err, "cannot connect to the database (%s): %s",
-			    db_source_name(cfg->source), msg.buf);
+			    what, msg.buf);
 		strbuf_release(&msg);
 		PQfinish(c);
 		return -1;
@@ -715,6 +715,39 @@ int db_connect(const struct db_config *cfg, struct db **ret, struct strbuf *err)
 	}
 	*ret = db;
 	return 0;
+}
+
+int db_connect(const struct db_config *cfg, struct db **ret, struct strbuf *err)
+{
+	_cleanup_free_ char *ci = effective_conninfo(cfg);
+
+	return wrap_conn(PQconnectdb(ci), db_source_name(cfg->source), ret,
+			 err);
+}
+
+int db_connect_twin(struct db *db, struct db **ret, struct strbuf *err)
+{
+	PQconninfoOption *opts = PQconninfo(db->conn);
+	struct strvec keys = STRVEC_INIT, vals = STRVEC_INIT;
+	int r;
+
+	if (!opts) {
+		strbuf_addstr(err, "cannot read the connection's parameters "
+				   "(out of memory)");
+		return -1;
+	}
+	for (PQconninfoOption *o = opts; o->keyword; o++)
+		if (o->val && *o->val) {
+			strvec_push(&keys, o->keyword);
+			strvec_push(&vals, o->val);
+		}
+	PQconninfoFree(opts);
+	r = wrap_conn(PQconnectdbParams((const char *const *)keys.v,
+					(const char *const *)vals.v, 0),
+		      "a second connection", ret, err);
+	strvec_clear(&keys);
+	strvec_clear(&vals);
+	return r;
 }
 
 void db_close(struct db *db)

@@ -73,6 +73,13 @@ long db_embedded_pid(const struct db_config *cfg);
 /* Connect (no server start, no migration). */
 int db_connect(const struct db_config *cfg, struct db **ret,
 	       struct strbuf *err);
+/*
+ * A second connection to the server db is connected to, with db's
+ * parameters (a multi-host conninfo picks the primary of now): for a
+ * thread of its own (a connection serves one thread at a time).  0, or
+ * -1 with err.
+ */
+int db_connect_twin(struct db *db, struct db **ret, struct strbuf *err);
 void db_close(struct db *db);
 /*
  * In a child process after fork(): let go of the parent's connection
