@@ -26,6 +26,16 @@ static int job_is_live(int64_t job, const int64_t *live, size_t n)
 	return 0;
 }
 
+/* 1 when a domain of this claim (and job) is still someone's: a live
+ * controller's, or this one's for a job it runs. */
+static int claim_is_live(enum domain_claim claim, int64_t job,
+			 const int64_t *live_jobs, size_t n_live)
+{
+	return claim == DOMAIN_LIVE_OWNER ||
+	       (claim == DOMAIN_MINE && job &&
+		job_is_live(job, live_jobs, n_live));
+}
+
 int sweep_domains(struct db *db, const char *self, const int64_t *live_jobs,
 		  size_t n_live, const char *uri, int *ret_n,
 		  struct strbuf *names, struct strbuf *err)
@@ -60,9 +70,7 @@ int sweep_domains(struct db *db, const char *self, const int64_t *live_jobs,
 			strbuf_release(&e);
 			continue;
 		}
-		if (claim == DOMAIN_LIVE_OWNER ||
-		    (claim == DOMAIN_MINE && job &&
-		     job_is_live(job, live_jobs, n_live))) {
+		if (claim_is_live(claim, job, live_jobs, n_live)) {
 			strbuf_release(&owner);
 			strbuf_release(&e);
 			continue;
@@ -97,14 +105,22 @@ int sweep_domains(struct db *db, const char *self, const int64_t *live_jobs,
 		strbuf_release(&e);
 	}
 	/* Records of domains that went away by themselves (a transient
-	 * domain ends with its guest). */
+	 * domain ends with its guest).  Not a live owner's: a domain is
+	 * recorded before it exists, and libvirt's create may run for a
+	 * minute before it lists it; its owner closes the record. */
 	for (size_t i = 0; i < recorded.nr; i++) {
 		struct strbuf e = STRBUF_INIT;
+		enum domain_claim claim;
+		int64_t job = 0;
 		int up = 0;
 
 		for (size_t k = 0; k < running.nr && !up; k++)
 			up = !strcmp(running.v[k], recorded.v[i]);
-		if (!up && virt_is_active(vc, recorded.v[i], &e) == 0)
+		if (!up &&
+		    controllers_domain_claim(db, recorded.v[i], self, &claim,
+					     &job, NULL, &e) == 0 &&
+		    !claim_is_live(claim, job, live_jobs, n_live) &&
+		    virt_is_active(vc, recorded.v[i], &e) == 0)
 			controllers_domain_gone(db, recorded.v[i], NULL,
 						"no longer running", &e);
 		strbuf_release(&e);
