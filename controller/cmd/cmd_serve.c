@@ -417,11 +417,12 @@ static void fit_jobs(struct db *db, int *max_jobs)
 	if (db_free_connections(db, &free_conns, &err) < 0) {
 		log_warn("cannot ask the database for its free connections: %s",
 			 err.buf);
-	} else if (*max_jobs > free_conns - 1) {
-		int n = free_conns > 2 ? (int)free_conns - 1 : 1;
+	} else if (*max_jobs > (free_conns - 1) / 2) {
+		/* Two per job: its own, and its lease keeper's (keeper.h). */
+		int n = free_conns > 4 ? (int)(free_conns - 1) / 2 : 1;
 
 		log_warn("--jobs %d: the database has %lld connections free "
-			 "(max_connections less those reserved and open), one "
+			 "(max_connections less those reserved and open), two "
 			 "per job; running at most %d jobs (raise "
 			 "max_connections for more)",
 			 *max_jobs, (long long)free_conns, n);
