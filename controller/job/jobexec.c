@@ -92,15 +92,26 @@ void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
 	strbuf_release(&err);
 }
 
-/* What the keeper did while the main thread was away, into the job's
- * log; a lease it found taken away is lost for the job too (but at_end,
- * when the job is ending and lets go of it anyway). */
+/* The job's lease is gone (found by a renewal that touched no row): the
+ * job stops. */
+static void lease_lost(struct job_ctx *jc)
+{
+	jc->lease_lost = 1;
+	jlog(jc, 1, "job %lld: lease lost (cancelled, or expired): stopping",
+	     (long long)jc->claim.job_id);
+}
+
+/* What the keeper (if any) did while the main thread was away, into the
+ * job's log; a lease it found taken away is lost for the job too (but
+ * at_end, when the job is ending and lets go of it anyway). */
 static void keeper_heard(struct job_ctx *jc, int at_end)
 {
 	struct strbuf problems = STRBUF_INIT, d = STRBUF_INIT;
 	int lost, renewed;
 	int64_t waited;
 
+	if (!jc->keeper || (jc->lease_lost && !at_end))
+		return;
 	keeper_news(jc->keeper, &lost, &renewed, &waited, &problems);
 	strbuf_rtrim(&problems);
 	if (problems.len)
@@ -113,13 +124,8 @@ static void keeper_heard(struct job_ctx *jc, int at_end)
 		     "lease %d time(s) meanwhile",
 		     (long long)jc->claim.job_id, d.buf, renewed);
 	}
-	if (lost && !at_end) {
-		jc->lease_lost = 1;
-		jlog(jc, 1,
-		     "job %lld: lease lost (cancelled, or expired): "
-		     "stopping",
-		     (long long)jc->claim.job_id);
-	}
+	if (lost && !at_end)
+		lease_lost(jc);
 	strbuf_release(&problems);
 	strbuf_release(&d);
 }
@@ -131,8 +137,7 @@ int job_beat(struct job_ctx *jc)
 	int64_t now = mono_ms();
 	int r;
 
-	if (jc->keeper && !jc->lease_lost)
-		keeper_heard(jc, 0);
+	keeper_heard(jc, 0);
 	if (jc->lease_lost)
 		return -1;
 	if (job_limit_check(jc) < 0)
@@ -159,11 +164,7 @@ int job_beat(struct job_ctx *jc)
 		 * when its serve died: nobody sweeps this job's guest. */
 		controllers_renew(jc->db, jc->owner, jc->lease_s, &err);
 	} else if (r == -2) {
-		jc->lease_lost = 1;
-		jlog(jc, 1,
-		     "job %lld: lease lost (cancelled, or expired): "
-		     "stopping",
-		     (long long)jc->claim.job_id);
+		lease_lost(jc);
 	} else {
 		/* A database hiccup: try again next tick; the lease has
 		 * two more thirds to go. */
@@ -1054,8 +1055,7 @@ static int phase_row(struct job_ctx *jc, const char *phase, int64_t *ret_id,
 	*ret_id = 0;
 	r = queue_phase_begin(jc->db, &jc->claim, phase, ret_id, &e);
 	/* A phase may begin with a long wait on the database. */
-	if (jc->keeper && !jc->lease_lost)
-		keeper_heard(jc, 0);
+	keeper_heard(jc, 0);
 	if (r == 0) {
 		strbuf_release(&e);
 		return 0;
@@ -1481,8 +1481,7 @@ finish:
 			fail_msg ? fail_phase : NULL, fail_msg
 		};
 
-		if (jc.keeper)
-			keeper_heard(&jc, 1);
+		keeper_heard(&jc, 1);
 		job_phase_limit(&jc, "end", NULL, 2 * 60 * 1000, 0);
 		r = job_db_retry(&jc, "recording the end of the job",
 				 job_finish, &fa, &e);
