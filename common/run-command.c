@@ -66,10 +66,18 @@ void child_process_clear(struct child_process *cp)
 	close_fd(&cp->err_fd);
 }
 
-/* Build the child's environment: ours, minus removals, plus additions. */
-static char **build_env(const struct strvec *changes, struct strvec *store)
+/* What messages call cp's program: its name, or argv[0]. */
+static const char *cmd_name(const struct child_process *cp)
 {
-	for (char **e = environ; e && *e; e++) {
+	return cp->name ? cp->name : cp->args.v[0];
+}
+
+/* Build the child's environment: ours (none with clear), minus removals,
+ * plus additions. */
+static char **build_env(const struct strvec *changes, int clear,
+			struct strvec *store)
+{
+	for (char **e = clear ? NULL : environ; e && *e; e++) {
 		size_t klen = strcspn(*e, "=");
 		int drop = 0;
 
@@ -201,7 +209,7 @@ int start_command(struct child_process *cp, struct strbuf *err)
 		strbuf_addstr(err, "internal error: empty argv");
 		return -1;
 	}
-	envp = build_env(&cp->env, &envstore);
+	envp = build_env(&cp->env, cp->clear_env, &envstore);
 	if (pipe2(st_pipe, O_CLOEXEC) < 0 ||
 	    (cp->stdin_data && pipe2(in_pipe, O_CLOEXEC) < 0) ||
 	    ((cp->capture_out || cp->stream_out) &&
@@ -211,7 +219,7 @@ int start_command(struct child_process *cp, struct strbuf *err)
 	    ((cp->hold_stdin && !cp->stdin_data) &&
 	     pipe2(in_pipe, O_CLOEXEC) < 0) ||
 	    (null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
-		strbuf_addf(err, "cannot start %s: %s", cp->args.v[0],
+		strbuf_addf(err, "cannot start %s: %s", cmd_name(cp),
 			    strerror(errno));
 		goto out;
 	}
@@ -220,7 +228,7 @@ int start_command(struct child_process *cp, struct strbuf *err)
 						    O_CLOEXEC | O_NOFOLLOW,
 					    0600)) < 0) {
 		strbuf_addf(err, "cannot open %s for %s: %s", cp->out_file,
-			    cp->args.v[0], strerror(errno));
+			    cmd_name(cp), strerror(errno));
 		goto out;
 	}
 
@@ -229,7 +237,7 @@ int start_command(struct child_process *cp, struct strbuf *err)
 			  file_fd >= 0 ? file_fd : out_pipe[1], err_pipe[1],
 			  null_fd, st_pipe[1], envp);
 	if (pid < 0) {
-		strbuf_addf(err, "cannot fork for %s: %s", cp->args.v[0],
+		strbuf_addf(err, "cannot fork for %s: %s", cmd_name(cp),
 			    strerror(errno));
 		goto out;
 	}
@@ -244,7 +252,7 @@ int start_command(struct child_process *cp, struct strbuf *err)
 
 		memcpy(&child_errno, buf, sizeof(int));
 		buf[n] = '\0';
-		strbuf_addf(err, "cannot run %s (%s): %s", cp->args.v[0],
+		strbuf_addf(err, "cannot run %s (%s): %s", cmd_name(cp),
 			    buf + sizeof(int), strerror(child_errno));
 		while (wait4(pid, &cp->status, 0, &cp->ru) < 0 &&
 		       errno == EINTR)
@@ -298,16 +306,16 @@ static void drain(int *fd, struct strbuf *sb, size_t cap, int *truncated)
 static void describe_status(struct child_process *cp, struct strbuf *err)
 {
 	if (cp->stopped)
-		strbuf_addf(err, "%s was stopped", cp->args.v[0]);
+		strbuf_addf(err, "%s was stopped", cmd_name(cp));
 	else if (cp->timed_out)
-		strbuf_addf(err, "%s timed out after %d s", cp->args.v[0],
+		strbuf_addf(err, "%s timed out after %d s", cmd_name(cp),
 			    (cp->timeout_ms + 999) / 1000);
 	else if (WIFSIGNALED(cp->status))
 		strbuf_addf(err, "%s was killed by signal %d (%s)",
-			    cp->args.v[0], WTERMSIG(cp->status),
+			    cmd_name(cp), WTERMSIG(cp->status),
 			    strsignal(WTERMSIG(cp->status)));
 	else
-		strbuf_addf(err, "%s exited with status %d", cp->args.v[0],
+		strbuf_addf(err, "%s exited with status %d", cmd_name(cp),
 			    cp->exit_code);
 }
 
@@ -419,7 +427,7 @@ int finish_command(struct child_process *cp, struct strbuf *err)
 	close_fd(&cp->err_fd);
 	cp->pid = -1;
 	if (!reaped) {
-		strbuf_addf(err, "lost track of %s: %s", cp->args.v[0],
+		strbuf_addf(err, "lost track of %s: %s", cmd_name(cp),
 			    strerror(errno));
 		cp->exit_code = 127;
 		return -1;

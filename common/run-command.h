@@ -20,6 +20,13 @@
 struct child_process {
 	struct strvec args; /* args.v[0] is looked up in PATH if no '/' */
 	struct strvec env; /* "NAME=value" added, "NAME" removed */
+	/* What errors call the program ("make timed out"); NULL: args.v[0].
+	 * For a program started through a wrapper (lab/sandbox.c). */
+	const char *name;
+	/* The child's environment is only env's "NAME=value" entries, none
+	 * of ours: for a program that must not see the controller's
+	 * settings or secrets (lab/sandbox.c). */
+	int clear_env;
 	const char *dir; /* chdir here first, if set */
 	int as_user; /* switch to uid/gid/groups first */
 	uid_t uid;

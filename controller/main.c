@@ -14,6 +14,7 @@
 
 #include "cmd/builtin.h"
 #include "cli.h"
+#include "lab/sandbox.h"
 #include "log.h"
 #include "strbuf.h"
 #include "suggest.h"
@@ -103,6 +104,9 @@ static const char global_usage[] =
 	"  --config FILE  the farm's settings (SCHEDFARM_CONFIG; default\n"
 	"                 schedfarm.conf in the state folder)\n"
 	"  --json         print data as JSON (verbs that print data)\n"
+	"  --trust-submitters\n"
+	"                 where the build sandbox (bubblewrap) cannot be had,\n"
+	"                 build submitted patches unconfined all the same\n"
 	"  -v, --verbose  more messages\n"
 	"  --version      print the version\n"
 	"\n"
@@ -198,6 +202,7 @@ int main(int argc, char **argv)
 		{ "home", required_argument, NULL, 'H' },
 		{ "config", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "trust-submitters", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -222,6 +227,9 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			cli.json = 1;
+			break;
+		case 'T':
+			sandbox_set_trust_submitters(1);
 			break;
 		case 'v':
 			cli.verbose++;

@@ -29,6 +29,7 @@
 #include "home.h"
 #include "lab/build-int.h"
 #include "lab/build.h"
+#include "lab/sandbox.h"
 #include "store/kernels.h"
 #include "cleanup.h"
 #include "fs.h"
@@ -224,14 +225,64 @@ static int step_tick(void *ctx)
 }
 
 /*
+ * Confine cp, a step that runs the tree's code (make and the scripts and
+ * host tools it runs), to the sandbox (lab/sandbox.h): the tree src and
+ * the base's git repository (a worktree's git data) and the spec's
+ * fragments read-only, outdir writable and handed to the farm's user.
+ * Where the sandbox cannot be had, only the environment is scrubbed, or
+ * a build of patches is refused (sandbox_allow()).  0, or -1 with err.
+ */
+static int confine(const struct kernel_build_spec *spec,
+		   struct child_process *cp, const char *src,
+		   const char *outdir, struct strbuf *err)
+{
+	struct sandbox_paths p = SANDBOX_PATHS_INIT;
+	int on = sandbox_allow(spec->patches.nr > 0, err), r = -1;
+
+	if (on < 0)
+		return -1;
+	if (on && (sandbox_give_dir(outdir, err) < 0 ||
+		   sandbox_share_dir(src, err) < 0))
+		return -1;
+	strvec_push(&p.ro, src);
+	if (spec->base && is_dir(spec->base) && is_git_repo(spec->base)) {
+		_cleanup_free_ char *rp = realpath(spec->base, NULL);
+
+		strvec_push(&p.ro, rp ? rp : spec->base);
+		/* The repository is root's: git refuses another user's. */
+		strvec_pushl(&cp->env, "GIT_CONFIG_COUNT=1",
+			     "GIT_CONFIG_KEY_0=safe.directory",
+			     "GIT_CONFIG_VALUE_0=*", (char *)NULL);
+	}
+	for (size_t i = 0; i < spec->fragments.nr; i++) {
+		_cleanup_free_ char *rp = realpath(spec->fragments.v[i], NULL);
+
+		if (!rp) {
+			strbuf_addf(err, "cannot read the fragment %s: %s",
+				    spec->fragments.v[i], strerror(errno));
+			goto out;
+		}
+		strvec_push(&p.ro, rp);
+	}
+	strvec_push(&p.rw, outdir);
+	r = sandbox_wrap(cp, &p, on, err);
+out:
+	sandbox_paths_release(&p);
+	return r;
+}
+
+/*
  * Run cp, appending what it printed to log; the contract of run_command.
  * With spec (may be NULL) and its progress callback, the callback is told
  * about once a second that the step still runs (line NULL), and stops it
- * by returning a negative number.
+ * by returning a negative number.  With src and outdir, the step runs the
+ * tree's code and is confined (confine()); the log shows the command as
+ * it was asked for.
  */
-static int run_logged(const struct kernel_build_spec *spec,
-		      struct child_process *cp, struct strbuf *log,
-		      struct strbuf *err)
+static int run_logged_in(const struct kernel_build_spec *spec,
+			 struct child_process *cp, const char *src,
+			 const char *outdir, struct strbuf *log,
+			 struct strbuf *err)
 {
 	int r;
 
@@ -247,11 +298,20 @@ static int run_logged(const struct kernel_build_spec *spec,
 	for (size_t i = 0; i < cp->args.nr; i++)
 		strbuf_addf(log, " %s", cp->args.v[i]);
 	strbuf_addch(log, '\n');
+	if (src && confine(spec, cp, src, outdir, err) < 0)
+		return -1;
 	r = run_command(cp, err);
 	strbuf_addbuf(log, &cp->out);
 	if (cp->out.len && cp->out.buf[cp->out.len - 1] != '\n')
 		strbuf_addch(log, '\n');
 	return r;
+}
+
+static int run_logged(const struct kernel_build_spec *spec,
+		      struct child_process *cp, struct strbuf *log,
+		      struct strbuf *err)
+{
+	return run_logged_in(spec, cp, NULL, NULL, log, err);
 }
 
 /* The git commit of ref in repo. */
@@ -733,7 +793,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 		strbuf_release(&body);
 		strvec_push(&cp.args, "olddefconfig");
 	}
-	r = run_logged(spec, &cp, log, err);
+	r = run_logged_in(spec, &cp, src, outdir, log, err);
 	child_process_clear(&cp);
 	if (r < 0 || !spec->fragments.nr)
 		goto out;
@@ -748,7 +808,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 		strvec_push(&cp.args, abs ? abs : spec->fragments.v[i]);
 	}
 	cp.dir = src;
-	r = run_logged(spec, &cp, log, err);
+	r = run_logged_in(spec, &cp, src, outdir, log, err);
 	child_process_clear(&cp);
 	if (r < 0)
 		goto out;
@@ -756,7 +816,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
 	strvec_push(&cp.args, "olddefconfig");
-	r = run_logged(spec, &cp, log, err);
+	r = run_logged_in(spec, &cp, src, outdir, log, err);
 	child_process_clear(&cp);
 out:
 	strbuf_release(&dot);
@@ -885,7 +945,9 @@ static int run_make(const struct kernel_build_spec *spec, const char *src,
 	for (size_t i = 0; i < cp.args.nr; i++)
 		strbuf_addf(log, " %s", cp.args.v[i]);
 	strbuf_addch(log, '\n');
-	r = run_command(&cp, err);
+	r = confine(spec, &cp, src, outdir, err);
+	if (!r)
+		r = run_command(&cp, err);
 	/* Its last lines; a stop asked for now is too late to matter. */
 	(void)make_tell(&mp, 1);
 	if (cp.truncated)
@@ -907,8 +969,8 @@ int build_run_make(const struct kernel_build_spec *spec, const char *src,
 	return run_make(spec, src, outdir, ret_steps, log, err);
 }
 
-static int read_release(const char *src, const char *outdir, char **ret,
-			struct strbuf *err)
+static int read_release(const struct kernel_build_spec *spec, const char *src,
+			const char *outdir, char **ret, struct strbuf *err)
 {
 	struct child_process cp;
 	int r;
@@ -919,7 +981,9 @@ static int read_release(const char *src, const char *outdir, char **ret,
 	strvec_push(&cp.args, "kernelrelease");
 	cp.capture_out = cp.capture_err = 1;
 	cp.timeout_ms = 120000;
-	r = run_command(&cp, err);
+	r = confine(spec, &cp, src, outdir, err);
+	if (!r)
+		r = run_command(&cp, err);
 	if (!r) {
 		/* make -C prints "make[1]: Entering..." with -s off only;
 		 * the release is the last line. */
@@ -1046,6 +1110,42 @@ static int remove_tree(const char *dir, struct strbuf *err)
 	return r;
 }
 
+/*
+ * Copy an image the build wrote (outdir/rel) to dst, a file of the
+ * controller's own in the build's folder: the output folder is the build
+ * user's, so the image must be a plain file there (a symbolic link the
+ * build left, to /etc/shadow say, is refused, never copied).  Nothing of
+ * the build runs any more (its sandbox's processes ended with it).
+ * 1 copied, 0 no such file, -1 with err.
+ */
+static int keep_image(const char *outdir, const char *rel, const char *dst,
+		      struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct stat st;
+	int r = 0;
+
+	strbuf_addf(&p, "%s/%s", outdir, rel);
+	if (lstat(p.buf, &st) < 0) {
+		if (errno != ENOENT) {
+			strbuf_addf(err, "cannot read %s: %s", p.buf,
+				    strerror(errno));
+			r = -1;
+		}
+	} else if (!S_ISREG(st.st_mode)) {
+		strbuf_addf(err,
+			    "the build left %s as something other than a "
+			    "plain file: refused",
+			    p.buf);
+		r = -1;
+	} else {
+		r = copy_file_atomic(p.buf, dst, 0644, FS_SYNC, err) < 0 ? -1
+									 : 1;
+	}
+	strbuf_release(&p);
+	return r;
+}
+
 int kernel_build(const struct kernel_build_spec *spec,
 		 struct kernel_build_result *res, struct strbuf *err)
 {
@@ -1092,13 +1192,22 @@ int kernel_build(const struct kernel_build_spec *spec,
 	if (run_make(spec, src.buf, outdir.buf, &steps, &res->log, err) < 0)
 		goto out;
 	res->seconds = (double)(mono_ms() - t0) / 1000.0;
-	res->vmlinux = xstrfmt("%s/vmlinux", outdir.buf);
-	res->bzimage = xstrfmt("%s/arch/x86/boot/bzImage", outdir.buf);
-	if (!is_file(res->bzimage)) {
+	/* The images as the controller's files (out/ is the build user's). */
+	res->vmlinux = xstrfmt("%s/vmlinux", res->dir);
+	res->bzimage = xstrfmt("%s/bzImage", res->dir);
+	c = keep_image(outdir.buf, "vmlinux", res->vmlinux, err);
+	if (c == 0)
+		strbuf_addf(err, "the build made no %s/vmlinux", outdir.buf);
+	if (c <= 0)
+		goto out;
+	c = keep_image(outdir.buf, "arch/x86/boot/bzImage", res->bzimage, err);
+	if (c < 0)
+		goto out;
+	if (c == 0) {
 		free(res->bzimage);
 		res->bzimage = NULL;
 	}
-	if (read_release(src.buf, outdir.buf, &res->release, err) < 0 ||
+	if (read_release(spec, src.buf, outdir.buf, &res->release, err) < 0 ||
 	    read_size(res->vmlinux, res, err) < 0)
 		goto out;
 	strbuf_addf(
@@ -1218,21 +1327,22 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 	if (build_tree_mark(tree.buf, 0, err) < 0)
 		goto out;
 	res->seconds = (double)(mono_ms() - t0) / 1000.0;
-	if (read_release(src.buf, outdir.buf, &res->release, err) < 0)
+	if (read_release(spec, src.buf, outdir.buf, &res->release, err) < 0)
 		goto out;
 	/* The tree moves on with the next build: keep this one's images. */
 	res->vmlinux = xstrfmt("%s/vmlinux", res->dir);
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/vmlinux", outdir.buf);
-	if (copy_file_atomic(p.buf, res->vmlinux, 0644, FS_SYNC, err) < 0)
+	c = keep_image(outdir.buf, "vmlinux", res->vmlinux, err);
+	if (c == 0)
+		strbuf_addf(err, "the build made no %s/vmlinux", outdir.buf);
+	if (c <= 0)
 		goto out;
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/arch/x86/boot/bzImage", outdir.buf);
-	if (is_file(p.buf)) {
-		res->bzimage = xstrfmt("%s/bzImage", res->dir);
-		if (copy_file_atomic(p.buf, res->bzimage, 0644, FS_SYNC, err) <
-		    0)
-			goto out;
+	res->bzimage = xstrfmt("%s/bzImage", res->dir);
+	c = keep_image(outdir.buf, "arch/x86/boot/bzImage", res->bzimage, err);
+	if (c < 0)
+		goto out;
+	if (c == 0) {
+		free(res->bzimage);
+		res->bzimage = NULL;
 	}
 	if (read_size(res->vmlinux, res, err) < 0)
 		goto out;
