@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,13 +29,63 @@ static int usage(void)
 	return 2;
 }
 
-/* `__exec-in FILE... -- PROGRAM ARGS`: join cgroups, then become PROGRAM. */
+/*
+ * Become uid:gid (from "--user=UID:GID") for good: no supplementary
+ * groups, gid first, then uid, checked; the folder changes to / when the
+ * agent's own (root's run folder) is closed to that user.  0, or -1 with
+ * the reason on stderr.
+ */
+static int drop_to(const char *spec)
+{
+	unsigned long u, g;
+	char *end;
+
+	errno = 0;
+	u = strtoul(spec, &end, 10);
+	if (errno || end == spec || *end != ':' || u == 0 || u > 0x7fffffff)
+		goto bad;
+	spec = end + 1;
+	g = strtoul(spec, &end, 10);
+	if (errno || end == spec || *end || g == 0 || g > 0x7fffffff)
+		goto bad;
+	if (setgroups(0, NULL) < 0 || setgid((gid_t)g) < 0 ||
+	    setuid((uid_t)u) < 0 || getuid() != (uid_t)u ||
+	    geteuid() != (uid_t)u || setuid(0) == 0) {
+		fprintf(stderr,
+			"schedfarm-agent: cannot become uid %lu gid %lu: "
+			"%s\n",
+			u, g, strerror(errno));
+		return -1;
+	}
+	if (access(".", X_OK) < 0 && chdir("/") < 0) {
+		fprintf(stderr, "schedfarm-agent: cannot chdir /: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "schedfarm-agent: bad --user %s (UID:GID, not 0)\n",
+		spec);
+	return -1;
+}
+
+/*
+ * `__exec-in [--user=UID:GID] FILE... -- PROGRAM ARGS`: join cgroups,
+ * drop to the user, then become PROGRAM.
+ */
 static int exec_in(int argc, char **argv)
 {
+	const char *user = NULL;
 	int i;
 
 	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
-		int fd = open(argv[i], O_WRONLY | O_CLOEXEC);
+		int fd;
+
+		if (starts_with(argv[i], "--user=")) {
+			user = argv[i] + strlen("--user=");
+			continue;
+		}
+		fd = open(argv[i], O_WRONLY | O_CLOEXEC);
 
 		if (fd < 0 || write(fd, "0", 1) != 1) {
 			fprintf(stderr,
@@ -45,6 +97,8 @@ static int exec_in(int argc, char **argv)
 	}
 	if (i + 1 >= argc)
 		return usage();
+	if (user && drop_to(user) < 0)
+		return 127;
 	execvp(argv[i + 1], argv + i + 1);
 	fprintf(stderr, "schedfarm-agent: cannot run %s: %s\n", argv[i + 1],
 		strerror(errno));

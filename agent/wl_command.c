@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "run-command.h"
@@ -23,6 +24,33 @@ static int cw_available(const struct run_spec *s, struct strbuf *why)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The farm's user a local controller named for plan commands
+ * ($SCHEDFARM_AGENT_USER, UID:GID), when the agent is root and the plan
+ * did not say root: true: the command is started through __exec-in with
+ * --user (main.c), after it joined its cgroups.  An agent that is not
+ * root, or was told no user (an SSH host), runs it as itself.
+ */
+static void drop_command(const struct cmd_def *d, struct child_process *cp)
+{
+	const char *u = getenv("SCHEDFARM_AGENT_USER");
+	struct strvec nv = STRVEC_INIT;
+	int wrapped;
+
+	if (d->root || !u || !*u || geteuid() != 0)
+		return;
+	wrapped = cp->args.nr > 2 && !strcmp(cp->args.v[0], "/proc/self/exe") &&
+		  !strcmp(cp->args.v[1], "__exec-in");
+	strvec_pushl(&nv, "/proc/self/exe", "__exec-in", (char *)NULL);
+	strvec_pushf(&nv, "--user=%s", u);
+	if (!wrapped)
+		strvec_push(&nv, "--");
+	for (size_t i = wrapped ? 2 : 0; i < cp->args.nr; i++)
+		strvec_push(&nv, cp->args.v[i]);
+	strvec_clear(&cp->args);
+	cp->args = nv;
 }
 
 static int cw_run(struct agent_ctx *ctx, struct strbuf *err)
@@ -49,6 +77,7 @@ static int cw_run(struct agent_ctx *ctx, struct strbuf *err)
 	}
 	if (wrapped_prepare(ctx, &cp, err) < 0)
 		goto out;
+	drop_command(d, &cp);
 	text = d->stream == CMD_STDERR ? &cp.err : &cp.out;
 	if (wrapped_exec(ctx, &cp, err) < 0) {
 		if (text->len)

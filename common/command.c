@@ -555,8 +555,10 @@ void cmd_def_to_json(const struct cmd_def *d, struct strbuf *out)
 			strbuf_addch(out, ',');
 		strbuf_add_json_str(out, d->argv.v[i]);
 	}
-	strbuf_addf(out, "],\"timeout_ms\":%lld,\"format\":",
-		    (long long)d->timeout_ms);
+	strbuf_addf(out, "],\"timeout_ms\":%lld,", (long long)d->timeout_ms);
+	if (d->root)
+		strbuf_addstr(out, "\"root\":true,");
+	strbuf_addstr(out, "\"format\":");
 	strbuf_add_json_str(out, cmd_format_name(d->format));
 	strbuf_addstr(out, ",\"stream\":");
 	strbuf_add_json_str(out, cmd_stream_name(d->stream));
@@ -624,7 +626,7 @@ int cmd_def_from_json(const struct json_value *o, struct cmd_def *d,
 {
 	static const char *const known[] = {
 		"name",	     "argv",	 "timeout_ms", "format", "stream",
-		"separator", "patterns", "metrics",    NULL
+		"separator", "patterns", "metrics",    "root",	 NULL
 	};
 	const struct json_value *v;
 	const char *s;
@@ -661,6 +663,12 @@ int cmd_def_from_json(const struct json_value *o, struct cmd_def *d,
 			 &d->timeout_ms, err);
 	if (r == -EINVAL) {
 		strbuf_addstr(field, ".timeout_ms");
+		return -1;
+	}
+	v = json_get(o, "root");
+	if (v && json_bool(v, &d->root) < 0) {
+		strbuf_addstr(field, ".root");
+		strbuf_addstr(err, "\"root\": expected true or false");
 		return -1;
 	}
 	if (json_get_string(o, "format", 16, &s, err) < 0 ||

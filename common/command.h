@@ -61,6 +61,10 @@ struct cmd_def {
 	char *name; /* the workload's name, [A-Za-z0-9._-], 1..64 bytes */
 	struct strvec argv; /* parameters already substituted */
 	int64_t timeout_ms; /* per iteration; 0: only the run's deadline */
+	/* The plan's root: true: a local host's agent runs the command as
+	 * root; otherwise as the farm's user it was told (agent/wl_command.c).
+	 */
+	int root;
 	enum cmd_format format;
 	enum cmd_stream stream;
 	char separator; /* keyvalue (default ':') and csv (default ',') */

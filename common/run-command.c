@@ -72,14 +72,32 @@ static const char *cmd_name(const struct child_process *cp)
 	return cp->name ? cp->name : cp->args.v[0];
 }
 
-/* Build the child's environment: ours (none with clear), minus removals,
- * plus additions. */
+/*
+ * Secrets the controller may hold in its environment: no child inherits
+ * one; a caller that must hand one on (PGPASSWORD to pg_ctl, the BMC's
+ * password to ipmitool -E) adds it to that child's env itself.
+ */
+static const char *const secret_env[] = { "PGPASSWORD", "SCHEDFARM_DB",
+					  "SCHEDFARM_SMTP_PASSWORD",
+					  "IPMI_PASSWORD" };
+
+static int is_secret(const char *e, size_t klen)
+{
+	for (size_t i = 0; i < sizeof(secret_env) / sizeof(secret_env[0]); i++)
+		if (strlen(secret_env[i]) == klen &&
+		    !strncmp(e, secret_env[i], klen))
+			return 1;
+	return 0;
+}
+
+/* Build the child's environment: ours (none with clear) less the
+ * secrets, minus removals, plus additions. */
 static char **build_env(const struct strvec *changes, int clear,
 			struct strvec *store)
 {
 	for (char **e = clear ? NULL : environ; e && *e; e++) {
 		size_t klen = strcspn(*e, "=");
-		int drop = 0;
+		int drop = is_secret(*e, klen);
 
 		for (size_t i = 0; i < changes->nr; i++) {
 			const char *c = changes->v[i];

@@ -42,9 +42,15 @@ static int bmc_lock(const struct ipmi_target *t, struct strbuf *err)
 	return fd;
 }
 
-/* ipmitool's connection arguments for t (the password by file or -E). */
-static void base_args(const struct ipmi_target *t, struct strvec *args)
+/*
+ * ipmitool's connection arguments for t, into cp: the password by file,
+ * or by -E with IPMI_PASSWORD in this child's environment alone (no child
+ * inherits it: common/run-command.c).  target_ok() has checked for one.
+ */
+static void base_args(const struct ipmi_target *t, struct child_process *cp)
 {
+	struct strvec *args = &cp->args;
+
 	strvec_pushl(args, t->ipmitool ? t->ipmitool : "ipmitool", "-I",
 		     "lanplus", "-C", "3", "-N", "1", "-R", "1", "-H",
 		     t->address, (char *)NULL);
@@ -53,8 +59,11 @@ static void base_args(const struct ipmi_target *t, struct strvec *args)
 	strvec_pushl(args, "-U", t->user, (char *)NULL);
 	if (t->password_file)
 		strvec_pushl(args, "-f", t->password_file, (char *)NULL);
-	else
+	else {
 		strvec_push(args, "-E");
+		strvec_pushf(&cp->env, "IPMI_PASSWORD=%s",
+			     getenv("IPMI_PASSWORD"));
+	}
 }
 
 /* 0 when t has what every call needs, else -1 with err. */
@@ -91,8 +100,9 @@ static int ipmitool(const struct ipmi_target *t, const char *const *args,
 			pause *= 2;
 		}
 		child_process_init(&cp);
-		base_args(t, &cp.args);
+		base_args(t, &cp);
 		strvec_pushv(&cp.args, args);
+
 		cp.capture_out = cp.capture_err = 1;
 		cp.timeout_ms =
 			t->call_timeout_ms > 0 ? t->call_timeout_ms : 10000;
@@ -317,7 +327,7 @@ int ipmi_sol_deactivate(const struct ipmi_target *t, struct strbuf *err)
 	if (fd < 0)
 		return -1;
 	child_process_init(&cp);
-	base_args(t, &cp.args);
+	base_args(t, &cp);
 	strvec_pushl(&cp.args, "sol", "deactivate", (char *)NULL);
 	cp.capture_out = cp.capture_err = 1;
 	cp.timeout_ms = t->call_timeout_ms > 0 ? t->call_timeout_ms : 10000;
@@ -348,7 +358,7 @@ int ipmi_sol_start(const struct ipmi_target *t, const char *out_file,
 	if (fd < 0)
 		return -1;
 	child_process_init(cp);
-	base_args(t, &cp->args);
+	base_args(t, cp);
 	/* No escape character: console bytes are never taken as commands
 	 * to ipmitool itself. */
 	strvec_pushl(&cp->args, "-e", "none", "sol", "activate", (char *)NULL);

@@ -27,6 +27,7 @@
 #include "fs.h"
 #include "run-command.h"
 #include "lab/runner.h"
+#include "lab/sandbox.h"
 #include "lab/ssh.h"
 #include "time-util.h"
 #include "banned.h"
@@ -485,6 +486,39 @@ static int time_to_end(int64_t deadline, int64_t *last_tick,
 	return 0;
 }
 
+/*
+ * The local agent's environment: the allow-list of an untrusted child
+ * (lab/sandbox.h; never a secret of the controller's: a plan's command
+ * runs under it), $SCHEDFARM_AGENT_COST when set, and for a root
+ * controller the farm's user that plan commands drop to
+ * (SCHEDFARM_AGENT_USER=UID:GID; agent/wl_command.c).  -1 with err when
+ * that user cannot be had: no command then runs as root by default.
+ */
+static int local_agent_env(struct strvec *env, struct strbuf *err)
+{
+	const char *cost = getenv("SCHEDFARM_AGENT_COST");
+	uid_t uid;
+	gid_t gid;
+
+	if (geteuid() == 0) {
+		if (sandbox_user(&uid, &gid, err) < 0)
+			return -1;
+		sandbox_env(env, "/root", "root");
+		strvec_pushf(env, "SCHEDFARM_AGENT_USER=%u:%u", (unsigned)uid,
+			     (unsigned)gid);
+	} else {
+		const char *home = getenv("HOME");
+		const char *user = getenv("USER");
+
+		sandbox_env(
+			env, home && *home && !strchr(home, '\n') ? home : "/",
+			user && *user && !strchr(user, '\n') ? user : "nobody");
+	}
+	if (cost)
+		strvec_pushf(env, "SCHEDFARM_AGENT_COST=%s", cost);
+	return 0;
+}
+
 static int run_local(struct runner *r, int64_t run_id, const char *spec,
 		     int64_t deadline, const struct runner_callbacks *cb,
 		     enum runner_end *ret_end, int *ret_status,
@@ -510,7 +544,8 @@ static int run_local(struct runner *r, int64_t run_id, const char *spec,
 	strvec_push(&cp.args, "run");
 	strvec_push(&cp.args, specpath.buf);
 	cp.stream_out = 1;
-	if (start_command(&cp, err) < 0) {
+	cp.clear_env = 1;
+	if (local_agent_env(&cp.env, err) < 0 || start_command(&cp, err) < 0) {
 		child_process_clear(&cp);
 		goto out;
 	}

@@ -116,7 +116,7 @@ int sandbox_user(uid_t *ret_uid, gid_t *ret_gid, struct strbuf *err)
 	return 0;
 }
 
-void sandbox_env(struct strvec *env, const char *home)
+void sandbox_env(struct strvec *env, const char *home, const char *user)
 {
 	static const char *const keep[] = { "LANG", "LC_ALL", "TZ",
 					    "SOURCE_DATE_EPOCH" };
@@ -124,8 +124,8 @@ void sandbox_env(struct strvec *env, const char *home)
 	strvec_push(env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
 			 "/usr/bin:/sbin:/bin");
 	strvec_pushf(env, "HOME=%s", home);
-	strvec_push(env, "USER=" SANDBOX_USER);
-	strvec_push(env, "LOGNAME=" SANDBOX_USER);
+	strvec_pushf(env, "USER=%s", user);
+	strvec_pushf(env, "LOGNAME=%s", user);
 	for (size_t i = 0; i < ARRAY_SIZE(keep); i++) {
 		const char *v = getenv(keep[i]);
 
@@ -251,7 +251,7 @@ int sandbox_wrap(struct child_process *cp, const struct sandbox_paths *paths,
 	uid_t uid = 0;
 	gid_t gid = 0;
 
-	sandbox_env(&env, "/tmp");
+	sandbox_env(&env, "/tmp", SANDBOX_USER);
 	for (size_t i = 0; i < cp->env.nr; i++)
 		if (strchr(cp->env.v[i], '='))
 			strvec_push(&env, cp->env.v[i]);

@@ -86,11 +86,12 @@ int sandbox_give_dir(const char *dir, struct strbuf *err);
 int sandbox_share_dir(const char *dir, struct strbuf *err);
 
 /*
- * The environment of an untrusted child: PATH, HOME, USER, LOGNAME and
- * the locale, and nothing else of the controller's (appended to env as
- * NAME=value).  For steps that run unconfined too.
+ * The environment of an untrusted child: PATH, HOME, USER and LOGNAME
+ * (user), the locale and TZ, and nothing else of the controller's
+ * (appended to env as NAME=value).  For steps that run unconfined too,
+ * and the local agent.
  */
-void sandbox_env(struct strvec *env, const char *home);
+void sandbox_env(struct strvec *env, const char *home, const char *user);
 
 /*
  * Turn cp (args, env additions, dir) into the same step confined: its

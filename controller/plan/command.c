@@ -478,8 +478,8 @@ static void check_definition(struct ctx *c, struct plan *p,
 {
 	static const char *const keys[] = { "name",    "summary", "command",
 					    "timeout", "params",  "parse",
-					    "metrics", NULL };
-	const struct ynode *v[8];
+					    "metrics", "root",	  NULL };
+	const struct ynode *v[9];
 	struct plan_command *pc = xcalloc(1, sizeof(*pc));
 	struct strbuf f = STRBUF_INIT, field = STRBUF_INIT, why = STRBUF_INIT;
 	const char *name = k ? k->text : default_name;
@@ -577,6 +577,16 @@ static void check_definition(struct ctx *c, struct plan *p,
 		    parse_duration_ms(v[3]->text, 1000, 7LL * 24 * 3600 * 1000,
 				      &pc->timeout_ms, NULL) < 0) {
 			expected(c, v[3], f.buf, "a duration in 1s..7d");
+			rc = -1;
+		}
+	}
+	if (v[7]) {
+		subpath(&f, path, "root");
+		if (v[7]->kind == Y_SCALAR && !strcmp(v[7]->text, "true")) {
+			pc->root = 1;
+		} else if (v[7]->kind != Y_SCALAR ||
+			   strcmp(v[7]->text, "false")) {
+			expected(c, v[7], f.buf, "true or false");
 			rc = -1;
 		}
 	}
@@ -786,6 +796,7 @@ void command_def_of_run(const struct plan_command *pc, const char *prefix,
 		strvec_push(&d->argv, w.buf);
 	}
 	d->timeout_ms = pc->timeout_ms;
+	d->root = pc->root;
 	d->format = pc->format;
 	d->stream = pc->stream;
 	d->separator = pc->separator;

@@ -93,6 +93,9 @@ struct plan_command {
 	const char **metric_names; /* desc.metrics */
 	struct strvec argv; /* with {param} placeholders */
 	int64_t timeout_ms; /* 0: none but the run's */
+	/* root: true -- on a local host the command keeps the agent's root;
+	 * without it, it runs as the farm's unprivileged user. */
+	int root;
 	enum cmd_format format;
 	enum cmd_stream stream;
 	char separator;
