@@ -115,7 +115,7 @@ static void add_priorities(struct strbuf *sb, int prio)
 static void vlog(enum log_level level, const char *tag, const char *fmt,
 		 va_list ap)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
 	int to_journal = log_journal_stream();
 
 	if (level > cur_level)
@@ -134,7 +134,11 @@ static void vlog(enum log_level level, const char *tag, const char *fmt,
 	strbuf_addf(&sb, "%s: ", prog);
 	if (tag)
 		strbuf_addf(&sb, "%s: ", tag);
-	strbuf_vaddf(&sb, fmt, ap);
+	/* The message often quotes what came from outside (a name, an
+	 * agent's line, a program's error): shown, never acted on. */
+	strbuf_vaddf(&msg, fmt, ap);
+	strbuf_add_printablen(&sb, msg.buf, msg.len, PRINTABLE_LINES);
+	strbuf_release(&msg);
 	strbuf_addch(&sb, '\n');
 	if (to_journal)
 		add_priorities(&sb, syslog_priority(level));

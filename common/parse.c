@@ -144,6 +144,25 @@ int check_name(const char *what, const char *s, size_t max, struct strbuf *err)
 				    what, n == 1 ? p[i] : p[i + 1], i + 1);
 			return -1;
 		}
+		/* Bidi controls and the BOM: invisible, they reorder or hide
+		 * what a terminal or page shows after them. */
+		if (n == 2 || n == 3) {
+			unsigned int cp = n == 2 ? (p[i] & 0x1fu) << 6 |
+							   (p[i + 1] & 0x3fu)
+						 : (p[i] & 0x0fu) << 12 |
+							   (p[i + 1] & 0x3fu)
+								   << 6 |
+							   (p[i + 2] & 0x3fu);
+
+			if (unicode_is_bidi_or_bom(cp)) {
+				strbuf_addf(err,
+					    "%s holds an invisible control "
+					    "character (U+%04X at byte %zu); "
+					    "names are printable text",
+					    what, cp, i + 1);
+				return -1;
+			}
+		}
 		i += n;
 	}
 	return 0;

@@ -27,8 +27,9 @@ int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
 
 /*
  * A name a user gives something (a host, a kernel, a patch): 1..max bytes
- * of UTF-8 text without control characters (C0, DEL or C1), so that it
- * prints as itself in a terminal, a table row or a page.  0, or -1 with
+ * of UTF-8 text without control characters (C0, DEL or C1), bidi
+ * controls or the BOM (unicode_is_bidi_or_bom()), so that it prints as
+ * itself in a terminal, a table row or a page.  0, or -1 with
  * err saying what is wrong ("WHAT holds a control character (0x1b at
  * byte 4)"); the name itself is never echoed, since it may be what a
  * terminal would act on.  what names the thing ("a host name").

@@ -217,6 +217,80 @@ void strbuf_trim(struct strbuf *sb)
 	}
 }
 
+/*
+ * What unsafe_at() finds at a position: nothing to escape, a byte to
+ * write as \xNN (a C0 control, DEL, NUL or a byte that is no UTF-8), or
+ * a character to write as \uNNNN (C1, a bidi control, the BOM).
+ */
+enum unsafe { SAFE, UNSAFE_BYTE, UNSAFE_CHAR };
+
+/*
+ * Classify the character at p (avail bytes there) for text shown to a
+ * person; *ret_n is how many bytes it takes (1 for an unsafe byte) and
+ * *ret_cp its code point.  flags as strbuf_add_printable() takes them.
+ */
+static enum unsafe unsafe_at(const unsigned char *p, size_t avail,
+			     unsigned int flags, size_t *ret_n,
+			     unsigned int *ret_cp)
+{
+	size_t n = utf8_char_len(p, avail);
+	unsigned int cp;
+
+	*ret_n = 1;
+	*ret_cp = p[0];
+	if (!n || !p[0])
+		return UNSAFE_BYTE;
+	if (n == 1) {
+		if ((flags & PRINTABLE_LINES) && (p[0] == '\n' || p[0] == '\t'))
+			return SAFE;
+		return p[0] < 0x20 || p[0] == 0x7f ? UNSAFE_BYTE : SAFE;
+	}
+	cp = p[0] & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+	for (size_t i = 1; i < n; i++)
+		cp = (cp << 6) | (p[i] & 0x3f);
+	*ret_n = n;
+	*ret_cp = cp;
+	if ((cp >= 0x80 && cp <= 0x9f) || unicode_is_bidi_or_bom(cp))
+		return UNSAFE_CHAR;
+	return SAFE;
+}
+
+int unicode_is_bidi_or_bom(unsigned int cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
+}
+
+/* The escaped form of an unsafe byte or character: ASCII, no HTML. */
+static void add_unsafe(struct strbuf *sb, enum unsafe u, unsigned int cp)
+{
+	if (u == UNSAFE_BYTE)
+		strbuf_addf(sb, "\\x%02x", cp);
+	else
+		strbuf_addf(sb, "\\u%04x", cp);
+}
+
+/*
+ * A C1 control, bidi control or the BOM at s (avail bytes) written as
+ * \uNNNN, the same character to a JSON reader and inert in a terminal
+ * that shows the JSON: returns 1 and moves *pos to its last byte; 0 (and
+ * nothing written) for any other character.
+ */
+static int json_escape_char(struct strbuf *sb, const char *s, size_t avail,
+			    size_t *pos)
+{
+	size_t n;
+	unsigned int cp;
+
+	if (unsafe_at((const unsigned char *)s, avail, 0, &n, &cp) !=
+	    UNSAFE_CHAR)
+		return 0;
+	strbuf_addf(sb, "\\u%04x", cp);
+	*pos += n - 1;
+	return 1;
+}
+
 void strbuf_add_json_strn(struct strbuf *sb, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -246,6 +320,9 @@ void strbuf_add_json_strn(struct strbuf *sb, const char *s, size_t len)
 				strbuf_addstr(sb, "\\u00");
 				strbuf_addch(sb, hex[c >> 4]);
 				strbuf_addch(sb, hex[c & 15]);
+			} else if (c >= 0xc2 && i + 1 < len &&
+				   json_escape_char(sb, s + i, len - i, &i)) {
+				/* a C1, bidi or BOM character, as \uNNNN */
 			} else {
 				strbuf_addch(sb, c);
 			}
@@ -287,10 +364,63 @@ void strbuf_add_json_double(struct strbuf *sb, double v)
 	strbuf_addf(sb, "%.17g", v);
 }
 
+void strbuf_add_printablen(struct strbuf *sb, const char *s, size_t len,
+			   unsigned int flags)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	strbuf_grow(sb, len);
+	for (size_t i = 0; i < len;) {
+		size_t n;
+		unsigned int cp;
+		enum unsafe u = unsafe_at(p + i, len - i, flags, &n, &cp);
+
+		if (u == SAFE)
+			strbuf_add(sb, p + i, n);
+		else
+			add_unsafe(sb, u, cp);
+		i += n;
+	}
+}
+
+void strbuf_add_printable(struct strbuf *sb, const char *s, unsigned int flags)
+{
+	if (s)
+		strbuf_add_printablen(sb, s, strlen(s), flags);
+}
+
+int printable_is_clean(const char *s, size_t len, unsigned int flags)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len;) {
+		size_t n;
+		unsigned int cp;
+
+		if (unsafe_at(p + i, len - i, flags, &n, &cp) != SAFE)
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
 void strbuf_add_html(struct strbuf *sb, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = s ? strlen(s) : 0;
+
+	for (size_t i = 0; i < len;) {
+		size_t n;
+		unsigned int cp;
+		enum unsafe u =
+			unsafe_at(p + i, len - i, PRINTABLE_LINES, &n, &cp);
+
+		if (u != SAFE) {
+			add_unsafe(sb, u, cp);
+			i += n;
+			continue;
+		}
+		switch (p[i]) {
 		case '&':
 			strbuf_addstr(sb, "&amp;");
 			break;
@@ -307,8 +437,9 @@ void strbuf_add_html(struct strbuf *sb, const char *s)
 			strbuf_addstr(sb, "&#39;");
 			break;
 		default:
-			strbuf_addch(sb, *s);
+			strbuf_add(sb, p + i, n);
 		}
+		i += n;
 	}
 }
 

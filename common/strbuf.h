@@ -54,8 +54,34 @@ void strbuf_add_json_strn(struct strbuf *sb, const char *s, size_t len);
 /* Append a finite double in the shortest form that reads back exactly;
  * NaN and infinities become null, which is what JSON can say of them. */
 void strbuf_add_json_double(struct strbuf *sb, double v);
-/* Append s with &, <, >, " and ' replaced by HTML entities. */
+/*
+ * Append s (NULL: nothing) as HTML text or attribute value: &, <, >, "
+ * and ' as entities, and what strbuf_add_printable() escapes (with
+ * PRINTABLE_LINES: a log keeps its lines) escaped the same way.  The one
+ * escaper of the report's pages.
+ */
 void strbuf_add_html(struct strbuf *sb, const char *s);
+
+/*
+ * Text from outside (a name, a git subject, what a program printed) made
+ * safe to show a person in a terminal, a CSV file or a page: every byte
+ * that is a C0 control (ESC included), DEL or NUL, or no part of a
+ * well-formed UTF-8 character, as "\xNN"; every C1 control (U+0080..
+ * U+009F), bidi control (U+061C, U+200E/F, U+202A..U+202E,
+ * U+2066..U+2069) and the BOM U+FEFF as "\uNNNN", so that nothing can
+ * move the cursor, recolour the screen or reorder what follows.  With
+ * PRINTABLE_LINES, newline and tab are kept (a log, a message of several
+ * lines); without, they are escaped too (a table cell).  The rest is
+ * copied as it is.
+ */
+#define PRINTABLE_LINES 1u
+void strbuf_add_printable(struct strbuf *sb, const char *s, unsigned int flags);
+void strbuf_add_printablen(struct strbuf *sb, const char *s, size_t len,
+			   unsigned int flags);
+/* 1 when strbuf_add_printablen() would copy s unchanged, else 0. */
+int printable_is_clean(const char *s, size_t len, unsigned int flags);
+/* Is cp a bidi control or the BOM (the code points listed above)? */
+int unicode_is_bidi_or_bom(unsigned int cp);
 
 /*
  * The length (1..4) of the well-formed UTF-8 character at p, of which

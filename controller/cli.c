@@ -200,9 +200,26 @@ void cli_add_set(struct strvec *sets, const char *arg)
 
 void cli_emit(struct strbuf *sb)
 {
-	fwrite(sb->buf, 1, sb->len, stdout);
+	if (printable_is_clean(sb->buf, sb->len, PRINTABLE_LINES)) {
+		fwrite(sb->buf, 1, sb->len, stdout);
+	} else {
+		struct strbuf safe = STRBUF_INIT;
+
+		strbuf_add_printablen(&safe, sb->buf, sb->len, PRINTABLE_LINES);
+		fwrite(safe.buf, 1, safe.len, stdout);
+		strbuf_release(&safe);
+	}
 	fflush(stdout);
 	strbuf_release(sb);
+}
+
+void cli_put_text(FILE *f, const char *s)
+{
+	struct strbuf safe = STRBUF_INIT;
+
+	strbuf_add_printable(&safe, s, PRINTABLE_LINES);
+	fwrite(safe.buf, 1, safe.len, f);
+	strbuf_release(&safe);
 }
 
 const char *cli_name(const char *what, const char *s, size_t max)

@@ -96,8 +96,15 @@ struct option;
 int cli_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts, int *longindex);
 
-/* Write sb to stdout and release it. */
+/*
+ * Write sb to stdout and release it.  What it holds is shown as
+ * strbuf_add_printable() with PRINTABLE_LINES makes it: a name, a git
+ * subject or a program's output in it cannot act on the terminal (ESC,
+ * C1, bidi controls), whatever the verb put there.
+ */
 void cli_emit(struct strbuf *sb);
+/* Write s to f the same way: for text from outside (logs, errors). */
+void cli_put_text(FILE *f, const char *s);
 
 /*
  * A name given on the command line (what: "a host name"): printable text

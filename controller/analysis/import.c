@@ -251,6 +251,9 @@ static int params_to_json(const char *s, struct strbuf *out, struct strbuf *why)
 			strbuf_add_json_double(out, dv);
 		else if (!strcmp(val, "true") || !strcmp(val, "false"))
 			strbuf_addstr(out, val);
+		else if (*val &&
+			 check_name("a params value", val, 4096, why) < 0)
+			goto out;
 		else
 			strbuf_add_json_str(out, val);
 	}
@@ -279,16 +282,27 @@ static int magnitude_ok(double v, const char **why)
 	return 0;
 }
 
-/* A required text field: non-empty (unless may_be_empty), bounded. */
+/*
+ * A required text field: non-empty (unless may_be_empty), bounded, and
+ * printable as a name is (check_name: no control, bidi control or BOM),
+ * since pages, tables and terminals show it.
+ */
 static int text_field(struct import_file *f, unsigned line, const char *name,
 		      const char *v, size_t max, int may_be_empty)
 {
+	struct strbuf why = STRBUF_INIT;
+
 	if (!*v && !may_be_empty) {
 		row_error(f, line, "%s is empty", name);
 		return -1;
 	}
 	if (strlen(v) > max) {
 		row_error(f, line, "%s is longer than %zu bytes", name, max);
+		return -1;
+	}
+	if (*v && check_name(name, v, max, &why) < 0) {
+		row_error(f, line, "%s", why.buf);
+		strbuf_release(&why);
 		return -1;
 	}
 	return 0;

@@ -313,7 +313,8 @@ int cmd_bisect(int argc, char **argv)
 	if (json) {
 		printf("{\"bisection\":%lld}\n", (long long)id);
 	} else {
-		fputs(msg.buf, stdout);
+		/* It names the commits by their subjects. */
+		cli_put_text(stdout, msg.buf);
 		printf("'schedfarm bisect show %lld' follows it; a 'serve' (or "
 		       "'schedfarm run') runs its jobs\n",
 		       (long long)id);

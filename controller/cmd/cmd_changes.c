@@ -293,6 +293,9 @@ int cmd_changes(int argc, char **argv)
 			  "the whole history");
 
 	db = cli_open_db();
+	/* A --since PostgreSQL cannot read is the user's mistake, said as
+	 * such, not the cast's raw error from deep in changes_list(). */
+	cli_check_since(db, q.since);
 	if (suggest) {
 		struct changes_taus t;
 

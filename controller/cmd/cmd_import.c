@@ -69,7 +69,8 @@ static int import_one(struct db *db, const char *path)
 		goto out;
 	}
 	if (import_parse(&f, &content) < 0) {
-		fputs(f.errors.buf, stderr);
+		/* The errors quote the file's fields. */
+		cli_put_text(stderr, f.errors.buf);
 		if (f.nerrors > IMPORT_MAX_ERRORS)
 			fprintf(stderr, "%s: ... and %u more bad rows\n", path,
 				f.nerrors - IMPORT_MAX_ERRORS);

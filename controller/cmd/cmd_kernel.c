@@ -262,7 +262,9 @@ static int print_progress(void *ctx, const char *line, int steps, int expected)
 		return 0;
 	if (strstr(line, "error") || strstr(line, "Error") ||
 	    strstr(line, "warning:")) {
-		fprintf(stderr, "  %s\n", line);
+		fputs("  ", stderr);
+		cli_put_text(stderr, line);
+		fputc('\n', stderr);
 		return 0;
 	}
 	if (expected > 0) {
@@ -272,12 +274,16 @@ static int print_progress(void *ctx, const char *line, int steps, int expected)
 			pct = 99;
 		if (pct >= ps->last_pct + 5) {
 			ps->last_pct = pct;
-			fprintf(stderr, "build: %3d%% (%d/%d steps) %s\n", pct,
-				steps, expected, line);
+			fprintf(stderr, "build: %3d%% (%d/%d steps) ", pct,
+				steps, expected);
+			cli_put_text(stderr, line);
+			fputc('\n', stderr);
 		}
 	} else if (steps >= ps->last_steps + 200) {
 		ps->last_steps = steps;
-		fprintf(stderr, "build: %d steps %s\n", steps, line);
+		fprintf(stderr, "build: %d steps ", steps);
+		cli_put_text(stderr, line);
+		fputc('\n', stderr);
 	}
 	return 0;
 }
@@ -298,11 +304,11 @@ static int kernel_build_job(int64_t job, int jobs, const char *cache_opt)
 	r = build_kernel_for_job(db, job, cache, jobs, print_progress, &ps,
 				 &kid, &log, &err);
 	if (r < 0) {
-		fputs(log.buf, stderr);
+		cli_put_text(stderr, log.buf);
 		fatal("build of job %" PRId64 " failed: %s", job, err.buf);
 	}
 	/* The first lines say whether it was built or found. */
-	fputs(log.buf, stdout);
+	cli_put_text(stdout, log.buf);
 	printf("job %" PRId64 ": kernel %" PRId64 " ready\n", job, kid);
 	db_close(db);
 	db_config_release(&cfg);
@@ -444,7 +450,7 @@ static int kernel_build_cmd(int argc, char **argv)
 					 res.log.len, &e2) < 0)
 			log_warn("cannot record the failure: %s", e2.buf);
 		strbuf_release(&e2);
-		fputs(res.log.buf, stderr);
+		cli_put_text(stderr, res.log.buf);
 		fatal("build of %s failed: %s", name.buf, err.buf);
 	}
 	if (kernels_build_done(db, kid, &res, &err) < 0)
@@ -555,7 +561,9 @@ static int kernel_rm(int argc, char **argv)
 static void print_boot_event(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "boot: %s\n", msg);
+	fputs("boot: ", stderr);
+	cli_put_text(stderr, msg);
+	fputc('\n', stderr);
 }
 
 /* The end of a failed boot in words: what happened, whose fault it was
@@ -631,8 +639,10 @@ static int kernel_boot(int argc, char **argv)
 	boot_result_init(&br);
 	r = boot_host(db, &req, &br, &err);
 	if (r < 0) {
-		if (br.console_events.len)
-			fprintf(stderr, "console:\n%s", br.console_events.buf);
+		if (br.console_events.len) {
+			fputs("console:\n", stderr);
+			cli_put_text(stderr, br.console_events.buf);
+		}
 		if (!br.host_health[0]) {
 			/* Refused before anything was powered: no outcome, no
 			 * blame, no health to report. */
@@ -658,7 +668,7 @@ static int kernel_boot(int argc, char **argv)
 			log_error("%s", err.buf);
 			rc = 1;
 		}
-		fputs(out.buf, stdout);
+		cli_put_text(stdout, out.buf);
 		strbuf_release(&out);
 	}
 	if (!keep && boot_power_off(db, &br, &err) < 0) {

@@ -117,7 +117,7 @@ static int plan_check(int argc, char **argv)
 
 		if (plan_load_set(argv[i], &sets, &p, &err) < 0) {
 			if (!json)
-				fputs(err.buf, stderr);
+				cli_put_text(stderr, err.buf);
 			failed = 1;
 		} else if (!quiet && !json) {
 			struct strbuf runs = STRBUF_INIT;
@@ -168,7 +168,7 @@ static int plan_expand(int argc, char **argv)
 	r = plan_load_set(argv[optind], &sets, &p, &err);
 	strvec_clear(&sets);
 	if (r < 0) {
-		fputs(err.buf, stderr);
+		cli_put_text(stderr, err.buf);
 		strbuf_release(&err);
 		return 1;
 	}

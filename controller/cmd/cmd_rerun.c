@@ -139,7 +139,8 @@ int cmd_rerun(int argc, char **argv)
 			die_usage("rerun PLAN needs --host NAME");
 		if (queue_load_plan(argv[optind], kernel ? &sets : NULL, &text,
 				    &plan, &err) < 0) {
-			fprintf(stderr, "%s\n", err.buf);
+			cli_put_text(stderr, err.buf);
+			fputc('\n', stderr);
 			fatal("%s is neither a job id nor a plan that checks",
 			      argv[optind]);
 		}
@@ -195,7 +196,8 @@ int cmd_rerun(int argc, char **argv)
 		/* The job's overrides and --set's, checked with the plan:
 		 * they may change what the host must be. */
 		if (sets.nr && rerun_with_sets(db, &row, &sets, &err) < 0) {
-			fprintf(stderr, "%s\n", err.buf);
+			cli_put_text(stderr, err.buf);
+			fputc('\n', stderr);
 			fatal("the plan of STP#%lld does not check with these "
 			      "--set",
 			      (long long)job);

@@ -169,8 +169,14 @@ static void draw_line(struct run_view *v, const struct job_progress *p)
 
 	strbuf_addf(&head, "STP#%lld run %zu/%zu ", (long long)p->job_id,
 		    p->index + 1, p->nr_runs);
-	strbuf_addf(&mid, "%s%s%s on %s", p->workload, p->params[0] ? " " : "",
-		    p->params, p->host);
+	/* Written with fwrite, not cli_emit(): made printable here. */
+	strbuf_add_printable(&mid, p->workload, 0);
+	if (p->params[0]) {
+		strbuf_addch(&mid, ' ');
+		strbuf_add_printable(&mid, p->params, 0);
+	}
+	strbuf_addstr(&mid, " on ");
+	strbuf_add_printable(&mid, p->host, 0);
 	strbuf_addstr(&tail, " | ");
 	fmt_secs(&tail, p->elapsed_s);
 	strbuf_addstr(&tail, " elapsed, ~");
@@ -219,7 +225,8 @@ static void show_progress(void *ctx, const struct job_progress *p)
 		fmt_secs(&sb, p->estimate_s);
 		strbuf_addstr(&sb, ")\n");
 	}
-	fwrite(sb.buf, 1, sb.len, stdout);
+	/* The outcome may quote what the workload said. */
+	cli_put_text(stdout, sb.buf);
 	fflush(stdout);
 	strbuf_release(&sb);
 }
@@ -249,7 +256,9 @@ static void show_phase(void *ctx, int64_t job_id, const char *msg)
 		fputc('\n', stdout);
 		v->line_open = 0;
 	}
-	printf("STP#%lld %s\n", (long long)job_id, msg);
+	printf("STP#%lld ", (long long)job_id);
+	cli_put_text(stdout, msg);
+	fputc('\n', stdout);
 	fflush(stdout);
 }
 
@@ -302,8 +311,10 @@ static void answer_log(void *ctx, int level, const char *msg)
 	}
 	if (level)
 		log_warn("%s", msg);
-	else
-		printf("%s\n", msg);
+	else {
+		cli_put_text(stdout, msg);
+		fputc('\n', stdout);
+	}
 	fflush(stdout);
 }
 
@@ -499,7 +510,8 @@ int cmd_run(int argc, char **argv)
 				"run PLAN without --host needs --kernel NAME");
 		if (queue_load_plan(argv[optind], &sets, &text, &plan, &err) <
 		    0) {
-			fprintf(stderr, "%s\n", err.buf);
+			cli_put_text(stderr, err.buf);
+			fputc('\n', stderr);
 			fatal("the plan %s does not check", argv[optind]);
 		}
 		if (!kernel) {

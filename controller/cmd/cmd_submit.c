@@ -179,7 +179,8 @@ int cmd_submit(int argc, char **argv)
 		patches[i].len = bufs[i].len;
 	}
 	if (queue_load_plan(plan_path, &sets, &text, &plan, &err) < 0) {
-		fprintf(stderr, "%s\n", err.buf);
+		cli_put_text(stderr, err.buf);
+		fputc('\n', stderr);
 		fatal("the plan %s does not check", plan_path);
 	}
 	s.patches = patches;

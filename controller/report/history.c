@@ -70,8 +70,9 @@ static void history_plot(struct strbuf *b, const struct changes_series *s,
 	svg_plot_write(&p, b, &err);
 	strbuf_addstr(b, "<figcaption>");
 	strbuf_add_html(b, title.buf);
-	strbuf_addf(b, ": %zu observations of %s", s->n,
-		    s->n ? s->kernel[0] : "-");
+	/* Kernel names are input: escaped like every other text here. */
+	strbuf_addf(b, ": %zu observations of ", s->n);
+	strbuf_add_html(b, s->n ? s->kernel[0] : "-");
 	if (s->n > 1) {
 		strbuf_addstr(b, " to ");
 		strbuf_add_html(b, s->kernel[s->n - 1]);

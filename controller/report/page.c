@@ -11,8 +11,11 @@
  * reader wants them, the page opening (page_open()), facts lists,
  * headings, long logs, and the blocks of a long listing.
  *
- * Everything that reaches HTML goes through strbuf_add_html(); hrefs are
- * built only from numeric ids, so no user string ever lands in a URL.
+ * Everything that reaches HTML goes through strbuf_add_html(), which also
+ * writes controls and bidi characters as visible escapes; the .txt and
+ * CSV files beside a page get the same (strbuf_add_printable()).  hrefs
+ * are built only from numeric ids and metric slugs ([a-z0-9-]), so no
+ * user string ever lands in a URL, and they are escaped all the same.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -347,7 +350,9 @@ void dl_hardware(struct strbuf *b, const struct db_result *res, int row,
 /*
  * A log or other long text, inline; when longer than LOG_INLINE_MAX only
  * its tail is inline and all of it goes to a .txt file beside the page
- * (a short log is not worth a file: a report holds thousands of runs).
+ * (a short log is not worth a file: a report holds thousands of runs),
+ * with its control and bidi characters escaped, since a reader may cat
+ * it to a terminal.
  */
 void add_log(struct page *pg, const char *suffix, const char *what,
 	     const char *text)
@@ -366,7 +371,7 @@ void add_log(struct page *pg, const char *suffix, const char *what,
 			    "of %zu; all of it is in <a "
 			    "href=\"%s\">%s</a>.</p>",
 			    len - from, len, fname.buf, fname.buf);
-		strbuf_addstr(&f, text);
+		strbuf_add_printable(&f, text, PRINTABLE_LINES);
 		page_add_file(pg, fname.buf, &f);
 		strbuf_release(&fname);
 	}

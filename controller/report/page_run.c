@@ -117,7 +117,9 @@ static int kernel_log_file(struct report *r, struct page *pg, int64_t kid)
 	{
 		struct strbuf data = STRBUF_INIT;
 
-		strbuf_addstr(&data, db_get(res, 0, 0));
+		/* What make printed: its ESC sequences escaped, as in
+		 * add_log()'s files. */
+		strbuf_add_printable(&data, db_get(res, 0, 0), PRINTABLE_LINES);
 		page_add_file(pg, name.buf, &data);
 	}
 	strbuf_release(&name);

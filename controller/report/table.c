@@ -34,19 +34,27 @@ static int csv_formula_like(const char *s)
 }
 
 /* See report.h: one CSV field, quoted as RFC 4180 asks when it must be,
- * and a cell a spreadsheet would run as a formula prefixed with ' so
- * that it is shown as the text it is. */
+ * a cell a spreadsheet would run as a formula prefixed with ' so that it
+ * is shown as the text it is, and what would act on a terminal that shows
+ * the file (ESC, C1, bidi controls) escaped as strbuf_add_printable()
+ * does; line breaks and tabs stay, quoted. */
 void report_csv_field(struct strbuf *out, const char *s)
 {
+	struct strbuf safe = STRBUF_INIT;
 	int quote_char;
 
 	s = S(s);
+	if (!printable_is_clean(s, strlen(s), PRINTABLE_LINES)) {
+		strbuf_add_printable(&safe, s, PRINTABLE_LINES);
+		s = safe.buf;
+	}
 	quote_char = csv_formula_like(s);
 	if (!strpbrk(s, ",\"\r\n") && *s != ' ' &&
 	    !(*s && s[strlen(s) - 1] == ' ')) {
 		if (quote_char)
 			strbuf_addch(out, '\'');
 		strbuf_addstr(out, s);
+		strbuf_release(&safe);
 		return;
 	}
 	strbuf_addch(out, '"');
@@ -58,6 +66,7 @@ void report_csv_field(struct strbuf *out, const char *s)
 		strbuf_addch(out, *s);
 	}
 	strbuf_addch(out, '"');
+	strbuf_release(&safe);
 }
 
 /*

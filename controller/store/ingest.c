@@ -78,7 +78,8 @@ static int one_of(const char *s, const char *const *set)
 	return 0;
 }
 
-/* A name-like string: 1..max bytes, no control characters. */
+/* A name-like string: 1..max bytes, no control characters (C0, DEL, C1,
+ * bidi controls, the BOM). */
 static int get_name(const struct json_value *o, const char *key, size_t max,
 		    int required, const char **ret, struct strbuf *why)
 {
@@ -97,12 +98,11 @@ static int get_name(const struct json_value *o, const char *key, size_t max,
 		strbuf_addf(why, "\"%s\" is empty", key);
 		return -1;
 	}
-	for (const unsigned char *p = (const unsigned char *)*ret; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f) {
-			strbuf_addf(why, "\"%s\" holds a control character",
-				    key);
-			return -1;
-		}
+	/* C0, DEL, C1, bidi controls, the BOM: what would act on a
+	 * terminal or reorder a page that shows the name. */
+	if (!printable_is_clean(*ret, strlen(*ret), 0)) {
+		strbuf_addf(why, "\"%s\" holds a control character", key);
+		return -1;
 	}
 	return 0;
 }

@@ -108,6 +108,21 @@ test_expect_success 'report --since garbage too' '
 	grep_or_fail "--since '\''not a date'\'' is not a date or time" err
 '
 
+test_expect_success 'changes --since bogus too, before any update; a good one works' '
+	expect_status 2 schedfarm changes --since bogus &&
+	grep_or_fail "--since '\''bogus'\'' is not a date or time (like 2026-11-01" err &&
+	test "$(wc -l <err)" = 1 &&
+	expect_status 2 schedfarm changes --since bogus --no-update --json &&
+	expect_status 0 schedfarm changes --since 2026-01-01 &&
+	grep_or_fail "no change points" out
+'
+
+test_expect_success 'an ESC in --since is shown escaped, never raw' '
+	expect_status 2 schedfarm changes --since "x${ESC}[2J" &&
+	grep_or_fail "--since '\''x\\x1b[2J'\'' is not a date" err &&
+	! grep -q "$ESC" err
+'
+
 test_expect_success 'results for a job, run or kernel that does not exist: exit 1, named' '
 	expect_status 1 schedfarm results 999 &&
 	grep_or_fail "no job STP#999" err &&

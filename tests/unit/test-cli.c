@@ -1,11 +1,13 @@
 /*
- * test-cli.c - the verb table is sorted, unique, and every verb has help.
+ * test-cli.c - the verb table is sorted, unique, and every verb has help;
+ * what the verbs print from outside is made printable.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -136,6 +138,25 @@ static void test_json_as_text(void **state)
 	strbuf_release(&err);
 }
 
+/* What a verb prints from outside: a git subject with ESC and U+202E
+ * reaches the terminal as text, its lines and tabs kept. */
+static void test_put_text(void **state)
+{
+	FILE *f = tmpfile();
+	char buf[256];
+	size_t n;
+
+	(void)state;
+	assert_non_null(f);
+	cli_put_text(f, "fix\x1b[2J\tx\n\xe2\x80\xae"
+			"gpj.exe\n");
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	assert_string_equal(buf, "fix\\x1b[2J\tx\n\\u202egpj.exe\n");
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_json_documented),
 		cmocka_unit_test(test_fit_line),
 		cmocka_unit_test(test_json_as_text),
+		cmocka_unit_test(test_put_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

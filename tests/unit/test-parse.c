@@ -114,6 +114,37 @@ static void test_check_name(void **state)
 	assert_int_equal(check_name("x", "a\x9b", 128, &err), -1);
 	assert_non_null(
 		strstr(err.buf, "not UTF-8 text (byte 0x9b at byte 2)"));
+	strbuf_reset(&err);
+	/* Bidi overrides, isolates, marks and the BOM: invisible, they
+	 * reorder what is shown after them ("kA<U+202E>txt.exe"). */
+	assert_int_equal(
+		check_name("a kernel name", "kA\xe2\x80\xaetxt", 128, &err),
+		-1);
+	assert_non_null(strstr(err.buf, "a kernel name holds an invisible "
+					"control character (U+202E at byte "
+					"3)"));
+	assert_null(strstr(err.buf, "\xe2\x80\xae")); /* never echoed */
+	static const char *const hidden[] = {
+		"\xe2\x80\xaa", "\xe2\x80\xab", "\xe2\x80\xac", "\xe2\x80\xad",
+		"\xe2\x81\xa6", "\xe2\x81\xa7", "\xe2\x81\xa8", "\xe2\x81\xa9",
+		"\xe2\x80\x8e", "\xe2\x80\x8f", "\xd8\x9c",	"\xef\xbb\xbf",
+	};
+	for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "a%sb", hidden[i]);
+		strbuf_reset(&err);
+		assert_int_equal(check_name("x", name, 128, &err), -1);
+	}
+	/* Neighbours that are text: an en dash U+2013, a right single
+	 * quote U+2019. */
+	strbuf_reset(&err);
+	assert_int_equal(check_name("x",
+				    "a\xe2\x80\x93"
+				    "b\xe2\x80\x99"
+				    "c",
+				    128, &err),
+			 0);
 	strbuf_release(&err);
 }
 

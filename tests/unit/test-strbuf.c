@@ -95,6 +95,78 @@ static void test_html_escape(void **state)
 	strbuf_release(&sb);
 }
 
+/* Controls and bidi characters become visible text on a page. */
+static void test_html_escape_controls(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	strbuf_add_html(&sb, "kA\"><svg onload=x>\x1b[2J\xe2\x80\xae!");
+	assert_string_equal(sb.buf, "kA&quot;&gt;&lt;svg onload=x&gt;"
+				    "\\x1b[2J\\u202e!");
+	strbuf_reset(&sb);
+	/* A log keeps its lines and tabs; CR, C1, BOM and bad bytes not. */
+	strbuf_add_html(&sb, "a\tb\nc\r\xc2\x85\xef\xbb\xbf\xff\xc3\xa9");
+	assert_string_equal(sb.buf, "a\tb\nc\\x0d\\u0085\\ufeff\\xff\xc3\xa9");
+	strbuf_reset(&sb);
+	strbuf_add_html(&sb, NULL);
+	assert_string_equal(sb.buf, "");
+	strbuf_release(&sb);
+}
+
+/* Text from outside, safe for a terminal: nothing a terminal acts on. */
+static void test_printable(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	/* A git subject that clears the screen, a C1 CSI, DEL, bidi
+	 * isolates and marks, the BOM, a stray byte, a cut character. */
+	static const char in[] = "fix\x1b[2J\x1b]0;t\x07 \xc2\x9b"
+				 "1m\x7f"
+				 "\xe2\x81\xa6x\xe2\x81\xa9\xe2\x80\x8f"
+				 "\xef\xbb\xbf\x80 \xe2\x82";
+
+	(void)state;
+	strbuf_add_printable(&sb, in, 0);
+	assert_string_equal(sb.buf, "fix\\x1b[2J\\x1b]0;t\\x07 \\u009b1m\\x7f"
+				    "\\u2066x\\u2069\\u200f\\ufeff\\x80 "
+				    "\\xe2\\x82");
+	assert_int_equal(printable_is_clean(in, strlen(in), 0), 0);
+	assert_int_equal(printable_is_clean(sb.buf, sb.len, 0), 1);
+	/* Lines and tabs: kept with PRINTABLE_LINES, escaped without. */
+	strbuf_reset(&sb);
+	strbuf_add_printable(&sb, "a\tb\nc", 0);
+	assert_string_equal(sb.buf, "a\\x09b\\x0ac");
+	strbuf_reset(&sb);
+	strbuf_add_printable(&sb, "a\tb\nc\rd", PRINTABLE_LINES);
+	assert_string_equal(sb.buf, "a\tb\nc\\x0dd");
+	assert_int_equal(printable_is_clean("a\tb\n", 4, PRINTABLE_LINES), 1);
+	/* NUL inside a length is a byte like the others. */
+	strbuf_reset(&sb);
+	strbuf_add_printablen(&sb, "a\0b", 3, 0);
+	assert_string_equal(sb.buf, "a\\x00b");
+	/* Text is text: accents, CJK, emoji, <, ", quotes, a backslash. */
+	strbuf_reset(&sb);
+	strbuf_add_printable(
+		&sb, "h\xc3\xb6st \xe6\xbc\xa2 \xf0\x9f\x98\x80 <a\"b'\\", 0);
+	assert_string_equal(
+		sb.buf, "h\xc3\xb6st \xe6\xbc\xa2 \xf0\x9f\x98\x80 <a\"b'\\");
+	assert_int_equal(unicode_is_bidi_or_bom(0x202e), 1);
+	assert_int_equal(unicode_is_bidi_or_bom(0x2013), 0);
+	strbuf_release(&sb);
+}
+
+/* JSON: C1, bidi and BOM as \uNNNN (the same string to a reader). */
+static void test_json_escape_bidi(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	strbuf_add_json_str(&sb, "a\xe2\x80\xae"
+				 "b\xc2\x9b\xef\xbb\xbf\xc3\xa9");
+	assert_string_equal(sb.buf, "\"a\\u202eb\\u009b\\ufeff\xc3\xa9\"");
+	strbuf_release(&sb);
+}
+
 static void test_trim(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -154,6 +226,9 @@ int main(void)
 		cmocka_unit_test(test_addf_long),
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_html_escape),
+		cmocka_unit_test(test_html_escape_controls),
+		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_json_escape_bidi),
 		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_read_fd_cap),
 		cmocka_unit_test(test_strvec),
