@@ -244,6 +244,13 @@ static int confine(const struct kernel_build_spec *spec,
 	if (on && (sandbox_give_dir(outdir, err) < 0 ||
 		   sandbox_share_dir(src, err) < 0))
 		return -1;
+	/* Unconfined, both are the controller's alone. */
+	if (!on && ((mkdir(outdir, 0700) < 0 && errno != EEXIST) ||
+		    chmod(outdir, 0700) < 0 || chmod(src, 0700) < 0)) {
+		strbuf_addf(err, "cannot close %s or %s to others: %s", src,
+			    outdir, strerror(errno));
+		return -1;
+	}
 	strvec_push(&p.ro, src);
 	if (spec->base && is_dir(spec->base) && is_git_repo(spec->base)) {
 		_cleanup_free_ char *rp = realpath(spec->base, NULL);
