@@ -29,9 +29,12 @@
  * seconds.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "parse.h"
 #include "plan/plan-int.h"
@@ -711,6 +714,13 @@ void check_includes(struct ctx *c, struct plan *p, const struct ynode *n,
 			       item.buf, x->text);
 		} else if (!docs[i]) {
 			nerror(c, x, "%s: %s is empty", item.buf, x->text);
+		} else if (docs[i]->kind != Y_MAP) {
+			/* Maybe not a plan's file at all: name it, do not
+			 * quote it. */
+			nerror(c, x,
+			       "%s: %s is not a workload definition (%s, not "
+			       "a map)",
+			       item.buf, x->text, yshape(docs[i]));
 		} else {
 			name = base_name(x->text);
 			check_definition(c, p, NULL, docs[i], "", name);
@@ -842,6 +852,89 @@ static int has_include_mark(const char *text)
 	return strstr(text, mark) != NULL;
 }
 
+/*
+ * Why the include: path inc may not be read, or NULL: it must be a
+ * relative path to a .yaml or .yml file that never climbs above the
+ * plan's folder (each ".." undoes one folder named before it).  Links are
+ * checked on the file opened (read_include()).
+ */
+static const char *include_path_problem(const char *inc)
+{
+	const char *s = inc;
+	int depth = 0;
+
+	if (inc[0] == '/')
+		return "an absolute path (an include names a file in the "
+		       "plan's folder or below it)";
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			if (--depth < 0)
+				return "it climbs out of the plan's folder "
+				       "(..)";
+		} else if (n && !(n == 1 && s[0] == '.')) {
+			depth++;
+		}
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	if (!ends_with(inc, ".yaml") && !ends_with(inc, ".yml"))
+		return "not a .yaml or .yml file";
+	return NULL;
+}
+
+/*
+ * Read the include inc of a plan in folder dir ("" or ending in '/') into
+ * one, its path as opened in file.  The file opened must be a regular
+ * file whose real path (links resolved) lies in the plan's real folder or
+ * below it: it is checked after open(), on the same inode, so a link
+ * swapped in meanwhile is caught too.  0; -errno when it cannot be read;
+ * -EPERM with *ret_why saying which rule refused it.
+ */
+static int read_include(const char *dir, const char *inc, struct strbuf *file,
+			struct strbuf *one, const char **ret_why)
+{
+	char *root = NULL, *real = NULL;
+	struct stat st, rst;
+	size_t rlen;
+	int fd = -1, rc;
+
+	*ret_why = include_path_problem(inc);
+	strbuf_reset(file);
+	strbuf_addstr(file, dir);
+	strbuf_addstr(file, inc);
+	if (*ret_why)
+		return -EPERM;
+	fd = open(file->buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	rc = -EPERM;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*ret_why = "not a regular file";
+		goto out;
+	}
+	root = realpath(*dir ? dir : ".", NULL);
+	real = realpath(file->buf, NULL);
+	rlen = root ? strlen(root) : 0;
+	if (!root || !real || stat(real, &rst) < 0 || rst.st_dev != st.st_dev ||
+	    rst.st_ino != st.st_ino) {
+		*ret_why = "it changed while it was read";
+		goto out;
+	}
+	if (rlen > 1 && (strncmp(real, root, rlen) || real[rlen] != '/')) {
+		*ret_why = "a symbolic link out of the plan's folder";
+		goto out;
+	}
+	rc = strbuf_read_fd(one, fd, PLAN_MAX_BYTES);
+out:
+	free(root);
+	free(real);
+	close(fd);
+	return rc;
+}
+
 int plan_load_text(const char *path, struct strbuf *text, struct strbuf *err)
 {
 	struct strvec inc = STRVEC_INIT, where = STRVEC_INIT;
@@ -878,12 +971,10 @@ int plan_load_text(const char *path, struct strbuf *text, struct strbuf *err)
 	if (text->len && text->buf[text->len - 1] != '\n')
 		strbuf_addch(text, '\n');
 	for (size_t i = 0; i < inc.nr && !rc; i++) {
-		strbuf_reset(&file);
-		if (inc.v[i][0] != '/')
-			strbuf_addbuf(&file, &dir);
-		strbuf_addstr(&file, inc.v[i]);
+		const char *why = NULL;
+
 		strbuf_reset(&one);
-		rc = strbuf_read_file(&one, file.buf, PLAN_MAX_BYTES);
+		rc = read_include(dir.buf, inc.v[i], &file, &one, &why);
 		if (rc < 0 || strstr(one.buf, PLAN_INCLUDE_MARK) ||
 		    memchr(one.buf, '\0', one.len) ||
 		    text->len + one.len + 256 > PLAN_MAX_BUNDLE) {
@@ -891,8 +982,9 @@ int plan_load_text(const char *path, struct strbuf *text, struct strbuf *err)
 				err,
 				"%s:%s: error: include: cannot read %s: %s\n",
 				path, where.v[i], file.buf,
-				rc == -EFBIG ? "more than the cap of a plan"
-				: rc < 0     ? strerror(-rc)
+				why	       ? why
+				: rc == -EFBIG ? "more than the cap of a plan"
+				: rc < 0       ? strerror(-rc)
 				: memchr(one.buf, '\0', one.len)
 					? "a NUL byte in it"
 				: strstr(one.buf, PLAN_INCLUDE_MARK)
