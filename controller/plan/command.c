@@ -885,21 +885,33 @@ static const char *include_path_problem(const char *inc)
 	return NULL;
 }
 
+/* Is path (links resolved) root itself or below it? */
+static int path_under(const char *path, const char *root)
+{
+	size_t rlen = strlen(root);
+
+	if (rlen == 1 && root[0] == '/')
+		return 1;
+	return !strncmp(path, root, rlen) &&
+	       (path[rlen] == '/' || path[rlen] == '\0');
+}
+
 /*
  * Read the include inc of a plan in folder dir ("" or ending in '/') into
- * one, its path as opened in file.  The file opened must be a regular
- * file whose real path (links resolved) lies in the plan's real folder or
- * below it: it is checked after open(), on the same inode, so a link
- * swapped in meanwhile is caught too.  0; -errno when it cannot be read;
- * -EPERM with *ret_why saying which rule refused it.
+ * one, its path as named in file.  Its real path (links resolved) must
+ * lie below the plan's real folder before it is opened, so nothing
+ * outside is even opened; the file is then opened by that path without
+ * following a link, must be a regular file, and is checked again by what
+ * the descriptor names (/proc/self/fd), so a link swapped in between is
+ * caught too.  0; -errno when it cannot be read; -EPERM with *ret_why
+ * saying which rule refused it.
  */
 static int read_include(const char *dir, const char *inc, struct strbuf *file,
 			struct strbuf *one, const char **ret_why)
 {
-	char *root = NULL, *real = NULL;
+	char *root = NULL, *real = NULL, *opened = NULL, *fdlink = NULL;
 	struct stat st, rst;
-	size_t rlen;
-	int fd = -1, rc;
+	int fd = -1, rc = -EPERM;
 
 	*ret_why = include_path_problem(inc);
 	strbuf_reset(file);
@@ -907,31 +919,46 @@ static int read_include(const char *dir, const char *inc, struct strbuf *file,
 	strbuf_addstr(file, inc);
 	if (*ret_why)
 		return -EPERM;
-	fd = open(file->buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	rc = -EPERM;
+	root = realpath(*dir ? dir : ".", NULL);
+	real = realpath(file->buf, NULL);
+	if (!root || !real) {
+		rc = -errno;
+		goto out;
+	}
+	if (!path_under(real, root)) {
+		*ret_why = "a symbolic link out of the plan's folder";
+		goto out;
+	}
+	fd = open(real,
+		  O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0) {
+		rc = errno == ELOOP ? -EPERM : -errno;
+		if (errno == ELOOP)
+			*ret_why = "it changed while it was read";
+		goto out;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		*ret_why = "not a regular file";
 		goto out;
 	}
-	root = realpath(*dir ? dir : ".", NULL);
-	real = realpath(file->buf, NULL);
-	rlen = root ? strlen(root) : 0;
-	if (!root || !real || stat(real, &rst) < 0 || rst.st_dev != st.st_dev ||
-	    rst.st_ino != st.st_ino) {
+	/* What was opened: the kernel's name for it, else its inode
+	 * against the path's. */
+	fdlink = xstrfmt("/proc/self/fd/%d", fd);
+	opened = realpath(fdlink, NULL);
+	if (opened ? !path_under(opened, root)
+		   : stat(real, &rst) < 0 || rst.st_dev != st.st_dev ||
+			     rst.st_ino != st.st_ino) {
 		*ret_why = "it changed while it was read";
-		goto out;
-	}
-	if (rlen > 1 && (strncmp(real, root, rlen) || real[rlen] != '/')) {
-		*ret_why = "a symbolic link out of the plan's folder";
 		goto out;
 	}
 	rc = strbuf_read_fd(one, fd, PLAN_MAX_BYTES);
 out:
 	free(root);
 	free(real);
-	close(fd);
+	free(opened);
+	free(fdlink);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
