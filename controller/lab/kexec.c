@@ -45,17 +45,16 @@ void kexec_stage_cmd(const char *dir, struct strbuf *cmd)
 int kexec_stage_parse(const char *dir, const char *out, struct strbuf *ret_path,
 		      struct strbuf *err)
 {
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	size_t dlen = strlen(dir), plen = strlen(KEXEC_STAGE_PREFIX);
-	size_t len = strcspn(out, "\n");
-	const char *tail = out + dlen + 1 + plen;
+	size_t len = strcspn(out, "\n"), head = dlen + 1 + plen;
 
 	strbuf_reset(ret_path);
-	if ((out[len] && out[len + 1]) || len < dlen + 1 + plen + 6 ||
+	if ((out[len] && out[len + 1]) || len < head + 6 ||
 	    strncmp(out, dir, dlen) || out[dlen] != '/' ||
 	    strncmp(out + dlen + 1, KEXEC_STAGE_PREFIX, plen) ||
-	    strspn(tail, "abcdefghijklmnopqrstuvwxyz"
-			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") !=
-		    (size_t)(out + len - tail)) {
+	    strspn(out + head, alnum) != len - head) {
 		strbuf_addf(err,
 			    "making the staging folder: mktemp -d printed "
 			    "no folder in %.200s",
