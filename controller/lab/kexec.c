@@ -32,6 +32,45 @@ static int local_sha256(const char *path, struct strbuf *ret,
 	return r;
 }
 
+void kexec_stage_cmd(const char *dir, struct strbuf *cmd)
+{
+	struct strbuf tmpl = STRBUF_INIT;
+
+	strbuf_addf(&tmpl, "%s/%sXXXXXX", dir, KEXEC_STAGE_PREFIX);
+	strbuf_addstr(cmd, "mktemp -d ");
+	ssh_quote(cmd, tmpl.buf);
+	strbuf_release(&tmpl);
+}
+
+int kexec_stage_parse(const char *dir, const char *out, struct strbuf *ret_path,
+		      struct strbuf *err)
+{
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t dlen = strlen(dir), plen = strlen(KEXEC_STAGE_PREFIX);
+	size_t len = strcspn(out, "\n"), head = dlen + 1 + plen;
+
+	strbuf_reset(ret_path);
+	if ((out[len] && out[len + 1]) || len < head + 6 ||
+	    strncmp(out, dir, dlen) || out[dlen] != '/' ||
+	    strncmp(out + dlen + 1, KEXEC_STAGE_PREFIX, plen) ||
+	    strspn(out + head, alnum) != len - head) {
+		strbuf_addf(err,
+			    "making the staging folder: mktemp -d printed "
+			    "no folder in %.200s",
+			    dir);
+		return -1;
+	}
+	strbuf_add(ret_path, out, len);
+	return 0;
+}
+
+void kexec_cleanup_cmd(const char *stage, struct strbuf *cmd)
+{
+	strbuf_addstr(cmd, "rm -rf -- ");
+	ssh_quote(cmd, stage);
+}
+
 /* Run cmd on c; its stdout in out.  On failure err says what step did. */
 static int remote(struct ssh_conn *c, const char *step, const char *cmd,
 		  int timeout_ms, struct strbuf *out, struct strbuf *err)
@@ -105,6 +144,30 @@ out:
 }
 
 /*
+ * Remove the staging folder *stage on the host (and forget it): a failure
+ * is a line in log, not the switch's failure, since the images in it
+ * are no use to anyone else (the folder is the SSH user's, mode 0700).
+ */
+static void remove_stage(struct ssh_conn *c, struct strbuf *stage, int tmo,
+			 struct strbuf *log)
+{
+	struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT, e = STRBUF_INIT;
+
+	/* Not the long copy timeout: a host that dropped the connection
+	 * must not hold up the power cycle that follows. */
+	if (tmo > 10000)
+		tmo = 10000;
+	kexec_cleanup_cmd(stage->buf, &cmd);
+	if (remote(c, "removing the staging folder", cmd.buf, tmo, &out, &e) <
+	    0)
+		strbuf_addf(log, "kexec: warning: %s\n", e.buf);
+	strbuf_reset(stage);
+	strbuf_release(&cmd);
+	strbuf_release(&out);
+	strbuf_release(&e);
+}
+
+/*
  * `kexec -e` on its own channel: a refusal exits at once with a status
  * and a message; success never returns (the host is gone into the new
  * kernel), so silence for KEXEC_EXEC_GRACE_MS, or a connection that drops,
@@ -153,7 +216,7 @@ int kexec_switch(struct kexec_request *rq, struct strbuf *log,
 	int tmo = rq->timeout_ms > 0 ? rq->timeout_ms : 60000;
 	struct ssh_target t = *rq->ssh;
 	struct strbuf out = STRBUF_INIT, cmd = STRBUF_INIT, kpath = STRBUF_INIT,
-		      ipath = STRBUF_INIT, e = STRBUF_INIT;
+		      ipath = STRBUF_INIT, stage = STRBUF_INIT, e = STRBUF_INIT;
 	struct ssh_conn *c = NULL;
 	int r = -1;
 
@@ -195,13 +258,18 @@ int kexec_switch(struct kexec_request *rq, struct strbuf *log,
 		}
 		strbuf_addf(log, "kexec: the host is up on %s\n", rel);
 	}
-	strbuf_addstr(&cmd, "mkdir -p ");
-	ssh_quote(&cmd, dir);
+	/* A folder of its own, made fresh (mktemp -d: mode 0700, never one
+	 * that was there): nobody else can plant or swap an image in it
+	 * between the sha256 check and kexec -l. */
+	kexec_stage_cmd(dir, &cmd);
 	strbuf_reset(&out);
-	if (remote(c, "making the image folder", cmd.buf, tmo, &out, err) < 0)
+	if (remote(c, "making the staging folder", cmd.buf, tmo, &out, err) <
+		    0 ||
+	    kexec_stage_parse(dir, out.buf, &stage, err) < 0)
 		goto out;
-	strbuf_addf(&kpath, "%s/kernel", dir);
-	strbuf_addf(&ipath, "%s/initrd", dir);
+	strbuf_addf(log, "kexec: staging in %s\n", stage.buf);
+	strbuf_addf(&kpath, "%s/kernel", stage.buf);
+	strbuf_addf(&ipath, "%s/initrd", stage.buf);
 	if (put_verified(c, rq->image, kpath.buf, tmo, log, err) < 0 ||
 	    (rq->initrd &&
 	     put_verified(c, rq->initrd, ipath.buf, tmo, log, err) < 0))
@@ -220,16 +288,22 @@ int kexec_switch(struct kexec_request *rq, struct strbuf *log,
 	    0)
 		goto out;
 	strbuf_addstr(log, "kexec: image loaded (kexec -l)\n");
+	/* The kernel holds the images now: remove them before kexec -e,
+	 * after which the host no longer answers. */
+	remove_stage(c, &stage, tmo, log);
 	if (exec_loaded(c, &rq->ret_exec_ms, err) < 0)
 		goto out;
 	strbuf_addstr(log, "kexec: kexec -e issued\n");
 	r = 0;
 out:
+	if (c && stage.len)
+		remove_stage(c, &stage, tmo, log);
 	ssh_close(c);
 	strbuf_release(&out);
 	strbuf_release(&cmd);
 	strbuf_release(&kpath);
 	strbuf_release(&ipath);
+	strbuf_release(&stage);
 	strbuf_release(&e);
 	return r;
 }

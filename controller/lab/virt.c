@@ -88,11 +88,28 @@ static void add_xml_escaped(struct strbuf *sb, const char *s)
 	strbuf_add_html(sb, s);
 }
 
-int virt_address_ok(const char *addr)
+const char *virt_address_problem(const char *addr)
 {
 	struct in_addr a;
+	unsigned first;
 
-	return inet_pton(AF_INET, addr, &a) == 1;
+	if (inet_pton(AF_INET, addr, &a) != 1)
+		return "not an IPv4 address (like 127.0.0.1)";
+	first = (unsigned)(ntohl(a.s_addr) >> 24);
+	if (first == 0)
+		return "in 0.0.0.0/8, no one address (0.0.0.0 would open "
+		       "the forward on every interface)";
+	if (first >= 224 && first <= 239)
+		return "a multicast address (224.0.0.0/4)";
+	if (first >= 240)
+		return "a broadcast or reserved address (240.0.0.0/4, "
+		       "255.255.255.255)";
+	return NULL;
+}
+
+int virt_address_ok(const char *addr)
+{
+	return virt_address_problem(addr) == NULL;
 }
 
 int virt_domain_xml(const struct virt_domain_spec *s, struct strbuf *xml,
@@ -145,8 +162,8 @@ int virt_domain_xml(const struct virt_domain_spec *s, struct strbuf *xml,
 	 * comma starts another option (a second hostfwd, a guestfwd that
 	 * runs a command here): only a plain IPv4 address may. */
 	if (s->ssh_port && s->ssh_addr && !virt_address_ok(s->ssh_addr)) {
-		strbuf_addstr(err, "the SSH forward's address is not an IPv4 "
-				   "address (like 127.0.0.1)");
+		strbuf_addf(err, "the SSH forward's address is %s",
+			    virt_address_problem(s->ssh_addr));
 		return -1;
 	}
 	strbuf_addf(

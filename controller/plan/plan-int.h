@@ -121,6 +121,7 @@ unsigned ctx_add_source(struct ctx *c, const char *name, int is_set);
 void ctx_release_sources(struct ctx *c);
 void flush_errors(struct ctx *c);
 const char *ydescribe(const struct ynode *n, struct strbuf *buf);
+const char *yshape(const struct ynode *n);
 void expected(struct ctx *c, const struct ynode *n, const char *path,
 	      const char *what);
 int yaml_to_tree(struct ctx *c, unsigned src, const char *text, size_t len,

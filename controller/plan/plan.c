@@ -94,9 +94,12 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 	double total = 0;
 	int before = c->nr_errors;
 
+	/* The file may be no plan at all: its text is not quoted. */
 	if (root->kind != Y_MAP) {
-		expected(c, root, "plan",
-			 "a map of plan settings (workloads, ...)");
+		nerror(c, root,
+		       "plan: expected a map of plan settings (workloads, "
+		       "...), got %s",
+		       yshape(root));
 		return -1;
 	}
 	map_fields(c, root, "plan", keys, v);

@@ -254,6 +254,20 @@ const char *ydescribe(const struct ynode *n, struct strbuf *buf)
 	return buf->buf;
 }
 
+/*
+ * What n is without a word of its text: "a list", "a map", "nothing" or
+ * "a text".  For the top of a file that may not be a plan at all (an
+ * include naming some other file): its content is never quoted back.
+ */
+const char *yshape(const struct ynode *n)
+{
+	if (n->kind == Y_SEQ)
+		return "a list";
+	if (n->kind == Y_MAP)
+		return "a map";
+	return ynode_is_null(n) ? "nothing" : "a text";
+}
+
 /* "PATH: expected WHAT, got DESCRIPTION" at n. */
 void expected(struct ctx *c, const struct ynode *n, const char *path,
 	      const char *what)

@@ -29,6 +29,7 @@
 #include "store/db.h"
 #include "report/report-int.h"
 #include "fs.h"
+#include "home.h"
 #include "banned.h"
 
 /* Bumped whenever the page layout changes, so old pages get rewritten. */
@@ -301,6 +302,33 @@ out:
 }
 
 /*
+ * The report folder out_dir (real path abs, links resolved) is checked
+ * like the folders of the state folder (home_check_owned()): a folder of
+ * the user the farm runs as that nobody else can write to.  --out may be
+ * a link (to a larger disk, a web server's tree), but not one into
+ * /tmp-like folders: there another user could swap the pages' folder or
+ * plant files the farm then publishes.  The pages are then written by
+ * abs, which has no link in it, each through a fresh temporary file
+ * renamed into place (fs.h), so a link left in the folder is replaced,
+ * never followed.  0, or -1 with err.
+ */
+static int check_out_dir(const char *out_dir, const char *abs,
+			 struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int rc = home_check_owned(abs, 0, 1, &why);
+
+	if (rc < 0) {
+		strbuf_addf(err, "refusing the report folder %s", out_dir);
+		if (strcmp(out_dir, abs))
+			strbuf_addf(err, " (a link to %s)", abs);
+		strbuf_addf(err, ": %s", why.buf);
+	}
+	strbuf_release(&why);
+	return rc;
+}
+
+/*
  * See report.h for the contract.  The order of the page kinds is the
  * order of the files in st->written: style.css, runs, patches, kernel
  * pairs, hosts and plans (each followed by its archive pages), then the
@@ -343,6 +371,9 @@ int report_write(struct db *db, const struct report_opts *o,
 		rc = -1;
 		goto out;
 	}
+	rc = check_out_dir(o->out_dir, abs, err);
+	if (rc < 0)
+		goto out;
 	r.out = abs;
 	free(st->out_dir);
 	st->out_dir = xstrdup(abs);

@@ -52,6 +52,10 @@ void report_stats_release(struct report_stats *st);
  * number with err saying what failed (a statement, a file, a template);
  * pages written before a failure stay, and their fingerprints are not
  * recorded, so the next run writes them again.  st is filled either way.
+ * o->out_dir (made when missing) must resolve to a folder of the user
+ * the farm runs as that group and others cannot write to, as the state
+ * folder's own must (home.h); a link left inside it is replaced, not
+ * followed.
  */
 int report_write(struct db *db, const struct report_opts *o,
 		 struct report_stats *st, struct strbuf *err);

@@ -339,8 +339,8 @@ static void fields_args(struct db_args *a, const struct host_fields *f)
 /*
  * The fields a host of kind (NULL: not known here) may hold: an SSH user
  * name that cannot be read as an option (ssh_user_name_ok), and for a
- * libvirt host an address that is a plain IPv4 address (it goes into
- * qemu's -netdev options, virt_address_ok).  0, or -1 with err.
+ * libvirt host an address that is a plain unicast IPv4 address (it goes
+ * into qemu's -netdev options, virt_address_ok).  0, or -1 with err.
  */
 static int check_fields(const char *kind, const struct host_fields *f,
 			struct strbuf *err)
@@ -352,9 +352,11 @@ static int check_fields(const char *kind, const struct host_fields *f,
 	}
 	if (kind && !strcmp(kind, "libvirt") && f->address &&
 	    !virt_address_ok(f->address)) {
-		strbuf_addstr(err, "a libvirt host's --address is the IPv4 "
-				   "address its SSH forward listens on (like "
-				   "127.0.0.1), nothing else");
+		strbuf_addf(err,
+			    "a libvirt host's --address is the IPv4 address "
+			    "its SSH forward listens on (like 127.0.0.1), "
+			    "nothing else: this one is %s",
+			    virt_address_problem(f->address));
 		return -1;
 	}
 	return 0;

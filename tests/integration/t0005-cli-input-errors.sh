@@ -56,6 +56,20 @@ test_expect_success 'a libvirt host address with qemu options in it is refused' 
 		--known-hosts /dev/null >/dev/null
 '
 
+test_expect_success 'a libvirt host address that is no one unicast address is refused' '
+	expect_status 2 schedfarm host add vm2 --kind libvirt --address 0.0.0.0 --port 2223 &&
+	grep_or_fail "nothing else: this one is in 0.0.0.0/8" err &&
+	expect_status 2 schedfarm host add vm2 --kind libvirt --address 255.255.255.255 &&
+	grep_or_fail "a broadcast or reserved address" err &&
+	expect_status 2 schedfarm host add vm2 --kind libvirt --address 224.0.0.1 &&
+	grep_or_fail "a multicast address" err &&
+	expect_status 2 schedfarm host add vm2 --kind libvirt --address :: &&
+	expect_status 2 schedfarm host add vm2 --kind libvirt --address ff02::1 &&
+	expect_status 2 schedfarm host set vm1 --address 0.0.0.0 &&
+	schedfarm host show vm1 --json | jq -e ".address == \"127.0.0.1\"" &&
+	! schedfarm host show vm2 >/dev/null 2>&1
+'
+
 test_expect_success 'an SSH user name that reads as an option is refused' '
 	expect_status 2 schedfarm host add evil --kind ssh --address 127.0.0.1 \
 		--user "-oProxyCommand=touch $SCRATCH/pwned" --known-hosts /dev/null --no-contact &&

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t3010: `schedfarm serve` as a systemd service.  The unit `make install`
-# writes passes `systemd-analyze verify`; serve started with the unit's
+# writes passes `systemd-analyze verify` and rates at most 4.5 in
+# `systemd-analyze security --offline=yes`; serve started with the unit's
 # own ExecStart (argv as written there, NOTIFY_SOCKET naming a socket this
 # test listens on, stderr a stream JOURNAL_STREAM names) says READY=1 once
 # it listens, logs with syslog priority prefixes, and on SIGTERM says
@@ -60,6 +61,23 @@ test_expect_success 'the unit passes systemd-analyze verify, without a word' '
 		{ cat verify.out; false; }
 	test ! -s verify.out || { cat verify.out; false; }
 '
+
+# The unit's confinement, as systemd rates it from the file alone
+# (--offline, systemd 250 on: no service manager needed); the unit's
+# comment says what is left and why.
+if systemd-analyze --help 2>&1 | grep -q -- "--offline"; then
+	test_expect_success 'systemd-analyze security rates the unit at most 4.5' '
+		systemd-analyze security --offline=yes "$SCRATCH/b/schedfarm.service" >security.out 2>&1 &&
+		score=$(sed -n "s/.*Overall exposure level for schedfarm.service: \([0-9.]*\) .*/\1/p" security.out) &&
+		test -n "$score" &&
+		say "systemd-analyze security --offline=yes: $score" &&
+		awk -v s="$score" "BEGIN { exit !(s <= 4.5) }" ||
+			{ cat security.out; false; }
+	'
+else
+	test_skip "systemd-analyze security rates the unit at most 4.5" \
+		"this systemd-analyze has no --offline (systemd before 250): it cannot rate a unit file"
+fi
 
 if [ -x "$TOP/controller/schedfarm" ] && [ -x "$TOP/agent/schedfarm-agent" ]; then
 	test_expect_success 'make install puts the unit in PREFIX/lib/systemd/system' '

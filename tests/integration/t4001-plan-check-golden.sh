@@ -72,6 +72,15 @@ test_expect_success 'a missing file is an error naming it' '
 	grep_or_fail "no-such.yaml: error: cannot read: No such file" err
 '
 
+test_expect_success 'an include outside the plan folder, or no definition, is never quoted' '
+	for y in "$DATA"/include-*.yaml; do
+		check "$(basename "$y" .yaml)" 2>>inc.err
+	done
+	grep_or_fail "climbs out of the plan" inc.err &&
+	grep_or_fail "a symbolic link out of the plan" inc.err &&
+	! grep -n -e "hunter2" -e "root:" -e "nothing here is read" inc.err
+'
+
 test_expect_success 'a plan past the size cap is refused unread' '
 	{ echo "workload: memchunk"; head -c 1100000 /dev/zero | tr "\0" "#"; } >big.yaml &&
 	schedfarm plan check big.yaml 2>err

@@ -873,6 +873,131 @@ static void test_includes(void **state)
 	strbuf_release(&err);
 }
 
+/* Write text to path (the test's own scratch files). */
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * plan_load_text() of a plan whose only include is inc: 0 and the bundle
+ * in text, or the error in err.
+ */
+static int load_with(const char *inc, struct strbuf *text, struct strbuf *err)
+{
+	struct strbuf plan = STRBUF_INIT;
+	int rc;
+
+	strbuf_addf(&plan, "include: [%s]\nworkload: inc\n", inc);
+	put("t-conf/p/plan.yaml", plan.buf);
+	strbuf_reset(text);
+	strbuf_reset(err);
+	rc = plan_load_text("t-conf/p/plan.yaml", text, err);
+	strbuf_release(&plan);
+	return rc;
+}
+
+/*
+ * include: reads only files in the plan's folder and below it: no
+ * absolute path, no .. above it, no link out of it (a link inside is
+ * fine), only .yaml/.yml regular files; and a file that is no definition
+ * is named in the error, never quoted.
+ */
+static void test_include_confined(void **state)
+{
+	static const char def[] = "name: inc\n"
+				  "command: [inc]\n"
+				  "parse: {format: keyvalue}\n"
+				  "metrics: {x: {direction: lower}}\n";
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct plan *p = NULL;
+	char *abs;
+
+	(void)state;
+	assert_int_equal(mkdir("t-conf", 0755), 0);
+	assert_int_equal(mkdir("t-conf/p", 0755), 0);
+	assert_int_equal(mkdir("t-conf/p/w", 0755), 0);
+	put("t-conf/p/w/inc.yaml", def);
+	put("t-conf/secret.yaml", def);
+	put("t-conf/p/w/text.yaml", "hunter2 secret line\n");
+	put("t-conf/p/w/inc.txt", def);
+	assert_int_equal(symlink("inc.yaml", "t-conf/p/w/in.yaml"), 0);
+	assert_int_equal(symlink("../../secret.yaml", "t-conf/p/w/out.yaml"),
+			 0);
+	assert_int_equal(symlink("..", "t-conf/p/w/up"), 0);
+	assert_int_equal(symlink("../..", "t-conf/p/w/top"), 0);
+	assert_int_equal(mkfifo("t-conf/p/w/fifo.yaml", 0600), 0);
+
+	/* inside: plain, through a link inside, with a .. that stays in */
+	assert_int_equal(load_with("w/inc.yaml", &text, &err), 0);
+	assert_int_equal(load_with("w/in.yaml", &text, &err), 0);
+	assert_int_equal(load_with("./w/../w/inc.yaml", &text, &err), 0);
+	assert_int_equal(plan_parse("x", text.buf, text.len, &p, &err), 0);
+	plan_free(p);
+
+	assert_int_equal(load_with("../secret.yaml", &text, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "climbs out of the plan's folder"));
+	assert_int_equal(load_with("w/../../secret.yaml", &text, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.buf, "climbs out of the plan's folder"));
+	abs = realpath("t-conf/secret.yaml", NULL);
+	assert_non_null(abs);
+	assert_int_equal(load_with(abs, &text, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "an absolute path"));
+	free(abs);
+	assert_int_equal(load_with("w/out.yaml", &text, &err), -EINVAL);
+	assert_string_equal(err.buf,
+			    "t-conf/p/plan.yaml:1:11: error: include: cannot "
+			    "read t-conf/p/w/out.yaml: a symbolic link out of "
+			    "the plan's folder\n");
+	assert_int_equal(load_with("w/up/../secret.yaml", &text, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.buf, "a symbolic link out of"));
+	assert_int_equal(load_with("w/top/secret.yaml", &text, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "a symbolic link out of"));
+	assert_int_equal(load_with("w/inc.txt", &text, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "not a .yaml or .yml file"));
+	assert_int_equal(load_with("w/fifo.yaml", &text, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "not a regular file"));
+	assert_int_equal(load_with("w", &text, &err), -EINVAL);
+
+	/* read, but no definition: named, its text not quoted */
+	assert_int_equal(load_with("w/text.yaml", &text, &err), 0);
+	assert_int_equal(
+		plan_parse("t-conf/p/plan.yaml", text.buf, text.len, &p, &err),
+		-EINVAL);
+	assert_non_null(strstr(err.buf, "t-conf/p/plan.yaml:1:11: error: "
+					"include[0]: w/text.yaml is not a "
+					"workload definition (a text, not a "
+					"map)\n"));
+	assert_null(strstr(err.buf, "hunter2"));
+	/* nor is a plan file that is no map */
+	strbuf_reset(&err);
+	must_fail("hunter2 secret line\n", &err);
+	assert_null(strstr(err.buf, "hunter2"));
+	assert_non_null(strstr(err.buf, "got a text"));
+
+	assert_int_equal(unlink("t-conf/p/w/fifo.yaml"), 0);
+	assert_int_equal(unlink("t-conf/p/w/up"), 0);
+	assert_int_equal(unlink("t-conf/p/w/top"), 0);
+	assert_int_equal(unlink("t-conf/p/w/out.yaml"), 0);
+	assert_int_equal(unlink("t-conf/p/w/in.yaml"), 0);
+	assert_int_equal(unlink("t-conf/p/w/inc.txt"), 0);
+	assert_int_equal(unlink("t-conf/p/w/text.yaml"), 0);
+	assert_int_equal(unlink("t-conf/p/w/inc.yaml"), 0);
+	assert_int_equal(unlink("t-conf/p/plan.yaml"), 0);
+	assert_int_equal(unlink("t-conf/secret.yaml"), 0);
+	assert_int_equal(rmdir("t-conf/p/w"), 0);
+	assert_int_equal(rmdir("t-conf/p"), 0);
+	assert_int_equal(rmdir("t-conf"), 0);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -882,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_together_secrets),
 		cmocka_unit_test(test_command_workload),
 		cmocka_unit_test(test_includes),
+		cmocka_unit_test(test_include_confined),
 		cmocka_unit_test(test_full_plan_fields),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_job_budget),

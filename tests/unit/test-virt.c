@@ -104,6 +104,29 @@ static void test_xml_refused(void **state)
 	assert_int_equal(virt_address_ok("10.0.0.1"), 1);
 	assert_int_equal(virt_address_ok("10.0.0.1 "), 0);
 	assert_int_equal(virt_address_ok(""), 0);
+	/* one unicast address: not every interface, not a group */
+	assert_int_equal(virt_address_ok("1.0.0.1"), 1);
+	assert_int_equal(virt_address_ok("223.255.255.254"), 1);
+	assert_int_equal(virt_address_ok("0.0.0.0"), 0);
+	assert_non_null(
+		strstr(virt_address_problem("0.0.0.0"), "every interface"));
+	assert_int_equal(virt_address_ok("0.1.2.3"), 0);
+	assert_int_equal(virt_address_ok("224.0.0.1"), 0);
+	assert_int_equal(virt_address_ok("239.255.255.255"), 0);
+	assert_non_null(strstr(virt_address_problem("239.1.1.1"), "multicast"));
+	assert_int_equal(virt_address_ok("240.0.0.1"), 0);
+	assert_int_equal(virt_address_ok("255.255.255.255"), 0);
+	assert_non_null(
+		strstr(virt_address_problem("255.255.255.255"), "broadcast"));
+	assert_int_equal(virt_address_ok("::"), 0);
+	assert_int_equal(virt_address_ok("ff02::1"), 0);
+	assert_int_equal(virt_address_ok("::ffff:127.0.0.1"), 0);
+	assert_null(virt_address_problem("127.0.0.1"));
+	s.ssh_addr = "0.0.0.0";
+	strbuf_reset(&err);
+	assert_int_equal(virt_domain_xml(&s, &xml, &err), -1);
+	assert_non_null(strstr(err.buf, "SSH forward's address is in "
+					"0.0.0.0/8"));
 	strbuf_release(&xml);
 	strbuf_release(&err);
 }
