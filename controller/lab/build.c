@@ -814,7 +814,9 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 
 		strvec_push(&cp.args, abs ? abs : spec->fragments.v[i]);
 	}
-	cp.dir = src;
+	/* It makes its temporary file in its folder: the output one (the
+	 * tree is read-only to the build). */
+	cp.dir = outdir;
 	r = run_logged_in(spec, &cp, src, outdir, log, err);
 	child_process_clear(&cp);
 	if (r < 0)

@@ -159,13 +159,16 @@ test_expect_success 'serve claims a queued job and runs it' '
 '
 
 # The job process is a fork of serve (its /proc environ is serve's as
-# started); what it runs is exec'd with the environment serve has now.
-test_expect_success 'what the job runs does not inherit NOTIFY_SOCKET' '
+# started); the local agent it runs gets the allow-list environment of
+# an untrusted child (lab/runner.c): neither NOTIFY_SOCKET nor the
+# database's conninfo.
+test_expect_success 'what the job runs inherits neither NOTIFY_SOCKET nor SCHEDFARM_DB' '
 	child=$(pgrep -P $SERVE | head -n 1) && test -n "$child" &&
 	wait_for "test -n \"\$(pgrep -P $child)\"" 30 &&
 	for p in $(pgrep -P $child); do
 		tr "\0" "\n" </proc/$p/environ >env.$p || exit 1
-		grep -q "^SCHEDFARM_DB=" env.$p || exit 1
+		grep -q "^PATH=" env.$p || exit 1
+		! grep -n "^SCHEDFARM_DB=" env.$p || exit 1
 		! grep -n "^NOTIFY_SOCKET=" env.$p || exit 1
 	done
 '

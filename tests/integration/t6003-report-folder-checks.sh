@@ -1,5 +1,5 @@
 #!/bin/sh
-# t6002: the report folder is checked as the state folder's own folders
+# t6003: the report folder is checked as the state folder's own folders
 # are (home_check_owned): `report --out` that is, or links to, a folder
 # others can write to (a world-writable one, its group's) or one of
 # another user is refused before anything is written there; a link to a
