@@ -282,7 +282,10 @@ int sandbox_wrap(struct child_process *cp, const struct sandbox_paths *paths,
 	if (add_binds(&a, &made, &paths->ro, 1, err) < 0 ||
 	    add_binds(&a, &made, &paths->rw, 0, err) < 0)
 		goto fail;
-	if (cp->dir) {
+	/* bwrap's own --chdir is taken before setpriv, as a root that has
+	 * no CAP_DAC_OVERRIDE left: the output folder is the build user's,
+	 * 0700.  That user changes folder itself (env --chdir, below). */
+	if (cp->dir && !root) {
 		strvec_pushl(&a, "--chdir", cp->dir, (char *)NULL);
 		cp->dir = NULL;
 	}
@@ -303,6 +306,11 @@ int sandbox_wrap(struct child_process *cp, const struct sandbox_paths *paths,
 		strvec_pushl(&a, "--clear-groups", "--no-new-privs",
 			     "--bounding-set=-all", "--inh-caps=-all",
 			     (char *)NULL);
+		if (cp->dir) {
+			strvec_pushl(&a, "--", "env", (char *)NULL);
+			strvec_pushf(&a, "--chdir=%s", cp->dir);
+			cp->dir = NULL;
+		}
 	}
 	strvec_push(&a, "--");
 	for (size_t i = 0; i < cp->args.nr; i++)

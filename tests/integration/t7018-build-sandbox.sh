@@ -36,8 +36,10 @@ mkdir -p base
 cat >base/Makefile <<'EOF'
 O ?= .
 .PHONY: tinyconfig olddefconfig vmlinux bzImage kernelrelease
-tinyconfig olddefconfig:
+tinyconfig:
 	@echo CONFIG_SCHED=y >$(O)/.config.new && mv $(O)/.config.new $(O)/.config
+olddefconfig:
+	@cat $(O)/.config >$(O)/.config.new && mv $(O)/.config.new $(O)/.config
 vmlinux:
 	@echo '  CC      kernel/sched/core.o'
 	@cp /usr/bin/true $(O)/vmlinux
@@ -47,10 +49,23 @@ kernelrelease:
 	@echo 6.1.0-t7018
 EOF
 printf 'int sched;\n' >base/core.c
+# merge_config.sh as the kernel's: its temporary file in its folder.
+mkdir -p base/scripts/kconfig
+cat >base/scripts/kconfig/merge_config.sh <<'EOF'
+#!/bin/sh
+set -e
+[ "$1" = -m ] && shift
+[ "$1" = -O ] && { out=$2; shift 2; }
+tmp=$(mktemp ./.tmp.config.XXXXXXXXXX)
+cat "$@" >"$tmp"
+mv "$tmp" "$out/.config"
+EOF
+chmod 755 base/scripts/kconfig/merge_config.sh
+printf 'CONFIG_FRAGMENT_T7018=y\n' >"$SCRATCH/frag.config"
 
 # The hostile patch: its recipe shows who it is and what it sees, and
 # writes wherever it can.
-mkdir -p mod && cp base/* mod/
+mkdir -p mod && cp -r base/* mod/
 cat >>mod/Makefile <<EOF
 vmlinux: hostile
 .PHONY: hostile
@@ -64,10 +79,11 @@ hostile:
 	-@cat /etc/shadow >\$(O)/shadow-copy
 EOF
 (diff -ruN base mod >hostile.patch; [ $? -le 1 ])
+CONFIG="tinyconfig+$SCRATCH/frag.config"
 sed 's/^\(+.*HOSTILE uid\)/\1/; s/HOSTILE uid/HOSTILE2 uid/' hostile.patch >hostile2.patch
 
 test_expect_success 'a hostile patch builds as the farm user, without the secrets' '
-	schedfarm kernel build --name hostile --config tinyconfig \
+	schedfarm kernel build --name hostile --config "$CONFIG" \
 		--base "$SCRATCH/base" --patch hostile.patch >out 2>err ||
 		{ cat out err; false; } &&
 	schedfarm kernel show --log hostile >log &&
@@ -78,7 +94,8 @@ test_expect_success 'a hostile patch builds as the farm user, without the secret
 	test "$uid" = "$(id -u schedfarm)" &&
 	! grep -q "sekrit" log &&
 	! grep -E "^HOSTILE-ENV (SCHEDFARM_|IPMI|PG|SSH_|DBUS)" log &&
-	grep -q "^HOSTILE-ENV PATH=" log
+	grep -q "^HOSTILE-ENV PATH=" log &&
+	grep -q "^CONFIG_FRAGMENT_T7018=y" "$SCHEDFARM_KERNEL_CACHE"/builds/*/out/.config
 '
 
 test_expect_success 'nothing outside the output folder was written' '
