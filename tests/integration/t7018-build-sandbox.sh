@@ -115,6 +115,22 @@ test_expect_success 'the built images are the controller'"'"'s own files' '
 	test "$(stat -c %a "$dir/out")" = 700
 '
 
+test_expect_success 'an incremental build (the tree kept for the next) is confined the same' '
+	sed "s/HOSTILE uid/HOSTILE3 uid/" hostile.patch >hostile3.patch &&
+	schedfarm kernel build --incremental --name hostile3 --config "$CONFIG" \
+		--base "$SCRATCH/base" --patch hostile3.patch >out 2>err ||
+		{ cat out err; false; } &&
+	schedfarm kernel show --log hostile3 >log3 &&
+	grep_or_fail "incremental build of key" log3 &&
+	grep_or_fail "HOSTILE3 uid=$(id -u schedfarm) " log3 &&
+	! grep -q "sekrit" log3 &&
+	test -z "$(ls -A "$DROP")" && ! test -e "$TMPMARK" &&
+	tree=$(ls -d "$SCHEDFARM_KERNEL_CACHE"/trees/*/ | head -n 1) &&
+	test "$(stat -c %U:%a "$tree/out")" = schedfarm:700 &&
+	test "$(stat -c %U:%G:%a "$tree/src")" = root:schedfarm:750 &&
+	! find "$tree/src" -name planted | grep .
+'
+
 test_expect_success 'without bubblewrap a patch is refused, and says how to opt in' '
 	! SCHEDFARM_BWRAP=/nonexistent/bwrap schedfarm kernel build \
 		--name hostile2 --config tinyconfig --base "$SCRATCH/base" \
