@@ -91,6 +91,15 @@ void answer_mail_body(const struct answer_sub *s, const struct compare_set *set,
 		      const struct answer_text *t, struct strbuf *out);
 
 /*
+ * The command that gives s the base results it waits for, every word
+ * quoted for a POSIX shell (names come from submitters: a base named
+ * `b$(touch x)` must stay one word when the line is pasted): "schedfarm
+ * run PLAN_PATH --host HOST --kernel BASE [--set K=V]...".
+ */
+void answer_base_command(const struct answer_sub *s, const char *plan_path,
+			 struct strbuf *out);
+
+/*
  * Subject and body of the mail of a finished bisection, from its
  * bisect_show_json() object (text).  -1 when the JSON is unreadable.
  */

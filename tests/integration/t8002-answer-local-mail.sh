@@ -94,15 +94,16 @@ test_expect_success 'a local host; a submission there waits for base results' '
 	schedfarm patch show 1 --json >p1 &&
 	jq -e ".answer.state == \"waiting\" and .mail_to == \"Dev Eloper <dev@example.org>\"" p1 &&
 	jq -r .answer.note p1 >note && cat note &&
-	grep_or_fail "boot here into v-base, then run '\''schedfarm run $SCHEDFARM_HOME/plans/t8002-pingpong-" note &&
+	grep_or_fail "boot here into v-base, then run: schedfarm run $SCHEDFARM_HOME/plans/t8002-pingpong-" note &&
 	test "$(smtp_count "$M")" = 0
 '
 
 test_expect_success 'the command the answer names makes the base results and the answer' '
 	touch "$M/refuse" &&
-	cmd=$(sed -n "s/.*then run '\''\\(schedfarm run [^'\'']*\\)'\''.*/\\1/p" note) &&
+	cmd=$(sed -n "s/.*then run: \\(schedfarm run .*\\)\$/\\1/p" note) &&
 	test -n "$cmd" && say "running: $cmd" &&
-	$SCHEDFARM_BIN ${cmd#schedfarm } >run2 2>&1; cat run2 &&
+	eval "set -- ${cmd#schedfarm }" &&
+	$SCHEDFARM_BIN "$@" >run2 2>&1; cat run2 &&
 	grep_or_fail "PLM#1 answered:" run2 &&
 	schedfarm patch show 1 --json >p1 &&
 	jq -e ".answer.state == \"answered\" and (.answer.metrics | length) == 1" p1 &&
