@@ -136,7 +136,7 @@ test_expect_success 'the server accepts: the next pass sends it, once' '
 '
 
 test_expect_success 'the mail: subject and body hold the PLM#, the verdict and the link' '
-	m=$M/mail/001.eml && cat "$m" &&
+	smtp_unfold "$M/mail/001.eml" >m1 && m=m1 && cat "$m" &&
 	verdict=$(jq -r .answer.verdict p1) &&
 	grep -q "^Subject: \\[schedfarm\\] PLM#1 \"sched/fair: a harmless change\": round_trip_us .* $verdict on here" "$m" &&
 	grep_or_fail "X-Envelope-To: dev@example.org" "$m" &&

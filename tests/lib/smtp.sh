@@ -14,6 +14,8 @@
 #                           SMTP_CA, SMTP_PASSFILE
 #   smtp_config FILE DIR    write a farm config for that server (mode 0600:
 #                           the farm refuses one others may write)
+#   smtp_count DIR          the number of mails the server accepted
+#   smtp_unfold FILE        a mail with its header lines unfolded
 
 # The interpreter with Debian's modules (a pyenv python may shadow it).
 SMTP_PYTHON=${SMTP_PYTHON:-/usr/bin/python3}
@@ -83,4 +85,15 @@ EOF
 # The number of mails the server accepted.
 smtp_count() {
 	ls "$1/mail" 2>/dev/null | grep -c '\.eml$'
+}
+
+# The headers of mail FILE unfolded (RFC 5322: a line break before a space
+# continues the line), CRs dropped, then the body: for greps of a header.
+smtp_unfold() {
+	tr -d '\r' <"$1" | awk '
+		/^$/ { body = 1 }
+		!body && /^[ \t]/ { printf "%s", $0; next }
+		NR > 1 { print "" }
+		{ printf "%s", $0 }
+		END { print "" }'
 }
