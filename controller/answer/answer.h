@@ -19,7 +19,10 @@
  *  3. Rewrite the report pages that changed (report/, incremental) into
  *     the configured report folder, when anything above happened.
  *  4. Send the mails that are due, over SMTP (lab/mail.c), recording each
- *     as sent or failed with the reason and the time of its next try.
+ *     as sent (with the recipients the server refused), failed with the
+ *     reason and the time of its next try, or unknown (the data went out,
+ *     no reply came: not sent again).  Recipients that are not one mail
+ *     address are left out when the mail is queued, and recorded.
  *
  * Every step is idempotent on the rows: a controller killed anywhere
  * leaves a state the next tick (of any controller) finishes.  Nothing
