@@ -77,7 +77,7 @@ test_expect_success 'config shows the settings from the file, never the password
 	schedfarm config --json >cfg.json &&
 	jq -e ".\"mail.user\" == \"farm\" and .file_read == true" cfg.json &&
 	! grep -q test-smtp-secret cfg.json &&
-	printf "[mail]\nsmtp = http://x\n" >bad.conf &&
+	printf "[mail]\nsmtp = http://x\n" >bad.conf && chmod 600 bad.conf &&
 	! schedfarm --config bad.conf config 2>err &&
 	grep_or_fail "bad.conf:2: error: mail.smtp" err
 '
