@@ -16,3 +16,11 @@ ALTER TABLE mails
         CHECK (state IN ('pending', 'sending', 'sent', 'failed', 'unknown')),
     ADD COLUMN refused jsonb NOT NULL DEFAULT '[]'
         CHECK (jsonb_typeof(refused) = 'array');
+
+-- A password given inside the smtp URL (smtp://user:password@host) was
+-- accepted before and written into the reasons of failed mails; it is
+-- refused now, and the reasons already stored lose the user part.
+UPDATE mails
+   SET last_error = regexp_replace(last_error, '(smtps?://)[^/@[:space:]]*@',
+                                   '\1', 'g')
+ WHERE last_error ~ 'smtps?://[^/@[:space:]]*@';
