@@ -200,4 +200,15 @@ test_expect_success 'a server without STARTTLS that offers AUTH: no AUTH is sent
 	say "with insecure_auth = yes the same server got: $(grep "^AUTH" "$P/events" | head -1)"
 '
 
+test_expect_success 'a From: in latin-1 is stored as text, with a warning, not a database error' '
+	printf "From: Ren\351 Dupr\351 <rene@example.org>\nSubject: [PATCH] d\351j\340 vu\n\n---\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n" >latin1.patch &&
+	schedfarm submit latin1.patch --base "$BASE" --kernel v-fix5 --host here \
+		--plan pp.yaml >sub5 2>warn5; cat sub5 warn5 &&
+	grep_or_fail "PLM#5: 1 patch" sub5 &&
+	grep_or_fail "the From: of latin1.patch is not one mail address" warn5 &&
+	! grep -qi "invalid byte sequence" warn5 &&
+	schedfarm patch show 5 --json >p5 &&
+	jq -e ".mail_to == \"Ren\\\\xe9 Dupr\\\\xe9 <rene@example.org>\"" p5
+'
+
 test_done
