@@ -557,6 +557,18 @@ int farm_config_password(const struct farm_config *cfg, struct strbuf *out,
 	return 0;
 }
 
+int farm_config_check_secrets(const struct farm_config *cfg, struct strbuf *err)
+{
+	struct strbuf pw = STRBUF_INIT;
+	int set, r = 0;
+
+	if (cfg->smtp && cfg->password_file)
+		r = farm_config_password(cfg, &pw, &set, err);
+	memset(pw.buf, 0, pw.len);
+	strbuf_release(&pw);
+	return r;
+}
+
 /* The value of key k as text (lists joined with ", "). */
 static void key_value(const struct farm_config *cfg, const struct config_key *k,
 		      struct strbuf *out, int *ret_null)

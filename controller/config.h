@@ -118,6 +118,15 @@ int farm_config_password(const struct farm_config *cfg, struct strbuf *out,
 			 int *ret_set, struct strbuf *err);
 
 /*
+ * Whether the password file (when mail is on and one is named) would be
+ * read at send time: farm_config_password() without keeping what it
+ * read, so that `serve` (and `serve -n`) fail at start on a file that
+ * every mail would then fail on.  0, or -1 with err.
+ */
+int farm_config_check_secrets(const struct farm_config *cfg,
+			      struct strbuf *err);
+
+/*
  * Append the effective settings: one "section.key = value  (source)"
  * line each, or with json one object of section.key -> value plus
  * "file" and "file_read".  Passwords never: password_file shows the path,

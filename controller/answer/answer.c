@@ -318,9 +318,9 @@ static int record(const struct answer_ctx *ac, const struct answer_sub *s,
 	}
 	r = db_commit(ac->db, err);
 	if (r == 0 && ac->cfg->smtp && left.len && strcmp(state, "waiting"))
-		alog(ac, 1, "PLM#%lld: %s: left out of its mail: %s",
-		     (long long)s->patch_id,
-		     rc.to.nr ? "recipients" : "no mail, every recipient",
+		alog(ac, 1, "PLM#%lld: %s: %s", (long long)s->patch_id,
+		     rc.to.nr ? "left out of its mail"
+			      : "no mail: every recipient left out",
 		     left.buf);
 	goto out;
 fail:

@@ -5,7 +5,8 @@
 #
 # - The settings file: a password inside the smtp URL is refused without
 #   being repeated; a file others may write is refused, naming it and
-#   why; $SCHEDFARM_SMTP_PASSWORD is not read.
+#   why; $SCHEDFARM_SMTP_PASSWORD is not read; `serve -n` refuses a
+#   password file others may read.
 # - `submit --mail` takes one mail address, nothing else.
 # - A base named `b$(touch pwned)`: the command the waiting answer's note
 #   suggests, pasted into sh, runs with that name as one word and runs
@@ -93,6 +94,15 @@ test_expect_success 'the password comes from password_file only, never the envir
 	grep_or_fail "mail.password = (from password_file)" cfg &&
 	grep_or_fail "SCHEDFARM_SMTP_PASSWORD is set and not read" cfg &&
 	! grep -q env-secret cfg
+'
+
+test_expect_success 'a password file others may read: serve -n refuses it, naming it' '
+	chmod 644 "$M/password" &&
+	! schedfarm serve -n >out 2>err && cat err &&
+	grep_or_fail "mail.password_file $M/password is refused: it is readable by others (mode 0644" err &&
+	! grep -q test-smtp-secret out err &&
+	chmod 600 "$M/password" && schedfarm serve -n >out &&
+	grep_or_fail "configuration OK" out
 '
 
 test_expect_success 'submit --mail takes one mail address' '
