@@ -6,16 +6,27 @@
  * walk the same list and a new key is one line.  Defaults are set before
  * the file is read; a key given twice keeps the last value (as git-config
  * does), except `to`, whose lists add up.
+ *
+ * The file and the password file are trusted only as OpenSSH trusts its
+ * own: a regular file owned by the controller's user or root that nobody
+ * else may write (a conf others can change could point password_file at
+ * /etc/shadow and smtp at their own server).  The password has one
+ * source, password_file, read at send time: never the URL (refused, and
+ * the refusal does not repeat it), never the environment, which every
+ * child would inherit.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "config.h"
+#include "lab/mail.h"
 #include "parse.h"
 #include "banned.h"
 
@@ -26,7 +37,8 @@ enum key_type {
 	KEY_BASE_URL, /* any URL prefix of the report */
 	KEY_BOOL, /* yes/no, true/false, on/off, 1/0 */
 	KEY_TLS, /* no, try, required */
-	KEY_LIST, /* comma-separated addresses */
+	KEY_LIST, /* comma-separated mailboxes */
+	KEY_MAILBOX, /* one mailbox: "Name <addr>" or "addr" */
 	KEY_DURATION, /* 30s, 5m, 1h */
 	KEY_INT, /* an integer within min..max */
 };
@@ -50,12 +62,15 @@ static const struct config_key config_keys[] = {
 	  "smtp://HOST[:PORT] or smtps://HOST[:PORT]; unset: no mail" },
 	{ "mail", "starttls", KEY_TLS, F(starttls), 0, 0,
 	  "no, try (default) or required" },
-	{ "mail", "user", KEY_STRING, F(user), 0, 0, "SMTP login" },
+	{ "mail", "user", KEY_STRING, F(user), 0, 0,
+	  "SMTP login (needs TLS unless insecure_auth = yes)" },
 	{ "mail", "password_file", KEY_PATH, F(password_file), 0, 0,
-	  "a file whose first line is the SMTP password" },
+	  "a file whose first line is the SMTP password (the one source)" },
+	{ "mail", "insecure_auth", KEY_BOOL, F(insecure_auth), 0, 0,
+	  "allow the login without TLS (default no)" },
 	{ "mail", "ca_file", KEY_PATH, F(ca_file), 0, 0,
 	  "CA certificates for the server's TLS certificate" },
-	{ "mail", "from", KEY_STRING, F(from), 0, 0, "the sender" },
+	{ "mail", "from", KEY_MAILBOX, F(from), 0, 0, "the sender" },
 	{ "mail", "to", KEY_LIST, F(to), 0, 0,
 	  "addresses that get every answer (a list)" },
 	{ "mail", "submitter", KEY_BOOL, F(mail_submitter), 0, 0,
@@ -158,7 +173,7 @@ static int parse_bool(const char *v, int *ret)
 	return -1;
 }
 
-/* Split a comma-separated list into sv (empty items refused). */
+/* Split a comma-separated list into sv (each item one mailbox). */
 static int parse_list(const char *v, struct strvec *sv, const char **why)
 {
 	struct strvec parts = STRVEC_INIT;
@@ -167,13 +182,14 @@ static int parse_list(const char *v, struct strvec *sv, const char **why)
 	strvec_split(&parts, v, ',');
 	for (size_t i = 0; i < parts.nr; i++) {
 		struct strbuf item = STRBUF_INIT;
+		const char *mwhy;
 
 		strbuf_addstr(&item, parts.v[i]);
 		strbuf_trim(&item);
-		if (!item.len || strchr(item.buf, '\n') ||
-		    !strchr(item.buf, '@')) {
+		if (!item.len ||
+		    mail_parse_mailbox(item.buf, NULL, NULL, &mwhy) < 0) {
 			*why = "is not a list of mail addresses "
-			       "(a@b, c@d)";
+			       "(a@b, Name <c@d>)";
 			r = -1;
 		} else {
 			strvec_push(sv, item.buf);
@@ -184,7 +200,10 @@ static int parse_list(const char *v, struct strvec *sv, const char **why)
 	return r;
 }
 
-/* Store value v of key k into cfg.  0, or -1 with *why. */
+/*
+ * Store value v of key k into cfg.  0; -1 with *why; -2 with *why when
+ * the value must not be repeated in the error (it holds a password).
+ */
 static int set_value(struct farm_config *cfg, const struct config_key *k,
 		     const char *v, const char **why)
 {
@@ -216,6 +235,17 @@ static int set_value(struct farm_config *cfg, const struct config_key *k,
 							: "smtps://")]) {
 			*why = "names no host";
 			return -1;
+		}
+		{
+			const char *a = strstr(v, "://") + 3;
+
+			if (memchr(a, '@', strcspn(a, "/?#"))) {
+				*why = "holds a user or password (user@ or "
+				       "user:password@): refused, give the "
+				       "login as mail.user and the password "
+				       "in mail.password_file";
+				return -2;
+			}
 		}
 		free(*(char **)base);
 		*(char **)base = xstrdup(v);
@@ -249,6 +279,18 @@ static int set_value(struct farm_config *cfg, const struct config_key *k,
 		return 0;
 	case KEY_LIST:
 		return parse_list(v, (struct strvec *)base, why);
+	case KEY_MAILBOX: {
+		const char *mwhy;
+
+		if (mail_parse_mailbox(v, NULL, NULL, &mwhy) < 0) {
+			*why = "is not one mail address (Name <a@b>, or "
+			       "a@b)";
+			return -1;
+		}
+		free(*(char **)base);
+		*(char **)base = xstrdup(v);
+		return 0;
+	}
 	case KEY_DURATION:
 		if (parse_duration_ms(v, k->min, k->max, &n, why) < 0)
 			return -1;
@@ -281,6 +323,7 @@ int farm_config_parse(struct farm_config *cfg, const char *name,
 		const struct config_key *k;
 		const char *why = NULL;
 		char *eq;
+		int sr;
 
 		lineno++;
 		strbuf_reset(&line);
@@ -344,7 +387,13 @@ int farm_config_parse(struct farm_config *cfg, const char *name,
 						    section.buf);
 					bad = 1;
 				}
-			} else if (set_value(cfg, k, val.buf, &why) < 0) {
+			} else if ((sr = set_value(cfg, k, val.buf, &why)) ==
+				   -2) {
+				strbuf_addf(err, "%s:%d: error: %s.%s %s\n",
+					    name, lineno, k->section, k->name,
+					    why);
+				bad = 1;
+			} else if (sr < 0) {
 				strbuf_addf(err,
 					    "%s:%d: error: %s.%s '%s' %s\n",
 					    name, lineno, k->section, k->name,
@@ -357,6 +406,17 @@ int farm_config_parse(struct farm_config *cfg, const char *name,
 			strbuf_release(&key);
 			strbuf_release(&val);
 		}
+	}
+	if (!bad && cfg->user && cfg->starttls == CONFIG_TLS_NO &&
+	    !cfg->insecure_auth &&
+	    !(cfg->smtp && starts_with(cfg->smtp, "smtps://"))) {
+		strbuf_addf(err,
+			    "%s: error: mail.user needs TLS, and mail.starttls "
+			    "is no: the password would go out in clear "
+			    "(mail.starttls = required, smtps://, or "
+			    "mail.insecure_auth = yes)\n",
+			    name);
+		bad = 1;
 	}
 	if (!bad && cfg->retry_max_ms < cfg->retry_min_ms) {
 		strbuf_addf(err,
@@ -372,11 +432,81 @@ int farm_config_parse(struct farm_config *cfg, const char *name,
 	return bad ? -1 : 0;
 }
 
+int farm_config_read_trusted(const char *path, const char *what, size_t max_len,
+			     int private, struct strbuf *out,
+			     struct strbuf *err)
+{
+	struct stat st;
+	uid_t me = geteuid();
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		strbuf_addf(err, "cannot read %s %s: %s", what, path,
+			    strerror(errno));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		strbuf_addf(err, "cannot read %s %s: %s", what, path,
+			    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		strbuf_addf(err, "%s %s is refused: it is not a regular file",
+			    what, path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_uid != me && st.st_uid != 0) {
+		strbuf_addf(err,
+			    "%s %s is refused: it is owned by uid %lu, not by "
+			    "the controller's user (uid %lu) or root",
+			    what, path, (unsigned long)st.st_uid,
+			    (unsigned long)me);
+		close(fd);
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		strbuf_addf(err,
+			    "%s %s is refused: it is writable by %s (mode "
+			    "%04o; chmod go-w it)",
+			    what, path,
+			    (st.st_mode & S_IWOTH) ? "others" : "its group",
+			    (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	if (private && (st.st_mode & S_IROTH)) {
+		strbuf_addf(err,
+			    "%s %s is refused: it is readable by others (mode "
+			    "%04o; chmod o-r it)",
+			    what, path, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	r = strbuf_read_fd(out, fd, max_len);
+	close(fd);
+	if (r < 0) {
+		if (r == -EFBIG)
+			strbuf_addf(err,
+				    "cannot read %s %s: larger than %zu "
+				    "bytes",
+				    what, path, max_len);
+		else
+			strbuf_addf(err, "cannot read %s %s: %s", what, path,
+				    strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
 int farm_config_load(struct farm_config *cfg, const char *cli_path,
 		     const char *home, struct strbuf *err)
 {
 	const char *env = getenv("SCHEDFARM_CONFIG");
-	struct strbuf text = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
 	int r;
 
 	if (cli_path && *cli_path) {
@@ -390,14 +520,16 @@ int farm_config_load(struct farm_config *cfg, const char *cli_path,
 	}
 	if (!cfg->report_dir)
 		cfg->report_dir = xstrfmt("%s/report", home);
-	r = strbuf_read_file(&text, cfg->path, CONFIG_MAX_BYTES);
+	r = farm_config_read_trusted(cfg->path, "the config file",
+				     CONFIG_MAX_BYTES, 0, &text, &e);
 	if (r < 0) {
 		strbuf_release(&text);
-		if (r == -ENOENT && !strcmp(cfg->source, "default"))
+		if (r == -ENOENT && !strcmp(cfg->source, "default")) {
+			strbuf_release(&e);
 			goto defaults;
-		strbuf_addf(err, "cannot read the config file %s (%s): %s",
-			    cfg->path, cfg->source,
-			    r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+		}
+		strbuf_addf(err, "%s (%s)", e.buf, cfg->source);
+		strbuf_release(&e);
 		return -1;
 	}
 	cfg->from_file = 1;
@@ -414,29 +546,27 @@ defaults:
 int farm_config_password(const struct farm_config *cfg, struct strbuf *out,
 			 int *ret_set, struct strbuf *err)
 {
-	const char *env = getenv("SCHEDFARM_SMTP_PASSWORD");
-
 	*ret_set = 0;
-	if (cfg->password_file) {
-		int r = strbuf_read_file(out, cfg->password_file, 4096);
-
-		if (r < 0) {
-			strbuf_addf(err,
-				    "cannot read mail.password_file %s: %s",
-				    cfg->password_file,
-				    r == -EFBIG ? "larger than 4 KiB"
-						: strerror(-r));
-			return -1;
-		}
-		strbuf_setlen(out, strcspn(out->buf, "\r\n"));
-		*ret_set = 1;
+	if (!cfg->password_file)
 		return 0;
-	}
-	if (env && *env) {
-		strbuf_addstr(out, env);
-		*ret_set = 1;
-	}
+	if (farm_config_read_trusted(cfg->password_file, "mail.password_file",
+				     4096, 1, out, err) < 0)
+		return -1;
+	strbuf_setlen(out, strcspn(out->buf, "\r\n"));
+	*ret_set = 1;
 	return 0;
+}
+
+int farm_config_check_secrets(const struct farm_config *cfg, struct strbuf *err)
+{
+	struct strbuf pw = STRBUF_INIT;
+	int set, r = 0;
+
+	if (cfg->smtp && cfg->password_file)
+		r = farm_config_password(cfg, &pw, &set, err);
+	memset(pw.buf, 0, pw.len);
+	strbuf_release(&pw);
+	return r;
 }
 
 /* The value of key k as text (lists joined with ", "). */
@@ -452,6 +582,7 @@ static void key_value(const struct farm_config *cfg, const struct config_key *k,
 	case KEY_PATH:
 	case KEY_URL:
 	case KEY_BASE_URL:
+	case KEY_MAILBOX:
 		if (*(char *const *)base)
 			strbuf_addstr(out, *(char *const *)base);
 		else
@@ -505,6 +636,7 @@ void farm_config_show(const struct farm_config *cfg, int json,
 		      struct strbuf *out)
 {
 	struct strbuf v = STRBUF_INIT;
+	/* Only to say that it is not read: it was once a source. */
 	const char *env = getenv("SCHEDFARM_SMTP_PASSWORD");
 	int isnull;
 
@@ -538,8 +670,11 @@ void farm_config_show(const struct farm_config *cfg, int json,
 			else
 				strbuf_add_json_str(out, v.buf);
 		}
-		strbuf_addf(out, ",\"mail.password_env\":%s}\n",
-			    env && *env ? "true" : "false");
+		strbuf_addf(out,
+			    ",\"mail.password_source\":%s,"
+			    "\"mail.password_env_ignored\":%s}\n",
+			    cfg->password_file ? "\"password_file\"" : "null",
+			    env ? "true" : "false");
 		strbuf_release(&v);
 		return;
 	}
@@ -555,9 +690,11 @@ void farm_config_show(const struct farm_config *cfg, int json,
 			    key_set(cfg, k) ? "" : "  # default");
 	}
 	strbuf_addf(out, "mail.password = %s\n",
-		    cfg->password_file ? "(from password_file)"
-		    : env && *env      ? "(from SCHEDFARM_SMTP_PASSWORD)"
-				       : "(none)");
+		    cfg->password_file ? "(from password_file)" : "(none)");
+	if (env)
+		strbuf_addstr(out, "# SCHEDFARM_SMTP_PASSWORD is set and not "
+				   "read: the password comes only from "
+				   "mail.password_file\n");
 	strbuf_release(&v);
 }
 

@@ -24,10 +24,14 @@
  *
  * Every key, its type and default is in config_keys[] (config.c) and in
  * doc/ANSWERS.md; an unknown section or key, a bad value, or a line that
- * is none of the above is an error naming FILE:LINE.  Secrets are never
- * in the file: the SMTP password is read from password_file (or
- * $SCHEDFARM_SMTP_PASSWORD) when a mail is sent, and config_show() prints
- * only whether one is set.  Nothing here prints.
+ * is none of the above is an error naming FILE:LINE.  The file is refused
+ * when it is writable by its group or others or owned by another user
+ * than the controller's or root (farm_config_read_trusted()).  Secrets are
+ * never in the file: the SMTP password is read from password_file (and
+ * nowhere else: not the URL, which may not hold one, not the environment)
+ * when a mail is sent, and config_show() prints only whether one is set.
+ * A login needs TLS unless insecure_auth says otherwise.  Nothing here
+ * prints.
  */
 #ifndef SCHEDFARM_CONFIG_H
 #define SCHEDFARM_CONFIG_H
@@ -58,6 +62,7 @@ struct farm_config {
 	enum config_tls starttls; /* [mail] starttls; default try */
 	char *user; /* [mail] user; NULL = no login */
 	char *password_file; /* [mail] password_file */
+	int insecure_auth; /* [mail] insecure_auth: login without TLS */
 	char *ca_file; /* [mail] ca_file: CA bundle for TLS; NULL = system */
 	char *from; /* [mail] from; default "schedfarm <schedfarm@HOST>" */
 	struct strvec to; /* [mail] to: the list that gets every answer */
@@ -92,18 +97,41 @@ int farm_config_parse(struct farm_config *cfg, const char *name,
 		      const char *text, size_t len, struct strbuf *err);
 
 /*
- * The SMTP password: the first line of password_file, else
- * $SCHEDFARM_SMTP_PASSWORD, else none.  *ret_set says whether there is
- * one.  0, or -1 with err when the file cannot be read.
+ * The contents of path (what: "the config file", for errors) into out,
+ * at most max_len bytes, when the file is one to trust: a regular file,
+ * owned by the controller's user (geteuid) or root, not writable by its
+ * group or others, and with private set not readable by others either.
+ * 0; else a negative number with err naming the file and why (-ENOENT
+ * and other errnos of open(), -1 for a refusal).
+ */
+int farm_config_read_trusted(const char *path, const char *what, size_t max_len,
+			     int private, struct strbuf *out,
+			     struct strbuf *err);
+
+/*
+ * The SMTP password: the first line of password_file (checked with
+ * farm_config_read_trusted(), private), else none; the environment is
+ * not read.  *ret_set says whether there is one.  0, or -1 with err when
+ * the file cannot be read or is refused.
  */
 int farm_config_password(const struct farm_config *cfg, struct strbuf *out,
 			 int *ret_set, struct strbuf *err);
 
 /*
+ * Whether the password file (when mail is on and one is named) would be
+ * read at send time: farm_config_password() without keeping what it
+ * read, so that `serve` (and `serve -n`) fail at start on a file that
+ * every mail would then fail on.  0, or -1 with err.
+ */
+int farm_config_check_secrets(const struct farm_config *cfg,
+			      struct strbuf *err);
+
+/*
  * Append the effective settings: one "section.key = value  (source)"
  * line each, or with json one object of section.key -> value plus
- * "file" and "file_read".  Passwords never: password_file shows the path
- * and whether $SCHEDFARM_SMTP_PASSWORD is set shows as password_env.
+ * "file" and "file_read".  Passwords never: password_file shows the path,
+ * mail.password where the password comes from, and a set
+ * $SCHEDFARM_SMTP_PASSWORD is named as ignored.
  */
 void farm_config_show(const struct farm_config *cfg, int json,
 		      struct strbuf *out);

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "analysis/adaptive.h"
@@ -28,6 +29,7 @@
 #include "lab/mail.h"
 #include "plan/plan.h"
 #include "report/report.h"
+#include "shquote.h"
 #include "store/answers.h"
 #include "store/mails.h"
 #include "banned.h"
@@ -53,22 +55,76 @@ static void alog(const struct answer_ctx *ac, int level, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
-/* The mail's recipients: the submitter (unless [mail] submitter = no)
- * and the configured list, each once. */
-static void recipients(const struct farm_config *cfg, const char *submitter,
-		       struct strvec *to)
+/* Who gets a mail, and who was left out of it and why. */
+struct rcpts {
+	struct strvec to, bad, why;
+};
+
+static void rcpts_init(struct rcpts *r)
 {
+	strvec_init(&r->to);
+	strvec_init(&r->bad);
+	strvec_init(&r->why);
+}
+
+static void rcpts_release(struct rcpts *r)
+{
+	strvec_clear(&r->to);
+	strvec_clear(&r->bad);
+	strvec_clear(&r->why);
+}
+
+/*
+ * The mail's recipients: the submitter (unless [mail] submitter = no)
+ * and the configured list, each address once.  Each is checked on its
+ * own: one that is not a mail address (a patch's "From: a@x, b@y") goes
+ * to r->bad with the reason, and the others still get the mail -- so no
+ * author can keep a report off the list with a bad From:.
+ */
+static void recipients(const struct farm_config *cfg, const char *submitter,
+		       struct rcpts *r)
+{
+	struct strvec cand = STRVEC_INIT, seen = STRVEC_INIT;
+
 	if (cfg->mail_submitter && submitter && *submitter)
-		strvec_push(to, submitter);
-	for (size_t i = 0; i < cfg->to.nr; i++) {
+		strvec_push(&cand, submitter);
+	for (size_t i = 0; i < cfg->to.nr; i++)
+		strvec_push(&cand, cfg->to.v[i]);
+	for (size_t i = 0; i < cand.nr; i++) {
+		struct strbuf addr = STRBUF_INIT;
+		const char *why;
 		size_t j;
 
-		for (j = 0; j < to->nr; j++)
-			if (!strcmp(to->v[j], cfg->to.v[i]))
+		if (mail_parse_mailbox(cand.v[i], NULL, &addr, &why) < 0) {
+			struct strbuf v = STRBUF_INIT;
+
+			mail_add_printable(&v, cand.v[i], 300);
+			strvec_push(&r->bad, v.buf);
+			strvec_pushf(&r->why, "not a mail address: it %s", why);
+			strbuf_release(&v);
+			strbuf_release(&addr);
+			continue;
+		}
+		for (j = 0; j < seen.nr; j++)
+			if (!strcasecmp(seen.v[j], addr.buf))
 				break;
-		if (j == to->nr)
-			strvec_push(to, cfg->to.v[i]);
+		if (j == seen.nr) {
+			strvec_push(&seen, addr.buf);
+			strvec_push(&r->to, cand.v[i]);
+		}
+		strbuf_release(&addr);
 	}
+	strvec_clear(&cand);
+	strvec_clear(&seen);
+}
+
+/* "a (why); b (why)" of the recipients left out. */
+static void add_refused(struct strbuf *out, const struct strvec *bad,
+			const struct strvec *why)
+{
+	for (size_t i = 0; i < bad->nr; i++)
+		strbuf_addf(out, "%s'%s' (%s)", i ? "; " : "", bad->v[i],
+			    why->v[i]);
 }
 
 /* Rewrite the report pages whose data changed; count what was written. */
@@ -238,30 +294,40 @@ static int record(const struct answer_ctx *ac, const struct answer_sub *s,
 		  const struct compare_set *set, const struct answer_text *t,
 		  struct strbuf *err)
 {
-	struct strvec to = STRVEC_INIT;
-	struct strbuf subject = STRBUF_INIT, body = STRBUF_INIT;
+	struct rcpts rc;
+	struct strbuf subject = STRBUF_INIT, body = STRBUF_INIT,
+		      left = STRBUF_INIT;
 	int64_t mid;
 	int r = -1;
 
-	recipients(ac->cfg, s->mail_to, &to);
+	rcpts_init(&rc);
+	recipients(ac->cfg, s->mail_to, &rc);
+	add_refused(&left, &rc.bad, &rc.why);
 	if (db_begin(ac->db, err) < 0)
 		goto out;
 	if (answers_record(ac->db, s->patch_id, state, s->host_id, verdict,
 			   headline, note, metrics, err) < 0)
 		goto fail;
-	if (ac->cfg->smtp && to.nr && strcmp(state, "waiting")) {
+	if (ac->cfg->smtp && rc.to.nr && strcmp(state, "waiting")) {
 		answer_mail_subject(s, headline, &subject);
 		answer_mail_body(s, set, t, &body);
 		if (mails_queue(ac->db, "answer", s->patch_id, 0, ac->cfg->from,
-				&to, subject.buf, body.buf, &mid, err) < 0)
+				&rc.to, &rc.bad, &rc.why, subject.buf, body.buf,
+				&mid, err) < 0)
 			goto fail;
 	}
 	r = db_commit(ac->db, err);
+	if (r == 0 && ac->cfg->smtp && left.len && strcmp(state, "waiting"))
+		alog(ac, 1, "PLM#%lld: %s: %s", (long long)s->patch_id,
+		     rc.to.nr ? "left out of its mail"
+			      : "no mail: every recipient left out",
+		     left.buf);
 	goto out;
 fail:
 	db_rollback(ac->db);
 out:
-	strvec_clear(&to);
+	rcpts_release(&rc);
+	strbuf_release(&left);
 	strbuf_release(&subject);
 	strbuf_release(&body);
 	return r;
@@ -334,17 +400,10 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 			strbuf_reset(&note);
 			strbuf_addf(&note,
 				    "no results of the base kernel %s on %s "
-				    "with plan %s: boot %s into %s, then run "
-				    "'schedfarm run %s --host %s --kernel %s",
+				    "with plan %s: boot %s into %s, then run: ",
 				    s->base, s->host_name, s->plan_name,
-				    s->host_name, s->base, path.buf,
 				    s->host_name, s->base);
-			/* with the submission's overrides: only base
-			 * results of the same settings count */
-			for (size_t i = 0; i < s->plan_set.nr; i++)
-				strbuf_addf(&note, " --set %s",
-					    s->plan_set.v[i]);
-			strbuf_addch(&note, '\'');
+			answer_base_command(s, path.buf, &note);
 			strbuf_release(&path);
 			r = record(ac, s, "waiting", NULL, NULL, note.buf, NULL,
 				   NULL, &t, err);
@@ -356,13 +415,16 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 			}
 			goto out;
 		}
-		if (m < plan->boots)
+		if (m < plan->boots) {
 			strbuf_addf(&note,
 				    "%sthe base %s has %d of %d boots on %s "
 				    "(another 'schedfarm run' of the plan "
-				    "there under --kernel %s adds more)",
+				    "there with --kernel ",
 				    note.len ? "; " : "", s->base, m,
-				    plan->boots, s->host_name, s->base);
+				    plan->boots, s->host_name);
+			strbuf_add_sh_quoted(&note, s->base);
+			strbuf_addstr(&note, " adds more)");
+		}
 	}
 	q.host = s->host_name;
 	q.plan = s->plan_sha;
@@ -614,7 +676,7 @@ static int bisections(const struct answer_ctx *ac, struct answer_stats *st,
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct strbuf json = STRBUF_INIT, subject = STRBUF_INIT,
 			      body = STRBUF_INIT, e = STRBUF_INIT;
-		struct strvec to = STRVEC_INIT;
+		struct rcpts rc;
 		_cleanup_db_result_ struct db_result *res = NULL;
 		struct db_args a = DB_ARGS_INIT;
 		char *page = xstrfmt("bisect-%lld.html", (long long)done[i]);
@@ -622,6 +684,7 @@ static int bisections(const struct answer_ctx *ac, struct answer_stats *st,
 		int64_t mid;
 
 		st->bisections_done++;
+		rcpts_init(&rc);
 		/* Who hears of it: the submitter of its series, the list. */
 		db_args_i64(&a, done[i]);
 		if (db_exec_args(ac->db, &res, &e,
@@ -630,13 +693,14 @@ static int bisections(const struct answer_ctx *ac, struct answer_stats *st,
 				 "$1",
 				 &a) == 0 &&
 		    db_nrows(res) == 1)
-			recipients(ac->cfg, db_get(res, 0, 0), &to);
+			recipients(ac->cfg, db_get(res, 0, 0), &rc);
 		db_args_clear(&a);
-		if (ac->cfg->smtp && to.nr &&
+		if (ac->cfg->smtp && rc.to.nr &&
 		    bisect_show_json(ac->db, done[i], url, &json, &e) == 0 &&
 		    answer_bisect_mail(json.buf, &subject, &body, &e) == 0 &&
 		    mails_queue(ac->db, "bisection", 0, done[i], ac->cfg->from,
-				&to, subject.buf, body.buf, &mid, &e) < 0)
+				&rc.to, &rc.bad, &rc.why, subject.buf, body.buf,
+				&mid, &e) < 0)
 			alog(ac, 1, "bisect #%lld: its mail: %s",
 			     (long long)done[i], e.buf);
 		else if (e.len)
@@ -644,7 +708,7 @@ static int bisections(const struct answer_ctx *ac, struct answer_stats *st,
 			     (long long)done[i], e.buf);
 		free(page);
 		free(url);
-		strvec_clear(&to);
+		rcpts_release(&rc);
 		strbuf_release(&json);
 		strbuf_release(&subject);
 		strbuf_release(&body);
@@ -667,19 +731,23 @@ static void send_mails(const struct answer_ctx *ac, struct answer_stats *st)
 		struct mail_row m;
 		struct mail_server srv = { 0 };
 		struct mail_message msg = { 0 };
+		struct mail_outcome o;
 		int r, pw_set = 0;
 
 		mail_row_init(&m);
+		mail_outcome_init(&o);
 		r = mails_claim_due(ac->db, ac->owner, &m, &err);
 		if (r <= 0) {
 			if (r < 0)
 				alog(ac, 1, "mail: %s", err.buf);
 			mail_row_release(&m);
+			mail_outcome_release(&o);
 			strbuf_release(&err);
 			break;
 		}
 		srv.url = cfg->smtp;
 		srv.starttls = (int)cfg->starttls;
+		srv.insecure_auth = cfg->insecure_auth;
 		srv.user = cfg->user;
 		srv.ca_file = cfg->ca_file;
 		srv.timeout_ms = cfg->timeout_ms;
@@ -692,17 +760,38 @@ static void send_mails(const struct answer_ctx *ac, struct answer_stats *st)
 		r = farm_config_password(cfg, &pw, &pw_set, &err);
 		if (r == 0) {
 			srv.password = pw_set ? pw.buf : NULL;
-			r = mail_send(&srv, &msg, &err);
+			r = mail_send(&srv, &msg, &o, &err);
 		}
 		if (r == 0) {
+			size_t n = m.to.nr - o.refused.nr;
+
 			strbuf_reset(&err);
-			if (mails_sent(ac->db, m.id, ac->owner, &err) < 0)
+			if (mails_sent(ac->db, m.id, ac->owner, &o.refused,
+				       &o.refused_why, &err) < 0)
 				alog(ac, 1, "mail %lld sent, not recorded: %s",
 				     (long long)m.id, err.buf);
 			alog(ac, 0, "mail %lld sent to %zu recipient%s: %s",
-			     (long long)m.id, m.to.nr, m.to.nr == 1 ? "" : "s",
-			     m.subject);
+			     (long long)m.id, n, n == 1 ? "" : "s", m.subject);
+			if (o.refused.nr) {
+				strbuf_reset(&err);
+				add_refused(&err, &o.refused, &o.refused_why);
+				alog(ac, 1, "mail %lld: left out: %s",
+				     (long long)m.id, err.buf);
+			}
 			st->mails_sent++;
+		} else if (r == MAIL_UNKNOWN) {
+			struct strbuf e2 = STRBUF_INIT;
+
+			if (mails_unknown(ac->db, m.id, ac->owner, err.buf,
+					  &e2) < 0)
+				alog(ac, 1, "mail %lld: %s", (long long)m.id,
+				     e2.buf);
+			alog(ac, 1,
+			     "mail %lld (attempt %d): %s; not sent again by "
+			     "itself",
+			     (long long)m.id, m.attempts, err.buf);
+			st->mails_failed++;
+			strbuf_release(&e2);
 		} else {
 			struct strbuf e2 = STRBUF_INIT;
 
@@ -722,6 +811,7 @@ static void send_mails(const struct answer_ctx *ac, struct answer_stats *st)
 		strbuf_release(&pw);
 		strbuf_release(&err);
 		mail_row_release(&m);
+		mail_outcome_release(&o);
 	}
 }
 

@@ -19,7 +19,10 @@
  *  3. Rewrite the report pages that changed (report/, incremental) into
  *     the configured report folder, when anything above happened.
  *  4. Send the mails that are due, over SMTP (lab/mail.c), recording each
- *     as sent or failed with the reason and the time of its next try.
+ *     as sent (with the recipients the server refused), failed with the
+ *     reason and the time of its next try, or unknown (the data went out,
+ *     no reply came: not sent again).  Recipients that are not one mail
+ *     address are left out when the mail is queued, and recorded.
  *
  * Every step is idempotent on the rows: a controller killed anywhere
  * leaves a state the next tick (of any controller) finishes.  Nothing
@@ -89,6 +92,15 @@ void answer_mail_subject(const struct answer_sub *s, const char *headline,
  */
 void answer_mail_body(const struct answer_sub *s, const struct compare_set *set,
 		      const struct answer_text *t, struct strbuf *out);
+
+/*
+ * The command that gives s the base results it waits for, every word
+ * quoted for a POSIX shell (names come from submitters: a base named
+ * `b$(touch x)` must stay one word when the line is pasted): "schedfarm
+ * run PLAN_PATH --host HOST --kernel BASE [--set K=V]...".
+ */
+void answer_base_command(const struct answer_sub *s, const char *plan_path,
+			 struct strbuf *out);
 
 /*
  * Subject and body of the mail of a finished bisection, from its

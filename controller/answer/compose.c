@@ -12,6 +12,7 @@
 #include "analysis/compare.h"
 #include "answer/answer.h"
 #include "json.h"
+#include "shquote.h"
 #include "store/answers.h"
 #include "banned.h"
 
@@ -130,6 +131,21 @@ void answer_mail_body(const struct answer_sub *s, const struct compare_set *set,
 		strbuf_addf(out, "\nBisection: %s\n", t->bisection_note);
 	strbuf_addf(out, "\nThe page: %s\n", t->page_url ? t->page_url : "-");
 	strbuf_addstr(out, "\n-- \nschedfarm, the scheduler test farm\n");
+}
+
+void answer_base_command(const struct answer_sub *s, const char *plan_path,
+			 struct strbuf *out)
+{
+	const char *argv[] = { "schedfarm",  "run",	 plan_path, "--host",
+			       s->host_name, "--kernel", s->base,   NULL };
+
+	strbuf_add_sh_argv(out, argv);
+	/* with the submission's overrides: only base results of the same
+	 * settings count */
+	for (size_t i = 0; i < s->plan_set.nr; i++) {
+		strbuf_addstr(out, " --set ");
+		strbuf_add_sh_quoted(out, s->plan_set.v[i]);
+	}
 }
 
 static const char *jstr(const struct json_value *o, const char *key)

@@ -3,7 +3,7 @@
  *
  * Prints every key of the settings file (config.h) with its value and
  * whether it came from the file or is the default; passwords never (only
- * where one would come from).  Opens no database: a file can be checked
+ * whether password_file gives one).  Opens no database: a file can be checked
  * before the farm runs.
  */
 #include <stdio.h>
@@ -25,9 +25,17 @@ const char cmd_config_usage[] =
 	"schedfarm.conf\n"
 	"in the state folder; its format is in doc/ANSWERS.md and 'man\n"
 	"schedfarm' (FILES).  A bad file is an error naming its line.\n"
-	"Passwords are never printed: mail.password says only where one "
+	"Passwords are never printed: mail.password says only whether one "
 	"comes\n"
-	"from (password_file, or $SCHEDFARM_SMTP_PASSWORD).\n"
+	"from mail.password_file, its one source (not the smtp URL, which "
+	"may\n"
+	"not hold one, and not $SCHEDFARM_SMTP_PASSWORD, which is not read: "
+	"an\n"
+	"environment is inherited by every program the farm starts).  The "
+	"file\n"
+	"and the password file are refused when others may write them or "
+	"another\n"
+	"user owns them.\n"
 	"\n"
 	"  --json   one object: file, file_read, source, and every "
 	"section.key\n";

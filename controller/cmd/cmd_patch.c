@@ -180,6 +180,19 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 				strbuf_addf(out, "; next try %s",
 					    jstr(m, "next_attempt_at"));
 			strbuf_addf(out, "\n     %s\n", jstr(m, "subject"));
+			for (size_t k = 0; json_get(m, "refused") &&
+					   k < json_len(json_get(m, "refused"));
+			     k++) {
+				const struct json_value *x =
+					json_at(json_get(m, "refused"), k);
+
+				strbuf_addf(
+					out, "     left out: %s: %s\n",
+					jstr(x, "address") ? jstr(x, "address")
+							   : "?",
+					jstr(x, "reason") ? jstr(x, "reason")
+							  : "?");
+			}
 		}
 	}
 	list = json_get(p, "bisections");

@@ -47,6 +47,7 @@
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "config.h"
 #include "home.h"
 #include "job/jobexec.h"
 #include "log.h"
@@ -499,6 +500,8 @@ int cmd_serve(int argc, char **argv)
 	}
 	db = cli_open_db_cfg(&cfg);
 	cli_config(); /* a bad settings file fails now, not at an answer */
+	if (farm_config_check_secrets(cli_config(), &err) < 0)
+		fatal("%s", err.buf);
 	/* Jobs keep their files there: a bad state folder fails now, not
 	 * in every job. */
 	if (home_ensure(cli_home(), &err) < 0)

@@ -18,7 +18,9 @@
 #include "cli.h"
 #include "log.h"
 #include "parse.h"
+#include "lab/mail.h"
 #include "plan/plan.h"
+#include "store/answers.h"
 #include "store/kernels.h"
 #include "store/queue.h"
 #include "banned.h"
@@ -57,7 +59,9 @@ const char cmd_submit_usage[] =
 	"                  it.  Repeatable; see 'schedfarm plan'.\n"
 	"  --mail ADDR     mail the answer here (default: the From: of the "
 	"first\n"
-	"                  patch; '' for nobody but the configured list)\n"
+	"                  patch; '' for nobody but the configured list); "
+	"one\n"
+	"                  address, 'Name <a@b>' or 'a@b', checked now\n"
 	"  --no-bisect     a regression of the series does not start a "
 	"bisection\n"
 	"  --json          print "
@@ -137,10 +141,13 @@ int cmd_submit(int argc, char **argv)
 			cli_add_set(&sets, optarg);
 			break;
 		case 'm':
-			if (strlen(optarg) > 1000 ||
-			    (*optarg && !strchr(optarg, '@')))
-				die_usage("--mail '%s' is not a mail address",
-					  optarg);
+			if (strlen(optarg) > 1000)
+				die_usage("--mail is longer than 1000 bytes");
+			if (*optarg &&
+			    mail_parse_mailbox(optarg, NULL, NULL, &why) < 0)
+				die_usage("--mail is not one mail address "
+					  "(Name <a@b>, or a@b): it %s",
+					  why);
 			s.mail_to = optarg;
 			break;
 		case 'B':
@@ -177,6 +184,22 @@ int cmd_submit(int argc, char **argv)
 		patches[i].name = path;
 		patches[i].data = bufs[i].buf;
 		patches[i].len = bufs[i].len;
+	}
+	/* The answer goes to the first patch's From: unless --mail says
+	 * otherwise; one the farm cannot mail is said now, not found out
+	 * when the answer is sent (it is left out then, the list still
+	 * gets the mail). */
+	if (!s.mail_to) {
+		struct strbuf author = STRBUF_INIT;
+
+		if (answers_patch_author(bufs[0].buf, bufs[0].len, &author) ==
+			    0 &&
+		    mail_parse_mailbox(author.buf, NULL, NULL, &why) < 0)
+			log_warn("the From: of %s is not one mail address (it "
+				 "%s): the answer mail goes to the configured "
+				 "list only; --mail ADDR names the submitter",
+				 argv[optind], why);
+		strbuf_release(&author);
 	}
 	if (queue_load_plan(plan_path, &sets, &text, &plan, &err) < 0) {
 		cli_put_text(stderr, err.buf);

@@ -28,6 +28,7 @@
 #include "strvec.h"
 #include "time-util.h"
 #include "lab/virt.h"
+#include "shquote.h"
 #include "banned.h"
 
 #define CONSOLE_DB_MAX (1u << 20)
@@ -290,9 +291,12 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 		 * what it has): nothing a machine could boot. */
 		strbuf_addf(err,
 			    "kernel %s has no image to boot (give it one: "
-			    "schedfarm kernel add %s --image FILE --release "
-			    "REL, or build it: schedfarm kernel build)",
-			    db_get(k, 0, 0), db_get(k, 0, 0));
+			    "schedfarm kernel add ",
+			    db_get(k, 0, 0));
+		/* the name is a submitter's: one word when pasted */
+		strbuf_add_sh_quoted(err, db_get(k, 0, 0));
+		strbuf_addstr(err, " --image FILE --release REL, or build it: "
+				   "schedfarm kernel build)");
 		goto out;
 	}
 	res->kernel_id = c->req->kernel_id;

@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cleanup.h"
@@ -35,37 +36,294 @@ static struct {
 
 /* RFC 5322: at most 998 bytes per line, CRLF excluded. */
 #define MAIL_LINE_MAX 990
+/* Header lines are folded before a word that would pass this column
+ * (RFC 5322 asks for 78); no word is longer than an address. */
+#define MAIL_FOLD 76
+/* Input bytes per encoded-word: 60 base64 characters, 72 in all, below
+ * RFC 2047's 75. */
+#define EW_BYTES 45
+/* A display name longer than this as one quoted word is encoded
+ * instead, as encoded-words fold and a quoted-string does not. */
+#define NAME_WORD_MAX 75
+/* What a refused recipient and its reason keep, at most. */
+#define REFUSED_MAX 300
+
+void mail_outcome_init(struct mail_outcome *o)
+{
+	strvec_init(&o->refused);
+	strvec_init(&o->refused_why);
+}
+
+void mail_outcome_release(struct mail_outcome *o)
+{
+	strvec_clear(&o->refused);
+	strvec_clear(&o->refused_why);
+}
+
+void mail_add_printable(struct strbuf *out, const char *s, size_t max)
+{
+	struct strbuf u = STRBUF_INIT;
+	size_t n = strlen(s);
+
+	strbuf_add_utf8_safe(&u, s, n > max ? max : n);
+	for (size_t i = 0; i < u.len;) {
+		unsigned char c = (unsigned char)u.buf[i];
+		size_t l = utf8_char_len((unsigned char *)u.buf + i, u.len - i);
+
+		if (!l)
+			l = 1;
+		if ((l == 1 && (c < 0x20 || c == 0x7f)) ||
+		    (l == 2 && c == 0xc2 &&
+		     (unsigned char)u.buf[i + 1] <= 0x9f))
+			strbuf_addf(out, "\\x%02x",
+				    l == 1 ? c : (unsigned char)u.buf[i + 1]);
+		else
+			strbuf_add(out, u.buf + i, l);
+		i += l;
+	}
+	strbuf_release(&u);
+}
+
+/* o gets addr and why, as text to store and print (mail_add_printable). */
+static void refuse(struct mail_outcome *o, const char *addr, const char *why)
+{
+	struct strbuf a = STRBUF_INIT, w = STRBUF_INIT;
+
+	mail_add_printable(&a, addr, REFUSED_MAX);
+	mail_add_printable(&w, why, REFUSED_MAX);
+	strvec_push(&o->refused, a.buf);
+	strvec_push(&o->refused_why, w.buf);
+	strbuf_release(&a);
+	strbuf_release(&w);
+}
+
+/* Is the addr-spec a (n bytes) one plain ASCII address?  *why if not. */
+static int check_addr_spec(const char *a, size_t n, const char **why)
+{
+	size_t at = n, ats = 0;
+
+	if (!n) {
+		*why = "has an empty address";
+		return -1;
+	}
+	if (n > 254) {
+		*why = "is longer than 254 bytes";
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)a[i];
+
+		if (c <= ' ' || c >= 0x7f) {
+			*why = "has a space or a character outside ASCII in "
+			       "its address";
+			return -1;
+		}
+		if (strchr("()<>[]:;\\,\"", c)) {
+			*why = "has a special character ( ) < > [ ] : ; \\ , "
+			       "\" in its address (or is two addresses)";
+			return -1;
+		}
+		if (c == '@') {
+			at = i;
+			ats++;
+		}
+	}
+	if (ats != 1) {
+		*why = ats ? "has more than one '@' in its address"
+			   : "has no '@' in its address";
+		return -1;
+	}
+	if (at == 0 || at > 64 || at + 1 == n) {
+		*why = "has an empty or too long part around its '@'";
+		return -1;
+	}
+	if (a[0] == '.' || a[at - 1] == '.' || a[at + 1] == '.' ||
+	    a[n - 1] == '.') {
+		*why = "has a '.' at the start or end of a part of its "
+		       "address";
+		return -1;
+	}
+	for (size_t i = 0; i + 1 < n; i++)
+		if (a[i] == '.' && a[i + 1] == '.') {
+			*why = "has '..' in its address";
+			return -1;
+		}
+	return 0;
+}
+
+int mail_parse_mailbox(const char *s, struct strbuf *ret_name,
+		       struct strbuf *ret_addr, const char **why)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct strbuf name = STRBUF_INIT;
+	size_t len = strlen(s), b = 0, e = len, ab, ae;
+	int r = -1;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_char_len(p + i, len - i);
+
+		if (!n) {
+			*why = "is not UTF-8 text";
+			return -1;
+		}
+		/* A line break anywhere could start another SMTP command
+		 * or header; C1 controls print as terminal commands. */
+		if ((n == 1 &&
+		     ((p[i] < 0x20 && p[i] != '\t') || p[i] == 0x7f)) ||
+		    (n == 2 && p[i] == 0xc2 && p[i + 1] <= 0x9f)) {
+			*why = "holds a control character";
+			return -1;
+		}
+		i += n;
+	}
+	while (b < e && (s[b] == ' ' || s[b] == '\t'))
+		b++;
+	while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+		e--;
+	if (b == e) {
+		*why = "is empty";
+		return -1;
+	}
+	ab = b;
+	ae = e;
+	if (s[e - 1] == '>') {
+		/* phrase "<" addr-spec ">": the phrase may hold quoted
+		 * strings; unquoted, none of RFC 5322's specials but '.'. */
+		int quoted = 0, found = 0;
+		size_t i;
+
+		for (i = b; i < e - 1; i++) {
+			char c = s[i];
+
+			if (quoted) {
+				if (c == '\\' && i + 2 < e)
+					strbuf_addch(&name, s[++i]);
+				else if (c == '"')
+					quoted = 0;
+				else
+					strbuf_addch(&name, c);
+				continue;
+			}
+			if (c == '"') {
+				quoted = 1;
+			} else if (c == '<') {
+				found = 1;
+				break;
+			} else if (strchr("()<>[]:;@\\,", c)) {
+				*why = "has a special character ( ) < > [ ] : "
+				       "; @ \\ , outside quotes in its name "
+				       "(or is two addresses)";
+				goto out;
+			} else {
+				strbuf_addch(&name, c == '\t' ? ' ' : c);
+			}
+		}
+		if (quoted) {
+			*why = "has a quote that does not end in its name";
+			goto out;
+		}
+		if (!found) {
+			*why = "has a '>' without its '<'";
+			goto out;
+		}
+		ab = i + 1;
+		ae = e - 1;
+		strbuf_trim(&name);
+	}
+	if (check_addr_spec(s + ab, ae - ab, why) < 0)
+		goto out;
+	if (ret_name)
+		strbuf_addbuf(ret_name, &name);
+	if (ret_addr)
+		strbuf_add(ret_addr, s + ab, ae - ab);
+	r = 0;
+out:
+	strbuf_release(&name);
+	return r;
+}
 
 int mail_address(const char *s, struct strbuf *out)
 {
-	const char *lt = strrchr(s, '<'), *gt;
-	const char *b = s, *e = s + strlen(s);
-	size_t n;
+	const char *why;
 
-	/* A line break anywhere could start another SMTP command. */
-	for (const char *p = s; *p; p++)
-		if ((unsigned char)*p < ' ' && *p != '\t')
-			return -1;
-	if (lt && (gt = strchr(lt, '>'))) {
-		b = lt + 1;
-		e = gt;
-	}
-	while (b < e && (*b == ' ' || *b == '\t'))
-		b++;
-	while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
-		e--;
-	n = (size_t)(e - b);
-	if (!n || n > 254 || !memchr(b, '@', n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)b[i];
+	return mail_parse_mailbox(s, NULL, out, &why);
+}
 
-		if (c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == ',' ||
-		    c == '"')
-			return -1;
+/* A header line being written: words are folded onto continuation
+ * lines before MAIL_FOLD; the line never holds a line break from input
+ * (the callers' words have none). */
+struct hdr {
+	struct strbuf *out;
+	size_t col, words;
+};
+
+static void hdr_begin(struct hdr *h, struct strbuf *out, const char *name)
+{
+	h->out = out;
+	strbuf_addf(out, "%s:", name);
+	h->col = strlen(name) + 1;
+	h->words = 0;
+}
+
+/* One word (n bytes, maybe 0: a run of spaces), a space before it. */
+static void hdr_word(struct hdr *h, const char *w, size_t n)
+{
+	if (h->words && n && h->col + 1 + n > MAIL_FOLD) {
+		strbuf_addstr(h->out, "\r\n");
+		h->col = 0;
 	}
-	strbuf_add(out, b, n);
-	return 0;
+	strbuf_addch(h->out, ' ');
+	strbuf_add(h->out, w, n);
+	h->col += 1 + n;
+	h->words++;
+}
+
+static void hdr_end(struct hdr *h)
+{
+	strbuf_addstr(h->out, "\r\n");
+}
+
+/*
+ * s (len bytes) as RFC 2047 base64 encoded-words of at most EW_BYTES
+ * input bytes each, never cutting a UTF-8 sequence; suffix (",") after
+ * the last.  The space between two encoded-words is not part of the text,
+ * so the words decode to exactly s.
+ */
+static void hdr_encoded(struct hdr *h, const char *s, size_t len,
+			const char *suffix)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
+				  "opqrstuvwxyz0123456789+/";
+	struct strbuf w = STRBUF_INIT;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n = len - i > EW_BYTES ? EW_BYTES : len - i;
+
+		while (n < len - i && n > 1 &&
+		       ((unsigned char)s[i + n] & 0xc0) == 0x80)
+			n--;
+		strbuf_reset(&w);
+		strbuf_addstr(&w, "=?UTF-8?B?");
+		for (size_t j = 0; j < n; j += 3) {
+			unsigned v = (unsigned char)s[i + j] << 16;
+
+			if (j + 1 < n)
+				v |= (unsigned char)s[i + j + 1] << 8;
+			if (j + 2 < n)
+				v |= (unsigned char)s[i + j + 2];
+			strbuf_addch(&w, b64[(v >> 18) & 63]);
+			strbuf_addch(&w, b64[(v >> 12) & 63]);
+			strbuf_addch(&w, j + 1 < n ? b64[(v >> 6) & 63] : '=');
+			strbuf_addch(&w, j + 2 < n ? b64[v & 63] : '=');
+		}
+		strbuf_addstr(&w, "?=");
+		i += n;
+		if (i >= len)
+			strbuf_addstr(&w, suffix);
+		hdr_word(h, w.buf, w.len);
+	}
+	strbuf_release(&w);
 }
 
 static int is_ascii_printable(const char *s)
@@ -76,67 +334,134 @@ static int is_ascii_printable(const char *s)
 	return 1;
 }
 
-/*
- * A header value: as is when printable ASCII, else RFC 2047 base64
- * encoded-words of at most 45 input bytes each (whole UTF-8 sequences),
- * folded onto continuation lines.
- */
-static void add_header_text(struct strbuf *out, const char *s)
+/* Printable ASCII whose space-separated words all fit a line. */
+static int is_plain_words(const char *s)
 {
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
-				  "opqrstuvwxyz0123456789+/";
-	size_t len = strlen(s), i = 0;
+	size_t run = 0;
 
-	if (is_ascii_printable(s)) {
-		strbuf_addstr(out, s);
-		return;
+	if (!is_ascii_printable(s))
+		return 0;
+	for (; *s; s++) {
+		run = *s == ' ' ? 0 : run + 1;
+		if (run > NAME_WORD_MAX)
+			return 0;
 	}
-	while (i < len) {
-		size_t n = len - i > 45 ? 45 : len - i;
+	return 1;
+}
 
-		/* Do not cut a UTF-8 sequence. */
-		while (n < len - i && n > 1 &&
-		       ((unsigned char)s[i + n] & 0xc0) == 0x80)
-			n--;
-		if (i)
-			strbuf_addstr(out, "\r\n ");
-		strbuf_addstr(out, "=?UTF-8?B?");
-		for (size_t j = 0; j < n; j += 3) {
-			unsigned v = (unsigned char)s[i + j] << 16;
+/* s's space-separated words as they are (runs of spaces kept). */
+static void hdr_words(struct hdr *h, const char *s, const char *suffix)
+{
+	struct strbuf w = STRBUF_INIT;
 
-			if (j + 1 < n)
-				v |= (unsigned char)s[i + j + 1] << 8;
-			if (j + 2 < n)
-				v |= (unsigned char)s[i + j + 2];
-			strbuf_addch(out, b64[(v >> 18) & 63]);
-			strbuf_addch(out, b64[(v >> 12) & 63]);
-			strbuf_addch(out, j + 1 < n ? b64[(v >> 6) & 63] : '=');
-			strbuf_addch(out, j + 2 < n ? b64[v & 63] : '=');
+	for (const char *p = s;;) {
+		const char *sp = strchr(p, ' ');
+		size_t n = sp ? (size_t)(sp - p) : strlen(p);
+
+		strbuf_reset(&w);
+		strbuf_add(&w, p, n);
+		if (!sp)
+			strbuf_addstr(&w, suffix);
+		hdr_word(h, w.buf, w.len);
+		if (!sp)
+			break;
+		p = sp + 1;
+	}
+	strbuf_release(&w);
+}
+
+/* Unstructured text (Subject:): words as they are when printable ASCII,
+ * else encoded-words over the whole text. */
+static void hdr_text(struct hdr *h, const char *s)
+{
+	if (is_plain_words(s))
+		hdr_words(h, s, "");
+	else
+		hdr_encoded(h, s, strlen(s), "");
+}
+
+/* A display name made of atext and spaces needs no quotes. */
+static int is_atoms(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == ' ' ||
+		      strchr("!#$%&'*+-/=?^_`{|}~", c)))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * One mailbox of an address header, suffix (",") after it: the display
+ * name as atoms, a quoted-string, or (outside ASCII, or too long for one
+ * word) RFC 2047 encoded-words, then the address in <> -- never inside
+ * an encoded-word, where no reader would find it.  0, or -1 (nothing
+ * written) when mb is not a mailbox.
+ */
+static int hdr_mailbox(struct hdr *h, const char *mb, const char *suffix)
+{
+	struct strbuf name = STRBUF_INIT, addr = STRBUF_INIT, w = STRBUF_INIT;
+	const char *why;
+	int r = -1;
+
+	if (mail_parse_mailbox(mb, &name, &addr, &why) < 0)
+		goto out;
+	if (!name.len) {
+		strbuf_addf(&w, "%s%s", addr.buf, suffix);
+		hdr_word(h, w.buf, w.len);
+		r = 0;
+		goto out;
+	}
+	if (is_plain_words(name.buf) && is_atoms(name.buf)) {
+		hdr_words(h, name.buf, "");
+	} else if (is_ascii_printable(name.buf) &&
+		   name.len + 2 <= NAME_WORD_MAX) {
+		strbuf_addch(&w, '"');
+		for (size_t i = 0; i < name.len; i++) {
+			if (name.buf[i] == '"' || name.buf[i] == '\\')
+				strbuf_addch(&w, '\\');
+			strbuf_addch(&w, name.buf[i]);
 		}
-		strbuf_addstr(out, "?=");
-		i += n;
+		strbuf_addch(&w, '"');
+		hdr_word(h, w.buf, w.len);
+	} else {
+		hdr_encoded(h, name.buf, name.len, "");
 	}
+	strbuf_reset(&w);
+	strbuf_addf(&w, "<%s>%s", addr.buf, suffix);
+	hdr_word(h, w.buf, w.len);
+	r = 0;
+out:
+	strbuf_release(&name);
+	strbuf_release(&addr);
+	strbuf_release(&w);
+	return r;
 }
 
 /* Header values may not carry line breaks from input. */
-static void add_header_line(struct strbuf *out, const char *name,
+static void add_text_header(struct strbuf *out, const char *name,
 			    const char *value)
 {
 	struct strbuf v = STRBUF_INIT;
+	struct hdr h;
 
 	strbuf_addstr(&v, value);
 	for (size_t i = 0; i < v.len; i++)
 		if (v.buf[i] == '\r' || v.buf[i] == '\n')
 			v.buf[i] = ' ';
-	strbuf_addf(out, "%s: ", name);
-	add_header_text(out, v.buf);
-	strbuf_addstr(out, "\r\n");
+	hdr_begin(&h, out, name);
+	hdr_text(&h, v.buf);
+	hdr_end(&h);
 	strbuf_release(&v);
 }
 
 void mail_format(const struct mail_message *m, struct strbuf *out)
 {
-	struct strbuf to = STRBUF_INIT;
+	struct strvec ok = STRVEC_INIT;
+	struct hdr h;
 	char date[64];
 	time_t t = (time_t)m->date;
 	struct tm tm;
@@ -144,13 +469,20 @@ void mail_format(const struct mail_message *m, struct strbuf *out)
 
 	gmtime_r(&t, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
-	for (size_t i = 0; i < m->to->nr; i++)
-		strbuf_addf(&to, "%s%s", i ? ", " : "", m->to->v[i]);
 	strbuf_addf(out, "Date: %s\r\n", date);
-	add_header_line(out, "From", m->from);
-	add_header_line(out, "To", to.buf);
-	add_header_line(out, "Subject", m->subject);
-	add_header_line(out, "Message-ID", m->message_id);
+	hdr_begin(&h, out, "From");
+	hdr_mailbox(&h, m->from, "");
+	hdr_end(&h);
+	for (size_t i = 0; i < m->to->nr; i++)
+		if (mail_address(m->to->v[i], NULL) == 0)
+			strvec_push(&ok, m->to->v[i]);
+	hdr_begin(&h, out, "To");
+	for (size_t i = 0; i < ok.nr; i++)
+		hdr_mailbox(&h, ok.v[i], i + 1 < ok.nr ? "," : "");
+	hdr_end(&h);
+	strvec_clear(&ok);
+	add_text_header(out, "Subject", m->subject);
+	add_text_header(out, "Message-ID", m->message_id);
 	strbuf_addstr(out, "MIME-Version: 1.0\r\n"
 			   "Content-Type: text/plain; charset=UTF-8\r\n"
 			   "Content-Transfer-Encoding: 8bit\r\n"
@@ -180,12 +512,12 @@ void mail_format(const struct mail_message *m, struct strbuf *out)
 		strbuf_addstr(out, "\r\n");
 		p = nl ? nl + 1 : end;
 	}
-	strbuf_release(&to);
 }
 
 struct upload {
 	const char *data;
 	size_t len, off;
+	int done; /* all of it was handed to libcurl */
 };
 
 static size_t read_cb(char *buf, size_t size, size_t nmemb, void *ctx)
@@ -197,7 +529,80 @@ static size_t read_cb(char *buf, size_t size, size_t nmemb, void *ctx)
 		n = room;
 	memcpy(buf, u->data + u->off, n);
 	u->off += n;
+	if (!n)
+		u->done = 1;
 	return n;
+}
+
+/*
+ * What the session said, as libcurl's debug callback shows it: the
+ * command lines sent (before TLS encrypts them) and the reply lines.  It
+ * tells which RCPT TO the server refused (libcurl only says that some
+ * were), whether an AUTH went out, and whether any reply came after the
+ * end of the data.
+ */
+struct session {
+	struct mail_outcome *o;
+	const struct upload *up;
+	struct strbuf rcpt; /* the RCPT TO waiting for its reply */
+	int in_rcpt, auth_sent, reply_after_data;
+};
+
+static int debug_cb(CURL *h, curl_infotype type, char *data, size_t size,
+		    void *ctx)
+{
+	struct session *ss = ctx;
+
+	(void)h;
+	if (type == CURLINFO_HEADER_OUT) {
+		ss->in_rcpt = 0;
+		if (size >= 4 && !strncasecmp(data, "AUTH", 4))
+			ss->auth_sent = 1;
+		if (size > 9 && !strncasecmp(data, "RCPT TO:<", 9)) {
+			const char *gt = memchr(data + 9, '>', size - 9);
+
+			strbuf_reset(&ss->rcpt);
+			if (gt)
+				strbuf_add(&ss->rcpt, data + 9,
+					   (size_t)(gt - data - 9));
+			ss->in_rcpt = 1;
+		}
+	} else if (type == CURLINFO_HEADER_IN) {
+		if (ss->up->done)
+			ss->reply_after_data = 1;
+		/* The last line of the reply to a RCPT TO: "550 ..." (not
+		 * "550-..."). */
+		if (ss->in_rcpt && size >= 4 && data[3] != '-') {
+			if (data[0] == '4' || data[0] == '5') {
+				struct strbuf why = STRBUF_INIT;
+
+				strbuf_addstr(&why, "RCPT TO refused: ");
+				strbuf_add(&why, data, size);
+				strbuf_rtrim(&why);
+				refuse(ss->o, ss->rcpt.buf, why.buf);
+				strbuf_release(&why);
+			}
+			ss->in_rcpt = 0;
+		}
+	}
+	return 0;
+}
+
+/* libcurl 7.69's CURLOPT_MAIL_RCPT_ALLLOWFAILS, called _ALLOWFAILS since
+ * 8.2 (the old name deprecated there): by its number, which both have. */
+#define MAIL_RCPT_ALLOWFAILS ((CURLoption)(CURLOPTTYPE_LONG + 290))
+
+/* Does url carry a user or password ("smtp://u:p@host")? */
+static int url_has_userinfo(const char *url)
+{
+	const char *a = strstr(url, "://");
+	size_t n;
+
+	if (!a)
+		return 0;
+	a += 3;
+	n = strcspn(a, "/?#");
+	return memchr(a, '@', n) != NULL;
 }
 
 static int curl_ready(struct strbuf *err)
@@ -229,13 +634,18 @@ static int curl_ready(struct strbuf *err)
 }
 
 int mail_send(const struct mail_server *s, const struct mail_message *m,
-	      struct strbuf *err)
+	      struct mail_outcome *o, struct strbuf *err)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct strbuf text = STRBUF_INIT, from = STRBUF_INIT,
 		      addr = STRBUF_INIT;
+	struct strvec to = STRVEC_INIT;
 	struct curl_slist *rcpt = NULL;
-	struct upload up = { NULL, 0, 0 };
+	struct upload up = { NULL, 0, 0, 0 };
+	struct session ss = { o, &up, STRBUF_INIT, 0, 0, 0 };
+	struct mail_message mm = *m;
+	const char *why;
+	int smtps, need_tls;
 	CURL *h = NULL;
 	CURLcode c;
 	long code = 0;
@@ -245,27 +655,43 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 		strbuf_addstr(err, "no SMTP server configured (mail.smtp)");
 		return -1;
 	}
-	if (mail_address(m->from, &from) < 0) {
-		strbuf_addf(err, "the sender '%s' is not a mail address",
-			    m->from);
-		goto out;
+	/* The URL goes into errors and so into logs and the outbox. */
+	if (url_has_userinfo(s->url)) {
+		strbuf_addstr(err, "the SMTP URL holds a user or password: "
+				   "give them as mail.user and "
+				   "mail.password_file");
+		return -1;
 	}
-	if (!m->to->nr) {
-		strbuf_addstr(err, "no recipients");
+	smtps = starts_with(s->url, "smtps://");
+	need_tls = s->user && !s->insecure_auth && !smtps;
+	if (need_tls && s->starttls == 0) {
+		strbuf_addstr(err, "a login needs TLS and mail.starttls is "
+				   "no: the password is not sent in clear "
+				   "(mail.starttls = required, smtps://, or "
+				   "mail.insecure_auth = yes)");
+		return -1;
+	}
+	if (mail_parse_mailbox(m->from, NULL, &from, &why) < 0) {
+		strbuf_addstr(err, "the sender (mail.from) is not a mail "
+				   "address: it ");
+		strbuf_addstr(err, why);
 		goto out;
 	}
 	if (curl_ready(err) < 0)
 		goto out;
+	/* One recipient that is not an address is left out, not a reason
+	 * to keep the mail from the others. */
 	for (size_t i = 0; i < m->to->nr; i++) {
 		struct curl_slist *n;
 
 		strbuf_reset(&addr);
-		if (mail_address(m->to->v[i], &addr) < 0) {
-			strbuf_addf(err,
-				    "the recipient '%s' is not a mail "
-				    "address",
-				    m->to->v[i]);
-			goto out;
+		if (mail_parse_mailbox(m->to->v[i], NULL, &addr, &why) < 0) {
+			struct strbuf w = STRBUF_INIT;
+
+			strbuf_addf(&w, "not a mail address: it %s", why);
+			refuse(o, m->to->v[i], w.buf);
+			strbuf_release(&w);
+			continue;
 		}
 		n = lc.slist_append(rcpt, addr.buf);
 		if (!n) {
@@ -273,8 +699,14 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 			goto out;
 		}
 		rcpt = n;
+		strvec_push(&to, m->to->v[i]);
 	}
-	mail_format(m, &text);
+	if (!to.nr) {
+		strbuf_addstr(err, "no recipient is a mail address");
+		goto out;
+	}
+	mm.to = &to;
+	mail_format(&mm, &text);
 	up.data = text.buf;
 	up.len = text.len;
 	h = lc.easy_init();
@@ -292,9 +724,12 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 		       (long)(s->timeout_ms > 0 && s->timeout_ms < 10000
 				      ? s->timeout_ms
 				      : 10000));
-	if (!starts_with(s->url, "smtps://"))
+	/* A login over smtp:// needs STARTTLS: libcurl then stops after
+	 * EHLO when the server offers none, before any AUTH. */
+	if (!smtps)
 		lc.easy_setopt(h, CURLOPT_USE_SSL,
-			       (long)(s->starttls == 2	 ? CURLUSESSL_ALL
+			       (long)(need_tls || s->starttls == 2
+					      ? CURLUSESSL_ALL
 				      : s->starttls == 1 ? CURLUSESSL_TRY
 							 : CURLUSESSL_NONE));
 	if (s->ca_file)
@@ -306,20 +741,42 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 	}
 	lc.easy_setopt(h, CURLOPT_MAIL_FROM, from.buf);
 	lc.easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
+	/* Go on when the server refuses some recipients (not all). */
+	lc.easy_setopt(h, MAIL_RCPT_ALLOWFAILS, 1L);
+	lc.easy_setopt(h, CURLOPT_DEBUGFUNCTION, debug_cb);
+	lc.easy_setopt(h, CURLOPT_DEBUGDATA, &ss);
+	lc.easy_setopt(h, CURLOPT_VERBOSE, 1L);
 	lc.easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
 	lc.easy_setopt(h, CURLOPT_READDATA, &up);
 	lc.easy_setopt(h, CURLOPT_UPLOAD, 1L);
 	c = lc.easy_perform(h);
 	lc.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	if (c != CURLE_OK) {
-		strbuf_addf(err, "%s: %s", s->url,
-			    errbuf[0] ? errbuf : lc.easy_strerror(c));
-		strbuf_rtrim(err);
-		if (code)
-			strbuf_addf(err, " (last reply %ld)", code);
+	if (c == CURLE_OK) {
+		r = 0;
 		goto out;
 	}
-	r = 0;
+	if (c == CURLE_USE_SSL_FAILED && need_tls && !ss.auth_sent) {
+		strbuf_addf(err,
+			    "%s: the server offers no STARTTLS, and a login "
+			    "needs TLS: no AUTH was sent (mail.starttls = "
+			    "required with a server that offers it, or "
+			    "smtps://; mail.insecure_auth = yes sends the "
+			    "password in clear)",
+			    s->url);
+		goto out;
+	}
+	strbuf_addf(err, "%s: %s", s->url,
+		    errbuf[0] ? errbuf : lc.easy_strerror(c));
+	strbuf_rtrim(err);
+	if (code)
+		strbuf_addf(err, " (last reply %ld)", code);
+	/* All of the message went out and no reply followed: the server
+	 * may have taken it. */
+	if (up.done && !ss.reply_after_data) {
+		strbuf_addstr(err, ": no reply after the end of the data, "
+				   "delivery unknown");
+		r = MAIL_UNKNOWN;
+	}
 out:
 	if (h)
 		lc.easy_cleanup(h);
@@ -328,5 +785,7 @@ out:
 	strbuf_release(&text);
 	strbuf_release(&from);
 	strbuf_release(&addr);
+	strbuf_release(&ss.rcpt);
+	strvec_clear(&to);
 	return r;
 }

@@ -477,15 +477,32 @@ static int header_value(const char *data, size_t len, const char *name,
 	return out->len ? 0 : -1;
 }
 
+/* v as text the database takes: bytes that are not UTF-8 as \xNN (a
+ * latin-1 From: would otherwise stop the submission with PostgreSQL's
+ * encoding error), at most 1000 bytes, never cutting a character. */
+static void add_header_text(struct strbuf *out, const struct strbuf *v)
+{
+	size_t cut;
+
+	strbuf_add_utf8_safe(out, v->buf, v->len);
+	if (out->len <= 1000)
+		return;
+	cut = 1000;
+	while (cut > 1 && ((unsigned char)out->buf[cut] & 0xc0) == 0x80)
+		cut--;
+	strbuf_setlen(out, cut);
+}
+
 int answers_patch_author(const char *data, size_t len, struct strbuf *out)
 {
-	if (header_value(data, len, "From: ", out) < 0 ||
-	    !strchr(out->buf, '@')) {
-		strbuf_reset(out);
+	struct strbuf v = STRBUF_INIT;
+
+	if (header_value(data, len, "From: ", &v) < 0 || !strchr(v.buf, '@')) {
+		strbuf_release(&v);
 		return -1;
 	}
-	if (out->len > 1000)
-		strbuf_setlen(out, 1000);
+	add_header_text(out, &v);
+	strbuf_release(&v);
 	return 0;
 }
 
@@ -509,9 +526,13 @@ int answers_patch_subject(const char *data, size_t len, struct strbuf *out)
 		while (*s == ' ')
 			s++;
 	}
-	strbuf_addstr(out, *s ? s : v.buf);
-	if (out->len > 1000)
-		strbuf_setlen(out, 1000);
+	{
+		struct strbuf t = STRBUF_INIT;
+
+		strbuf_addstr(&t, *s ? s : v.buf);
+		add_header_text(out, &t);
+		strbuf_release(&t);
+	}
 	strbuf_release(&v);
 	return 0;
 }
@@ -610,7 +631,8 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
 		"m.id, 'kind', m.kind, 'state', m.state, 'recipients', "
 		"m.recipients, 'subject', m.subject, 'attempts', m.attempts, "
 		"'last_error', m.last_error, 'next_attempt_at', "
-		"m.next_attempt_at, 'sent_at', m.sent_at) ORDER BY m.id), "
+		"m.next_attempt_at, 'sent_at', m.sent_at, 'refused', "
+		"m.refused) ORDER BY m.id), "
 		"'[]') FROM mails m WHERE m.patch_id = p.id OR "
 		"m.bisection_id IN (SELECT b.id FROM bisections b WHERE "
 		"b.patch_id = p.id)), "

@@ -33,6 +33,7 @@
 #include "store/db.h"
 #include "parse.h"
 #include "run-command.h"
+#include "shquote.h"
 #include "banned.h"
 
 #define EMBEDDED_DBNAME "schedfarm"
@@ -337,11 +338,13 @@ static int prepare_pg_dir(const struct db_config *cfg, struct strbuf *log,
 							"the postgres user "
 							"cannot enter %s, on "
 							"the way to %s; "
-							"run 'chmod o+x %s' or "
-							"choose another "
-							"SCHEDFARM_HOME",
-							walk, cfg->pg_dir,
-							walk);
+							"run chmod o+x ",
+							walk, cfg->pg_dir);
+						strbuf_add_sh_quoted(err, walk);
+						strbuf_addstr(
+							err,
+							" or choose another "
+							"SCHEDFARM_HOME");
 						return -1;
 					}
 				}

@@ -16,6 +16,7 @@
 #include "lab/ssh.h"
 #include "lab/virt.h"
 #include "store/hosts.h"
+#include "shquote.h"
 #include "banned.h"
 
 void host_health_decide(const struct host_health *h,
@@ -542,8 +543,10 @@ int hosts_remove(struct db *db, const char *name, struct strbuf *why,
 	} else {
 		strbuf_addf(why,
 			    "host %s has %s runs stored: retire it instead "
-			    "(schedfarm host set %s --health retired)",
-			    name, db_get(res, 0, 2), name);
+			    "(schedfarm host set ",
+			    name, db_get(res, 0, 2));
+		strbuf_add_sh_quoted(why, name);
+		strbuf_addstr(why, " --health retired)");
 	}
 out:
 	db_args_clear(&a);

@@ -43,13 +43,21 @@ int64_t mails_backoff_ms(int attempts, int64_t retry_min_ms,
 	return d > retry_max_ms ? retry_max_ms : d;
 }
 
+/* The SQL of the refused entries of $N and $N+1 (two text arrays). */
+#define REFUSED_SQL(a, w)                                                      \
+	"(SELECT coalesce(jsonb_agg(jsonb_build_object('address', u.a, "       \
+	"'reason', u.w, 'at', now()) ORDER BY u.i), '[]'::jsonb) FROM "        \
+	"unnest(" a "::text[], " w "::text[]) WITH ORDINALITY AS u(a, w, i))"
+
 int mails_queue(struct db *db, const char *kind, int64_t patch_id,
 		int64_t bisection_id, const char *sender,
-		const struct strvec *to, const char *subject, const char *body,
-		int64_t *ret_id, struct strbuf *err)
+		const struct strvec *to, const struct strvec *refused,
+		const struct strvec *refused_why, const char *subject,
+		const char *body, int64_t *ret_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
+	struct strvec none = STRVEC_INIT;
 	char host[256] = "";
 	int r;
 
@@ -63,15 +71,18 @@ int mails_queue(struct db *db, const char *kind, int64_t patch_id,
 	db_args_str(&a, subject);
 	db_args_str(&a, body);
 	db_args_str(&a, host[0] ? host : "localhost");
+	db_args_text_array(&a, refused ? refused : &none);
+	db_args_text_array(&a, refused_why ? refused_why : &none);
 	r = db_exec_args(
 		db, &res, err,
 		"INSERT INTO mails (kind, patch_id, bisection_id, sender, "
-		"recipients, subject, body, message_id, next_attempt_at) "
+		"recipients, subject, body, message_id, next_attempt_at, "
+		"refused) "
 		"VALUES ($1, nullif($2, 0), nullif($3, 0), $4, $5, $6, $7, "
 		"'<schedfarm.' || $1 || '.' || coalesce(nullif($2, 0), "
 		"nullif($3, 0)) || '.' || (SELECT id FROM farm_identity LIMIT "
-		"1) || '@' || $8 || '>', now()) ON CONFLICT DO NOTHING "
-		"RETURNING id",
+		"1) || '@' || $8 || '>', now(), " REFUSED_SQL(
+			"$9", "$10") ") ON CONFLICT DO NOTHING RETURNING id",
 		&a);
 	db_args_clear(&a);
 	if (r < 0)
@@ -139,15 +150,41 @@ int mails_claim_due(struct db *db, const char *owner, struct mail_row *ret,
 	return 1;
 }
 
-int mails_sent(struct db *db, int64_t id, const char *owner, struct strbuf *err)
+int mails_sent(struct db *db, int64_t id, const char *owner,
+	       const struct strvec *refused, const struct strvec *refused_why,
+	       struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	struct strvec none = STRVEC_INIT;
+	int r;
+
+	db_args_i64(&a, id);
+	db_args_str(&a, owner);
+	db_args_text_array(&a, refused ? refused : &none);
+	db_args_text_array(&a, refused_why ? refused_why : &none);
+	r = db_exec_args(db, NULL, err,
+			 "UPDATE mails SET state = 'sent', sent_at = now(), "
+			 "next_attempt_at = NULL, lease_owner = NULL, "
+			 "lease_expires = NULL, refused = refused || "
+			 "" REFUSED_SQL("$3", "$4") " WHERE id = $1 AND "
+						    "lease_owner = $2",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int mails_unknown(struct db *db, int64_t id, const char *owner,
+		  const char *reason, struct strbuf *err)
 {
 	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	db_args_i64(&a, id);
 	db_args_str(&a, owner);
+	db_args_str(&a, reason);
 	r = db_exec_args(db, NULL, err,
-			 "UPDATE mails SET state = 'sent', sent_at = now(), "
+			 "UPDATE mails SET state = 'unknown', last_error = $3 "
+			 "|| ' (not sent again: it may have arrived)', "
 			 "next_attempt_at = NULL, lease_owner = NULL, "
 			 "lease_expires = NULL WHERE id = $1 AND lease_owner "
 			 "= $2",

@@ -9,7 +9,11 @@
  * given up: next_attempt_at NULL).  A controller that dies while sending
  * leaves a lease that expires; the mail is then tried again with the same
  * Message-ID (so a server or reader that got it already can tell), the
- * reason saying so.  Nothing here prints.
+ * reason saying so.  A mail whose data went out without a reply from the
+ * server is 'unknown' (schema 014): it may have arrived, and it is not
+ * tried again by itself.  Recipients left out (not an address, or refused
+ * by the server) are kept in the row's `refused`, each with its reason.
+ * Nothing here prints.
  */
 #ifndef SCHEDFARM_MAILS_H
 #define SCHEDFARM_MAILS_H
@@ -36,14 +40,16 @@ void mail_row_release(struct mail_row *m);
 
 /*
  * Queue a mail of kind "answer" (patch_id) or "bisection" (bisection_id)
- * unless that patch or bisection has one already.  Return 1 with its id
- * in *ret_id when queued, 0 when there was one (nothing done), -1 with
- * err.
+ * unless that patch or bisection has one already.  to: the recipients
+ * (at least one); refused and refused_why (NULL, or as many): the ones
+ * left out and why, recorded with it.  Return 1 with its id in *ret_id
+ * when queued, 0 when there was one (nothing done), -1 with err.
  */
 int mails_queue(struct db *db, const char *kind, int64_t patch_id,
 		int64_t bisection_id, const char *sender,
-		const struct strvec *to, const char *subject, const char *body,
-		int64_t *ret_id, struct strbuf *err);
+		const struct strvec *to, const struct strvec *refused,
+		const struct strvec *refused_why, const char *subject,
+		const char *body, int64_t *ret_id, struct strbuf *err);
 
 /*
  * Claim the oldest mail that is due (pending, or failed with its next
@@ -54,9 +60,23 @@ int mails_queue(struct db *db, const char *kind, int64_t patch_id,
 int mails_claim_due(struct db *db, const char *owner, struct mail_row *ret,
 		    struct strbuf *err);
 
-/* Claimed mail id was accepted by the server.  0 or -1 with err. */
+/*
+ * Claimed mail id was accepted by the server, for all but refused (NULL,
+ * or the recipients the server refused, with refused_why), which are
+ * added to the row's.  0 or -1 with err.
+ */
 int mails_sent(struct db *db, int64_t id, const char *owner,
+	       const struct strvec *refused, const struct strvec *refused_why,
 	       struct strbuf *err);
+
+/*
+ * Claimed mail id went out and no reply came (mail.h's MAIL_UNKNOWN):
+ * state unknown with reason, never tried again by itself (it may have
+ * been delivered; an operator who knows it was not can queue it again).
+ * 0 or -1 with err.
+ */
+int mails_unknown(struct db *db, int64_t id, const char *owner,
+		  const char *reason, struct strbuf *err);
 
 /*
  * Claimed mail id failed with reason: state failed, next try after

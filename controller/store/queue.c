@@ -27,6 +27,7 @@
 #include "store/jobs.h"
 #include "store/kernels.h"
 #include "store/queue.h"
+#include "shquote.h"
 #include "banned.h"
 
 #define JOB_LOG_CAP (1 << 20)
@@ -184,8 +185,10 @@ int queue_host_can_take(struct db *db, const char *host,
 	    strcmp(health, "unknown")) {
 		strbuf_addf(err,
 			    "host '%s' is %s: no job is given to it until "
-			    "'schedfarm host set %s --health good'",
-			    host, health, host);
+			    "it is good again (schedfarm host set ",
+			    host, health);
+		strbuf_add_sh_quoted(err, host);
+		strbuf_addstr(err, " --health good)");
 		return -1;
 	}
 	if ((flags & QUEUE_HOST_NEEDS_BOOT) && !hosts_kind_boots(kind)) {

@@ -113,7 +113,7 @@ test_expect_success 'patch show --json has the verdicts; the report folder has t
 
 test_expect_success 'exactly one mail with the PLM#, the verdict and the link' '
 	test "$(smtp_count "$M")" = 1 &&
-	verdict=$(jq -r .answer.verdict p) && m=$M/mail/001.eml && cat "$m" &&
+	verdict=$(jq -r .answer.verdict p) && smtp_unfold "$M/mail/001.eml" >m1 && m=m1 && cat "$m" &&
 	grep -q "^Subject: \\[schedfarm\\] PLM#1 \"sched/fair: a change to answer\": jain_index .*$verdict on vm" "$m" &&
 	grep_or_fail "Verdict: $verdict" "$m" &&
 	grep_or_fail "The page: http://farm.example/reports/patch-1.html" "$m" &&

@@ -77,7 +77,7 @@ test_expect_success 'config shows the settings from the file, never the password
 	schedfarm config --json >cfg.json &&
 	jq -e ".\"mail.user\" == \"farm\" and .file_read == true" cfg.json &&
 	! grep -q test-smtp-secret cfg.json &&
-	printf "[mail]\nsmtp = http://x\n" >bad.conf &&
+	printf "[mail]\nsmtp = http://x\n" >bad.conf && chmod 600 bad.conf &&
 	! schedfarm --config bad.conf config 2>err &&
 	grep_or_fail "bad.conf:2: error: mail.smtp" err
 '
@@ -94,15 +94,16 @@ test_expect_success 'a local host; a submission there waits for base results' '
 	schedfarm patch show 1 --json >p1 &&
 	jq -e ".answer.state == \"waiting\" and .mail_to == \"Dev Eloper <dev@example.org>\"" p1 &&
 	jq -r .answer.note p1 >note && cat note &&
-	grep_or_fail "boot here into v-base, then run '\''schedfarm run $SCHEDFARM_HOME/plans/t8002-pingpong-" note &&
+	grep_or_fail "boot here into v-base, then run: schedfarm run $SCHEDFARM_HOME/plans/t8002-pingpong-" note &&
 	test "$(smtp_count "$M")" = 0
 '
 
 test_expect_success 'the command the answer names makes the base results and the answer' '
 	touch "$M/refuse" &&
-	cmd=$(sed -n "s/.*then run '\''\\(schedfarm run [^'\'']*\\)'\''.*/\\1/p" note) &&
+	cmd=$(sed -n "s/.*then run: \\(schedfarm run .*\\)\$/\\1/p" note) &&
 	test -n "$cmd" && say "running: $cmd" &&
-	$SCHEDFARM_BIN ${cmd#schedfarm } >run2 2>&1; cat run2 &&
+	eval "set -- ${cmd#schedfarm }" &&
+	$SCHEDFARM_BIN "$@" >run2 2>&1; cat run2 &&
 	grep_or_fail "PLM#1 answered:" run2 &&
 	schedfarm patch show 1 --json >p1 &&
 	jq -e ".answer.state == \"answered\" and (.answer.metrics | length) == 1" p1 &&
@@ -135,7 +136,7 @@ test_expect_success 'the server accepts: the next pass sends it, once' '
 '
 
 test_expect_success 'the mail: subject and body hold the PLM#, the verdict and the link' '
-	m=$M/mail/001.eml && cat "$m" &&
+	smtp_unfold "$M/mail/001.eml" >m1 && m=m1 && cat "$m" &&
 	verdict=$(jq -r .answer.verdict p1) &&
 	grep -q "^Subject: \\[schedfarm\\] PLM#1 \"sched/fair: a harmless change\": round_trip_us .* $verdict on here" "$m" &&
 	grep_or_fail "X-Envelope-To: dev@example.org" "$m" &&

@@ -119,7 +119,8 @@ test_expect_success 'the answer: a regression of jain_index, mailed, and a bisec
 	jq -e "[.jobs[].side] == [\"patch\",\"base\",\"patch\",\"base\"]" p1 &&
 	jq -e ".bisections | length == 1" p1 &&
 	wait_for "test \"\$(smtp_count $M)\" -ge 1" 60 &&
-	grep -q "^Subject: \\[schedfarm\\] PLM#1 .*jain_index .*regression on vm" "$M/mail/001.eml" &&
+	smtp_unfold "$M/mail/001.eml" >m1 &&
+	grep -q "^Subject: \\[schedfarm\\] PLM#1 .*jain_index .*regression on vm" m1 &&
 	grep_or_fail "Bisection #1 started" "$M/mail/001.eml"
 '
 
@@ -165,7 +166,8 @@ test_expect_success 'each step'\''s build took at most a fifth of the full build
 test_expect_success 'the bisection mail names the culprit' '
 	wait_for "test \"\$(smtp_count $M)\" -ge 2" 120 &&
 	cat "$M/mail/002.eml" &&
-	grep -q "^Subject: \\[schedfarm\\] PLM#1 .*bisect #1: patch 3/5 .*cap cgroup v2 cpu.weight" "$M/mail/002.eml" &&
+	smtp_unfold "$M/mail/002.eml" >m2 &&
+	grep -q "^Subject: \\[schedfarm\\] PLM#1 .*bisect #1: patch 3/5 .*cap cgroup v2 cpu.weight" m2 &&
 	grep_or_fail "The culprit: 3/5" "$M/mail/002.eml" &&
 	test -s "$SCRATCH/www/bisect-1.html"
 '

@@ -4,10 +4,18 @@
 # at exit.  Source after test-lib.sh.
 #
 #   smtp_prereqs            skip_all unless aiosmtpd and openssl are here
-#   smtp_up DIR             start it; mails land in DIR/mail, the server
-#                           refuses every RCPT while DIR/refuse exists;
-#                           sets SMTP_PORT, SMTP_CA, SMTP_PASSFILE
-#   smtp_config FILE DIR    write a farm config for that server
+#   smtp_up DIR [--plain]   start it; mails land in DIR/mail, the server
+#                           refuses every RCPT while DIR/refuse exists and
+#                           the addresses listed in DIR/refuse-rcpt, does
+#                           not answer the end of DATA while DIR/stall
+#                           exists, and logs STARTTLS, AUTH and DATA to
+#                           DIR/events; --plain: no TLS, AUTH offered in
+#                           clear (a careless server); sets SMTP_PORT,
+#                           SMTP_CA, SMTP_PASSFILE
+#   smtp_config FILE DIR    write a farm config for that server (mode 0600:
+#                           the farm refuses one others may write)
+#   smtp_count DIR          the number of mails the server accepted
+#   smtp_unfold FILE        a mail with its header lines unfolded
 
 # The interpreter with Debian's modules (a pyenv python may shadow it).
 SMTP_PYTHON=${SMTP_PYTHON:-/usr/bin/python3}
@@ -25,6 +33,8 @@ _smtp_free_port() {
 
 smtp_up() {
 	_d=$1
+	_tls="--tls $_d/tls/cert.pem $_d/tls/key.pem"
+	[ "${2:-}" = --plain ] && _tls=
 	mkdir -p "$_d/mail" "$_d/tls"
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
 		-keyout "$_d/tls/key.pem" -out "$_d/tls/cert.pem" \
@@ -37,7 +47,8 @@ smtp_up() {
 	SMTP_PASSFILE=$_d/password
 	"$SMTP_PYTHON" "$TOP/tests/lib/smtp-server.py" --port "$SMTP_PORT" \
 		--maildir "$_d/mail" --ready "$_d/ready" --refuse-if "$_d/refuse" \
-		--tls "$_d/tls/cert.pem" "$_d/tls/key.pem" \
+		--refuse-rcpt "$_d/refuse-rcpt" --stall-if "$_d/stall" \
+		--log "$_d/events" $_tls \
 		--auth farm "$_d/password" >"$_d/server.log" 2>&1 &
 	_smtp_pid=$!
 	test_atexit "kill $_smtp_pid"
@@ -68,9 +79,21 @@ retry_max = 2s
 max_attempts = 5
 ${3:-}
 EOF
+	chmod 600 "$1"
 }
 
 # The number of mails the server accepted.
 smtp_count() {
 	ls "$1/mail" 2>/dev/null | grep -c '\.eml$'
+}
+
+# The headers of mail FILE unfolded (RFC 5322: a line break before a space
+# continues the line), CRs dropped, then the body: for greps of a header.
+smtp_unfold() {
+	tr -d '\r' <"$1" | awk '
+		/^$/ { body = 1 }
+		!body && /^[ \t]/ { printf "%s", $0; next }
+		NR > 1 { print "" }
+		{ printf "%s", $0 }
+		END { print "" }'
 }

@@ -2,8 +2,11 @@
  * test-answers.c - the pure parts of store/answers.c: the ABBA order of
  * a submission's boots (P B B P P B ..., consecutive boots of one kernel
  * merged into one job, a base that needs fewer boots dropping out), the
- * first job's boots, and the From:/Subject: of a patch.  The order as
- * jobs on a real host is tests/integration/t8001-answer-libvirt.sh.
+ * first job's boots, the From:/Subject: of a patch (a latin-1 one stored
+ * as text the database takes), and the command an answer's note
+ * suggests, quoted for sh (common/shquote.c).  The order as jobs on a
+ * real host is tests/integration/t8001-answer-libvirt.sh; the suggested
+ * command pasted into sh is t8005-answer-mail-hostile.sh.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +15,8 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "answer/answer.h"
+#include "shquote.h"
 #include "store/answers.h"
 
 /* The whole order as a string of P and B, one letter per boot, with a
@@ -151,6 +156,75 @@ static void test_headers(void **state)
 	strbuf_release(&s);
 }
 
+/* A From: and Subject: in latin-1: stored as UTF-8 text with the bytes
+ * that are not (\xNN), not a PostgreSQL encoding error. */
+static void test_headers_not_utf8(void **state)
+{
+	static const char mbox[] = "From: Ren\xe9 Dupr\xe9 <rene@example.org>\n"
+				   "Subject: [PATCH] sched: d\xe9j\xe0 vu\n"
+				   "\n---\n--- a/x\n+++ b/x\n";
+	struct strbuf s = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(answers_patch_author(mbox, sizeof(mbox) - 1, &s), 0);
+	assert_string_equal(s.buf, "Ren\\xe9 Dupr\\xe9 <rene@example.org>");
+	strbuf_reset(&s);
+	assert_int_equal(answers_patch_subject(mbox, sizeof(mbox) - 1, &s), 0);
+	assert_string_equal(s.buf, "sched: d\\xe9j\\xe0 vu");
+	strbuf_release(&s);
+}
+
+static void test_sh_quote(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "v6.1", "v6.1" },
+		{ "/var/lib/schedfarm/plans/p-0123.yaml",
+		  "/var/lib/schedfarm/plans/p-0123.yaml" },
+		{ "params.duration=20s", "params.duration=20s" },
+		{ "b$(touch x)", "'b$(touch x)'" },
+		{ "a b", "'a b'" },
+		{ "it's", "'it'\\''s'" },
+		{ "`id`", "'`id`'" },
+		{ "~root", "'~root'" },
+		{ "", "''" },
+		{ "x;y|z&", "'x;y|z&'" },
+		{ "new\nline", "'new\nline'" },
+	};
+	struct strbuf s = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&s);
+		strbuf_add_sh_quoted(&s, cases[i].in);
+		assert_string_equal(s.buf, cases[i].out);
+	}
+	strbuf_release(&s);
+}
+
+/* The command of a waiting answer's note: every word quoted. */
+static void test_base_command(void **state)
+{
+	struct answer_sub sub;
+	struct strbuf s = STRBUF_INIT;
+
+	(void)state;
+	memset(&sub, 0, sizeof(sub));
+	strvec_init(&sub.plan_set);
+	sub.base = (char *)"b$(touch x)";
+	sub.host_name = (char *)"here";
+	strvec_push(&sub.plan_set, "params.duration=2s");
+	strvec_push(&sub.plan_set, "name='x y'");
+	answer_base_command(&sub, "/h/plans/p q-0123.yaml", &s);
+	assert_string_equal(s.buf, "schedfarm run '/h/plans/p q-0123.yaml' "
+				   "--host here --kernel 'b$(touch x)' --set "
+				   "params.duration=2s --set 'name='\\''x "
+				   "y'\\'''");
+	strvec_clear(&sub.plan_set);
+	strbuf_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +233,9 @@ int main(void)
 		cmocka_unit_test(test_done),
 		cmocka_unit_test(test_first_boots),
 		cmocka_unit_test(test_headers),
+		cmocka_unit_test(test_headers_not_utf8),
+		cmocka_unit_test(test_sh_quote),
+		cmocka_unit_test(test_base_command),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

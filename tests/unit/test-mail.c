@@ -1,17 +1,24 @@
 /*
  * test-mail.c - what lab/mail.c writes before libcurl sends it (RFC 5322
  * headers, encoded subjects, CRLF, long lines cut), the address of "Name
- * <addr>", the outbox's backoff (store/mails.c), and the settings file
- * (config.c): every key, the errors with their line, defaults.  Sending
- * to a real SMTP server is tests/integration/t8002-answer-local-mail.sh.
+ * <addr>" and what is not one mailbox, From:/To: with RFC 2047 display
+ * names and the address outside them, folded, the outbox's backoff
+ * (store/mails.c), and the settings file (config.c): every key, the
+ * errors with their line, defaults, no password in the URL or from the
+ * environment, files others may write refused.  Sending to a real SMTP
+ * server is tests/integration/t8002-answer-local-mail.sh and
+ * t8005-answer-mail-hostile.sh.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "answer/answer.h"
 #include "config.h"
@@ -36,6 +43,65 @@ static void test_address(void **state)
 	assert_int_equal(mail_address("<>", &s), -1);
 	assert_int_equal(mail_address("x@y\r\nRCPT TO:<z@w>", &s), -1);
 	strbuf_release(&s);
+}
+
+/* The header block with its folds undone (CRLF before a space). */
+static void unfold(const char *in, struct strbuf *out)
+{
+	for (const char *p = in; *p; p++) {
+		if (p[0] == '\r' && p[1] == '\n' &&
+		    (p[2] == ' ' || p[2] == '\t')) {
+			p++;
+			continue;
+		}
+		strbuf_addch(out, *p);
+	}
+}
+
+/* The text of the RFC 2047 B encoded-words of s, joined (the spaces
+ * between two encoded-words are not part of the text). */
+static void decode_words(const char *s, struct strbuf *out)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
+				  "opqrstuvwxyz0123456789+/";
+	const char *p = s;
+
+	while ((p = strstr(p, "=?UTF-8?B?"))) {
+		const char *e = strstr(p + 10, "?=");
+		unsigned v = 0;
+		int bits = 0;
+
+		assert_non_null(e);
+		for (const char *q = p + 10; q < e && *q != '='; q++) {
+			v = (v << 6) | (unsigned)(strchr(b64, *q) - b64);
+			bits += 6;
+			if (bits >= 8) {
+				bits -= 8;
+				strbuf_addch(out, (char)((v >> bits) & 0xff));
+			}
+		}
+		p = e + 2;
+	}
+}
+
+/* Every line ends in CRLF; header lines are at most 78 bytes and no
+ * line is longer than 998. */
+static void assert_lines(const char *text)
+{
+	int in_header = 1;
+
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+
+		assert_non_null(nl);
+		assert_true(nl > p ? nl[-1] == '\r' : 0);
+		assert_true(nl - p - 1 <= 998);
+		if (nl - p == 1)
+			in_header = 0;
+		if (in_header)
+			assert_true(nl - p - 1 <= 78);
+		p = nl + 1;
+	}
 }
 
 static void test_format(void **state)
@@ -63,9 +129,18 @@ static void test_format(void **state)
 					"+0000\r\n"));
 	assert_non_null(strstr(
 		out.buf, "To: Dev <dev@example.org>, list@example.org\r\n"));
-	assert_non_null(strstr(out.buf, "Subject: [schedfarm] PLM#12 \"sched: "
-					"cap\": jain_index -19.9% regression "
-					"on kernel-demo\r\n"));
+	{
+		struct strbuf flat = STRBUF_INIT;
+
+		/* Folded (it is longer than 78), the same once unfolded. */
+		assert_null(strstr(out.buf, "regression on kernel-demo"));
+		unfold(out.buf, &flat);
+		assert_non_null(strstr(flat.buf, "Subject: [schedfarm] PLM#12 "
+						 "\"sched: cap\": jain_index "
+						 "-19.9% regression on "
+						 "kernel-demo\r\n"));
+		strbuf_release(&flat);
+	}
 	assert_non_null(strstr(out.buf, "Message-ID: <schedfarm.answer.12."));
 	assert_non_null(strstr(out.buf, "Content-Type: text/plain; "
 					"charset=UTF-8\r\n"));
@@ -100,6 +175,289 @@ static void test_format(void **state)
 	strbuf_release(&out);
 	strbuf_release(&body);
 	strvec_clear(&to);
+}
+
+static void test_mailbox(void **state)
+{
+	struct strbuf n = STRBUF_INIT, a = STRBUF_INIT;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(
+		mail_parse_mailbox("\"Doe, J. \\\"Jo\\\"\" <j@example.org>", &n,
+				   &a, &why),
+		0);
+	assert_string_equal(n.buf, "Doe, J. \"Jo\"");
+	assert_string_equal(a.buf, "j@example.org");
+	strbuf_reset(&n);
+	strbuf_reset(&a);
+	assert_int_equal(mail_parse_mailbox("Jörg Müller <jm@example.org>", &n,
+					    &a, &why),
+			 0);
+	assert_string_equal(n.buf, "Jörg Müller");
+	/* What the farm must not take as one address. */
+	assert_int_equal(
+		mail_parse_mailbox("a@x.org, b@y.org", NULL, NULL, &why), -1);
+	assert_non_null(strstr(why, "two addresses"));
+	assert_int_equal(
+		mail_parse_mailbox("Doe, J <j@example.org>", NULL, NULL, &why),
+		-1);
+	assert_int_equal(
+		mail_parse_mailbox("x <a@b.org> <c@d.org>", NULL, NULL, &why),
+		-1);
+	assert_int_equal(
+		mail_parse_mailbox("Ren\xe9 <r@example.org>", NULL, NULL, &why),
+		-1);
+	assert_string_equal(why, "is not UTF-8 text");
+	assert_int_equal(
+		mail_parse_mailbox("a\x1b[31m@example.org", NULL, NULL, &why),
+		-1);
+	assert_int_equal(mail_parse_mailbox("j@exämple.org", NULL, NULL, &why),
+			 -1);
+	assert_int_equal(mail_parse_mailbox("a@@b", NULL, NULL, &why), -1);
+	assert_int_equal(mail_parse_mailbox("@b.org", NULL, NULL, &why), -1);
+	assert_int_equal(
+		mail_parse_mailbox("\"open <a@b.org>", NULL, NULL, &why), -1);
+	assert_int_equal(mail_parse_mailbox("", NULL, NULL, &why), -1);
+	strbuf_release(&n);
+	strbuf_release(&a);
+}
+
+/* From: and To: with names outside ASCII: the names are encoded-words,
+ * the addresses stay outside them, the lines are folded. */
+static void test_format_names(void **state)
+{
+	struct strvec to = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT, flat = STRBUF_INIT, name = STRBUF_INIT,
+		      dec = STRBUF_INIT;
+	struct mail_message m = { 0 };
+	const char *p, *e;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		strbuf_addstr(&name, "Łukasz ");
+	strbuf_addstr(&name, "Ω");
+	strvec_push(&to, "Zoë <z@example.org>");
+	strvec_push(&to, "plain@example.org");
+	strvec_push(&to, "\"Last, First\" <lf@example.org>");
+	strvec_pushf(&to, "%s <long@example.org>", name.buf);
+	strvec_push(&to, "a@x.org, b@y.org"); /* left out */
+	m.from = "Jörg Müller <joerg@example.org>";
+	m.to = &to;
+	m.subject = "s";
+	m.body = "x\n";
+	m.message_id = "<schedfarm.answer.1.f@h>";
+	mail_format(&m, &out);
+	assert_lines(out.buf);
+	unfold(out.buf, &flat);
+	assert_non_null(strstr(flat.buf,
+			       "\r\nFrom: =?UTF-8?B?SsO2cmcgTcO8bGxlcg==?= "
+			       "<joerg@example.org>\r\n"));
+	p = strstr(flat.buf, "\r\nTo: ");
+	assert_non_null(p);
+	e = strstr(p + 2, "\r\n");
+	assert_non_null(strstr(p, "To: =?UTF-8?B?Wm/Dqw==?= <z@example.org>, "
+				  "plain@example.org, \"Last, First\" "
+				  "<lf@example.org>, =?UTF-8?B?"));
+	assert_non_null(strstr(p, "?= <long@example.org>\r\n"));
+	assert_true(strstr(p, "<long@example.org>") < e);
+	assert_null(strstr(flat.buf, "b@y.org"));
+	/* The long name decodes back to itself. */
+	{
+		const char *lz = strstr(p, "<lf@example.org>, ") + 18;
+		struct strbuf w = STRBUF_INIT;
+
+		strbuf_add(&w, lz, (size_t)(strstr(lz, " <long@") - lz));
+		decode_words(w.buf, &dec);
+		assert_string_equal(dec.buf, name.buf);
+		strbuf_release(&w);
+	}
+	/* No encoded-word holds an address. */
+	for (const char *q = out.buf; (q = strstr(q, "=?UTF-8?B?")); q += 2) {
+		struct strbuf one = STRBUF_INIT, d = STRBUF_INIT;
+
+		strbuf_add(&one, q, (size_t)(strstr(q, "?=") + 2 - q));
+		decode_words(one.buf, &d);
+		assert_null(strchr(d.buf, '@'));
+		strbuf_release(&one);
+		strbuf_release(&d);
+	}
+	strbuf_release(&out);
+	strbuf_release(&flat);
+	strbuf_release(&name);
+	strbuf_release(&dec);
+	strvec_clear(&to);
+}
+
+/* Write text to a fresh file in a private folder with mode, return its
+ * path (free it). */
+static char *conf_file(const char *text, mode_t mode)
+{
+	static char dir[] = "/tmp/test-mail-XXXXXX";
+	static int made;
+	static int n;
+	char *path;
+	FILE *f;
+
+	if (!made) {
+		assert_non_null(mkdtemp(dir));
+		made = 1;
+	}
+	path = xstrfmt("%s/f%d.conf", dir, n++);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+	return path;
+}
+
+static void test_config_secrets(void **state)
+{
+	static const char in_url[] =
+		"[mail]\n"
+		"smtp = smtp://farm:hunter2@mail.example.org:587\n";
+	static const char user_only[] = "[mail]\n"
+					"smtp = smtp://farm@mail.example.org\n";
+	static const char clear[] = "[mail]\n"
+				    "smtp = smtp://mail.example.org\n"
+				    "starttls = no\n"
+				    "user = farm\n";
+	static const char clear_ok[] = "[mail]\n"
+				       "smtp = smtp://mail.example.org\n"
+				       "starttls = no\n"
+				       "user = farm\n"
+				       "insecure_auth = yes\n";
+	static const char bad_addr[] =
+		"[mail]\n"
+		"from = a@x.org, b@y.org\n"
+		"to = ok@example.org, Doe, J <j@x.org>\n";
+	struct farm_config c;
+	struct strbuf err = STRBUF_INIT, pw = STRBUF_INIT, show = STRBUF_INIT;
+	char *path;
+	int set = -1;
+
+	(void)state;
+	farm_config_init(&c);
+	assert_int_equal(farm_config_parse(&c, "u.conf", in_url,
+					   sizeof(in_url) - 1, &err),
+			 -1);
+	assert_non_null(strstr(err.buf, "u.conf:2: error: mail.smtp holds a "
+					"user or password"));
+	assert_null(strstr(err.buf, "hunter2"));
+	assert_null(c.smtp);
+	strbuf_reset(&err);
+	assert_int_equal(farm_config_parse(&c, "u.conf", user_only,
+					   sizeof(user_only) - 1, &err),
+			 -1);
+	farm_config_release(&c);
+
+	farm_config_init(&c);
+	strbuf_reset(&err);
+	assert_int_equal(
+		farm_config_parse(&c, "c.conf", clear, sizeof(clear) - 1, &err),
+		-1);
+	assert_non_null(strstr(err.buf, "mail.user needs TLS"));
+	farm_config_release(&c);
+	farm_config_init(&c);
+	strbuf_reset(&err);
+	assert_int_equal(farm_config_parse(&c, "c.conf", clear_ok,
+					   sizeof(clear_ok) - 1, &err),
+			 0);
+	assert_int_equal(c.insecure_auth, 1);
+	farm_config_release(&c);
+
+	farm_config_init(&c);
+	strbuf_reset(&err);
+	assert_int_equal(farm_config_parse(&c, "a.conf", bad_addr,
+					   sizeof(bad_addr) - 1, &err),
+			 -1);
+	assert_non_null(strstr(err.buf, "a.conf:2: error: mail.from"));
+	assert_non_null(strstr(err.buf, "a.conf:3: error: mail.to"));
+	farm_config_release(&c);
+
+	/* The environment is no source of the password, and config says
+	 * that it is not read. */
+	setenv("SCHEDFARM_SMTP_PASSWORD", "from-env", 1);
+	farm_config_init(&c);
+	strbuf_reset(&err);
+	assert_int_equal(farm_config_password(&c, &pw, &set, &err), 0);
+	assert_int_equal(set, 0);
+	assert_int_equal(pw.len, 0);
+	farm_config_show(&c, 0, &show);
+	assert_non_null(strstr(show.buf, "mail.password = (none)\n"));
+	assert_non_null(strstr(show.buf, "SCHEDFARM_SMTP_PASSWORD is set and "
+					 "not read"));
+	assert_null(strstr(show.buf, "from-env"));
+	unsetenv("SCHEDFARM_SMTP_PASSWORD");
+
+	/* The password file: private, owned by us or root. */
+	path = conf_file("s3cret\nsecond line\n", 0600);
+	c.password_file = path;
+	assert_int_equal(farm_config_password(&c, &pw, &set, &err), 0);
+	assert_int_equal(set, 1);
+	assert_string_equal(pw.buf, "s3cret");
+	strbuf_reset(&pw);
+	assert_int_equal(chmod(path, 0604), 0);
+	strbuf_reset(&err);
+	assert_int_equal(farm_config_password(&c, &pw, &set, &err), -1);
+	assert_non_null(strstr(err.buf, path));
+	assert_non_null(strstr(err.buf, "readable by others"));
+	assert_null(strstr(err.buf, "s3cret"));
+	assert_int_equal(chmod(path, 0620), 0);
+	strbuf_reset(&err);
+	assert_int_equal(farm_config_password(&c, &pw, &set, &err), -1);
+	assert_non_null(strstr(err.buf, "writable by its group"));
+	assert_int_equal(pw.len, 0);
+	farm_config_release(&c);
+	strbuf_release(&err);
+	strbuf_release(&pw);
+	strbuf_release(&show);
+}
+
+/* A settings file others may write, or another user owns, is refused,
+ * naming the file and why. */
+static void test_config_file_modes(void **state)
+{
+	struct farm_config c;
+	struct strbuf err = STRBUF_INIT;
+	char *path = conf_file("[bisect]\nauto = no\n", 0644);
+
+	(void)state;
+	farm_config_init(&c);
+	assert_int_equal(farm_config_load(&c, path, "/nonexistent", &err), 0);
+	assert_int_equal(c.bisect_auto, 0);
+	farm_config_release(&c);
+
+	assert_int_equal(chmod(path, 0666), 0);
+	farm_config_init(&c);
+	assert_int_equal(farm_config_load(&c, path, "/nonexistent", &err), -1);
+	assert_non_null(strstr(err.buf, path));
+	assert_non_null(strstr(err.buf, "is refused: it is writable by "
+					"others (mode 0666"));
+	farm_config_release(&c);
+
+	assert_int_equal(chmod(path, 0664), 0);
+	strbuf_reset(&err);
+	farm_config_init(&c);
+	assert_int_equal(farm_config_load(&c, path, "/nonexistent", &err), -1);
+	assert_non_null(strstr(err.buf, "writable by its group"));
+	farm_config_release(&c);
+
+	/* Owned by another user (root can make one). */
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(path, 0644), 0);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		strbuf_reset(&err);
+		farm_config_init(&c);
+		assert_int_equal(
+			farm_config_load(&c, path, "/nonexistent", &err), -1);
+		assert_non_null(strstr(err.buf, "owned by uid 65534"));
+		farm_config_release(&c);
+	}
+	unlink(path);
+	free(path);
+	strbuf_release(&err);
 }
 
 static void test_backoff(void **state)
@@ -244,6 +602,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_address),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_mailbox),
+		cmocka_unit_test(test_format_names),
+		cmocka_unit_test(test_config_secrets),
+		cmocka_unit_test(test_config_file_modes),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_bisect_mail),
