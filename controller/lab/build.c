@@ -1155,6 +1155,31 @@ static int keep_image(const char *outdir, const char *rel, const char *dst,
 	return r;
 }
 
+/*
+ * The build's images into res->dir as the controller's files: vmlinux
+ * (which a build must make) and bzImage (when made; else res->bzimage
+ * stays NULL).  0, or -1 with err.
+ */
+static int keep_images(const char *outdir, struct kernel_build_result *res,
+		       struct strbuf *err)
+{
+	int c;
+
+	res->vmlinux = xstrfmt("%s/vmlinux", res->dir);
+	c = keep_image(outdir, "vmlinux", res->vmlinux, err);
+	if (c == 0)
+		strbuf_addf(err, "the build made no %s/vmlinux", outdir);
+	if (c <= 0)
+		return -1;
+	res->bzimage = xstrfmt("%s/bzImage", res->dir);
+	c = keep_image(outdir, "arch/x86/boot/bzImage", res->bzimage, err);
+	if (c == 0) {
+		free(res->bzimage);
+		res->bzimage = NULL;
+	}
+	return c < 0 ? -1 : 0;
+}
+
 int kernel_build(const struct kernel_build_spec *spec,
 		 struct kernel_build_result *res, struct strbuf *err)
 {
@@ -1202,20 +1227,8 @@ int kernel_build(const struct kernel_build_spec *spec,
 		goto out;
 	res->seconds = (double)(mono_ms() - t0) / 1000.0;
 	/* The images as the controller's files (out/ is the build user's). */
-	res->vmlinux = xstrfmt("%s/vmlinux", res->dir);
-	res->bzimage = xstrfmt("%s/bzImage", res->dir);
-	c = keep_image(outdir.buf, "vmlinux", res->vmlinux, err);
-	if (c == 0)
-		strbuf_addf(err, "the build made no %s/vmlinux", outdir.buf);
-	if (c <= 0)
+	if (keep_images(outdir.buf, res, err) < 0)
 		goto out;
-	c = keep_image(outdir.buf, "arch/x86/boot/bzImage", res->bzimage, err);
-	if (c < 0)
-		goto out;
-	if (c == 0) {
-		free(res->bzimage);
-		res->bzimage = NULL;
-	}
 	if (read_release(spec, src.buf, outdir.buf, &res->release, err) < 0 ||
 	    read_size(res->vmlinux, res, err) < 0)
 		goto out;
@@ -1339,20 +1352,8 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 	if (read_release(spec, src.buf, outdir.buf, &res->release, err) < 0)
 		goto out;
 	/* The tree moves on with the next build: keep this one's images. */
-	res->vmlinux = xstrfmt("%s/vmlinux", res->dir);
-	c = keep_image(outdir.buf, "vmlinux", res->vmlinux, err);
-	if (c == 0)
-		strbuf_addf(err, "the build made no %s/vmlinux", outdir.buf);
-	if (c <= 0)
+	if (keep_images(outdir.buf, res, err) < 0)
 		goto out;
-	res->bzimage = xstrfmt("%s/bzImage", res->dir);
-	c = keep_image(outdir.buf, "arch/x86/boot/bzImage", res->bzimage, err);
-	if (c < 0)
-		goto out;
-	if (c == 0) {
-		free(res->bzimage);
-		res->bzimage = NULL;
-	}
 	if (read_size(res->vmlinux, res, err) < 0)
 		goto out;
 	strbuf_addf(&res->log,

@@ -56,6 +56,32 @@ void sandbox_paths_release(struct sandbox_paths *p)
 	strvec_clear(&p->rw);
 }
 
+/*
+ * Run one of the system's tools for the farm (useradd, chown): argv,
+ * timeout_ms; 0, or -1 with err saying what failed, what it printed and
+ * what for.
+ */
+static int run_tool(const char *const *argv, int timeout_ms, const char *what,
+		    struct strbuf *err)
+{
+	struct child_process cp;
+	int r;
+
+	child_process_init(&cp);
+	strvec_pushv(&cp.args, argv);
+	cp.capture_out = cp.capture_err = 1;
+	cp.timeout_ms = timeout_ms;
+	r = run_command(&cp, err);
+	if (r < 0) {
+		strbuf_trim(&cp.err);
+		if (cp.err.len)
+			strbuf_addf(err, ": %s", cp.err.buf);
+		strbuf_addf(err, " (%s)", what);
+	}
+	child_process_clear(&cp);
+	return r;
+}
+
 int sandbox_user(uid_t *ret_uid, gid_t *ret_gid, struct strbuf *err)
 {
 	static int known;
@@ -74,25 +100,16 @@ int sandbox_user(uid_t *ret_uid, gid_t *ret_gid, struct strbuf *err)
 	}
 	pw = getpwnam(SANDBOX_USER);
 	if (!pw) {
-		struct child_process cp;
-		int r;
+		const char *argv[] = { "useradd",      "--system",
+				       "--user-group", "--no-create-home",
+				       "--home-dir",   "/nonexistent",
+				       "--shell",      "/usr/sbin/nologin",
+				       "--comment",    "schedfarm builds",
+				       SANDBOX_USER,   NULL };
 
-		child_process_init(&cp);
-		strvec_pushl(&cp.args, "useradd", "--system", "--user-group",
-			     "--no-create-home", "--home-dir", "/nonexistent",
-			     "--shell", "/usr/sbin/nologin", "--comment",
-			     "schedfarm builds", SANDBOX_USER, (char *)NULL);
-		cp.capture_out = cp.capture_err = 1;
-		cp.timeout_ms = 60000;
-		r = run_command(&cp, err);
-		if (r < 0 && cp.err.len)
-			strbuf_addf(err, ": %s", cp.err.buf);
-		child_process_clear(&cp);
-		if (r < 0) {
-			strbuf_addf(err, " (making the farm's build user '%s')",
-				    SANDBOX_USER);
+		if (run_tool(argv, 60000, "making the farm's build user", err) <
+		    0)
 			return -1;
-		}
 		pw = getpwnam(SANDBOX_USER);
 		if (!pw) {
 			strbuf_addf(err, "useradd made no user '%s'",
@@ -431,24 +448,17 @@ int sandbox_give_dir(const char *dir, struct strbuf *err)
 		return 0;
 	{
 		/* A folder an earlier, unconfined build filled: all of it. */
-		struct child_process cp;
-		int r;
+		char owner[32];
+		const char *argv[] = { "chown", "-R", "-P", "-h",
+				       owner,	"--", dir,  NULL };
 
-		child_process_init(&cp);
-		strvec_pushl(&cp.args, "chown", "-R", "-P", "-h", (char *)NULL);
-		strvec_pushf(&cp.args, "%u:%u", (unsigned)uid, (unsigned)gid);
-		strvec_pushl(&cp.args, "--", dir, (char *)NULL);
-		cp.capture_out = cp.capture_err = 1;
-		cp.timeout_ms = 10 * 60000;
-		r = run_command(&cp, err);
-		if (r < 0 && cp.err.len)
-			strbuf_addf(err, ": %s", cp.err.buf);
-		child_process_clear(&cp);
-		if (r < 0) {
-			strbuf_addf(err, " (handing %s to the build user)",
-				    dir);
+		snprintf(owner, sizeof(owner), "%u:%u", (unsigned)uid,
+			 (unsigned)gid);
+		if (run_tool(argv, 10 * 60000,
+			     "handing a folder to the build "
+			     "user",
+			     err) < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
