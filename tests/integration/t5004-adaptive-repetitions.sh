@@ -207,11 +207,13 @@ test_expect_success 'a failed block queues no more blocks and says so' '
 '
 
 # An agent that cancels the job whose number is in $SCRATCH/cancel-me as
-# it starts a run: the job is cancelled while it runs.
+# it starts a run: the job is cancelled while it runs.  The local agent
+# inherits none of the controller's settings (lab/runner.c): the state
+# folder is written into the script.
 cat >"$SCRATCH/cancelling-agent" <<EOSH
 #!/bin/sh
 if [ "\$1" = run ] && [ -f "$SCRATCH/cancel-me" ]; then
-	"$SCHEDFARM_BIN" job cancel "\$(cat "$SCRATCH/cancel-me")" >/dev/null
+	SCHEDFARM_HOME="$H" "$SCHEDFARM_BIN" job cancel "\$(cat "$SCRATCH/cancel-me")" >/dev/null
 fi
 exec "$AGENT_BIN" "\$@"
 EOSH
