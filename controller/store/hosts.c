@@ -13,8 +13,6 @@
 
 #include "cleanup.h"
 #include "parse.h"
-#include "lab/ssh.h"
-#include "lab/virt.h"
 #include "store/hosts.h"
 #include "banned.h"
 

@@ -9,7 +9,6 @@
 
 #include "cleanup.h"
 #include "parse.h"
-#include "lab/build.h"
 #include "store/kernels.h"
 #include "banned.h"
 

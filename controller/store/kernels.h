@@ -20,7 +20,25 @@
 /* kernels.name: at most this many bytes (schema 001), printable (006). */
 #define KERNEL_NAME_MAX_LEN 200
 
-struct kernel_build_result;
+/*
+ * What a build made (lab/build.c fills it, kernels_build_done() records
+ * it): defined here so that the store needs nothing of the lab.
+ */
+struct kernel_build_result {
+	char *cache_key; /* 64 hex */
+	char *base_id; /* "tarball:SHA", "git:COMMIT", "dir:PATH" */
+	char *series_sha256; /* NULL without patches */
+	char *config_sha256;
+	char *dir; /* CACHE/builds/KEY */
+	char *release; /* make kernelrelease */
+	char *vmlinux; /* for direct boot */
+	char *bzimage; /* for PXE / kexec / real hardware */
+	char *log_path;
+	int64_t text, data, bss;
+	double seconds; /* of the build that made it */
+	int cached; /* 1: found in the cache, nothing built now */
+	struct strbuf log; /* this call's log (the full log on a build) */
+};
 
 /* What a caller knows of a kernel; NULL fields are not known (kept). */
 struct kernel_fields {
