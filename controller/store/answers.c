@@ -16,7 +16,6 @@
 #include "store/answers.h"
 #include "store/hosts.h"
 #include "store/jobs.h"
-#include "store/queue.h"
 #include "banned.h"
 
 /* P B B P P B B P ...: the side of single boot number i of the order. */

@@ -140,12 +140,18 @@ int answers_record(struct db *db, int64_t patch_id, const char *state,
 		   const char *note, const char *metrics_json,
 		   struct strbuf *err);
 
+/* One patch file of a series, as read from disk. */
+struct queue_patch {
+	const char *name; /* file name, for messages */
+	const char *data;
+	size_t len;
+};
+
 /*
  * Store the files of a series (called inside queue_submit's
  * transaction): one patch_files row each, with its Subject: when it has
  * one.  0 or -1 with err.
  */
-struct queue_patch;
 int answers_store_files(struct db *db, int64_t patch_id,
 			const struct queue_patch *files, size_t nr,
 			struct strbuf *err);

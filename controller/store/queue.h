@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/answers.h"
 #include "store/db.h"
 #include "strbuf.h"
 
@@ -30,13 +31,6 @@ struct job_row;
 
 /* Default lease: renewed every third of it. */
 #define QUEUE_LEASE_S 60
-
-/* One patch file of a series, as read from disk. */
-struct queue_patch {
-	const char *name; /* file name, for messages */
-	const char *data;
-	size_t len;
-};
 
 struct queue_submit {
 	const struct queue_patch
