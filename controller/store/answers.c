@@ -649,3 +649,20 @@ int answers_list_json(struct db *db, struct strbuf *out, struct strbuf *err)
 	strbuf_addstr(out, db_get(res, 0, 0));
 	return 0;
 }
+
+int answers_patch_files(struct db *db, int64_t patch_id, int64_t count,
+			struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, patch_id);
+	db_args_i64(&a, count);
+	r = db_exec_args(db, ret, err,
+			 "SELECT position, sha256, encode(data, 'hex') FROM "
+			 "patch_files WHERE patch_id = $1 AND position <= $2 "
+			 "ORDER BY position",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}

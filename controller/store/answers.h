@@ -181,5 +181,12 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
  * answered_at}.  0 or -1 with err.
  */
 int answers_list_json(struct db *db, struct strbuf *out, struct strbuf *err);
+/*
+ * The first count stored files of patch_id's series, by position:
+ * position, sha256, the file's bytes in hex.  Into *ret (the caller frees
+ * it; it says how many there are).  0, or -1 with err.
+ */
+int answers_patch_files(struct db *db, int64_t patch_id, int64_t count,
+			struct db_result **ret, struct strbuf *err);
 
 #endif

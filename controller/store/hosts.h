@@ -220,5 +220,26 @@ int hosts_find_or_import(struct db *db, const char *name, const char *file,
  */
 int hosts_remove(struct db *db, const char *name, struct strbuf *why,
 		 struct strbuf *err);
+/*
+ * Every host for `host list --json`: one row, one column, a JSON array of
+ * one object per host (the fields `host show` prints), by name.  Into
+ * *ret (the caller frees it).  0, or -1 with err.
+ */
+int hosts_list_json(struct db *db, struct db_result **ret, struct strbuf *err);
+
+/*
+ * Every host for `host list`, by name: name, kind, address[:port] ('-'),
+ * state, health, sockets, cpus, memory_mb ('-' when unknown), tags
+ * (comma-separated).  Into *ret.  0, or -1 with err.
+ */
+int hosts_list_rows(struct db *db, struct db_result **ret, struct strbuf *err);
+
+/*
+ * The host named name for `host show`: no row when there is none, else
+ * one JSON object (the list's fields, its runs counted, its health events,
+ * its agent_info).  Into *ret.  0, or -1 with err.
+ */
+int hosts_show_json(struct db *db, const char *name, struct db_result **ret,
+		    struct strbuf *err);
 
 #endif

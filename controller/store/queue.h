@@ -252,5 +252,14 @@ int queue_job_state(struct db *db, int64_t job_id, struct strbuf *ret_state,
 /* Is any host leased or running (so that waiting may free one)?  0 with
  * *ret_busy set, or -1 with err. */
 int queue_hosts_busy(struct db *db, int *ret_busy, struct strbuf *err);
+/*
+ * The queue for `queue`: the jobs in state (NULL: those not done, failed
+ * or cancelled; "all": every one), newest first, at most limit of them.
+ * One row: the jobs as a JSON array, and as the lines of the table
+ * (E'\n'-joined, '' when none).  Into *ret (the caller frees it).  0, or
+ * -1 with err.
+ */
+int queue_list(struct db *db, const char *state, int64_t limit,
+	       struct db_result **ret, struct strbuf *err);
 
 #endif
