@@ -14,6 +14,7 @@
 #include "lab/sweep.h"
 #include "lab/virt.h"
 #include "store/controllers.h"
+#include "store/hosts.h"
 #include "strvec.h"
 #include "banned.h"
 
@@ -180,10 +181,7 @@ int sweep_all(struct db *db, const char *self, const int64_t *live_jobs,
 	int r = 0, total = 0, n;
 
 	*ret_n = 0;
-	if (db_exec(db, &res, err,
-		    "SELECT DISTINCT libvirt_uri FROM hosts WHERE kind = "
-		    "'libvirt' AND libvirt_uri IS NOT NULL ORDER BY 1",
-		    0, NULL) < 0)
+	if (hosts_libvirt_uris(db, &res, err) < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(res); i++) {
 		struct strbuf e = STRBUF_INIT;

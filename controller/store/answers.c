@@ -666,3 +666,19 @@ int answers_patch_files(struct db *db, int64_t patch_id, int64_t count,
 	db_args_clear(&a);
 	return r;
 }
+
+int answers_bisection_mail_to(struct db *db, int64_t bisection_id,
+			      struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, bisection_id);
+	r = db_exec_args(db, ret, err,
+			 "SELECT p.mail_to FROM bisections b LEFT JOIN "
+			 "patches p ON p.id = b.patch_id WHERE b.id = "
+			 "$1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}

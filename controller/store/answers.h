@@ -188,5 +188,12 @@ int answers_list_json(struct db *db, struct strbuf *out, struct strbuf *err);
  */
 int answers_patch_files(struct db *db, int64_t patch_id, int64_t count,
 			struct db_result **ret, struct strbuf *err);
+/*
+ * Who hears of bisection_id's end: one row, the mail_to of its patch (NULL
+ * when it has none or is no patch's); no row when there is no such
+ * bisection.  Into *ret (the caller frees it).  0, or -1 with err.
+ */
+int answers_bisection_mail_to(struct db *db, int64_t bisection_id,
+			      struct db_result **ret, struct strbuf *err);
 
 #endif

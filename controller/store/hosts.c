@@ -607,3 +607,47 @@ int hosts_show_json(struct db *db, const char *name, struct db_result **ret,
 	db_args_clear(&a);
 	return r;
 }
+
+int hosts_contact_row(struct db *db, const char *name, struct db_result **ret,
+		      struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, name);
+	r = db_exec_args(db, ret, err,
+			 "SELECT kind, address, port, ssh_user, key_file, "
+			 "known_hosts FROM hosts WHERE name = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int hosts_libvirt_uris(struct db *db, struct db_result **ret,
+		       struct strbuf *err)
+{
+	return db_exec(db, ret, err,
+		       "SELECT DISTINCT libvirt_uri FROM hosts WHERE kind = "
+		       "'libvirt' AND libvirt_uri IS NOT NULL ORDER BY 1",
+		       0, NULL);
+}
+
+int hosts_known_good_row(struct db *db, const char *name, int64_t id,
+			 struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	if (name)
+		db_args_str(&a, name);
+	else
+		db_args_i64(&a, id);
+	r = db_exec_args(db, ret, err,
+			 name ? "SELECT coalesce(known_good_kernel_id, "
+				"0) FROM hosts WHERE name = $1"
+			      : "SELECT coalesce(known_good_kernel_id, "
+				"0) FROM hosts WHERE id = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
