@@ -4,8 +4,8 @@
 # the rule, on each break it is there for: an include up the documented
 # folder order, a cycle between two files of controller/, an SQL statement
 # in a verb file.  Every exception the doc lists is needed (the check fails
-# without it) and one that matches nothing is refused, so the list only
-# shrinks.  Each case works on its own copy of controller/, common/,
+# without it) and one that matches nothing, or allows more statements than
+# its file holds, is refused, so the list only shrinks.  Each case works on its own copy of controller/, common/,
 # agent/, doc/DESIGN.md and the script, never on the tree.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
@@ -114,6 +114,16 @@ test_expect_success 'an exception that matches nothing is refused' '
 	layers "$SCRATCH/stale" &&
 	[ "$(cat rc)" = 1 ] &&
 	grep_or_fail "doc/DESIGN.md:$(grep -n "^sql controller/cmd/cmd_nothing.c 1\$" stale/doc/DESIGN.md | cut -d: -f1): stale: the exception '"'"'sql controller/cmd/cmd_nothing.c 1'"'"' matches nothing: remove it" out
+'
+
+test_expect_success 'and so is a count above what the file holds' '
+	fresh count &&
+	line=$(grep -m1 "^sql " tree/doc/DESIGN.md) &&
+	set -- $line &&
+	sed "s|^$line\$|sql $2 $(($3 + 1))|" tree/doc/DESIGN.md >count/doc/DESIGN.md &&
+	layers "$SCRATCH/count" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "stale: the exception '"'"'sql $2 $(($3 + 1))'"'"' allows more than the $3 statements there: lower it" out
 '
 
 test_done
