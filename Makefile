@@ -114,7 +114,7 @@ CTL_BIN   := $(B)/schedfarm
 AGENT_BIN := $(B)/schedfarm-agent
 endif
 
-.PHONY: all deps check check-unit check-integration check-kernel check-faults \
+.PHONY: all deps check check-layers check-unit check-integration check-kernel check-faults \
 	lint fuzz bench install clean demo kernel-demo unit-bins unit
 
 all: $(CTL_BIN) $(AGENT_BIN)
@@ -173,7 +173,12 @@ unit-bins: $(UNIT_BIN)
 # The suite runs the sanitized controller against the static agent of $(B).
 TEST_ENV = SCHEDFARM_BUILD=$(SANB) SCHEDFARM_AGENT=$(abspath $(AGENT_BIN))
 
-check:
+# doc/DESIGN.md's layering, checked on the includes and SQL strings of the
+# tree (tools/check-layers): first, since it takes a second.
+check-layers:
+	python3 tools/check-layers
+
+check: check-layers
 	$(MAKE) B=$(B) all
 	$(MAKE) B=$(SANB) SAN=1 $(SANB)/schedfarm unit-bins
 	$(TEST_ENV) sh tests/run-tests.sh

@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,38 @@ int check_name(const char *what, const char *s, size_t max, struct strbuf *err)
 		i += n;
 	}
 	return 0;
+}
+
+int ssh_user_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n < 1 || n > 32 || name[0] == '-' || name[0] == '.')
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+const char *virt_address_problem(const char *addr)
+{
+	struct in_addr a;
+	unsigned first;
+
+	if (inet_pton(AF_INET, addr, &a) != 1)
+		return "not an IPv4 address (like 127.0.0.1)";
+	first = (unsigned)(ntohl(a.s_addr) >> 24);
+	if (first == 0)
+		return "in 0.0.0.0/8, no one address (0.0.0.0 would open "
+		       "the forward on every interface)";
+	if (first >= 224 && first <= 239)
+		return "a multicast address (224.0.0.0/4)";
+	if (first >= 240)
+		return "a broadcast or reserved address (240.0.0.0/4, "
+		       "255.255.255.255)";
+	return NULL;
+}
+
+int virt_address_ok(const char *addr)
+{
+	return virt_address_problem(addr) == NULL;
 }

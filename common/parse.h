@@ -36,4 +36,29 @@ int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
  */
 int check_name(const char *what, const char *s, size_t max, struct strbuf *err);
 
+/*
+ * 1 when name can be a user name on the remote side: 1 to 32 of
+ * [A-Za-z0-9._-], not starting with '-' or '.'.  Anything else (a space,
+ * '@', a shell word) is refused before it reaches a server.
+ */
+int ssh_user_name_ok(const char *name);
+
+/*
+ * Is addr what a libvirt host's SSH forward may listen on: a dotted IPv4
+ * address (inet_pton), nothing else?  1 or 0.  It ends up inside qemu's
+ * -netdev option string, where a name or anything with a comma would be
+ * read as more options.  One address, a unicast one: 0.0.0.0/8 (0.0.0.0
+ * listens on every interface), multicast 224.0.0.0/4 and 240.0.0.0/4
+ * (255.255.255.255 among them) are refused; IPv6 (::, ff00::/8 ...) is
+ * not taken at all.
+ */
+int virt_address_ok(const char *addr);
+
+/*
+ * Why virt_address_ok() refuses addr ("not an IPv4 address (like
+ * 127.0.0.1)", "a multicast address (224.0.0.0/4)", ...: a phrase that
+ * follows "is"), or NULL when it takes it.  A static string.
+ */
+const char *virt_address_problem(const char *addr);
+
 #endif

@@ -678,7 +678,6 @@ static int bisections(const struct answer_ctx *ac, struct answer_stats *st,
 			      body = STRBUF_INIT, e = STRBUF_INIT;
 		struct rcpts rc;
 		_cleanup_db_result_ struct db_result *res = NULL;
-		struct db_args a = DB_ARGS_INIT;
 		char *page = xstrfmt("bisect-%lld.html", (long long)done[i]);
 		char *url = farm_config_page_url(ac->cfg, page);
 		int64_t mid;
@@ -686,15 +685,9 @@ static int bisections(const struct answer_ctx *ac, struct answer_stats *st,
 		st->bisections_done++;
 		rcpts_init(&rc);
 		/* Who hears of it: the submitter of its series, the list. */
-		db_args_i64(&a, done[i]);
-		if (db_exec_args(ac->db, &res, &e,
-				 "SELECT p.mail_to FROM bisections b LEFT JOIN "
-				 "patches p ON p.id = b.patch_id WHERE b.id = "
-				 "$1",
-				 &a) == 0 &&
+		if (answers_bisection_mail_to(ac->db, done[i], &res, &e) == 0 &&
 		    db_nrows(res) == 1)
 			recipients(ac->cfg, db_get(res, 0, 0), &rc);
-		db_args_clear(&a);
 		if (ac->cfg->smtp && rc.to.nr &&
 		    bisect_show_json(ac->db, done[i], url, &json, &e) == 0 &&
 		    answer_bisect_mail(json.buf, &subject, &body, &e) == 0 &&

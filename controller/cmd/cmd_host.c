@@ -370,23 +370,6 @@ static int host_add(int argc, char **argv)
 	return 0;
 }
 
-/* The columns list and show print, as the members of one JSON object per
- * host, in the order show prints them. */
-#define HOST_FIELDS                                                            \
-	"'name', name, 'kind', kind, 'state', state, 'health', health, "       \
-	"'address', address, "                                                 \
-	"'port', port, 'user', ssh_user, 'key_file', key_file, "               \
-	"'known_hosts', known_hosts, 'tags', to_jsonb(tags), "                 \
-	"'sockets', sockets, 'cores_per_socket', "                             \
-	"cores_per_socket, 'threads_per_core', threads_per_core, "             \
-	"'numa_nodes', numa_nodes, 'cpus', cpus, 'memory_mb', memory_mb, "     \
-	"'lease_owner', lease_owner, 'lease_job', lease_job_id, "              \
-	"'lease_expires', lease_expires, 'libvirt_uri', libvirt_uri, "         \
-	"'bmc_address', bmc_address, 'bmc_port', bmc_port, 'bmc_user', "       \
-	"bmc_user, 'bmc_password_file', bmc_password_file, 'bmc_bootdev', "    \
-	"bmc_bootdev, 'boot_config', boot_config"
-#define HOST_JSON "jsonb_build_object(" HOST_FIELDS ")"
-
 static int host_list(int argc, char **argv)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
@@ -397,22 +380,11 @@ static int host_list(int argc, char **argv)
 	json = cli_json_only(argc, argv, 0, "host list [--json]");
 	db = cli_open_db();
 	if (json) {
-		if (db_exec(db, &res, &err,
-			    "SELECT coalesce(jsonb_agg(" HOST_JSON
-			    " ORDER BY name), '[]') FROM hosts",
-			    0, NULL) < 0)
+		if (hosts_list_json(db, &res, &err) < 0)
 			cli_db_fatal("host list", &err);
 		strbuf_addf(&out, "%s\n", db_get(res, 0, 0));
 	} else {
-		if (db_exec(db, &res, &err,
-			    "SELECT name, kind, coalesce(address || "
-			    "coalesce(':' || port, ''), '-'), state, health, "
-			    "coalesce(sockets::text, '-'), "
-			    "coalesce(cpus::text, "
-			    "'-'), coalesce(memory_mb::text, '-'), "
-			    "array_to_string(tags, ',') FROM hosts ORDER BY "
-			    "name",
-			    0, NULL) < 0)
+		if (hosts_list_rows(db, &res, &err) < 0)
 			cli_db_fatal("host list", &err);
 		strbuf_addf(&out,
 			    "%-16s %-8s %-22s %-8s %-11s %7s %5s %9s %s\n",
@@ -437,24 +409,12 @@ static int host_show(int argc, char **argv)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	int json = cli.json;
 	struct db *db;
 
 	json = cli_json_only(argc, argv, 1, "host show NAME [--json]");
 	db = cli_open_db();
-	db_args_str(&a, argv[optind]);
-	if (db_exec_args(db, &res, &err,
-			 "SELECT json_build_object(" HOST_FIELDS ", "
-			 "'runs', (SELECT count(*) "
-			 "FROM runs r WHERE r.host_id = hosts.id), 'events', "
-			 "(SELECT coalesce(json_agg(json_build_object('at', "
-			 "e.at, 'old', e.old_health, 'new', e.new_health, "
-			 "'reason', e.reason) ORDER BY e.at), '[]') FROM "
-			 "host_events e WHERE e.host_id = hosts.id), "
-			 "'agent_info', agent_info) "
-			 "FROM hosts WHERE name = $1",
-			 &a) < 0)
+	if (hosts_show_json(db, argv[optind], &res, &err) < 0)
 		cli_db_fatal("host show", &err);
 	if (db_nrows(res) != 1)
 		fatal("no host named '%s' ('schedfarm host list' shows them)",
@@ -472,7 +432,6 @@ static int host_show(int argc, char **argv)
 		json_free(doc);
 	}
 	cli_emit(&out);
-	db_args_clear(&a);
 	db_close(db);
 	return 0;
 }

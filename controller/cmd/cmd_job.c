@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "store/ingest.h"
+#include "store/jobs.h"
 #include "log.h"
 #include "parse.h"
 #include "store/queue.h"
@@ -54,48 +55,13 @@ static int job_show(int argc, char **argv)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	int json = cli.json;
 	struct db *db;
 	const char *j;
 
 	json = cli_json_only(argc, argv, 1, "job show ID [--json]");
 	db = cli_open_db();
-	db_args_i64(&a, parse_id(argv[optind], "job"));
-	if (db_exec_args(
-		    db, &res, &err,
-		    "SELECT jsonb_build_object('job', j.id, 'name', j.name, "
-		    "'state', j.state, 'priority', j.priority, 'patch', "
-		    "j.patch_id, 'kernel', k.name, 'kernel_labelled', "
-		    "k.labelled, 'plan', p.name, "
-		    "'plan_sha256', p.sha256, 'host', h.name, "
-		    "'host_constraint', j.host_constraint, 'attempts', "
-		    "j.attempts, 'max_attempts', j.max_attempts, "
-		    "'lease_owner', j.lease_owner, 'lease_expires', "
-		    "j.lease_expires, 'created_at', j.created_at, "
-		    "'claimed_at', j.claimed_at, 'started_at', "
-		    "j.started_at, 'finished_at', j.finished_at, "
-		    "'error_phase', j.error_phase, 'error', j.error, "
-		    "'block', j.block, 'stop_reason', j.stop_reason, "
-		    "'log', j.log, "
-		    "'phases', (SELECT coalesce(jsonb_agg(jsonb_build_object("
-		    "'phase', f.phase, 'attempt', f.attempt, 'status', "
-		    "f.status, 'started_at', f.started_at, 'finished_at', "
-		    "f.finished_at, 'seconds', round(extract(epoch FROM "
-		    "f.finished_at - f.started_at)::numeric, 3), 'log', "
-		    "f.log) ORDER BY f.id), '[]') FROM job_phases f WHERE "
-		    "f.job_id = j.id), "
-		    "'runs', (SELECT coalesce(jsonb_agg(jsonb_build_object("
-		    "'run', r.id, 'attempt', r.attempt, 'boot', r.boot, "
-		    "'seq', r.seq, 'workload', r.workload, 'params', "
-		    "r.params, 'status', r.status, 'error', r.error, "
-		    "'results', (SELECT count(*) FROM results x WHERE "
-		    "x.run_id = r.id)) ORDER BY r.id), '[]') FROM runs r "
-		    "WHERE r.job_id = j.id)) "
-		    "FROM jobs j JOIN kernels k ON k.id = j.kernel_id JOIN "
-		    "plans p ON p.id = j.plan_id LEFT JOIN hosts h ON h.id "
-		    "= j.host_id WHERE j.id = $1",
-		    &a) < 0)
+	if (jobs_show_json(db, parse_id(argv[optind], "job"), &res, &err) < 0)
 		cli_db_fatal("job show", &err);
 	if (db_nrows(res) != 1)
 		fatal("no job %s", argv[optind]);
@@ -107,48 +73,13 @@ static int job_show(int argc, char **argv)
 
 		/* The text form is rendered by the server from the same
 		 * object, so both always agree. */
-		db_args_clear(&a);
-		db_args_str(&a, j);
-		if (db_exec_args(db, &t, &err,
-				 "WITH o AS (SELECT $1::jsonb AS o) SELECT "
-				 "format(E'job STP#%s: %s%s\\n  kernel %s%s, "
-				 "plan %s, host %s, attempt %s of %s\\n  "
-				 "created %s, finished %s\\n  block %s%s"
-				 "\\n%s', o->>'job', "
-				 "o->>'state', coalesce(' (' || (o->>"
-				 "'error_phase') || ': ' || (o->>'error') || "
-				 "')', ''), o->>'kernel', CASE WHEN "
-				 "(o->>'kernel_labelled')::boolean THEN ' (a "
-				 "label for what the host ran: nothing was "
-				 "built or booted, no series applied)' ELSE '' "
-				 "END, o->>'plan', "
-				 "coalesce(o->>'host', '-'), o->>'attempts', "
-				 "o->>'max_attempts', o->>'created_at', "
-				 "coalesce(o->>'finished_at', '-'), "
-				 "o->>'block', coalesce(E'\\n  stop reason: ' "
-				 "|| (o->>'stop_reason'), ''), coalesce("
-				 "(SELECT string_agg(format(E'  phase %-8s "
-				 "%-8s %ss%s', f->>'phase', f->>'status', "
-				 "coalesce(f->>'seconds', '-'), coalesce(E'\\n"
-				 "    ' || nullif(replace(rtrim(f->>'log', "
-				 "E'\\n'), E'\\n', E'\\n    '), ''), '')), "
-				 "E'\\n') FROM jsonb_array_elements(o->"
-				 "'phases') f) || E'\\n', '') || coalesce("
-				 "(SELECT string_agg(format('  run %s %-14s "
-				 "%-8s %s results%s', r->>'run', r->>"
-				 "'workload', r->>'status', r->>'results', "
-				 "coalesce(': ' || (r->>'error'), '')), "
-				 "E'\\n') FROM jsonb_array_elements(o->'runs') "
-				 "r) || E'\\n', '') || 'log:' || E'\\n' || "
-				 "(o->>'log')) FROM o",
-				 &a) < 0)
+		if (jobs_show_text(db, j, &t, &err) < 0)
 			cli_db_fatal("job show", &err);
 		strbuf_addstr(&out, db_get(t, 0, 0));
 		if (out.len && out.buf[out.len - 1] != '\n')
 			strbuf_addch(&out, '\n');
 	}
 	cli_emit(&out);
-	db_args_clear(&a);
 	db_close(db);
 	return 0;
 }
@@ -184,7 +115,6 @@ static int job_ingest(int argc, char **argv)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	struct ingest_expect ex;
 	struct ingest_summary sum;
 	struct db *db;
@@ -197,11 +127,7 @@ static int job_ingest(int argc, char **argv)
 	if (r < 0)
 		fatal("cannot read %s: %s", argv[2], strerror(-r));
 	db = cli_open_db();
-	db_args_i64(&a, ex.run_id);
-	if (db_exec_args(db, &res, &err,
-			 "SELECT coalesce(iterations, 1), coalesce(warmup, 0) "
-			 "FROM runs WHERE id = $1",
-			 &a) < 0)
+	if (ingest_run_shape(db, ex.run_id, &res, &err) < 0)
 		cli_db_fatal("job ingest", &err);
 	if (db_nrows(res) != 1)
 		fatal("no run %lld", (long long)ex.run_id);
@@ -220,7 +146,6 @@ static int job_ingest(int argc, char **argv)
 		       sum.counters);
 	ingest_summary_release(&sum);
 	strbuf_release(&text);
-	db_args_clear(&a);
 	db_close(db);
 	return 0;
 }

@@ -96,13 +96,9 @@ static int64_t kernel_id_of(struct db *db, const char *name_or_id)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT;
-	const char *p[1] = { name_or_id };
 	int64_t id = 0;
 
-	if (db_exec(db, &res, &err,
-		    "SELECT id FROM kernels WHERE name = $1 OR "
-		    "(id::text = $1)",
-		    1, p) < 0)
+	if (kernels_lookup(db, name_or_id, &res, &err) < 0)
 		cli_db_fatal("looking up the kernel", &err);
 	if (db_nrows(res) != 1)
 		fatal("no kernel '%s' ('schedfarm kernel list' shows them)",
@@ -122,13 +118,7 @@ static int kernel_list(int argc, char **argv)
 
 	json = cli_json_only(argc, argv, 0, "kernel list [--json]");
 	db = cli_open_db();
-	if (db_exec(db, &res, &err,
-		    "SELECT id, name, CASE WHEN labelled THEN 'labelled' ELSE "
-		    "build_state END, coalesce(release, ''), "
-		    "vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
-		    "coalesce(cache_key, ''), labelled, build_state FROM "
-		    "kernels ORDER BY id",
-		    0, NULL) < 0)
+	if (kernels_list(db, &res, &err) < 0)
 		cli_db_fatal("listing kernels", &err);
 	if (json)
 		strbuf_addstr(&out, "[");
@@ -209,17 +199,7 @@ static int kernel_show(int argc, char **argv)
 	db = cli_open_db();
 	strbuf_addf(&idtxt, "%" PRId64, kernel_id_of(db, argv[optind]));
 	p[0] = idtxt.buf;
-	if (db_exec(db, &res, &err,
-		    "SELECT name, base, base_ref, config_spec, cache_key, "
-		    "series_sha256, config_sha256, build_state, release, "
-		    "image_path, vmlinux_path, initrd_path, build_dir, "
-		    "vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
-		    "build_error, built_at, coalesce(build_log, ''), "
-		    "labelled, (to_jsonb(k) - 'build_log' - 'labelled') || "
-		    "jsonb_build_object('labelled', labelled) || CASE WHEN $2 "
-		    "THEN jsonb_build_object('build_log', build_log) ELSE "
-		    "'{}' END FROM kernels k WHERE id = $1",
-		    2, (const char *[]){ p[0], with_log ? "t" : "f" }) < 0)
+	if (kernels_show(db, p[0], with_log, &res, &err) < 0)
 		cli_db_fatal("reading the kernel", &err);
 	if (json) {
 		strbuf_addf(&out, "%s\n", db_get(res, 0, 21));

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "log.h"
 #include "parse.h"
+#include "store/queue.h"
 #include "banned.h"
 
 const char cmd_queue_usage[] =
@@ -36,7 +37,6 @@ int cmd_queue(int argc, char **argv)
 	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	const char *state = NULL, *why;
 	int json = cli.json, opt, limit = 100, ok;
 	struct db *db;
@@ -65,33 +65,7 @@ int cmd_queue(int argc, char **argv)
 	if (optind != argc)
 		die_usage("queue takes no arguments");
 	db = cli_open_db();
-	db_args_str(&a, state);
-	db_args_i64(&a, limit);
-	if (db_exec_args(
-		    db, &res, &err,
-		    "WITH q AS (SELECT j.id, j.state, j.priority, "
-		    "j.patch_id, k.name AS kernel, p.name AS plan, "
-		    "coalesce(h.name, j.host_constraint) AS host, "
-		    "j.attempts, j.created_at, j.error_phase, j.error, "
-		    "j.name, j.nr_runs FROM jobs j JOIN kernels k ON k.id "
-		    "= j.kernel_id JOIN plans p ON p.id = j.plan_id LEFT "
-		    "JOIN hosts h ON h.id = j.host_id WHERE CASE WHEN $1::text "
-		    "IS NULL THEN j.state NOT IN ('done', 'failed', "
-		    "'cancelled') WHEN $1::text = 'all' THEN true ELSE j.state "
-		    "= $1 END ORDER BY j.id DESC LIMIT $2) "
-		    "SELECT coalesce(jsonb_agg(jsonb_build_object('job', "
-		    "id, 'state', state, 'priority', priority, 'patch', "
-		    "patch_id, 'kernel', kernel, 'plan', plan, 'host', "
-		    "host, 'attempts', attempts, 'created_at', created_at, "
-		    "'error_phase', error_phase, 'error', error, 'name', "
-		    "name, 'runs', nr_runs) ORDER BY id DESC), '[]'), "
-		    "coalesce(string_agg(format('%-7s %-10s %5s %-7s "
-		    "%-20s %-16s %-14s %3s %s', id, state, priority, "
-		    "coalesce('PLM#' || patch_id, '-'), kernel, plan, "
-		    "coalesce(host, '(any)'), attempts, coalesce(error_phase "
-		    "|| ': ' || left(error, 80), '')), E'\\n' ORDER BY id "
-		    "DESC), '') FROM q",
-		    &a) < 0)
+	if (queue_list(db, state, limit, &res, &err) < 0)
 		cli_db_fatal("queue", &err);
 	if (json) {
 		strbuf_addf(&out, "%s\n", db_get(res, 0, 0));
@@ -104,7 +78,6 @@ int cmd_queue(int argc, char **argv)
 			strbuf_addf(&out, "%s\n", db_get(res, 0, 1));
 	}
 	cli_emit(&out);
-	db_args_clear(&a);
 	db_close(db);
 	return 0;
 }

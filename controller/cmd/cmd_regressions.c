@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "log.h"
 #include "parse.h"
+#include "store/comparisons.h"
 #include "store/hosts.h"
 #include "banned.h"
 
@@ -71,19 +72,6 @@ int cmd_regressions(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	/* $1 since, $2 host, $3 min |%change|, $4 limit; NULL = no filter. */
-	static const char sql[] =
-		"SELECT to_char(computed_at AT TIME ZONE 'UTC', "
-		"         'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), patch_id, "
-		"       base_kernel, new_kernel, host, workload, params::text, "
-		"       metric, unit, pct_change, ci_low, ci_high, p_value "
-		"  FROM regressions "
-		" WHERE ($1::timestamptz IS NULL OR computed_at >= "
-		"$1::timestamptz) "
-		"   AND ($2::text IS NULL OR host = $2) "
-		"   AND ($3::float8 IS NULL OR abs(pct_change) >= $3::float8) "
-		" ORDER BY computed_at DESC, id DESC LIMIT $4";
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db_result *res = NULL;
 	const char *since = NULL, *host = NULL, *why;
@@ -134,13 +122,9 @@ int cmd_regressions(int argc, char **argv)
 			      "them)",
 			      host);
 	}
-	db_args_str(&a, since);
-	db_args_str(&a, host);
-	db_args_double(&a, min_change);
-	db_args_i64(&a, limit);
-	if (db_exec_args(db, &res, &err, sql, &a) < 0)
+	if (comparisons_regressions(db, since, host, min_change, limit, &res,
+				    &err) < 0)
 		fatal("regressions: %s", err.buf);
-	db_args_clear(&a);
 	n = db_nrows(res);
 	if (json) {
 		strbuf_addch(&out, '[');

@@ -19,6 +19,7 @@
 #include "json.h"
 #include "log.h"
 #include "parse.h"
+#include "store/ingest.h"
 #include "strvec.h"
 #include "workloads.h"
 #include "banned.h"
@@ -260,7 +261,6 @@ int cmd_results(int argc, char **argv)
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct strvec keys = STRVEC_INIT, vals = STRVEC_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	const char *kernel = NULL, *workload = NULL, *metric = NULL, *why;
 	int64_t job = 0, run = 0;
 	int opt, json = cli.json, n = 0, rows, shown = 0;
@@ -315,18 +315,9 @@ int cmd_results(int argc, char **argv)
 	if (n != 1)
 		die_usage("results needs one of JOB, --run RUN, --kernel NAME");
 	db = cli_open_db();
-	db_args_i64(&a, job);
-	db_args_i64(&a, run);
-	db_args_str(&a, kernel);
 	/* Nothing stored for something that is there is "(no results)";
 	 * for something that is not, the name is wrong: say so. */
-	if (db_exec_args(
-		    db, &res, &err,
-		    "SELECT CASE WHEN $1 <> 0 THEN EXISTS (SELECT 1 FROM "
-		    "jobs WHERE id = $1) WHEN $2 <> 0 THEN EXISTS (SELECT "
-		    "1 FROM runs WHERE id = $2) ELSE EXISTS (SELECT 1 FROM "
-		    "kernels WHERE name = $3) END",
-		    &a) < 0)
+	if (ingest_results_target(db, job, run, kernel, &res, &err) < 0)
 		cli_db_fatal("results", &err);
 	if (strcmp(db_get(res, 0, 0), "t")) {
 		if (job)
@@ -337,23 +328,8 @@ int cmd_results(int argc, char **argv)
 	}
 	db_result_free(res);
 	res = NULL;
-	db_args_str(&a, workload);
-	db_args_text_array(&a, &keys);
-	db_args_text_array(&a, &vals);
-	if (db_exec_args(db, &res, &err,
-			 "SELECT r.job_id, r.id, h.name, k.name, r.workload, "
-			 "r.params::text, x.iteration, x.warmup, x.metric, "
-			 "x.value, x.unit, x.direction FROM results x JOIN "
-			 "runs r ON r.id = x.run_id JOIN hosts h ON h.id = "
-			 "r.host_id JOIN kernels k ON k.id = r.kernel_id WHERE "
-			 "CASE WHEN $1 <> 0 THEN r.job_id = $1 WHEN $2 <> 0 "
-			 "THEN r.id = $2 ELSE k.name = $3 END "
-			 "AND ($4::text IS NULL OR r.workload = $4) "
-			 "AND NOT EXISTS (SELECT 1 FROM unnest($5::text[], "
-			 "$6::text[]) AS f(k, v) WHERE r.params ->> f.k IS "
-			 "DISTINCT FROM f.v) "
-			 "ORDER BY r.id, x.metric, x.iteration",
-			 &a) < 0)
+	if (ingest_results_rows(db, job, run, kernel, workload, &keys, &vals,
+				&res, &err) < 0)
 		cli_db_fatal("results", &err);
 	rows = db_nrows(res);
 	keep = xcalloc(rows ? (size_t)rows : 1, sizeof(*keep));
@@ -372,7 +348,6 @@ int cmd_results(int argc, char **argv)
 	free(keep);
 	strvec_clear(&keys);
 	strvec_clear(&vals);
-	db_args_clear(&a);
 	db_close(db);
 	return 0;
 }

@@ -33,21 +33,9 @@ static int known_good_of(struct db *db, const struct host_check_request *rq,
 			 int64_t *ret, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *h = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	if (rq->host_name)
-		db_args_str(&a, rq->host_name);
-	else
-		db_args_i64(&a, rq->host_id);
-	r = db_exec_args(db, &h, err,
-			 rq->host_name
-				 ? "SELECT coalesce(known_good_kernel_id, "
-				   "0) FROM hosts WHERE name = $1"
-				 : "SELECT coalesce(known_good_kernel_id, "
-				   "0) FROM hosts WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = hosts_known_good_row(db, rq->host_name, rq->host_id, &h, err);
 	if (r < 0)
 		return -1;
 	if (db_nrows(h) != 1) {

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "job/jobexec.h"
 #include "job/jobguard.h"
 #include "plan/plan.h"
 #include "store/queue.h"

@@ -20,7 +20,7 @@
 #include "home.h"
 #include "lab/console.h"
 #include "lab/ipmi.h"
-#include "lab/sweep.h"
+#include "lab/sweep_host.h"
 #include "json.h"
 #include "parse.h"
 #include "lab/sol.h"

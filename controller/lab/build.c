@@ -30,6 +30,7 @@
 #include "lab/build-int.h"
 #include "lab/build.h"
 #include "lab/sandbox.h"
+#include "store/answers.h"
 #include "store/kernels.h"
 #include "cleanup.h"
 #include "fs.h"
@@ -1501,7 +1502,6 @@ static int series_files(struct db *db, const struct db_result *res,
 			struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *files = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf path = STRBUF_INIT, data = STRBUF_INIT;
 	int64_t pid = 0, count = 0;
 	int r = -1;
@@ -1510,13 +1510,7 @@ static int series_files(struct db *db, const struct db_result *res,
 		return 0;
 	if (db_get_i64(res, 0, 9, 0, INT32_MAX, &count) < 0)
 		return -1;
-	db_args_i64(&a, pid);
-	db_args_i64(&a, count);
-	if (db_exec_args(db, &files, err,
-			 "SELECT position, sha256, encode(data, 'hex') FROM "
-			 "patch_files WHERE patch_id = $1 AND position <= $2 "
-			 "ORDER BY position",
-			 &a) < 0)
+	if (answers_patch_files(db, pid, count, &files, err) < 0)
 		goto out;
 	if (db_nrows(files) != count) {
 		strbuf_addf(err,
@@ -1546,7 +1540,6 @@ static int series_files(struct db *db, const struct db_result *res,
 	}
 	r = 0;
 out:
-	db_args_clear(&a);
 	strbuf_release(&path);
 	strbuf_release(&data);
 	return r;
@@ -1560,7 +1553,6 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			 struct strbuf *log, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL, *base_row = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct kernel_build_spec spec;
 	const char *cspec;
 	struct kernel_build_result out;
@@ -1572,17 +1564,7 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 
 	kernel_build_spec_init(&spec);
 	kernel_build_result_init(&out);
-	db_args_i64(&a, job_id);
-	if (db_exec_args(
-		    db, &res, err,
-		    "SELECT k.id, k.build_state, k.base, k.base_ref, "
-		    "k.config_spec, CASE WHEN k.series_patch_id IS NULL THEN "
-		    "encode(p.series, 'hex') END, k.image_path, "
-		    "k.release, coalesce(k.series_patch_id, 0), "
-		    "coalesce(k.series_count, 0), k.build_mode "
-		    "FROM jobs j JOIN kernels k ON k.id = j.kernel_id "
-		    "LEFT JOIN patches p ON p.id = j.patch_id WHERE j.id = $1",
-		    &a) < 0)
+	if (kernels_job_build_row(db, job_id, &res, err) < 0)
 		goto out;
 	if (db_nrows(res) != 1) {
 		strbuf_addf(err, "no job %lld", (long long)job_id);
@@ -1608,13 +1590,7 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	cspec = db_get(res, 0, 4);
 	/* `submit --base NAME` names a kernel row: build from its source,
 	 * its ref and (unless the job's kernel has its own) its config. */
-	db_args_clear(&a);
-	db_args_str(&a, spec.base);
-	db_args_i64(&a, kid);
-	if (db_exec_args(db, &base_row, err,
-			 "SELECT base, base_ref, config_spec FROM kernels "
-			 "WHERE name = $1 AND id <> $2",
-			 &a) < 0)
+	if (kernels_base_source(db, spec.base, kid, &base_row, err) < 0)
 		goto out;
 	if (db_nrows(base_row) == 1) {
 		spec.base = db_get(base_row, 0, 0);
@@ -1668,7 +1644,6 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 		strbuf_release(&e2);
 	}
 out:
-	db_args_clear(&a);
 	kernel_build_spec_release(&spec);
 	kernel_build_result_release(&out);
 	strvec_clear(&keep);

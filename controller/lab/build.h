@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/kernels.h"
 #include "strbuf.h"
 #include "strvec.h"
 
@@ -44,22 +45,6 @@ struct kernel_build_spec {
 	 * step is killed): a job that lost its lease. */
 	int (*progress)(void *ctx, const char *line, int steps, int expected);
 	void *progress_ctx;
-};
-
-struct kernel_build_result {
-	char *cache_key; /* 64 hex */
-	char *base_id; /* "tarball:SHA", "git:COMMIT", "dir:PATH" */
-	char *series_sha256; /* NULL without patches */
-	char *config_sha256;
-	char *dir; /* CACHE/builds/KEY */
-	char *release; /* make kernelrelease */
-	char *vmlinux; /* for direct boot */
-	char *bzimage; /* for PXE / kexec / real hardware */
-	char *log_path;
-	int64_t text, data, bss;
-	double seconds; /* of the build that made it */
-	int cached; /* 1: found in the cache, nothing built now */
-	struct strbuf log; /* this call's log (the full log on a build) */
 };
 
 void kernel_build_spec_init(struct kernel_build_spec *spec);

@@ -41,20 +41,14 @@ int hostinfo_contact(struct db *db, const char *name,
 	struct strbuf info = STRBUF_INIT, canon = STRBUF_INIT;
 	struct json_value *doc = NULL;
 	const struct json_value *cpus;
-	struct db_args a = DB_ARGS_INIT;
 	char *agent = runner_default_agent_path();
 	int64_t sockets, cores, threads, nodes, online, mem_kb;
 	struct host_topology topo;
 	int ret = -1;
 	const char *port;
 
-	db_args_str(&a, name);
-	if (db_exec_args(db, &res, err,
-			 "SELECT kind, address, port, ssh_user, key_file, "
-			 "known_hosts FROM hosts WHERE name = $1",
-			 &a) < 0)
+	if (hosts_contact_row(db, name, &res, err) < 0)
 		goto out;
-	db_args_clear(&a);
 	h.name = name;
 	h.kind = db_get(res, 0, 0);
 	h.address = db_get(res, 0, 1);
@@ -97,7 +91,6 @@ int hostinfo_contact(struct db *db, const char *name,
 		*ret_topo = topo;
 	ret = 0;
 out:
-	db_args_clear(&a);
 	json_free(doc);
 	runner_close(r);
 	free(agent);

@@ -27,6 +27,7 @@
 #include <libssh/server.h>
 
 #include "lab/ssh.h"
+#include "parse.h"
 #include "time-util.h"
 #include "banned.h"
 
@@ -53,16 +54,6 @@ struct ssh_exec {
 	struct strbuf errout;
 	int eof;
 };
-
-int ssh_user_name_ok(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n < 1 || n > 32 || name[0] == '-' || name[0] == '.')
-		return 0;
-	return strspn(name, "abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
 
 void ssh_quote(struct strbuf *sb, const char *word)
 {

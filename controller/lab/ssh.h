@@ -131,13 +131,6 @@ int ssh_run_once(const struct ssh_target *t, const char *cmd, int timeout_ms,
 		 struct strbuf *out, enum ssh_failure *ret_why,
 		 struct strbuf *err);
 
-/*
- * 1 when name can be a user name on the remote side: 1 to 32 of
- * [A-Za-z0-9._-], not starting with '-' or '.'.  Anything else (a space,
- * '@', a shell word) is refused before it reaches a server.
- */
-int ssh_user_name_ok(const char *name);
-
 /* Append word to sb quoted for a POSIX shell ('...' with ' as '\''). */
 void ssh_quote(struct strbuf *sb, const char *word);
 

@@ -32,21 +32,6 @@ int sweep_domains(struct db *db, const char *self, const int64_t *live_jobs,
 		  size_t n_live, const char *uri, int *ret_n,
 		  struct strbuf *names, struct strbuf *err);
 
-struct virt_conn;
-
-/*
- * Before host_id boots on libvirt connection vc: destroy the domains
- * recorded on it that no running job uses -- those whose controller's
- * lease expired or whose job went back to the queue, and, when the caller
- * holds the host's lease (host_leased: a job's boot), any job's domain (no
- * other job can hold the host now) -- since they would hold its console
- * and SSH port.  A live controller's domain of no job (a kept `kernel
- * boot`) is left alone.  Returns how many went; their names, with whose
- * they were, are appended to names.
- */
-int sweep_host(struct db *db, const char *self, int64_t host_id,
-	       int host_leased, struct virt_conn *vc, struct strbuf *names);
-
 /*
  * Power off every IPMI host that a controller whose lease has expired
  * left powered on and that nobody holds now.  lock_dir is the state

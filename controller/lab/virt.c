@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "dynlib.h"
 #include "lab/virt.h"
+#include "parse.h"
 #include "banned.h"
 
 /*
@@ -86,30 +87,6 @@ static void add_virt_error(struct strbuf *err, const char *what)
 static void add_xml_escaped(struct strbuf *sb, const char *s)
 {
 	strbuf_add_html(sb, s);
-}
-
-const char *virt_address_problem(const char *addr)
-{
-	struct in_addr a;
-	unsigned first;
-
-	if (inet_pton(AF_INET, addr, &a) != 1)
-		return "not an IPv4 address (like 127.0.0.1)";
-	first = (unsigned)(ntohl(a.s_addr) >> 24);
-	if (first == 0)
-		return "in 0.0.0.0/8, no one address (0.0.0.0 would open "
-		       "the forward on every interface)";
-	if (first >= 224 && first <= 239)
-		return "a multicast address (224.0.0.0/4)";
-	if (first >= 240)
-		return "a broadcast or reserved address (240.0.0.0/4, "
-		       "255.255.255.255)";
-	return NULL;
-}
-
-int virt_address_ok(const char *addr)
-{
-	return virt_address_problem(addr) == NULL;
 }
 
 int virt_domain_xml(const struct virt_domain_spec *s, struct strbuf *xml,

@@ -37,24 +37,6 @@ struct virt_domain_spec {
 	const char *emulator; /* NULL: libvirt's default */
 };
 
-/*
- * Is addr what a libvirt host's SSH forward may listen on: a dotted IPv4
- * address (inet_pton), nothing else?  1 or 0.  It ends up inside qemu's
- * -netdev option string, where a name or anything with a comma would be
- * read as more options.  One address, a unicast one: 0.0.0.0/8 (0.0.0.0
- * listens on every interface), multicast 224.0.0.0/4 and 240.0.0.0/4
- * (255.255.255.255 among them) are refused; IPv6 (::, ff00::/8 ...) is
- * not taken at all.
- */
-int virt_address_ok(const char *addr);
-
-/*
- * Why virt_address_ok() refuses addr ("not an IPv4 address (like
- * 127.0.0.1)", "a multicast address (224.0.0.0/4)", ...: a phrase that
- * follows "is"), or NULL when it takes it.  A static string.
- */
-const char *virt_address_problem(const char *addr);
-
 /* Validate spec and append the domain XML (every value escaped). */
 int virt_domain_xml(const struct virt_domain_spec *spec, struct strbuf *xml,
 		    struct strbuf *err);

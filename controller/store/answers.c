@@ -16,7 +16,6 @@
 #include "store/answers.h"
 #include "store/hosts.h"
 #include "store/jobs.h"
-#include "store/queue.h"
 #include "banned.h"
 
 /* P B B P P B B P ...: the side of single boot number i of the order. */
@@ -671,4 +670,37 @@ int answers_list_json(struct db *db, struct strbuf *out, struct strbuf *err)
 		return -1;
 	strbuf_addstr(out, db_get(res, 0, 0));
 	return 0;
+}
+
+int answers_patch_files(struct db *db, int64_t patch_id, int64_t count,
+			struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, patch_id);
+	db_args_i64(&a, count);
+	r = db_exec_args(db, ret, err,
+			 "SELECT position, sha256, encode(data, 'hex') FROM "
+			 "patch_files WHERE patch_id = $1 AND position <= $2 "
+			 "ORDER BY position",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int answers_bisection_mail_to(struct db *db, int64_t bisection_id,
+			      struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, bisection_id);
+	r = db_exec_args(db, ret, err,
+			 "SELECT p.mail_to FROM bisections b LEFT JOIN "
+			 "patches p ON p.id = b.patch_id WHERE b.id = "
+			 "$1",
+			 &a);
+	db_args_clear(&a);
+	return r;
 }

@@ -140,12 +140,18 @@ int answers_record(struct db *db, int64_t patch_id, const char *state,
 		   const char *note, const char *metrics_json,
 		   struct strbuf *err);
 
+/* One patch file of a series, as read from disk. */
+struct queue_patch {
+	const char *name; /* file name, for messages */
+	const char *data;
+	size_t len;
+};
+
 /*
  * Store the files of a series (called inside queue_submit's
  * transaction): one patch_files row each, with its Subject: when it has
  * one.  0 or -1 with err.
  */
-struct queue_patch;
 int answers_store_files(struct db *db, int64_t patch_id,
 			const struct queue_patch *files, size_t nr,
 			struct strbuf *err);
@@ -175,5 +181,19 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
  * answered_at}.  0 or -1 with err.
  */
 int answers_list_json(struct db *db, struct strbuf *out, struct strbuf *err);
+/*
+ * The first count stored files of patch_id's series, by position:
+ * position, sha256, the file's bytes in hex.  Into *ret (the caller frees
+ * it; it says how many there are).  0, or -1 with err.
+ */
+int answers_patch_files(struct db *db, int64_t patch_id, int64_t count,
+			struct db_result **ret, struct strbuf *err);
+/*
+ * Who hears of bisection_id's end: one row, the mail_to of its patch (NULL
+ * when it has none or is no patch's); no row when there is no such
+ * bisection.  Into *ret (the caller frees it).  0, or -1 with err.
+ */
+int answers_bisection_mail_to(struct db *db, int64_t bisection_id,
+			      struct db_result **ret, struct strbuf *err);
 
 #endif

@@ -13,8 +13,6 @@
 
 #include "cleanup.h"
 #include "parse.h"
-#include "lab/ssh.h"
-#include "lab/virt.h"
 #include "store/hosts.h"
 #include "shquote.h"
 #include "banned.h"
@@ -549,6 +547,110 @@ int hosts_remove(struct db *db, const char *name, struct strbuf *why,
 		strbuf_addstr(why, " --health retired)");
 	}
 out:
+	db_args_clear(&a);
+	return r;
+}
+
+/* The columns list and show print, as the members of one JSON object per
+ * host, in the order show prints them. */
+#define HOST_FIELDS                                                            \
+	"'name', name, 'kind', kind, 'state', state, 'health', health, "       \
+	"'address', address, "                                                 \
+	"'port', port, 'user', ssh_user, 'key_file', key_file, "               \
+	"'known_hosts', known_hosts, 'tags', to_jsonb(tags), "                 \
+	"'sockets', sockets, 'cores_per_socket', "                             \
+	"cores_per_socket, 'threads_per_core', threads_per_core, "             \
+	"'numa_nodes', numa_nodes, 'cpus', cpus, 'memory_mb', memory_mb, "     \
+	"'lease_owner', lease_owner, 'lease_job', lease_job_id, "              \
+	"'lease_expires', lease_expires, 'libvirt_uri', libvirt_uri, "         \
+	"'bmc_address', bmc_address, 'bmc_port', bmc_port, 'bmc_user', "       \
+	"bmc_user, 'bmc_password_file', bmc_password_file, 'bmc_bootdev', "    \
+	"bmc_bootdev, 'boot_config', boot_config"
+#define HOST_JSON "jsonb_build_object(" HOST_FIELDS ")"
+
+int hosts_list_json(struct db *db, struct db_result **ret, struct strbuf *err)
+{
+	return db_exec(db, ret, err,
+		       "SELECT coalesce(jsonb_agg(" HOST_JSON
+		       " ORDER BY name), '[]') FROM hosts",
+		       0, NULL);
+}
+
+int hosts_list_rows(struct db *db, struct db_result **ret, struct strbuf *err)
+{
+	return db_exec(db, ret, err,
+		       "SELECT name, kind, coalesce(address || "
+		       "coalesce(':' || port, ''), '-'), state, health, "
+		       "coalesce(sockets::text, '-'), "
+		       "coalesce(cpus::text, "
+		       "'-'), coalesce(memory_mb::text, '-'), "
+		       "array_to_string(tags, ',') FROM hosts ORDER BY "
+		       "name",
+		       0, NULL);
+}
+
+int hosts_show_json(struct db *db, const char *name, struct db_result **ret,
+		    struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, name);
+	r = db_exec_args(db, ret, err,
+			 "SELECT json_build_object(" HOST_FIELDS ", "
+			 "'runs', (SELECT count(*) "
+			 "FROM runs r WHERE r.host_id = hosts.id), 'events', "
+			 "(SELECT coalesce(json_agg(json_build_object('at', "
+			 "e.at, 'old', e.old_health, 'new', e.new_health, "
+			 "'reason', e.reason) ORDER BY e.at), '[]') FROM "
+			 "host_events e WHERE e.host_id = hosts.id), "
+			 "'agent_info', agent_info) "
+			 "FROM hosts WHERE name = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int hosts_contact_row(struct db *db, const char *name, struct db_result **ret,
+		      struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, name);
+	r = db_exec_args(db, ret, err,
+			 "SELECT kind, address, port, ssh_user, key_file, "
+			 "known_hosts FROM hosts WHERE name = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int hosts_libvirt_uris(struct db *db, struct db_result **ret,
+		       struct strbuf *err)
+{
+	return db_exec(db, ret, err,
+		       "SELECT DISTINCT libvirt_uri FROM hosts WHERE kind = "
+		       "'libvirt' AND libvirt_uri IS NOT NULL ORDER BY 1",
+		       0, NULL);
+}
+
+int hosts_known_good_row(struct db *db, const char *name, int64_t id,
+			 struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	if (name)
+		db_args_str(&a, name);
+	else
+		db_args_i64(&a, id);
+	r = db_exec_args(db, ret, err,
+			 name ? "SELECT coalesce(known_good_kernel_id, "
+				"0) FROM hosts WHERE name = $1"
+			      : "SELECT coalesce(known_good_kernel_id, "
+				"0) FROM hosts WHERE id = $1",
+			 &a);
 	db_args_clear(&a);
 	return r;
 }

@@ -220,5 +220,48 @@ int hosts_find_or_import(struct db *db, const char *name, const char *file,
  */
 int hosts_remove(struct db *db, const char *name, struct strbuf *why,
 		 struct strbuf *err);
+/*
+ * Every host for `host list --json`: one row, one column, a JSON array of
+ * one object per host (the fields `host show` prints), by name.  Into
+ * *ret (the caller frees it).  0, or -1 with err.
+ */
+int hosts_list_json(struct db *db, struct db_result **ret, struct strbuf *err);
+
+/*
+ * Every host for `host list`, by name: name, kind, address[:port] ('-'),
+ * state, health, sockets, cpus, memory_mb ('-' when unknown), tags
+ * (comma-separated).  Into *ret.  0, or -1 with err.
+ */
+int hosts_list_rows(struct db *db, struct db_result **ret, struct strbuf *err);
+
+/*
+ * The host named name for `host show`: no row when there is none, else
+ * one JSON object (the list's fields, its runs counted, its health events,
+ * its agent_info).  Into *ret.  0, or -1 with err.
+ */
+int hosts_show_json(struct db *db, const char *name, struct db_result **ret,
+		    struct strbuf *err);
+/*
+ * How to reach the host named name (lab/hostinfo.c): kind, address, port,
+ * ssh_user, key_file, known_hosts; no row when there is none.  Into *ret
+ * (the caller frees it).  0, or -1 with err.
+ */
+int hosts_contact_row(struct db *db, const char *name, struct db_result **ret,
+		      struct strbuf *err);
+
+/*
+ * Every libvirt URI the libvirt hosts name, once each, sorted (what the
+ * sweep visits).  Into *ret.  0, or -1 with err.
+ */
+int hosts_libvirt_uris(struct db *db, struct db_result **ret,
+		       struct strbuf *err);
+
+/*
+ * The known-good kernel id (0 when none) of the host named name, or when
+ * name is NULL of host id; no row when there is no such host.  Into *ret.
+ * 0, or -1 with err.
+ */
+int hosts_known_good_row(struct db *db, const char *name, int64_t id,
+			 struct db_result **ret, struct strbuf *err);
 
 #endif

@@ -806,3 +806,71 @@ int ingest_mark_expected_panic(struct db *db, int64_t run_id, const char *what,
 {
 	return mark_ended(db, run_id, "expected-panic", what, text, len, err);
 }
+
+int ingest_run_shape(struct db *db, int64_t run_id, struct db_result **ret,
+		     struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, run_id);
+	r = db_exec_args(db, ret, err,
+			 "SELECT coalesce(iterations, 1), coalesce(warmup, 0) "
+			 "FROM runs WHERE id = $1",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}
+
+int ingest_results_target(struct db *db, int64_t job, int64_t run,
+			  const char *kernel, struct db_result **ret,
+			  struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, job);
+	db_args_i64(&a, run);
+	db_args_str(&a, kernel);
+	r = db_exec_args(
+		db, ret, err,
+		"SELECT CASE WHEN $1 <> 0 THEN EXISTS (SELECT 1 FROM "
+		"jobs WHERE id = $1) WHEN $2 <> 0 THEN EXISTS (SELECT "
+		"1 FROM runs WHERE id = $2) ELSE EXISTS (SELECT 1 FROM "
+		"kernels WHERE name = $3) END",
+		&a);
+	db_args_clear(&a);
+	return r;
+}
+
+int ingest_results_rows(struct db *db, int64_t job, int64_t run,
+			const char *kernel, const char *workload,
+			const struct strvec *keys, const struct strvec *vals,
+			struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, job);
+	db_args_i64(&a, run);
+	db_args_str(&a, kernel);
+	db_args_str(&a, workload);
+	db_args_text_array(&a, keys);
+	db_args_text_array(&a, vals);
+	r = db_exec_args(db, ret, err,
+			 "SELECT r.job_id, r.id, h.name, k.name, r.workload, "
+			 "r.params::text, x.iteration, x.warmup, x.metric, "
+			 "x.value, x.unit, x.direction FROM results x JOIN "
+			 "runs r ON r.id = x.run_id JOIN hosts h ON h.id = "
+			 "r.host_id JOIN kernels k ON k.id = r.kernel_id WHERE "
+			 "CASE WHEN $1 <> 0 THEN r.job_id = $1 WHEN $2 <> 0 "
+			 "THEN r.id = $2 ELSE k.name = $3 END "
+			 "AND ($4::text IS NULL OR r.workload = $4) "
+			 "AND NOT EXISTS (SELECT 1 FROM unnest($5::text[], "
+			 "$6::text[]) AS f(k, v) WHERE r.params ->> f.k IS "
+			 "DISTINCT FROM f.v) "
+			 "ORDER BY r.id, x.metric, x.iteration",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}

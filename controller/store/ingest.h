@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "strvec.h"
 #include "strbuf.h"
 
 #define INGEST_MAX_LINE 65536
@@ -131,5 +132,33 @@ void ingest_json_write(const struct json_value *v, struct strbuf *out);
 /* Append s to out quoted for a log: at most max bytes, escaped. */
 void ingest_quote_line(struct strbuf *out, const char *s, size_t len,
 		       size_t max);
+/*
+ * Run run_id's iterations and warmup (1 and 0 when not set), for an
+ * ingest by hand (`job ingest`): no row when there is no such run.  Into
+ * *ret (the caller frees it).  0, or -1 with err.
+ */
+int ingest_run_shape(struct db *db, int64_t run_id, struct db_result **ret,
+		     struct strbuf *err);
+
+/*
+ * Is what `results` asks about there: job (when not 0), else run (when
+ * not 0), else the kernel named kernel?  One row, one column, 't' or 'f'.
+ * Into *ret (the caller frees it).  0, or -1 with err.
+ */
+int ingest_results_target(struct db *db, int64_t job, int64_t run,
+			  const char *kernel, struct db_result **ret,
+			  struct strbuf *err);
+
+/*
+ * The results of job, else run, else kernel (as ingest_results_target()
+ * picks), of workload (NULL: any) whose run's parameters hold every
+ * keys[i] = vals[i]: job_id, run id, host, kernel, workload, params,
+ * iteration, warmup, metric, value, unit, direction; by run, metric,
+ * iteration.  Into *ret.  0, or -1 with err.
+ */
+int ingest_results_rows(struct db *db, int64_t job, int64_t run,
+			const char *kernel, const char *workload,
+			const struct strvec *keys, const struct strvec *vals,
+			struct db_result **ret, struct strbuf *err);
 
 #endif

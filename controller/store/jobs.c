@@ -256,3 +256,92 @@ int jobs_latest_with_plan(struct db *db, const char *text, size_t len,
 		return 1;
 	return db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0 ? -1 : 0;
 }
+
+int jobs_show_json(struct db *db, int64_t job_id, struct db_result **ret,
+		   struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, job_id);
+	r = db_exec_args(
+		db, ret, err,
+		"SELECT jsonb_build_object('job', j.id, 'name', j.name, "
+		"'state', j.state, 'priority', j.priority, 'patch', "
+		"j.patch_id, 'kernel', k.name, 'kernel_labelled', "
+		"k.labelled, 'plan', p.name, "
+		"'plan_sha256', p.sha256, 'host', h.name, "
+		"'host_constraint', j.host_constraint, 'attempts', "
+		"j.attempts, 'max_attempts', j.max_attempts, "
+		"'lease_owner', j.lease_owner, 'lease_expires', "
+		"j.lease_expires, 'created_at', j.created_at, "
+		"'claimed_at', j.claimed_at, 'started_at', "
+		"j.started_at, 'finished_at', j.finished_at, "
+		"'error_phase', j.error_phase, 'error', j.error, "
+		"'block', j.block, 'stop_reason', j.stop_reason, "
+		"'log', j.log, "
+		"'phases', (SELECT coalesce(jsonb_agg(jsonb_build_object("
+		"'phase', f.phase, 'attempt', f.attempt, 'status', "
+		"f.status, 'started_at', f.started_at, 'finished_at', "
+		"f.finished_at, 'seconds', round(extract(epoch FROM "
+		"f.finished_at - f.started_at)::numeric, 3), 'log', "
+		"f.log) ORDER BY f.id), '[]') FROM job_phases f WHERE "
+		"f.job_id = j.id), "
+		"'runs', (SELECT coalesce(jsonb_agg(jsonb_build_object("
+		"'run', r.id, 'attempt', r.attempt, 'boot', r.boot, "
+		"'seq', r.seq, 'workload', r.workload, 'params', "
+		"r.params, 'status', r.status, 'error', r.error, "
+		"'results', (SELECT count(*) FROM results x WHERE "
+		"x.run_id = r.id)) ORDER BY r.id), '[]') FROM runs r "
+		"WHERE r.job_id = j.id)) "
+		"FROM jobs j JOIN kernels k ON k.id = j.kernel_id JOIN "
+		"plans p ON p.id = j.plan_id LEFT JOIN hosts h ON h.id "
+		"= j.host_id WHERE j.id = $1",
+		&a);
+	db_args_clear(&a);
+	return r;
+}
+
+int jobs_show_text(struct db *db, const char *job_json, struct db_result **ret,
+		   struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, job_json);
+	r = db_exec_args(db, ret, err,
+			 "WITH o AS (SELECT $1::jsonb AS o) SELECT "
+			 "format(E'job STP#%s: %s%s\\n  kernel %s%s, "
+			 "plan %s, host %s, attempt %s of %s\\n  "
+			 "created %s, finished %s\\n  block %s%s"
+			 "\\n%s', o->>'job', "
+			 "o->>'state', coalesce(' (' || (o->>"
+			 "'error_phase') || ': ' || (o->>'error') || "
+			 "')', ''), o->>'kernel', CASE WHEN "
+			 "(o->>'kernel_labelled')::boolean THEN ' (a "
+			 "label for what the host ran: nothing was "
+			 "built or booted, no series applied)' ELSE '' "
+			 "END, o->>'plan', "
+			 "coalesce(o->>'host', '-'), o->>'attempts', "
+			 "o->>'max_attempts', o->>'created_at', "
+			 "coalesce(o->>'finished_at', '-'), "
+			 "o->>'block', coalesce(E'\\n  stop reason: ' "
+			 "|| (o->>'stop_reason'), ''), coalesce("
+			 "(SELECT string_agg(format(E'  phase %-8s "
+			 "%-8s %ss%s', f->>'phase', f->>'status', "
+			 "coalesce(f->>'seconds', '-'), coalesce(E'\\n"
+			 "    ' || nullif(replace(rtrim(f->>'log', "
+			 "E'\\n'), E'\\n', E'\\n    '), ''), '')), "
+			 "E'\\n') FROM jsonb_array_elements(o->"
+			 "'phases') f) || E'\\n', '') || coalesce("
+			 "(SELECT string_agg(format('  run %s %-14s "
+			 "%-8s %s results%s', r->>'run', r->>"
+			 "'workload', r->>'status', r->>'results', "
+			 "coalesce(': ' || (r->>'error'), '')), "
+			 "E'\\n') FROM jsonb_array_elements(o->'runs') "
+			 "r) || E'\\n', '') || 'log:' || E'\\n' || "
+			 "(o->>'log')) FROM o",
+			 &a);
+	db_args_clear(&a);
+	return r;
+}

@@ -99,5 +99,21 @@ int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
 /* Insert r as a queued job; its id in *ret_id.  0 or -1 with err. */
 int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
 		struct strbuf *err);
+/*
+ * Job job_id for `job show`: no row when there is none, else one JSON
+ * object: the job, its kernel, plan and host, its phases and its runs
+ * (each with its count of results).  Into *ret (the caller frees it).  0,
+ * or -1 with err.
+ */
+int jobs_show_json(struct db *db, int64_t job_id, struct db_result **ret,
+		   struct strbuf *err);
+
+/*
+ * The text `job show` prints for job_json (the object jobs_show_json()
+ * gave), rendered by the server from that object so that both forms
+ * agree: one row, one column.  Into *ret.  0, or -1 with err.
+ */
+int jobs_show_text(struct db *db, const char *job_json, struct db_result **ret,
+		   struct strbuf *err);
 
 #endif

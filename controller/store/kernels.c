@@ -9,7 +9,6 @@
 
 #include "cleanup.h"
 #include "parse.h"
-#include "lab/build.h"
 #include "store/kernels.h"
 #include "banned.h"
 
@@ -223,4 +222,81 @@ int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *err)
 	if (r < 0 && !strcmp(db_last_sqlstate(db), "23503"))
 		return 1;
 	return r < 0 ? -1 : 0;
+}
+
+int kernels_lookup(struct db *db, const char *name_or_id,
+		   struct db_result **ret, struct strbuf *err)
+{
+	const char *p[1] = { name_or_id };
+
+	return db_exec(db, ret, err,
+		       "SELECT id FROM kernels WHERE name = $1 OR "
+		       "(id::text = $1)",
+		       1, p);
+}
+
+int kernels_list(struct db *db, struct db_result **ret, struct strbuf *err)
+{
+	return db_exec(
+		db, ret, err,
+		"SELECT id, name, CASE WHEN labelled THEN 'labelled' ELSE "
+		"build_state END, coalesce(release, ''), "
+		"vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
+		"coalesce(cache_key, ''), labelled, build_state FROM "
+		"kernels ORDER BY id",
+		0, NULL);
+}
+
+int kernels_show(struct db *db, const char *id, int with_log,
+		 struct db_result **ret, struct strbuf *err)
+{
+	return db_exec(
+		db, ret, err,
+		"SELECT name, base, base_ref, config_spec, cache_key, "
+		"series_sha256, config_sha256, build_state, release, "
+		"image_path, vmlinux_path, initrd_path, build_dir, "
+		"vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
+		"build_error, built_at, coalesce(build_log, ''), "
+		"labelled, (to_jsonb(k) - 'build_log' - 'labelled') || "
+		"jsonb_build_object('labelled', labelled) || CASE WHEN $2 "
+		"THEN jsonb_build_object('build_log', build_log) ELSE "
+		"'{}' END FROM kernels k WHERE id = $1",
+		2, (const char *[]){ id, with_log ? "t" : "f" });
+}
+
+int kernels_job_build_row(struct db *db, int64_t job_id, struct db_result **ret,
+			  struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_i64(&a, job_id);
+	r = db_exec_args(
+		db, ret, err,
+		"SELECT k.id, k.build_state, k.base, k.base_ref, "
+		"k.config_spec, CASE WHEN k.series_patch_id IS NULL THEN "
+		"encode(p.series, 'hex') END, k.image_path, "
+		"k.release, coalesce(k.series_patch_id, 0), "
+		"coalesce(k.series_count, 0), k.build_mode "
+		"FROM jobs j JOIN kernels k ON k.id = j.kernel_id "
+		"LEFT JOIN patches p ON p.id = j.patch_id WHERE j.id = $1",
+		&a);
+	db_args_clear(&a);
+	return r;
+}
+
+int kernels_base_source(struct db *db, const char *name, int64_t not_id,
+			struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, name);
+	db_args_i64(&a, not_id);
+	r = db_exec_args(db, ret, err,
+			 "SELECT base, base_ref, config_spec FROM kernels "
+			 "WHERE name = $1 AND id <> $2",
+			 &a);
+	db_args_clear(&a);
+	return r;
 }

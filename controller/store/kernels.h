@@ -20,7 +20,25 @@
 /* kernels.name: at most this many bytes (schema 001), printable (006). */
 #define KERNEL_NAME_MAX_LEN 200
 
-struct kernel_build_result;
+/*
+ * What a build made (lab/build.c fills it, kernels_build_done() records
+ * it): defined here so that the store needs nothing of the lab.
+ */
+struct kernel_build_result {
+	char *cache_key; /* 64 hex */
+	char *base_id; /* "tarball:SHA", "git:COMMIT", "dir:PATH" */
+	char *series_sha256; /* NULL without patches */
+	char *config_sha256;
+	char *dir; /* CACHE/builds/KEY */
+	char *release; /* make kernelrelease */
+	char *vmlinux; /* for direct boot */
+	char *bzimage; /* for PXE / kexec / real hardware */
+	char *log_path;
+	int64_t text, data, bss;
+	double seconds; /* of the build that made it */
+	int cached; /* 1: found in the cache, nothing built now */
+	struct strbuf log; /* this call's log (the full log on a build) */
+};
 
 /* What a caller knows of a kernel; NULL fields are not known (kept). */
 struct kernel_fields {
@@ -92,5 +110,47 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
  * (nothing removed); -1 with err.
  */
 int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *err);
+/*
+ * The kernels whose name is name_or_id, or whose id is (as text): one
+ * column, id; the caller says what zero or two rows mean.  Into *ret
+ * (the caller frees it).  0, or -1 with err.
+ */
+int kernels_lookup(struct db *db, const char *name_or_id,
+		   struct db_result **ret, struct strbuf *err);
+
+/*
+ * Every kernel, by id, for `kernel list`: id, name, the state shown
+ * (labelled, else the build state), release ('' when unknown),
+ * vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, cache_key (''),
+ * labelled, build_state.  Into *ret.  0, or -1 with err.
+ */
+int kernels_list(struct db *db, struct db_result **ret, struct strbuf *err);
+
+/*
+ * Kernel id (as text) for `kernel show`: its columns name .. built_at
+ * (0..18), build_log ('' when none, 19), labelled (20) and the row as one
+ * JSON object (21), with build_log only when with_log.  Into *ret.  0, or
+ * -1 with err.
+ */
+int kernels_show(struct db *db, const char *id, int with_log,
+		 struct db_result **ret, struct strbuf *err);
+/*
+ * What building job_id's kernel needs (lab/build.c): no row when there is
+ * no such job, else its kernel's id, build_state, base, base_ref,
+ * config_spec, the job's patch series in hex (NULL when the kernel names
+ * its own series), image_path, release, series_patch_id (0: none),
+ * series_count (0), build_mode.  Into *ret (the caller frees it).  0, or
+ * -1 with err.
+ */
+int kernels_job_build_row(struct db *db, int64_t job_id, struct db_result **ret,
+			  struct strbuf *err);
+
+/*
+ * The kernel row named name other than not_id (the base a `submit --base
+ * NAME` names): base, base_ref, config_spec; no row when there is none.
+ * Into *ret.  0, or -1 with err.
+ */
+int kernels_base_source(struct db *db, const char *name, int64_t not_id,
+			struct db_result **ret, struct strbuf *err);
 
 #endif

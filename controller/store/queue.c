@@ -1160,3 +1160,40 @@ int queue_find_plan(struct db *db, const char *text, size_t len,
 	strbuf_addstr(ret_sha256, db_get(res, 0, 0));
 	return 0;
 }
+
+int queue_list(struct db *db, const char *state, int64_t limit,
+	       struct db_result **ret, struct strbuf *err)
+{
+	struct db_args a = DB_ARGS_INIT;
+	int r;
+
+	db_args_str(&a, state);
+	db_args_i64(&a, limit);
+	r = db_exec_args(
+		db, ret, err,
+		"WITH q AS (SELECT j.id, j.state, j.priority, "
+		"j.patch_id, k.name AS kernel, p.name AS plan, "
+		"coalesce(h.name, j.host_constraint) AS host, "
+		"j.attempts, j.created_at, j.error_phase, j.error, "
+		"j.name, j.nr_runs FROM jobs j JOIN kernels k ON k.id "
+		"= j.kernel_id JOIN plans p ON p.id = j.plan_id LEFT "
+		"JOIN hosts h ON h.id = j.host_id WHERE CASE WHEN $1::text "
+		"IS NULL THEN j.state NOT IN ('done', 'failed', "
+		"'cancelled') WHEN $1::text = 'all' THEN true ELSE j.state "
+		"= $1 END ORDER BY j.id DESC LIMIT $2) "
+		"SELECT coalesce(jsonb_agg(jsonb_build_object('job', "
+		"id, 'state', state, 'priority', priority, 'patch', "
+		"patch_id, 'kernel', kernel, 'plan', plan, 'host', "
+		"host, 'attempts', attempts, 'created_at', created_at, "
+		"'error_phase', error_phase, 'error', error, 'name', "
+		"name, 'runs', nr_runs) ORDER BY id DESC), '[]'), "
+		"coalesce(string_agg(format('%-7s %-10s %5s %-7s "
+		"%-20s %-16s %-14s %3s %s', id, state, priority, "
+		"coalesce('PLM#' || patch_id, '-'), kernel, plan, "
+		"coalesce(host, '(any)'), attempts, coalesce(error_phase "
+		"|| ': ' || left(error, 80), '')), E'\\n' ORDER BY id "
+		"DESC), '') FROM q",
+		&a);
+	db_args_clear(&a);
+	return r;
+}

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/answers.h"
 #include "store/db.h"
 #include "strbuf.h"
 
@@ -30,13 +31,6 @@ struct job_row;
 
 /* Default lease: renewed every third of it. */
 #define QUEUE_LEASE_S 60
-
-/* One patch file of a series, as read from disk. */
-struct queue_patch {
-	const char *name; /* file name, for messages */
-	const char *data;
-	size_t len;
-};
 
 struct queue_submit {
 	const struct queue_patch
@@ -258,5 +252,14 @@ int queue_job_state(struct db *db, int64_t job_id, struct strbuf *ret_state,
 /* Is any host leased or running (so that waiting may free one)?  0 with
  * *ret_busy set, or -1 with err. */
 int queue_hosts_busy(struct db *db, int *ret_busy, struct strbuf *err);
+/*
+ * The queue for `queue`: the jobs in state (NULL: those not done, failed
+ * or cancelled; "all": every one), newest first, at most limit of them.
+ * One row: the jobs as a JSON array, and as the lines of the table
+ * (E'\n'-joined, '' when none).  Into *ret (the caller frees it).  0, or
+ * -1 with err.
+ */
+int queue_list(struct db *db, const char *state, int64_t limit,
+	       struct db_result **ret, struct strbuf *err);
 
 #endif

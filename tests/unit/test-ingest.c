@@ -13,6 +13,7 @@
 #include "store/ingest.h"
 #include "store/queue.h"
 #include "lab/ssh.h"
+#include "parse.h"
 #include "strbuf.h"
 
 static const struct ingest_expect ex = { .run_id = 7,

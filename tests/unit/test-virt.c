@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lab/virt.h"
+#include "parse.h"
 
 static void spec_2s(struct virt_domain_spec *s)
 {

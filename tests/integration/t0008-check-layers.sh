@@ -1,0 +1,129 @@
+#!/bin/sh
+# t0008: tools/check-layers, the layering rules of doc/DESIGN.md checked
+# on the code, passes on the tree as it is and fails, naming FILE:LINE and
+# the rule, on each break it is there for: an include up the documented
+# folder order, a cycle between two files of controller/, an SQL statement
+# in a verb file.  Every exception the doc lists is needed (the check fails
+# without it) and one that matches nothing, or allows more statements than
+# its file holds, is refused, so the list only shrinks.  Each case works on its own copy of controller/, common/,
+# agent/, doc/DESIGN.md and the script, never on the tree.
+. "$(dirname "$0")/../lib/test-lib.sh"
+
+command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed (make deps)"
+
+mkdir -p "$SCRATCH/tree/doc" "$SCRATCH/tree/tools"
+cp -R "$TOP/controller" "$TOP/common" "$TOP/agent" "$SCRATCH/tree/" &&
+	cp "$TOP/doc/DESIGN.md" "$SCRATCH/tree/doc/" &&
+	cp "$TOP/tools/check-layers" "$SCRATCH/tree/tools/" || exit 1
+# Only sources are read: built objects would only slow the copy's walk.
+find "$SCRATCH/tree" -name '*.[od]' -delete
+rm -f "$SCRATCH/tree/controller/schedfarm" "$SCRATCH/tree/agent/schedfarm-agent"
+
+# fresh NAME: a copy of the tree to break, in $SCRATCH/NAME.
+fresh() {
+	rm -rf "$SCRATCH/$1" && cp -R "$SCRATCH/tree" "$SCRATCH/$1"
+}
+
+# append LINE FILE: add LINE at the end of FILE; prints its line number.
+append() {
+	printf '%s\n' "$1" >>"$2" && wc -l <"$2" | tr -d ' '
+}
+
+# layers DIR: run the check on DIR, its output in out, its status in rc.
+layers() {
+	(cd "$1" && python3 tools/check-layers) >out 2>err
+	echo $? >rc
+}
+
+test_expect_success 'the tree as it is passes, silently' '
+	layers "$SCRATCH/tree" &&
+	{ [ "$(cat rc)" = 0 ] || { cat out err; false; }; } &&
+	! test -s out
+'
+
+test_expect_success 'an include up the order fails, naming file:line and the rule' '
+	fresh up &&
+	n=$(append "#include \"cmd/builtin.h\"" up/controller/store/jobs.c) &&
+	layers "$SCRATCH/up" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "controller/store/jobs.c:$n: up: controller/store/jobs.c includes controller/cmd/builtin.h: controller/store may not include controller/cmd" out &&
+	grep_or_fail "cycle: a cycle between units: " out &&
+	grep_or_fail " -> controller/cmd (controller/store/jobs.c:$n)" out
+'
+
+test_expect_success 'so does common/ including the controller, and the agent it' '
+	fresh agent &&
+	n=$(append "#include \"store/db.h\"" agent/common/strbuf.c) &&
+	m=$(append "#include \"../controller/store/db.h\"" agent/agent/main.c) &&
+	layers "$SCRATCH/agent" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "common/strbuf.c:$n: up: common/strbuf.c includes controller/store/db.h: common may not include controller/store" out &&
+	grep_or_fail "agent/main.c:$m: up: agent/main.c includes controller/store/db.h: agent may not include controller/store" out
+'
+
+test_expect_success 'a cycle between two files of one folder fails, with both arrows' '
+	fresh file &&
+	n=$(append "#include \"store/queue.h\"" file/controller/store/answers.c) &&
+	layers "$SCRATCH/file" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "controller/store/answers.c:$n: file: a cycle between files: controller/store/answers -> controller/store/queue (controller/store/answers.c:$n) -> controller/store/answers (controller/store/queue.c:" out
+'
+
+test_expect_success 'an SQL statement in a verb file fails, even split over literals' '
+	fresh sql &&
+	n=$(append "static const char *q = \"SELECT id \"" sql/controller/cmd/cmd_db.c) &&
+	append "	\"FROM jobs WHERE id = \$1\";" sql/controller/cmd/cmd_db.c >/dev/null &&
+	layers "$SCRATCH/sql" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "controller/cmd/cmd_db.c:$n: sql: an SQL statement outside controller/store/ (\"SELECT id FROM\"): ask a store/ function" out
+'
+
+test_expect_success 'but not prose, a comment or lower case' '
+	fresh prose &&
+	cat >>prose/controller/cmd/cmd_db.c <<-\EOF &&
+	/* SELECT id FROM jobs WHERE id = $1: a comment is no statement */
+	static const char *p1 = "select a host from the list";
+	static const char *p2 = "SELECT: pick the host WHERE it is cheapest? no FROM";
+	static const char *p3 = "UPDATE the kernel, then SET it";
+	EOF
+	layers "$SCRATCH/prose" &&
+	{ [ "$(cat rc)" = 0 ] || { cat out err; false; }; }
+'
+
+test_expect_success 'each exception the doc lists is needed' '
+	sed -n "/^\`\`\`layers-exceptions/,/^\`\`\`\$/p" tree/doc/DESIGN.md |
+		grep -v "^\`\`\`" | sed "s/#.*//" | grep -v "^[[:space:]]*\$" >exceptions || true
+	while read -r kind rest; do
+		rm -rf one && mkdir -p one/doc &&
+		for d in controller common agent tools; do
+			ln -s "$SCRATCH/tree/$d" one/$d || return 1
+		done &&
+		grep -v -F -x -e "$kind $rest" tree/doc/DESIGN.md >one/doc/DESIGN.md &&
+		layers "$SCRATCH/one" &&
+		{ [ "$(cat rc)" = 1 ] ||
+			{ echo "exception not needed: $kind $rest"; return 1; }; } &&
+		grep -q ": $kind: " out ||
+		{ echo "no $kind break without: $kind $rest"; cat out; return 1; }
+	done <exceptions
+'
+
+test_expect_success 'an exception that matches nothing is refused' '
+	fresh stale &&
+	sed "s/^\`\`\`layers-exceptions\$/&\nsql controller\/cmd\/cmd_nothing.c 1/" \
+		tree/doc/DESIGN.md >stale/doc/DESIGN.md &&
+	layers "$SCRATCH/stale" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "doc/DESIGN.md:$(grep -n "^sql controller/cmd/cmd_nothing.c 1\$" stale/doc/DESIGN.md | cut -d: -f1): stale: the exception '"'"'sql controller/cmd/cmd_nothing.c 1'"'"' matches nothing: remove it" out
+'
+
+test_expect_success 'and so is a count above what the file holds' '
+	fresh count &&
+	line=$(grep -m1 "^sql " tree/doc/DESIGN.md) &&
+	set -- $line &&
+	sed "s|^$line\$|sql $2 $(($3 + 1))|" tree/doc/DESIGN.md >count/doc/DESIGN.md &&
+	layers "$SCRATCH/count" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "stale: the exception '"'"'sql $2 $(($3 + 1))'"'"' allows more than the $3 statements there: lower it" out
+'
+
+test_done
