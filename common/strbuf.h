@@ -118,6 +118,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* xstrdup(s), or NULL when s is NULL (an SQL NULL, an unset option). */
+char *xstrdup_or_null(const char *s);
 __attribute__((format(printf, 1, 2))) char *xstrfmt(const char *fmt, ...);
 
 /* Grow an array to hold at least nr elements (after git's ALLOC_GROW). */

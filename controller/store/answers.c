@@ -182,11 +182,6 @@ void answers_unlock(struct db *db, int64_t patch_id)
 	strbuf_release(&err);
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 		 struct strbuf *err)
 {
@@ -227,18 +222,18 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 	}
 	s->name = xstrdup(db_get(res, 0, 0));
 	s->submitter = xstrdup(db_get(res, 0, 1));
-	s->mail_to = dup_or_null(db_get(res, 0, 2));
+	s->mail_to = xstrdup_or_null(db_get(res, 0, 2));
 	s->state = xstrdup(db_get(res, 0, 3));
 	s->base = xstrdup(db_get(res, 0, 4));
-	s->base_name = dup_or_null(db_get(res, 0, 6));
-	s->kernel_name = dup_or_null(db_get(res, 0, 8));
+	s->base_name = xstrdup_or_null(db_get(res, 0, 6));
+	s->kernel_name = xstrdup_or_null(db_get(res, 0, 8));
 	s->auto_bisect = !strcmp(db_get(res, 0, 9), "t");
-	s->note = dup_or_null(db_get(res, 0, 11));
-	s->plan_name = dup_or_null(db_get(res, 0, 13));
-	s->plan_sha = dup_or_null(db_get(res, 0, 14));
-	s->plan_body = dup_or_null(db_get(res, 0, 15));
-	s->host_name = dup_or_null(db_get(res, 0, 18));
-	s->host_kind = dup_or_null(db_get(res, 0, 19));
+	s->note = xstrdup_or_null(db_get(res, 0, 11));
+	s->plan_name = xstrdup_or_null(db_get(res, 0, 13));
+	s->plan_sha = xstrdup_or_null(db_get(res, 0, 14));
+	s->plan_body = xstrdup_or_null(db_get(res, 0, 15));
+	s->host_name = xstrdup_or_null(db_get(res, 0, 18));
+	s->host_kind = xstrdup_or_null(db_get(res, 0, 19));
 	if (s->host_kind)
 		s->host_boots = hosts_kind_boots(s->host_kind);
 	if (db_get_i64(res, 0, 5, 0, INT64_MAX, &s->base_kernel_id) < 0 ||
@@ -279,8 +274,8 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 			goto out;
 		}
 		j->state = xstrdup(db_get(jobs, row, 3));
-		j->error_phase = dup_or_null(db_get(jobs, row, 4));
-		j->error = dup_or_null(db_get(jobs, row, 5));
+		j->error_phase = xstrdup_or_null(db_get(jobs, row, 4));
+		j->error = xstrdup_or_null(db_get(jobs, row, 5));
 		j->side = j->kernel_id == s->kernel_id ? ANSWER_PATCH
 						       : ANSWER_BASE;
 		if (strcmp(j->state, "done") && strcmp(j->state, "failed") &&
