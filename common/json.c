@@ -773,3 +773,18 @@ int json_get_bool(const struct json_value *obj, const char *key, int *ret,
 	*ret = v->u.boolean;
 	return 0;
 }
+
+const char *json_member_string(const struct json_value *obj, const char *key)
+{
+	const struct json_value *v = json_get(obj, key);
+
+	return v && json_type_of(v) == JSON_STRING ? json_string(v) : NULL;
+}
+
+double json_member_number(const struct json_value *obj, const char *key)
+{
+	const struct json_value *v = json_get(obj, key);
+	double d;
+
+	return v && json_number(v, &d) == 0 ? d : NAN;
+}
