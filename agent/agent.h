@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "command.h"
+#include "fs.h"
 #include "json.h"
 #include "strbuf.h"
 #include "strvec.h"

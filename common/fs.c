@@ -72,8 +72,7 @@ out:
 	return r;
 }
 
-/* Write all of data to fd, through EINTR and short writes. */
-static int write_all(int fd, const void *data, size_t len)
+int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 
@@ -82,7 +81,7 @@ static int write_all(int fd, const void *data, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n <= 0)
 			return -1;
 		p += n;
 		len -= (size_t)n;

@@ -70,4 +70,10 @@ int copy_file_atomic(const char *src, const char *dst, mode_t mode,
  */
 int lock_file(const char *path, struct strbuf *err);
 
+/*
+ * Write all len bytes at data to fd, through EINTR and short writes.
+ * 0, or -1 (errno set by write(2)) when a write fails or writes nothing.
+ */
+int write_all(int fd, const void *data, size_t len);
+
 #endif

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -270,6 +271,23 @@ static void test_lock_file(void **state)
 	strbuf_release(&err);
 }
 
+/* write_all: every byte reaches a pipe; a closed pipe is -1. */
+static void test_write_all(void **state)
+{
+	char buf[8] = { 0 };
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write_all(p[1], "abcdef", 6), 0);
+	assert_int_equal(read(p[0], buf, sizeof(buf)), 6);
+	assert_string_equal(buf, "abcdef");
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(write_all(p[1], "x", 1), -1);
+	close(p[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +307,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lock_file, setup,
 						teardown),
+		cmocka_unit_test(test_write_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
