@@ -76,4 +76,13 @@ int lock_file(const char *path, struct strbuf *err);
  */
 int write_all(int fd, const void *data, size_t len);
 
+/*
+ * rm -rf path, in process (no rm, no shell): path and, when it is a
+ * folder, everything below it, depth first.  Links are removed, never
+ * followed (each folder is opened O_NOFOLLOW relative to its parent, so
+ * a link swapped in during the walk is not entered either).  Nothing at
+ * path is 0.  0, or -1 with err naming what could not be removed.
+ */
+int remove_tree(const char *path, struct strbuf *err);
+
 #endif

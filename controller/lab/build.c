@@ -1102,23 +1102,6 @@ static int cache_lookup(const struct kernel_build_spec *spec,
 	return 1;
 }
 
-/* Remove a leftover folder of an interrupted build. */
-static int remove_tree(const char *dir, struct strbuf *err)
-{
-	struct child_process cp;
-	int r;
-
-	if (!is_dir(dir))
-		return 0;
-	child_process_init(&cp);
-	strvec_pushl(&cp.args, "rm", "-rf", "--", dir, (char *)NULL);
-	cp.quiet = 1;
-	cp.timeout_ms = 10 * 60000;
-	r = run_command(&cp, err);
-	child_process_clear(&cp);
-	return r;
-}
-
 /*
  * Copy an image the build wrote (outdir/rel) to dst, a file of the
  * controller's own in the build's folder: the output folder is the build
