@@ -1463,15 +1463,6 @@ static void config_spec_apply(struct kernel_build_spec *spec, const char *cs,
 	strvec_clear(&parts);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /*
  * A kernel that is a prefix of a series (kernels.series_patch_id, row 0
  * of res): write its first series_count files one by one into
@@ -1518,9 +1509,8 @@ static int series_files(struct db *db, const struct db_result *res,
 			    db_get(files, i, 1));
 		if (!is_file(path.buf)) {
 			strbuf_reset(&data);
-			for (size_t j = 0; hex[j] && hex[j + 1]; j += 2)
-				strbuf_addch(&data, hexval(hex[j]) * 16 +
-							    hexval(hex[j + 1]));
+			/* PostgreSQL's encode(.., 'hex'): always digits. */
+			(void)strbuf_add_unhex(&data, hex);
 			if (write_file(path.buf, data.buf, data.len, err) < 0)
 				goto out;
 		}
@@ -1620,9 +1610,7 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	config_spec_apply(&spec, cspec, &keep);
 	hex = db_get(res, 0, 5);
 	if (hex && *hex) {
-		for (size_t i = 0; hex[i] && hex[i + 1]; i += 2)
-			strbuf_addch(&series,
-				     hexval(hex[i]) * 16 + hexval(hex[i + 1]));
+		(void)strbuf_add_unhex(&series, hex);
 		strbuf_addf(&path, "%s/series", cache_dir);
 		if (mkdir_p(path.buf, CACHE_DIR_MODE, err) < 0)
 			goto out;

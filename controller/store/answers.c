@@ -511,19 +511,6 @@ int answers_patch_subject(const char *data, size_t len, struct strbuf *out)
 	return 0;
 }
 
-static void add_hex(struct strbuf *sb, const char *data, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	strbuf_grow(sb, len * 2);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)data[i];
-
-		strbuf_addch(sb, hex[c >> 4]);
-		strbuf_addch(sb, hex[c & 15]);
-	}
-}
-
 int answers_store_files(struct db *db, int64_t patch_id,
 			const struct queue_patch *files, size_t nr,
 			struct strbuf *err)
@@ -535,7 +522,7 @@ int answers_store_files(struct db *db, int64_t patch_id,
 		int r;
 
 		answers_patch_subject(files[i].data, files[i].len, &subject);
-		add_hex(&hex, files[i].data, files[i].len);
+		strbuf_add_hex(&hex, files[i].data, files[i].len);
 		db_args_i64(&a, patch_id);
 		db_args_i64(&a, (int64_t)i + 1);
 		db_args_str(&a, base ? base + 1 : files[i].name);

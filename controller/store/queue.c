@@ -79,19 +79,6 @@ int queue_check_patch(const char *name, const char *data, size_t len,
 	return 0;
 }
 
-static void add_hex(struct strbuf *sb, const char *data, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	strbuf_grow(sb, len * 2);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)data[i];
-
-		strbuf_addch(sb, hex[c >> 4]);
-		strbuf_addch(sb, hex[c & 15]);
-	}
-}
-
 static char *submitter_name(void)
 {
 	const struct passwd *pw = getpwuid(getuid());
@@ -365,7 +352,8 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		int64_t base_id;
 
 		for (size_t i = 0; i < s->nr_patches; i++)
-			add_hex(&hex, s->patches[i].data, s->patches[i].len);
+			strbuf_add_hex(&hex, s->patches[i].data,
+				       s->patches[i].len);
 		/* The series' name: --name, else the first patch's
 		 * subject when it is a name that prints as itself
 		 * (check_name()), else its file name. */
