@@ -192,6 +192,43 @@ void db_args_clear(struct db_args *a);
 int db_exec_args(struct db *db, struct db_result **ret, struct strbuf *err,
 		 const char *sql, const struct db_args *a);
 
+/*
+ * One statement in one call, its parameters typed where they are written:
+ *
+ *	db_query(db, &res, err, "UPDATE jobs SET state = $2 WHERE id = $1",
+ *		 DB_I64(job_id), DB_STR(state), DB_END);
+ *
+ * Each DB_* makes one parameter ($1, $2.. in order) as the db_args_*()
+ * of the same name would (DB_STR(NULL) and a non-finite DB_DOUBLE are SQL
+ * NULL); DB_END, always last, ends the list.  The convention is
+ * db_exec()'s: 0 with the rows in *ret (ret may be NULL), or -1 with the
+ * server's message in err and nothing to free.
+ */
+enum db_arg_kind {
+	DB_ARG_END,
+	DB_ARG_STR,
+	DB_ARG_I64,
+	DB_ARG_DOUBLE,
+	DB_ARG_BOOL,
+	DB_ARG_TEXT_ARRAY,
+};
+struct db_arg {
+	enum db_arg_kind kind;
+	const char *s;
+	int64_t i;
+	double d;
+	const struct strvec *sv;
+};
+#define DB_STR(v) ((struct db_arg){ .kind = DB_ARG_STR, .s = (v) })
+#define DB_I64(v) ((struct db_arg){ .kind = DB_ARG_I64, .i = (v) })
+#define DB_DOUBLE(v) ((struct db_arg){ .kind = DB_ARG_DOUBLE, .d = (v) })
+#define DB_BOOL(v) ((struct db_arg){ .kind = DB_ARG_BOOL, .i = !!(v) })
+#define DB_TEXT_ARRAY(v)                                                       \
+	((struct db_arg){ .kind = DB_ARG_TEXT_ARRAY, .sv = (v) })
+#define DB_END ((struct db_arg){ .kind = DB_ARG_END })
+int db_query(struct db *db, struct db_result **ret, struct strbuf *err,
+	     const char *sql, ...);
+
 /* COPY ... FROM STDIN: begin, put data (text format), end. */
 int db_copy_begin(struct db *db, const char *sql, struct strbuf *err);
 int db_copy_put(struct db *db, const char *data, size_t len,
