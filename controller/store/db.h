@@ -196,13 +196,13 @@ int db_exec_args(struct db *db, struct db_result **ret, struct strbuf *err,
  * One statement in one call, its parameters typed where they are written:
  *
  *	db_query(db, &res, err, "UPDATE jobs SET state = $2 WHERE id = $1",
- *		 DB_I64(job_id), DB_STR(state), DB_END);
+ *		 db_i64(job_id), db_str(state), db_end());
  *
- * Each DB_* makes one parameter ($1, $2.. in order) as the db_args_*()
- * of the same name would (DB_STR(NULL) and a non-finite DB_DOUBLE are SQL
- * NULL); DB_END, always last, ends the list.  The convention is
- * db_exec()'s: 0 with the rows in *ret (ret may be NULL), or -1 with the
- * server's message in err and nothing to free.
+ * Each db_<type>() makes one parameter ($1, $2.. in order) as the
+ * db_args_<type>() of the same name would (db_str(NULL) and a non-finite
+ * db_double() are SQL NULL); db_end(), always last, ends the list.  The
+ *convention is db_exec()'s: 0 with the rows in *ret (ret may be NULL), or -1
+ *with the server's message in err and nothing to free.
  */
 enum db_arg_kind {
 	DB_ARG_END,
@@ -219,13 +219,30 @@ struct db_arg {
 	double d;
 	const struct strvec *sv;
 };
-#define DB_STR(v) ((struct db_arg){ .kind = DB_ARG_STR, .s = (v) })
-#define DB_I64(v) ((struct db_arg){ .kind = DB_ARG_I64, .i = (v) })
-#define DB_DOUBLE(v) ((struct db_arg){ .kind = DB_ARG_DOUBLE, .d = (v) })
-#define DB_BOOL(v) ((struct db_arg){ .kind = DB_ARG_BOOL, .i = !!(v) })
-#define DB_TEXT_ARRAY(v)                                                       \
-	((struct db_arg){ .kind = DB_ARG_TEXT_ARRAY, .sv = (v) })
-#define DB_END ((struct db_arg){ .kind = DB_ARG_END })
+static inline struct db_arg db_str(const char *s)
+{
+	return (struct db_arg){ .kind = DB_ARG_STR, .s = s };
+}
+static inline struct db_arg db_i64(int64_t v)
+{
+	return (struct db_arg){ .kind = DB_ARG_I64, .i = v };
+}
+static inline struct db_arg db_double(double v)
+{
+	return (struct db_arg){ .kind = DB_ARG_DOUBLE, .d = v };
+}
+static inline struct db_arg db_bool(int v)
+{
+	return (struct db_arg){ .kind = DB_ARG_BOOL, .i = !!v };
+}
+static inline struct db_arg db_text_array(const struct strvec *sv)
+{
+	return (struct db_arg){ .kind = DB_ARG_TEXT_ARRAY, .sv = sv };
+}
+static inline struct db_arg db_end(void)
+{
+	return (struct db_arg){ .kind = DB_ARG_END };
+}
 int db_query(struct db *db, struct db_result **ret, struct strbuf *err,
 	     const char *sql, ...);
 

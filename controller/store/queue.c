@@ -152,7 +152,7 @@ int queue_host_can_take(struct db *db, const char *host,
 		     "SELECT kind, health, sockets, cpus, memory_mb, "
 		     "array_to_string(tags, ' ') FROM hosts WHERE name = "
 		     "$1",
-		     DB_STR(host), DB_END);
+		     db_str(host), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
@@ -243,7 +243,7 @@ int queue_store_plan(struct db *db, const char *name, const char *text,
 		     "encode(sha256(convert_to($2, 'UTF8')), 'hex'), $2) "
 		     "ON CONFLICT (sha256) DO UPDATE SET name = plans.name "
 		     "RETURNING id",
-		     DB_STR(name), DB_STR(body), DB_END);
+		     db_str(name), db_str(body), db_end());
 	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0)
 		return -1;
 	return 0;
@@ -258,7 +258,7 @@ static int64_t base_id_of(struct db *db, const struct queue_submitted *ret)
 
 	if (db_query(db, &res, &err,
 		     "SELECT base_kernel_id FROM patches WHERE id = $1",
-		     DB_I64(ret->patch_id), DB_END) == 0 &&
+		     db_i64(ret->patch_id), db_end()) == 0 &&
 	    db_nrows(res) == 1)
 		db_get_i64(res, 0, 0, 1, INT64_MAX, &id);
 	strbuf_release(&err);
@@ -314,7 +314,7 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	if (s->host) {
 		if (db_query(db, &res, err,
 			     "SELECT id, kind FROM hosts WHERE name = $1",
-			     DB_STR(s->host), DB_END) < 0)
+			     db_str(s->host), db_end()) < 0)
 			goto out;
 		if (db_nrows(res) != 1) {
 			strbuf_addf(err,
@@ -373,11 +373,11 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 			     "(left($1, 500), $2, $3, decode($4, 'hex'), "
 			     "encode(sha256(decode($4, 'hex')), 'hex'), "
 			     "$5, $6, $7, $8) RETURNING id, series_sha256",
-			     DB_STR(s->name ? s->name : subject.buf),
-			     DB_STR(who), DB_STR(s->base), DB_STR(hex.buf),
-			     DB_I64((int64_t)s->nr_patches), DB_I64(base_id),
-			     DB_STR(mail_to.len ? mail_to.buf : NULL),
-			     DB_BOOL(!s->no_bisect), DB_END) < 0 ||
+			     db_str(s->name ? s->name : subject.buf),
+			     db_str(who), db_str(s->base), db_str(hex.buf),
+			     db_i64((int64_t)s->nr_patches), db_i64(base_id),
+			     db_str(mail_to.len ? mail_to.buf : NULL),
+			     db_bool(!s->no_bisect), db_end()) < 0 ||
 		    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->patch_id) < 0)
 			goto out;
 		if (answers_store_files(db, ret->patch_id, s->patches,
@@ -420,8 +420,8 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	if (ret->patch_id) {
 		if (db_query(db, NULL, err,
 			     "UPDATE patches SET kernel_id = $1 WHERE id = $2",
-			     DB_I64(ret->kernel_id), DB_I64(ret->patch_id),
-			     DB_END) < 0)
+			     db_i64(ret->kernel_id), db_i64(ret->patch_id),
+			     db_end()) < 0)
 			goto out;
 	}
 
@@ -528,7 +528,7 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 			     "j.state = 'queued' AND EXISTS (SELECT 1 FROM "
 			     "hosts h WHERE " HOST_MATCH " OFFSET 0) "
 			     "FOR UPDATE OF j SKIP LOCKED",
-			     DB_I64(only_job), DB_END);
+			     db_i64(only_job), db_end());
 	} else {
 		r = db_exec(
 			db, &res, err,
@@ -556,7 +556,7 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 		     "AND " HOST_MATCH
 		     " ORDER BY (h.health = 'good') DESC, h.id "
 		     "LIMIT 1 FOR UPDATE OF h SKIP LOCKED",
-		     DB_I64(job), DB_END) < 0)
+		     db_i64(job), db_end()) < 0)
 		goto fail;
 	if (db_nrows(res) == 0) {
 		db_rollback(db);
@@ -574,8 +574,8 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 		     "started_at = coalesce(started_at, now()), "
 		     "attempts = attempts + 1, error = NULL, "
 		     "error_phase = NULL WHERE id = $1 RETURNING attempts",
-		     DB_I64(job), DB_I64(host), DB_STR(owner), DB_I64(lease_s),
-		     DB_END) < 0 ||
+		     db_i64(job), db_i64(host), db_str(owner), db_i64(lease_s),
+		     db_end()) < 0 ||
 	    db_get_i64(res, 0, 0, 0, INT64_MAX, &attempts) < 0)
 		goto fail;
 	if (db_query(db, NULL, err,
@@ -583,8 +583,8 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 		     "lease_job_id = $1, lease_expires = now() + "
 		     "make_interval(secs => $4), updated_at = now() "
 		     "WHERE id = $2",
-		     DB_I64(job), DB_I64(host), DB_STR(owner), DB_I64(lease_s),
-		     DB_END) < 0)
+		     db_i64(job), db_i64(host), db_str(owner), db_i64(lease_s),
+		     db_end()) < 0)
 		goto fail;
 	if (db_commit(db, err) < 0)
 		return -1;
@@ -638,8 +638,8 @@ int queue_heartbeat(struct db *db, const struct queue_claim *c,
 		     "lease_owner = $3 RETURNING id) "
 		     "SELECT (SELECT count(*) FROM j), "
 		     "(SELECT count(*) FROM h)",
-		     DB_I64(c->job_id), DB_I64(c->host_id), DB_STR(owner),
-		     DB_I64(lease_s), DB_END);
+		     db_i64(c->job_id), db_i64(c->host_id), db_str(owner),
+		     db_i64(lease_s), db_end());
 	if (r < 0)
 		return -1;
 	if (strcmp(db_get(res, 0, 0), "1") || strcmp(db_get(res, 0, 1), "1"))
@@ -659,8 +659,8 @@ int queue_hold_lease(struct db *db, const struct queue_claim *c,
 		     "coalesce(finished_by = $2 AND attempts = $3 AND state "
 		     "IN ('done', 'failed'), false) FROM jobs WHERE id = $1 "
 		     "FOR UPDATE",
-		     DB_I64(c->job_id), DB_STR(owner), DB_I64(c->attempt),
-		     DB_END);
+		     db_i64(c->job_id), db_str(owner), db_i64(c->attempt),
+		     db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
@@ -686,7 +686,7 @@ int queue_set_state(struct db *db, const struct queue_claim *c,
 		     "UPDATE jobs SET state = $3 WHERE id = $1 AND "
 		     "lease_owner = $2 AND state NOT IN ('done', 'failed', "
 		     "'cancelled', 'queued')",
-		     DB_I64(c->job_id), DB_STR(owner), DB_STR(state), DB_END);
+		     db_i64(c->job_id), db_str(owner), db_str(state), db_end());
 	if (r < 0)
 		return -1;
 	return db_cmd_tuples(res) == 1 ? 0 : -2;
@@ -701,7 +701,8 @@ int queue_set_host_state(struct db *db, const struct queue_claim *c,
 	r = db_query(db, NULL, err,
 		     "UPDATE hosts SET state = $3, updated_at = now() "
 		     "WHERE id = $1 AND lease_owner = $2",
-		     DB_I64(c->host_id), DB_STR(owner), DB_STR(state), DB_END);
+		     db_i64(c->host_id), db_str(owner), db_str(state),
+		     db_end());
 	return r;
 }
 
@@ -716,8 +717,8 @@ int queue_log(struct db *db, int64_t job_id, const char *text,
 	r = db_query(db, NULL, err,
 		     "UPDATE jobs SET log = right(log || $2, $3::int) "
 		     "WHERE id = $1",
-		     DB_I64(job_id), DB_STR(t.buf), DB_I64(JOB_LOG_CAP),
-		     DB_END);
+		     db_i64(job_id), db_str(t.buf), db_i64(JOB_LOG_CAP),
+		     db_end());
 	strbuf_release(&t);
 	return r;
 }
@@ -731,8 +732,8 @@ int queue_phase_begin(struct db *db, const struct queue_claim *c,
 	r = db_query(db, &res, err,
 		     "INSERT INTO job_phases (job_id, phase, attempt) "
 		     "VALUES ($1, $2, $3) RETURNING id",
-		     DB_I64(c->job_id), DB_STR(phase), DB_I64(c->attempt),
-		     DB_END);
+		     db_i64(c->job_id), db_str(phase), db_i64(c->attempt),
+		     db_end());
 	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0)
 		return -1;
 	return 0;
@@ -749,8 +750,8 @@ int queue_phase_end(struct db *db, int64_t phase_id, const char *status,
 	r = db_query(db, NULL, err,
 		     "UPDATE job_phases SET status = $2, finished_at = "
 		     "now(), log = right(log || $3, $4::int) WHERE id = $1",
-		     DB_I64(phase_id), DB_STR(status),
-		     DB_STR(t.len ? t.buf : ""), DB_I64(JOB_LOG_CAP), DB_END);
+		     db_i64(phase_id), db_str(status),
+		     db_str(t.len ? t.buf : ""), db_i64(JOB_LOG_CAP), db_end());
 	strbuf_release(&t);
 	return r;
 }
@@ -764,8 +765,8 @@ int queue_phase_skip(struct db *db, const struct queue_claim *c,
 		     "INSERT INTO job_phases (job_id, phase, attempt, "
 		     "status, finished_at, log) VALUES ($1, $2, $3, "
 		     "'skipped', now(), $4)",
-		     DB_I64(c->job_id), DB_STR(phase), DB_I64(c->attempt),
-		     DB_STR(why), DB_END);
+		     db_i64(c->job_id), db_str(phase), db_i64(c->attempt),
+		     db_str(why), db_end());
 	return r;
 }
 
@@ -790,8 +791,8 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		     "attempts END WHERE id = $1 AND "
 		     "lease_owner = $2 AND state NOT IN ('done', 'failed', "
 		     "'cancelled', 'queued')",
-		     DB_I64(c->job_id), DB_STR(owner), DB_STR(state),
-		     DB_STR(error_phase), DB_STR(error), DB_END) < 0)
+		     db_i64(c->job_id), db_str(owner), db_str(state),
+		     db_str(error_phase), db_str(error), db_end()) < 0)
 		goto fail;
 	if (db_query(db, NULL, err,
 		     "UPDATE runs SET status = 'aborted', finished_at = "
@@ -803,14 +804,14 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		     "finished' END) WHERE "
 		     "job_id = $1 AND attempt = $2 AND status IN "
 		     "('pending', 'running')",
-		     DB_I64(c->job_id), DB_I64(c->attempt), DB_STR(state),
-		     DB_END) < 0)
+		     db_i64(c->job_id), db_i64(c->attempt), db_str(state),
+		     db_end()) < 0)
 		goto fail;
 	if (db_query(db, NULL, err,
 		     "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
 		     "lease_job_id = NULL, lease_expires = NULL, "
 		     "updated_at = now() WHERE id = $1 AND lease_owner = $2",
-		     DB_I64(c->host_id), DB_STR(owner), DB_END) < 0)
+		     db_i64(c->host_id), db_str(owner), db_end()) < 0)
 		goto fail;
 	return db_commit(db, err);
 fail:
@@ -842,8 +843,8 @@ int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
 		     "max_attempts OR host_constraint IS NOT NULL THEN now() "
 		     "END WHERE id = $1 AND lease_owner = $2 AND state NOT IN "
 		     "('done', 'failed', 'cancelled', 'queued')",
-		     DB_I64(c->job_id), DB_STR(owner), DB_STR(error_phase),
-		     DB_STR(error), DB_I64(c->host_id), DB_END) < 0)
+		     db_i64(c->job_id), db_str(owner), db_str(error_phase),
+		     db_str(error), db_i64(c->host_id), db_end()) < 0)
 		goto fail;
 	if (db_query(db, NULL, err,
 		     "UPDATE runs SET status = 'aborted', finished_at = "
@@ -851,13 +852,13 @@ int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
 		     "'the host failed its boot check; the job went to "
 		     "another host') WHERE job_id = $1 AND attempt = $2 AND "
 		     "status IN ('pending', 'running')",
-		     DB_I64(c->job_id), DB_I64(c->attempt), DB_END) < 0)
+		     db_i64(c->job_id), db_i64(c->attempt), db_end()) < 0)
 		goto fail;
 	if (db_query(db, NULL, err,
 		     "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
 		     "lease_job_id = NULL, lease_expires = NULL, "
 		     "updated_at = now() WHERE id = $1 AND lease_owner = $2",
-		     DB_I64(c->host_id), DB_STR(owner), DB_END) < 0)
+		     db_i64(c->host_id), db_str(owner), db_end()) < 0)
 		goto fail;
 	return db_commit(db, err);
 fail:
@@ -925,7 +926,7 @@ int queue_cancel(struct db *db, int64_t job_id, struct strbuf *err)
 		     "'cancelled') RETURNING id) "
 		     "SELECT (SELECT count(*) FROM c), "
 		     "(SELECT count(*) FROM jobs WHERE id = $1)",
-		     DB_I64(job_id), DB_END);
+		     db_i64(job_id), db_end());
 	if (r < 0)
 		return -1;
 	if (!strcmp(db_get(res, 0, 1), "0")) {
@@ -956,7 +957,7 @@ int queue_plan_of_id(struct db *db, int64_t plan_id, const struct strvec *sets,
 	*ret = NULL;
 	r = db_query(db, &res, err,
 		     "SELECT name, body FROM plans WHERE id = $1",
-		     DB_I64(plan_id), DB_END);
+		     db_i64(plan_id), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
@@ -991,7 +992,7 @@ int queue_job_state(struct db *db, int64_t job_id, struct strbuf *ret_state,
 	int r;
 
 	r = db_query(db, &res, err, "SELECT state FROM jobs WHERE id = $1",
-		     DB_I64(job_id), DB_END);
+		     db_i64(job_id), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1)
@@ -1023,7 +1024,7 @@ int queue_find_plan(struct db *db, const char *text, size_t len,
 	r = db_query(db, &res, err,
 		     "SELECT sha256 FROM plans WHERE sha256 = "
 		     "encode(sha256(convert_to($1, 'UTF8')), 'hex')",
-		     DB_STR(body), DB_END);
+		     db_str(body), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1)
