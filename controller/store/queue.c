@@ -770,11 +770,31 @@ int queue_phase_skip(struct db *db, const struct queue_claim *c,
 	return r;
 }
 
+/*
+ * The last step of queue_finish() and queue_requeue_elsewhere(), inside
+ * the transaction they began once the job and its run are settled: the
+ * claim's host back to idle with its lease dropped (only while owner
+ * still holds it), then the commit.  0, or -1 with err and the
+ * transaction rolled back.
+ */
+static int release_host_and_commit(struct db *db, const struct queue_claim *c,
+				   const char *owner, struct strbuf *err)
+{
+	if (db_query(db, NULL, err,
+		     "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
+		     "lease_job_id = NULL, lease_expires = NULL, "
+		     "updated_at = now() WHERE id = $1 AND lease_owner = $2",
+		     db_i64(c->host_id), db_str(owner), db_end()) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}
+
 int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		 const char *state, const char *error_phase, const char *error,
 		 struct strbuf *err)
 {
-
 	if (db_begin(db, err) < 0)
 		return -1;
 	if (db_query(db, NULL, err,
@@ -807,13 +827,7 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		     db_i64(c->job_id), db_i64(c->attempt), db_str(state),
 		     db_end()) < 0)
 		goto fail;
-	if (db_query(db, NULL, err,
-		     "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
-		     "lease_job_id = NULL, lease_expires = NULL, "
-		     "updated_at = now() WHERE id = $1 AND lease_owner = $2",
-		     db_i64(c->host_id), db_str(owner), db_end()) < 0)
-		goto fail;
-	return db_commit(db, err);
+	return release_host_and_commit(db, c, owner, err);
 fail:
 	db_rollback(db);
 	return -1;
@@ -823,7 +837,6 @@ int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
 			    const char *owner, const char *error_phase,
 			    const char *error, struct strbuf *err)
 {
-
 	if (db_begin(db, err) < 0)
 		return -1;
 	/* Back to the queue for another host, unless the job may run on
@@ -854,13 +867,7 @@ int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
 		     "status IN ('pending', 'running')",
 		     db_i64(c->job_id), db_i64(c->attempt), db_end()) < 0)
 		goto fail;
-	if (db_query(db, NULL, err,
-		     "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
-		     "lease_job_id = NULL, lease_expires = NULL, "
-		     "updated_at = now() WHERE id = $1 AND lease_owner = $2",
-		     db_i64(c->host_id), db_str(owner), db_end()) < 0)
-		goto fail;
-	return db_commit(db, err);
+	return release_host_and_commit(db, c, owner, err);
 fail:
 	db_rollback(db);
 	return -1;
