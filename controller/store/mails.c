@@ -49,21 +49,12 @@ int mails_queue(struct db *db, const char *kind, int64_t patch_id,
 		int64_t *ret_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	char host[256] = "";
 	int r;
 
 	*ret_id = 0;
 	gethostname(host, sizeof(host) - 1);
-	db_args_str(&a, kind);
-	db_args_i64(&a, patch_id);
-	db_args_i64(&a, bisection_id);
-	db_args_str(&a, sender);
-	db_args_text_array(&a, to);
-	db_args_str(&a, subject);
-	db_args_str(&a, body);
-	db_args_str(&a, host[0] ? host : "localhost");
-	r = db_exec_args(
+	r = db_query(
 		db, &res, err,
 		"INSERT INTO mails (kind, patch_id, bisection_id, sender, "
 		"recipients, subject, body, message_id, next_attempt_at) "
@@ -72,8 +63,9 @@ int mails_queue(struct db *db, const char *kind, int64_t patch_id,
 		"nullif($3, 0)) || '.' || (SELECT id FROM farm_identity LIMIT "
 		"1) || '@' || $8 || '>', now()) ON CONFLICT DO NOTHING "
 		"RETURNING id",
-		&a);
-	db_args_clear(&a);
+		db_str(kind), db_i64(patch_id), db_i64(bisection_id),
+		db_str(sender), db_text_array(to), db_str(subject),
+		db_str(body), db_str(host[0] ? host : "localhost"), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) == 0)
@@ -89,12 +81,9 @@ int mails_claim_due(struct db *db, const char *owner, struct mail_row *ret,
 		    struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL, *rcpt = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_str(&a, owner);
-	db_args_i64(&a, MAILS_LEASE_S);
-	r = db_exec_args(
+	r = db_query(
 		db, &res, err,
 		"UPDATE mails m SET state = 'sending', lease_owner = $1, "
 		"lease_expires = now() + make_interval(secs => $2), attempts "
@@ -108,8 +97,7 @@ int mails_claim_due(struct db *db, const char *owner, struct mail_row *ret,
 		"LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING m.id, m.kind, "
 		"m.sender, m.subject, m.body, m.message_id, m.attempts, "
 		"extract(epoch FROM m.created_at)::bigint",
-		&a);
-	db_args_clear(&a);
+		db_str(owner), db_i64(MAILS_LEASE_S), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) == 0)
@@ -126,12 +114,10 @@ int mails_claim_due(struct db *db, const char *owner, struct mail_row *ret,
 	ret->subject = xstrdup(db_get(res, 0, 3));
 	ret->body = xstrdup(db_get(res, 0, 4));
 	ret->message_id = xstrdup(db_get(res, 0, 5));
-	db_args_i64(&a, ret->id);
-	r = db_exec_args(db, &rcpt, err,
-			 "SELECT e FROM mails, unnest(recipients) WITH "
-			 "ORDINALITY AS u(e, i) WHERE id = $1 ORDER BY i",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &rcpt, err,
+		     "SELECT e FROM mails, unnest(recipients) WITH "
+		     "ORDINALITY AS u(e, i) WHERE id = $1 ORDER BY i",
+		     db_i64(ret->id), db_end());
 	if (r < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(rcpt); i++)
@@ -141,18 +127,14 @@ int mails_claim_due(struct db *db, const char *owner, struct mail_row *ret,
 
 int mails_sent(struct db *db, int64_t id, const char *owner, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, id);
-	db_args_str(&a, owner);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE mails SET state = 'sent', sent_at = now(), "
-			 "next_attempt_at = NULL, lease_owner = NULL, "
-			 "lease_expires = NULL WHERE id = $1 AND lease_owner "
-			 "= $2",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE mails SET state = 'sent', sent_at = now(), "
+		     "next_attempt_at = NULL, lease_owner = NULL, "
+		     "lease_expires = NULL WHERE id = $1 AND lease_owner "
+		     "= $2",
+		     db_i64(id), db_str(owner), db_end());
 	return r;
 }
 
@@ -161,27 +143,16 @@ int mails_failed(struct db *db, int64_t id, const char *owner,
 		 int max_attempts, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int64_t attempts = 1;
 	int r;
 
-	db_args_i64(&a, id);
-	r = db_exec_args(db, &res, err,
-			 "SELECT attempts FROM mails WHERE id = $1", &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err, "SELECT attempts FROM mails WHERE id = $1",
+		     db_i64(id), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) == 1)
 		db_get_i64(res, 0, 0, 0, INT32_MAX, &attempts);
-	db_args_i64(&a, id);
-	db_args_str(&a, owner);
-	db_args_str(&a, reason);
-	db_args_i64(&a, attempts < max_attempts
-				? mails_backoff_ms((int)attempts, retry_min_ms,
-						   retry_max_ms)
-				: -1);
-	db_args_i64(&a, max_attempts);
-	r = db_exec_args(
+	r = db_query(
 		db, NULL, err,
 		"UPDATE mails SET state = 'failed', last_error = CASE WHEN "
 		"$4 < 0 THEN $3 || ' (given up after ' || attempts || ' of ' "
@@ -189,7 +160,11 @@ int mails_failed(struct db *db, int64_t id, const char *owner,
 		"WHEN $4 < 0 THEN NULL ELSE now() + make_interval(secs => $4 "
 		"/ 1000.0) END, lease_owner = NULL, lease_expires = NULL "
 		"WHERE id = $1 AND lease_owner = $2",
-		&a);
-	db_args_clear(&a);
+		db_i64(id), db_str(owner), db_str(reason),
+		db_i64(attempts < max_attempts
+			       ? mails_backoff_ms((int)attempts, retry_min_ms,
+						  retry_max_ms)
+			       : -1),
+		db_i64(max_attempts), db_end());
 	return r;
 }
