@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "command.h"
+#include "fs.h"
 #include "json.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -563,8 +564,6 @@ int wrapped_run(struct agent_ctx *ctx, struct child_process *cp,
 int wrapped_run_stderr(struct agent_ctx *ctx, struct child_process *cp,
 		       output_parser parse, const char *scope,
 		       struct strbuf *err);
-/* rm -rf of a folder the agent made (no symlinks followed). */
-int remove_tree(const char *path);
 /* Place cp in the workload's cgroup and bound it by the deadline. */
 int wrapped_prepare(struct agent_ctx *ctx, struct child_process *cp,
 		    struct strbuf *err);

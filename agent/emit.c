@@ -53,28 +53,12 @@ void emitter_release(struct emitter *em)
 	strbuf_release(&em->sample_head);
 }
 
-static void write_all(int fd, const char *buf, size_t len, int *failed)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			*failed = 1;
-			return;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-}
-
 static void emit_raw(struct emitter *em, const char *buf, size_t len)
 {
-	if (em->out_fd >= 0)
-		write_all(em->out_fd, buf, len, &em->write_failed);
-	if (em->file_fd >= 0)
-		write_all(em->file_fd, buf, len, &em->write_failed);
+	if (em->out_fd >= 0 && write_all(em->out_fd, buf, len) < 0)
+		em->write_failed = 1;
+	if (em->file_fd >= 0 && write_all(em->file_fd, buf, len) < 0)
+		em->write_failed = 1;
 }
 
 void line_begin(struct strbuf *sb, const char *type, int64_t run_id)

@@ -96,24 +96,10 @@ struct member {
 
 /* ---- the member thread ----------------------------------------------- */
 
-/* Write all of buf to fd (a pipe to the run; it may be gone). */
-static void put_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
-	}
-}
-
 static void send_control(int fd, const struct strbuf *line)
 {
-	put_all(fd, line->buf, line->len);
+	/* A pipe to the run; it may be gone, and then nothing is lost. */
+	(void)write_all(fd, line->buf, line->len);
 }
 
 /* Read one command line from fd into sb (without newline); -1 at EOF. */
@@ -360,7 +346,7 @@ static int member_start(struct agent_ctx *ctx, struct member *m,
 static void member_send(struct member *m, const char *cmd)
 {
 	if (m->ctl_fd >= 0 && m->state != M_GONE)
-		put_all(m->ctl_fd, cmd, strlen(cmd));
+		(void)write_all(m->ctl_fd, cmd, strlen(cmd));
 }
 
 /* Take a control line from m; 0, or -1 when it is not one we know. */

@@ -57,21 +57,6 @@ static int read_full(int fd, char *buf, size_t n)
 	return 0;
 }
 
-static int write_full(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t r = write(fd, buf, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		buf += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 /* Server thread: read this client's messages, relay each to the room. */
 static void *server_main(void *arg)
 {
@@ -88,7 +73,7 @@ static void *server_main(void *arg)
 			struct conn *to = &ch->c[me->room * ch->users + u];
 
 			pthread_mutex_lock(&to->wlock);
-			if (write_full(to->srv_fd, buf, ch->size) < 0)
+			if (write_all(to->srv_fd, buf, ch->size) < 0)
 				me->failed = 1;
 			pthread_mutex_unlock(&to->wlock);
 		}
@@ -107,7 +92,7 @@ static void *writer_main(void *arg)
 		return NULL;
 	}
 	for (int i = 0; i < me->chat->messages; i++)
-		if (write_full(me->cli_fd, buf, me->chat->size) < 0) {
+		if (write_all(me->cli_fd, buf, me->chat->size) < 0) {
 			me->failed = 1;
 			break;
 		}

@@ -189,7 +189,7 @@ static void stop_cluster(struct sb_state *st)
 	strbuf_addf(&data, "%s/data", st->pgdir);
 	pg_cmd(st, &ignore, "pg_ctl", "-D", data.buf, "-m", "immediate", "-w",
 	       "stop", (char *)NULL);
-	remove_tree(st->pgdir);
+	remove_tree(st->pgdir, &ignore);
 	free(st->pgdir);
 	st->pgdir = NULL;
 	strbuf_release(&data);

@@ -10,7 +10,6 @@
  * the program, so neither it nor anything it forks runs outside the group.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,18 +184,4 @@ int wrapped_run_stderr(struct agent_ctx *ctx, struct child_process *cp,
 		       struct strbuf *err)
 {
 	return run_parse(ctx, cp, parse, scope, 1, err);
-}
-
-static int rm_one(const char *path, const struct stat *sb, int flag,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
-int remove_tree(const char *path)
-{
-	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

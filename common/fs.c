@@ -2,6 +2,7 @@
  * fs.c - folders, whole-file writes and lock files; see fs.h.  libc only
  * (the static agent links it).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -72,8 +73,7 @@ out:
 	return r;
 }
 
-/* Write all of data to fd, through EINTR and short writes. */
-static int write_all(int fd, const void *data, size_t len)
+int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 
@@ -82,7 +82,7 @@ static int write_all(int fd, const void *data, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n <= 0)
 			return -1;
 		p += n;
 		len -= (size_t)n;
@@ -287,4 +287,91 @@ int lock_file(const char *path, struct strbuf *err)
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * Empty the folder open at dfd (named path, for messages), depth first,
+ * never following a link: each entry is opened relative to its parent
+ * with O_NOFOLLOW, so a link planted in the tree (or swapped in while we
+ * walk it) is removed as a link, never entered.  Closes dfd.
+ */
+static int empty_folder_at(int dfd, const char *path, struct strbuf *err)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+	int r = 0;
+
+	if (!d) {
+		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
+		close(dfd);
+		return -1;
+	}
+	while (r == 0 && (errno = 0, e = readdir(d))) {
+		struct strbuf sub = STRBUF_INIT;
+		int fd;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno == ENOENT)
+			continue;
+		strbuf_addf(&sub, "%s/%s", path, e->d_name);
+		if (errno != EISDIR && errno != EPERM) {
+			strbuf_addf(err, "cannot remove %s: %s", sub.buf,
+				    strerror(errno));
+			r = -1;
+		} else if ((fd = openat(dirfd(d), e->d_name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						O_CLOEXEC)) < 0) {
+			strbuf_addf(err, "cannot open %s: %s", sub.buf,
+				    strerror(errno));
+			r = -1;
+		} else if (empty_folder_at(fd, sub.buf, err) < 0) {
+			r = -1;
+		} else if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0 &&
+			   errno != ENOENT) {
+			strbuf_addf(err, "cannot remove %s: %s", sub.buf,
+				    strerror(errno));
+			r = -1;
+		}
+		strbuf_release(&sub);
+	}
+	if (r == 0 && errno) {
+		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
+		r = -1;
+	}
+	closedir(d);
+	return r;
+}
+
+int remove_tree(const char *path, struct strbuf *err)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		strbuf_addf(err, "cannot remove %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlink(path) < 0 && errno != ENOENT) {
+			strbuf_addf(err, "cannot remove %s: %s", path,
+				    strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		strbuf_addf(err, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (empty_folder_at(fd, path, err) < 0)
+		return -1;
+	if (rmdir(path) < 0 && errno != ENOENT) {
+		strbuf_addf(err, "cannot remove %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }

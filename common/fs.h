@@ -70,4 +70,19 @@ int copy_file_atomic(const char *src, const char *dst, mode_t mode,
  */
 int lock_file(const char *path, struct strbuf *err);
 
+/*
+ * Write all len bytes at data to fd, through EINTR and short writes.
+ * 0, or -1 (errno set by write(2)) when a write fails or writes nothing.
+ */
+int write_all(int fd, const void *data, size_t len);
+
+/*
+ * rm -rf path, in process (no rm, no shell): path and, when it is a
+ * folder, everything below it, depth first.  Links are removed, never
+ * followed (each folder is opened O_NOFOLLOW relative to its parent, so
+ * a link swapped in during the walk is not entered either).  Nothing at
+ * path is 0.  0, or -1 with err naming what could not be removed.
+ */
+int remove_tree(const char *path, struct strbuf *err);
+
 #endif

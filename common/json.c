@@ -138,17 +138,6 @@ void json_free(struct json_value *v)
 	free(v);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Read 4 hex digits after "\u"; return the code unit or -1. */
 static long read_hex4(struct parser *ps)
 {
@@ -157,7 +146,7 @@ static long read_hex4(struct parser *ps)
 	if (ps->end - ps->p < 4)
 		return -1;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval((unsigned char)ps->p[i]);
+		int h = hex_digit_value((unsigned char)ps->p[i]);
 
 		if (h < 0)
 			return -1;
@@ -772,4 +761,19 @@ int json_get_bool(const struct json_value *obj, const char *key, int *ret,
 	}
 	*ret = v->u.boolean;
 	return 0;
+}
+
+const char *json_member_string(const struct json_value *obj, const char *key)
+{
+	const struct json_value *v = json_get(obj, key);
+
+	return v && json_type_of(v) == JSON_STRING ? json_string(v) : NULL;
+}
+
+double json_member_number(const struct json_value *obj, const char *key)
+{
+	const struct json_value *v = json_get(obj, key);
+	double d;
+
+	return v && json_number(v, &d) == 0 ? d : NAN;
 }

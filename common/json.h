@@ -101,4 +101,13 @@ int json_get_string(const struct json_value *obj, const char *key,
 int json_get_bool(const struct json_value *obj, const char *key, int *ret,
 		  struct strbuf *err);
 
+/*
+ * Lenient member getters for reading documents the farm wrote itself (a
+ * bisection's or a patch's summary), where a missing or mistyped member
+ * is shown as absent rather than refused: the string member key (pointing
+ * into obj), or NULL; the number member key, or NAN.
+ */
+const char *json_member_string(const struct json_value *obj, const char *key);
+double json_member_number(const struct json_value *obj, const char *key);
+
 #endif

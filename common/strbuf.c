@@ -57,6 +57,11 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+char *xstrdup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
 char *xstrndup(const char *s, size_t n)
 {
 	char *p = strndup(s, n);
@@ -559,4 +564,41 @@ void strbuf_add_utf8_safe(struct strbuf *sb, const char *s, size_t len)
 			i++;
 		}
 	}
+}
+
+void strbuf_add_hex(struct strbuf *sb, const char *data, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	strbuf_grow(sb, len * 2);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)data[i];
+
+		strbuf_addch(sb, hex[c >> 4]);
+		strbuf_addch(sb, hex[c & 15]);
+	}
+}
+
+int hex_digit_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int strbuf_add_unhex(struct strbuf *sb, const char *hex)
+{
+	for (size_t i = 0; hex[i] && hex[i + 1]; i += 2) {
+		int hi = hex_digit_value((unsigned char)hex[i]);
+		int lo = hex_digit_value((unsigned char)hex[i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		strbuf_addch(sb, (char)(hi * 16 + lo));
+	}
+	return 0;
 }

@@ -97,6 +97,18 @@ size_t utf8_char_len(const unsigned char *p, size_t avail);
  * even when it is not clean.
  */
 void strbuf_add_utf8_safe(struct strbuf *sb, const char *s, size_t len);
+/* The len bytes at data as lowercase hex, two digits a byte (what
+ * PostgreSQL's decode(.., 'hex') reads). */
+void strbuf_add_hex(struct strbuf *sb, const char *data, size_t len);
+/* The value of the hex digit c (either case), or -1. */
+int hex_digit_value(int c);
+/*
+ * Append the bytes the hex digit pairs of hex stand for (PostgreSQL's
+ * encode(.., 'hex')); an odd last digit is ignored.  0, or -1 at the
+ * first character that is not a hex digit (the bytes before it are
+ * appended).
+ */
+int strbuf_add_unhex(struct strbuf *sb, const char *hex);
 
 /*
  * Read everything from fd (until EOF) or from the file at path.  Return 0,
@@ -118,6 +130,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* xstrdup(s), or NULL when s is NULL (an SQL NULL, an unset option). */
+char *xstrdup_or_null(const char *s);
 __attribute__((format(printf, 1, 2))) char *xstrfmt(const char *fmt, ...);
 
 /* Grow an array to hold at least nr elements (after git's ALLOC_GROW). */

@@ -203,11 +203,6 @@ static void bis_release(struct bis *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 /* The boots of a step's first look: the plan's, at least what a
  * verdict needs. */
 static int first_look_boots(const struct plan *p)
@@ -262,10 +257,10 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 	}
 	b->host = xstrdup(db_get(res, 0, 2));
 	b->plan_sha = xstrdup(db_get(res, 0, 4));
-	b->workload = dup_or_null(db_get(res, 0, 7));
-	b->params = dup_or_null(db_get(res, 0, 8));
+	b->workload = xstrdup_or_null(db_get(res, 0, 7));
+	b->params = xstrdup_or_null(db_get(res, 0, 8));
 	b->metric = xstrdup(db_get(res, 0, 9));
-	b->tree = dup_or_null(db_get(res, 0, 14));
+	b->tree = xstrdup_or_null(db_get(res, 0, 14));
 	if (db_get(res, 0, 10)) {
 		b->dir_known = 1;
 		b->dir = !strcmp(db_get(res, 0, 10), "regression")

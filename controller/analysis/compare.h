@@ -302,5 +302,17 @@ void compare_format_text(const struct compare_set *set, struct strbuf *out);
  * ci_method, p_method, p_adjusted, alpha, tau, note.
  */
 void compare_format_json(const struct compare_set *set, struct strbuf *out);
+/*
+ * The parts of one row's JSON object that every writer of rows shares
+ * (compare_format_json() here, the answer's summary in answer/), so a
+ * key is spelled once: the row's name ("host", "workload", "params",
+ * "metric", "unit", no leading comma) and its numbers (",\"n_base\"",
+ * "n_new", "mean_base", "mean_new", with with_sd "stddev_base" and
+ * "stddev_new", then "pct_change", "ci_low", "ci_high", "p_value").
+ * The caller writes the braces and whatever else the object holds.
+ */
+void compare_row_json_name(const struct compare_row *r, struct strbuf *out);
+void compare_row_json_numbers(const struct compare_row *r, int with_sd,
+			      struct strbuf *out);
 
 #endif

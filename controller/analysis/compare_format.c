@@ -156,6 +156,45 @@ void compare_format_text(const struct compare_set *set, struct strbuf *out)
 		add_levels(set, out);
 }
 
+void compare_row_json_name(const struct compare_row *r, struct strbuf *out)
+{
+	strbuf_addstr(out, "\"host\":");
+	strbuf_add_json_str(out, r->host);
+	strbuf_addstr(out, ",\"workload\":");
+	strbuf_add_json_str(out, r->workload);
+	/* params is jsonb text from the database: already JSON. */
+	strbuf_addf(out, ",\"params\":%s", r->params_json);
+	strbuf_addstr(out, ",\"metric\":");
+	strbuf_add_json_str(out, r->metric);
+	strbuf_addstr(out, ",\"unit\":");
+	strbuf_add_json_str(out, r->unit);
+}
+
+void compare_row_json_numbers(const struct compare_row *r, int with_sd,
+			      struct strbuf *out)
+{
+	strbuf_addf(out, ",\"n_base\":%zu,\"n_new\":%zu", r->s.n_base,
+		    r->s.n_new);
+	strbuf_addstr(out, ",\"mean_base\":");
+	strbuf_add_json_double(out, r->s.mean_base);
+	strbuf_addstr(out, ",\"mean_new\":");
+	strbuf_add_json_double(out, r->s.mean_new);
+	if (with_sd) {
+		strbuf_addstr(out, ",\"stddev_base\":");
+		strbuf_add_json_double(out, r->s.sd_base);
+		strbuf_addstr(out, ",\"stddev_new\":");
+		strbuf_add_json_double(out, r->s.sd_new);
+	}
+	strbuf_addstr(out, ",\"pct_change\":");
+	strbuf_add_json_double(out, r->s.pct_change);
+	strbuf_addstr(out, ",\"ci_low\":");
+	strbuf_add_json_double(out, r->s.ci_low);
+	strbuf_addstr(out, ",\"ci_high\":");
+	strbuf_add_json_double(out, r->s.ci_high);
+	strbuf_addstr(out, ",\"p_value\":");
+	strbuf_add_json_double(out, r->s.p_value);
+}
+
 void compare_format_json(const struct compare_set *set, struct strbuf *out)
 {
 	struct strbuf note = STRBUF_INIT;
@@ -165,36 +204,10 @@ void compare_format_json(const struct compare_set *set, struct strbuf *out)
 		const struct compare_row *r = &set->rows[i];
 
 		strbuf_addstr(out, i ? ",\n{" : "\n{");
-		strbuf_addstr(out, "\"host\":");
-		strbuf_add_json_str(out, r->host);
-		strbuf_addstr(out, ",\"workload\":");
-		strbuf_add_json_str(out, r->workload);
-		/* params is jsonb text from the database: already JSON. */
-		strbuf_addf(out, ",\"params\":%s", r->params_json);
-		strbuf_addstr(out, ",\"metric\":");
-		strbuf_add_json_str(out, r->metric);
-		strbuf_addstr(out, ",\"unit\":");
-		strbuf_add_json_str(out, r->unit);
+		compare_row_json_name(r, out);
 		strbuf_addstr(out, ",\"better\":");
 		strbuf_add_json_str(out, compare_better_name(r->better));
-		strbuf_addf(out, ",\"n_base\":%zu,\"n_new\":%zu", r->s.n_base,
-			    r->s.n_new);
-		strbuf_addstr(out, ",\"mean_base\":");
-		strbuf_add_json_double(out, r->s.mean_base);
-		strbuf_addstr(out, ",\"mean_new\":");
-		strbuf_add_json_double(out, r->s.mean_new);
-		strbuf_addstr(out, ",\"stddev_base\":");
-		strbuf_add_json_double(out, r->s.sd_base);
-		strbuf_addstr(out, ",\"stddev_new\":");
-		strbuf_add_json_double(out, r->s.sd_new);
-		strbuf_addstr(out, ",\"pct_change\":");
-		strbuf_add_json_double(out, r->s.pct_change);
-		strbuf_addstr(out, ",\"ci_low\":");
-		strbuf_add_json_double(out, r->s.ci_low);
-		strbuf_addstr(out, ",\"ci_high\":");
-		strbuf_add_json_double(out, r->s.ci_high);
-		strbuf_addstr(out, ",\"p_value\":");
-		strbuf_add_json_double(out, r->s.p_value);
+		compare_row_json_numbers(r, 1, out);
 		strbuf_addstr(out, ",\"verdict\":");
 		strbuf_add_json_str(out, compare_verdict_name(r->verdict));
 		strbuf_addstr(out, ",\"scale\":");

@@ -223,30 +223,11 @@ static const char *summarize(const struct compare_set *set,
 			continue;
 		if (n++)
 			strbuf_addch(json, ',');
-		strbuf_addstr(json, "{\"host\":");
-		strbuf_add_json_str(json, r->host);
-		strbuf_addstr(json, ",\"workload\":");
-		strbuf_add_json_str(json, r->workload);
-		strbuf_addf(json, ",\"params\":%s,\"metric\":", r->params_json);
-		strbuf_add_json_str(json, r->metric);
-		strbuf_addstr(json, ",\"unit\":");
-		strbuf_add_json_str(json, r->unit);
+		strbuf_addch(json, '{');
+		compare_row_json_name(r, json);
 		strbuf_addstr(json, ",\"verdict\":");
 		strbuf_add_json_str(json, compare_verdict_name(r->verdict));
-		strbuf_addf(json, ",\"n_base\":%zu,\"n_new\":%zu", r->s.n_base,
-			    r->s.n_new);
-		strbuf_addstr(json, ",\"mean_base\":");
-		strbuf_add_json_double(json, r->s.mean_base);
-		strbuf_addstr(json, ",\"mean_new\":");
-		strbuf_add_json_double(json, r->s.mean_new);
-		strbuf_addstr(json, ",\"pct_change\":");
-		strbuf_add_json_double(json, r->s.pct_change);
-		strbuf_addstr(json, ",\"ci_low\":");
-		strbuf_add_json_double(json, r->s.ci_low);
-		strbuf_addstr(json, ",\"ci_high\":");
-		strbuf_add_json_double(json, r->s.ci_high);
-		strbuf_addstr(json, ",\"p_value\":");
-		strbuf_add_json_double(json, r->s.p_value);
+		compare_row_json_numbers(r, 0, json);
 		strbuf_addch(json, '}');
 	}
 	strbuf_addch(json, ']');

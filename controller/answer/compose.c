@@ -148,21 +148,6 @@ void answer_base_command(const struct answer_sub *s, const char *plan_path,
 	}
 }
 
-static const char *jstr(const struct json_value *o, const char *key)
-{
-	const struct json_value *v = json_get(o, key);
-
-	return v && json_type_of(v) == JSON_STRING ? json_string(v) : NULL;
-}
-
-static double jnum(const struct json_value *o, const char *key)
-{
-	const struct json_value *v = json_get(o, key);
-	double d;
-
-	return v && json_number(v, &d) == 0 ? d : NAN;
-}
-
 int answer_bisect_mail(const char *bisection_json, struct strbuf *subject,
 		       struct strbuf *body, struct strbuf *err)
 {
@@ -175,13 +160,13 @@ int answer_bisect_mail(const char *bisection_json, struct strbuf *subject,
 	if (json_parse(bisection_json, strlen(bisection_json), NULL, &b, err) <
 	    0)
 		return -1;
-	name = jstr(b, "patch_name");
-	label = jstr(b, "culprit_label");
-	metric = jstr(b, "metric");
-	host = jstr(b, "host");
-	state = jstr(b, "state");
-	culprit = jnum(b, "culprit");
-	patch = jnum(b, "patch");
+	name = json_member_string(b, "patch_name");
+	label = json_member_string(b, "culprit_label");
+	metric = json_member_string(b, "metric");
+	host = json_member_string(b, "host");
+	state = json_member_string(b, "state");
+	culprit = json_member_number(b, "culprit");
+	patch = json_member_number(b, "patch");
 	if (!metric || !host || !state) {
 		strbuf_addstr(err, "a bisection without metric, host or state");
 		goto out;
@@ -192,50 +177,65 @@ int answer_bisect_mail(const char *bisection_json, struct strbuf *subject,
 		add_name(subject, name ? name : "");
 		strbuf_addstr(subject, ": ");
 	}
-	strbuf_addf(subject, "bisect #%.0f: ", jnum(b, "bisection"));
+	strbuf_addf(subject,
+		    "bisect #%.0f: ", json_member_number(b, "bisection"));
 	if (isfinite(culprit)) {
 		strbuf_addf(subject, "%s %.0f/%.0f ",
 			    isfinite(patch) ? "patch" : "commit", culprit,
-			    jnum(b, "n"));
+			    json_member_number(b, "n"));
 		add_name(subject, label ? label : "");
 		strbuf_addf(subject, " %s", metric);
-		if (isfinite(jnum(b, "pct_change")))
-			strbuf_addf(subject, " %+.1f%%", jnum(b, "pct_change"));
+		if (isfinite(json_member_number(b, "pct_change")))
+			strbuf_addf(subject, " %+.1f%%",
+				    json_member_number(b, "pct_change"));
 		strbuf_addf(subject, " %s on %s",
-			    jstr(b, "direction") ? jstr(b, "direction")
-						 : "change",
+			    json_member_string(b, "direction")
+				    ? json_member_string(b, "direction")
+				    : "change",
 			    host);
 	} else {
 		strbuf_addf(subject, "%s (%s on %s)", state, metric, host);
 	}
 
-	strbuf_addf(body, "Bisection #%.0f of ", jnum(b, "bisection"));
+	strbuf_addf(body, "Bisection #%.0f of ",
+		    json_member_number(b, "bisection"));
 	if (isfinite(patch)) {
 		strbuf_addf(body, "PLM#%.0f ", patch);
 		add_name(body, name ? name : "");
 	} else {
-		strbuf_addf(body, "%s %s..%s", jstr(b, "tree"), jstr(b, "good"),
-			    jstr(b, "bad"));
+		strbuf_addf(body, "%s %s..%s", json_member_string(b, "tree"),
+			    json_member_string(b, "good"),
+			    json_member_string(b, "bad"));
 	}
 	strbuf_addf(body, "\n%s of %s (%s) on %s, plan %s: %s\n\n",
-		    jstr(b, "direction") ? jstr(b, "direction") : "change",
-		    metric, jstr(b, "workload") ? jstr(b, "workload") : "-",
-		    host, jstr(b, "plan"), state);
+		    json_member_string(b, "direction")
+			    ? json_member_string(b, "direction")
+			    : "change",
+		    metric,
+		    json_member_string(b, "workload")
+			    ? json_member_string(b, "workload")
+			    : "-",
+		    host, json_member_string(b, "plan"), state);
 	strbuf_addf(body, "Result: %s\n",
-		    jstr(b, "result") ? jstr(b, "result") : "-");
+		    json_member_string(b, "result")
+			    ? json_member_string(b, "result")
+			    : "-");
 	if (isfinite(culprit)) {
 		strbuf_addf(body, "The culprit: %.0f/%.0f %s (kernel %s)\n",
-			    culprit, jnum(b, "n"), label ? label : "",
-			    jstr(b, "culprit_kernel")
-				    ? jstr(b, "culprit_kernel")
+			    culprit, json_member_number(b, "n"),
+			    label ? label : "",
+			    json_member_string(b, "culprit_kernel")
+				    ? json_member_string(b, "culprit_kernel")
 				    : "-");
 		strbuf_addf(body, "  %s ", metric);
-		add_pct(body, jnum(b, "pct_change"));
-		if (isfinite(jnum(b, "ci_low")))
+		add_pct(body, json_member_number(b, "pct_change"));
+		if (isfinite(json_member_number(b, "ci_low")))
 			strbuf_addf(body, " [%+.1f%%, %+.1f%%]",
-				    jnum(b, "ci_low"), jnum(b, "ci_high"));
-		if (isfinite(jnum(b, "p_value")))
-			strbuf_addf(body, " p=%.2g", jnum(b, "p_value"));
+				    json_member_number(b, "ci_low"),
+				    json_member_number(b, "ci_high"));
+		if (isfinite(json_member_number(b, "p_value")))
+			strbuf_addf(body, " p=%.2g",
+				    json_member_number(b, "p_value"));
 		strbuf_addstr(body, " against the good point before it\n");
 	}
 	steps = json_get(b, "steps");
@@ -244,11 +244,15 @@ int answer_bisect_mail(const char *bisection_json, struct strbuf *subject,
 		    "kernel", "n", "mean", "%change", "verdict", "build s");
 	for (size_t i = 0; steps && i < json_len(steps); i++) {
 		const struct json_value *s = json_at(steps, i);
-		double n = jnum(s, "n"), mean = jnum(s, "mean"),
-		       bs = jnum(s, "build_seconds");
+		double n = json_member_number(s, "n"),
+		       mean = json_member_number(s, "mean"),
+		       bs = json_member_number(s, "build_seconds");
 
-		strbuf_addf(body, "  %-4.0f %-32s ", jnum(s, "step"),
-			    jstr(s, "kernel") ? jstr(s, "kernel") : "-");
+		strbuf_addf(body, "  %-4.0f %-32s ",
+			    json_member_number(s, "step"),
+			    json_member_string(s, "kernel")
+				    ? json_member_string(s, "kernel")
+				    : "-");
 		if (isfinite(n))
 			strbuf_addf(body, "%4.0f ", n);
 		else
@@ -260,17 +264,19 @@ int answer_bisect_mail(const char *bisection_json, struct strbuf *subject,
 		{
 			struct strbuf p = STRBUF_INIT;
 
-			add_pct(&p, jnum(s, "pct_vs_good"));
+			add_pct(&p, json_member_number(s, "pct_vs_good"));
 			strbuf_addf(body, "%9s  ", p.buf);
 			strbuf_release(&p);
 		}
-		strbuf_addf(body, "%-12s ", jstr(s, "state"));
+		strbuf_addf(body, "%-12s ", json_member_string(s, "state"));
 		if (isfinite(bs))
 			strbuf_addf(body, "%.0f", bs);
 		strbuf_addch(body, '\n');
 	}
 	strbuf_addf(body, "\nThe page: %s\n",
-		    jstr(b, "page") ? jstr(b, "page") : "-");
+		    json_member_string(b, "page")
+			    ? json_member_string(b, "page")
+			    : "-");
 	strbuf_addstr(body, "\n-- \nschedfarm, the scheduler test farm\n");
 	r = 0;
 out:

@@ -79,21 +79,6 @@ static int64_t parse_num_id(const char *s, const char *what)
 	return v;
 }
 
-static const char *jstr(const struct json_value *o, const char *key)
-{
-	const struct json_value *v = json_get(o, key);
-
-	return v && json_type_of(v) == JSON_STRING ? json_string(v) : NULL;
-}
-
-static double jnum(const struct json_value *o, const char *key)
-{
-	const struct json_value *v = json_get(o, key);
-	double d;
-
-	return v && json_number(v, &d) == 0 ? d : NAN;
-}
-
 /* v with prec decimals in width (an optional sign, a % sign); "-" for
  * a missing number. */
 static void add_num(struct strbuf *out, double v, int width, int prec, int sign,
@@ -120,25 +105,37 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 
 	if (json_parse(json, strlen(json), NULL, &b, err) < 0)
 		return -1;
-	strbuf_addf(out, "bisect #%.0f: ", jnum(b, "bisection"));
-	if (isfinite(jnum(b, "patch")))
-		strbuf_addf(out, "PLM#%.0f \"%s\"", jnum(b, "patch"),
-			    jstr(b, "patch_name") ? jstr(b, "patch_name") : "");
+	strbuf_addf(out, "bisect #%.0f: ", json_member_number(b, "bisection"));
+	if (isfinite(json_member_number(b, "patch")))
+		strbuf_addf(out, "PLM#%.0f \"%s\"",
+			    json_member_number(b, "patch"),
+			    json_member_string(b, "patch_name")
+				    ? json_member_string(b, "patch_name")
+				    : "");
 	else
-		strbuf_addf(out, "%s %s..%s", jstr(b, "tree"), jstr(b, "good"),
-			    jstr(b, "bad"));
-	strbuf_addf(out, ", %.0f change%s, %s\n", jnum(b, "n"),
-		    jnum(b, "n") == 1 ? "" : "s", jstr(b, "state"));
+		strbuf_addf(out, "%s %s..%s", json_member_string(b, "tree"),
+			    json_member_string(b, "good"),
+			    json_member_string(b, "bad"));
+	strbuf_addf(out, ", %.0f change%s, %s\n", json_member_number(b, "n"),
+		    json_member_number(b, "n") == 1 ? "" : "s",
+		    json_member_string(b, "state"));
 	strbuf_addf(out,
 		    "  %s of %s (%s) on %s, plan %s, at most %.0f "
 		    "boots a step\n",
-		    jstr(b, "direction") ? jstr(b, "direction") : "a change",
-		    jstr(b, "metric"),
-		    jstr(b, "workload") ? jstr(b, "workload") : "-",
-		    jstr(b, "host"), jstr(b, "plan"), jnum(b, "max_boots"));
-	if (jstr(b, "result"))
-		strbuf_addf(out, "  result: %s\n", jstr(b, "result"));
-	strbuf_addf(out, "  page: %s\n", jstr(b, "page"));
+		    json_member_string(b, "direction")
+			    ? json_member_string(b, "direction")
+			    : "a change",
+		    json_member_string(b, "metric"),
+		    json_member_string(b, "workload")
+			    ? json_member_string(b, "workload")
+			    : "-",
+		    json_member_string(b, "host"),
+		    json_member_string(b, "plan"),
+		    json_member_number(b, "max_boots"));
+	if (json_member_string(b, "result"))
+		strbuf_addf(out, "  result: %s\n",
+			    json_member_string(b, "result"));
+	strbuf_addf(out, "  page: %s\n", json_member_string(b, "page"));
 	list = json_get(b, "steps");
 	strbuf_addf(out,
 		    "\n  %-4s %-5s %-30s %4s %12s %9s %-21s %-12s %-9s %s\n",
@@ -148,20 +145,26 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 		const struct json_value *s = json_at(list, i);
 		struct strbuf ci = STRBUF_INIT;
 
-		strbuf_addf(out, "  %-4.0f %-5.0f %-30s ", jnum(s, "step"),
-			    jnum(s, "position"),
-			    jstr(s, "kernel") ? jstr(s, "kernel") : "-");
-		add_num(out, jnum(s, "n"), 4, 0, 0, 0);
-		add_num(out, jnum(s, "mean"), 12, -1, 0, 0);
-		add_num(out, jnum(s, "pct_vs_good"), 9, 1, 1, 1);
-		if (isfinite(jnum(s, "ci_low")))
+		strbuf_addf(out, "  %-4.0f %-5.0f %-30s ",
+			    json_member_number(s, "step"),
+			    json_member_number(s, "position"),
+			    json_member_string(s, "kernel")
+				    ? json_member_string(s, "kernel")
+				    : "-");
+		add_num(out, json_member_number(s, "n"), 4, 0, 0, 0);
+		add_num(out, json_member_number(s, "mean"), 12, -1, 0, 0);
+		add_num(out, json_member_number(s, "pct_vs_good"), 9, 1, 1, 1);
+		if (isfinite(json_member_number(s, "ci_low")))
 			strbuf_addf(&ci, "[%+.1f%%, %+.1f%%]",
-				    jnum(s, "ci_low"), jnum(s, "ci_high"));
+				    json_member_number(s, "ci_low"),
+				    json_member_number(s, "ci_high"));
 		strbuf_addf(out, "%-21s %-12s %-9.0f ", ci.buf,
-			    jstr(s, "state"), jnum(s, "boots"));
-		add_num(out, jnum(s, "build_seconds"), 7, 0, 0, 0);
-		if (jstr(s, "note"))
-			strbuf_addf(out, "  %s", jstr(s, "note"));
+			    json_member_string(s, "state"),
+			    json_member_number(s, "boots"));
+		add_num(out, json_member_number(s, "build_seconds"), 7, 0, 0,
+			0);
+		if (json_member_string(s, "note"))
+			strbuf_addf(out, "  %s", json_member_string(s, "note"));
 		strbuf_addch(out, '\n');
 		strbuf_release(&ci);
 	}
@@ -170,10 +173,13 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 	for (size_t i = 0; list && i < json_len(list); i++) {
 		const struct json_value *p = json_at(list, i);
 
-		strbuf_addf(out, "  %3.0f %-8s %-30s %s\n", jnum(p, "position"),
-			    jstr(p, "mark"),
-			    jstr(p, "kernel") ? jstr(p, "kernel") : "-",
-			    jstr(p, "label"));
+		strbuf_addf(out, "  %3.0f %-8s %-30s %s\n",
+			    json_member_number(p, "position"),
+			    json_member_string(p, "mark"),
+			    json_member_string(p, "kernel")
+				    ? json_member_string(p, "kernel")
+				    : "-",
+			    json_member_string(p, "label"));
 	}
 	json_free(b);
 	return 0;

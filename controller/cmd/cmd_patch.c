@@ -57,21 +57,6 @@ static int64_t parse_plm(const char *s)
 	return v;
 }
 
-static const char *jstr(const struct json_value *o, const char *key)
-{
-	const struct json_value *v = json_get(o, key);
-
-	return v && json_type_of(v) == JSON_STRING ? json_string(v) : NULL;
-}
-
-static double jnum(const struct json_value *o, const char *key)
-{
-	const struct json_value *v = json_get(o, key);
-	double d;
-
-	return v && json_number(v, &d) == 0 ? d : NAN;
-}
-
 static void add_pct(struct strbuf *out, double v)
 {
 	if (isfinite(v))
@@ -89,28 +74,37 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 	if (json_parse(json, strlen(json), NULL, &p, err) < 0)
 		return -1;
 	ans = json_get(p, "answer");
-	strbuf_addf(out,
-		    "PLM#%.0f \"%s\": %.0f patch%s on %s, submitted by %s\n",
-		    jnum(p, "patch"), jstr(p, "name"), jnum(p, "n_patches"),
-		    jnum(p, "n_patches") == 1 ? "" : "es", jstr(p, "base"),
-		    jstr(p, "submitter"));
+	strbuf_addf(
+		out, "PLM#%.0f \"%s\": %.0f patch%s on %s, submitted by %s\n",
+		json_member_number(p, "patch"), json_member_string(p, "name"),
+		json_member_number(p, "n_patches"),
+		json_member_number(p, "n_patches") == 1 ? "" : "es",
+		json_member_string(p, "base"),
+		json_member_string(p, "submitter"));
 	strbuf_addf(out, "  kernels   %s (base), %s\n",
-		    jstr(p, "base_kernel") ? jstr(p, "base_kernel") : "-",
-		    jstr(p, "kernel") ? jstr(p, "kernel") : "-");
+		    json_member_string(p, "base_kernel")
+			    ? json_member_string(p, "base_kernel")
+			    : "-",
+		    json_member_string(p, "kernel")
+			    ? json_member_string(p, "kernel")
+			    : "-");
 	strbuf_addf(out, "  mail to   %s\n",
-		    jstr(p, "mail_to") ? jstr(p, "mail_to")
-				       : "(the list only)");
-	strbuf_addf(out, "  answer    %s", jstr(ans, "state"));
-	if (jstr(ans, "verdict"))
-		strbuf_addf(out, ": %s", jstr(ans, "verdict"));
-	if (jstr(ans, "headline"))
-		strbuf_addf(out, " -- %s", jstr(ans, "headline"));
+		    json_member_string(p, "mail_to")
+			    ? json_member_string(p, "mail_to")
+			    : "(the list only)");
+	strbuf_addf(out, "  answer    %s", json_member_string(ans, "state"));
+	if (json_member_string(ans, "verdict"))
+		strbuf_addf(out, ": %s", json_member_string(ans, "verdict"));
+	if (json_member_string(ans, "headline"))
+		strbuf_addf(out, " -- %s", json_member_string(ans, "headline"));
 	strbuf_addch(out, '\n');
-	if (jstr(ans, "note"))
-		strbuf_addf(out, "  note      %s\n", jstr(ans, "note"));
-	if (jstr(ans, "answered_at"))
-		strbuf_addf(out, "  at        %s\n", jstr(ans, "answered_at"));
-	strbuf_addf(out, "  page      %s\n", jstr(p, "page"));
+	if (json_member_string(ans, "note"))
+		strbuf_addf(out, "  note      %s\n",
+			    json_member_string(ans, "note"));
+	if (json_member_string(ans, "answered_at"))
+		strbuf_addf(out, "  at        %s\n",
+			    json_member_string(ans, "answered_at"));
+	strbuf_addf(out, "  page      %s\n", json_member_string(p, "page"));
 
 	list = json_get(ans, "metrics");
 	if (list && json_len(list)) {
@@ -119,18 +113,22 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 		for (size_t i = 0; i < json_len(list); i++) {
 			const struct json_value *m = json_at(list, i);
 
-			strbuf_addf(out, "  %-24s %-14s ", jstr(m, "metric"),
-				    jstr(m, "verdict"));
-			add_pct(out, jnum(m, "pct_change"));
-			if (isfinite(jnum(m, "ci_low")))
+			strbuf_addf(out, "  %-24s %-14s ",
+				    json_member_string(m, "metric"),
+				    json_member_string(m, "verdict"));
+			add_pct(out, json_member_number(m, "pct_change"));
+			if (isfinite(json_member_number(m, "ci_low")))
 				strbuf_addf(out, " [%+.1f%%, %+.1f%%]",
-					    jnum(m, "ci_low"),
-					    jnum(m, "ci_high"));
-			if (isfinite(jnum(m, "p_value")))
-				strbuf_addf(out, " p=%.2g", jnum(m, "p_value"));
+					    json_member_number(m, "ci_low"),
+					    json_member_number(m, "ci_high"));
+			if (isfinite(json_member_number(m, "p_value")))
+				strbuf_addf(out, " p=%.2g",
+					    json_member_number(m, "p_value"));
 			strbuf_addf(out, "  n %.0f+%.0f on %s (%s)\n",
-				    jnum(m, "n_base"), jnum(m, "n_new"),
-				    jstr(m, "host"), jstr(m, "workload"));
+				    json_member_number(m, "n_base"),
+				    json_member_number(m, "n_new"),
+				    json_member_string(m, "host"),
+				    json_member_string(m, "workload"));
 		}
 	}
 	list = json_get(p, "files");
@@ -140,9 +138,11 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 			const struct json_value *f = json_at(list, i);
 
 			strbuf_addf(out, "  %2.0f  %s  %s\n",
-				    jnum(f, "position"), jstr(f, "name"),
-				    jstr(f, "subject") ? jstr(f, "subject")
-						       : "");
+				    json_member_number(f, "position"),
+				    json_member_string(f, "name"),
+				    json_member_string(f, "subject")
+					    ? json_member_string(f, "subject")
+					    : "");
 		}
 	}
 	list = json_get(p, "jobs");
@@ -150,16 +150,22 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 	for (size_t i = 0; list && i < json_len(list); i++) {
 		const struct json_value *j = json_at(list, i);
 
-		strbuf_addf(out, "  STP#%-5.0f %-5s %-10s %s", jnum(j, "job"),
-			    jstr(j, "side"), jstr(j, "state"),
-			    jstr(j, "kernel"));
-		if (isfinite(jnum(j, "boots")))
-			strbuf_addf(out, ", %.0f boot%s", jnum(j, "boots"),
-				    jnum(j, "boots") == 1 ? "" : "s");
-		if (jstr(j, "host"))
-			strbuf_addf(out, " on %s", jstr(j, "host"));
-		if (jstr(j, "error"))
-			strbuf_addf(out, ": %s", jstr(j, "error"));
+		strbuf_addf(out, "  STP#%-5.0f %-5s %-10s %s",
+			    json_member_number(j, "job"),
+			    json_member_string(j, "side"),
+			    json_member_string(j, "state"),
+			    json_member_string(j, "kernel"));
+		if (isfinite(json_member_number(j, "boots")))
+			strbuf_addf(out, ", %.0f boot%s",
+				    json_member_number(j, "boots"),
+				    json_member_number(j, "boots") == 1 ? ""
+									: "s");
+		if (json_member_string(j, "host"))
+			strbuf_addf(out, " on %s",
+				    json_member_string(j, "host"));
+		if (json_member_string(j, "error"))
+			strbuf_addf(out, ": %s",
+				    json_member_string(j, "error"));
 		strbuf_addch(out, '\n');
 	}
 	list = json_get(p, "mails");
@@ -169,29 +175,39 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 			const struct json_value *m = json_at(list, i);
 
 			strbuf_addf(out, "  #%.0f %s %s (attempt%s %.0f)",
-				    jnum(m, "id"), jstr(m, "kind"),
-				    jstr(m, "state"),
-				    jnum(m, "attempts") == 1 ? "" : "s",
-				    jnum(m, "attempts"));
-			if (jstr(m, "last_error"))
-				strbuf_addf(out, ": %s", jstr(m, "last_error"));
-			if (jstr(m, "next_attempt_at") &&
-			    strcmp(jstr(m, "state"), "sent"))
+				    json_member_number(m, "id"),
+				    json_member_string(m, "kind"),
+				    json_member_string(m, "state"),
+				    json_member_number(m, "attempts") == 1
+					    ? ""
+					    : "s",
+				    json_member_number(m, "attempts"));
+			if (json_member_string(m, "last_error"))
+				strbuf_addf(
+					out, ": %s",
+					json_member_string(m, "last_error"));
+			if (json_member_string(m, "next_attempt_at") &&
+			    strcmp(json_member_string(m, "state"), "sent"))
 				strbuf_addf(out, "; next try %s",
-					    jstr(m, "next_attempt_at"));
-			strbuf_addf(out, "\n     %s\n", jstr(m, "subject"));
+					    json_member_string(
+						    m, "next_attempt_at"));
+			strbuf_addf(out, "\n     %s\n",
+				    json_member_string(m, "subject"));
 			for (size_t k = 0; json_get(m, "refused") &&
 					   k < json_len(json_get(m, "refused"));
 			     k++) {
 				const struct json_value *x =
 					json_at(json_get(m, "refused"), k);
 
-				strbuf_addf(
-					out, "     left out: %s: %s\n",
-					jstr(x, "address") ? jstr(x, "address")
-							   : "?",
-					jstr(x, "reason") ? jstr(x, "reason")
-							  : "?");
+				strbuf_addf(out, "     left out: %s: %s\n",
+					    json_member_string(x, "address")
+						    ? json_member_string(
+							      x, "address")
+						    : "?",
+					    json_member_string(x, "reason")
+						    ? json_member_string(
+							      x, "reason")
+						    : "?");
 			}
 		}
 	}
@@ -202,10 +218,13 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 			const struct json_value *b = json_at(list, i);
 
 			strbuf_addf(out, "  #%.0f %s, %s on %s: %s\n",
-				    jnum(b, "id"), jstr(b, "state"),
-				    jstr(b, "metric"), jstr(b, "host"),
-				    jstr(b, "result") ? jstr(b, "result")
-						      : "(running)");
+				    json_member_number(b, "id"),
+				    json_member_string(b, "state"),
+				    json_member_string(b, "metric"),
+				    json_member_string(b, "host"),
+				    json_member_string(b, "result")
+					    ? json_member_string(b, "result")
+					    : "(running)");
 		}
 	}
 	json_free(p);
@@ -261,10 +280,12 @@ static int patch_list(int argc, char **argv)
 			const struct json_value *p = json_at(list, i);
 
 			strbuf_addf(&out, "PLM#%-5.0f %-9s %-40.40s %s\n",
-				    jnum(p, "patch"), jstr(p, "state"),
-				    jstr(p, "name"),
-				    jstr(p, "headline") ? jstr(p, "headline")
-							: "");
+				    json_member_number(p, "patch"),
+				    json_member_string(p, "state"),
+				    json_member_string(p, "name"),
+				    json_member_string(p, "headline")
+					    ? json_member_string(p, "headline")
+					    : "");
 		}
 		if (!json_len(list))
 			strbuf_addstr(&out, "no patches submitted\n");

@@ -174,11 +174,6 @@ int job_beat(struct job_ctx *jc)
 	return jc->lease_lost ? -1 : 0;
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static int load_job(struct job_ctx *jc, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
@@ -217,13 +212,13 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 	jc->host_kind = xstrdup(db_get(res, 0, 7));
 	jc->target.name = jc->host_name;
 	jc->target.kind = jc->host_kind;
-	jc->target.address = dup_or_null(db_get(res, 0, 8));
+	jc->target.address = xstrdup_or_null(db_get(res, 0, 8));
 	v = db_get(res, 0, 9);
 	if (v)
 		parse_int(v, 1, 65535, &jc->target.port, NULL);
-	jc->target.user = dup_or_null(db_get(res, 0, 10));
-	jc->target.key_file = dup_or_null(db_get(res, 0, 11));
-	jc->target.known_hosts = dup_or_null(db_get(res, 0, 12));
+	jc->target.user = xstrdup_or_null(db_get(res, 0, 10));
+	jc->target.key_file = xstrdup_or_null(db_get(res, 0, 11));
+	jc->target.known_hosts = xstrdup_or_null(db_get(res, 0, 12));
 	/* A local host's run files live in the state folder. */
 	if (!strcmp(jc->host_kind, "local")) {
 		if (home_subdir(jc->home, HOME_RUN, &jc->run_dir, err) < 0)

@@ -96,11 +96,6 @@ void boot_result_release(struct boot_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static void ctx_release(struct boot_ctx *c)
 {
 	free(c->health);
@@ -223,8 +218,8 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 		xstrdup(db_get(h, 0, 3) ? db_get(h, 0, 3) : "127.0.0.1");
 	res->ssh_port = get_int(db_get(h, 0, 4), 0, 65535);
 	res->ssh_user = xstrdup(db_get(h, 0, 5) ? db_get(h, 0, 5) : "root");
-	res->key_file = dup_or_null(db_get(h, 0, 6));
-	res->known_hosts = dup_or_null(db_get(h, 0, 7));
+	res->key_file = xstrdup_or_null(db_get(h, 0, 6));
+	res->known_hosts = xstrdup_or_null(db_get(h, 0, 7));
 	c->sockets = get_int(db_get(h, 0, 8), 1, 64);
 	c->cores = get_int(db_get(h, 0, 9), 1, 256);
 	c->threads = get_int(db_get(h, 0, 10), 1, 8);
@@ -232,11 +227,11 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	v = db_get(h, 0, 12);
 	if (!v || parse_i64(v, 64, 1 << 22, &c->memory_mb, NULL) < 0)
 		c->memory_mb = 512 * (int64_t)c->numa_nodes;
-	res->libvirt_uri = dup_or_null(db_get(h, 0, 13));
-	res->bmc_address = dup_or_null(db_get(h, 0, 14));
+	res->libvirt_uri = xstrdup_or_null(db_get(h, 0, 13));
+	res->bmc_address = xstrdup_or_null(db_get(h, 0, 14));
 	res->bmc_port = get_int(db_get(h, 0, 15), 623, 65535);
-	res->bmc_user = dup_or_null(db_get(h, 0, 16));
-	res->bmc_password_file = dup_or_null(db_get(h, 0, 17));
+	res->bmc_user = xstrdup_or_null(db_get(h, 0, 16));
+	res->bmc_password_file = xstrdup_or_null(db_get(h, 0, 17));
 	c->boot_config = xstrdup(db_get(h, 0, 18) ? db_get(h, 0, 18) : "{}");
 	v = db_get(h, 0, 19);
 	if (!v || parse_i64(v, 1, INT64_MAX, &c->known_good, NULL) < 0)
@@ -244,7 +239,7 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	c->health = xstrdup(db_get(h, 0, 20));
 	res->known_good_kernel_id = c->known_good;
 	c->bmc_bootdev = xstrdup(db_get(h, 0, 21) ? db_get(h, 0, 21) : "pxe");
-	c->known_good_release = dup_or_null(db_get(h, 0, 22));
+	c->known_good_release = xstrdup_or_null(db_get(h, 0, 22));
 	if (json_parse(c->boot_config, strlen(c->boot_config), NULL, &c->cfg,
 		       err) < 0 ||
 	    json_type_of(c->cfg) != JSON_OBJECT) {
@@ -301,10 +296,10 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	}
 	res->kernel_id = c->req->kernel_id;
 	c->kernel_name = xstrdup(db_get(k, 0, 0));
-	c->kernel_image = dup_or_null(db_get(k, 0, 1));
-	c->kernel_vmlinux = dup_or_null(db_get(k, 0, 2));
-	c->kernel_initrd = dup_or_null(db_get(k, 0, 3));
-	c->expected_release = dup_or_null(db_get(k, 0, 4));
+	c->kernel_image = xstrdup_or_null(db_get(k, 0, 1));
+	c->kernel_vmlinux = xstrdup_or_null(db_get(k, 0, 2));
+	c->kernel_initrd = xstrdup_or_null(db_get(k, 0, 3));
+	c->expected_release = xstrdup_or_null(db_get(k, 0, 4));
 	r = 0;
 out:
 	db_args_clear(&a);
@@ -859,7 +854,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 	c.res = res;
 	c.t0 = c.origin = mono_ms();
 	res->job_id = req->job_id;
-	res->controller_id = dup_or_null(req->controller_id);
+	res->controller_id = xstrdup_or_null(req->controller_id);
 	console_scanner_init(&cs);
 	if (load_rows(db, &c, err) < 0 ||
 	    state_folders(&c, &console_dir, err) < 0)

@@ -1103,23 +1103,6 @@ static int cache_lookup(const struct kernel_build_spec *spec,
 	return 1;
 }
 
-/* Remove a leftover folder of an interrupted build. */
-static int remove_tree(const char *dir, struct strbuf *err)
-{
-	struct child_process cp;
-	int r;
-
-	if (!is_dir(dir))
-		return 0;
-	child_process_init(&cp);
-	strvec_pushl(&cp.args, "rm", "-rf", "--", dir, (char *)NULL);
-	cp.quiet = 1;
-	cp.timeout_ms = 10 * 60000;
-	r = run_command(&cp, err);
-	child_process_clear(&cp);
-	return r;
-}
-
 /*
  * Copy an image the build wrote (outdir/rel) to dst, a file of the
  * controller's own in the build's folder: the output folder is the build
@@ -1482,15 +1465,6 @@ static void config_spec_apply(struct kernel_build_spec *spec, const char *cs,
 	strvec_clear(&parts);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /*
  * A kernel that is a prefix of a series (kernels.series_patch_id, row 0
  * of res): write its first series_count files one by one into
@@ -1530,9 +1504,8 @@ static int series_files(struct db *db, const struct db_result *res,
 			    db_get(files, i, 1));
 		if (!is_file(path.buf)) {
 			strbuf_reset(&data);
-			for (size_t j = 0; hex[j] && hex[j + 1]; j += 2)
-				strbuf_addch(&data, hexval(hex[j]) * 16 +
-							    hexval(hex[j + 1]));
+			/* PostgreSQL's encode(.., 'hex'): always digits. */
+			(void)strbuf_add_unhex(&data, hex);
 			if (write_file(path.buf, data.buf, data.len, err) < 0)
 				goto out;
 		}
@@ -1614,9 +1587,7 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	config_spec_apply(&spec, cspec, &keep);
 	hex = db_get(res, 0, 5);
 	if (hex && *hex) {
-		for (size_t i = 0; hex[i] && hex[i + 1]; i += 2)
-			strbuf_addch(&series,
-				     hexval(hex[i]) * 16 + hexval(hex[i + 1]));
+		(void)strbuf_add_unhex(&series, hex);
 		strbuf_addf(&path, "%s/series", cache_dir);
 		if (mkdir_p(path.buf, CACHE_DIR_MODE, err) < 0)
 			goto out;

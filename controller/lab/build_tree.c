@@ -124,23 +124,6 @@ int build_patch_paths(const char *patch_file, struct strvec *files,
 	return r;
 }
 
-/* Remove a folder tree (rm -rf through run-command). */
-static int remove_tree(const char *dir, struct strbuf *err)
-{
-	struct child_process cp;
-	int r;
-
-	if (!is_dir(dir))
-		return 0;
-	child_process_init(&cp);
-	strvec_pushl(&cp.args, "rm", "-rf", "--", dir, (char *)NULL);
-	cp.quiet = 1;
-	cp.timeout_ms = 10 * 60000;
-	r = run_command(&cp, err);
-	child_process_clear(&cp);
-	return r;
-}
-
 /* The files state says differ from the base. */
 static void read_state(const char *tree, struct strvec *files)
 {

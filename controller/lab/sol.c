@@ -53,22 +53,18 @@ static int start(struct sol_console *s, struct strbuf *err)
 	return 0;
 }
 
-static char *dup_or_null(const char *p)
-{
-	return p ? xstrdup(p) : NULL;
-}
-
 int sol_open(const struct ipmi_target *t, const char *path,
 	     struct sol_console **ret, struct strbuf *err)
 {
 	struct sol_console *s = xcalloc(1, sizeof(*s));
 
 	s->t = *t;
-	s->t.address = s->address = dup_or_null(t->address);
-	s->t.user = s->user = dup_or_null(t->user);
-	s->t.password_file = s->password_file = dup_or_null(t->password_file);
-	s->t.lock_dir = s->lock_dir = dup_or_null(t->lock_dir);
-	s->t.ipmitool = s->ipmitool = dup_or_null(t->ipmitool);
+	s->t.address = s->address = xstrdup_or_null(t->address);
+	s->t.user = s->user = xstrdup_or_null(t->user);
+	s->t.password_file = s->password_file =
+		xstrdup_or_null(t->password_file);
+	s->t.lock_dir = s->lock_dir = xstrdup_or_null(t->lock_dir);
+	s->t.ipmitool = s->ipmitool = xstrdup_or_null(t->ipmitool);
 	s->path = xstrdup(path);
 	if (start(s, err) < 0) {
 		sol_close(s);

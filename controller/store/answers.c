@@ -117,13 +117,11 @@ int answers_open(struct db *db, int64_t **ret, size_t *ret_nr, size_t max,
 		 struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	*ret = NULL;
 	*ret_nr = 0;
-	db_args_i64(&a, (int64_t)max);
-	r = db_exec_args(
+	r = db_query(
 		db, &res, err,
 		"SELECT p.id FROM patches p WHERE (p.answer_state = 'pending' "
 		"AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.patch_id = p.id "
@@ -136,8 +134,7 @@ int answers_open(struct db *db, int64_t **ret, size_t *ret_nr, size_t max,
 		"p.answer_host_id AND r.status IN ('done', 'imported') AND "
 		"r.plan_id = fj.plan_id AND coalesce(rj.plan_set, '{}') = "
 		"fj.plan_set)) ORDER BY p.id LIMIT $1",
-		&a);
-	db_args_clear(&a);
+		db_i64((int64_t)max), db_end());
 	if (r < 0)
 		return -1;
 	if (!db_nrows(res))
@@ -153,15 +150,12 @@ int answers_open(struct db *db, int64_t **ret, size_t *ret_nr, size_t max,
 int answers_try_lock(struct db *db, int64_t patch_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, patch_id);
-	r = db_exec_args(db, &res, err,
-			 "SELECT pg_try_advisory_lock(hashtext("
-			 "'schedfarm.answer'), ($1::bigint % 2147483647)::int)",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT pg_try_advisory_lock(hashtext("
+		     "'schedfarm.answer'), ($1::bigint % 2147483647)::int)",
+		     db_i64(patch_id), db_end());
 	if (r < 0)
 		return -1;
 	return !strcmp(db_get(res, 0, 0), "t");
@@ -169,36 +163,26 @@ int answers_try_lock(struct db *db, int64_t patch_id, struct strbuf *err)
 
 void answers_unlock(struct db *db, int64_t patch_id)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf err = STRBUF_INIT;
 
-	db_args_i64(&a, patch_id);
-	db_exec_args(db, NULL, &err,
-		     "SELECT pg_advisory_unlock(hashtext('schedfarm.answer'), "
-		     "($1::bigint % 2147483647)::int)",
-		     &a);
-	db_args_clear(&a);
+	db_query(db, NULL, &err,
+		 "SELECT pg_advisory_unlock(hashtext('schedfarm.answer'), "
+		 "($1::bigint % 2147483647)::int)",
+		 db_i64(patch_id), db_end());
 	strbuf_release(&err);
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
 }
 
 int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 		 struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL, *jobs = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	memset(s, 0, sizeof(*s));
 	strvec_init(&s->plan_set);
 	s->patch_id = patch_id;
 	s->host_boots = -1;
-	db_args_i64(&a, patch_id);
-	r = db_exec_args(
+	r = db_query(
 		db, &res, err,
 		"SELECT p.name, p.submitter, p.mail_to, p.answer_state, "
 		"p.base, "
@@ -216,7 +200,7 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 		"LEFT JOIN hosts h ON h.id = coalesce(fj.host_id, (SELECT "
 		"id FROM hosts WHERE name = fj.host_constraint), "
 		"p.answer_host_id) WHERE p.id = $1",
-		&a);
+		db_i64(patch_id), db_end());
 	if (r < 0)
 		goto out;
 	r = -1;
@@ -226,18 +210,18 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 	}
 	s->name = xstrdup(db_get(res, 0, 0));
 	s->submitter = xstrdup(db_get(res, 0, 1));
-	s->mail_to = dup_or_null(db_get(res, 0, 2));
+	s->mail_to = xstrdup_or_null(db_get(res, 0, 2));
 	s->state = xstrdup(db_get(res, 0, 3));
 	s->base = xstrdup(db_get(res, 0, 4));
-	s->base_name = dup_or_null(db_get(res, 0, 6));
-	s->kernel_name = dup_or_null(db_get(res, 0, 8));
+	s->base_name = xstrdup_or_null(db_get(res, 0, 6));
+	s->kernel_name = xstrdup_or_null(db_get(res, 0, 8));
 	s->auto_bisect = !strcmp(db_get(res, 0, 9), "t");
-	s->note = dup_or_null(db_get(res, 0, 11));
-	s->plan_name = dup_or_null(db_get(res, 0, 13));
-	s->plan_sha = dup_or_null(db_get(res, 0, 14));
-	s->plan_body = dup_or_null(db_get(res, 0, 15));
-	s->host_name = dup_or_null(db_get(res, 0, 18));
-	s->host_kind = dup_or_null(db_get(res, 0, 19));
+	s->note = xstrdup_or_null(db_get(res, 0, 11));
+	s->plan_name = xstrdup_or_null(db_get(res, 0, 13));
+	s->plan_sha = xstrdup_or_null(db_get(res, 0, 14));
+	s->plan_body = xstrdup_or_null(db_get(res, 0, 15));
+	s->host_name = xstrdup_or_null(db_get(res, 0, 18));
+	s->host_kind = xstrdup_or_null(db_get(res, 0, 19));
 	if (s->host_kind)
 		s->host_boots = hosts_kind_boots(s->host_kind);
 	if (db_get_i64(res, 0, 5, 0, INT64_MAX, &s->base_kernel_id) < 0 ||
@@ -252,13 +236,13 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 			    (long long)patch_id);
 		goto out;
 	}
-	if (db_exec_args(db, &jobs, err,
-			 "SELECT id, kernel_id, coalesce(host_id, 0), state, "
-			 "error_phase, error, coalesce(boots, 0), block FROM "
-			 "jobs "
-			 "WHERE patch_id = $1 AND bisect_step_id IS NULL "
-			 "ORDER BY id",
-			 &a) < 0)
+	if (db_query(db, &jobs, err,
+		     "SELECT id, kernel_id, coalesce(host_id, 0), state, "
+		     "error_phase, error, coalesce(boots, 0), block FROM "
+		     "jobs "
+		     "WHERE patch_id = $1 AND bisect_step_id IS NULL "
+		     "ORDER BY id",
+		     db_i64(patch_id), db_end()) < 0)
 		goto out;
 	s->nr_jobs = (size_t)db_nrows(jobs);
 	s->jobs = xcalloc(s->nr_jobs ? s->nr_jobs : 1, sizeof(*s->jobs));
@@ -278,8 +262,8 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 			goto out;
 		}
 		j->state = xstrdup(db_get(jobs, row, 3));
-		j->error_phase = dup_or_null(db_get(jobs, row, 4));
-		j->error = dup_or_null(db_get(jobs, row, 5));
+		j->error_phase = xstrdup_or_null(db_get(jobs, row, 4));
+		j->error = xstrdup_or_null(db_get(jobs, row, 5));
 		j->side = j->kernel_id == s->kernel_id ? ANSWER_PATCH
 						       : ANSWER_BASE;
 		if (strcmp(j->state, "done") && strcmp(j->state, "failed") &&
@@ -292,7 +276,6 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 		goto out;
 	r = 0;
 out:
-	db_args_clear(&a);
 	return r;
 }
 
@@ -301,19 +284,13 @@ int answers_observations(struct db *db, int64_t kernel_id, int64_t host_id,
 			 int64_t exclude_patch, int *ret_n, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strvec none = STRVEC_INIT;
 	int r;
 
 	*ret_n = 0;
-	db_args_i64(&a, kernel_id);
-	db_args_i64(&a, host_id);
-	db_args_i64(&a, plan_id);
-	db_args_i64(&a, exclude_patch);
-	db_args_text_array(&a, plan_set ? plan_set : &none);
 	/* An observation is a boot of a job (compare.c groups so), of the
 	 * plan as changed by the same --set overrides. */
-	r = db_exec_args(
+	r = db_query(
 		db, &res, err,
 		"SELECT count(DISTINCT CASE WHEN r.job_id IS NOT NULL THEN "
 		"'j' || r.job_id || '.' || r.boot ELSE 'r' || r.id END) FROM "
@@ -322,8 +299,9 @@ int answers_observations(struct db *db, int64_t kernel_id, int64_t host_id,
 		"('done', 'imported') AND ($4 = 0 OR j.patch_id IS NULL OR "
 		"j.patch_id <> $4 OR j.bisect_step_id IS NOT NULL) AND "
 		"coalesce(j.plan_set, '{}') = $5::text[]",
-		&a);
-	db_args_clear(&a);
+		db_i64(kernel_id), db_i64(host_id), db_i64(plan_id),
+		db_i64(exclude_patch),
+		db_text_array(plan_set ? plan_set : &none), db_end());
 	if (r < 0)
 		return -1;
 	return parse_int(db_get(res, 0, 0), 0, INT_MAX, ret_n, NULL) < 0 ? -1
@@ -335,7 +313,6 @@ int answers_queue_unit(struct db *db, const struct answer_sub *s,
 		       struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct job_row job;
 	int64_t per_boot;
 	int r = -1;
@@ -350,17 +327,15 @@ int answers_queue_unit(struct db *db, const struct answer_sub *s,
 	if (db_begin(db, err) < 0)
 		return -1;
 	/* The patch row is the lock: two controllers queue one unit. */
-	db_args_i64(&a, s->patch_id);
-	if (db_exec_args(db, &res, err,
-			 "SELECT (SELECT count(*) FROM jobs j WHERE j.patch_id "
-			 "= p.id AND j.bisect_step_id IS NULL AND j.state NOT "
-			 "IN ('done', 'failed', 'cancelled')), (SELECT "
-			 "count(*) FROM jobs j WHERE j.patch_id = p.id AND "
-			 "j.bisect_step_id IS NULL) FROM patches p WHERE p.id "
-			 "= $1 AND p.answer_state = 'pending' FOR UPDATE OF p",
-			 &a) < 0)
+	if (db_query(db, &res, err,
+		     "SELECT (SELECT count(*) FROM jobs j WHERE j.patch_id "
+		     "= p.id AND j.bisect_step_id IS NULL AND j.state NOT "
+		     "IN ('done', 'failed', 'cancelled')), (SELECT "
+		     "count(*) FROM jobs j WHERE j.patch_id = p.id AND "
+		     "j.bisect_step_id IS NULL) FROM patches p WHERE p.id "
+		     "= $1 AND p.answer_state = 'pending' FOR UPDATE OF p",
+		     db_i64(s->patch_id), db_end()) < 0)
 		goto out;
-	db_args_clear(&a);
 	if (db_nrows(res) != 1 || strcmp(db_get(res, 0, 0), "0")) {
 		r = 0; /* answered meanwhile, or a job is live */
 		goto out;
@@ -392,7 +367,6 @@ int answers_queue_unit(struct db *db, const struct answer_sub *s,
 		goto out;
 	r = 1;
 out:
-	db_args_clear(&a);
 	if (r < 0)
 		db_rollback(db);
 	else if (db_commit(db, err) < 0)
@@ -406,25 +380,18 @@ int answers_record(struct db *db, int64_t patch_id, const char *state,
 		   const char *note, const char *metrics_json,
 		   struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, patch_id);
-	db_args_str(&a, state);
-	db_args_i64(&a, host_id);
-	db_args_str(&a, verdict);
-	db_args_str(&a, headline);
-	db_args_str(&a, note);
-	db_args_str(&a, metrics_json);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE patches SET answer_state = $2, answer_host_id "
-			 "= coalesce(nullif($3, 0), answer_host_id), "
-			 "answer_verdict = $4, answer_headline = $5, "
-			 "answer_note = $6, answer_metrics = $7::jsonb, "
-			 "answered_at = CASE WHEN $2 IN ('answered', "
-			 "'failed') THEN now() END WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE patches SET answer_state = $2, answer_host_id "
+		     "= coalesce(nullif($3, 0), answer_host_id), "
+		     "answer_verdict = $4, answer_headline = $5, "
+		     "answer_note = $6, answer_metrics = $7::jsonb, "
+		     "answered_at = CASE WHEN $2 IN ('answered', "
+		     "'failed') THEN now() END WHERE id = $1",
+		     db_i64(patch_id), db_str(state), db_i64(host_id),
+		     db_str(verdict), db_str(headline), db_str(note),
+		     db_str(metrics_json), db_end());
 	return r;
 }
 
@@ -536,43 +503,25 @@ int answers_patch_subject(const char *data, size_t len, struct strbuf *out)
 	return 0;
 }
 
-static void add_hex(struct strbuf *sb, const char *data, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	strbuf_grow(sb, len * 2);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)data[i];
-
-		strbuf_addch(sb, hex[c >> 4]);
-		strbuf_addch(sb, hex[c & 15]);
-	}
-}
-
 int answers_store_files(struct db *db, int64_t patch_id,
 			const struct queue_patch *files, size_t nr,
 			struct strbuf *err)
 {
 	for (size_t i = 0; i < nr; i++) {
 		struct strbuf hex = STRBUF_INIT, subject = STRBUF_INIT;
-		struct db_args a = DB_ARGS_INIT;
 		const char *base = strrchr(files[i].name, '/');
 		int r;
 
 		answers_patch_subject(files[i].data, files[i].len, &subject);
-		add_hex(&hex, files[i].data, files[i].len);
-		db_args_i64(&a, patch_id);
-		db_args_i64(&a, (int64_t)i + 1);
-		db_args_str(&a, base ? base + 1 : files[i].name);
-		db_args_str(&a, subject.buf);
-		db_args_str(&a, hex.buf);
-		r = db_exec_args(db, NULL, err,
-				 "INSERT INTO patch_files (patch_id, position, "
-				 "name, subject, sha256, data) VALUES ($1, $2, "
-				 "left($3, 1000), $4, encode(sha256(decode($5, "
-				 "'hex')), 'hex'), decode($5, 'hex'))",
-				 &a);
-		db_args_clear(&a);
+		strbuf_add_hex(&hex, files[i].data, files[i].len);
+		r = db_query(db, NULL, err,
+			     "INSERT INTO patch_files (patch_id, position, "
+			     "name, subject, sha256, data) VALUES ($1, $2, "
+			     "left($3, 1000), $4, encode(sha256(decode($5, "
+			     "'hex')), 'hex'), decode($5, 'hex'))",
+			     db_i64(patch_id), db_i64((int64_t)i + 1),
+			     db_str(base ? base + 1 : files[i].name),
+			     db_str(subject.buf), db_str(hex.buf), db_end());
 		strbuf_release(&hex);
 		strbuf_release(&subject);
 		if (r < 0)
@@ -585,12 +534,9 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
 		      struct strbuf *out, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, patch_id);
-	db_args_str(&a, page_url);
-	r = db_exec_args(
+	r = db_query(
 		db, &res, err,
 		"SELECT jsonb_build_object('patch', p.id, 'name', p.name, "
 		"'submitter', p.submitter, 'mail_to', p.mail_to, 'base', "
@@ -645,8 +591,7 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
 		"p.base_kernel_id LEFT JOIN kernels kn ON kn.id = p.kernel_id "
 		"LEFT JOIN hosts ah ON ah.id = p.answer_host_id WHERE p.id = "
 		"$1",
-		&a);
-	db_args_clear(&a);
+		db_i64(patch_id), db_str(page_url), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1)

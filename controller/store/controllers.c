@@ -20,57 +20,45 @@
 int controllers_register(struct db *db, const char *id, const char *kind,
 			 int lease_s, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	char host[256] = "";
 	int r;
 
 	gethostname(host, sizeof(host) - 1);
-	db_args_str(&a, id);
-	db_args_str(&a, kind);
-	db_args_str(&a, host[0] ? host : "localhost");
-	db_args_i64(&a, (int64_t)getpid());
-	db_args_i64(&a, lease_s);
-	r = db_exec_args(db, NULL, err,
-			 "INSERT INTO controllers (id, kind, hostname, pid, "
-			 "lease_expires) VALUES ($1, $2, $3, $4, now() + "
-			 "make_interval(secs => $5)) ON CONFLICT (id) DO "
-			 "UPDATE SET lease_expires = excluded.lease_expires, "
-			 "stopped_at = NULL",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "INSERT INTO controllers (id, kind, hostname, pid, "
+		     "lease_expires) VALUES ($1, $2, $3, $4, now() + "
+		     "make_interval(secs => $5)) ON CONFLICT (id) DO "
+		     "UPDATE SET lease_expires = excluded.lease_expires, "
+		     "stopped_at = NULL",
+		     db_str(id), db_str(kind),
+		     db_str(host[0] ? host : "localhost"),
+		     db_i64((int64_t)getpid()), db_i64(lease_s), db_end());
 	return r;
 }
 
 int controllers_renew(struct db *db, const char *id, int lease_s,
 		      struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_str(&a, id);
-	db_args_i64(&a, lease_s);
 	/* Never shorter than it is: a job renewing with a short lease must
 	 * not cut its serve's longer one. */
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE controllers SET lease_expires = "
-			 "greatest(lease_expires, now() + make_interval(secs "
-			 "=> $2)) WHERE id = $1 AND stopped_at IS NULL",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE controllers SET lease_expires = "
+		     "greatest(lease_expires, now() + make_interval(secs "
+		     "=> $2)) WHERE id = $1 AND stopped_at IS NULL",
+		     db_str(id), db_i64(lease_s), db_end());
 	return r;
 }
 
 int controllers_stop(struct db *db, const char *id, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_str(&a, id);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE controllers SET lease_expires = now(), "
-			 "stopped_at = now() WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE controllers SET lease_expires = now(), "
+		     "stopped_at = now() WHERE id = $1",
+		     db_str(id), db_end());
 	return r;
 }
 
@@ -128,18 +116,13 @@ int controllers_domain_add(struct db *db, const char *name, const char *uri,
 int controllers_domain_gone(struct db *db, const char *name, const char *by,
 			    const char *reason, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_str(&a, name);
-	db_args_str(&a, by);
-	db_args_str(&a, reason);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE domains SET destroyed_at = now(), "
-			 "destroyed_by = $2, destroy_reason = $3 WHERE name = "
-			 "$1 AND destroyed_at IS NULL",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE domains SET destroyed_at = now(), "
+		     "destroyed_by = $2, destroy_reason = $3 WHERE name = "
+		     "$1 AND destroyed_at IS NULL",
+		     db_str(name), db_str(by), db_str(reason), db_end());
 	return r;
 }
 
@@ -148,29 +131,26 @@ int controllers_domain_claim(struct db *db, const char *name, const char *self,
 			     struct strbuf *owner, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	const char *who;
 	int r;
 
 	*ret_claim = DOMAIN_ORPHAN;
 	*ret_job_id = 0;
-	db_args_str(&a, name);
 	/* Live: its controller's lease not expired and no clean stop (an
 	 * owner with no controllers row at all, a pre-009 controller, is
 	 * not live), and, for a job's domain, the job still leased to that
 	 * controller: once the job's lease expired and the job went back to
 	 * the queue, its domain is nobody's, whoever now runs the job. */
-	r = db_exec_args(db, &res, err,
-			 "SELECT d.controller_id, coalesce(d.job_id, 0), "
-			 "coalesce(c.lease_expires > now() AND c.stopped_at "
-			 "IS NULL, false) AND (d.job_id IS NULL OR EXISTS "
-			 "(SELECT 1 FROM jobs j WHERE j.id = d.job_id AND "
-			 "j.lease_owner = d.controller_id AND j.lease_expires "
-			 "> now())) FROM domains d LEFT JOIN controllers c ON "
-			 "c.id = d.controller_id WHERE d.name = $1 AND "
-			 "d.destroyed_at IS NULL",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT d.controller_id, coalesce(d.job_id, 0), "
+		     "coalesce(c.lease_expires > now() AND c.stopped_at "
+		     "IS NULL, false) AND (d.job_id IS NULL OR EXISTS "
+		     "(SELECT 1 FROM jobs j WHERE j.id = d.job_id AND "
+		     "j.lease_owner = d.controller_id AND j.lease_expires "
+		     "> now())) FROM domains d LEFT JOIN controllers c ON "
+		     "c.id = d.controller_id WHERE d.name = $1 AND "
+		     "d.destroyed_at IS NULL",
+		     db_str(name), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) == 0)
@@ -190,16 +170,13 @@ int controllers_domains_live(struct db *db, const char *uri,
 			     struct strvec *names, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_str(&a, uri);
-	r = db_exec_args(db, &res, err,
-			 "SELECT name FROM domains WHERE destroyed_at IS NULL "
-			 "AND ($1::text IS NULL OR libvirt_uri IS NOT DISTINCT "
-			 "FROM $1) ORDER BY id",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT name FROM domains WHERE destroyed_at IS NULL "
+		     "AND ($1::text IS NULL OR libvirt_uri IS NOT DISTINCT "
+		     "FROM $1) ORDER BY id",
+		     db_str(uri), db_end());
 	if (r < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(res); i++)
@@ -211,15 +188,12 @@ int controllers_domains_of_host(struct db *db, int64_t host_id,
 				struct strvec *names, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, host_id);
-	r = db_exec_args(db, &res, err,
-			 "SELECT name FROM domains WHERE destroyed_at IS NULL "
-			 "AND host_id = $1 ORDER BY id",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT name FROM domains WHERE destroyed_at IS NULL "
+		     "AND host_id = $1 ORDER BY id",
+		     db_i64(host_id), db_end());
 	if (r < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(res); i++)
@@ -256,19 +230,15 @@ int controllers_power_begin(struct db *db, int64_t host_id, const char *op,
 int controllers_power_end(struct db *db, int64_t op_id, const char *error,
 			  struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	if (op_id <= 0)
 		return 0;
-	db_args_i64(&a, op_id);
-	db_args_str(&a, error ? "failed" : "ok");
-	db_args_str(&a, error);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE power_ops SET finished_at = now(), outcome = "
-			 "$2, error = $3 WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE power_ops SET finished_at = now(), outcome = "
+		     "$2, error = $3 WHERE id = $1",
+		     db_i64(op_id), db_str(error ? "failed" : "ok"),
+		     db_str(error), db_end());
 	return r;
 }
 

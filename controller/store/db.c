@@ -16,6 +16,7 @@
 #include <pwd.h>
 #include <grp.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1092,6 +1093,42 @@ int db_exec_args(struct db *db, struct db_result **ret, struct strbuf *err,
 {
 	return db_exec(db, ret, err, sql, (int)a->nr,
 		       (const char *const *)a->v);
+}
+
+int db_query(struct db *db, struct db_result **ret, struct strbuf *err,
+	     const char *sql, ...)
+{
+	struct db_args a = DB_ARGS_INIT;
+	struct db_arg arg;
+	va_list ap;
+	int r;
+
+	va_start(ap, sql);
+	while ((arg = va_arg(ap, struct db_arg)).kind != DB_ARG_END) {
+		switch (arg.kind) {
+		case DB_ARG_STR:
+			db_args_str(&a, arg.s);
+			break;
+		case DB_ARG_I64:
+			db_args_i64(&a, arg.i);
+			break;
+		case DB_ARG_DOUBLE:
+			db_args_double(&a, arg.d);
+			break;
+		case DB_ARG_BOOL:
+			db_args_bool(&a, (int)arg.i);
+			break;
+		case DB_ARG_TEXT_ARRAY:
+			db_args_text_array(&a, arg.sv);
+			break;
+		case DB_ARG_END:
+			break;
+		}
+	}
+	va_end(ap);
+	r = db_exec_args(db, ret, err, sql, &a);
+	db_args_clear(&a);
+	return r;
 }
 
 int db_copy_begin(struct db *db, const char *sql, struct strbuf *err)

@@ -192,6 +192,60 @@ void db_args_clear(struct db_args *a);
 int db_exec_args(struct db *db, struct db_result **ret, struct strbuf *err,
 		 const char *sql, const struct db_args *a);
 
+/*
+ * One statement in one call, its parameters typed where they are written:
+ *
+ *	db_query(db, &res, err, "UPDATE jobs SET state = $2 WHERE id = $1",
+ *		 db_i64(job_id), db_str(state), db_end());
+ *
+ * Each db_<type>() makes one parameter ($1, $2.. in order) as the
+ * db_args_<type>() of the same name would (db_str(NULL) and a non-finite
+ * db_double() are SQL NULL); db_end(), always last, ends the list.  The
+ *convention is db_exec()'s: 0 with the rows in *ret (ret may be NULL), or -1
+ *with the server's message in err and nothing to free.
+ */
+enum db_arg_kind {
+	DB_ARG_END,
+	DB_ARG_STR,
+	DB_ARG_I64,
+	DB_ARG_DOUBLE,
+	DB_ARG_BOOL,
+	DB_ARG_TEXT_ARRAY,
+};
+struct db_arg {
+	enum db_arg_kind kind;
+	const char *s;
+	int64_t i;
+	double d;
+	const struct strvec *sv;
+};
+static inline struct db_arg db_str(const char *s)
+{
+	return (struct db_arg){ .kind = DB_ARG_STR, .s = s };
+}
+static inline struct db_arg db_i64(int64_t v)
+{
+	return (struct db_arg){ .kind = DB_ARG_I64, .i = v };
+}
+static inline struct db_arg db_double(double v)
+{
+	return (struct db_arg){ .kind = DB_ARG_DOUBLE, .d = v };
+}
+static inline struct db_arg db_bool(int v)
+{
+	return (struct db_arg){ .kind = DB_ARG_BOOL, .i = !!v };
+}
+static inline struct db_arg db_text_array(const struct strvec *sv)
+{
+	return (struct db_arg){ .kind = DB_ARG_TEXT_ARRAY, .sv = sv };
+}
+static inline struct db_arg db_end(void)
+{
+	return (struct db_arg){ .kind = DB_ARG_END };
+}
+int db_query(struct db *db, struct db_result **ret, struct strbuf *err,
+	     const char *sql, ...);
+
 /* COPY ... FROM STDIN: begin, put data (text format), end. */
 int db_copy_begin(struct db *db, const char *sql, struct strbuf *err);
 int db_copy_put(struct db *db, const char *data, size_t len,

@@ -69,19 +69,14 @@ int hosts_event_add(struct db *db, int64_t host_id, const char *old,
 		    const char *new_health, const char *reason,
 		    struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, host_id);
-	db_args_str(&a, old);
-	db_args_str(&a, new_health);
-	db_args_str(&a, reason);
-	r = db_exec_args(db, NULL, err,
-			 "INSERT INTO host_events (host_id, old_health, "
-			 "new_health, reason) VALUES ($1, $2, $3, left($4, "
-			 "2000))",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "INSERT INTO host_events (host_id, old_health, "
+		     "new_health, reason) VALUES ($1, $2, $3, left($4, "
+		     "2000))",
+		     db_i64(host_id), db_str(old), db_str(new_health),
+		     db_str(reason), db_end());
 	return r;
 }
 
@@ -121,18 +116,16 @@ int hosts_observe(struct db *db, const struct host_observation *o,
 		  struct host_verdict *ret, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct host_health h = { .health = "" };
 	int r = -1;
 
 	if (db_begin(db, err) < 0)
 		return -1;
-	db_args_i64(&a, o->host_id);
-	if (db_exec_args(db, &res, err,
-			 "SELECT health, aborted_in_row, "
-			 "coalesce(known_good_kernel_id, 0) FROM hosts WHERE "
-			 "id = $1 FOR UPDATE",
-			 &a) < 0)
+	if (db_query(db, &res, err,
+		     "SELECT health, aborted_in_row, "
+		     "coalesce(known_good_kernel_id, 0) FROM hosts WHERE "
+		     "id = $1 FOR UPDATE",
+		     db_i64(o->host_id), db_end()) < 0)
 		goto out;
 	if (db_nrows(res) != 1) {
 		strbuf_addf(err, "no host %" PRId64, o->host_id);
@@ -146,14 +139,11 @@ int hosts_observe(struct db *db, const struct host_observation *o,
 		goto out;
 	}
 	host_health_decide(&h, o, ret);
-	db_args_clear(&a);
-	db_args_i64(&a, o->host_id);
-	db_args_str(&a, ret->after.health);
-	db_args_i64(&a, ret->after.aborted_in_row);
-	if (db_exec_args(db, NULL, err,
-			 "UPDATE hosts SET health = $2, aborted_in_row = $3, "
-			 "updated_at = now() WHERE id = $1",
-			 &a) < 0)
+	if (db_query(db, NULL, err,
+		     "UPDATE hosts SET health = $2, aborted_in_row = $3, "
+		     "updated_at = now() WHERE id = $1",
+		     db_i64(o->host_id), db_str(ret->after.health),
+		     db_i64(ret->after.aborted_in_row), db_end()) < 0)
 		goto out;
 	/* A change of health, and a counted failure on the known-good
 	 * kernel (the step before bad), leave an event. */
@@ -169,11 +159,9 @@ int hosts_observe(struct db *db, const struct host_observation *o,
 			goto out;
 	}
 	r = db_commit(db, err);
-	db_args_clear(&a);
 	return r;
 out:
 	db_rollback(db);
-	db_args_clear(&a);
 	return -1;
 }
 
@@ -225,14 +213,11 @@ int hosts_kind(struct db *db, const char *name, char **ret_kind,
 	       struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	*ret_kind = NULL;
-	db_args_str(&a, name);
-	r = db_exec_args(db, &res, err,
-			 "SELECT kind FROM hosts WHERE name = $1", &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err, "SELECT kind FROM hosts WHERE name = $1",
+		     db_str(name), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1)
@@ -244,16 +229,13 @@ int hosts_kind(struct db *db, const char *name, char **ret_kind,
 int hosts_check_due(struct db *db, int64_t host_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, host_id);
-	r = db_exec_args(db, &res, err,
-			 "SELECT 1 FROM hosts WHERE id = $1 AND kind IN "
-			 "('libvirt', 'ipmi') AND health = 'unknown' AND "
-			 "known_good_kernel_id IS NOT NULL",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT 1 FROM hosts WHERE id = $1 AND kind IN "
+		     "('libvirt', 'ipmi') AND health = 'unknown' AND "
+		     "known_good_kernel_id IS NOT NULL",
+		     db_i64(host_id), db_end());
 	if (r < 0)
 		return -1;
 	return db_nrows(res) == 1;
@@ -284,13 +266,10 @@ int hosts_find(struct db *db, const char *name, int64_t *ret_id,
 	       struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_str(&a, name);
-	r = db_exec_args(db, &res, err, "SELECT id FROM hosts WHERE name = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err, "SELECT id FROM hosts WHERE name = $1",
+		     db_str(name), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1)
@@ -452,29 +431,21 @@ int hosts_update(struct db *db, const char *name, const struct host_fields *f,
 int hosts_record_info(struct db *db, const char *name, const char *info_json,
 		      const struct host_topology *t, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_str(&a, name);
-	db_args_str(&a, info_json);
-	db_args_i64(&a, t->sockets);
-	db_args_i64(&a, t->cores_per_socket);
-	db_args_i64(&a, t->threads_per_core);
-	db_args_i64(&a, t->numa_nodes);
-	db_args_i64(&a, t->cpus);
-	db_args_i64(&a, t->memory_mb);
-	r = db_exec_args(
-		db, NULL, err,
-		"UPDATE hosts SET agent_info = $2::jsonb, "
-		"sockets = nullif($3::int, 0), "
-		"cores_per_socket = nullif($4::int, 0), "
-		"threads_per_core = nullif($5::int, 0), "
-		"numa_nodes = nullif($6::int, 0), "
-		"cpus = nullif($7::int, 0), "
-		"memory_mb = nullif($8::bigint, 0), updated_at = now() "
-		"WHERE name = $1",
-		&a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE hosts SET agent_info = $2::jsonb, "
+		     "sockets = nullif($3::int, 0), "
+		     "cores_per_socket = nullif($4::int, 0), "
+		     "threads_per_core = nullif($5::int, 0), "
+		     "numa_nodes = nullif($6::int, 0), "
+		     "cpus = nullif($7::int, 0), "
+		     "memory_mb = nullif($8::bigint, 0), updated_at = now() "
+		     "WHERE name = $1",
+		     db_str(name), db_str(info_json), db_i64(t->sockets),
+		     db_i64(t->cores_per_socket), db_i64(t->threads_per_core),
+		     db_i64(t->numa_nodes), db_i64(t->cpus),
+		     db_i64(t->memory_mb), db_end());
 	return r;
 }
 
@@ -483,19 +454,16 @@ int hosts_find_or_import(struct db *db, const char *name, const char *file,
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf why = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	int r = hosts_find(db, name, ret_id, err);
 
 	if (r <= 0)
 		return r;
 	if (check_name("a host name", name, HOST_NAME_MAX_LEN, err) < 0)
 		return -1;
-	db_args_str(&a, name);
-	r = db_exec_args(db, &res, err,
-			 "INSERT INTO hosts (name, kind, health) VALUES ($1, "
-			 "'imported', 'retired') RETURNING id",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "INSERT INTO hosts (name, kind, health) VALUES ($1, "
+		     "'imported', 'retired') RETURNING id",
+		     db_str(name), db_end());
 	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0)
 		return -1;
 	strbuf_addf(&why,
@@ -510,20 +478,18 @@ int hosts_remove(struct db *db, const char *name, struct strbuf *why,
 		 struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r = -1;
 
-	db_args_str(&a, name);
-	if (db_exec_args(db, &res, err,
-			 "WITH d AS (DELETE FROM hosts h WHERE name = $1 AND "
-			 "state = 'idle' AND NOT EXISTS (SELECT 1 FROM runs r "
-			 "WHERE r.host_id = h.id) RETURNING id) SELECT "
-			 "(SELECT count(*) FROM d), h.state, (SELECT count(*) "
-			 "FROM runs r WHERE r.host_id = h.id) FROM hosts h "
-			 "WHERE name = $1 UNION ALL SELECT (SELECT count(*) "
-			 "FROM d), NULL, 0 WHERE NOT EXISTS (SELECT 1 FROM "
-			 "hosts WHERE name = $1)",
-			 &a) < 0)
+	if (db_query(db, &res, err,
+		     "WITH d AS (DELETE FROM hosts h WHERE name = $1 AND "
+		     "state = 'idle' AND NOT EXISTS (SELECT 1 FROM runs r "
+		     "WHERE r.host_id = h.id) RETURNING id) SELECT "
+		     "(SELECT count(*) FROM d), h.state, (SELECT count(*) "
+		     "FROM runs r WHERE r.host_id = h.id) FROM hosts h "
+		     "WHERE name = $1 UNION ALL SELECT (SELECT count(*) "
+		     "FROM d), NULL, 0 WHERE NOT EXISTS (SELECT 1 FROM "
+		     "hosts WHERE name = $1)",
+		     db_str(name), db_end()) < 0)
 		goto out;
 	r = 1;
 	if (db_nrows(res) != 1) {
@@ -547,7 +513,6 @@ int hosts_remove(struct db *db, const char *name, struct strbuf *why,
 		strbuf_addstr(why, " --health retired)");
 	}
 out:
-	db_args_clear(&a);
 	return r;
 }
 

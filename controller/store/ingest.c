@@ -616,16 +616,13 @@ static int copy_table(struct db *db, const char *sql, const struct strbuf *sb,
 static int lock_run(struct db *db, int64_t run_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	const char *status;
 	int r;
 
-	db_args_i64(&a, run_id);
-	r = db_exec_args(db, &res, err,
-			 "SELECT status, ingested_at IS NOT NULL FROM runs "
-			 "WHERE id = $1 FOR UPDATE",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT status, ingested_at IS NOT NULL FROM runs "
+		     "WHERE id = $1 FOR UPDATE",
+		     db_i64(run_id), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
@@ -664,7 +661,6 @@ int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
 			       .counters = STRBUF_INIT,
 			       .info = STRBUF_INIT };
 	struct ingest_summary sum;
-	struct db_args a = DB_ARGS_INIT;
 	_cleanup_free_ char *raw = NULL;
 	int r = -1, locked;
 
@@ -727,16 +723,13 @@ int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
 		       &b.counters, err) < 0)
 		goto fail;
 	raw = raw_head(text, len);
-	db_args_i64(&a, ex->run_id);
-	db_args_str(&a, b.info.len ? b.info.buf : NULL);
-	db_args_str(&a, raw);
-	if (db_exec_args(
-		    db, NULL, err,
-		    "UPDATE runs SET status = 'done', ingested_at = now(), "
-		    "finished_at = coalesce(finished_at, now()), "
-		    "agent_info = coalesce($2::jsonb, agent_info), "
-		    "raw_lines = $3, error = NULL WHERE id = $1",
-		    &a) < 0)
+	if (db_query(db, NULL, err,
+		     "UPDATE runs SET status = 'done', ingested_at = now(), "
+		     "finished_at = coalesce(finished_at, now()), "
+		     "agent_info = coalesce($2::jsonb, agent_info), "
+		     "raw_lines = $3, error = NULL WHERE id = $1",
+		     db_i64(ex->run_id), db_str(b.info.len ? b.info.buf : NULL),
+		     db_str(raw), db_end()) < 0)
 		goto fail;
 	if (db_commit(db, err) < 0)
 		goto out;
@@ -751,7 +744,6 @@ out:
 		*ret_sum = sum;
 	else
 		ingest_summary_release(&sum);
-	db_args_clear(&a);
 	strbuf_release(&b.results);
 	strbuf_release(&b.samples);
 	strbuf_release(&b.counters);
@@ -766,7 +758,6 @@ static int mark_ended(struct db *db, int64_t run_id, const char *status,
 		      struct strbuf *err)
 {
 	_cleanup_free_ char *raw = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	size_t n = len > RAW_LINES_CAP ? RAW_LINES_CAP : len;
 	int r;
 
@@ -782,16 +773,12 @@ static int mark_ended(struct db *db, int64_t run_id, const char *status,
 	}
 	raw[n] = '\0';
 
-	db_args_i64(&a, run_id);
-	db_args_str(&a, error);
-	db_args_str(&a, raw);
-	db_args_str(&a, status);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE runs SET status = $4, error = $2, "
-			 "raw_lines = $3, finished_at = coalesce(finished_at, "
-			 "now()) WHERE id = $1 AND ingested_at IS NULL",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE runs SET status = $4, error = $2, "
+		     "raw_lines = $3, finished_at = coalesce(finished_at, "
+		     "now()) WHERE id = $1 AND ingested_at IS NULL",
+		     db_i64(run_id), db_str(error), db_str(raw), db_str(status),
+		     db_end());
 	return r;
 }
 

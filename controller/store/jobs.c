@@ -49,25 +49,22 @@ static int load_array(struct db *db, int64_t job_id, const char *col,
 		      struct strvec *sv, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, job_id);
 	/* col is one of three names fixed below, never input. */
-	r = db_exec_args(db, &res, err,
-			 !strcmp(col, "req_kinds")
-				 ? "SELECT e FROM jobs, unnest(req_kinds) WITH "
-				   "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
-				   "BY i"
-			 : !strcmp(col, "plan_set")
-				 ? "SELECT e FROM jobs, unnest(plan_set) WITH "
-				   "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
-				   "BY i"
-				 : "SELECT e FROM jobs, unnest(req_tags) WITH "
-				   "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
-				   "BY i",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     !strcmp(col, "req_kinds")
+			     ? "SELECT e FROM jobs, unnest(req_kinds) WITH "
+			       "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
+			       "BY i"
+		     : !strcmp(col, "plan_set")
+			     ? "SELECT e FROM jobs, unnest(plan_set) WITH "
+			       "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
+			       "BY i"
+			     : "SELECT e FROM jobs, unnest(req_tags) WITH "
+			       "ORDINALITY AS u(e, i) WHERE id = $1 ORDER "
+			       "BY i",
+		     db_i64(job_id), db_end());
 	if (r < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(res); i++)
@@ -79,18 +76,15 @@ int jobs_load_row(struct db *db, int64_t job_id, struct job_row *r,
 		  struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
-	db_args_i64(&a, job_id);
-	rc = db_exec_args(db, &res, err,
-			  "SELECT coalesce(patch_id, 0), kernel_id, plan_id, "
-			  "host_constraint, priority, name, req_min_sockets, "
-			  "req_min_cpus, req_min_memory_mb, nr_runs, "
-			  "coalesce(rerun_of, 0), block FROM jobs WHERE id = "
-			  "$1",
-			  &a);
-	db_args_clear(&a);
+	rc = db_query(db, &res, err,
+		      "SELECT coalesce(patch_id, 0), kernel_id, plan_id, "
+		      "host_constraint, priority, name, req_min_sockets, "
+		      "req_min_cpus, req_min_memory_mb, nr_runs, "
+		      "coalesce(rerun_of, 0), block FROM jobs WHERE id = "
+		      "$1",
+		      db_i64(job_id), db_end());
 	if (rc < 0)
 		return -1;
 	if (db_nrows(res) != 1)
@@ -134,17 +128,13 @@ int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
 			       struct strvec *sets, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int64_t job = 0;
 	int r;
 
-	db_args_i64(&a, plan_id);
-	db_args_i64(&a, patch_id);
-	r = db_exec_args(db, &res, err,
-			 "SELECT max(id) FROM jobs WHERE plan_id = $1 AND "
-			 "($2 <= 0 OR patch_id = $2)",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT max(id) FROM jobs WHERE plan_id = $1 AND "
+		     "($2 <= 0 OR patch_id = $2)",
+		     db_i64(plan_id), db_i64(patch_id), db_end());
 	if (r < 0)
 		return -1;
 	if (!db_get(res, 0, 0) || db_get_i64(res, 0, 0, 1, INT64_MAX, &job) < 0)
@@ -156,28 +146,9 @@ int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
 		struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
-	db_args_i64(&a, r->patch_id);
-	db_args_i64(&a, r->kernel_id);
-	db_args_i64(&a, r->plan_id);
-	db_args_str(&a, r->host_constraint);
-	db_args_i64(&a, r->priority);
-	db_args_str(&a, r->name);
-	db_args_text_array(&a, &r->req_kinds);
-	db_args_i64(&a, r->req_min_sockets);
-	db_args_i64(&a, r->req_min_cpus);
-	db_args_i64(&a, r->req_min_memory_mb);
-	db_args_text_array(&a, &r->req_tags);
-	db_args_i64(&a, r->nr_runs);
-	db_args_i64(&a, r->rerun_of);
-	db_args_i64(&a, r->block);
-	db_args_text_array(&a, &r->plan_set);
-	db_args_i64(&a, r->boots);
-	db_args_i64(&a, r->first_boot);
-	db_args_i64(&a, r->bisect_step_id);
-	rc = db_exec_args(
+	rc = db_query(
 		db, &res, err,
 		"INSERT INTO jobs (patch_id, kernel_id, plan_id, "
 		"host_constraint, priority, name, req_kinds, "
@@ -187,8 +158,14 @@ int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
 		"(nullif($1, 0), $2, $3, $4, $5, $6, $7, $8, $9, "
 		"$10, $11, $12, nullif($13, 0), $14, $15, nullif($16, "
 		"0), $17, nullif($18, 0)) RETURNING id",
-		&a);
-	db_args_clear(&a);
+		db_i64(r->patch_id), db_i64(r->kernel_id), db_i64(r->plan_id),
+		db_str(r->host_constraint), db_i64(r->priority),
+		db_str(r->name), db_text_array(&r->req_kinds),
+		db_i64(r->req_min_sockets), db_i64(r->req_min_cpus),
+		db_i64(r->req_min_memory_mb), db_text_array(&r->req_tags),
+		db_i64(r->nr_runs), db_i64(r->rerun_of), db_i64(r->block),
+		db_text_array(&r->plan_set), db_i64(r->boots),
+		db_i64(r->first_boot), db_i64(r->bisect_step_id), db_end());
 	if (rc < 0)
 		return -1;
 	if (db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0) {
@@ -210,19 +187,16 @@ int jobs_about(struct db *db, int64_t job_id, struct job_about *ret,
 	       struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
 	memset(ret, 0, sizeof(*ret));
-	db_args_i64(&a, job_id);
-	rc = db_exec_args(db, &res, err,
-			  "SELECT coalesce(h.name, j.host_constraint), p.name, "
-			  "k.name, k.series_sha256 IS NOT NULL FROM jobs j "
-			  "JOIN plans p ON p.id = j.plan_id JOIN kernels k ON "
-			  "k.id = j.kernel_id LEFT JOIN hosts h ON h.id = "
-			  "j.host_id WHERE j.id = $1",
-			  &a);
-	db_args_clear(&a);
+	rc = db_query(db, &res, err,
+		      "SELECT coalesce(h.name, j.host_constraint), p.name, "
+		      "k.name, k.series_sha256 IS NOT NULL FROM jobs j "
+		      "JOIN plans p ON p.id = j.plan_id JOIN kernels k ON "
+		      "k.id = j.kernel_id LEFT JOIN hosts h ON h.id = "
+		      "j.host_id WHERE j.id = $1",
+		      db_i64(job_id), db_end());
 	if (rc < 0)
 		return -1;
 	if (db_nrows(res) != 1)
@@ -238,18 +212,14 @@ int jobs_latest_with_plan(struct db *db, const char *text, size_t len,
 			  int64_t *ret_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	char *body = xstrndup(text, len);
+	_cleanup_free_ char *body = xstrndup(text, len);
 	int rc;
 
-	db_args_str(&a, body);
-	free(body);
-	rc = db_exec_args(db, &res, err,
-			  "SELECT max(j.id) FROM jobs j JOIN plans p ON p.id = "
-			  "j.plan_id WHERE p.sha256 = "
-			  "encode(sha256(convert_to($1, 'UTF8')), 'hex')",
-			  &a);
-	db_args_clear(&a);
+	rc = db_query(db, &res, err,
+		      "SELECT max(j.id) FROM jobs j JOIN plans p ON p.id = "
+		      "j.plan_id WHERE p.sha256 = "
+		      "encode(sha256(convert_to($1, 'UTF8')), 'hex')",
+		      db_str(body), db_end());
 	if (rc < 0)
 		return -1;
 	if (!db_get(res, 0, 0))

@@ -18,31 +18,16 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
 		   enum kernel_upsert how, int64_t *ret_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	if (check_name("a kernel name", f->name, KERNEL_NAME_MAX_LEN, err) < 0)
 		return -1;
-	db_args_str(&a, f->name);
-	db_args_str(&a, f->base ? f->base : f->name);
-	db_args_str(&a, f->base_ref);
-	db_args_str(&a, f->config_spec);
-	db_args_str(&a, f->series_sha256);
-	db_args_str(&a, f->build_state ? f->build_state : "external");
-	db_args_str(&a, f->image_path);
-	db_args_str(&a, f->vmlinux_path);
-	db_args_str(&a, f->initrd_path);
-	db_args_str(&a, f->release);
-	db_args_str(&a, how == KERNEL_SET_SOURCE  ? "source"
-			: how == KERNEL_SET_IMAGE ? "image"
-						  : "keep");
-	db_args_str(&a, f->labelled ? "t" : "f");
 	/*
 	 * On a name that exists: "keep" touches nothing (the no-op SET is
 	 * what makes RETURNING give the id); "source" and "image" overwrite
 	 * their group of columns.
 	 */
-	r = db_exec_args(
+	r = db_query(
 		db, &res, err,
 		"INSERT INTO kernels AS k (name, base, base_ref, config_spec, "
 		"series_sha256, build_state, image_path, vmlinux_path, "
@@ -69,8 +54,16 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
 		"k.build_state = 'external' AND k.image_path IS NULL AND $10 "
 		"IS NOT NULL) THEN $10 ELSE k.release END "
 		"RETURNING id",
-		&a);
-	db_args_clear(&a);
+		db_str(f->name), db_str(f->base ? f->base : f->name),
+		db_str(f->base_ref), db_str(f->config_spec),
+		db_str(f->series_sha256),
+		db_str(f->build_state ? f->build_state : "external"),
+		db_str(f->image_path), db_str(f->vmlinux_path),
+		db_str(f->initrd_path), db_str(f->release),
+		db_str(how == KERNEL_SET_SOURCE	 ? "source"
+		       : how == KERNEL_SET_IMAGE ? "image"
+						 : "keep"),
+		db_str(f->labelled ? "t" : "f"), db_end());
 	if (r < 0)
 		return -1;
 	if (db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0) {
@@ -84,32 +77,24 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
 int kernels_set_series(struct db *db, int64_t kernel_id, int64_t patch_id,
 		       int count, int incremental, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, kernel_id);
-	db_args_i64(&a, patch_id);
-	db_args_i64(&a, count);
-	db_args_str(&a, incremental ? "incremental" : "fresh");
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE kernels SET series_patch_id = nullif($2, 0), "
-			 "series_count = $3, build_mode = $4 WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE kernels SET series_patch_id = nullif($2, 0), "
+		     "series_count = $3, build_mode = $4 WHERE id = $1",
+		     db_i64(kernel_id), db_i64(patch_id), db_i64(count),
+		     db_str(incremental ? "incremental" : "fresh"), db_end());
 	return r;
 }
 
 int kernels_build_started(struct db *db, int64_t kernel_id, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, kernel_id);
-	r = db_exec_args(
+	r = db_query(
 		db, NULL, err,
 		"UPDATE kernels SET build_state = 'building' WHERE id = $1",
-		&a);
-	db_args_clear(&a);
+		db_i64(kernel_id), db_end());
 	return r;
 }
 
@@ -135,20 +120,16 @@ static void log_tail(struct strbuf *out, const char *log, size_t len,
 int kernels_build_failed(struct db *db, int64_t kernel_id, const char *error,
 			 const char *log, size_t log_len, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf e = STRBUF_INIT, tail = STRBUF_INIT;
 	int r;
 
 	strbuf_add_utf8_safe(&e, error, strlen(error));
 	log_tail(&tail, log ? log : "", log ? log_len : 0, NULL);
-	db_args_i64(&a, kernel_id);
-	db_args_str(&a, e.buf);
-	db_args_str(&a, tail.buf);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE kernels SET build_state = 'failed', "
-			 "build_error = $2, build_log = $3 WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE kernels SET build_state = 'failed', "
+		     "build_error = $2, build_log = $3 WHERE id = $1",
+		     db_i64(kernel_id), db_str(e.buf), db_str(tail.buf),
+		     db_end());
 	strbuf_release(&e);
 	strbuf_release(&tail);
 	return r;
@@ -158,26 +139,12 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 		       const struct kernel_build_result *res,
 		       struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf tail = STRBUF_INIT;
 	int r;
 
 	log_tail(&tail, res->log.buf, res->log.len, res->log_path);
-	db_args_i64(&a, kernel_id);
-	db_args_str(&a, res->release);
-	db_args_str(&a, res->bzimage ? res->bzimage : res->vmlinux);
-	db_args_str(&a, res->vmlinux);
-	db_args_i64(&a, res->text);
-	db_args_i64(&a, res->data);
-	db_args_i64(&a, res->bss);
-	db_args_double(&a, res->seconds);
-	db_args_str(&a, tail.buf);
-	db_args_str(&a, res->dir);
-	db_args_str(&a, res->series_sha256);
-	db_args_str(&a, res->config_sha256);
 	/* The cache key is unique: only the first row of a key carries it. */
-	db_args_str(&a, res->cache_key);
-	r = db_exec_args(
+	r = db_query(
 		db, NULL, err,
 		"UPDATE kernels SET build_state = 'built', release = $2, "
 		"image_path = $3, vmlinux_path = $4, vmlinux_text = $5, "
@@ -189,8 +156,12 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 		"k2.cache_key = $13 AND k2.id <> $1) THEN cache_key ELSE $13 "
 		"END, "
 		"built_at = coalesce(built_at, now()) WHERE id = $1",
-		&a);
-	db_args_clear(&a);
+		db_i64(kernel_id), db_str(res->release),
+		db_str(res->bzimage ? res->bzimage : res->vmlinux),
+		db_str(res->vmlinux), db_i64(res->text), db_i64(res->data),
+		db_i64(res->bss), db_double(res->seconds), db_str(tail.buf),
+		db_str(res->dir), db_str(res->series_sha256),
+		db_str(res->config_sha256), db_str(res->cache_key), db_end());
 	if (r < 0) {
 		/* The kernel is built but its row refused the record: say
 		 * failed with why, rather than leave it `building` for
@@ -212,13 +183,10 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 
 int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, kernel_id);
-	r = db_exec_args(db, NULL, err, "DELETE FROM kernels WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err, "DELETE FROM kernels WHERE id = $1",
+		     db_i64(kernel_id), db_end());
 	if (r < 0 && !strcmp(db_last_sqlstate(db), "23503"))
 		return 1;
 	return r < 0 ? -1 : 0;

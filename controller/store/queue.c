@@ -80,19 +80,6 @@ int queue_check_patch(const char *name, const char *data, size_t len,
 	return 0;
 }
 
-static void add_hex(struct strbuf *sb, const char *data, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	strbuf_grow(sb, len * 2);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)data[i];
-
-		strbuf_addch(sb, hex[c >> 4]);
-		strbuf_addch(sb, hex[c & 15]);
-	}
-}
-
 static char *submitter_name(void)
 {
 	const struct passwd *pw = getpwuid(getuid());
@@ -159,17 +146,14 @@ int queue_host_can_take(struct db *db, const char *host,
 			unsigned flags, const char *base, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	const char *kind, *health;
 	int r;
 
-	db_args_str(&a, host);
-	r = db_exec_args(db, &res, err,
-			 "SELECT kind, health, sockets, cpus, memory_mb, "
-			 "array_to_string(tags, ' ') FROM hosts WHERE name = "
-			 "$1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT kind, health, sockets, cpus, memory_mb, "
+		     "array_to_string(tags, ' ') FROM hosts WHERE name = "
+		     "$1",
+		     db_str(host), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
@@ -254,20 +238,15 @@ int queue_store_plan(struct db *db, const char *name, const char *text,
 		     size_t len, int64_t *ret_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	char *body = xstrndup(text, len);
+	_cleanup_free_ char *body = xstrndup(text, len);
 	int r;
 
-	db_args_str(&a, name);
-	db_args_str(&a, body);
-	free(body);
-	r = db_exec_args(db, &res, err,
-			 "INSERT INTO plans (name, sha256, body) VALUES ($1, "
-			 "encode(sha256(convert_to($2, 'UTF8')), 'hex'), $2) "
-			 "ON CONFLICT (sha256) DO UPDATE SET name = plans.name "
-			 "RETURNING id",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "INSERT INTO plans (name, sha256, body) VALUES ($1, "
+		     "encode(sha256(convert_to($2, 'UTF8')), 'hex'), $2) "
+		     "ON CONFLICT (sha256) DO UPDATE SET name = plans.name "
+		     "RETURNING id",
+		     db_str(name), db_str(body), db_end());
 	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0)
 		return -1;
 	return 0;
@@ -277,17 +256,14 @@ int queue_store_plan(struct db *db, const char *name, const char *text,
 static int64_t base_id_of(struct db *db, const struct queue_submitted *ret)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf err = STRBUF_INIT;
 	int64_t id = 0;
 
-	db_args_i64(&a, ret->patch_id);
-	if (db_exec_args(db, &res, &err,
-			 "SELECT base_kernel_id FROM patches WHERE id = $1",
-			 &a) == 0 &&
+	if (db_query(db, &res, &err,
+		     "SELECT base_kernel_id FROM patches WHERE id = $1",
+		     db_i64(ret->patch_id), db_end()) == 0 &&
 	    db_nrows(res) == 1)
 		db_get_i64(res, 0, 0, 1, INT64_MAX, &id);
-	db_args_clear(&a);
 	strbuf_release(&err);
 	return id;
 }
@@ -297,7 +273,6 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	_cleanup_free_ char *who = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT,
 		      subject = STRBUF_INIT, mail_to = STRBUF_INIT;
 	struct job_row job;
@@ -340,12 +315,10 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	ret->host_boots = -1;
 	ret->base_boots = -1;
 	if (s->host) {
-		db_args_str(&a, s->host);
-		if (db_exec_args(db, &res, err,
-				 "SELECT id, kind FROM hosts WHERE name = $1",
-				 &a) < 0)
+		if (db_query(db, &res, err,
+			     "SELECT id, kind FROM hosts WHERE name = $1",
+			     db_str(s->host), db_end()) < 0)
 			goto out;
-		db_args_clear(&a);
 		if (db_nrows(res) != 1) {
 			strbuf_addf(err,
 				    "no host named '%s' ('schedfarm host "
@@ -368,7 +341,8 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		int64_t base_id;
 
 		for (size_t i = 0; i < s->nr_patches; i++)
-			add_hex(&hex, s->patches[i].data, s->patches[i].len);
+			strbuf_add_hex(&hex, s->patches[i].data,
+				       s->patches[i].len);
 		/* The series' name: --name, else the first patch's
 		 * subject when it is a name that prints as itself
 		 * (check_name()), else its file name. */
@@ -395,25 +369,20 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		else
 			answers_patch_author(s->patches[0].data,
 					     s->patches[0].len, &mail_to);
-		db_args_str(&a, s->name ? s->name : subject.buf);
-		db_args_str(&a, who);
-		db_args_str(&a, s->base);
-		db_args_str(&a, hex.buf);
-		db_args_i64(&a, (int64_t)s->nr_patches);
-		db_args_i64(&a, base_id);
-		db_args_str(&a, mail_to.len ? mail_to.buf : NULL);
-		db_args_bool(&a, !s->no_bisect);
-		if (db_exec_args(db, &res, err,
-				 "INSERT INTO patches (name, submitter, base, "
-				 "series, series_sha256, n_patches, "
-				 "base_kernel_id, mail_to, auto_bisect) VALUES "
-				 "(left($1, 500), $2, $3, decode($4, 'hex'), "
-				 "encode(sha256(decode($4, 'hex')), 'hex'), "
-				 "$5, $6, $7, $8) RETURNING id, series_sha256",
-				 &a) < 0 ||
+		if (db_query(db, &res, err,
+			     "INSERT INTO patches (name, submitter, base, "
+			     "series, series_sha256, n_patches, "
+			     "base_kernel_id, mail_to, auto_bisect) VALUES "
+			     "(left($1, 500), $2, $3, decode($4, 'hex'), "
+			     "encode(sha256(decode($4, 'hex')), 'hex'), "
+			     "$5, $6, $7, $8) RETURNING id, series_sha256",
+			     db_str(s->name ? s->name : subject.buf),
+			     db_str(who), db_str(s->base), db_str(hex.buf),
+			     db_i64((int64_t)s->nr_patches), db_i64(base_id),
+			     db_str(mail_to.len ? mail_to.buf : NULL),
+			     db_bool(!s->no_bisect), db_end()) < 0 ||
 		    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->patch_id) < 0)
 			goto out;
-		db_args_clear(&a);
 		if (answers_store_files(db, ret->patch_id, s->patches,
 					s->nr_patches, err) < 0)
 			goto out;
@@ -452,14 +421,11 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		goto out;
 	}
 	if (ret->patch_id) {
-		db_args_i64(&a, ret->kernel_id);
-		db_args_i64(&a, ret->patch_id);
-		if (db_exec_args(
-			    db, NULL, err,
-			    "UPDATE patches SET kernel_id = $1 WHERE id = $2",
-			    &a) < 0)
+		if (db_query(db, NULL, err,
+			     "UPDATE patches SET kernel_id = $1 WHERE id = $2",
+			     db_i64(ret->kernel_id), db_i64(ret->patch_id),
+			     db_end()) < 0)
 			goto out;
-		db_args_clear(&a);
 	}
 
 	job.patch_id = ret->patch_id;
@@ -519,7 +485,6 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 out:
 	db_rollback(db);
 out_norollback:
-	db_args_clear(&a);
 	strbuf_release(&hex);
 	strbuf_release(&kname);
 	strbuf_release(&subject);
@@ -555,21 +520,18 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 		      struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int64_t job, host, attempts;
 	int r = -1;
 
 	if (db_begin(db, err) < 0)
 		return -1;
 	if (only_job) {
-		db_args_i64(&a, only_job);
-		r = db_exec_args(db, &res, err,
-				 "SELECT j.id FROM jobs j WHERE j.id = $1 AND "
-				 "j.state = 'queued' AND EXISTS (SELECT 1 FROM "
-				 "hosts h WHERE " HOST_MATCH " OFFSET 0) "
-				 "FOR UPDATE OF j SKIP LOCKED",
-				 &a);
-		db_args_clear(&a);
+		r = db_query(db, &res, err,
+			     "SELECT j.id FROM jobs j WHERE j.id = $1 AND "
+			     "j.state = 'queued' AND EXISTS (SELECT 1 FROM "
+			     "hosts h WHERE " HOST_MATCH " OFFSET 0) "
+			     "FOR UPDATE OF j SKIP LOCKED",
+			     db_i64(only_job), db_end());
 	} else {
 		r = db_exec(
 			db, &res, err,
@@ -592,15 +554,13 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 	db_result_free(res);
 	res = NULL;
 
-	db_args_i64(&a, job);
-	if (db_exec_args(db, &res, err,
-			 "SELECT h.id FROM hosts h, jobs j WHERE j.id = $1 "
-			 "AND " HOST_MATCH
-			 " ORDER BY (h.health = 'good') DESC, h.id "
-			 "LIMIT 1 FOR UPDATE OF h SKIP LOCKED",
-			 &a) < 0)
+	if (db_query(db, &res, err,
+		     "SELECT h.id FROM hosts h, jobs j WHERE j.id = $1 "
+		     "AND " HOST_MATCH
+		     " ORDER BY (h.health = 'good') DESC, h.id "
+		     "LIMIT 1 FOR UPDATE OF h SKIP LOCKED",
+		     db_i64(job), db_end()) < 0)
 		goto fail;
-	db_args_clear(&a);
 	if (db_nrows(res) == 0) {
 		db_rollback(db);
 		return 2;
@@ -610,28 +570,25 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 	db_result_free(res);
 	res = NULL;
 
-	db_args_i64(&a, job);
-	db_args_i64(&a, host);
-	db_args_str(&a, owner);
-	db_args_i64(&a, lease_s);
-	if (db_exec_args(db, &res, err,
-			 "UPDATE jobs SET state = 'claimed', host_id = $2, "
-			 "lease_owner = $3, lease_expires = now() + "
-			 "make_interval(secs => $4), claimed_at = now(), "
-			 "started_at = coalesce(started_at, now()), "
-			 "attempts = attempts + 1, error = NULL, "
-			 "error_phase = NULL WHERE id = $1 RETURNING attempts",
-			 &a) < 0 ||
+	if (db_query(db, &res, err,
+		     "UPDATE jobs SET state = 'claimed', host_id = $2, "
+		     "lease_owner = $3, lease_expires = now() + "
+		     "make_interval(secs => $4), claimed_at = now(), "
+		     "started_at = coalesce(started_at, now()), "
+		     "attempts = attempts + 1, error = NULL, "
+		     "error_phase = NULL WHERE id = $1 RETURNING attempts",
+		     db_i64(job), db_i64(host), db_str(owner), db_i64(lease_s),
+		     db_end()) < 0 ||
 	    db_get_i64(res, 0, 0, 0, INT64_MAX, &attempts) < 0)
 		goto fail;
-	if (db_exec_args(db, NULL, err,
-			 "UPDATE hosts SET state = 'leased', lease_owner = $3, "
-			 "lease_job_id = $1, lease_expires = now() + "
-			 "make_interval(secs => $4), updated_at = now() "
-			 "WHERE id = $2",
-			 &a) < 0)
+	if (db_query(db, NULL, err,
+		     "UPDATE hosts SET state = 'leased', lease_owner = $3, "
+		     "lease_job_id = $1, lease_expires = now() + "
+		     "make_interval(secs => $4), updated_at = now() "
+		     "WHERE id = $2",
+		     db_i64(job), db_i64(host), db_str(owner), db_i64(lease_s),
+		     db_end()) < 0)
 		goto fail;
-	db_args_clear(&a);
 	if (db_commit(db, err) < 0)
 		return -1;
 	ret->job_id = job;
@@ -641,7 +598,6 @@ static int claim_once(struct db *db, const char *owner, int lease_s,
 bad:
 	strbuf_addstr(err, "claim: the database returned a bad id");
 fail:
-	db_args_clear(&a);
 	db_rollback(db);
 	return r;
 }
@@ -673,25 +629,20 @@ int queue_heartbeat(struct db *db, const struct queue_claim *c,
 		    const char *owner, int lease_s, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, c->job_id);
-	db_args_i64(&a, c->host_id);
-	db_args_str(&a, owner);
-	db_args_i64(&a, lease_s);
-	r = db_exec_args(db, &res, err,
-			 "WITH j AS (UPDATE jobs SET lease_expires = now() + "
-			 "make_interval(secs => $4) WHERE id = $1 AND "
-			 "lease_owner = $3 AND state NOT IN ('queued', 'done', "
-			 "'failed', 'cancelled') RETURNING id), "
-			 "h AS (UPDATE hosts SET lease_expires = now() + "
-			 "make_interval(secs => $4) WHERE id = $2 AND "
-			 "lease_owner = $3 RETURNING id) "
-			 "SELECT (SELECT count(*) FROM j), "
-			 "(SELECT count(*) FROM h)",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "WITH j AS (UPDATE jobs SET lease_expires = now() + "
+		     "make_interval(secs => $4) WHERE id = $1 AND "
+		     "lease_owner = $3 AND state NOT IN ('queued', 'done', "
+		     "'failed', 'cancelled') RETURNING id), "
+		     "h AS (UPDATE hosts SET lease_expires = now() + "
+		     "make_interval(secs => $4) WHERE id = $2 AND "
+		     "lease_owner = $3 RETURNING id) "
+		     "SELECT (SELECT count(*) FROM j), "
+		     "(SELECT count(*) FROM h)",
+		     db_i64(c->job_id), db_i64(c->host_id), db_str(owner),
+		     db_i64(lease_s), db_end());
 	if (r < 0)
 		return -1;
 	if (strcmp(db_get(res, 0, 0), "1") || strcmp(db_get(res, 0, 1), "1"))
@@ -703,21 +654,16 @@ int queue_hold_lease(struct db *db, const struct queue_claim *c,
 		     const char *owner, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, c->job_id);
-	db_args_str(&a, owner);
-	db_args_i64(&a, c->attempt);
-	r = db_exec_args(
-		db, &res, err,
-		"SELECT coalesce(lease_owner = $2 AND state NOT IN "
-		"('queued', 'done', 'failed', 'cancelled'), false), "
-		"coalesce(finished_by = $2 AND attempts = $3 AND state "
-		"IN ('done', 'failed'), false) FROM jobs WHERE id = $1 "
-		"FOR UPDATE",
-		&a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT coalesce(lease_owner = $2 AND state NOT IN "
+		     "('queued', 'done', 'failed', 'cancelled'), false), "
+		     "coalesce(finished_by = $2 AND attempts = $3 AND state "
+		     "IN ('done', 'failed'), false) FROM jobs WHERE id = $1 "
+		     "FOR UPDATE",
+		     db_i64(c->job_id), db_str(owner), db_i64(c->attempt),
+		     db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
@@ -737,18 +683,13 @@ int queue_set_state(struct db *db, const struct queue_claim *c,
 		    const char *owner, const char *state, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, c->job_id);
-	db_args_str(&a, owner);
-	db_args_str(&a, state);
-	r = db_exec_args(db, &res, err,
-			 "UPDATE jobs SET state = $3 WHERE id = $1 AND "
-			 "lease_owner = $2 AND state NOT IN ('done', 'failed', "
-			 "'cancelled', 'queued')",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "UPDATE jobs SET state = $3 WHERE id = $1 AND "
+		     "lease_owner = $2 AND state NOT IN ('done', 'failed', "
+		     "'cancelled', 'queued')",
+		     db_i64(c->job_id), db_str(owner), db_str(state), db_end());
 	if (r < 0)
 		return -1;
 	return db_cmd_tuples(res) == 1 ? 0 : -2;
@@ -758,37 +699,29 @@ int queue_set_host_state(struct db *db, const struct queue_claim *c,
 			 const char *owner, const char *state,
 			 struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, c->host_id);
-	db_args_str(&a, owner);
-	db_args_str(&a, state);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE hosts SET state = $3, updated_at = now() "
-			 "WHERE id = $1 AND lease_owner = $2",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE hosts SET state = $3, updated_at = now() "
+		     "WHERE id = $1 AND lease_owner = $2",
+		     db_i64(c->host_id), db_str(owner), db_str(state),
+		     db_end());
 	return r;
 }
 
 int queue_log(struct db *db, int64_t job_id, const char *text,
 	      struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf t = STRBUF_INIT;
 	int r;
 
 	/* What programs printed: bytes that are not UTF-8 as \xNN. */
 	strbuf_add_utf8_safe(&t, text, strlen(text));
-	db_args_i64(&a, job_id);
-	db_args_str(&a, t.buf);
-	db_args_i64(&a, JOB_LOG_CAP);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE jobs SET log = right(log || $2, $3::int) "
-			 "WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE jobs SET log = right(log || $2, $3::int) "
+		     "WHERE id = $1",
+		     db_i64(job_id), db_str(t.buf), db_i64(JOB_LOG_CAP),
+		     db_end());
 	strbuf_release(&t);
 	return r;
 }
@@ -797,17 +730,13 @@ int queue_phase_begin(struct db *db, const struct queue_claim *c,
 		      const char *phase, int64_t *ret_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, c->job_id);
-	db_args_str(&a, phase);
-	db_args_i64(&a, c->attempt);
-	r = db_exec_args(db, &res, err,
-			 "INSERT INTO job_phases (job_id, phase, attempt) "
-			 "VALUES ($1, $2, $3) RETURNING id",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "INSERT INTO job_phases (job_id, phase, attempt) "
+		     "VALUES ($1, $2, $3) RETURNING id",
+		     db_i64(c->job_id), db_str(phase), db_i64(c->attempt),
+		     db_end());
 	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0)
 		return -1;
 	return 0;
@@ -816,21 +745,16 @@ int queue_phase_begin(struct db *db, const struct queue_claim *c,
 int queue_phase_end(struct db *db, int64_t phase_id, const char *status,
 		    const char *log, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf t = STRBUF_INIT;
 	int r;
 
 	if (log)
 		strbuf_add_utf8_safe(&t, log, strlen(log));
-	db_args_i64(&a, phase_id);
-	db_args_str(&a, status);
-	db_args_str(&a, t.len ? t.buf : "");
-	db_args_i64(&a, JOB_LOG_CAP);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE job_phases SET status = $2, finished_at = "
-			 "now(), log = right(log || $3, $4::int) WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "UPDATE job_phases SET status = $2, finished_at = "
+		     "now(), log = right(log || $3, $4::int) WHERE id = $1",
+		     db_i64(phase_id), db_str(status),
+		     db_str(t.len ? t.buf : ""), db_i64(JOB_LOG_CAP), db_end());
 	strbuf_release(&t);
 	return r;
 }
@@ -838,83 +762,76 @@ int queue_phase_end(struct db *db, int64_t phase_id, const char *status,
 int queue_phase_skip(struct db *db, const struct queue_claim *c,
 		     const char *phase, const char *why, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, c->job_id);
-	db_args_str(&a, phase);
-	db_args_i64(&a, c->attempt);
-	db_args_str(&a, why);
-	r = db_exec_args(db, NULL, err,
-			 "INSERT INTO job_phases (job_id, phase, attempt, "
-			 "status, finished_at, log) VALUES ($1, $2, $3, "
-			 "'skipped', now(), $4)",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "INSERT INTO job_phases (job_id, phase, attempt, "
+		     "status, finished_at, log) VALUES ($1, $2, $3, "
+		     "'skipped', now(), $4)",
+		     db_i64(c->job_id), db_str(phase), db_i64(c->attempt),
+		     db_str(why), db_end());
 	return r;
+}
+
+/*
+ * The last step of queue_finish() and queue_requeue_elsewhere(), inside
+ * the transaction they began once the job and its run are settled: the
+ * claim's host back to idle with its lease dropped (only while owner
+ * still holds it), then the commit.  0, or -1 with err and the
+ * transaction rolled back.
+ */
+static int release_host_and_commit(struct db *db, const struct queue_claim *c,
+				   const char *owner, struct strbuf *err)
+{
+	if (db_query(db, NULL, err,
+		     "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
+		     "lease_job_id = NULL, lease_expires = NULL, "
+		     "updated_at = now() WHERE id = $1 AND lease_owner = $2",
+		     db_i64(c->host_id), db_str(owner), db_end()) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
 }
 
 int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		 const char *state, const char *error_phase, const char *error,
 		 struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-
 	if (db_begin(db, err) < 0)
 		return -1;
-	db_args_i64(&a, c->job_id);
-	db_args_str(&a, owner);
-	db_args_str(&a, state);
-	db_args_str(&a, error_phase);
-	db_args_str(&a, error);
-	if (db_exec_args(
-		    db, NULL, err,
-		    "UPDATE jobs SET state = $3, error_phase = $4, "
-		    "error = CASE WHEN $3 = 'cancelled' THEN NULL ELSE $5 "
-		    "END, stop_reason = CASE WHEN $3 = 'cancelled' THEN $5 "
-		    "ELSE stop_reason END, lease_owner = NULL, "
-		    "lease_expires = "
-		    "NULL, finished_by = CASE WHEN $3 = 'queued' THEN "
-		    "NULL ELSE $2 END, finished_at = CASE WHEN $3 = 'queued' "
-		    "THEN "
-		    "NULL ELSE now() END, attempts = CASE WHEN $3 = "
-		    "'queued' THEN greatest(attempts - 1, 0) ELSE "
-		    "attempts END WHERE id = $1 AND "
-		    "lease_owner = $2 AND state NOT IN ('done', 'failed', "
-		    "'cancelled', 'queued')",
-		    &a) < 0)
+	if (db_query(db, NULL, err,
+		     "UPDATE jobs SET state = $3, error_phase = $4, "
+		     "error = CASE WHEN $3 = 'cancelled' THEN NULL ELSE $5 "
+		     "END, stop_reason = CASE WHEN $3 = 'cancelled' THEN $5 "
+		     "ELSE stop_reason END, lease_owner = NULL, "
+		     "lease_expires = "
+		     "NULL, finished_by = CASE WHEN $3 = 'queued' THEN "
+		     "NULL ELSE $2 END, finished_at = CASE WHEN $3 = 'queued' "
+		     "THEN "
+		     "NULL ELSE now() END, attempts = CASE WHEN $3 = "
+		     "'queued' THEN greatest(attempts - 1, 0) ELSE "
+		     "attempts END WHERE id = $1 AND "
+		     "lease_owner = $2 AND state NOT IN ('done', 'failed', "
+		     "'cancelled', 'queued')",
+		     db_i64(c->job_id), db_str(owner), db_str(state),
+		     db_str(error_phase), db_str(error), db_end()) < 0)
 		goto fail;
-	db_args_clear(&a);
-	db_args_i64(&a, c->job_id);
-	db_args_i64(&a, c->attempt);
-	db_args_str(&a, state);
-	if (db_exec_args(
-		    db, NULL, err,
-		    "UPDATE runs SET status = 'aborted', finished_at = "
-		    "coalesce(finished_at, now()), error = coalesce(error, "
-		    "CASE $3 WHEN 'cancelled' THEN 'the job was cancelled "
-		    "before this run finished' WHEN 'queued' THEN 'the "
-		    "controller stopped before this run finished: the next "
-		    "attempt runs it' ELSE 'the job ended before this run "
-		    "finished' END) WHERE "
-		    "job_id = $1 AND attempt = $2 AND status IN "
-		    "('pending', 'running')",
-		    &a) < 0)
+	if (db_query(db, NULL, err,
+		     "UPDATE runs SET status = 'aborted', finished_at = "
+		     "coalesce(finished_at, now()), error = coalesce(error, "
+		     "CASE $3 WHEN 'cancelled' THEN 'the job was cancelled "
+		     "before this run finished' WHEN 'queued' THEN 'the "
+		     "controller stopped before this run finished: the next "
+		     "attempt runs it' ELSE 'the job ended before this run "
+		     "finished' END) WHERE "
+		     "job_id = $1 AND attempt = $2 AND status IN "
+		     "('pending', 'running')",
+		     db_i64(c->job_id), db_i64(c->attempt), db_str(state),
+		     db_end()) < 0)
 		goto fail;
-	db_args_clear(&a);
-	db_args_i64(&a, c->host_id);
-	db_args_str(&a, owner);
-	if (db_exec_args(
-		    db, NULL, err,
-		    "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
-		    "lease_job_id = NULL, lease_expires = NULL, "
-		    "updated_at = now() WHERE id = $1 AND lease_owner = $2",
-		    &a) < 0)
-		goto fail;
-	db_args_clear(&a);
-	return db_commit(db, err);
+	return release_host_and_commit(db, c, owner, err);
 fail:
-	db_args_clear(&a);
 	db_rollback(db);
 	return -1;
 }
@@ -923,61 +840,38 @@ int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
 			    const char *owner, const char *error_phase,
 			    const char *error, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-
 	if (db_begin(db, err) < 0)
 		return -1;
-	db_args_i64(&a, c->job_id);
-	db_args_str(&a, owner);
-	db_args_str(&a, error_phase);
-	db_args_str(&a, error);
-	db_args_i64(&a, c->host_id);
 	/* Back to the queue for another host, unless the job may run on
 	 * that host alone or has used up its attempts. */
-	if (db_exec_args(
-		    db, NULL, err,
-		    "UPDATE jobs SET state = CASE WHEN attempts >= "
-		    "max_attempts OR host_constraint IS NOT NULL THEN "
-		    "'failed' ELSE 'queued' END, error_phase = $3, error = "
-		    "$4 || CASE WHEN attempts >= max_attempts THEN ' (no "
-		    "attempts left)' WHEN host_constraint IS NOT NULL THEN "
-		    "' (the job may run on that host only)' ELSE ' (sent to "
-		    "another host)' END, excluded_hosts = "
-		    "array_append(excluded_hosts, $5::bigint), lease_owner = "
-		    "NULL, lease_expires = NULL, finished_by = CASE WHEN "
-		    "attempts >= max_attempts OR host_constraint IS NOT NULL "
-		    "THEN $2 END, finished_at = CASE WHEN attempts >= "
-		    "max_attempts OR host_constraint IS NOT NULL THEN now() "
-		    "END WHERE id = $1 AND lease_owner = $2 AND state NOT IN "
-		    "('done', 'failed', 'cancelled', 'queued')",
-		    &a) < 0)
+	if (db_query(db, NULL, err,
+		     "UPDATE jobs SET state = CASE WHEN attempts >= "
+		     "max_attempts OR host_constraint IS NOT NULL THEN "
+		     "'failed' ELSE 'queued' END, error_phase = $3, error = "
+		     "$4 || CASE WHEN attempts >= max_attempts THEN ' (no "
+		     "attempts left)' WHEN host_constraint IS NOT NULL THEN "
+		     "' (the job may run on that host only)' ELSE ' (sent to "
+		     "another host)' END, excluded_hosts = "
+		     "array_append(excluded_hosts, $5::bigint), lease_owner = "
+		     "NULL, lease_expires = NULL, finished_by = CASE WHEN "
+		     "attempts >= max_attempts OR host_constraint IS NOT NULL "
+		     "THEN $2 END, finished_at = CASE WHEN attempts >= "
+		     "max_attempts OR host_constraint IS NOT NULL THEN now() "
+		     "END WHERE id = $1 AND lease_owner = $2 AND state NOT IN "
+		     "('done', 'failed', 'cancelled', 'queued')",
+		     db_i64(c->job_id), db_str(owner), db_str(error_phase),
+		     db_str(error), db_i64(c->host_id), db_end()) < 0)
 		goto fail;
-	db_args_clear(&a);
-	db_args_i64(&a, c->job_id);
-	db_args_i64(&a, c->attempt);
-	if (db_exec_args(
-		    db, NULL, err,
-		    "UPDATE runs SET status = 'aborted', finished_at = "
-		    "coalesce(finished_at, now()), error = coalesce(error, "
-		    "'the host failed its boot check; the job went to "
-		    "another host') WHERE job_id = $1 AND attempt = $2 AND "
-		    "status IN ('pending', 'running')",
-		    &a) < 0)
+	if (db_query(db, NULL, err,
+		     "UPDATE runs SET status = 'aborted', finished_at = "
+		     "coalesce(finished_at, now()), error = coalesce(error, "
+		     "'the host failed its boot check; the job went to "
+		     "another host') WHERE job_id = $1 AND attempt = $2 AND "
+		     "status IN ('pending', 'running')",
+		     db_i64(c->job_id), db_i64(c->attempt), db_end()) < 0)
 		goto fail;
-	db_args_clear(&a);
-	db_args_i64(&a, c->host_id);
-	db_args_str(&a, owner);
-	if (db_exec_args(
-		    db, NULL, err,
-		    "UPDATE hosts SET state = 'idle', lease_owner = NULL, "
-		    "lease_job_id = NULL, lease_expires = NULL, "
-		    "updated_at = now() WHERE id = $1 AND lease_owner = $2",
-		    &a) < 0)
-		goto fail;
-	db_args_clear(&a);
-	return db_commit(db, err);
+	return release_host_and_commit(db, c, owner, err);
 fail:
-	db_args_clear(&a);
 	db_rollback(db);
 	return -1;
 }
@@ -1032,20 +926,17 @@ int queue_requeue_expired(struct db *db, int *ret_jobs, int *ret_hosts,
 int queue_cancel(struct db *db, int64_t job_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, job_id);
-	r = db_exec_args(db, &res, err,
-			 "WITH c AS (UPDATE jobs SET state = 'cancelled', "
-			 "stop_reason = 'cancelled by the user', lease_owner = "
-			 "NULL, lease_expires = NULL, finished_at = now() "
-			 "WHERE id = $1 AND state NOT IN ('done', 'failed', "
-			 "'cancelled') RETURNING id) "
-			 "SELECT (SELECT count(*) FROM c), "
-			 "(SELECT count(*) FROM jobs WHERE id = $1)",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "WITH c AS (UPDATE jobs SET state = 'cancelled', "
+		     "stop_reason = 'cancelled by the user', lease_owner = "
+		     "NULL, lease_expires = NULL, finished_at = now() "
+		     "WHERE id = $1 AND state NOT IN ('done', 'failed', "
+		     "'cancelled') RETURNING id) "
+		     "SELECT (SELECT count(*) FROM c), "
+		     "(SELECT count(*) FROM jobs WHERE id = $1)",
+		     db_i64(job_id), db_end());
 	if (r < 0)
 		return -1;
 	if (!strcmp(db_get(res, 0, 1), "0")) {
@@ -1070,15 +961,13 @@ int queue_plan_of_id(struct db *db, int64_t plan_id, const struct strvec *sets,
 		     struct plan **ret, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	const char *body;
 	int r;
 
 	*ret = NULL;
-	db_args_i64(&a, plan_id);
-	r = db_exec_args(db, &res, err,
-			 "SELECT name, body FROM plans WHERE id = $1", &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT name, body FROM plans WHERE id = $1",
+		     db_i64(plan_id), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
@@ -1110,13 +999,10 @@ int queue_job_state(struct db *db, int64_t job_id, struct strbuf *ret_state,
 		    struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, job_id);
-	r = db_exec_args(db, &res, err, "SELECT state FROM jobs WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err, "SELECT state FROM jobs WHERE id = $1",
+		     db_i64(job_id), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1)
@@ -1142,17 +1028,13 @@ int queue_find_plan(struct db *db, const char *text, size_t len,
 		    struct strbuf *ret_sha256, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	char *body = xstrndup(text, len);
+	_cleanup_free_ char *body = xstrndup(text, len);
 	int r;
 
-	db_args_str(&a, body);
-	free(body);
-	r = db_exec_args(db, &res, err,
-			 "SELECT sha256 FROM plans WHERE sha256 = "
-			 "encode(sha256(convert_to($1, 'UTF8')), 'hex')",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, &res, err,
+		     "SELECT sha256 FROM plans WHERE sha256 = "
+		     "encode(sha256(convert_to($1, 'UTF8')), 'hex')",
+		     db_str(body), db_end());
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1)

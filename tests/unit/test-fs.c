@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -270,6 +271,57 @@ static void test_lock_file(void **state)
 	strbuf_release(&err);
 }
 
+/* remove_tree: a nested tree goes, a link in it is removed but what it
+ * points at is kept, nothing there is success, and a file is removed. */
+static void test_remove_tree(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *top = path_in(state, "tree"),
+	     *deep = path_in(state, "tree/a/b/c");
+	char *keep = path_in(state, "keep"), *kept = path_in(state, "keep/f");
+	char *f = path_in(state, "tree/a/b/c/file");
+	char *l = path_in(state, "tree/a/link"), *lone = path_in(state, "lone");
+
+	assert_int_equal(mkdir_p(deep, 0755, &err), 0);
+	assert_int_equal(mkdir_p(keep, 0755, &err), 0);
+	assert_int_equal(write_file_atomic(f, "x", 1, 0600, 0, &err), 0);
+	assert_int_equal(write_file_atomic(kept, "y", 1, 0600, 0, &err), 0);
+	assert_int_equal(symlink(keep, l), 0);
+	assert_int_equal(remove_tree(top, &err), 0);
+	assert_int_equal(access(top, F_OK), -1);
+	assert_int_equal(access(kept, F_OK), 0);
+	assert_int_equal(remove_tree(top, &err), 0);
+	assert_int_equal(write_file_atomic(lone, "z", 1, 0600, 0, &err), 0);
+	assert_int_equal(remove_tree(lone, &err), 0);
+	assert_int_equal(access(lone, F_OK), -1);
+	assert_int_equal(err.len, 0);
+	free(top);
+	free(deep);
+	free(keep);
+	free(kept);
+	free(f);
+	free(l);
+	free(lone);
+	strbuf_release(&err);
+}
+
+/* write_all: every byte reaches a pipe; a closed pipe is -1. */
+static void test_write_all(void **state)
+{
+	char buf[8] = { 0 };
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write_all(p[1], "abcdef", 6), 0);
+	assert_int_equal(read(p[0], buf, sizeof(buf)), 6);
+	assert_string_equal(buf, "abcdef");
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(write_all(p[1], "x", 1), -1);
+	close(p[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +341,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lock_file, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_remove_tree, setup,
+						teardown),
+		cmocka_unit_test(test_write_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -219,6 +219,31 @@ static void test_strvec(void **state)
 	strvec_clear(&sv);
 }
 
+/* Hex both ways: every byte value round-trips; a non-digit stops. */
+static void test_hex(void **state)
+{
+	struct strbuf h = STRBUF_INIT, back = STRBUF_INIT;
+	char all[256];
+
+	(void)state;
+	for (int i = 0; i < 256; i++)
+		all[i] = (char)i;
+	strbuf_add_hex(&h, all, sizeof(all));
+	assert_int_equal(h.len, 512);
+	assert_memory_equal(h.buf, "000102", 6);
+	assert_string_equal(h.buf + 506, "fdfeff");
+	assert_int_equal(strbuf_add_unhex(&back, h.buf), 0);
+	assert_int_equal(back.len, 256);
+	assert_memory_equal(back.buf, all, 256);
+	strbuf_reset(&back);
+	assert_int_equal(strbuf_add_unhex(&back, "4A6bzz"), -1);
+	assert_string_equal(back.buf, "Jk");
+	assert_int_equal(hex_digit_value('F'), 15);
+	assert_int_equal(hex_digit_value('g'), -1);
+	strbuf_release(&h);
+	strbuf_release(&back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_read_fd_cap),
 		cmocka_unit_test(test_strvec),
+		cmocka_unit_test(test_hex),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
