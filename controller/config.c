@@ -26,7 +26,7 @@
 
 #include "cleanup.h"
 #include "config.h"
-#include "lab/mail.h"
+#include "mailbox.h"
 #include "parse.h"
 #include "banned.h"
 

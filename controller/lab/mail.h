@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "mailbox.h"
 #include "strbuf.h"
 #include "strvec.h"
 
@@ -42,19 +43,6 @@ struct mail_message {
 	const char *message_id; /* "<...@...>", stable across retries */
 	int64_t date; /* seconds since the epoch, for the Date: header */
 };
-
-/*
- * One mailbox, "Name <local@domain>", "\"Last, First\" <local@domain>" or
- * "local@domain": its display name (unquoted, may be empty) into
- * ret_name and its address into ret_addr (either may be NULL).  0, or -1
- * with *why (a static sentence) when s is not exactly one mailbox: not
- * UTF-8, a control character, two addresses ("a@x, b@y"), a name with
- * an unquoted special (, ; : < > @ [ ] \ "), an address with spaces or
- * outside ASCII, no '@' or an empty part, or longer than 254 bytes.
- * What is appended on failure is unspecified.
- */
-int mail_parse_mailbox(const char *s, struct strbuf *ret_name,
-		       struct strbuf *ret_addr, const char **why);
 
 /*
  * Append at most max bytes of s as text to store and print: bytes that are
