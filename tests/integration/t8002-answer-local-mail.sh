@@ -167,6 +167,9 @@ test_expect_success 'a serve killed with SIGKILL mid-job: a new serve answers th
 	wait_for "schedfarm patch show 2 --json | jq -e \".answer.state == \\\"waiting\\\"\"" 120 &&
 	cat serve2.log &&
 	grep_or_fail "expired leases: 1 job(s) back in the queue" serve2.log &&
+	# serve2 stops first: running, it may claim the base job run queues
+	# (then run finds no idle host); run answers in the foreground.
+	kill -TERM -"$s2" && wait_for "! kill -0 $s2" 30 &&
 	$SCHEDFARM_BIN run "$SCHEDFARM_HOME/plans/"t8002-slow-*.yaml --host here --kernel v-base >run5 2>&1 ||
 		{ cat run5; false; } &&
 	wait_for "test \"\$(smtp_count $M)\" = 2" 60 &&
@@ -174,7 +177,6 @@ test_expect_success 'a serve killed with SIGKILL mid-job: a new serve answers th
 	jq -e ".answer.state == \"answered\" and (.mails | length) == 1 and .mails[0].state == \"sent\"" p2 &&
 	jq -e "[.jobs[] | select(.side == \"patch\")] | length == 1 and .[0].state == \"done\"" p2 &&
 	grep -q "^X-Envelope-To: dev2@example.org" "$M/mail/002.eml" &&
-	kill -TERM -"$s2" && wait_for "! kill -0 $s2" 30 &&
 	test "$(smtp_count "$M")" = 2 || {
 		echo "--- serve1.log"; cat serve1.log
 		echo "--- serve2.log"; cat serve2.log
