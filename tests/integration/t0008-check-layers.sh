@@ -2,7 +2,8 @@
 # t0008: tools/check-layers, the layering rules of doc/DESIGN.md checked
 # on the code, passes on the tree as it is and fails, naming FILE:LINE and
 # the rule, on each break it is there for: an include up the documented
-# folder order, a cycle between two files of controller/, an SQL statement
+# folder order, a cycle between two files of controller/ (by includes, or
+# by calls through a shared -int.h), an SQL statement
 # in a verb file.  Every exception the doc lists is needed (the check fails
 # without it) and one that matches nothing, or allows more statements than
 # its file holds, is refused, so the list only shrinks.  Each case works on its own copy of controller/, common/,
@@ -67,6 +68,31 @@ test_expect_success 'a cycle between two files of one folder fails, with both ar
 	layers "$SCRATCH/file" &&
 	[ "$(cat rc)" = 1 ] &&
 	grep_or_fail "controller/store/answers.c:$n: file: a cycle between files: controller/store/answers -> controller/store/queue (controller/store/answers.c:$n) -> controller/store/answers (controller/store/queue.c:" out
+'
+
+# mutual NAME CALLBACK: two files of lab/ sharing one -int.h; zz_a.c
+# calls zz_b(), and zz_b.c calls zz_a() when CALLBACK is 1.
+mutual() {
+	fresh "$1" &&
+	printf '%s\n' "int zz_a(void);" "int zz_b(void);" >"$1/controller/lab/zz-int.h" &&
+	printf '%s\n' "#include \"lab/zz-int.h\"" "int zz_a(void)" "{" \
+		"	return zz_b() + 1;" "}" >"$1/controller/lab/zz_a.c" &&
+	if [ "$2" = 1 ]; then body="return zz_a() - 1;"; else body="return 1;"; fi &&
+	printf '%s\n' "#include \"lab/zz-int.h\"" "int zz_b(void)" "{" \
+		"	$body" "}" >"$1/controller/lab/zz_b.c"
+}
+
+test_expect_success 'two files calling each other through a shared -int.h are a cycle' '
+	mutual callcycle 1 &&
+	layers "$SCRATCH/callcycle" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "file: a cycle between files: controller/lab/zz_a -> controller/lab/zz_b (controller/lab/zz_a.c:1 (zz_b)) -> controller/lab/zz_a (controller/lab/zz_b.c:1 (zz_a))" out
+'
+
+test_expect_success 'but one calling the other through it is a one-way arrow' '
+	mutual oneway 0 &&
+	layers "$SCRATCH/oneway" &&
+	{ [ "$(cat rc)" = 0 ] || { cat out err; false; }; }
 '
 
 test_expect_success 'an SQL statement in a verb file fails, even split over literals' '
