@@ -28,6 +28,7 @@
 #include "store/controllers.h"
 #include "store/hosts.h"
 #include "store/jobs.h"
+#include "store/runs.h"
 #include "parse.h"
 #include "plan/plan.h"
 #include "time-util.h"
@@ -177,26 +178,12 @@ int job_beat(struct job_ctx *jc)
 static int load_job(struct job_ctx *jc, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf perr = STRBUF_INIT;
 	struct strvec sets = STRVEC_INIT;
 	const char *body, *v;
-	int r;
 
-	db_args_i64(&a, jc->claim.job_id);
-	db_args_i64(&a, jc->claim.host_id);
-	r = db_exec_args(jc->db, &res, err,
-			 "SELECT p.id, p.name, p.body, k.id, k.name, "
-			 "coalesce(j.patch_id, 0), h.name, h.kind, h.address, "
-			 "h.port, h.ssh_user, h.key_file, h.known_hosts, "
-			 "j.block, k.series_sha256 IS NOT NULL, j.boots, "
-			 "j.first_boot "
-			 "FROM jobs j JOIN plans p ON p.id = j.plan_id "
-			 "JOIN kernels k ON k.id = j.kernel_id, hosts h "
-			 "WHERE j.id = $1 AND h.id = $2",
-			 &a);
-	db_args_clear(&a);
-	if (r < 0)
+	if (runs_job_setup(jc->db, jc->claim.job_id, jc->claim.host_id, &res,
+			   err) < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
 		strbuf_addf(err, "job %lld or host %lld vanished",
@@ -496,19 +483,12 @@ static int find_done_before(struct job_ctx *jc, struct run_rec *rr, size_t n,
 			    struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	int r, found = 0;
+	int found = 0;
 
 	/* Called before this attempt inserts its runs: every done run of
 	 * the job is an earlier attempt's (an interrupted attempt is not
 	 * counted, so the numbers may repeat). */
-	db_args_i64(&a, jc->claim.job_id);
-	r = db_exec_args(jc->db, &res, err,
-			 "SELECT id, boot, seq FROM runs WHERE job_id = $1 "
-			 "AND status = 'done'",
-			 &a);
-	db_args_clear(&a);
-	if (r < 0)
+	if (runs_done_of_job(jc->db, jc->claim.job_id, &res, err) < 0)
 		return -1;
 	for (int row = 0; row < db_nrows(res); row++) {
 		int64_t id, boot, seq;
@@ -537,35 +517,24 @@ static int create_runs(struct job_ctx *jc, struct run_rec *rr, size_t n,
 	if (db_begin(jc->db, err) < 0)
 		return -1;
 	for (size_t i = 0; i < n && r == 0; i++) {
-		_cleanup_db_result_ struct db_result *res = NULL;
-		struct db_args a = DB_ARGS_INIT;
+		struct runs_new row;
 
 		if (rr[i].done_before)
 			continue;
 		strbuf_reset(&params);
 		plan_run_params_json(p, rr[i].pr, PLAN_SECRETS_MASKED, &params);
-		db_args_i64(&a, jc->claim.job_id);
-		db_args_i64(&a, jc->claim.host_id);
-		db_args_i64(&a, jc->kernel_id);
-		db_args_i64(&a, jc->plan_id);
-		db_args_str(&a, rr[i].pr->workload);
-		db_args_str(&a, params.buf);
-		db_args_i64(&a, rr[i].boot);
-		db_args_i64(&a, (int64_t)i);
-		db_args_i64(&a, jc->claim.attempt);
-		db_args_i64(&a, p->iterations);
-		db_args_i64(&a, p->warmup);
-		r = db_exec_args(
-			jc->db, &res, err,
-			"INSERT INTO runs (job_id, host_id, kernel_id, "
-			"plan_id, workload, params, boot, seq, attempt, "
-			"iterations, warmup) VALUES ($1, $2, $3, $4, $5, "
-			"$6::jsonb, $7, $8, $9, $10, $11) RETURNING id",
-			&a);
-		db_args_clear(&a);
-		if (r == 0 && parse_i64(db_get(res, 0, 0), 1, INT64_MAX,
-					&rr[i].id, NULL) < 0)
-			r = -1;
+		row = (struct runs_new){ .job_id = jc->claim.job_id,
+					 .host_id = jc->claim.host_id,
+					 .kernel_id = jc->kernel_id,
+					 .plan_id = jc->plan_id,
+					 .workload = rr[i].pr->workload,
+					 .params = params.buf,
+					 .boot = rr[i].boot,
+					 .seq = (int64_t)i,
+					 .attempt = jc->claim.attempt,
+					 .iterations = p->iterations,
+					 .warmup = p->warmup };
+		r = runs_insert(jc->db, &row, &rr[i].id, err);
 		rr[i].ex.run_id = rr[i].id;
 		rr[i].ex.iterations = p->iterations;
 		rr[i].ex.warmup = p->warmup;
@@ -729,17 +698,10 @@ static void build_spec(struct job_ctx *jc, struct runner *runner,
 static void mark_run_state(struct job_ctx *jc, const struct run_rec *rr,
 			   const char *results_file)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf err = STRBUF_INIT;
 
-	db_args_i64(&a, rr->id);
-	db_args_str(&a, results_file);
-	if (db_exec_args(jc->db, NULL, &err,
-			 "UPDATE runs SET status = 'running', started_at = "
-			 "now(), results_file = $2 WHERE id = $1",
-			 &a) < 0)
+	if (runs_mark_running(jc->db, rr->id, results_file, &err) < 0)
 		jlog(jc, 1, "run %lld: %s", (long long)rr->id, err.buf);
-	db_args_clear(&a);
 	strbuf_release(&err);
 }
 
