@@ -18,6 +18,7 @@
 #include "time-util.h"
 
 struct plan;
+struct job_kind_ops;
 
 /* What a progress display shows about the run that starts or ends. */
 struct job_progress {
@@ -74,6 +75,11 @@ struct job_ctx {
 	int kernel_has_series; /* the kernel is a series on a base, to be
 				* built (never the label of a running one) */
 	char *host_name, *host_kind;
+	/* The hooks of the host's kind (NULL: a kind without any) and
+	 * whether it boots the job's kernel, looked up once in jobexec.c's
+	 * table of kinds when the job is loaded. */
+	const struct job_kind_ops *kind;
+	int kind_boots;
 	/* Where the agent runs: the host's own SSH fields; a boot hook may
 	 * point it elsewhere (the booted guest). */
 	struct runner_host target;

@@ -316,12 +316,12 @@ static void limit_fired(struct job_ctx *jc, int r, struct strbuf *err)
  */
 static int phase_build(struct job_ctx *jc, struct strbuf *err)
 {
-	const struct job_kind_ops *ops = kind_ops(jc->host_kind);
+	const struct job_kind_ops *ops = jc->kind;
 	struct strbuf log = STRBUF_INIT, e = STRBUF_INIT;
 	int64_t pid;
 	int r;
 
-	if (!kind_boots(jc->host_kind)) {
+	if (!jc->kind_boots) {
 		struct strbuf why = STRBUF_INIT;
 
 		if (jc->kernel_has_series) {
@@ -378,12 +378,12 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 /* Boot round b of the job's kernel on the host (kinds that boot). */
 static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 {
-	const struct job_kind_ops *ops = kind_ops(jc->host_kind);
+	const struct job_kind_ops *ops = jc->kind;
 	struct strbuf log = STRBUF_INIT, e = STRBUF_INIT;
 	int64_t pid;
 	int r;
 
-	if (!kind_boots(jc->host_kind)) {
+	if (!jc->kind_boots) {
 		if (b == 0)
 			phase_skip(jc, "boot",
 				   "the host is already running: no boot");
@@ -425,7 +425,7 @@ static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
  */
 static int boot_failed_host_fault(struct job_ctx *jc)
 {
-	const struct job_kind_ops *ops = kind_ops(jc->host_kind);
+	const struct job_kind_ops *ops = jc->kind;
 	struct strbuf log = STRBUF_INIT, err = STRBUF_INIT;
 	int r;
 
@@ -450,7 +450,7 @@ static int boot_failed_host_fault(struct job_ctx *jc)
  */
 static int phase_power_off(struct job_ctx *jc)
 {
-	const struct job_kind_ops *ops = kind_ops(jc->host_kind);
+	const struct job_kind_ops *ops = jc->kind;
 	struct strbuf log = STRBUF_INIT, err = STRBUF_INIT;
 	int r = 0;
 
@@ -1066,6 +1066,8 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		fail_msg = strbuf_detach(&e, NULL);
 		goto finish;
 	}
+	jc.kind = kind_ops(jc.host_kind);
+	jc.kind_boots = kind_boots(jc.host_kind);
 	job_budget_begin(&jc);
 	jlog(&jc, 0,
 	     "job %lld attempt %d on %s (%s), kernel %s, plan %s: "
@@ -1156,7 +1158,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		/* run */
 		if (set_phase_state(&jc, "running") < 0)
 			goto finish;
-		if (b == 0 || kind_boots(jc.host_kind)) {
+		if (b == 0 || jc.kind_boots) {
 			struct strbuf olog = STRBUF_INIT;
 
 			if (phase_row(&jc, "run", &pid, &e) < 0) {
@@ -1223,7 +1225,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 				    : rr[i].need_fetch ? "stream cut"
 						       : "ok");
 		}
-		if (kind_boots(jc.host_kind) &&
+		if (jc.kind_boots &&
 		    console_round_end(&jc, rr, (size_t)b * jc.plan->nr_runs,
 				      (size_t)(b + 1) * jc.plan->nr_runs,
 				      &nfailed, &fail_msg) < 0) {
@@ -1237,7 +1239,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			fail_phase = "run";
 			goto finish;
 		}
-		if (b == jc.boots - 1 || kind_boots(jc.host_kind)) {
+		if (b == jc.boots - 1 || jc.kind_boots) {
 			queue_phase_end(db, pid,
 					jc.lease_lost ? "failed"
 					: nfailed     ? "failed"
@@ -1251,8 +1253,8 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		/* collect: a booted host loses its files when it goes
 		 * down, so kinds that boot collect each round before the
 		 * power-off; the others once, after the last round. */
-		if (b == jc.boots - 1 || kind_boots(jc.host_kind)) {
-			size_t from = kind_boots(jc.host_kind)
+		if (b == jc.boots - 1 || jc.kind_boots) {
+			size_t from = jc.kind_boots
 					      ? (size_t)b * jc.plan->nr_runs
 					      : 0;
 			size_t to = (size_t)(b + 1) * jc.plan->nr_runs;
@@ -1273,7 +1275,7 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 		/* A booted host keeps nothing past its power-off: its run
 		 * files go now, its lines are in memory.  The others keep
 		 * theirs until the runs are stored. */
-		if (kind_boots(jc.host_kind)) {
+		if (jc.kind_boots) {
 			forget_runs(runner, rr, (size_t)b * jc.plan->nr_runs,
 				    (size_t)(b + 1) * jc.plan->nr_runs);
 			runner_close(runner);
@@ -1404,7 +1406,7 @@ finish:
 		 * (store/hosts.c) say whose fault that is. */
 		strbuf_addf(&what, "job %lld", (long long)c->job_id);
 		o.host_id = c->host_id;
-		o.kernel_id = kind_boots(jc.host_kind) ? jc.kernel_id : 0;
+		o.kernel_id = jc.kind_boots ? jc.kernel_id : 0;
 		o.outcome = host_unreachable ? HOST_FAILED : HOST_WORKED;
 		o.what = what.buf;
 		o.failure =
