@@ -1028,86 +1028,117 @@ static int phase_row(struct job_ctx *jc, const char *phase, int64_t *ret_id,
 	return -1;
 }
 
-int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
-		int lease_s, const char *home, const struct job_hooks *hooks,
-		struct strbuf *err)
-{
-	struct job_ctx jc = { .db = db,
-			      .claim = *c,
-			      .owner = owner,
-			      .lease_s = lease_s,
-			      .home = home,
-			      .hooks = hooks,
-			      .beat = job_beat };
-	struct strbuf e = STRBUF_INIT, log = STRBUF_INIT, rlog = STRBUF_INIT;
-	struct run_rec *rr = NULL;
-	struct runner *runner = NULL;
-	const char *fail_phase = NULL;
-	char *fail_msg = NULL;
-	const int interrupt_cancels = hooks && hooks->interrupt_cancels;
-	struct run_clock clk = { 0 };
-	size_t n = 0, nfailed = 0, nkept = 0;
-	int64_t pid = 0;
-	int ret = 1, r, host_unreachable = 0, stored = 0, elsewhere = 0;
-	int requeued = 0;
+/*
+ * One execution of a claimed job, as its phases share it: the job's
+ * context, its runs, the connection to the agent's host, and how the job
+ * ended so far.  Made and let go of by job_execute().
+ */
+struct job_exec {
+	struct job_ctx jc;
+	struct run_rec *rr; /* n runs: the plan's runs times the boots */
+	size_t n;
+	size_t nfailed; /* the runs that failed in the run phase */
+	size_t nkept; /* stored by an earlier attempt */
+	struct runner *runner; /* the agent's host; NULL when not connected */
+	struct run_clock clk;
+	int b; /* the boot round the round's phases are in */
+	int64_t pid; /* the current phase's job_phases row; 0: none */
+	struct strbuf e; /* what the step that failed said */
+	struct strbuf log; /* the collect phase's log */
+	struct strbuf rlog; /* the run phase's log */
+	const char *fail_phase;
+	char *fail_msg; /* NULL while nothing failed */
+	int interrupt_cancels; /* the hooks' interrupt_cancels */
+	int ret; /* what job_execute() returns */
+	int host_unreachable, stored, elsewhere, requeued;
+};
 
-	job_guard_init(&jc);
-	jc.last_beat_ms = mono_ms();
-	if (keeper_start(db, c, owner, lease_s, &jc.last_beat_ms, &jc.keeper,
-			 &e) < 0) {
-		jlog(&jc, 1,
-		     "job %lld: no lease keeper (%s): a call that "
-		     "takes longer than the lease loses it",
-		     (long long)c->job_id, e.buf);
-		strbuf_reset(&e);
-	}
-	if (load_job(&jc, &e) < 0) {
-		fail_phase = "infra";
-		fail_msg = strbuf_detach(&e, NULL);
-		goto finish;
-	}
-	jc.kind = kind_ops(jc.host_kind);
-	jc.kind_boots = kind_boots(jc.host_kind);
-	job_budget_begin(&jc);
-	jlog(&jc, 0,
+/*
+ * A phase of the job (or of one boot round): PHASE_NEXT to go on to the
+ * next, PHASE_STOP to end the job now, with what failed (if anything did)
+ * in x->fail_phase and x->fail_msg, or the refused step's error in x->e.
+ */
+enum { PHASE_NEXT = 0, PHASE_STOP = 1 };
+
+struct exec_phase {
+	const char *name;
+	int (*run)(struct job_exec *x);
+};
+
+/* The step failed: its error (x->e) is the job's failure, in phase. */
+static int exec_fail(struct job_exec *x, const char *phase)
+{
+	x->fail_phase = phase;
+	x->fail_msg = strbuf_detach(&x->e, NULL);
+	return PHASE_STOP;
+}
+
+/* Load the job (its plan, kernel, host and the host's kind) and say in
+ * its log what it is going to do. */
+static int exec_load(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+
+	if (load_job(jc, &x->e) < 0)
+		return exec_fail(x, "infra");
+	jc->kind = kind_ops(jc->host_kind);
+	jc->kind_boots = kind_boots(jc->host_kind);
+	job_budget_begin(jc);
+	jlog(jc, 0,
 	     "job %lld attempt %d on %s (%s), kernel %s, plan %s: "
 	     "%zu runs x %d boots",
-	     (long long)c->job_id, c->attempt, jc.host_name, jc.host_kind,
-	     jc.kernel_name, jc.plan->name, jc.plan->nr_runs, jc.boots);
-	if (adaptive_job_is_adaptive(jc.plan, jc.patch_id))
-		jlog(&jc, 0,
+	     (long long)jc->claim.job_id, jc->claim.attempt, jc->host_name,
+	     jc->host_kind, jc->kernel_name, jc->plan->name, jc->plan->nr_runs,
+	     jc->boots);
+	if (adaptive_job_is_adaptive(jc->plan, jc->patch_id))
+		jlog(jc, 0,
 		     "until decided: block %d of PLM#%lld, boots %d..%d of "
 		     "%s (at most %d per kernel)",
-		     jc.block, (long long)jc.patch_id, jc.first_boot,
-		     jc.first_boot + jc.boots - 1, jc.kernel_name,
-		     jc.plan->max_boots);
+		     jc->block, (long long)jc->patch_id, jc->first_boot,
+		     jc->first_boot + jc->boots - 1, jc->kernel_name,
+		     jc->plan->max_boots);
+	return PHASE_NEXT;
+}
 
-	/* a new host is checked first; one that fails never runs the job */
-	r = phase_check(&jc, &e);
+/* A new host is checked first; one that fails never runs the job (it
+ * goes back to the queue for another host). */
+static int exec_check(struct job_exec *x)
+{
+	int r = phase_check(&x->jc, &x->e);
+
 	if (r == 1) {
-		requeued = 1;
-		fail_phase = "boot";
-		fail_msg = strbuf_detach(&e, NULL);
-		goto finish;
+		x->requeued = 1;
+		return exec_fail(x, "boot");
 	}
-	if (r < 0) {
-		fail_phase = "infra";
-		fail_msg = strbuf_detach(&e, NULL);
-		goto finish;
-	}
+	if (r < 0)
+		return exec_fail(x, "infra");
+	return PHASE_NEXT;
+}
 
-	/* build */
-	if (phase_build(&jc, &e) < 0) {
-		fail_phase = "build";
-		fail_msg = strbuf_detach(&e, NULL);
-		goto finish;
-	}
+static int exec_build(struct job_exec *x)
+{
+	if (phase_build(&x->jc, &x->e) < 0)
+		return exec_fail(x, "build");
+	return PHASE_NEXT;
+}
 
-	n = jc.plan->nr_runs * (size_t)jc.boots;
-	rr = xcalloc(n, sizeof(*rr));
+/*
+ * The job's runs: one per run of the plan and boot round, labelled, with
+ * those an earlier attempt stored kept, and a runs row for each of the
+ * others.
+ */
+static int exec_runs(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	struct run_rec *rr;
+	size_t n;
+	int r;
+
+	n = x->n = jc->plan->nr_runs * (size_t)jc->boots;
+	rr = x->rr = xcalloc(n, sizeof(*rr));
 	for (size_t i = 0; i < n; i++) {
-		rr[i].pr = &jc.plan->runs[i % jc.plan->nr_runs];
-		rr[i].boot = jc.first_boot + (int)(i / jc.plan->nr_runs);
+		rr[i].pr = &jc->plan->runs[i % jc->plan->nr_runs];
+		rr[i].boot = jc->first_boot + (int)(i / jc->plan->nr_runs);
 		strbuf_init(&rr[i].lines, 0);
 		strbuf_init(&rr[i].label, 0);
 		plan_run_label(rr[i].pr, &rr[i].label);
@@ -1121,362 +1152,507 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 			strbuf_setlen(&rr[i].label, rr[i].label.len - w);
 		}
 	}
-	r = find_done_before(&jc, rr, n, &e);
-	if (r < 0 || create_runs(&jc, rr, n, &e) < 0) {
-		fail_phase = "infra";
-		fail_msg = strbuf_detach(&e, NULL);
-		goto finish;
-	}
-	nkept = (size_t)r;
-	if (nkept)
-		jlog(&jc, 0,
+	r = find_done_before(jc, rr, n, &x->e);
+	if (r < 0 || create_runs(jc, rr, n, &x->e) < 0)
+		return exec_fail(x, "infra");
+	x->nkept = (size_t)r;
+	if (x->nkept)
+		jlog(jc, 0,
 		     "resuming: %zu of %zu runs were stored by an earlier "
 		     "attempt and are kept; running the other %zu",
-		     nkept, n, n - nkept);
-	clk.t0 = mono_ms();
-	clk.todo = n - nkept;
-	for (int b = 0; b < jc.boots && !jc.lease_lost; b++) {
-		if (jc.timed_out || jc.connection_lost) {
-			/* Out of time, or the host is gone: the rounds left
-			 * are not tried. */
-			for (size_t k = 0; k < jc.plan->nr_runs; k++)
-				if (!rr[(size_t)b * jc.plan->nr_runs + k]
-					     .done_before)
-					not_run(&jc,
-						&rr[(size_t)b *
-							    jc.plan->nr_runs +
-						    k]);
+		     x->nkept, n, n - x->nkept);
+	x->clk.t0 = mono_ms();
+	x->clk.todo = n - x->nkept;
+	return PHASE_NEXT;
+}
+
+/* boot: round x->b of the job's kernel on the host (kinds that boot). */
+static int round_boot(struct job_exec *x)
+{
+	if (phase_boot(&x->jc, x->b, &x->e) < 0) {
+		exec_fail(x, "boot");
+		x->elsewhere = boot_failed_host_fault(&x->jc);
+		return PHASE_STOP;
+	}
+	return PHASE_NEXT;
+}
+
+/*
+ * The run phase's row, and the connection to the agent's host: made for
+ * the first round, and again after each boot (kinds that boot).  An
+ * unreachable host fails the job in infra.
+ */
+static int round_connect(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	struct strbuf olog = STRBUF_INIT;
+
+	if (phase_row(jc, "run", &x->pid, &x->e) < 0)
+		return exec_fail(x, "infra");
+	queue_set_host_state(jc->db, &jc->claim, jc->owner, "running", &x->e);
+	strbuf_reset(&x->e);
+	if (!jc->agent_path)
+		jc->agent_path = runner_default_agent_path();
+	jc->target.stall_ms = (int)jc->plan->timeouts.stall_ms;
+	runner_close(x->runner);
+	x->runner = NULL;
+	if (runner_open(&jc->target, jc->agent_path, &x->runner, &olog, &x->e) <
+	    0) {
+		queue_phase_end(jc->db, x->pid, "failed", x->e.buf, &x->rlog);
+		/* Unreachable is the host's fault, not the kernel's
+		 * (REFERENCE.md section 3). */
+		x->host_unreachable = 1;
+		strbuf_release(&olog);
+		return exec_fail(x, "infra");
+	}
+	strbuf_addbuf(&x->rlog, &olog);
+	if (olog.len) {
+		strbuf_rtrim(&olog);
+		jlog(jc, 0, "%s", olog.buf);
+	}
+	strbuf_release(&olog);
+	return PHASE_NEXT;
+}
+
+/* The round's runs in order, each stored as it finishes; the run phase's
+ * log says how each ended. */
+static void round_runs(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	struct run_rec *rr = x->rr;
+
+	run_phase_limit(jc);
+	for (size_t k = 0; k < jc->plan->nr_runs; k++) {
+		size_t i = (size_t)x->b * jc->plan->nr_runs + k;
+
+		if (rr[i].done_before)
+			continue;
+		if (jc->timed_out || jc->connection_lost) {
+			not_run(jc, &rr[i]);
+			x->nfailed++;
 			continue;
 		}
-		/* boot */
-		if (phase_boot(&jc, b, &e) < 0) {
-			fail_phase = "boot";
-			fail_msg = strbuf_detach(&e, NULL);
-			elsewhere = boot_failed_host_fault(&jc);
-			goto finish;
-		}
-		/* run */
-		if (set_phase_state(&jc, "running") < 0)
-			goto finish;
-		if (b == 0 || jc.kind_boots) {
-			struct strbuf olog = STRBUF_INIT;
-
-			if (phase_row(&jc, "run", &pid, &e) < 0) {
-				fail_phase = "infra";
-				fail_msg = strbuf_detach(&e, NULL);
-				goto finish;
-			}
-			queue_set_host_state(db, &jc.claim, owner, "running",
-					     &e);
-			strbuf_reset(&e);
-			if (!jc.agent_path)
-				jc.agent_path = runner_default_agent_path();
-			jc.target.stall_ms = (int)jc.plan->timeouts.stall_ms;
-			runner_close(runner);
-			runner = NULL;
-			if (runner_open(&jc.target, jc.agent_path, &runner,
-					&olog, &e) < 0) {
-				queue_phase_end(db, pid, "failed", e.buf,
-						&rlog);
-				/* Unreachable is the host's fault, not the
-				 * kernel's (REFERENCE.md section 3). */
-				fail_phase = "infra";
-				host_unreachable = 1;
-				fail_msg = strbuf_detach(&e, NULL);
-				strbuf_release(&olog);
-				goto finish;
-			}
-			strbuf_addbuf(&rlog, &olog);
-			if (olog.len) {
-				strbuf_rtrim(&olog);
-				jlog(&jc, 0, "%s", olog.buf);
-			}
-			strbuf_release(&olog);
-		}
-		run_phase_limit(&jc);
-		for (size_t k = 0; k < jc.plan->nr_runs; k++) {
-			size_t i = (size_t)b * jc.plan->nr_runs + k;
-
-			if (rr[i].done_before)
-				continue;
-			if (jc.timed_out || jc.connection_lost) {
-				not_run(&jc, &rr[i]);
-				nfailed++;
-				continue;
-			}
-			if (job_beat(&jc) < 0)
-				break;
-			progress(&jc, &rr[i], i, n, &clk, NULL, 0);
-			run_one(&jc, runner, &rr[i], i, n, &clk);
-			record_finished(&jc, &rr[i], &rlog);
-			if (rr[i].error)
-				nfailed++;
-			progress(&jc, &rr[i], i, n, &clk,
-				 rr[i].error	    ? rr[i].error
-				 : rr[i].need_fetch ? "ok (stream cut: "
-						      "collecting the file)"
-						    : "ok",
-				 0);
-			clk.ran++;
-			strbuf_addf(&rlog, "run %lld (%s %s): %s\n",
-				    (long long)rr[i].id, rr[i].pr->workload,
-				    rr[i].label.buf,
-				    rr[i].error	       ? rr[i].error
-				    : rr[i].need_fetch ? "stream cut"
-						       : "ok");
-		}
-		if (jc.kind_boots &&
-		    console_round_end(&jc, rr, (size_t)b * jc.plan->nr_runs,
-				      (size_t)(b + 1) * jc.plan->nr_runs,
-				      &nfailed, &fail_msg) < 0) {
-			queue_phase_end(db, pid, "failed", rlog.buf, &e);
-			/* The runs the crash cut short say so. */
-			for (size_t i = (size_t)b * jc.plan->nr_runs;
-			     i < (size_t)(b + 1) * jc.plan->nr_runs; i++)
-				if (!rr[i].recorded && !rr[i].done_before &&
-				    job_ingest_one(&jc, &rr[i], &log) == 0)
-					rr[i].recorded = 1;
-			fail_phase = "run";
-			goto finish;
-		}
-		if (b == jc.boots - 1 || jc.kind_boots) {
-			queue_phase_end(db, pid,
-					jc.lease_lost ? "failed"
-					: nfailed     ? "failed"
-						      : "ok",
-					rlog.buf, &e);
-			strbuf_reset(&rlog);
-			strbuf_reset(&e);
-		}
-		if (jc.lease_lost)
+		if (job_beat(jc) < 0)
 			break;
-		/* collect: a booted host loses its files when it goes
-		 * down, so kinds that boot collect each round before the
-		 * power-off; the others once, after the last round. */
-		if (b == jc.boots - 1 || jc.kind_boots) {
-			size_t from = jc.kind_boots
-					      ? (size_t)b * jc.plan->nr_runs
-					      : 0;
-			size_t to = (size_t)(b + 1) * jc.plan->nr_runs;
-
-			if (set_phase_state(&jc, "collecting") < 0 ||
-			    phase_row(&jc, "collect", &pid, &e) < 0)
-				goto finish;
-			job_phase_limit(&jc, "collect", "timeouts.collect",
-					jc.plan->timeouts.collect_ms, 1);
-			/* A host that crashed has nothing left to fetch. */
-			for (size_t i = from; i < to && !jc.console_fatal; i++)
-				if (!rr[i].done_before && !rr[i].stopped)
-					collect_one(&jc, runner, &rr[i], &log);
-			queue_phase_end(db, pid, "ok", log.buf, &e);
-			strbuf_reset(&log);
-			strbuf_reset(&e);
-		}
-		/* A booted host keeps nothing past its power-off: its run
-		 * files go now, its lines are in memory.  The others keep
-		 * theirs until the runs are stored. */
-		if (jc.kind_boots) {
-			forget_runs(runner, rr, (size_t)b * jc.plan->nr_runs,
-				    (size_t)(b + 1) * jc.plan->nr_runs);
-			runner_close(runner);
-			runner = NULL;
-		}
-		free(jc.console_fatal);
-		jc.console_fatal = NULL;
-		jc.console_oops = 0;
-		if (phase_power_off(&jc) < 0) {
-			fail_phase = "infra";
-			fail_msg = xstrdup("the host could not be powered off "
-					   "(see the boot phase log)");
-			goto finish;
-		}
+		progress(jc, &rr[i], i, x->n, &x->clk, NULL, 0);
+		run_one(jc, x->runner, &rr[i], i, x->n, &x->clk);
+		record_finished(jc, &rr[i], &x->rlog);
+		if (rr[i].error)
+			x->nfailed++;
+		progress(jc, &rr[i], i, x->n, &x->clk,
+			 rr[i].error	    ? rr[i].error
+			 : rr[i].need_fetch ? "ok (stream cut: "
+					      "collecting the file)"
+					    : "ok",
+			 0);
+		x->clk.ran++;
+		strbuf_addf(&x->rlog, "run %lld (%s %s): %s\n",
+			    (long long)rr[i].id, rr[i].pr->workload,
+			    rr[i].label.buf,
+			    rr[i].error	       ? rr[i].error
+			    : rr[i].need_fetch ? "stream cut"
+					       : "ok");
 	}
-	if (jc.lease_lost)
-		goto finish;
-	/* Runs cut short by the end of the job were not collected. */
-	for (size_t i = 0; i < n; i++)
-		if (rr[i].need_fetch && !rr[i].error &&
-		    (jc.timed_out || jc.connection_lost))
-			not_run(&jc, &rr[i]);
+}
 
-	/* ingest: with a limit of its own, so that what ran is stored even
-	 * when the job ran out of time, and one transaction (job_store()). */
-	if (set_phase_state(&jc, "ingesting") < 0 ||
-	    phase_row(&jc, "ingest", &pid, &e) < 0)
-		goto finish;
-	job_phase_limit(&jc, "ingest", NULL, 10 * 60 * 1000, 0);
-	{
-		struct store_args sa = { rr, n, pid, STRBUF_INIT, NULL, NULL };
+/*
+ * run: the round's runs, on a connection made for the round; on a host
+ * that boots, what its console showed decides how they ended.  The run
+ * phase's row ends with the round (kinds that boot) or the last round.
+ */
+static int round_run(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	size_t from = (size_t)x->b * jc->plan->nr_runs;
+	size_t to = (size_t)(x->b + 1) * jc->plan->nr_runs;
 
-		if (job_db_retry(&jc, "storing the runs", job_store, &sa, &e) ==
+	if (set_phase_state(jc, "running") < 0)
+		return PHASE_STOP;
+	if ((x->b == 0 || jc->kind_boots) && round_connect(x) != PHASE_NEXT)
+		return PHASE_STOP;
+	round_runs(x);
+	if (jc->kind_boots &&
+	    console_round_end(jc, x->rr, from, to, &x->nfailed, &x->fail_msg) <
 		    0) {
-			stored = 1;
-			fail_phase = sa.fail_phase;
-			fail_msg = sa.fail_msg;
-			ret = fail_msg ? 1 : 0;
-			/* Stored: the host may let go of the run files. */
-			forget_runs(runner, rr, 0, n);
-		} else {
-			free(sa.fail_msg);
-			if (!jc.lease_lost) {
-				fail_phase = "ingest";
-				fail_msg = strbuf_detach(&e, NULL);
-			}
-		}
-		strbuf_release(&sa.log);
+		queue_phase_end(jc->db, x->pid, "failed", x->rlog.buf, &x->e);
+		/* The runs the crash cut short say so. */
+		for (size_t i = from; i < to; i++)
+			if (!x->rr[i].recorded && !x->rr[i].done_before &&
+			    job_ingest_one(jc, &x->rr[i], &x->log) == 0)
+				x->rr[i].recorded = 1;
+		x->fail_phase = "run";
+		return PHASE_STOP;
 	}
+	if (x->b == jc->boots - 1 || jc->kind_boots) {
+		queue_phase_end(jc->db, x->pid,
+				jc->lease_lost ? "failed"
+				: x->nfailed   ? "failed"
+					       : "ok",
+				x->rlog.buf, &x->e);
+		strbuf_reset(&x->rlog);
+		strbuf_reset(&x->e);
+	}
+	return jc->lease_lost ? PHASE_STOP : PHASE_NEXT;
+}
 
-finish:
-	runner_close(runner);
-	phase_power_off(&jc);
+/*
+ * collect: a booted host loses its files when it goes down, so kinds that
+ * boot collect each round before the power-off; the others once, after
+ * the last round.  A booted host's run files go with its round.
+ */
+static int round_collect(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	size_t nr = jc->plan->nr_runs;
+
+	if (x->b == jc->boots - 1 || jc->kind_boots) {
+		size_t from = jc->kind_boots ? (size_t)x->b * nr : 0;
+		size_t to = (size_t)(x->b + 1) * nr;
+
+		if (set_phase_state(jc, "collecting") < 0 ||
+		    phase_row(jc, "collect", &x->pid, &x->e) < 0)
+			return PHASE_STOP;
+		job_phase_limit(jc, "collect", "timeouts.collect",
+				jc->plan->timeouts.collect_ms, 1);
+		/* A host that crashed has nothing left to fetch. */
+		for (size_t i = from; i < to && !jc->console_fatal; i++)
+			if (!x->rr[i].done_before && !x->rr[i].stopped)
+				collect_one(jc, x->runner, &x->rr[i], &x->log);
+		queue_phase_end(jc->db, x->pid, "ok", x->log.buf, &x->e);
+		strbuf_reset(&x->log);
+		strbuf_reset(&x->e);
+	}
+	/* A booted host keeps nothing past its power-off: its run files go
+	 * now, its lines are in memory.  The others keep theirs until the
+	 * runs are stored. */
+	if (jc->kind_boots) {
+		forget_runs(x->runner, x->rr, (size_t)x->b * nr,
+			    (size_t)(x->b + 1) * nr);
+		runner_close(x->runner);
+		x->runner = NULL;
+	}
+	free(jc->console_fatal);
+	jc->console_fatal = NULL;
+	jc->console_oops = 0;
+	return PHASE_NEXT;
+}
+
+/* The host off after its round (kinds that boot). */
+static int round_power_off(struct job_exec *x)
+{
+	if (phase_power_off(&x->jc) < 0) {
+		x->fail_phase = "infra";
+		x->fail_msg = xstrdup("the host could not be powered off "
+				      "(see the boot phase log)");
+		return PHASE_STOP;
+	}
+	return PHASE_NEXT;
+}
+
+/* One boot round, phase by phase. */
+static const struct exec_phase round_phases[] = {
+	{ "boot", round_boot },
+	{ "run", round_run },
+	{ "collect", round_collect },
+	{ "power-off", round_power_off },
+};
+
+/*
+ * The boot rounds (on hosts that do not boot, repetitions).  Out of time,
+ * or with the host gone, the rounds left are not tried; runs cut short by
+ * the end of the job were not collected.
+ */
+static int exec_rounds(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	size_t nr = jc->plan->nr_runs;
+
+	for (x->b = 0; x->b < jc->boots && !jc->lease_lost; x->b++) {
+		if (jc->timed_out || jc->connection_lost) {
+			for (size_t k = 0; k < nr; k++)
+				if (!x->rr[(size_t)x->b * nr + k].done_before)
+					not_run(jc,
+						&x->rr[(size_t)x->b * nr + k]);
+			continue;
+		}
+		for (size_t p = 0; p < ARRAY_SIZE(round_phases); p++)
+			if (round_phases[p].run(x) != PHASE_NEXT)
+				return PHASE_STOP;
+	}
+	if (jc->lease_lost)
+		return PHASE_STOP;
+	for (size_t i = 0; i < x->n; i++)
+		if (x->rr[i].need_fetch && !x->rr[i].error &&
+		    (jc->timed_out || jc->connection_lost))
+			not_run(jc, &x->rr[i]);
+	return PHASE_NEXT;
+}
+
+/*
+ * ingest: with a limit of its own, so that what ran is stored even when
+ * the job ran out of time, and one transaction (job_store()) that ends
+ * the job too.
+ */
+static int exec_ingest(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+
+	if (set_phase_state(jc, "ingesting") < 0 ||
+	    phase_row(jc, "ingest", &x->pid, &x->e) < 0)
+		return PHASE_STOP;
+	job_phase_limit(jc, "ingest", NULL, 10 * 60 * 1000, 0);
+	struct store_args sa = { x->rr, x->n, x->pid, STRBUF_INIT, NULL, NULL };
+
+	if (job_db_retry(jc, "storing the runs", job_store, &sa, &x->e) == 0) {
+		x->stored = 1;
+		x->fail_phase = sa.fail_phase;
+		x->fail_msg = sa.fail_msg;
+		x->ret = x->fail_msg ? 1 : 0;
+		/* Stored: the host may let go of the run files. */
+		forget_runs(x->runner, x->rr, 0, x->n);
+	} else {
+		free(sa.fail_msg);
+		if (!jc->lease_lost) {
+			x->fail_phase = "ingest";
+			x->fail_msg = strbuf_detach(&x->e, NULL);
+		}
+	}
+	strbuf_release(&sa.log);
+	return PHASE_NEXT;
+}
+
+/* The job from its start to its ingest; the end (exec_end()) follows
+ * whichever phase stops it. */
+static const struct exec_phase exec_phases[] = {
+	{ "load", exec_load }, /* the job, its plan, kernel and host */
+	{ "check", exec_check }, /* a new host's check */
+	{ "build", exec_build }, /* the kernel, for kinds that boot */
+	{ "runs", exec_runs }, /* the runs rows */
+	{ "rounds", exec_rounds }, /* boot, run, collect, power-off */
+	{ "ingest", exec_ingest },
+};
+
+/*
+ * How the job ended, in x->fail_msg and x->fail_phase and in its log: a
+ * bookkeeping step the database refused fails it, an interrupted job says
+ * how far it got and where it goes, the others fail or are done.
+ */
+static void end_outcome(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	long long job_id = (long long)jc->claim.job_id;
+
 	/* Every way here without a message is a failed bookkeeping step
 	 * (a phase row or state the database refused): the job did not
 	 * finish, whatever its runs did, so it must not read "done". */
-	if (ret != 0 && !fail_msg && !jc.interrupted && !jc.lease_lost) {
-		fail_phase = "infra";
-		fail_msg = xstrfmt(
-			"the job stopped early: %s",
-			e.len ? e.buf : "the database refused a phase update");
+	if (x->ret != 0 && !x->fail_msg && !jc->interrupted &&
+	    !jc->lease_lost) {
+		x->fail_phase = "infra";
+		x->fail_msg = xstrfmt("the job stopped early: %s",
+				      x->e.len ? x->e.buf
+					       : "the database refused a "
+						 "phase update");
 	}
-	if (jc.interrupted && !stored) {
+	if (jc->interrupted && !x->stored) {
 		size_t nstored = 0, finished = 0;
 
-		for (size_t i = 0; rr && i < n; i++) {
-			if (rr[i].done_before || rr[i].recorded)
+		for (size_t i = 0; x->rr && i < x->n; i++) {
+			if (x->rr[i].done_before || x->rr[i].recorded)
 				finished++;
-			if (rr[i].done_before ||
-			    (rr[i].recorded && !rr[i].error))
+			if (x->rr[i].done_before ||
+			    (x->rr[i].recorded && !x->rr[i].error))
 				nstored++;
 		}
-		free(fail_msg);
-		fail_phase = NULL;
-		if (interrupt_cancels)
-			fail_msg = xstrfmt(
+		free(x->fail_msg);
+		x->fail_phase = NULL;
+		if (x->interrupt_cancels)
+			x->fail_msg = xstrfmt(
 				"interrupted (SIGINT or SIGTERM) after %zu of "
 				"%zu runs: cancelled; the %zu runs that "
 				"finished ok are stored",
-				finished, n, nstored);
+				finished, x->n, nstored);
 		else
-			fail_msg = xstrfmt(
+			x->fail_msg = xstrfmt(
 				"interrupted: the controller stopped after "
 				"%zu of %zu runs; back in the queue: the %zu "
 				"runs stored are kept and the next attempt "
 				"runs the other %zu",
-				finished, n, nstored, n - nstored);
-		jlog(&jc, 1, "job %lld %s", (long long)c->job_id, fail_msg);
-	} else {
-		if (jc.lease_lost && !fail_msg && !jc.interrupted) {
-			fail_phase = "infra";
-			fail_msg = xstrdup("the job's lease was lost "
-					   "(cancelled, or expired)");
-		}
-		if (fail_msg && requeued)
-			jlog(&jc, 1,
-			     "job %lld goes back to the queue: host %s failed "
-			     "its check: %s",
-			     (long long)c->job_id, jc.host_name, fail_msg);
-		else if (fail_msg && elsewhere)
-			jlog(&jc, 1,
-			     "job %lld failed in %s on %s, the host's fault: "
-			     "back to the queue for another host: %s",
-			     (long long)c->job_id, fail_phase, jc.host_name,
-			     fail_msg);
-		else if (fail_msg)
-			jlog(&jc, 1, "job %lld failed in %s: %s",
-			     (long long)c->job_id,
-			     fail_phase ? fail_phase : "an unknown phase",
-			     fail_msg);
-		else
-			jlog(&jc, 0, "job %lld done: %zu runs",
-			     (long long)c->job_id, n);
-		jc.interrupted = 0;
+				finished, x->n, nstored, x->n - nstored);
+		jlog(jc, 1, "job %lld %s", job_id, x->fail_msg);
+		return;
 	}
-	strbuf_reset(&e);
-	if (jc.connection_lost)
-		host_unreachable = 1;
-	/* A failed check was observed by the check itself. */
-	if (requeued)
-		elsewhere = 1;
-	if (!jc.interrupted && !requeued && (host_unreachable || !fail_msg)) {
-		struct host_observation o = { 0 };
-		struct host_verdict v;
-		struct strbuf what = STRBUF_INIT;
+	if (jc->lease_lost && !x->fail_msg && !jc->interrupted) {
+		x->fail_phase = "infra";
+		x->fail_msg = xstrdup("the job's lease was lost "
+				      "(cancelled, or expired)");
+	}
+	if (x->fail_msg && x->requeued)
+		jlog(jc, 1,
+		     "job %lld goes back to the queue: host %s failed "
+		     "its check: %s",
+		     job_id, jc->host_name, x->fail_msg);
+	else if (x->fail_msg && x->elsewhere)
+		jlog(jc, 1,
+		     "job %lld failed in %s on %s, the host's fault: "
+		     "back to the queue for another host: %s",
+		     job_id, x->fail_phase, jc->host_name, x->fail_msg);
+	else if (x->fail_msg)
+		jlog(jc, 1, "job %lld failed in %s: %s", job_id,
+		     x->fail_phase ? x->fail_phase : "an unknown phase",
+		     x->fail_msg);
+	else
+		jlog(jc, 0, "job %lld done: %zu runs", job_id, x->n);
+	jc->interrupted = 0;
+}
 
-		/* The host did its part, or could not be reached; the rules
-		 * (store/hosts.c) say whose fault that is. */
-		strbuf_addf(&what, "job %lld", (long long)c->job_id);
-		o.host_id = c->host_id;
-		o.kernel_id = jc.kind_boots ? jc.kernel_id : 0;
-		o.outcome = host_unreachable ? HOST_FAILED : HOST_WORKED;
-		o.what = what.buf;
-		o.failure =
-			jc.connection_lost ? "connection lost" : "unreachable";
-		o.reason = host_unreachable ? fail_msg : NULL;
-		if (hosts_observe(db, &o, &v, &e) < 0)
-			jlog(&jc, 1, "cannot record the host's health: %s",
-			     e.buf);
-		else if (v.changed)
-			jlog(&jc, 1, "host %s: %s (blame %s): health %s",
-			     jc.host_name,
-			     host_unreachable ? "unreachable" : "worked",
-			     v.blame, v.after.health);
-		else if (host_unreachable)
-			jlog(&jc, 1, "host %s unreachable: blame %s, health %s",
-			     jc.host_name, v.blame, v.after.health);
-		strbuf_release(&what);
-		strbuf_reset(&e);
-	}
-	/* Stored, the job ended in the same transaction.  Otherwise its end
-	 * is recorded now, waiting for a database that went away. */
-	if (stored) {
+/*
+ * The host did its part, or could not be reached: the rules
+ * (store/hosts.c) say whose fault that is.  Not for a job interrupted, or
+ * sent to another host (a failed check was observed by the check itself).
+ */
+static void end_host_health(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	struct host_observation o = { 0 };
+	struct host_verdict v;
+	struct strbuf what = STRBUF_INIT;
+
+	strbuf_reset(&x->e);
+	if (jc->connection_lost)
+		x->host_unreachable = 1;
+	if (x->requeued)
+		x->elsewhere = 1;
+	if (jc->interrupted || x->requeued ||
+	    (!x->host_unreachable && x->fail_msg))
+		return;
+	strbuf_addf(&what, "job %lld", (long long)jc->claim.job_id);
+	o.host_id = jc->claim.host_id;
+	o.kernel_id = jc->kind_boots ? jc->kernel_id : 0;
+	o.outcome = x->host_unreachable ? HOST_FAILED : HOST_WORKED;
+	o.what = what.buf;
+	o.failure = jc->connection_lost ? "connection lost" : "unreachable";
+	o.reason = x->host_unreachable ? x->fail_msg : NULL;
+	if (hosts_observe(jc->db, &o, &v, &x->e) < 0)
+		jlog(jc, 1, "cannot record the host's health: %s", x->e.buf);
+	else if (v.changed)
+		jlog(jc, 1, "host %s: %s (blame %s): health %s", jc->host_name,
+		     x->host_unreachable ? "unreachable" : "worked", v.blame,
+		     v.after.health);
+	else if (x->host_unreachable)
+		jlog(jc, 1, "host %s unreachable: blame %s, health %s",
+		     jc->host_name, v.blame, v.after.health);
+	strbuf_release(&what);
+	strbuf_reset(&x->e);
+}
+
+/*
+ * end: the job's end recorded, waiting for a database that went away
+ * (a job whose runs were stored ended in the same transaction), and a
+ * failed adaptive block's stop reason.  x->ret becomes what
+ * job_execute() returns; err says why the end could not be recorded.
+ */
+static void end_record(struct job_exec *x, struct strbuf *err)
+{
+	struct job_ctx *jc = &x->jc;
+	int r;
+
+	if (x->stored) {
 		r = 0;
 	} else {
 		struct finish_args fa = {
-			jc.interrupted
-				? (interrupt_cancels ? "cancelled" : "queued")
-			: elsewhere ? "elsewhere"
-			: fail_msg  ? "failed"
-				    : "done",
-			fail_msg ? fail_phase : NULL, fail_msg
+			jc->interrupted ? (x->interrupt_cancels ? "cancelled"
+								: "queued")
+			: x->elsewhere	? "elsewhere"
+			: x->fail_msg	? "failed"
+					: "done",
+			x->fail_msg ? x->fail_phase : NULL, x->fail_msg
 		};
 
-		keeper_heard(&jc, 1);
-		job_phase_limit(&jc, "end", NULL, 2 * 60 * 1000, 0);
-		r = job_db_retry(&jc, "recording the end of the job",
-				 job_finish, &fa, &e);
+		keeper_heard(jc, 1);
+		job_phase_limit(jc, "end", NULL, 2 * 60 * 1000, 0);
+		r = job_db_retry(jc, "recording the end of the job", job_finish,
+				 &fa, &x->e);
 	}
 	if (r < 0) {
 		strbuf_addf(err, "cannot record the end of job %lld: %s",
-			    (long long)c->job_id, e.buf);
-		ret = -1;
-	} else if (fail_msg && !jc.interrupted && !elsewhere &&
-		   adaptive_job_is_adaptive(jc.plan, jc.patch_id)) {
+			    (long long)jc->claim.job_id, x->e.buf);
+		x->ret = -1;
+	} else if (x->fail_msg && !jc->interrupted && !x->elsewhere &&
+		   adaptive_job_is_adaptive(jc->plan, jc->patch_id)) {
 		/* A failed block ends its sequence: say so where the
 		 * sequence's reasons are read. */
-		strbuf_reset(&e);
-		if (adaptive_job_failed(db, c->job_id, fail_phase, &e) < 0)
-			jlog(&jc, 1, "cannot record the stop reason: %s",
-			     e.buf);
+		strbuf_reset(&x->e);
+		if (adaptive_job_failed(jc->db, jc->claim.job_id, x->fail_phase,
+					&x->e) < 0)
+			jlog(jc, 1, "cannot record the stop reason: %s",
+			     x->e.buf);
 	}
-	if (fail_msg && ret == 0)
-		ret = 1;
-	if (requeued && ret == 1)
-		ret = 2;
-	keeper_stop(jc.keeper);
-	jc.keeper = NULL;
-	for (size_t i = 0; rr && i < n; i++) {
-		strbuf_release(&rr[i].lines);
-		strbuf_release(&rr[i].label);
-		free(rr[i].error);
-		free(rr[i].expected);
+	if (x->fail_msg && x->ret == 0)
+		x->ret = 1;
+	if (x->requeued && x->ret == 1)
+		x->ret = 2;
+}
+
+/* The end of every job, whichever phase stopped it: the host let go of,
+ * the outcome decided and logged, the host's health, the end recorded. */
+static void exec_end(struct job_exec *x, struct strbuf *err)
+{
+	runner_close(x->runner);
+	x->runner = NULL;
+	phase_power_off(&x->jc);
+	end_outcome(x);
+	end_host_health(x);
+	end_record(x, err);
+}
+
+int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
+		int lease_s, const char *home, const struct job_hooks *hooks,
+		struct strbuf *err)
+{
+	struct job_exec x = { .jc = { .db = db,
+				      .claim = *c,
+				      .owner = owner,
+				      .lease_s = lease_s,
+				      .home = home,
+				      .hooks = hooks,
+				      .beat = job_beat },
+			      .e = STRBUF_INIT,
+			      .log = STRBUF_INIT,
+			      .rlog = STRBUF_INIT,
+			      .interrupt_cancels =
+				      hooks && hooks->interrupt_cancels,
+			      .ret = 1 };
+	struct job_ctx *jc = &x.jc;
+
+	job_guard_init(jc);
+	jc->last_beat_ms = mono_ms();
+	if (keeper_start(db, c, owner, lease_s, &jc->last_beat_ms, &jc->keeper,
+			 &x.e) < 0) {
+		jlog(jc, 1,
+		     "job %lld: no lease keeper (%s): a call that "
+		     "takes longer than the lease loses it",
+		     (long long)c->job_id, x.e.buf);
+		strbuf_reset(&x.e);
 	}
-	free(rr);
-	free(jc.console_fatal);
-	free(fail_msg);
-	strbuf_release(&e);
-	strbuf_release(&log);
-	strbuf_release(&rlog);
-	job_ctx_release(&jc);
-	job_guard_release(&jc);
-	return ret;
+	for (size_t i = 0; i < ARRAY_SIZE(exec_phases); i++)
+		if (exec_phases[i].run(&x) != PHASE_NEXT)
+			break;
+	exec_end(&x, err);
+	keeper_stop(jc->keeper);
+	jc->keeper = NULL;
+	for (size_t i = 0; x.rr && i < x.n; i++) {
+		strbuf_release(&x.rr[i].lines);
+		strbuf_release(&x.rr[i].label);
+		free(x.rr[i].error);
+		free(x.rr[i].expected);
+	}
+	free(x.rr);
+	free(jc->console_fatal);
+	free(x.fail_msg);
+	strbuf_release(&x.e);
+	strbuf_release(&x.log);
+	strbuf_release(&x.rlog);
+	job_ctx_release(jc);
+	job_guard_release(jc);
+	return x.ret;
 }
