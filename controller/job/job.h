@@ -84,12 +84,12 @@ struct job_ctx {
 	 * point it elsewhere (the booted guest). */
 	struct runner_host target;
 	char *agent_path;
-	/* Renew the job's lease when due (jobexec.c's job_beat(), set by
+	/* Renew the job's lease when due (lease.c's job_beat(), set by
 	 * job_execute()).  Build and boot hooks that take longer than a few
 	 * seconds call it at least every few seconds, or the lease expires
 	 * and the job goes to another controller; a negative return means
 	 * the job must stop.  A pointer, so the hooks need not call up into
-	 * jobexec.c. */
+	 * lease.c. */
 	int (*beat)(struct job_ctx *jc);
 	/* When the lease was last renewed (mono_ms()): by job_beat(), or
 	 * by the keeper while the main thread waited (keeper.h). */
