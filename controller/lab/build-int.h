@@ -14,7 +14,7 @@
 #define BUILD_CACHE_DIR_MODE 0755
 
 /* Run cp, appending the command and what it printed to log; spec (may be
- * NULL) hears once a second that it still runs (build.c run_logged()). */
+ * NULL) hears once a second that it still runs. */
 int build_run_logged(const struct kernel_build_spec *spec,
 		     struct child_process *cp, struct strbuf *log,
 		     struct strbuf *err);
@@ -25,7 +25,7 @@ int build_run_logged(const struct kernel_build_spec *spec,
  * lines printed since) or a NULL line in a silent second, and stops make
  * by returning a negative number ("the build was stopped").  spec's
  * timeout counts from make's start.  ret_steps: the compile steps seen
- * ("  CC      x.o").  0, or -1 with err (build.c run_make()).
+ * ("  CC      x.o").  0, or -1 with err.
  */
 int build_run_make(const struct kernel_build_spec *spec, const char *src,
 		   const char *outdir, int *ret_steps, struct strbuf *log,

@@ -119,8 +119,8 @@ const char *kernel_fragments_dir(void)
 }
 
 /* sha256 of data (via sha256sum) into ret (64 hex + NUL). */
-static int sha256_mem(const char *data, size_t len, char ret[65],
-		      struct strbuf *err)
+static int build_sha256_mem(const char *data, size_t len, char ret[65],
+			    struct strbuf *err)
 {
 	struct child_process cp;
 	int r;
@@ -169,21 +169,21 @@ static int sha256_file(const char *path, char ret[65], struct strbuf *err)
 	return r;
 }
 
-static int is_dir(const char *path)
+static int build_is_dir(const char *path)
 {
 	struct stat st;
 
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-static int is_file(const char *path)
+static int build_is_file(const char *path)
 {
 	struct stat st;
 
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-static int is_git_repo(const char *path)
+static int build_is_git_repo(const char *path)
 {
 	struct strbuf p = STRBUF_INIT;
 	struct stat st;
@@ -233,9 +233,9 @@ static int step_tick(void *ctx)
  * Where the sandbox cannot be had, only the environment is scrubbed, or
  * a build of patches is refused (sandbox_allow()).  0, or -1 with err.
  */
-static int confine(const struct kernel_build_spec *spec,
-		   struct child_process *cp, const char *src,
-		   const char *outdir, struct strbuf *err)
+static int build_confine(const struct kernel_build_spec *spec,
+			 struct child_process *cp, const char *src,
+			 const char *outdir, struct strbuf *err)
 {
 	struct sandbox_paths p = SANDBOX_PATHS_INIT;
 	int on = sandbox_allow(spec->patches.nr > 0, err), r = -1;
@@ -253,7 +253,8 @@ static int confine(const struct kernel_build_spec *spec,
 		return -1;
 	}
 	strvec_push(&p.ro, src);
-	if (spec->base && is_dir(spec->base) && is_git_repo(spec->base)) {
+	if (spec->base && build_is_dir(spec->base) &&
+	    build_is_git_repo(spec->base)) {
 		_cleanup_free_ char *rp = realpath(spec->base, NULL);
 
 		strvec_push(&p.ro, rp ? rp : spec->base);
@@ -284,13 +285,13 @@ out:
  * With spec (may be NULL) and its progress callback, the callback is told
  * about once a second that the step still runs (line NULL), and stops it
  * by returning a negative number.  With src and outdir, the step runs the
- * tree's code and is confined (confine()); the log shows the command as
+ * tree's code and is confined (build_confine()); the log shows the command as
  * it was asked for.
  */
-static int run_logged_in(const struct kernel_build_spec *spec,
-			 struct child_process *cp, const char *src,
-			 const char *outdir, struct strbuf *log,
-			 struct strbuf *err)
+static int build_run_logged_in(const struct kernel_build_spec *spec,
+			       struct child_process *cp, const char *src,
+			       const char *outdir, struct strbuf *log,
+			       struct strbuf *err)
 {
 	int r;
 
@@ -306,7 +307,7 @@ static int run_logged_in(const struct kernel_build_spec *spec,
 	for (size_t i = 0; i < cp->args.nr; i++)
 		strbuf_addf(log, " %s", cp->args.v[i]);
 	strbuf_addch(log, '\n');
-	if (src && confine(spec, cp, src, outdir, err) < 0)
+	if (src && build_confine(spec, cp, src, outdir, err) < 0)
 		return -1;
 	r = run_command(cp, err);
 	strbuf_addbuf(log, &cp->out);
@@ -315,16 +316,16 @@ static int run_logged_in(const struct kernel_build_spec *spec,
 	return r;
 }
 
-static int run_logged(const struct kernel_build_spec *spec,
-		      struct child_process *cp, struct strbuf *log,
-		      struct strbuf *err)
+int build_run_logged(const struct kernel_build_spec *spec,
+		     struct child_process *cp, struct strbuf *log,
+		     struct strbuf *err)
 {
-	return run_logged_in(spec, cp, NULL, NULL, log, err);
+	return build_run_logged_in(spec, cp, NULL, NULL, log, err);
 }
 
 /* The git commit of ref in repo. */
-static int git_commit(const char *repo, const char *ref, struct strbuf *ret,
-		      struct strbuf *err)
+static int build_git_commit(const char *repo, const char *ref,
+			    struct strbuf *ret, struct strbuf *err)
 {
 	struct child_process cp;
 	int r;
@@ -387,16 +388,16 @@ int kernel_build_key(const struct kernel_build_spec *spec,
 		strbuf_addstr(err, "no base kernel given");
 		return -1;
 	}
-	if (is_file(spec->base)) {
+	if (build_is_file(spec->base)) {
 		if (sha256_file(spec->base, hex, err) < 0)
 			goto out;
 		strbuf_addf(&id, "tarball:%s", hex);
-	} else if (is_dir(spec->base) &&
-		   (is_git_repo(spec->base) || is_bare_git_repo(spec->base))) {
+	} else if (build_is_dir(spec->base) && (build_is_git_repo(spec->base) ||
+						is_bare_git_repo(spec->base))) {
 		strbuf_addstr(&id, "git:");
-		if (git_commit(spec->base, spec->ref, &id, err) < 0)
+		if (build_git_commit(spec->base, spec->ref, &id, err) < 0)
 			goto out;
-	} else if (is_dir(spec->base)) {
+	} else if (build_is_dir(spec->base)) {
 		_cleanup_free_ char *rp = realpath(spec->base, NULL);
 
 		strbuf_addf(&id, "dir:%s", rp ? rp : spec->base);
@@ -432,18 +433,18 @@ int kernel_build_key(const struct kernel_build_spec *spec,
 		goto out;
 	res->base_id = xstrdup(id.buf);
 	if (spec->patches.nr) {
-		if (sha256_mem(series.buf, series.len, hex, err) < 0)
+		if (build_sha256_mem(series.buf, series.len, hex, err) < 0)
 			goto out;
 		res->series_sha256 = xstrdup(hex);
 	}
-	if (sha256_mem(cfg.buf, cfg.len, hex, err) < 0)
+	if (build_sha256_mem(cfg.buf, cfg.len, hex, err) < 0)
 		goto out;
 	res->config_sha256 = xstrdup(hex);
 	strbuf_addf(
 		&all, "schedfarm-kernel-v1\nbase=%s\nseries=%s\nconfig=%s\n",
 		res->base_id, res->series_sha256 ? res->series_sha256 : "none",
 		res->config_sha256);
-	if (sha256_mem(all.buf, all.len, hex, err) < 0)
+	if (build_sha256_mem(all.buf, all.len, hex, err) < 0)
 		goto out;
 	res->cache_key = xstrdup(hex);
 	res->dir = xstrfmt("%s/builds/%s", spec->cache_dir, hex);
@@ -458,7 +459,7 @@ out:
 }
 
 /* Is path, found in the cache, the farm's own (see the top)? */
-static int cache_owned(const char *path, int want_dir, struct strbuf *err)
+static int build_cache_owned(const char *path, int want_dir, struct strbuf *err)
 {
 	if (home_check_owned(path, 0, want_dir, err) == 0)
 		return 0;
@@ -481,7 +482,7 @@ static int cache_image(const struct kernel_build_result *res, const char *path,
 			    res->dir, path);
 		return -1;
 	}
-	return cache_owned(path, 0, err);
+	return build_cache_owned(path, 0, err);
 }
 
 /* Read CACHE/builds/KEY/result into res; 1 if there, 0 if not, -1 bad. */
@@ -494,12 +495,12 @@ static int read_result(struct kernel_build_result *res, struct strbuf *err)
 
 	if (lstat(res->dir, &st) < 0 && errno == ENOENT)
 		return 0;
-	if (cache_owned(res->dir, 1, err) < 0)
+	if (build_cache_owned(res->dir, 1, err) < 0)
 		return -1;
 	strbuf_addf(&path, "%s/result", res->dir);
 	if (lstat(path.buf, &st) < 0 && errno == ENOENT)
 		goto out;
-	if (cache_owned(path.buf, 0, err) < 0) {
+	if (build_cache_owned(path.buf, 0, err) < 0) {
 		r = -1;
 		goto out;
 	}
@@ -535,7 +536,7 @@ static int read_result(struct kernel_build_result *res, struct strbuf *err)
 			res->seconds = d;
 		}
 	}
-	if (!res->release || !res->vmlinux || !is_file(res->vmlinux)) {
+	if (!res->release || !res->vmlinux || !build_is_file(res->vmlinux)) {
 		strbuf_addf(err, "cache entry %s is incomplete", res->dir);
 		r = -1;
 		goto out;
@@ -559,8 +560,8 @@ out:
 
 /* Files of the cache: whole or absent (a build's `result` is what
  * "built" means), readable by whoever boots the kernel. */
-static int write_file(const char *path, const char *data, size_t len,
-		      struct strbuf *err)
+static int build_write_file(const char *path, const char *data, size_t len,
+			    struct strbuf *err)
 {
 	return write_file_atomic(path, data, len, 0644, FS_SYNC, err);
 }
@@ -604,13 +605,13 @@ static int prepare_tarball_base(const struct kernel_build_spec *spec,
 
 	strbuf_addf(&dir, "%s/bases", spec->cache_dir);
 	if (mkdir_p(dir.buf, CACHE_DIR_MODE, err) < 0 ||
-	    cache_owned(dir.buf, 1, err) < 0)
+	    build_cache_owned(dir.buf, 1, err) < 0)
 		goto out;
 	strbuf_addf(&dir, "/%.16s", sha);
-	if (is_dir(dir.buf)) {
-		if (cache_owned(dir.buf, 1, err) == 0 &&
+	if (build_is_dir(dir.buf)) {
+		if (build_cache_owned(dir.buf, 1, err) == 0 &&
 		    single_subdir(dir.buf, ret, err) == 0)
-			r = cache_owned(ret->buf, 1, err);
+			r = build_cache_owned(ret->buf, 1, err);
 		goto out;
 	}
 	strbuf_addf(&tmp, "%s.tmp.%ld", dir.buf, (long)getpid());
@@ -619,11 +620,11 @@ static int prepare_tarball_base(const struct kernel_build_spec *spec,
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "tar", "-xf", spec->base, "-C", tmp.buf,
 		     (char *)NULL);
-	r = run_logged(spec, &cp, log, err);
+	r = build_run_logged(spec, &cp, log, err);
 	child_process_clear(&cp);
 	if (r < 0)
 		goto out;
-	if (rename(tmp.buf, dir.buf) < 0 && !is_dir(dir.buf)) {
+	if (rename(tmp.buf, dir.buf) < 0 && !build_is_dir(dir.buf)) {
 		strbuf_addf(err, "cannot rename %s: %s", tmp.buf,
 			    strerror(errno));
 		r = -1;
@@ -637,9 +638,10 @@ out:
 }
 
 /* Make res->dir/src: a fresh tree of the base.  *ret_git: it is git. */
-static int prepare_tree(const struct kernel_build_spec *spec,
-			struct kernel_build_result *res, const char *src,
-			int *ret_git, struct strbuf *log, struct strbuf *err)
+static int build_prepare_tree(const struct kernel_build_spec *spec,
+			      struct kernel_build_result *res, const char *src,
+			      int *ret_git, struct strbuf *log,
+			      struct strbuf *err)
 {
 	struct strbuf pristine = STRBUF_INIT;
 	struct child_process cp;
@@ -666,7 +668,7 @@ static int prepare_tree(const struct kernel_build_spec *spec,
 		strvec_pushl(&cp.args, "cp", "-al", pristine.buf, src,
 			     (char *)NULL);
 	}
-	r = run_logged(spec, &cp, log, err);
+	r = build_run_logged(spec, &cp, log, err);
 out:
 	child_process_clear(&cp);
 	strbuf_release(&pristine);
@@ -703,8 +705,8 @@ static void log_rejects(const char *src, struct strbuf *log)
 	child_process_clear(&cp);
 }
 
-static int apply_series(const struct kernel_build_spec *spec, const char *src,
-			int git, struct strbuf *log, struct strbuf *err)
+int build_apply_series(const struct kernel_build_spec *spec, const char *src,
+		       int git, struct strbuf *log, struct strbuf *err)
 {
 	for (size_t i = 0; i < spec->patches.nr; i++) {
 		_cleanup_free_ char *abs = realpath(spec->patches.v[i], NULL);
@@ -725,7 +727,7 @@ static int apply_series(const struct kernel_build_spec *spec, const char *src,
 				     "--batch", "-i",
 				     abs ? abs : spec->patches.v[i],
 				     (char *)NULL);
-		r = run_logged(spec, &cp, log, &perr);
+		r = build_run_logged(spec, &cp, log, &perr);
 		child_process_clear(&cp);
 		if (r < 0) {
 			log_rejects(src, log);
@@ -739,19 +741,6 @@ static int apply_series(const struct kernel_build_spec *spec, const char *src,
 		strbuf_release(&perr);
 	}
 	return 0;
-}
-
-int build_run_logged(const struct kernel_build_spec *spec,
-		     struct child_process *cp, struct strbuf *log,
-		     struct strbuf *err)
-{
-	return run_logged(spec, cp, log, err);
-}
-
-int build_apply_series(const struct kernel_build_spec *spec, const char *src,
-		       int git, struct strbuf *log, struct strbuf *err)
-{
-	return apply_series(spec, src, git, log, err);
 }
 
 int build_base_pristine(const struct kernel_build_spec *spec,
@@ -771,8 +760,9 @@ int build_base_pristine(const struct kernel_build_spec *spec,
 	return -1;
 }
 
-static int configure(const struct kernel_build_spec *spec, const char *src,
-		     const char *outdir, struct strbuf *log, struct strbuf *err)
+static int build_configure(const struct kernel_build_spec *spec,
+			   const char *src, const char *outdir,
+			   struct strbuf *log, struct strbuf *err)
 {
 	struct child_process cp;
 	struct strbuf dot = STRBUF_INIT;
@@ -789,7 +779,8 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 
 		strbuf_addf(&dot, "%s/.config", outdir);
 		r = strbuf_read_file(&body, spec->config, 16u << 20);
-		if (r < 0 || write_file(dot.buf, body.buf, body.len, err) < 0) {
+		if (r < 0 ||
+		    build_write_file(dot.buf, body.buf, body.len, err) < 0) {
 			if (r < 0)
 				strbuf_addf(err, "cannot read %s",
 					    spec->config);
@@ -801,7 +792,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 		strbuf_release(&body);
 		strvec_push(&cp.args, "olddefconfig");
 	}
-	r = run_logged_in(spec, &cp, src, outdir, log, err);
+	r = build_run_logged_in(spec, &cp, src, outdir, log, err);
 	child_process_clear(&cp);
 	if (r < 0 || !spec->fragments.nr)
 		goto out;
@@ -818,7 +809,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 	/* It makes its temporary file in its folder: the output one (the
 	 * tree is read-only to the build). */
 	cp.dir = outdir;
-	r = run_logged_in(spec, &cp, src, outdir, log, err);
+	r = build_run_logged_in(spec, &cp, src, outdir, log, err);
 	child_process_clear(&cp);
 	if (r < 0)
 		goto out;
@@ -826,7 +817,7 @@ static int configure(const struct kernel_build_spec *spec, const char *src,
 	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
 	strvec_push(&cp.args, "olddefconfig");
-	r = run_logged_in(spec, &cp, src, outdir, log, err);
+	r = build_run_logged_in(spec, &cp, src, outdir, log, err);
 	child_process_clear(&cp);
 out:
 	strbuf_release(&dot);
@@ -925,9 +916,9 @@ static int make_tick(void *ctx)
  * lease all through the build and can stop it.  The build's timeout
  * counts from make's start.
  */
-static int run_make(const struct kernel_build_spec *spec, const char *src,
-		    const char *outdir, int *ret_steps, struct strbuf *log,
-		    struct strbuf *err)
+int build_run_make(const struct kernel_build_spec *spec, const char *src,
+		   const char *outdir, int *ret_steps, struct strbuf *log,
+		   struct strbuf *err)
 {
 	struct child_process cp;
 	struct make_progress mp = { .spec = spec,
@@ -955,7 +946,7 @@ static int run_make(const struct kernel_build_spec *spec, const char *src,
 	for (size_t i = 0; i < cp.args.nr; i++)
 		strbuf_addf(log, " %s", cp.args.v[i]);
 	strbuf_addch(log, '\n');
-	r = confine(spec, &cp, src, outdir, err);
+	r = build_confine(spec, &cp, src, outdir, err);
 	if (!r)
 		r = run_command(&cp, err);
 	/* Its last lines; a stop asked for now is too late to matter. */
@@ -972,15 +963,9 @@ static int run_make(const struct kernel_build_spec *spec, const char *src,
 	return r;
 }
 
-int build_run_make(const struct kernel_build_spec *spec, const char *src,
-		   const char *outdir, int *ret_steps, struct strbuf *log,
-		   struct strbuf *err)
-{
-	return run_make(spec, src, outdir, ret_steps, log, err);
-}
-
-static int read_release(const struct kernel_build_spec *spec, const char *src,
-			const char *outdir, char **ret, struct strbuf *err)
+static int build_read_release(const struct kernel_build_spec *spec,
+			      const char *src, const char *outdir, char **ret,
+			      struct strbuf *err)
 {
 	struct child_process cp;
 	int r;
@@ -991,7 +976,7 @@ static int read_release(const struct kernel_build_spec *spec, const char *src,
 	strvec_push(&cp.args, "kernelrelease");
 	cp.capture_out = cp.capture_err = 1;
 	cp.timeout_ms = 120000;
-	r = confine(spec, &cp, src, outdir, err);
+	r = build_confine(spec, &cp, src, outdir, err);
 	if (!r)
 		r = run_command(&cp, err);
 	if (!r) {
@@ -1008,8 +993,8 @@ static int read_release(const struct kernel_build_spec *spec, const char *src,
 }
 
 /* size(1) of vmlinux: "   text    data     bss     dec     hex filename". */
-static int read_size(const char *vmlinux, struct kernel_build_result *res,
-		     struct strbuf *err)
+static int build_read_size(const char *vmlinux, struct kernel_build_result *res,
+			   struct strbuf *err)
 {
 	struct child_process cp;
 	struct strvec words = STRVEC_INIT;
@@ -1062,7 +1047,7 @@ static int lock_key(const struct kernel_build_spec *spec,
 
 	strbuf_addf(&p, "%s/builds", spec->cache_dir);
 	if (mkdir_p(p.buf, CACHE_DIR_MODE, err) < 0 ||
-	    cache_owned(p.buf, 1, err) < 0) {
+	    build_cache_owned(p.buf, 1, err) < 0) {
 		strbuf_release(&p);
 		return -1;
 	}
@@ -1077,9 +1062,9 @@ static int lock_key(const struct kernel_build_spec *spec,
  * *ret_lock (the caller closes it), and the cache asked.  0 on a hit
  * (res says where; the log says so), 1 when it must be built, -1 with err.
  */
-static int cache_lookup(const struct kernel_build_spec *spec,
-			struct kernel_build_result *res, int *ret_lock,
-			struct strbuf *err)
+static int build_cache_lookup(const struct kernel_build_spec *spec,
+			      struct kernel_build_result *res, int *ret_lock,
+			      struct strbuf *err)
 {
 	int c;
 
@@ -1144,8 +1129,9 @@ static int keep_image(const char *outdir, const char *rel, const char *dst,
  * (which a build must make) and bzImage (when made; else res->bzimage
  * stays NULL).  0, or -1 with err.
  */
-static int keep_images(const char *outdir, struct kernel_build_result *res,
-		       struct strbuf *err)
+static int build_keep_images(const char *outdir,
+			     struct kernel_build_result *res,
+			     struct strbuf *err)
 {
 	int c;
 
@@ -1173,7 +1159,7 @@ int kernel_build(const struct kernel_build_spec *spec,
 	int64_t t0;
 	int git, steps = 0, r = -1, c;
 
-	c = cache_lookup(spec, res, &lock, err);
+	c = build_cache_lookup(spec, res, &lock, err);
 	if (c <= 0)
 		return c;
 	t0 = mono_ms();
@@ -1200,21 +1186,23 @@ int kernel_build(const struct kernel_build_spec *spec,
 		goto out;
 	strbuf_addf(&src, "%s/src", res->dir);
 	strbuf_addf(&outdir, "%s/out", res->dir);
-	if (prepare_tree(spec, res, src.buf, &git, &res->log, err) < 0)
+	if (build_prepare_tree(spec, res, src.buf, &git, &res->log, err) < 0)
 		goto out;
-	if (apply_series(spec, src.buf, git, &res->log, err) < 0)
+	if (build_apply_series(spec, src.buf, git, &res->log, err) < 0)
 		goto out;
 	if (mkdir_p(outdir.buf, CACHE_DIR_MODE, err) < 0 ||
-	    configure(spec, src.buf, outdir.buf, &res->log, err) < 0)
+	    build_configure(spec, src.buf, outdir.buf, &res->log, err) < 0)
 		goto out;
-	if (run_make(spec, src.buf, outdir.buf, &steps, &res->log, err) < 0)
+	if (build_run_make(spec, src.buf, outdir.buf, &steps, &res->log, err) <
+	    0)
 		goto out;
 	res->seconds = (double)(mono_ms() - t0) / 1000.0;
 	/* The images as the controller's files (out/ is the build user's). */
-	if (keep_images(outdir.buf, res, err) < 0)
+	if (build_keep_images(outdir.buf, res, err) < 0)
 		goto out;
-	if (read_release(spec, src.buf, outdir.buf, &res->release, err) < 0 ||
-	    read_size(res->vmlinux, res, err) < 0)
+	if (build_read_release(spec, src.buf, outdir.buf, &res->release, err) <
+		    0 ||
+	    build_read_size(res->vmlinux, res, err) < 0)
 		goto out;
 	strbuf_addf(
 		&res->log,
@@ -1233,18 +1221,19 @@ int kernel_build(const struct kernel_build_spec *spec,
 		struct strbuf n = STRBUF_INIT, e2 = STRBUF_INIT;
 
 		strbuf_addf(&n, "%d\n", steps);
-		write_file(p.buf, n.buf, n.len, &e2); /* a hint only */
+		build_write_file(p.buf, n.buf, n.len, &e2); /* a hint only */
 		strbuf_release(&n);
 		strbuf_release(&e2);
 	}
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/result", res->dir);
-	r = write_file(p.buf, result.buf, result.len, err);
+	r = build_write_file(p.buf, result.buf, result.len, err);
 out:
-	if (res->dir && is_dir(res->dir)) {
+	if (res->dir && build_is_dir(res->dir)) {
 		struct strbuf e2 = STRBUF_INIT;
 
-		write_file(res->log_path, res->log.buf, res->log.len, &e2);
+		build_write_file(res->log_path, res->log.buf, res->log.len,
+				 &e2);
 		strbuf_release(&e2);
 	}
 	strbuf_release(&src);
@@ -1276,7 +1265,7 @@ static int tree_key(const struct kernel_build_spec *spec,
 		strbuf_addf(&id, "schedfarm-tree-v1\nbase=%s\n", res->base_id);
 	}
 	strbuf_addf(&id, "config=%s\n", res->config_sha256);
-	r = sha256_mem(id.buf, id.len, hex, err);
+	r = build_sha256_mem(id.buf, id.len, hex, err);
 	if (!r)
 		strbuf_addf(ret, "%s/trees/%.32s", spec->cache_dir, hex);
 	strbuf_release(&id);
@@ -1294,7 +1283,7 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 	int64_t t0;
 	int steps = 0, r = -1, c, fresh = 0;
 
-	c = cache_lookup(spec, res, &lock, err);
+	c = build_cache_lookup(spec, res, &lock, err);
 	if (c <= 0)
 		return c;
 	if (tree_key(spec, res, &tree, err) < 0)
@@ -1325,20 +1314,22 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/.config", outdir.buf);
 	if (access(p.buf, F_OK) < 0 &&
-	    configure(spec, src.buf, outdir.buf, &res->log, err) < 0)
+	    build_configure(spec, src.buf, outdir.buf, &res->log, err) < 0)
 		goto out;
 	if (build_tree_mark(tree.buf, 1, err) < 0 ||
-	    run_make(spec, src.buf, outdir.buf, &steps, &res->log, err) < 0)
+	    build_run_make(spec, src.buf, outdir.buf, &steps, &res->log, err) <
+		    0)
 		goto out;
 	if (build_tree_mark(tree.buf, 0, err) < 0)
 		goto out;
 	res->seconds = (double)(mono_ms() - t0) / 1000.0;
-	if (read_release(spec, src.buf, outdir.buf, &res->release, err) < 0)
+	if (build_read_release(spec, src.buf, outdir.buf, &res->release, err) <
+	    0)
 		goto out;
 	/* The tree moves on with the next build: keep this one's images. */
-	if (keep_images(outdir.buf, res, err) < 0)
+	if (build_keep_images(outdir.buf, res, err) < 0)
 		goto out;
-	if (read_size(res->vmlinux, res, err) < 0)
+	if (build_read_size(res->vmlinux, res, err) < 0)
 		goto out;
 	strbuf_addf(&res->log,
 		    "built %s in %.1f s (%s tree, %d steps): text %lld data "
@@ -1355,12 +1346,13 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 		    steps, tree.buf);
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/result", res->dir);
-	r = write_file(p.buf, result.buf, result.len, err);
+	r = build_write_file(p.buf, result.buf, result.len, err);
 out:
-	if (res->dir && is_dir(res->dir)) {
+	if (res->dir && build_is_dir(res->dir)) {
 		struct strbuf e2 = STRBUF_INIT;
 
-		write_file(res->log_path, res->log.buf, res->log.len, &e2);
+		build_write_file(res->log_path, res->log.buf, res->log.len,
+				 &e2);
 		strbuf_release(&e2);
 	}
 	strbuf_release(&tree);
@@ -1380,12 +1372,12 @@ int kernel_git_range(const char *tree, const char *good, const char *bad,
 	struct strvec lines = STRVEC_INIT;
 	int r = -1;
 
-	if (!is_dir(tree) || !is_git_repo(tree)) {
+	if (!build_is_dir(tree) || !build_is_git_repo(tree)) {
 		strbuf_addf(err, "%s is not a git repository", tree);
 		return -1;
 	}
-	if (git_commit(tree, good, &g, err) < 0 ||
-	    git_commit(tree, bad, &b, err) < 0)
+	if (build_git_commit(tree, good, &g, err) < 0 ||
+	    build_git_commit(tree, bad, &b, err) < 0)
 		goto out;
 	strvec_push(ret_commits, g.buf);
 	child_process_init(&cp);
@@ -1502,11 +1494,12 @@ static int series_files(struct db *db, const struct db_result *res,
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/series/%.16s.patch", cache_dir,
 			    db_get(files, i, 1));
-		if (!is_file(path.buf)) {
+		if (!build_is_file(path.buf)) {
 			strbuf_reset(&data);
 			/* PostgreSQL's encode(.., 'hex'): always digits. */
 			(void)strbuf_add_unhex(&data, hex);
-			if (write_file(path.buf, data.buf, data.len, err) < 0)
+			if (build_write_file(path.buf, data.buf, data.len,
+					     err) < 0)
 				goto out;
 		}
 		strvec_push(&spec->patches, path.buf);
@@ -1570,7 +1563,7 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 		spec.ref = db_get(base_row, 0, 1);
 		if (!cspec)
 			cspec = db_get(base_row, 0, 2);
-		if (!is_file(spec.base) && !is_dir(spec.base)) {
+		if (!build_is_file(spec.base) && !build_is_dir(spec.base)) {
 			strbuf_addf(
 				err,
 				"base kernel %s has no source to build from "
@@ -1592,7 +1585,7 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 		if (mkdir_p(path.buf, CACHE_DIR_MODE, err) < 0)
 			goto out;
 		strbuf_addf(&path, "/job-%lld.patch", (long long)job_id);
-		if (write_file(path.buf, series.buf, series.len, err) < 0)
+		if (build_write_file(path.buf, series.buf, series.len, err) < 0)
 			goto out;
 		strvec_push(&spec.patches, path.buf);
 	}
