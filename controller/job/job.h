@@ -18,6 +18,7 @@
 #include "time-util.h"
 
 struct plan;
+struct job_kind_ops;
 
 /* What a progress display shows about the run that starts or ends. */
 struct job_progress {
@@ -74,16 +75,21 @@ struct job_ctx {
 	int kernel_has_series; /* the kernel is a series on a base, to be
 				* built (never the label of a running one) */
 	char *host_name, *host_kind;
+	/* The hooks of the host's kind (NULL: a kind without any) and
+	 * whether it boots the job's kernel, looked up once in jobexec.c's
+	 * table of kinds when the job is loaded. */
+	const struct job_kind_ops *kind;
+	int kind_boots;
 	/* Where the agent runs: the host's own SSH fields; a boot hook may
 	 * point it elsewhere (the booted guest). */
 	struct runner_host target;
 	char *agent_path;
-	/* Renew the job's lease when due (jobexec.c's job_beat(), set by
+	/* Renew the job's lease when due (lease.c's job_beat(), set by
 	 * job_execute()).  Build and boot hooks that take longer than a few
 	 * seconds call it at least every few seconds, or the lease expires
 	 * and the job goes to another controller; a negative return means
 	 * the job must stop.  A pointer, so the hooks need not call up into
-	 * jobexec.c. */
+	 * lease.c. */
 	int (*beat)(struct job_ctx *jc);
 	/* When the lease was last renewed (mono_ms()): by job_beat(), or
 	 * by the keeper while the main thread waited (keeper.h). */

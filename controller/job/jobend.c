@@ -1,15 +1,20 @@
 /*
  * jobend.c - the end of a job: its runs stored and the job ended in one
  * transaction, or the end of a job that stored nothing; see
- * jobexec-int.h.  Both are run through job_db_retry() (jobguard.c), so a
+ * jobend.h.  Both are run through job_db_retry() (jobguard.c), so a
  * database that went away is waited for.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/adaptive.h"
-#include "job/jobexec.h"
-#include "job/jobexec-int.h"
+#include "cleanup.h"
+#include "job/jobend.h"
+#include "job/jobguard.h"
+#include "job/joblog.h"
+#include "job/lease.h"
+#include "job/phase.h"
+#include "store/hosts.h"
 #include "store/ingest.h"
 #include "store/queue.h"
 #include "banned.h"
@@ -224,4 +229,210 @@ int job_finish(struct job_ctx *jc, void *arg, struct strbuf *err)
 	if (r == 0)
 		return 0;
 	return db_lost(jc->db) ? 1 : -1;
+}
+
+/*
+ * ingest: with a limit of its own, so that what ran is stored even when
+ * the job ran out of time, and one transaction (job_store()) that ends
+ * the job too.
+ */
+int exec_ingest(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+
+	if (set_phase_state(jc, "ingesting") < 0 ||
+	    phase_row(jc, "ingest", &x->pid, &x->e) < 0)
+		return PHASE_STOP;
+	job_phase_limit(jc, "ingest", NULL, 10 * 60 * 1000, 0);
+	struct store_args sa = { x->rr, x->n, x->pid, STRBUF_INIT, NULL, NULL };
+
+	if (job_db_retry(jc, "storing the runs", job_store, &sa, &x->e) == 0) {
+		x->stored = 1;
+		x->fail_phase = sa.fail_phase;
+		x->fail_msg = sa.fail_msg;
+		x->ret = x->fail_msg ? 1 : 0;
+		/* Stored: the host may let go of the run files. */
+		forget_runs(x->runner, x->rr, 0, x->n);
+	} else {
+		free(sa.fail_msg);
+		if (!jc->lease_lost) {
+			x->fail_phase = "ingest";
+			x->fail_msg = strbuf_detach(&x->e, NULL);
+		}
+	}
+	strbuf_release(&sa.log);
+	return PHASE_NEXT;
+}
+
+/*
+ * How the job ended, in x->fail_msg and x->fail_phase and in its log: a
+ * bookkeeping step the database refused fails it, an interrupted job says
+ * how far it got and where it goes, the others fail or are done.
+ */
+static void end_outcome(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	long long job_id = (long long)jc->claim.job_id;
+
+	/* Every way here without a message is a failed bookkeeping step
+	 * (a phase row or state the database refused): the job did not
+	 * finish, whatever its runs did, so it must not read "done". */
+	if (x->ret != 0 && !x->fail_msg && !jc->interrupted &&
+	    !jc->lease_lost) {
+		x->fail_phase = "infra";
+		x->fail_msg = xstrfmt("the job stopped early: %s",
+				      x->e.len ? x->e.buf
+					       : "the database refused a "
+						 "phase update");
+	}
+	if (jc->interrupted && !x->stored) {
+		size_t nstored = 0, finished = 0;
+
+		for (size_t i = 0; x->rr && i < x->n; i++) {
+			if (x->rr[i].done_before || x->rr[i].recorded)
+				finished++;
+			if (x->rr[i].done_before ||
+			    (x->rr[i].recorded && !x->rr[i].error))
+				nstored++;
+		}
+		free(x->fail_msg);
+		x->fail_phase = NULL;
+		if (x->interrupt_cancels)
+			x->fail_msg = xstrfmt(
+				"interrupted (SIGINT or SIGTERM) after %zu of "
+				"%zu runs: cancelled; the %zu runs that "
+				"finished ok are stored",
+				finished, x->n, nstored);
+		else
+			x->fail_msg = xstrfmt(
+				"interrupted: the controller stopped after "
+				"%zu of %zu runs; back in the queue: the %zu "
+				"runs stored are kept and the next attempt "
+				"runs the other %zu",
+				finished, x->n, nstored, x->n - nstored);
+		jlog(jc, 1, "job %lld %s", job_id, x->fail_msg);
+		return;
+	}
+	if (jc->lease_lost && !x->fail_msg && !jc->interrupted) {
+		x->fail_phase = "infra";
+		x->fail_msg = xstrdup("the job's lease was lost "
+				      "(cancelled, or expired)");
+	}
+	if (x->fail_msg && x->requeued)
+		jlog(jc, 1,
+		     "job %lld goes back to the queue: host %s failed "
+		     "its check: %s",
+		     job_id, jc->host_name, x->fail_msg);
+	else if (x->fail_msg && x->elsewhere)
+		jlog(jc, 1,
+		     "job %lld failed in %s on %s, the host's fault: "
+		     "back to the queue for another host: %s",
+		     job_id, x->fail_phase, jc->host_name, x->fail_msg);
+	else if (x->fail_msg)
+		jlog(jc, 1, "job %lld failed in %s: %s", job_id,
+		     x->fail_phase ? x->fail_phase : "an unknown phase",
+		     x->fail_msg);
+	else
+		jlog(jc, 0, "job %lld done: %zu runs", job_id, x->n);
+	jc->interrupted = 0;
+}
+
+/*
+ * The host did its part, or could not be reached: the rules
+ * (store/hosts.c) say whose fault that is.  Not for a job interrupted, or
+ * sent to another host (a failed check was observed by the check itself).
+ */
+static void end_host_health(struct job_exec *x)
+{
+	struct job_ctx *jc = &x->jc;
+	struct host_observation o = { 0 };
+	struct host_verdict v;
+	struct strbuf what = STRBUF_INIT;
+
+	strbuf_reset(&x->e);
+	if (jc->connection_lost)
+		x->host_unreachable = 1;
+	if (x->requeued)
+		x->elsewhere = 1;
+	if (jc->interrupted || x->requeued ||
+	    (!x->host_unreachable && x->fail_msg))
+		return;
+	strbuf_addf(&what, "job %lld", (long long)jc->claim.job_id);
+	o.host_id = jc->claim.host_id;
+	o.kernel_id = jc->kind_boots ? jc->kernel_id : 0;
+	o.outcome = x->host_unreachable ? HOST_FAILED : HOST_WORKED;
+	o.what = what.buf;
+	o.failure = jc->connection_lost ? "connection lost" : "unreachable";
+	o.reason = x->host_unreachable ? x->fail_msg : NULL;
+	if (hosts_observe(jc->db, &o, &v, &x->e) < 0)
+		jlog(jc, 1, "cannot record the host's health: %s", x->e.buf);
+	else if (v.changed)
+		jlog(jc, 1, "host %s: %s (blame %s): health %s", jc->host_name,
+		     x->host_unreachable ? "unreachable" : "worked", v.blame,
+		     v.after.health);
+	else if (x->host_unreachable)
+		jlog(jc, 1, "host %s unreachable: blame %s, health %s",
+		     jc->host_name, v.blame, v.after.health);
+	strbuf_release(&what);
+	strbuf_reset(&x->e);
+}
+
+/*
+ * end: the job's end recorded, waiting for a database that went away
+ * (a job whose runs were stored ended in the same transaction), and a
+ * failed adaptive block's stop reason.  x->ret becomes what
+ * job_execute() returns; err says why the end could not be recorded.
+ */
+static void end_record(struct job_exec *x, struct strbuf *err)
+{
+	struct job_ctx *jc = &x->jc;
+	int r;
+
+	if (x->stored) {
+		r = 0;
+	} else {
+		struct finish_args fa = {
+			jc->interrupted ? (x->interrupt_cancels ? "cancelled"
+								: "queued")
+			: x->elsewhere	? "elsewhere"
+			: x->fail_msg	? "failed"
+					: "done",
+			x->fail_msg ? x->fail_phase : NULL, x->fail_msg
+		};
+
+		keeper_heard(jc, 1);
+		job_phase_limit(jc, "end", NULL, 2 * 60 * 1000, 0);
+		r = job_db_retry(jc, "recording the end of the job", job_finish,
+				 &fa, &x->e);
+	}
+	if (r < 0) {
+		strbuf_addf(err, "cannot record the end of job %lld: %s",
+			    (long long)jc->claim.job_id, x->e.buf);
+		x->ret = -1;
+	} else if (x->fail_msg && !jc->interrupted && !x->elsewhere &&
+		   adaptive_job_is_adaptive(jc->plan, jc->patch_id)) {
+		/* A failed block ends its sequence: say so where the
+		 * sequence's reasons are read. */
+		strbuf_reset(&x->e);
+		if (adaptive_job_failed(jc->db, jc->claim.job_id, x->fail_phase,
+					&x->e) < 0)
+			jlog(jc, 1, "cannot record the stop reason: %s",
+			     x->e.buf);
+	}
+	if (x->fail_msg && x->ret == 0)
+		x->ret = 1;
+	if (x->requeued && x->ret == 1)
+		x->ret = 2;
+}
+
+/* The end of every job, whichever phase stopped it: the host let go of,
+ * the outcome decided and logged, the host's health, the end recorded. */
+void exec_end(struct job_exec *x, struct strbuf *err)
+{
+	runner_close(x->runner);
+	x->runner = NULL;
+	phase_power_off(&x->jc);
+	end_outcome(x);
+	end_host_health(x);
+	end_record(x, err);
 }

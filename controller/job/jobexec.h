@@ -18,27 +18,12 @@
 #ifndef SCHEDFARM_JOBEXEC_H
 #define SCHEDFARM_JOBEXEC_H
 
-#include <signal.h>
 #include <stdint.h>
 
 #include "job/job.h"
+#include "job/lease.h"
 #include "store/db.h"
 #include "strbuf.h"
-
-/*
- * Renew the job's lease when due (cheap to call often).  Build and boot
- * hooks that take longer than a few seconds must call it at least every
- * few seconds, or the lease expires and the job goes to another
- * controller; they reach it as jc->beat (job.h).  Return 0, or -1 when
- * the job must stop (cancelled, lease lost, controller stopping).
- */
-int job_beat(struct job_ctx *jc);
-
-/*
- * Set (from a signal handler) to make a running job stop at its next
- * tick: the agent is stopped and the job goes back to the queue.
- */
-extern volatile sig_atomic_t job_stop_requested;
 
 /*
  * Run the claimed job c to its end and record everything; home is the

@@ -15,7 +15,7 @@
 
 /*
  * A line for the job's log from here: it joins the lines waiting for the
- * database (jobexec.c's jlog() sends them with its next one) and goes to
+ * database (joblog.c's jlog() sends them with its next one) and goes to
  * the display hook at once.
  */
 static void guard_log(struct job_ctx *jc, const char *msg)

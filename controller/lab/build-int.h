@@ -1,6 +1,12 @@
 /*
- * build-int.h - what build.c and build_tree.c share: the steps of a build
- * that the incremental tree reuses.  Private to lab/build*.c.
+ * build-int.h - what the files of a kernel build share, private to
+ * lab/build*.c.  build.c drives a build (build.h) through the steps the
+ * others provide, and build_tree.c reuses them for the incremental tree;
+ * none of them calls back up into build.c or build_tree.c:
+ *
+ *   build.c -> build_tree.c -> build_source.c, build_make.c
+ *   build.c -> build_cache.c -> build_source.c -> build_step.c
+ *   build_make.c -> build_step.c
  */
 #ifndef SCHEDFARM_BUILD_INT_H
 #define SCHEDFARM_BUILD_INT_H
@@ -13,8 +19,13 @@
 /* Folders of the cache: readable by a libvirt host's qemu. */
 #define BUILD_CACHE_DIR_MODE 0755
 
+/* Folders inside the cache: the qemu of a libvirt host (another user)
+ * must reach builds/KEY/out/vmlinux by its path, so others may pass
+ * through (x) but neither list (r) nor write. */
+#define CACHE_DIR_MODE 0711
+
 /* Run cp, appending the command and what it printed to log; spec (may be
- * NULL) hears once a second that it still runs (build.c run_logged()). */
+ * NULL) hears once a second that it still runs. */
 int build_run_logged(const struct kernel_build_spec *spec,
 		     struct child_process *cp, struct strbuf *log,
 		     struct strbuf *err);
@@ -25,7 +36,7 @@ int build_run_logged(const struct kernel_build_spec *spec,
  * lines printed since) or a NULL line in a silent second, and stops make
  * by returning a negative number ("the build was stopped").  spec's
  * timeout counts from make's start.  ret_steps: the compile steps seen
- * ("  CC      x.o").  0, or -1 with err (build.c run_make()).
+ * ("  CC      x.o").  0, or -1 with err.
  */
 int build_run_make(const struct kernel_build_spec *spec, const char *src,
 		   const char *outdir, int *ret_steps, struct strbuf *log,
@@ -70,5 +81,108 @@ int build_tree_prepare(const struct kernel_build_spec *spec,
 
 /* The build in tree is starting (a marker for killed builds) or ended. */
 int build_tree_mark(const char *tree, int building, struct strbuf *err);
+
+/* ---- build_step.c ---- */
+
+/* 1 when path is a folder (links followed), else 0. */
+int build_is_dir(const char *path);
+
+/* 1 when path is a regular file (links followed), else 0. */
+int build_is_file(const char *path);
+
+/* 1 when path has a .git (a repository with a work tree, or a
+ * worktree), else 0. */
+int build_is_git_repo(const char *path);
+
+/* Files of the cache: whole or absent (a build's `result` is what
+ * "built" means), readable by whoever boots the kernel. */
+int build_write_file(const char *path, const char *data, size_t len,
+		     struct strbuf *err);
+
+/*
+ * Confine cp, a step that runs the tree's code (make and the scripts and
+ * host tools it runs), to the sandbox (lab/sandbox.h): the tree src and
+ * the base's git repository (a worktree's git data) and the spec's
+ * fragments read-only, outdir writable and handed to the farm's user.
+ * Where the sandbox cannot be had, only the environment is scrubbed, or
+ * a build of patches is refused (sandbox_allow()).  0, or -1 with err.
+ */
+int build_confine(const struct kernel_build_spec *spec,
+		  struct child_process *cp, const char *src, const char *outdir,
+		  struct strbuf *err);
+
+/*
+ * Run cp, appending what it printed to log; the contract of run_command.
+ * With spec (may be NULL) and its progress callback, the callback is told
+ * about once a second that the step still runs (line NULL), and stops it
+ * by returning a negative number.  With src and outdir, the step runs the
+ * tree's code and is confined (build_confine()); the log shows the command as
+ * it was asked for.
+ */
+int build_run_logged_in(const struct kernel_build_spec *spec,
+			struct child_process *cp, const char *src,
+			const char *outdir, struct strbuf *log,
+			struct strbuf *err);
+
+/* Is path, found in the cache, the farm's own (see build.c's top)?  0,
+ * or -1 with err. */
+int build_cache_owned(const char *path, int want_dir, struct strbuf *err);
+
+/* ---- build_source.c ---- */
+
+/* The git commit of ref (NULL: HEAD) in repo, appended to ret; 0, or -1
+ * with err. */
+int build_git_commit(const char *repo, const char *ref, struct strbuf *ret,
+		     struct strbuf *err);
+
+/* Make res->dir/src: a fresh tree of the base.  *ret_git: it is git. */
+int build_prepare_tree(const struct kernel_build_spec *spec,
+		       struct kernel_build_result *res, const char *src,
+		       int *ret_git, struct strbuf *log, struct strbuf *err);
+
+/* ---- build_make.c ---- */
+
+/*
+ * The build's .config in outdir: make tinyconfig or defconfig, or the
+ * spec's config file with olddefconfig; then its fragments merged
+ * (merge_config.sh) and olddefconfig again.  Each step confined, logged
+ * to log.  0, or -1 with err.
+ */
+int build_configure(const struct kernel_build_spec *spec, const char *src,
+		    const char *outdir, struct strbuf *log, struct strbuf *err);
+
+/* make kernelrelease in the tree: the release into *ret (the caller
+ * frees it).  0, or -1 with err. */
+int build_read_release(const struct kernel_build_spec *spec, const char *src,
+		       const char *outdir, char **ret, struct strbuf *err);
+
+/* size(1) of vmlinux: "   text    data     bss     dec     hex filename",
+ * its figures into res.  0, or -1 with err. */
+int build_read_size(const char *vmlinux, struct kernel_build_result *res,
+		    struct strbuf *err);
+
+/* ---- build_cache.c ---- */
+
+/* sha256 of data (via sha256sum) into ret (64 hex + NUL).  0, or -1
+ * with err. */
+int build_sha256_mem(const char *data, size_t len, char ret[65],
+		     struct strbuf *err);
+
+/*
+ * The start of a build: the key (unless known), the key's lock held in
+ * *ret_lock (the caller closes it), and the cache asked.  0 on a hit
+ * (res says where; the log says so), 1 when it must be built, -1 with err.
+ */
+int build_cache_lookup(const struct kernel_build_spec *spec,
+		       struct kernel_build_result *res, int *ret_lock,
+		       struct strbuf *err);
+
+/*
+ * The build's images into res->dir as the controller's files: vmlinux
+ * (which a build must make) and bzImage (when made; else res->bzimage
+ * stays NULL).  0, or -1 with err.
+ */
+int build_keep_images(const char *outdir, struct kernel_build_result *res,
+		      struct strbuf *err);
 
 #endif

@@ -27,6 +27,7 @@
 #include "store/jobs.h"
 #include "store/kernels.h"
 #include "store/queue.h"
+#include "store/runs.h"
 #include "shquote.h"
 #include "banned.h"
 
@@ -817,18 +818,7 @@ int queue_finish(struct db *db, const struct queue_claim *c, const char *owner,
 		     db_i64(c->job_id), db_str(owner), db_str(state),
 		     db_str(error_phase), db_str(error), db_end()) < 0)
 		goto fail;
-	if (db_query(db, NULL, err,
-		     "UPDATE runs SET status = 'aborted', finished_at = "
-		     "coalesce(finished_at, now()), error = coalesce(error, "
-		     "CASE $3 WHEN 'cancelled' THEN 'the job was cancelled "
-		     "before this run finished' WHEN 'queued' THEN 'the "
-		     "controller stopped before this run finished: the next "
-		     "attempt runs it' ELSE 'the job ended before this run "
-		     "finished' END) WHERE "
-		     "job_id = $1 AND attempt = $2 AND status IN "
-		     "('pending', 'running')",
-		     db_i64(c->job_id), db_i64(c->attempt), db_str(state),
-		     db_end()) < 0)
+	if (runs_abort_unfinished(db, c->job_id, c->attempt, state, err) < 0)
 		goto fail;
 	return release_host_and_commit(db, c, owner, err);
 fail:
@@ -862,13 +852,7 @@ int queue_requeue_elsewhere(struct db *db, const struct queue_claim *c,
 		     db_i64(c->job_id), db_str(owner), db_str(error_phase),
 		     db_str(error), db_i64(c->host_id), db_end()) < 0)
 		goto fail;
-	if (db_query(db, NULL, err,
-		     "UPDATE runs SET status = 'aborted', finished_at = "
-		     "coalesce(finished_at, now()), error = coalesce(error, "
-		     "'the host failed its boot check; the job went to "
-		     "another host') WHERE job_id = $1 AND attempt = $2 AND "
-		     "status IN ('pending', 'running')",
-		     db_i64(c->job_id), db_i64(c->attempt), db_end()) < 0)
+	if (runs_abort_sent_elsewhere(db, c->job_id, c->attempt, err) < 0)
 		goto fail;
 	return release_host_and_commit(db, c, owner, err);
 fail:

@@ -19,6 +19,66 @@
 
 /* ---- runs ---------------------------------------------------------- */
 
+/*
+ * What a job runs with, read as it starts (job/jobexec.c load_job()): one
+ * row of jobs j JOIN plans p JOIN kernels k, with hosts h, whose columns
+ * are, by index: 0 p.id, 1 p.name, 2 p.body, 3 k.id, 4 k.name,
+ * 5 coalesce(j.patch_id, 0), 6 h.name, 7 h.kind, 8 h.address, 9 h.port,
+ * 10 h.ssh_user, 11 h.key_file, 12 h.known_hosts, 13 j.block,
+ * 14 k.series_sha256 IS NOT NULL, 15 j.boots, 16 j.first_boot.  No row
+ * when the job or the host is gone.  0 with the rows in *ret (the
+ * caller's to free), or -1 with err.
+ */
+int runs_job_setup(struct db *db, int64_t job_id, int64_t host_id,
+		   struct db_result **ret, struct strbuf *err);
+
+/*
+ * The runs of job_id that are stored and done (an earlier attempt's, when
+ * called before this attempt inserts its own): columns 0 id, 1 boot,
+ * 2 seq.  0 with the rows in *ret (the caller's), or -1 with err.
+ */
+int runs_done_of_job(struct db *db, int64_t job_id, struct db_result **ret,
+		     struct strbuf *err);
+
+/* One row of `runs` a job is about to run (runs_insert()). */
+struct runs_new {
+	int64_t job_id, host_id, kernel_id, plan_id;
+	const char *workload;
+	const char *params; /* JSON of the plan's parameters, secrets masked */
+	int64_t boot, seq, attempt, iterations, warmup;
+};
+
+/*
+ * Insert the runs row r (status pending: the columns named in struct
+ * runs_new), *ret_id its id.  Called inside the caller's transaction.
+ * 0, or -1 (err has the server's message when the server refused).
+ */
+int runs_insert(struct db *db, const struct runs_new *r, int64_t *ret_id,
+		struct strbuf *err);
+
+/* Run run_id starts: its status running, started_at now(), and the path
+ * of its results file on the host.  0, or -1 with err. */
+int runs_mark_running(struct db *db, int64_t run_id, const char *results_file,
+		      struct strbuf *err);
+
+/*
+ * The runs of attempt `attempt` of job_id that never finished (pending or
+ * running) are aborted: status, finished_at and an error (kept when
+ * set) that says why, by the job's new state (cancelled, queued, or
+ * another end).  For queue_finish(), inside its transaction.  0, or -1
+ * with err.
+ */
+int runs_abort_unfinished(struct db *db, int64_t job_id, int64_t attempt,
+			  const char *state, struct strbuf *err);
+
+/*
+ * The same for a job sent to another host because this one failed its
+ * boot check (queue_requeue_elsewhere(), inside its transaction).  0, or
+ * -1 with err.
+ */
+int runs_abort_sent_elsewhere(struct db *db, int64_t job_id, int64_t attempt,
+			      struct strbuf *err);
+
 /* ---- boots --------------------------------------------------------- */
 
 /* ---- imported runs ------------------------------------------------- */

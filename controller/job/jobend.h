@@ -1,46 +1,17 @@
 /*
- * jobexec-int.h - what the job path's files share and nobody else sees:
- * jobexec.c runs the phases, jobend.c ends a job (its runs stored and the
- * job ended in one transaction, or the end of a job that stored nothing).
+ * jobend.h - the end of a job: its runs stored and the job ended in one
+ * transaction (the ingest phase), or the end of a job that stored
+ * nothing, and what every job does as it ends (the outcome in its log,
+ * the host's health, the end recorded).  Private to job/.
  */
-#ifndef SCHEDFARM_JOBEXEC_INT_H
-#define SCHEDFARM_JOBEXEC_INT_H
+#ifndef SCHEDFARM_JOBEND_H
+#define SCHEDFARM_JOBEND_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "job/job.h"
-#include "store/ingest.h"
+#include "job/phase.h"
 #include "strbuf.h"
-
-struct plan_run;
-
-/* One run of the job, from its runs row to its stored results. */
-struct run_rec {
-	int64_t id;
-	const struct plan_run *pr;
-	int boot;
-	struct strbuf lines;
-	struct strbuf label;
-	char *error; /* set when the run failed */
-	char *expected; /* it ended in the panic its plan expects */
-	const char *phase; /* the phase it failed in */
-	int need_fetch;
-	int stream_done; /* a done line came through the stream */
-	int done_ok; /* ... with status ok */
-	int stopped; /* the job stopped it (interrupt, cancel, lost lease) */
-	int recorded; /* stored (or marked failed) as it finished */
-	int done_before; /* stored by an earlier attempt of this job */
-	struct ingest_expect ex;
-};
-
-/* A line of the job's log (and of the display hook): timestamped, kept
- * for later when the database is away. */
-void jlog(struct job_ctx *jc, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Record rr's first failure (later ones are consequences). */
-void run_failed(struct run_rec *rr, const char *phase, const char *error);
 
 /*
  * Store one run: its lines (a run ingested already is left alone), or its
@@ -75,5 +46,19 @@ struct finish_args {
 	const char *state, *phase, *msg;
 };
 int job_finish(struct job_ctx *jc, void *arg, struct strbuf *err);
+
+/*
+ * ingest: the runs stored and the job ended in one transaction, under a
+ * limit of its own (PHASE_NEXT: the job goes on to its end either way).
+ */
+int exec_ingest(struct job_exec *x);
+
+/*
+ * The end of every job, whichever phase stopped it: the host let go of,
+ * the outcome decided and logged, the host's health, the end recorded.
+ * x->ret becomes what job_execute() returns; err says why the end could
+ * not be recorded.
+ */
+void exec_end(struct job_exec *x, struct strbuf *err);
 
 #endif
