@@ -238,9 +238,7 @@ static int seq_load(struct db *db, int64_t job_id, struct seq *s,
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
 	struct strbuf perr = STRBUF_INIT;
-	struct strvec sets = STRVEC_INIT;
 	int64_t kernel_id;
-	const char *body;
 	int r;
 
 	memset(s, 0, sizeof(*s));
@@ -279,21 +277,15 @@ static int seq_load(struct db *db, int64_t job_id, struct seq *s,
 		strbuf_addf(err, "job %lld: unreadable row", (long long)job_id);
 		return -1;
 	}
-	body = db_get(res, 0, 7);
-	if (jobs_load_plan_set(db, job_id, &sets, err) < 0) {
-		strvec_clear(&sets);
-		return -1;
-	}
-	if (plan_parse_set(db_get(res, 0, 6), body, strlen(body), &sets,
-			   &s->plan, &perr) < 0) {
-		strbuf_addf(err, "the job's plan no longer parses: %s",
-			    perr.buf);
+	r = jobs_load_plan(db, job_id, &s->plan, &perr);
+	if (r < 0) {
+		if (r == -2)
+			strbuf_addstr(err, "the job's plan no longer parses: ");
+		strbuf_addbuf(err, &perr);
 		strbuf_release(&perr);
-		strvec_clear(&sets);
 		return -1;
 	}
 	strbuf_release(&perr);
-	strvec_clear(&sets);
 	if (!adaptive_job_is_adaptive(s->plan, s->patch_id))
 		return 0;
 	if (kernel_id == s->kernel[ADAPTIVE_PATCH])

@@ -224,7 +224,6 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 					     *st = NULL;
 	struct db_args a = DB_ARGS_INIT;
 	struct strbuf perr = STRBUF_INIT;
-	const char *body;
 	int r = -1;
 
 	memset(b, 0, sizeof(*b));
@@ -267,19 +266,22 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 				 ? CMP_REGRESSION
 				 : CMP_IMPROVEMENT;
 	}
-	body = db_get(res, 0, 6);
 	/* A submission's bisection measures with the submission's --set
-	 * overrides, as its own jobs did. */
-	if (b->patch_id > 0 &&
-	    jobs_load_plan_set_of_plan(db, b->plan_id, b->patch_id,
-				       &b->plan_set, err) < 0)
-		goto out;
-	if (plan_parse_set(db_get(res, 0, 5), body, strlen(body), &b->plan_set,
-			   &b->plan, &perr) < 0) {
-		strbuf_addf(err, "the bisection's plan no longer parses: %s",
-			    perr.buf);
+	 * overrides, as its own jobs did; any other with none. */
+	r = jobs_load_plan_of_plan(db, b->plan_id,
+				   b->patch_id > 0 ? b->patch_id : -1,
+				   &b->plan_set, &b->plan, &perr);
+	if (r != 0) {
+		if (r == -2)
+			strbuf_addstr(
+				err, "the bisection's plan no longer parses: ");
+		else if (r == 1)
+			strbuf_addf(err, "no plan %lld", (long long)b->plan_id);
+		strbuf_addbuf(err, &perr);
+		r = -1;
 		goto out;
 	}
+	r = -1;
 	if (bisect_levels(first_look_boots(b->plan), b->max_boots, &b->alpha,
 			  &b->nc_level) < 0) {
 		strbuf_addf(err, "bisection %lld: no design for its looks",

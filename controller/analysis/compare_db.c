@@ -256,8 +256,6 @@ static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct db_args a = DB_ARGS_INIT;
-	struct strvec sets = STRVEC_INIT;
-	const char *body;
 	int64_t plan_id = 0;
 	int r;
 
@@ -283,21 +281,18 @@ static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
 		return -EIO;
 	if (db_nrows(res) != 1)
 		return 0;
-	body = db_get(res, 0, 1);
 	/* with the --set overrides its newest job was queued with */
-	if (db_get_i64(res, 0, 2, 1, INT64_MAX, &plan_id) < 0 ||
-	    jobs_load_plan_set_of_plan(db, plan_id, set->patch_id, &sets, err) <
-		    0) {
-		strvec_clear(&sets);
+	if (db_get_i64(res, 0, 2, 1, INT64_MAX, &plan_id) < 0)
 		return -EIO;
-	}
-	r = plan_parse_set(db_get(res, 0, 0), body, strlen(body), &sets, ret,
-			   err);
-	strvec_clear(&sets);
-	if (r < 0) {
+	r = jobs_load_plan_of_plan(db, plan_id,
+				   set->patch_id > 0 ? set->patch_id : 0, NULL,
+				   ret, err);
+	if (r == -2) {
 		strbuf_addstr(err, "(the stored plan no longer parses)");
 		return -EINVAL;
 	}
+	if (r < 0)
+		return -EIO;
 	return 0;
 }
 
