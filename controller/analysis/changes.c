@@ -26,6 +26,7 @@
 #include "analysis/compare.h"
 #include "analysis/stats.h"
 #include "parse.h"
+#include "store/history.h"
 #include "strvec.h"
 #include "banned.h"
 
@@ -305,61 +306,6 @@ int changes_find(const double *x, size_t n, struct changes_list *ret)
 
 /* --- The database layer ------------------------------------------------ */
 
-/*
- * The observations of one host's history, a row per point, series after
- * series (workload, params, metric), each oldest first: what a series
- * is made of, in one place.  $1 the host, $2 a metric LIKE pattern or
- * NULL, $3 true to add the params as key=value text and the kernel's
- * name (for pages).  A point is a boot (or a run without a boot number)
- * of a kernel that is not a patch's: its mean and, for rates, its
- * harmonic mean (NULL when a value is too small to invert safely).  Each
- * row carries its series' fingerprint (points, results, first and last
- * result id: results are written once, so new ones change it).  Keys are
- * integers and texts compare bytewise ("C"), and the one sort serves the
- * window and the order: the statement reads a host's whole history.
- */
-static const char points_sql[] =
-	"SELECT workload, ptext, metric, unit, dir, at, run_id, kernel_id,"
-	" mean, hmean,"
-	" count(*) OVER w || '/' || sum(n) OVER w || '/' || min(mn) OVER w"
-	"  || '/' || max(mx) OVER w,"
-	" CASE WHEN $3 THEN coalesce((SELECT string_agg(e.key || '=' ||"
-	"   e.value, ';' ORDER BY e.key) FROM"
-	"   jsonb_each_text(ptext::jsonb) e), '') END,"
-	" CASE WHEN $3 THEN (SELECT k.name FROM kernels k"
-	"   WHERE k.id = kernel_id) END"
-	" FROM (SELECT r.workload COLLATE \"C\" AS workload,"
-	"  r.params::text COLLATE \"C\" AS ptext,"
-	"  s.metric COLLATE \"C\" AS metric, min(s.unit) AS unit,"
-	"  min(s.direction) AS dir,"
-	"  min(coalesce(r.started_at, r.created_at)) AS at,"
-	"  min(r.id) AS run_id, min(r.kernel_id) AS kernel_id,"
-	"  avg(s.value) AS mean,"
-	/* The guard goes inside the sum too: a CASE does not keep an
-	 * aggregate in it from being computed, so a 0 would divide. */
-	"  CASE WHEN min(s.value) > 1e-150"
-	"       THEN count(*) / sum(CASE WHEN s.value > 1e-150"
-	"                                THEN 1 / s.value END) END AS hmean,"
-	"  count(*)::integer AS n, min(s.id) AS mn, max(s.id) AS mx"
-	/* The host's runs, then each one's results by its index (OFFSET 0
-	 * keeps the planner from flattening the lateral into a join that
-	 * scans every host's results): a host costs its own rows, however
-	 * large the farm. */
-	" FROM runs r CROSS JOIN LATERAL (SELECT s.metric, s.unit,"
-	"   s.direction, s.value, s.id FROM results s"
-	"   WHERE s.run_id = r.id AND NOT s.warmup"
-	"   AND ($2::text IS NULL OR s.metric LIKE $2) OFFSET 0) s"
-	" WHERE r.host_id = $1 AND r.status IN ('done', 'imported')"
-	"  AND r.kernel_id NOT IN (SELECT p.kernel_id FROM patches p"
-	"                          WHERE p.kernel_id IS NOT NULL)"
-	" GROUP BY 1, 2, 3,"
-	"  CASE WHEN r.boot > 0 AND r.job_id IS NOT NULL"
-	"       THEN -r.job_id ELSE r.id END,"
-	"  CASE WHEN r.boot > 0 AND r.job_id IS NOT NULL"
-	"       THEN r.boot ELSE 0 END) o"
-	" WINDOW w AS (PARTITION BY workload, ptext, metric)"
-	" ORDER BY workload, ptext, metric, at, run_id";
-
 enum {
 	PT_WORKLOAD,
 	PT_PARAMS,
@@ -412,39 +358,15 @@ static int load_points(struct db *db, int64_t host_id, int pages,
 		       struct pseries **ret_s, size_t *ret_ns,
 		       struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	_cleanup_free_ char *like =
 		metric_glob ? glob_to_like(metric_glob) : NULL;
 	struct pseries *s = NULL;
 	size_t ns = 0, alloc = 0;
-	int r, nrows;
+	int nrows;
 
 	*ret_s = NULL;
 	*ret_ns = 0;
-	/* A host's whole history is sorted and grouped in memory, not in
-	 * files on disk: for pages inside the report's transaction, else
-	 * in one of its own, so the setting ends with it. */
-	if (!pages && db_begin(db, err) < 0)
-		return -1;
-	if (db_cmd(db, err, "SET LOCAL work_mem = '256MB'") < 0 ||
-	    db_cmd(db, err, "SET LOCAL max_parallel_workers_per_gather = 0") <
-		    0) {
-		if (!pages)
-			db_rollback(db);
-		return -1;
-	}
-	db_args_i64(&a, host_id);
-	db_args_str(&a, like);
-	db_args_bool(&a, pages);
-	r = db_exec_args(db, ret, err, points_sql, &a);
-	db_args_clear(&a);
-	if (!pages) {
-		if (r < 0)
-			db_rollback(db);
-		else if (db_commit(db, err) < 0)
-			r = -1;
-	}
-	if (r < 0)
+	if (history_points(db, host_id, pages, like, ret, err) < 0)
 		return -1;
 	nrows = db_nrows(*ret);
 	for (int i = 0; i < nrows; i++) {
@@ -534,6 +456,8 @@ enum {
 	HC_Q,
 	HC_NCOLS
 };
+_Static_assert(HC_NCOLS == HISTORY_CHANGE_COLS,
+	       "history_changes_insert() takes these columns");
 
 /*
  * Write one host's analysed series: upsert history_series, replace their
@@ -549,7 +473,6 @@ static int store_host(struct db *db, int64_t host_id,
 		      u = STRVEC_INIT, b = STRVEC_INIT, n = STRVEC_INIT,
 		      f = STRVEC_INIT, ids = STRVEC_INIT, col[HC_NCOLS];
 	_cleanup_db_result_ struct db_result *up = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	_cleanup_free_ int64_t *sid = xcalloc(ns ? ns : 1, sizeof(*sid));
 	int r = -1, stored = 0;
 
@@ -566,32 +489,9 @@ static int store_host(struct db *db, int64_t host_id,
 	}
 	if (db_begin(db, err) < 0)
 		goto out;
-	db_args_i64(&a, host_id);
-	db_args_i64(&a, CHANGES_METHOD_VERSION);
-	db_args_text_array(&a, &w);
-	db_args_text_array(&a, &p);
-	db_args_text_array(&a, &m);
-	db_args_text_array(&a, &u);
-	db_args_text_array(&a, &b);
-	db_args_text_array(&a, &n);
-	db_args_text_array(&a, &f);
-	if (db_exec_args(
-		    db, &up, err,
-		    "INSERT INTO history_series (host_id, workload, params, "
-		    "metric, unit, better, n_points, fingerprint, "
-		    "method_version) SELECT $1, t.w, t.p::jsonb, t.m, t.u, "
-		    "t.b, t.n::integer, t.f, $2 FROM unnest($3::text[], "
-		    "$4::text[], $5::text[], $6::text[], $7::text[], "
-		    "$8::text[], $9::text[]) WITH ORDINALITY AS t(w, p, m, u, "
-		    "b, n, f, o) ORDER BY t.o ON CONFLICT (host_id, workload, "
-		    "params, metric) DO UPDATE SET unit = EXCLUDED.unit, "
-		    "better = EXCLUDED.better, n_points = EXCLUDED.n_points, "
-		    "fingerprint = EXCLUDED.fingerprint, method_version = "
-		    "EXCLUDED.method_version, analysed_at = now() RETURNING "
-		    "id, workload, params::text, metric",
-		    &a) < 0)
+	if (history_series_upsert(db, host_id, CHANGES_METHOD_VERSION, &w, &p,
+				  &m, &u, &b, &n, &f, &up, err) < 0)
 		goto rollback;
-	db_args_clear(&a);
 	/* RETURNING does not promise the order: match the keys. */
 	for (int i = 0; i < db_nrows(up); i++) {
 		int64_t id;
@@ -642,36 +542,12 @@ static int store_host(struct db *db, int64_t host_id,
 			stored++;
 		}
 	}
-	db_args_text_array(&a, &ids);
-	if (db_exec_args(db, NULL, err,
-			 "DELETE FROM history_changes WHERE series_id = "
-			 "ANY($1::text[]::bigint[])",
-			 &a) < 0)
+	if (history_changes_delete(db, &ids, err) < 0)
 		goto rollback;
-	db_args_clear(&a);
 	if (stored) {
-		db_args_i64(&a, CHANGES_METHOD_VERSION);
-		for (int c = 0; c < HC_NCOLS; c++)
-			db_args_text_array(&a, &col[c]);
-		if (db_exec_args(
-			    db, NULL, err,
-			    "INSERT INTO history_changes (series_id, idx, "
-			    "run_id, at, kernel_before_id, kernel_after_id, "
-			    "n_before, n_after, mean_before, mean_after, "
-			    "shift, pct_shift, p_value, qhat, method_version) "
-			    "SELECT a::bigint, b::integer, c::bigint, "
-			    "d::timestamptz, e::bigint, f::bigint, g::integer, "
-			    "h::integer, i::float8, j::float8, k::float8, "
-			    "nullif(l, '')::float8, m::float8, "
-			    "nullif(n, '')::float8, $1 FROM unnest($2::text[], "
-			    "$3::text[], $4::text[], $5::text[], $6::text[], "
-			    "$7::text[], $8::text[], $9::text[], $10::text[], "
-			    "$11::text[], $12::text[], $13::text[], "
-			    "$14::text[], $15::text[]) AS t(a, b, c, d, e, f, "
-			    "g, h, i, j, k, l, m, n)",
-			    &a) < 0)
+		if (history_changes_insert(db, CHANGES_METHOD_VERSION, col,
+					   err) < 0)
 			goto rollback;
-		db_args_clear(&a);
 	}
 	if (db_commit(db, err) < 0)
 		goto out;
@@ -680,7 +556,6 @@ static int store_host(struct db *db, int64_t host_id,
 rollback:
 	db_rollback(db);
 out:
-	db_args_clear(&a);
 	strvec_clear(&w);
 	strvec_clear(&p);
 	strvec_clear(&m);
@@ -704,19 +579,11 @@ static int drop_fresh(struct db *db, int64_t host_id,
 		      struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *st = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	size_t keep = 0;
 	int r;
 
-	db_args_i64(&a, host_id);
-	db_args_i64(&a, CHANGES_METHOD_VERSION);
-	r = db_exec_args(db, &st, err,
-			 "SELECT workload, params::text, metric, fingerprint "
-			 "FROM history_series WHERE host_id = $1 AND "
-			 "method_version = $2 ORDER BY workload COLLATE \"C\", "
-			 "params::text COLLATE \"C\", metric COLLATE \"C\"",
-			 &a);
-	db_args_clear(&a);
+	r = history_series_fingerprints(db, host_id, CHANGES_METHOD_VERSION,
+					&st, err);
 	if (r < 0)
 		return -1;
 	/* Both lists are in the same bytewise order: one merge. */
@@ -749,42 +616,6 @@ static int drop_fresh(struct db *db, int64_t host_id,
 	return 0;
 }
 
-/* The ids of the hosts with history (just `host` when given). */
-static int history_hosts(struct db *db, const char *host,
-			 struct db_result **ret, struct strbuf *err)
-{
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_str(&a, host);
-	r = db_exec_args(db, ret, err,
-			 "SELECT h.id FROM hosts h WHERE ($1::text IS NULL OR "
-			 "h.name = $1) AND EXISTS (SELECT 1 FROM runs r WHERE "
-			 "r.host_id = h.id) ORDER BY h.id",
-			 &a);
-	db_args_clear(&a);
-	return r < 0 ? -1 : 0;
-}
-
-/* How many series host_id's history has (0 on any error). */
-static size_t series_count(struct db *db, int64_t host_id)
-{
-	_cleanup_db_result_ struct db_result *c = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	struct strbuf err = STRBUF_INIT;
-	int64_t k = 0;
-
-	db_args_i64(&a, host_id);
-	if (db_exec_args(db, &c, &err,
-			 "SELECT count(*) FROM history_series WHERE host_id "
-			 "= $1",
-			 &a) == 0)
-		db_get_i64(c, 0, 0, 0, INT64_MAX, &k);
-	db_args_clear(&a);
-	strbuf_release(&err);
-	return (size_t)k;
-}
-
 /*
  * Did host_id's finished and imported runs stay as they were when its
  * history was last brought up to date (history_hosts)?  1 when so, 0
@@ -796,45 +627,15 @@ static int host_fresh(struct db *db, int64_t host_id, struct strbuf *fp,
 		      struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	strbuf_reset(fp);
-	db_args_i64(&a, host_id);
-	db_args_i64(&a, CHANGES_METHOD_VERSION);
-	r = db_exec_args(
-		db, &res, err,
-		"SELECT f, f = (SELECT fingerprint FROM history_hosts WHERE "
-		"host_id = $1 AND method_version = $2) FROM (SELECT "
-		"count(*)::text || '/' || coalesce(max(id), 0)::text || '/' "
-		"|| coalesce(sum(id), 0)::text AS f FROM runs WHERE host_id = "
-		"$1 AND status IN ('done', 'imported')) x",
-		&a);
-	db_args_clear(&a);
+	r = history_host_fingerprint(db, host_id, CHANGES_METHOD_VERSION, &res,
+				     err);
 	if (r < 0)
 		return -1;
 	strbuf_addstr(fp, db_get(res, 0, 0));
 	return db_get(res, 0, 1) && !strcmp(db_get(res, 0, 1), "t");
-}
-
-/* Record that host_id's history is up to date with its runs at fp. */
-static int host_mark(struct db *db, int64_t host_id, const char *fp,
-		     struct strbuf *err)
-{
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, host_id);
-	db_args_str(&a, fp);
-	db_args_i64(&a, CHANGES_METHOD_VERSION);
-	r = db_exec_args(db, NULL, err,
-			 "INSERT INTO history_hosts (host_id, fingerprint, "
-			 "method_version) VALUES ($1, $2, $3) ON CONFLICT "
-			 "(host_id) DO UPDATE SET fingerprint = $2, "
-			 "method_version = $3, analysed_at = now()",
-			 &a);
-	db_args_clear(&a);
-	return r < 0 ? -1 : 0;
 }
 
 int changes_update(struct db *db, const char *host,
@@ -845,7 +646,7 @@ int changes_update(struct db *db, const char *host,
 	int rc = -1;
 
 	memset(ret, 0, sizeof(*ret));
-	if (history_hosts(db, host, &hosts, err) < 0)
+	if (history_hosts_with_runs(db, host, &hosts, err) < 0)
 		return -1;
 	for (int h = 0; h < db_nrows(hosts); h++) {
 		_cleanup_db_result_ struct db_result *res = NULL;
@@ -861,7 +662,7 @@ int changes_update(struct db *db, const char *host,
 		if (r < 0)
 			goto out;
 		if (r > 0) {
-			ret->series += series_count(db, host_id);
+			ret->series += history_series_count(db, host_id);
 			continue;
 		}
 		if (load_points(db, host_id, 0, NULL, &res, &s, &ns, err) < 0)
@@ -874,7 +675,8 @@ int changes_update(struct db *db, const char *host,
 		}
 		if (ns == 0) {
 			free(s);
-			if (host_mark(db, host_id, fp.buf, err) < 0)
+			if (history_host_mark(db, host_id, fp.buf,
+					      CHANGES_METHOD_VERSION, err) < 0)
 				goto out;
 			continue;
 		}
@@ -892,7 +694,8 @@ int changes_update(struct db *db, const char *host,
 			changes_list_release(&cps[k]);
 		free(cps);
 		free_pseries(s, ns);
-		if (r < 0 || host_mark(db, host_id, fp.buf, err) < 0)
+		if (r < 0 || history_host_mark(db, host_id, fp.buf,
+					       CHANGES_METHOD_VERSION, err) < 0)
 			goto out;
 		ret->analysed += ns;
 		ret->changes += (size_t)r;
@@ -940,35 +743,11 @@ int changes_list(struct db *db, const struct changes_query *q,
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	_cleanup_free_ char *like = q->metric ? glob_to_like(q->metric) : NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	db_args_str(&a, q->host);
-	db_args_str(&a, like);
-	db_args_str(&a, q->since);
-	if (q->limit > 0)
-		db_args_i64(&a, q->limit);
-	else
-		db_args_str(&a, NULL);
-	r = db_exec_args(
-		db, &res, err,
-		"SELECT h.name, hs.workload, coalesce((SELECT string_agg(e.key "
-		"|| '=' || e.value, ';' ORDER BY e.key) FROM "
-		"jsonb_each_text(hs.params) e), ''), hs.metric, hs.unit, "
-		"hs.better, to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD "
-		"HH24:MI:SS'), kb.name, ka.name, c.idx, hs.n_points, "
-		"c.n_before, c.n_after, c.mean_before, c.mean_after, c.shift, "
-		"c.pct_shift, c.p_value FROM history_changes c JOIN "
-		"history_series hs ON hs.id = c.series_id JOIN hosts h ON h.id "
-		"= hs.host_id LEFT JOIN kernels kb ON kb.id = "
-		"c.kernel_before_id LEFT JOIN kernels ka ON ka.id = "
-		"c.kernel_after_id WHERE ($1::text IS NULL OR h.name = $1) AND "
-		"($2::text IS NULL OR hs.metric LIKE $2) AND ($3::timestamptz "
-		"IS NULL OR c.at >= $3::timestamptz) ORDER BY c.at DESC, "
-		"h.name, hs.workload, hs.params::text, hs.metric LIMIT $4",
-		&a);
-	db_args_clear(&a);
+	r = history_changes_list(db, q->host, like, q->since, q->limit, &res,
+				 err);
 	if (r < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(res); i++) {
@@ -1100,7 +879,7 @@ int changes_suggest_tau(struct db *db, const struct changes_query *q, int boots,
 	memset(ret, 0, sizeof(*ret));
 	if (boots < 1)
 		boots = 1;
-	if (history_hosts(db, q->host, &hosts, err) < 0)
+	if (history_hosts_with_runs(db, q->host, &hosts, err) < 0)
 		return -1;
 	for (int h = 0; h < db_nrows(hosts); h++) {
 		_cleanup_db_result_ struct db_result *res = NULL;
@@ -1188,20 +967,10 @@ static int stored_cps(struct db *db, int64_t host_id, const char *workload,
 		      struct changes_series *out, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, host_id);
-	db_args_str(&a, workload);
-	db_args_str(&a, params);
-	db_args_str(&a, metric);
-	r = db_exec_args(db, &res, err,
-			 "SELECT c.idx FROM history_changes c JOIN "
-			 "history_series hs ON hs.id = c.series_id WHERE "
-			 "hs.host_id = $1 AND hs.workload = $2 AND hs.params "
-			 "= $3::jsonb AND hs.metric = $4 ORDER BY c.idx",
-			 &a);
-	db_args_clear(&a);
+	r = history_change_points(db, host_id, workload, params, metric, &res,
+				  err);
 	if (r < 0)
 		return -1;
 	out->cp = xcalloc((size_t)db_nrows(res) + 1, sizeof(*out->cp));
@@ -1222,31 +991,13 @@ int changes_load_series(struct db *db, int64_t host_id, const char *metric,
 	_cleanup_db_result_ struct db_result *hosts = NULL, *names = NULL;
 	struct changes_series *out = NULL;
 	size_t nout = 0, alloc = 0;
-	struct db_args a = DB_ARGS_INIT;
 
 	*ret = NULL;
 	*ret_n = 0;
-	if (host_id > 0) {
-		db_args_i64(&a, host_id);
-		if (db_exec_args(db, &hosts, err,
-				 "SELECT id, name FROM hosts WHERE id = $1",
-				 &a) < 0) {
-			db_args_clear(&a);
-			return -1;
-		}
-	} else {
-		db_args_str(&a, metric);
-		if (db_exec_args(db, &hosts, err,
-				 "SELECT DISTINCT h.id, h.name FROM "
-				 "history_series hs JOIN hosts h ON h.id = "
-				 "hs.host_id WHERE hs.metric = $1 ORDER BY "
-				 "h.name",
-				 &a) < 0) {
-			db_args_clear(&a);
-			return -1;
-		}
-	}
-	db_args_clear(&a);
+	if ((host_id > 0
+		     ? history_host_of_id(db, host_id, &hosts, err)
+		     : history_hosts_of_metric(db, metric, &hosts, err)) < 0)
+		return -1;
 	for (int h = 0; h < db_nrows(hosts); h++) {
 		_cleanup_db_result_ struct db_result *res = NULL;
 		_cleanup_free_ char *glob = NULL;
