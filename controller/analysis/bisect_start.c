@@ -118,6 +118,57 @@ static int running_twin(struct db *db, int64_t patch_id, int64_t host_id,
 	return -1;
 }
 
+/*
+ * The points of bisection id of patch_id's series of n patches on base:
+ * 0 the base kernel kb (good), 1..n-1 a queued kernel per prefix of the
+ * series ("BASE+PLM<id>.<k>", untested), labelled by the subject of its
+ * last file (files: position, subject rows), and n the patched kernel kn
+ * (good when the whole series showed no change, done_none, else bad).
+ * Inside the caller's transaction.  0, or -1 with err.
+ */
+static int insert_patch_points(struct db *db, int64_t id, int64_t patch_id,
+			       const char *base, int n, int64_t kb, int64_t kn,
+			       const struct db_result *files, int done_none,
+			       struct strbuf *err)
+{
+	struct strbuf kname = STRBUF_INIT;
+	int r = -1;
+
+	if (bisections_insert_point(db, id, 0, kb, NULL, base, "good", err) < 0)
+		goto out;
+	for (int k = 1; k < n; k++) {
+		struct kernel_fields f = { .base = base,
+					   .build_state = "queued" };
+		int64_t kid;
+
+		strbuf_reset(&kname);
+		strbuf_addf(&kname, "%s+PLM%lld.%d", base, (long long)patch_id,
+			    k);
+		f.name = kname.buf;
+		if (kernels_upsert(db, &f, KERNEL_KEEP, &kid, err) < 0 ||
+		    kernels_set_series(db, kid, patch_id, k, 1, err) < 0 ||
+		    bisections_insert_point(db, id, k, kid, NULL,
+					    db_get(files, k - 1, 1), "untested",
+					    err) < 0)
+			goto out;
+	}
+	if (bisections_insert_point(db, id, n, kn, NULL,
+				    db_get(files, n - 1, 1),
+				    done_none ? "good" : "bad", err) < 0)
+		goto out;
+	r = 0;
+out:
+	strbuf_release(&kname);
+	return r;
+}
+
+/*
+ * Start the bisection of rq's patch (bisect_start() with a patch id):
+ * the series' prefixes between its base and patched kernels, on rq's host
+ * (else the answer's, else its first job's), following rq's metric (else
+ * the row pick_row() gives).  Its id in *ret_id, a line in msg.  0, or -1
+ * with err.
+ */
 static int start_patch(struct db *db, const struct bisect_request *rq,
 		       int64_t *ret_id, struct strbuf *msg, struct strbuf *err)
 {
@@ -125,7 +176,7 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 	struct compare_query q = { .patch_id = rq->patch_id, .tau_pct = NAN };
 	struct compare_set set;
 	const struct compare_row *row = NULL;
-	struct strbuf host = STRBUF_INIT, kname = STRBUF_INIT;
+	struct strbuf host = STRBUF_INIT;
 	int64_t host_id = 0, plan_id, kb, kn, id = 0;
 	int n, priority, r = -1, done_none;
 	const char *base, *src;
@@ -231,27 +282,8 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 		}
 		goto fail;
 	}
-	if (bisections_insert_point(db, id, 0, kb, NULL, base, "good", err) < 0)
-		goto fail;
-	for (int k = 1; k < n; k++) {
-		struct kernel_fields f = { .base = base,
-					   .build_state = "queued" };
-		int64_t kid;
-
-		strbuf_reset(&kname);
-		strbuf_addf(&kname, "%s+PLM%lld.%d", base,
-			    (long long)rq->patch_id, k);
-		f.name = kname.buf;
-		if (kernels_upsert(db, &f, KERNEL_KEEP, &kid, err) < 0 ||
-		    kernels_set_series(db, kid, rq->patch_id, k, 1, err) < 0 ||
-		    bisections_insert_point(db, id, k, kid, NULL,
-					    db_get(files, k - 1, 1), "untested",
-					    err) < 0)
-			goto fail;
-	}
-	if (bisections_insert_point(db, id, n, kn, NULL,
-				    db_get(files, n - 1, 1),
-				    done_none ? "good" : "bad", err) < 0)
+	if (insert_patch_points(db, id, rq->patch_id, base, n, kb, kn, files,
+				done_none, err) < 0)
 		goto fail;
 	if (db_commit(db, err) < 0)
 		goto out;
@@ -270,7 +302,6 @@ fail:
 out:
 	compare_set_release(&set);
 	strbuf_release(&host);
-	strbuf_release(&kname);
 	return r;
 }
 
