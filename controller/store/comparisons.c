@@ -24,16 +24,8 @@ int comparisons_regressions(struct db *db, const char *since, const char *host,
 		"   AND ($2::text IS NULL OR host = $2) "
 		"   AND ($3::float8 IS NULL OR abs(pct_change) >= $3::float8) "
 		" ORDER BY computed_at DESC, id DESC LIMIT $4";
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_str(&a, since);
-	db_args_str(&a, host);
-	db_args_double(&a, min_change);
-	db_args_i64(&a, limit);
-	r = db_exec_args(db, ret, err, sql, &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err, sql, db_str(since), db_str(host),
+			db_double(min_change), db_i64(limit), db_end());
 }
 
 /* ---- what a comparison reads ---------------------------------------- */
@@ -41,85 +33,56 @@ int comparisons_regressions(struct db *db, const char *since, const char *host,
 int comparisons_patch_kernels(struct db *db, int64_t patch_id,
 			      struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, patch_id);
 	/* The base kernel is the patch's row, else the kernel named
 	 * by its base. */
-	r = db_exec_args(db, ret, err,
-			 "SELECT coalesce(p.base_kernel_id, kb.id), "
-			 "p.kernel_id FROM patches p LEFT JOIN kernels kb "
-			 "ON kb.name = p.base WHERE p.id = $1",
-			 &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err,
+			"SELECT coalesce(p.base_kernel_id, kb.id), "
+			"p.kernel_id FROM patches p LEFT JOIN kernels kb "
+			"ON kb.name = p.base WHERE p.id = $1",
+			db_i64(patch_id), db_end());
 }
 
 int comparisons_kernel_by_name(struct db *db, const char *name,
 			       struct db_result **ret, struct strbuf *err)
 {
-	const char *params[1] = { name };
-
-	return db_exec(db, ret, err, "SELECT id FROM kernels WHERE name = $1",
-		       1, params);
+	return db_query(db, ret, err, "SELECT id FROM kernels WHERE name = $1",
+			db_str(name), db_end());
 }
 
 int comparisons_kernel_names(struct db *db, int64_t base_id, int64_t new_id,
 			     struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, base_id);
-	db_args_i64(&a, new_id);
-	r = db_exec_args(db, ret, err,
-			 "SELECT (SELECT name FROM kernels WHERE id = $1), "
-			 "(SELECT name FROM kernels WHERE id = $2)",
-			 &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err,
+			"SELECT (SELECT name FROM kernels WHERE id = $1), "
+			"(SELECT name FROM kernels WHERE id = $2)",
+			db_i64(base_id), db_i64(new_id), db_end());
 }
 
 int comparisons_plan_by_name(struct db *db, const char *name,
 			     struct db_result **ret, struct strbuf *err)
 {
-	const char *params[1] = { name };
-
-	return db_exec(db, ret, err,
-		       "SELECT id FROM plans WHERE name = $1 OR "
-		       "sha256 = $1 ORDER BY created_at DESC LIMIT 1",
-		       1, params);
+	return db_query(db, ret, err,
+			"SELECT id FROM plans WHERE name = $1 OR "
+			"sha256 = $1 ORDER BY created_at DESC LIMIT 1",
+			db_str(name), db_end());
 }
 
 int comparisons_plan_of_id(struct db *db, int64_t plan_id,
 			   struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, plan_id);
-	r = db_exec_args(db, ret, err,
-			 "SELECT name, body, id FROM plans WHERE id = $1", &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err,
+			"SELECT name, body, id FROM plans WHERE id = $1",
+			db_i64(plan_id), db_end());
 }
 
 int comparisons_plan_of_patch(struct db *db, int64_t patch_id,
 			      struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, patch_id);
-	r = db_exec_args(
-		db, ret, err,
-		"SELECT p.name, p.body, p.id FROM plans p WHERE p.id = "
-		"(SELECT min(plan_id) FROM jobs WHERE patch_id "
-		"= $1 HAVING count(DISTINCT plan_id) = 1)",
-		&a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err,
+			"SELECT p.name, p.body, p.id FROM plans p WHERE p.id = "
+			"(SELECT min(plan_id) FROM jobs WHERE patch_id "
+			"= $1 HAVING count(DISTINCT plan_id) = 1)",
+			db_i64(patch_id), db_end());
 }
 
 int comparisons_results(struct db *db, int64_t base_id, int64_t new_id,
@@ -151,27 +114,12 @@ int comparisons_results(struct db *db, int64_t base_id, int64_t new_id,
 		 * in numeric order (1, 2, 16, 128), not as text sorts. */
 		"ORDER BY h.name, r.host_id, r.workload, r.params, s.metric, "
 		"  r.kernel_id, obs, s.iteration, s.id";
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, base_id);
-	db_args_i64(&a, new_id);
-	db_args_str(&a, host);
-	db_args_str(&a, workload);
-	if (plan_id)
-		db_args_i64(&a, plan_id);
-	else
-		db_args_str(&a, NULL);
-	if (patch_id > 0) {
-		db_args_i64(&a, patch_id);
-		db_args_i64(&a, max_block);
-	} else {
-		db_args_str(&a, NULL);
-		db_args_str(&a, NULL);
-	}
-	r = db_exec_args(db, ret, err, sql, &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err, sql, db_i64(base_id), db_i64(new_id),
+			db_str(host), db_str(workload),
+			plan_id ? db_i64(plan_id) : db_str(NULL),
+			patch_id > 0 ? db_i64(patch_id) : db_str(NULL),
+			patch_id > 0 ? db_i64(max_block) : db_str(NULL),
+			db_end());
 }
 
 int comparisons_runs_counts(struct db *db, int64_t base_id, int64_t new_id,
@@ -179,18 +127,7 @@ int comparisons_runs_counts(struct db *db, int64_t base_id, int64_t new_id,
 			    int64_t plan_id, struct db_result **ret,
 			    struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, base_id);
-	db_args_i64(&a, new_id);
-	db_args_str(&a, host);
-	db_args_str(&a, workload);
-	if (plan_id)
-		db_args_i64(&a, plan_id);
-	else
-		db_args_str(&a, NULL);
-	r = db_exec_args(
+	return db_query(
 		db, ret, err,
 		"SELECT count(*), count(*) FILTER (WHERE h.name = $3), "
 		"count(*) FILTER (WHERE r.workload = $4), count(*) FILTER "
@@ -198,9 +135,8 @@ int comparisons_runs_counts(struct db *db, int64_t base_id, int64_t new_id,
 		"$3::text IS NULL OR name = $3) FROM runs r JOIN hosts h ON "
 		"h.id = r.host_id WHERE r.kernel_id IN ($1, $2) AND r.status "
 		"IN ('done', 'imported')",
-		&a);
-	db_args_clear(&a);
-	return r;
+		db_i64(base_id), db_i64(new_id), db_str(host), db_str(workload),
+		plan_id ? db_i64(plan_id) : db_str(NULL), db_end());
 }
 
 void comparisons_runs_values(struct db *db, int64_t base_id, int64_t new_id,
@@ -208,7 +144,6 @@ void comparisons_runs_values(struct db *db, int64_t base_id, int64_t new_id,
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf sql = STRBUF_INIT, err = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 
 	/* col goes into the text: only the three names below. */
 	if (strcmp(col, "h.name") && strcmp(col, "r.workload") &&
@@ -220,11 +155,10 @@ void comparisons_runs_values(struct db *db, int64_t base_id, int64_t new_id,
 		    "r.plan_id WHERE r.kernel_id IN ($1, $2) AND r.status IN "
 		    "('done', 'imported')",
 		    col);
-	db_args_i64(&a, base_id);
-	db_args_i64(&a, new_id);
-	if (db_exec_args(db, &res, &err, sql.buf, &a) == 0 && db_get(res, 0, 0))
+	if (db_query(db, &res, &err, sql.buf, db_i64(base_id), db_i64(new_id),
+		     db_end()) == 0 &&
+	    db_get(res, 0, 0))
 		strbuf_addstr(out, db_get(res, 0, 0));
-	db_args_clear(&a);
 	strbuf_release(&sql);
 	strbuf_release(&err);
 }
@@ -264,22 +198,17 @@ int comparisons_delete(struct db *db, int64_t base_id, int64_t new_id,
 		       int64_t *ret_rows, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	*ret_rows = 0;
-	db_args_i64(&a, base_id);
-	db_args_i64(&a, new_id);
-	db_args_str(&a, host);
-	db_args_str(&a, workload);
-	r = db_exec_args(
-		db, &res, err,
-		"DELETE FROM comparisons c WHERE c.base_kernel_id = $1 "
-		"AND c.new_kernel_id = $2 AND ($3::text IS NULL OR "
-		"c.host_id IN (SELECT id FROM hosts WHERE name = $3)) "
-		"AND ($4::text IS NULL OR c.workload = $4)",
-		&a);
-	db_args_clear(&a);
+
+	r = db_query(db, &res, err,
+		     "DELETE FROM comparisons c WHERE c.base_kernel_id = $1 "
+		     "AND c.new_kernel_id = $2 AND ($3::text IS NULL OR "
+		     "c.host_id IN (SELECT id FROM hosts WHERE name = $3)) "
+		     "AND ($4::text IS NULL OR c.workload = $4)",
+		     db_i64(base_id), db_i64(new_id), db_str(host),
+		     db_str(workload), db_end());
 	if (r < 0)
 		return -1;
 	*ret_rows = db_cmd_tuples(res);

@@ -64,7 +64,6 @@ static const char points_sql[] =
 int history_points(struct db *db, int64_t host_id, int pages, const char *like,
 		   struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	/* A host's whole history is sorted and grouped in memory, not in
@@ -79,11 +78,8 @@ int history_points(struct db *db, int64_t host_id, int pages, const char *like,
 			db_rollback(db);
 		return -1;
 	}
-	db_args_i64(&a, host_id);
-	db_args_str(&a, like);
-	db_args_bool(&a, pages);
-	r = db_exec_args(db, ret, err, points_sql, &a);
-	db_args_clear(&a);
+	r = db_query(db, ret, err, points_sql, db_i64(host_id), db_str(like),
+		     db_bool(pages), db_end());
 	if (!pages) {
 		if (r < 0)
 			db_rollback(db);
@@ -100,19 +96,7 @@ int history_series_upsert(struct db *db, int64_t host_id,
 			  const struct strvec *n, const struct strvec *f,
 			  struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, host_id);
-	db_args_i64(&a, method_version);
-	db_args_text_array(&a, w);
-	db_args_text_array(&a, p);
-	db_args_text_array(&a, m);
-	db_args_text_array(&a, u);
-	db_args_text_array(&a, b);
-	db_args_text_array(&a, n);
-	db_args_text_array(&a, f);
-	r = db_exec_args(
+	return db_query(
 		db, ret, err,
 		"INSERT INTO history_series (host_id, workload, params, "
 		"metric, unit, better, n_points, fingerprint, "
@@ -126,104 +110,86 @@ int history_series_upsert(struct db *db, int64_t host_id,
 		"fingerprint = EXCLUDED.fingerprint, method_version = "
 		"EXCLUDED.method_version, analysed_at = now() RETURNING "
 		"id, workload, params::text, metric",
-		&a);
-	db_args_clear(&a);
-	return r;
+		db_i64(host_id), db_i64(method_version), db_text_array(w),
+		db_text_array(p), db_text_array(m), db_text_array(u),
+		db_text_array(b), db_text_array(n), db_text_array(f), db_end());
 }
 
 int history_changes_delete(struct db *db, const struct strvec *series_ids,
 			   struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_text_array(&a, series_ids);
-	r = db_exec_args(db, NULL, err,
-			 "DELETE FROM history_changes WHERE series_id = "
-			 "ANY($1::text[]::bigint[])",
-			 &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, NULL, err,
+			"DELETE FROM history_changes WHERE series_id = "
+			"ANY($1::text[]::bigint[])",
+			db_text_array(series_ids), db_end());
 }
 
 int history_changes_insert(struct db *db, int64_t method_version,
 			   const struct strvec *cols, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
+	const struct strvec *c = cols;
 
-	db_args_i64(&a, method_version);
-	for (int c = 0; c < HISTORY_CHANGE_COLS; c++)
-		db_args_text_array(&a, &cols[c]);
-	r = db_exec_args(db, NULL, err,
-			 "INSERT INTO history_changes (series_id, idx, "
-			 "run_id, at, kernel_before_id, kernel_after_id, "
-			 "n_before, n_after, mean_before, mean_after, "
-			 "shift, pct_shift, p_value, qhat, method_version) "
-			 "SELECT a::bigint, b::integer, c::bigint, "
-			 "d::timestamptz, e::bigint, f::bigint, g::integer, "
-			 "h::integer, i::float8, j::float8, k::float8, "
-			 "nullif(l, '')::float8, m::float8, "
-			 "nullif(n, '')::float8, $1 FROM unnest($2::text[], "
-			 "$3::text[], $4::text[], $5::text[], $6::text[], "
-			 "$7::text[], $8::text[], $9::text[], $10::text[], "
-			 "$11::text[], $12::text[], $13::text[], "
-			 "$14::text[], $15::text[]) AS t(a, b, c, d, e, f, "
-			 "g, h, i, j, k, l, m, n)",
-			 &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, NULL, err,
+			"INSERT INTO history_changes (series_id, idx, "
+			"run_id, at, kernel_before_id, kernel_after_id, "
+			"n_before, n_after, mean_before, mean_after, "
+			"shift, pct_shift, p_value, qhat, method_version) "
+			"SELECT a::bigint, b::integer, c::bigint, "
+			"d::timestamptz, e::bigint, f::bigint, g::integer, "
+			"h::integer, i::float8, j::float8, k::float8, "
+			"nullif(l, '')::float8, m::float8, "
+			"nullif(n, '')::float8, $1 FROM unnest($2::text[], "
+			"$3::text[], $4::text[], $5::text[], $6::text[], "
+			"$7::text[], $8::text[], $9::text[], $10::text[], "
+			"$11::text[], $12::text[], $13::text[], "
+			"$14::text[], $15::text[]) AS t(a, b, c, d, e, f, "
+			"g, h, i, j, k, l, m, n)",
+			db_i64(method_version), db_text_array(&c[0]),
+			db_text_array(&c[1]), db_text_array(&c[2]),
+			db_text_array(&c[3]), db_text_array(&c[4]),
+			db_text_array(&c[5]), db_text_array(&c[6]),
+			db_text_array(&c[7]), db_text_array(&c[8]),
+			db_text_array(&c[9]), db_text_array(&c[10]),
+			db_text_array(&c[11]), db_text_array(&c[12]),
+			db_text_array(&c[13]), db_end());
 }
 
 int history_series_fingerprints(struct db *db, int64_t host_id,
 				int64_t method_version, struct db_result **ret,
 				struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, host_id);
-	db_args_i64(&a, method_version);
-	r = db_exec_args(db, ret, err,
-			 "SELECT workload, params::text, metric, fingerprint "
-			 "FROM history_series WHERE host_id = $1 AND "
-			 "method_version = $2 ORDER BY workload COLLATE \"C\", "
-			 "params::text COLLATE \"C\", metric COLLATE \"C\"",
-			 &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err,
+			"SELECT workload, params::text, metric, fingerprint "
+			"FROM history_series WHERE host_id = $1 AND "
+			"method_version = $2 ORDER BY workload COLLATE \"C\", "
+			"params::text COLLATE \"C\", metric COLLATE \"C\"",
+			db_i64(host_id), db_i64(method_version), db_end());
 }
 
 int history_hosts_with_runs(struct db *db, const char *host,
 			    struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_str(&a, host);
-	r = db_exec_args(db, ret, err,
-			 "SELECT h.id FROM hosts h WHERE ($1::text IS NULL OR "
-			 "h.name = $1) AND EXISTS (SELECT 1 FROM runs r WHERE "
-			 "r.host_id = h.id) ORDER BY h.id",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, ret, err,
+		     "SELECT h.id FROM hosts h WHERE ($1::text IS NULL OR "
+		     "h.name = $1) AND EXISTS (SELECT 1 FROM runs r WHERE "
+		     "r.host_id = h.id) ORDER BY h.id",
+		     db_str(host), db_end());
 	return r < 0 ? -1 : 0;
 }
 
 size_t history_series_count(struct db *db, int64_t host_id)
 {
 	_cleanup_db_result_ struct db_result *c = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf err = STRBUF_INIT;
 	int64_t k = 0;
 
-	db_args_i64(&a, host_id);
-	if (db_exec_args(db, &c, &err,
-			 "SELECT count(*) FROM history_series WHERE host_id "
-			 "= $1",
-			 &a) == 0)
+	if (db_query(db, &c, &err,
+		     "SELECT count(*) FROM history_series WHERE host_id "
+		     "= $1",
+		     db_i64(host_id), db_end()) == 0)
 		db_get_i64(c, 0, 0, 0, INT64_MAX, &k);
-	db_args_clear(&a);
 	strbuf_release(&err);
 	return (size_t)k;
 }
@@ -232,39 +198,28 @@ int history_host_fingerprint(struct db *db, int64_t host_id,
 			     int64_t method_version, struct db_result **ret,
 			     struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, host_id);
-	db_args_i64(&a, method_version);
-	r = db_exec_args(
+	return db_query(
 		db, ret, err,
 		"SELECT f, f = (SELECT fingerprint FROM history_hosts WHERE "
 		"host_id = $1 AND method_version = $2) FROM (SELECT "
 		"count(*)::text || '/' || coalesce(max(id), 0)::text || '/' "
 		"|| coalesce(sum(id), 0)::text AS f FROM runs WHERE host_id = "
 		"$1 AND status IN ('done', 'imported')) x",
-		&a);
-	db_args_clear(&a);
-	return r;
+		db_i64(host_id), db_i64(method_version), db_end());
 }
 
 int history_host_mark(struct db *db, int64_t host_id, const char *fp,
 		      int64_t method_version, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, host_id);
-	db_args_str(&a, fp);
-	db_args_i64(&a, method_version);
-	r = db_exec_args(db, NULL, err,
-			 "INSERT INTO history_hosts (host_id, fingerprint, "
-			 "method_version) VALUES ($1, $2, $3) ON CONFLICT "
-			 "(host_id) DO UPDATE SET fingerprint = $2, "
-			 "method_version = $3, analysed_at = now()",
-			 &a);
-	db_args_clear(&a);
+	r = db_query(db, NULL, err,
+		     "INSERT INTO history_hosts (host_id, fingerprint, "
+		     "method_version) VALUES ($1, $2, $3) ON CONFLICT "
+		     "(host_id) DO UPDATE SET fingerprint = $2, "
+		     "method_version = $3, analysed_at = now()",
+		     db_i64(host_id), db_str(fp), db_i64(method_version),
+		     db_end());
 	return r < 0 ? -1 : 0;
 }
 
@@ -272,17 +227,7 @@ int history_changes_list(struct db *db, const char *host, const char *like,
 			 const char *since, int64_t limit,
 			 struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_str(&a, host);
-	db_args_str(&a, like);
-	db_args_str(&a, since);
-	if (limit > 0)
-		db_args_i64(&a, limit);
-	else
-		db_args_str(&a, NULL);
-	r = db_exec_args(
+	return db_query(
 		db, ret, err,
 		"SELECT h.name, hs.workload, coalesce((SELECT string_agg(e.key "
 		"|| '=' || e.value, ';' ORDER BY e.key) FROM "
@@ -298,58 +243,38 @@ int history_changes_list(struct db *db, const char *host, const char *like,
 		"($2::text IS NULL OR hs.metric LIKE $2) AND ($3::timestamptz "
 		"IS NULL OR c.at >= $3::timestamptz) ORDER BY c.at DESC, "
 		"h.name, hs.workload, hs.params::text, hs.metric LIMIT $4",
-		&a);
-	db_args_clear(&a);
-	return r;
+		db_str(host), db_str(like), db_str(since),
+		limit > 0 ? db_i64(limit) : db_str(NULL), db_end());
 }
 
 int history_change_points(struct db *db, int64_t host_id, const char *workload,
 			  const char *params, const char *metric,
 			  struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, host_id);
-	db_args_str(&a, workload);
-	db_args_str(&a, params);
-	db_args_str(&a, metric);
-	r = db_exec_args(db, ret, err,
-			 "SELECT c.idx FROM history_changes c JOIN "
-			 "history_series hs ON hs.id = c.series_id WHERE "
-			 "hs.host_id = $1 AND hs.workload = $2 AND hs.params "
-			 "= $3::jsonb AND hs.metric = $4 ORDER BY c.idx",
-			 &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err,
+			"SELECT c.idx FROM history_changes c JOIN "
+			"history_series hs ON hs.id = c.series_id WHERE "
+			"hs.host_id = $1 AND hs.workload = $2 AND hs.params "
+			"= $3::jsonb AND hs.metric = $4 ORDER BY c.idx",
+			db_i64(host_id), db_str(workload), db_str(params),
+			db_str(metric), db_end());
 }
 
 int history_host_of_id(struct db *db, int64_t host_id, struct db_result **ret,
 		       struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, host_id);
-	r = db_exec_args(db, ret, err,
-			 "SELECT id, name FROM hosts WHERE id = $1", &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err,
+			"SELECT id, name FROM hosts WHERE id = $1",
+			db_i64(host_id), db_end());
 }
 
 int history_hosts_of_metric(struct db *db, const char *metric,
 			    struct db_result **ret, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_str(&a, metric);
-	r = db_exec_args(db, ret, err,
-			 "SELECT DISTINCT h.id, h.name FROM "
-			 "history_series hs JOIN hosts h ON h.id = "
-			 "hs.host_id WHERE hs.metric = $1 ORDER BY "
-			 "h.name",
-			 &a);
-	db_args_clear(&a);
-	return r;
+	return db_query(db, ret, err,
+			"SELECT DISTINCT h.id, h.name FROM "
+			"history_series hs JOIN hosts h ON h.id = "
+			"hs.host_id WHERE hs.metric = $1 ORDER BY "
+			"h.name",
+			db_str(metric), db_end());
 }
