@@ -21,6 +21,7 @@
 
 #include "analysis/adaptive.h"
 #include "store/jobs.h"
+#include "store/sequences.h"
 #include "cleanup.h"
 #include "analysis/compare.h"
 #include "analysis/stats.h"
@@ -236,29 +237,13 @@ static int seq_load(struct db *db, int64_t job_id, struct seq *s,
 		    struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf perr = STRBUF_INIT;
-	struct strvec sets = STRVEC_INIT;
 	int64_t kernel_id;
-	const char *body;
 	int r;
 
 	memset(s, 0, sizeof(*s));
 	s->job_id = job_id;
-	db_args_i64(&a, job_id);
-	r = db_exec_args(
-		db, &res, err,
-		"SELECT j.patch_id, j.kernel_id, j.plan_id, j.block, h.id, "
-		"h.name, pl.name, pl.body, pl.sha256, kn.id, kn.name, kb.id, "
-		"kb.name FROM jobs j JOIN plans pl ON pl.id = j.plan_id "
-		"LEFT JOIN hosts h ON h.id = j.host_id "
-		"LEFT JOIN patches pa ON pa.id = j.patch_id "
-		"LEFT JOIN kernels kn ON kn.id = pa.kernel_id "
-		"LEFT JOIN kernels kb ON kb.id = coalesce(pa.base_kernel_id, "
-		"(SELECT id FROM kernels WHERE name = pa.base)) "
-		"WHERE j.id = $1",
-		&a);
-	db_args_clear(&a);
+	r = sequences_job(db, job_id, &res, err);
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
@@ -279,21 +264,15 @@ static int seq_load(struct db *db, int64_t job_id, struct seq *s,
 		strbuf_addf(err, "job %lld: unreadable row", (long long)job_id);
 		return -1;
 	}
-	body = db_get(res, 0, 7);
-	if (jobs_load_plan_set(db, job_id, &sets, err) < 0) {
-		strvec_clear(&sets);
-		return -1;
-	}
-	if (plan_parse_set(db_get(res, 0, 6), body, strlen(body), &sets,
-			   &s->plan, &perr) < 0) {
-		strbuf_addf(err, "the job's plan no longer parses: %s",
-			    perr.buf);
+	r = jobs_load_plan(db, job_id, &s->plan, &perr);
+	if (r < 0) {
+		if (r == -2)
+			strbuf_addstr(err, "the job's plan no longer parses: ");
+		strbuf_addbuf(err, &perr);
 		strbuf_release(&perr);
-		strvec_clear(&sets);
 		return -1;
 	}
 	strbuf_release(&perr);
-	strvec_clear(&sets);
 	if (!adaptive_job_is_adaptive(s->plan, s->patch_id))
 		return 0;
 	if (kernel_id == s->kernel[ADAPTIVE_PATCH])
@@ -325,26 +304,14 @@ static int seq_pair(struct db *db, const struct seq *s, enum adaptive_pair *ret,
 		    int64_t *ret_id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	const char *state;
 	int r;
 
 	*ret = ADAPTIVE_PAIR_NONE;
 	*ret_id = 0;
-	db_args_i64(&a, s->patch_id);
-	db_args_i64(&a, s->plan_id);
-	db_args_i64(&a, s->kernel[other_side(s->side)]);
-	db_args_i64(&a, s->block);
-	db_args_i64(&a, s->job_id);
-	db_args_i64(&a, s->host_id);
-	db_args_str(&a, s->host);
-	r = db_exec_args(db, &res, err,
-			 "SELECT id, state FROM jobs WHERE patch_id = $1 AND "
-			 "plan_id = $2 AND kernel_id = $3 AND block = $4 AND "
-			 "id <> $5 AND (host_id = $6 OR host_constraint = $7) "
-			 "ORDER BY id DESC LIMIT 1",
-			 &a);
-	db_args_clear(&a);
+	r = sequences_pair_job(db, s->patch_id, s->plan_id,
+			       s->kernel[other_side(s->side)], s->block,
+			       s->job_id, s->host_id, s->host, &res, err);
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) == 0)
@@ -371,7 +338,6 @@ static int seq_queue(struct db *db, const struct seq *s,
 		     struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct job_row job;
 	int r = -1;
 
@@ -381,20 +347,8 @@ static int seq_queue(struct db *db, const struct seq *s,
 		return -1;
 	/* The finishing job's row is locked, so two controllers ending the
 	 * two jobs of a block at once queue the next block once. */
-	db_args_i64(&a, s->job_id);
-	db_args_i64(&a, s->kernel[side]);
-	db_args_str(&a, s->host);
-	db_args_i64(&a, block);
-	db_args_i64(&a, s->host_id);
-	if (db_exec_args(
-		    db, &res, err,
-		    "SELECT 1 FROM jobs j WHERE j.id = $1 AND j.state NOT IN "
-		    "('queued', 'done', 'failed', 'cancelled') AND NOT EXISTS "
-		    "(SELECT 1 FROM jobs o WHERE o.patch_id = j.patch_id AND "
-		    "o.plan_id = j.plan_id AND o.kernel_id = $2 AND o.block = "
-		    "$4 AND (o.host_constraint = $3 OR o.host_id = $5)) FOR "
-		    "UPDATE OF j",
-		    &a) < 0)
+	if (sequences_lock_job(db, s->job_id, s->kernel[side], s->host, block,
+			       s->host_id, &res, err) < 0)
 		goto out;
 	if (db_nrows(res) != 1) {
 		r = 0;
@@ -417,7 +371,6 @@ out:
 		db_rollback(db);
 	else if (db_commit(db, err) < 0)
 		r = -1;
-	db_args_clear(&a);
 	job_row_release(&job);
 	return r;
 }
@@ -426,16 +379,9 @@ out:
 static int set_stop_reason(struct db *db, int64_t job_id, const char *why,
 			   struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, job_id);
-	db_args_str(&a, why);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE jobs SET stop_reason = $2 WHERE id = $1 AND "
-			 "state <> 'cancelled'",
-			 &a);
-	db_args_clear(&a);
+	r = sequences_set_stop_reason(db, job_id, why, err);
 	return r;
 }
 
@@ -509,29 +455,13 @@ static int step_claim(struct db *db, const struct seq *s, int look,
 		      struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, s->patch_id);
-	db_args_i64(&a, s->plan_id);
-	db_args_i64(&a, s->host_id);
-	db_args_i64(&a, s->block);
-	db_args_i64(&a, s->job_id);
-	db_args_i64(&a, look);
-	db_args_i64(&a, s->d.looks);
-	db_args_double(&a, s->d.alpha);
-	db_args_double(&a, s->d.nc_level);
-	db_args_i64(&a, (int64_t)s->d.plan_boots +
-				(int64_t)COMPARE_BLOCK * s->block);
-	r = db_exec_args(
-		db, &res, err,
-		"INSERT INTO adaptive_steps (patch_id, plan_id, host_id, "
-		"block, job_id, look, looks, alpha, nc_level, boots) VALUES "
-		"($1, $2, $3, $4, $5, nullif($6, 0), $7, $8, $9, $10) "
-		"ON CONFLICT (patch_id, plan_id, host_id, block) DO NOTHING "
-		"RETURNING id",
-		&a);
-	db_args_clear(&a);
+	r = sequences_step_claim(
+		db, s->patch_id, s->plan_id, s->host_id, s->block, s->job_id,
+		look, s->d.looks, s->d.alpha, s->d.nc_level,
+		(int64_t)s->d.plan_boots + (int64_t)COMPARE_BLOCK * s->block,
+		&res, err);
 	if (r < 0)
 		return -1;
 	return db_nrows(res) == 1;
@@ -542,20 +472,11 @@ static int step_exists(struct db *db, const struct seq *s, int *ret_look,
 		       struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	*ret_look = 0;
-	db_args_i64(&a, s->patch_id);
-	db_args_i64(&a, s->plan_id);
-	db_args_i64(&a, s->host_id);
-	db_args_i64(&a, s->block);
-	r = db_exec_args(db, &res, err,
-			 "SELECT coalesce(look, 0) FROM adaptive_steps WHERE "
-			 "patch_id = $1 AND plan_id = $2 AND host_id = $3 AND "
-			 "block = $4",
-			 &a);
-	db_args_clear(&a);
+	r = sequences_step_look(db, s->patch_id, s->plan_id, s->host_id,
+				s->block, &res, err);
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) == 0)
@@ -568,21 +489,11 @@ static int step_exists(struct db *db, const struct seq *s, int *ret_look,
 static int step_record(struct db *db, const struct seq *s, int stop,
 		       const char *why, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, s->patch_id);
-	db_args_i64(&a, s->plan_id);
-	db_args_i64(&a, s->host_id);
-	db_args_i64(&a, s->block);
-	db_args_str(&a, stop ? "stop" : "continue");
-	db_args_str(&a, why);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE adaptive_steps SET outcome = $5, reason = $6 "
-			 "WHERE patch_id = $1 AND plan_id = $2 AND host_id = "
-			 "$3 AND block = $4",
-			 &a);
-	db_args_clear(&a);
+	r = sequences_step_record(db, s->patch_id, s->plan_id, s->host_id,
+				  s->block, stop ? "stop" : "continue", why,
+				  err);
 	return r;
 }
 
@@ -793,7 +704,6 @@ out:
 int adaptive_job_failed(struct db *db, int64_t job_id, const char *phase,
 			struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf why = STRBUF_INIT;
 	int r;
 
@@ -801,13 +711,7 @@ int adaptive_job_failed(struct db *db, int64_t job_id, const char *phase,
 		    "stopped: this block failed%s%s%s; no more blocks are "
 		    "queued",
 		    phase ? " (in " : "", phase ? phase : "", phase ? ")" : "");
-	db_args_i64(&a, job_id);
-	db_args_str(&a, why.buf);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE jobs SET stop_reason = $2 WHERE id = $1 AND "
-			 "state = 'failed' AND stop_reason IS NULL",
-			 &a);
-	db_args_clear(&a);
+	r = sequences_job_failed(db, job_id, why.buf, err);
 	strbuf_release(&why);
 	return r;
 }

@@ -25,6 +25,7 @@
 #include "parse.h"
 #include "plan/plan.h"
 #include "store/answers.h"
+#include "store/bisections.h"
 #include "store/hosts.h"
 #include "store/jobs.h"
 #include "store/kernels.h"
@@ -222,23 +223,13 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 {
 	_cleanup_db_result_ struct db_result *res = NULL, *pts = NULL,
 					     *st = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf perr = STRBUF_INIT;
-	const char *body;
 	int r = -1;
 
 	memset(b, 0, sizeof(*b));
 	strvec_init(&b->plan_set);
 	b->id = id;
-	db_args_i64(&a, id);
-	if (db_exec_args(db, &res, err,
-			 "SELECT coalesce(b.patch_id, 0), b.host_id, h.name, "
-			 "b.plan_id, pl.sha256, pl.name, pl.body, b.workload, "
-			 "b.params::text, b.metric, b.direction, b.n_points, "
-			 "b.max_boots, b.priority, b.tree, b.state FROM "
-			 "bisections b JOIN hosts h ON h.id = b.host_id JOIN "
-			 "plans pl ON pl.id = b.plan_id WHERE b.id = $1",
-			 &a) < 0)
+	if (bisections_row(db, id, &res, err) < 0)
 		goto out;
 	if (db_nrows(res) != 1) {
 		strbuf_addf(err, "no bisection %lld", (long long)id);
@@ -267,31 +258,29 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 				 ? CMP_REGRESSION
 				 : CMP_IMPROVEMENT;
 	}
-	body = db_get(res, 0, 6);
 	/* A submission's bisection measures with the submission's --set
-	 * overrides, as its own jobs did. */
-	if (b->patch_id > 0 &&
-	    jobs_load_plan_set_of_plan(db, b->plan_id, b->patch_id,
-				       &b->plan_set, err) < 0)
-		goto out;
-	if (plan_parse_set(db_get(res, 0, 5), body, strlen(body), &b->plan_set,
-			   &b->plan, &perr) < 0) {
-		strbuf_addf(err, "the bisection's plan no longer parses: %s",
-			    perr.buf);
+	 * overrides, as its own jobs did; any other with none. */
+	r = jobs_load_plan_of_plan(db, b->plan_id,
+				   b->patch_id > 0 ? b->patch_id : -1,
+				   &b->plan_set, &b->plan, &perr);
+	if (r != 0) {
+		if (r == -2)
+			strbuf_addstr(
+				err, "the bisection's plan no longer parses: ");
+		else if (r == 1)
+			strbuf_addf(err, "no plan %lld", (long long)b->plan_id);
+		strbuf_addbuf(err, &perr);
+		r = -1;
 		goto out;
 	}
+	r = -1;
 	if (bisect_levels(first_look_boots(b->plan), b->max_boots, &b->alpha,
 			  &b->nc_level) < 0) {
 		strbuf_addf(err, "bisection %lld: no design for its looks",
 			    (long long)id);
 		goto out;
 	}
-	if (db_exec_args(db, &pts, err,
-			 "SELECT p.position, coalesce(p.kernel_id, 0), k.name, "
-			 "p.label, p.mark FROM bisection_points p LEFT JOIN "
-			 "kernels k ON k.id = p.kernel_id WHERE "
-			 "p.bisection_id = $1 ORDER BY p.position",
-			 &a) < 0)
+	if (bisections_points(db, id, &pts, err) < 0)
 		goto out;
 	if (db_nrows(pts) != b->n + 1) {
 		strbuf_addf(err, "bisection %lld has %d points, not %d",
@@ -306,12 +295,7 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 		b->pt[i].label = xstrdup(db_get(pts, i, 3));
 		b->pt[i].mark = mark_parse(db_get(pts, i, 4));
 	}
-	if (db_exec_args(db, &st, err,
-			 "SELECT id, step, position, looks, boots, state, "
-			 "(SELECT max(step) FROM bisection_steps WHERE "
-			 "bisection_id = $1) FROM bisection_steps WHERE "
-			 "bisection_id = $1 ORDER BY step DESC LIMIT 1",
-			 &a) < 0)
+	if (bisections_last_step(db, id, &st, err) < 0)
 		goto out;
 	b->last_step = -1;
 	if (db_nrows(st) == 1) {
@@ -329,7 +313,6 @@ static int bis_load(struct db *db, int64_t id, struct bis *b,
 	}
 	r = 0;
 out:
-	db_args_clear(&a);
 	strbuf_release(&perr);
 	return r;
 }
@@ -455,17 +438,9 @@ static int queue_step_job(struct db *db, const struct bis *b, int64_t step_id,
 static int set_mark(struct db *db, const struct bis *b, int pos,
 		    enum bisect_mark m, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, b->id);
-	db_args_i64(&a, pos);
-	db_args_str(&a, bisect_mark_name(m));
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE bisection_points SET mark = $3 WHERE "
-			 "bisection_id = $1 AND position = $2",
-			 &a);
-	db_args_clear(&a);
+	r = bisections_set_mark(db, b->id, pos, bisect_mark_name(m), err);
 	b->pt[pos].mark = m;
 	return r;
 }
@@ -475,42 +450,30 @@ static int close_step(struct db *db, const struct bis *b, const char *state,
 		      const struct pair *vg, const struct pair *vb,
 		      const char *note, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
+	struct bisection_step_end e = {
+		.state = state,
+		.looks = b->looks,
+		.measured = vg && vg->found,
+		.verdict_bad = vb && vb->found
+				       ? compare_verdict_name(vb->verdict)
+				       : NULL,
+		.note = note,
+		.mean_good = vg && vg->found		       ? vg->s.mean_base
+			     : vb && vb->found && b->step == 0 ? vb->s.mean_base
+							       : NAN,
+		.mean_bad = vb && vb->found ? vb->s.mean_new : NAN,
+	};
 
-	db_args_i64(&a, b->step_id);
-	db_args_str(&a, state);
-	db_args_i64(&a, b->looks);
-	if (vg && vg->found) {
-		db_args_i64(&a, (int64_t)vg->s.n_new);
-		db_args_double(&a, vg->s.mean_new);
-		db_args_double(&a, vg->s.pct_change);
-		db_args_double(&a, vg->s.ci_low);
-		db_args_double(&a, vg->s.ci_high);
-		db_args_double(&a, vg->s.p_value);
-		db_args_str(&a, compare_verdict_name(vg->verdict));
-	} else {
-		for (int i = 0; i < 7; i++)
-			db_args_str(&a, NULL);
+	if (e.measured) {
+		e.n = (int64_t)vg->s.n_new;
+		e.mean = vg->s.mean_new;
+		e.pct_vs_good = vg->s.pct_change;
+		e.ci_low = vg->s.ci_low;
+		e.ci_high = vg->s.ci_high;
+		e.p_value = vg->s.p_value;
+		e.verdict_good = compare_verdict_name(vg->verdict);
 	}
-	db_args_str(&a,
-		    vb && vb->found ? compare_verdict_name(vb->verdict) : NULL);
-	db_args_str(&a, note);
-	db_args_double(&a, vg && vg->found		     ? vg->s.mean_base
-			   : vb && vb->found && b->step == 0 ? vb->s.mean_base
-							     : NAN);
-	db_args_double(&a, vb && vb->found ? vb->s.mean_new : NAN);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE bisection_steps SET state = $2, looks = $3, "
-			 "n = $4, mean = $5, pct_vs_good = $6, ci_low = $7, "
-			 "ci_high = $8, p_value = $9, verdict_good = $10, "
-			 "verdict_bad = $11, note = $12, mean_good = $13, "
-			 "mean_bad = $14, finished_at = "
-			 "CASE WHEN $2 <> 'running' THEN now() END WHERE id = "
-			 "$1",
-			 &a);
-	db_args_clear(&a);
-	return r;
+	return bisections_close_step(db, b->step_id, &e, err);
 }
 
 /* Open step `step` on point pos and queue its first look. */
@@ -518,22 +481,12 @@ static int open_step(struct db *db, struct bis *b, int step, int pos,
 		     struct strbuf *log, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int boots = first_look_boots(b->plan);
 	int64_t sid;
 	int r;
 
-	db_args_i64(&a, b->id);
-	db_args_i64(&a, step);
-	db_args_i64(&a, pos);
-	db_args_i64(&a, b->pt[pos].kernel_id);
-	db_args_i64(&a, boots);
-	r = db_exec_args(db, &res, err,
-			 "INSERT INTO bisection_steps (bisection_id, step, "
-			 "position, kernel_id, boots) VALUES ($1, $2, $3, $4, "
-			 "$5) RETURNING id",
-			 &a);
-	db_args_clear(&a);
+	r = bisections_open_step(db, b->id, step, pos, b->pt[pos].kernel_id,
+				 boots, &res, err);
 	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, &sid) < 0)
 		return -1;
 	return queue_step_job(db, b, sid, step, pos, boots, 0, log, err);
@@ -543,9 +496,6 @@ static int open_step(struct db *db, struct bis *b, int step, int pos,
 static int add_look(struct db *db, struct bis *b, struct strbuf *log,
 		    struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
 	if (b->step == 0) {
 		/* The ends: more boots of both. */
 		if (queue_step_job(db, b, b->step_id, 0, 0, COMPARE_BLOCK,
@@ -555,15 +505,8 @@ static int add_look(struct db *db, struct bis *b, struct strbuf *log,
 	if (queue_step_job(db, b, b->step_id, b->step, b->position,
 			   COMPARE_BLOCK, b->boots, log, err) < 0)
 		return -1;
-	db_args_i64(&a, b->step_id);
-	db_args_i64(&a, b->looks);
-	db_args_i64(&a, b->boots + COMPARE_BLOCK);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE bisection_steps SET looks = $2, boots = $3 "
-			 "WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
-	return r;
+	return bisections_step_looks(db, b->step_id, b->looks,
+				     b->boots + COMPARE_BLOCK, err);
 }
 
 /* What a point is called in results: "patch 3/5 (NAME)", "commit X". */
@@ -590,7 +533,6 @@ static void add_stats(struct strbuf *out, const struct compare_stats *s)
 static int finish(struct db *db, struct bis *b, const struct bisect_next *nx,
 		  struct strbuf *log, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf res = STRBUF_INIT, e = STRBUF_INIT;
 	struct pair cp = { 0 };
 	int r;
@@ -630,23 +572,13 @@ static int finish(struct db *db, struct bis *b, const struct bisect_next *nx,
 					 : "change",
 			    b->metric, b->host);
 	}
-	db_args_i64(&a, b->id);
-	db_args_i64(&a, nx->what == BISECT_FOUND ? nx->high : 0);
-	db_args_i64(&a, nx->what == BISECT_RANGE ? nx->low + 1 : 0);
-	db_args_i64(&a, nx->what == BISECT_RANGE ? nx->high : 0);
-	db_args_double(&a, cp.found ? cp.s.pct_change : NAN);
-	db_args_double(&a, cp.found ? cp.s.ci_low : NAN);
-	db_args_double(&a, cp.found ? cp.s.ci_high : NAN);
-	db_args_double(&a, cp.found ? cp.s.p_value : NAN);
-	db_args_str(&a, res.buf);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE bisections SET state = 'done', culprit = "
-			 "nullif($2, 0), culprit_low = nullif($3, 0), "
-			 "culprit_high = nullif($4, 0), pct_change = $5, "
-			 "ci_low = $6, ci_high = $7, p_value = $8, result = "
-			 "$9, finished_at = now() WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = bisections_finish(
+		db, b->id, nx->what == BISECT_FOUND ? nx->high : 0,
+		nx->what == BISECT_RANGE ? nx->low + 1 : 0,
+		nx->what == BISECT_RANGE ? nx->high : 0,
+		cp.found ? cp.s.pct_change : NAN, cp.found ? cp.s.ci_low : NAN,
+		cp.found ? cp.s.ci_high : NAN, cp.found ? cp.s.p_value : NAN,
+		res.buf, err);
 	if (r == 0)
 		strbuf_addf(log, "bisect #%lld done: %s\n", (long long)b->id,
 			    res.buf);
@@ -660,16 +592,9 @@ static int finish(struct db *db, struct bis *b, const struct bisect_next *nx,
 static int fail_bisection(struct db *db, const struct bis *b, const char *why,
 			  struct strbuf *log, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, b->id);
-	db_args_str(&a, why);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE bisections SET state = 'failed', error = $2, "
-			 "result = $2, finished_at = now() WHERE id = $1",
-			 &a);
-	db_args_clear(&a);
+	r = bisections_fail(db, b->id, why, err);
 	if (r == 0)
 		strbuf_addf(log, "bisect #%lld failed: %s\n", (long long)b->id,
 			    why);
@@ -682,20 +607,9 @@ static int step_jobs(struct db *db, const struct bis *b, struct strbuf *why,
 		     struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, b->step_id);
-	r = db_exec_args(
-		db, &res, err,
-		"SELECT count(*) FILTER (WHERE state NOT IN ('done', "
-		"'failed', 'cancelled')), (SELECT 'STP#' || id || ' ' || state "
-		"|| coalesce(' in ' || error_phase, '') || coalesce(': ' || "
-		"error, '') FROM jobs WHERE bisect_step_id = $1 AND state IN "
-		"('failed', 'cancelled') ORDER BY id DESC LIMIT 1) FROM jobs "
-		"WHERE bisect_step_id = $1",
-		&a);
-	db_args_clear(&a);
+	r = bisections_step_jobs(db, b->step_id, &res, err);
 	if (r < 0)
 		return -1;
 	if (strcmp(db_get(res, 0, 0), "0"))
@@ -713,7 +627,6 @@ static int decide_ends(struct db *db, struct bis *b, int *ret_search,
 		       struct strbuf *log, struct strbuf *err)
 {
 	struct pair pr = { 0 };
-	struct db_args a = DB_ARGS_INIT;
 	struct bisect_next nx = { .what = BISECT_NONE, .high = b->n };
 	int r = -1;
 
@@ -724,15 +637,9 @@ static int decide_ends(struct db *db, struct bis *b, int *ret_search,
 	if (pr.found && is_change(pr.verdict)) {
 		b->dir_known = 1;
 		b->dir = pr.verdict;
-		db_args_i64(&a, b->id);
-		db_args_str(&a, compare_verdict_name(pr.verdict));
-		db_args_str(&a, pr.workload);
-		db_args_str(&a, pr.params);
-		if (db_exec_args(db, NULL, err,
-				 "UPDATE bisections SET direction = $2, "
-				 "workload = $3, params = $4::jsonb WHERE id = "
-				 "$1",
-				 &a) < 0)
+		if (bisections_set_direction(db, b->id,
+					     compare_verdict_name(pr.verdict),
+					     pr.workload, pr.params, err) < 0)
 			goto out;
 		free(b->workload);
 		free(b->params);
@@ -761,7 +668,6 @@ static int decide_ends(struct db *db, struct bis *b, int *ret_search,
 		goto out;
 	r = finish(db, b, &nx, log, err);
 out:
-	db_args_clear(&a);
 	pair_release(&pr);
 	return r;
 }
@@ -887,15 +793,9 @@ static int advance(struct db *db, int64_t id, struct strbuf *log,
 		/* open_step queued the bad end; the good end too. */
 		if (r == 0) {
 			_cleanup_db_result_ struct db_result *res = NULL;
-			struct db_args a = DB_ARGS_INIT;
 			int64_t sid = 0;
 
-			db_args_i64(&a, b.id);
-			r = db_exec_args(db, &res, err,
-					 "SELECT id FROM bisection_steps WHERE "
-					 "bisection_id = $1 AND step = 0",
-					 &a);
-			db_args_clear(&a);
+			r = bisections_first_step(db, b.id, &res, err);
 			if (r == 0 &&
 			    db_get_i64(res, 0, 0, 1, INT64_MAX, &sid) == 0)
 				r = queue_step_job(db, &b, sid, 0, 0,
@@ -930,17 +830,12 @@ static int advance(struct db *db, int64_t id, struct strbuf *log,
 		r = -1;
 	} else {
 		_cleanup_db_result_ struct db_result *res = NULL;
-		struct db_args a = DB_ARGS_INIT;
 		struct strbuf e = STRBUF_INIT;
 
-		db_args_i64(&a, id);
 		r = 0;
-		if (db_exec_args(db, &res, &e,
-				 "SELECT state FROM bisections WHERE id = $1",
-				 &a) == 0 &&
+		if (bisections_state(db, id, &res, &e) == 0 &&
 		    db_nrows(res) == 1 && strcmp(db_get(res, 0, 0), "running"))
 			r = 1;
-		db_args_clear(&a);
 		strbuf_release(&e);
 	}
 	bis_release(&b);
@@ -952,29 +847,15 @@ int bisect_advance(struct db *db, int64_t id, struct strbuf *log,
 		   struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *lk = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf e = STRBUF_INIT;
 	int r;
 
-	db_args_i64(&a, id);
-	if (db_exec_args(db, &lk, err,
-			 "SELECT pg_try_advisory_lock(hashtext("
-			 "'schedfarm.bisect'), ($1::bigint % "
-			 "2147483647)::int)",
-			 &a) < 0) {
-		db_args_clear(&a);
+	if (bisections_try_lock(db, id, &lk, err) < 0)
 		return -1;
-	}
-	if (strcmp(db_get(lk, 0, 0), "t")) {
-		db_args_clear(&a);
+	if (strcmp(db_get(lk, 0, 0), "t"))
 		return 0; /* another controller has it */
-	}
 	r = advance(db, id, log, err);
-	db_exec_args(db, NULL, &e,
-		     "SELECT pg_advisory_unlock(hashtext('schedfarm.bisect'), "
-		     "($1::bigint % 2147483647)::int)",
-		     &a);
-	db_args_clear(&a);
+	bisections_unlock(db, id, &e);
 	strbuf_release(&e);
 	return r;
 }
@@ -983,22 +864,12 @@ int bisect_tick(struct db *db, int64_t **ret_done, size_t *ret_nr_done,
 		struct strbuf *log, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	size_t alloc = 0;
 	int r;
 
 	*ret_done = NULL;
 	*ret_nr_done = 0;
-	db_args_i64(&a, BISECT_TICK_MAX);
-	r = db_exec_args(
-		db, &res, err,
-		"SELECT b.id FROM bisections b WHERE b.state = 'running' AND "
-		"NOT EXISTS (SELECT 1 FROM bisection_steps s JOIN jobs j ON "
-		"j.bisect_step_id = s.id WHERE s.bisection_id = b.id AND "
-		"j.state NOT IN ('done', 'failed', 'cancelled')) ORDER BY b.id "
-		"LIMIT $1",
-		&a);
-	db_args_clear(&a);
+	r = bisections_idle(db, BISECT_TICK_MAX, &res, err);
 	if (r < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(res); i++) {

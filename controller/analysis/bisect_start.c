@@ -22,6 +22,7 @@
 #include "lab/build.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "store/bisections.h"
 #include "store/hosts.h"
 #include "store/kernels.h"
 #include "store/queue.h"
@@ -37,13 +38,9 @@ static int boot_host(struct db *db, const char *name, int64_t *ret_id,
 		     struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_str(&a, name);
-	r = db_exec_args(db, &res, err,
-			 "SELECT id, kind FROM hosts WHERE name = $1", &a);
-	db_args_clear(&a);
+	r = bisections_host(db, name, &res, err);
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1) {
@@ -59,71 +56,6 @@ static int boot_host(struct db *db, const char *name, int64_t *ret_id,
 		return -1;
 	}
 	return db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id);
-}
-
-/* The bisections row; its id in *ret_id. */
-static int insert_bisection(struct db *db, int64_t patch_id, const char *tree,
-			    const char *good, const char *bad,
-			    const char *config, int64_t host_id,
-			    int64_t plan_id, const char *workload,
-			    const char *params, const char *metric,
-			    const char *direction, int n, int max_boots,
-			    int priority, int is_auto, int64_t *ret_id,
-			    struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, patch_id);
-	db_args_str(&a, tree);
-	db_args_str(&a, good);
-	db_args_str(&a, bad);
-	db_args_str(&a, config);
-	db_args_i64(&a, host_id);
-	db_args_i64(&a, plan_id);
-	db_args_str(&a, workload);
-	db_args_str(&a, params);
-	db_args_str(&a, metric);
-	db_args_str(&a, direction);
-	db_args_i64(&a, n);
-	db_args_i64(&a, max_boots);
-	db_args_i64(&a, priority);
-	db_args_bool(&a, is_auto);
-	r = db_exec_args(
-		db, &res, err,
-		"INSERT INTO bisections (patch_id, tree, good_rev, bad_rev, "
-		"config_spec, host_id, plan_id, workload, params, metric, "
-		"direction, n_points, max_boots, priority, auto) VALUES "
-		"(nullif($1, 0), $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, "
-		"$11, $12, $13, $14, $15) RETURNING id",
-		&a);
-	db_args_clear(&a);
-	if (r < 0 || db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0)
-		return -1;
-	return 0;
-}
-
-static int insert_point(struct db *db, int64_t id, int pos, int64_t kernel_id,
-			const char *rev, const char *label, const char *mark,
-			struct strbuf *err)
-{
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, id);
-	db_args_i64(&a, pos);
-	db_args_i64(&a, kernel_id);
-	db_args_str(&a, rev);
-	db_args_str(&a, label);
-	db_args_str(&a, mark);
-	r = db_exec_args(db, NULL, err,
-			 "INSERT INTO bisection_points (bisection_id, "
-			 "position, kernel_id, rev, label, mark) VALUES ($1, "
-			 "$2, $3, $4, $5, $6)",
-			 &a);
-	db_args_clear(&a);
-	return r;
 }
 
 /*
@@ -171,19 +103,9 @@ static int running_twin(struct db *db, int64_t patch_id, int64_t host_id,
 			const char *metric, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, patch_id);
-	db_args_i64(&a, host_id);
-	db_args_str(&a, metric);
-	r = db_exec_args(db, &res, err,
-			 "SELECT b.id, h.name FROM bisections b JOIN hosts h "
-			 "ON h.id = b.host_id WHERE b.patch_id = $1 AND "
-			 "b.host_id = $2 AND b.metric = $3 AND b.state = "
-			 "'running' ORDER BY b.id LIMIT 1",
-			 &a);
-	db_args_clear(&a);
+	r = bisections_running(db, patch_id, host_id, metric, &res, err);
 	if (r < 0)
 		return -1;
 	if (!db_nrows(res))
@@ -196,34 +118,71 @@ static int running_twin(struct db *db, int64_t patch_id, int64_t host_id,
 	return -1;
 }
 
+/*
+ * The points of bisection id of patch_id's series of n patches on base:
+ * 0 the base kernel kb (good), 1..n-1 a queued kernel per prefix of the
+ * series ("BASE+PLM<id>.<k>", untested), labelled by the subject of its
+ * last file (files: position, subject rows), and n the patched kernel kn
+ * (good when the whole series showed no change, done_none, else bad).
+ * Inside the caller's transaction.  0, or -1 with err.
+ */
+static int insert_patch_points(struct db *db, int64_t id, int64_t patch_id,
+			       const char *base, int n, int64_t kb, int64_t kn,
+			       const struct db_result *files, int done_none,
+			       struct strbuf *err)
+{
+	struct strbuf kname = STRBUF_INIT;
+	int r = -1;
+
+	if (bisections_insert_point(db, id, 0, kb, NULL, base, "good", err) < 0)
+		goto out;
+	for (int k = 1; k < n; k++) {
+		struct kernel_fields f = { .base = base,
+					   .build_state = "queued" };
+		int64_t kid;
+
+		strbuf_reset(&kname);
+		strbuf_addf(&kname, "%s+PLM%lld.%d", base, (long long)patch_id,
+			    k);
+		f.name = kname.buf;
+		if (kernels_upsert(db, &f, KERNEL_KEEP, &kid, err) < 0 ||
+		    kernels_set_series(db, kid, patch_id, k, 1, err) < 0 ||
+		    bisections_insert_point(db, id, k, kid, NULL,
+					    db_get(files, k - 1, 1), "untested",
+					    err) < 0)
+			goto out;
+	}
+	if (bisections_insert_point(db, id, n, kn, NULL,
+				    db_get(files, n - 1, 1),
+				    done_none ? "good" : "bad", err) < 0)
+		goto out;
+	r = 0;
+out:
+	strbuf_release(&kname);
+	return r;
+}
+
+/*
+ * Start the bisection of rq's patch (bisect_start() with a patch id):
+ * the series' prefixes between its base and patched kernels, on rq's host
+ * (else the answer's, else its first job's), following rq's metric (else
+ * the row pick_row() gives).  Its id in *ret_id, a line in msg.  0, or -1
+ * with err.
+ */
 static int start_patch(struct db *db, const struct bisect_request *rq,
 		       int64_t *ret_id, struct strbuf *msg, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL, *files = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct compare_query q = { .patch_id = rq->patch_id, .tau_pct = NAN };
 	struct compare_set set;
 	const struct compare_row *row = NULL;
-	struct strbuf host = STRBUF_INIT, kname = STRBUF_INIT;
+	struct strbuf host = STRBUF_INIT;
 	int64_t host_id = 0, plan_id, kb, kn, id = 0;
 	int n, priority, r = -1, done_none;
 	const char *base, *src;
 
 	memset(&set, 0, sizeof(set));
-	db_args_i64(&a, rq->patch_id);
-	if (db_exec_args(
-		    db, &res, err,
-		    "SELECT p.n_patches, p.base, coalesce(kb.id, 0), kb.base, "
-		    "coalesce(p.kernel_id, 0), coalesce(fj.plan_id, 0), "
-		    "pl.sha256, coalesce(fj.priority, 0), ah.name, fh.name "
-		    "FROM patches p LEFT JOIN kernels kb ON kb.id = "
-		    "p.base_kernel_id LEFT JOIN LATERAL (SELECT * FROM jobs j "
-		    "WHERE j.patch_id = p.id AND j.bisect_step_id IS NULL "
-		    "ORDER BY j.id LIMIT 1) fj ON true LEFT JOIN plans pl ON "
-		    "pl.id = fj.plan_id LEFT JOIN hosts ah ON ah.id = "
-		    "p.answer_host_id LEFT JOIN hosts fh ON fh.id = "
-		    "fj.host_id WHERE p.id = $1",
-		    &a) < 0)
+	if (bisections_patch(db, rq->patch_id, &res, err) < 0)
 		goto out;
 	if (db_nrows(res) != 1) {
 		strbuf_addf(err, "no patch PLM#%lld", (long long)rq->patch_id);
@@ -290,13 +249,7 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 	done_none = !is_change(row->verdict);
 	if (running_twin(db, rq->patch_id, host_id, row->metric, err) != 0)
 		goto out;
-	db_args_clear(&a);
-	db_args_i64(&a, rq->patch_id);
-	if (db_exec_args(db, &files, err,
-			 "SELECT position, coalesce(nullif(subject, ''), "
-			 "name) FROM patch_files WHERE patch_id = $1 ORDER "
-			 "BY position",
-			 &a) < 0)
+	if (bisections_patch_files(db, rq->patch_id, &files, err) < 0)
 		goto out;
 	if (db_nrows(files) != n) {
 		strbuf_addf(err,
@@ -308,7 +261,7 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 	}
 	if (db_begin(db, err) < 0)
 		goto out;
-	if (insert_bisection(
+	if (bisections_insert(
 		    db, rq->patch_id, NULL, NULL, NULL, NULL, host_id, plan_id,
 		    row->workload, row->params_json, row->metric,
 		    done_none ? NULL : compare_verdict_name(row->verdict), n,
@@ -329,25 +282,8 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 		}
 		goto fail;
 	}
-	if (insert_point(db, id, 0, kb, NULL, base, "good", err) < 0)
-		goto fail;
-	for (int k = 1; k < n; k++) {
-		struct kernel_fields f = { .base = base,
-					   .build_state = "queued" };
-		int64_t kid;
-
-		strbuf_reset(&kname);
-		strbuf_addf(&kname, "%s+PLM%lld.%d", base,
-			    (long long)rq->patch_id, k);
-		f.name = kname.buf;
-		if (kernels_upsert(db, &f, KERNEL_KEEP, &kid, err) < 0 ||
-		    kernels_set_series(db, kid, rq->patch_id, k, 1, err) < 0 ||
-		    insert_point(db, id, k, kid, NULL, db_get(files, k - 1, 1),
-				 "untested", err) < 0)
-			goto fail;
-	}
-	if (insert_point(db, id, n, kn, NULL, db_get(files, n - 1, 1),
-			 done_none ? "good" : "bad", err) < 0)
+	if (insert_patch_points(db, id, rq->patch_id, base, n, kb, kn, files,
+				done_none, err) < 0)
 		goto fail;
 	if (db_commit(db, err) < 0)
 		goto out;
@@ -364,10 +300,8 @@ static int start_patch(struct db *db, const struct bisect_request *rq,
 fail:
 	db_rollback(db);
 out:
-	db_args_clear(&a);
 	compare_set_release(&set);
 	strbuf_release(&host);
-	strbuf_release(&kname);
 	return r;
 }
 
@@ -405,9 +339,9 @@ static int start_range(struct db *db, const struct bisect_request *rq,
 		goto out;
 	if (queue_store_plan(db, plan->name, text.buf, text.len, &plan_id,
 			     err) < 0 ||
-	    insert_bisection(db, 0, tree, rq->good, rq->bad, rq->config_spec,
-			     host_id, plan_id, NULL, NULL, rq->metric, NULL, n,
-			     rq->max_boots, 0, rq->is_auto, &id, err) < 0)
+	    bisections_insert(db, 0, tree, rq->good, rq->bad, rq->config_spec,
+			      host_id, plan_id, NULL, NULL, rq->metric, NULL, n,
+			      rq->max_boots, 0, rq->is_auto, &id, err) < 0)
 		goto fail;
 	for (int k = 0; k <= n; k++) {
 		struct kernel_fields f = { .base = tree,
@@ -424,8 +358,9 @@ static int start_range(struct db *db, const struct bisect_request *rq,
 		f.name = kname.buf;
 		if (kernels_upsert(db, &f, KERNEL_KEEP, &kid, err) < 0 ||
 		    kernels_set_series(db, kid, 0, 0, 1, err) < 0 ||
-		    insert_point(db, id, k, kid, commits.v[k], label.buf,
-				 k ? "untested" : "good", err) < 0)
+		    bisections_insert_point(db, id, k, kid, commits.v[k],
+					    label.buf, k ? "untested" : "good",
+					    err) < 0)
 			goto fail;
 	}
 	if (db_commit(db, err) < 0)
@@ -475,54 +410,9 @@ int bisect_show_json(struct db *db, int64_t id, const char *page_url,
 		     struct strbuf *out, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, id);
-	db_args_str(&a, page_url);
-	r = db_exec_args(
-		db, &res, err,
-		"SELECT jsonb_build_object('bisection', b.id, 'patch', "
-		"b.patch_id, 'patch_name', pa.name, 'tree', b.tree, 'good', "
-		"b.good_rev, 'bad', b.bad_rev, 'host', h.name, 'plan', "
-		"pl.name, 'workload', b.workload, 'params', b.params, "
-		"'metric', b.metric, 'direction', b.direction, 'n', "
-		"b.n_points, 'max_boots', b.max_boots, 'auto', b.auto, "
-		"'state', b.state, 'culprit', b.culprit, 'culprit_label', "
-		"(SELECT label FROM bisection_points WHERE bisection_id = b.id "
-		"AND position = b.culprit), 'culprit_kernel', (SELECT k.name "
-		"FROM bisection_points p JOIN kernels k ON k.id = p.kernel_id "
-		"WHERE p.bisection_id = b.id AND p.position = b.culprit), "
-		"'culprit_low', b.culprit_low, 'culprit_high', "
-		"b.culprit_high, 'pct_change', b.pct_change, 'ci_low', "
-		"b.ci_low, 'ci_high', b.ci_high, 'p_value', b.p_value, "
-		"'result', b.result, 'error', b.error, 'created_at', "
-		"b.created_at, 'finished_at', b.finished_at, 'page', "
-		"$2::text, 'page_file', 'bisect-' || b.id || '.html', "
-		"'points', (SELECT coalesce(jsonb_agg(jsonb_build_object("
-		"'position', p.position, 'kernel', k.name, 'rev', p.rev, "
-		"'label', p.label, 'mark', p.mark) ORDER BY p.position), "
-		"'[]') FROM bisection_points p LEFT JOIN kernels k ON k.id = "
-		"p.kernel_id WHERE p.bisection_id = b.id), "
-		"'steps', (SELECT coalesce(jsonb_agg(jsonb_build_object("
-		"'step', s.step, 'position', s.position, 'kernel', k.name, "
-		"'state', s.state, 'looks', s.looks, 'boots', s.boots, 'n', "
-		"s.n, 'mean', s.mean, 'mean_good', s.mean_good, 'mean_bad', "
-		"s.mean_bad, 'pct_vs_good', s.pct_vs_good, 'ci_low', "
-		"s.ci_low, 'ci_high', s.ci_high, 'p_value', s.p_value, "
-		"'verdict_good', s.verdict_good, 'verdict_bad', "
-		"s.verdict_bad, 'note', s.note, 'build_state', "
-		"k.build_state, 'build_seconds', k.build_seconds, "
-		"'started_at', s.started_at, 'finished_at', s.finished_at, "
-		"'jobs', (SELECT coalesce(jsonb_agg(j.id ORDER BY j.id), "
-		"'[]') FROM jobs j WHERE j.bisect_step_id = s.id)) ORDER BY "
-		"s.step), '[]') FROM bisection_steps s LEFT JOIN kernels k ON "
-		"k.id = s.kernel_id WHERE s.bisection_id = b.id)) "
-		"FROM bisections b JOIN hosts h ON h.id = b.host_id JOIN "
-		"plans pl ON pl.id = b.plan_id LEFT JOIN patches pa ON pa.id "
-		"= b.patch_id WHERE b.id = $1",
-		&a);
-	db_args_clear(&a);
+	r = bisections_show_json(db, id, page_url, &res, err);
 	if (r < 0)
 		return -1;
 	if (db_nrows(res) != 1)
@@ -534,18 +424,9 @@ int bisect_show_json(struct db *db, int64_t id, const char *page_url,
 int bisect_cancel(struct db *db, int64_t id, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
-	db_args_i64(&a, id);
-	r = db_exec_args(
-		db, &res, err,
-		"WITH b AS (UPDATE bisections SET state = 'cancelled', result "
-		"= 'cancelled by the user', finished_at = now() WHERE id = $1 "
-		"AND state = 'running' RETURNING id) SELECT (SELECT count(*) "
-		"FROM b), (SELECT count(*) FROM bisections WHERE id = $1)",
-		&a);
-	db_args_clear(&a);
+	r = bisections_cancel(db, id, &res, err);
 	if (r < 0)
 		return -1;
 	if (!strcmp(db_get(res, 0, 1), "0")) {
@@ -556,13 +437,7 @@ int bisect_cancel(struct db *db, int64_t id, struct strbuf *err)
 		return 0;
 	db_result_free(res);
 	res = NULL;
-	db_args_i64(&a, id);
-	r = db_exec_args(db, &res, err,
-			 "SELECT j.id FROM jobs j JOIN bisection_steps s ON "
-			 "s.id = j.bisect_step_id WHERE s.bisection_id = $1 "
-			 "AND j.state NOT IN ('done', 'failed', 'cancelled')",
-			 &a);
-	db_args_clear(&a);
+	r = bisections_live_jobs(db, id, &res, err);
 	if (r < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(res); i++) {
@@ -579,16 +454,10 @@ int bisect_find_auto(struct db *db, int64_t patch_id, int64_t *ret_id,
 		     struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	*ret_id = 0;
-	db_args_i64(&a, patch_id);
-	r = db_exec_args(db, &res, err,
-			 "SELECT id FROM bisections WHERE patch_id = $1 AND "
-			 "auto ORDER BY id LIMIT 1",
-			 &a);
-	db_args_clear(&a);
+	r = bisections_find_auto(db, patch_id, &res, err);
 	if (r < 0)
 		return -1;
 	if (!db_nrows(res))

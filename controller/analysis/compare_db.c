@@ -18,6 +18,7 @@
 #include "analysis/compare.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "store/comparisons.h"
 #include "store/jobs.h"
 #include "banned.h"
 
@@ -104,13 +105,13 @@ static void side_sample(struct side_acc *s, struct compare_sample *ret)
 	ret->sd = s->pool_n > 1 ? sqrt(s->pool_m2 / (s->pool_n - 1)) : NAN;
 }
 
-static int lookup_id(struct db *db, const char *sql, const char *arg,
-		     int64_t *ret, struct strbuf *err)
+/*
+ * The id in the one row of a look-up (res, from a store/comparisons.c
+ * function that returned rc): 0, -ENOENT without the row, -EIO.
+ */
+static int lookup_id(int rc, const struct db_result *res, int64_t *ret)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
-	const char *params[1] = { arg };
-
-	if (db_exec(db, &res, err, sql, 1, params) < 0)
+	if (rc < 0)
 		return -EIO;
 	if (db_nrows(res) != 1)
 		return -ENOENT;
@@ -125,19 +126,9 @@ static int resolve_kernels(struct db *db, const struct compare_query *q,
 	int r;
 
 	if (q->patch_id > 0) {
-		struct db_args a = DB_ARGS_INIT;
 		_cleanup_db_result_ struct db_result *res = NULL;
 
-		db_args_i64(&a, q->patch_id);
-		/* The base kernel is the patch's row, else the kernel named
-		 * by its base. */
-		r = db_exec_args(
-			db, &res, err,
-			"SELECT coalesce(p.base_kernel_id, kb.id), "
-			"p.kernel_id FROM patches p LEFT JOIN kernels kb "
-			"ON kb.name = p.base WHERE p.id = $1",
-			&a);
-		db_args_clear(&a);
+		r = comparisons_patch_kernels(db, q->patch_id, &res, err);
 		if (r < 0)
 			return -EIO;
 		if (db_nrows(res) != 1) {
@@ -158,14 +149,16 @@ static int resolve_kernels(struct db *db, const struct compare_query *q,
 			return -EIO;
 		set->patch_id = q->patch_id;
 	} else {
-		r = lookup_id(db, "SELECT id FROM kernels WHERE name = $1",
-			      q->base, &set->base_id, err);
+		_cleanup_db_result_ struct db_result *rb = NULL, *rn = NULL;
+
+		r = comparisons_kernel_by_name(db, q->base, &rb, err);
+		r = lookup_id(r, rb, &set->base_id);
 		if (r == -ENOENT)
 			strbuf_addf(err, "no kernel '%s'", q->base);
 		if (r < 0)
 			return r;
-		r = lookup_id(db, "SELECT id FROM kernels WHERE name = $1",
-			      q->new_, &set->new_id, err);
+		r = comparisons_kernel_by_name(db, q->new_, &rn, err);
+		r = lookup_id(r, rn, &set->new_id);
 		if (r == -ENOENT)
 			strbuf_addf(err, "no kernel '%s'", q->new_);
 		if (r < 0)
@@ -176,27 +169,20 @@ static int resolve_kernels(struct db *db, const struct compare_query *q,
 		return -EINVAL;
 	}
 	{
-		struct db_args a = DB_ARGS_INIT;
 		_cleanup_db_result_ struct db_result *res = NULL;
 
-		db_args_i64(&a, set->base_id);
-		db_args_i64(&a, set->new_id);
-		r = db_exec_args(
-			db, &res, err,
-			"SELECT (SELECT name FROM kernels WHERE id = $1), "
-			"(SELECT name FROM kernels WHERE id = $2)",
-			&a);
-		db_args_clear(&a);
+		r = comparisons_kernel_names(db, set->base_id, set->new_id,
+					     &res, err);
 		if (r < 0)
 			return -EIO;
 		set->base_name = xstrdup(db_get(res, 0, 0));
 		set->new_name = xstrdup(db_get(res, 0, 1));
 	}
 	if (q->plan) {
-		r = lookup_id(db,
-			      "SELECT id FROM plans WHERE name = $1 OR "
-			      "sha256 = $1 ORDER BY created_at DESC LIMIT 1",
-			      q->plan, &set->plan_id, err);
+		_cleanup_db_result_ struct db_result *res = NULL;
+
+		r = comparisons_plan_by_name(db, q->plan, &res, err);
+		r = lookup_id(r, res, &set->plan_id);
 		if (r == -ENOENT)
 			strbuf_addf(err, "no plan '%s'", q->plan);
 		if (r < 0)
@@ -255,49 +241,32 @@ static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
 		     struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	struct strvec sets = STRVEC_INIT;
-	const char *body;
 	int64_t plan_id = 0;
 	int r;
 
 	*ret = NULL;
-	if (set->plan_id) {
-		db_args_i64(&a, set->plan_id);
-		r = db_exec_args(
-			db, &res, err,
-			"SELECT name, body, id FROM plans WHERE id = $1", &a);
-	} else if (set->patch_id > 0) {
-		db_args_i64(&a, set->patch_id);
-		r = db_exec_args(
-			db, &res, err,
-			"SELECT p.name, p.body, p.id FROM plans p WHERE p.id = "
-			"(SELECT min(plan_id) FROM jobs WHERE patch_id "
-			"= $1 HAVING count(DISTINCT plan_id) = 1)",
-			&a);
-	} else {
+	if (set->plan_id)
+		r = comparisons_plan_of_id(db, set->plan_id, &res, err);
+	else if (set->patch_id > 0)
+		r = comparisons_plan_of_patch(db, set->patch_id, &res, err);
+	else
 		return 0;
-	}
-	db_args_clear(&a);
 	if (r < 0)
 		return -EIO;
 	if (db_nrows(res) != 1)
 		return 0;
-	body = db_get(res, 0, 1);
 	/* with the --set overrides its newest job was queued with */
-	if (db_get_i64(res, 0, 2, 1, INT64_MAX, &plan_id) < 0 ||
-	    jobs_load_plan_set_of_plan(db, plan_id, set->patch_id, &sets, err) <
-		    0) {
-		strvec_clear(&sets);
+	if (db_get_i64(res, 0, 2, 1, INT64_MAX, &plan_id) < 0)
 		return -EIO;
-	}
-	r = plan_parse_set(db_get(res, 0, 0), body, strlen(body), &sets, ret,
-			   err);
-	strvec_clear(&sets);
-	if (r < 0) {
+	r = jobs_load_plan_of_plan(db, plan_id,
+				   set->patch_id > 0 ? set->patch_id : 0, NULL,
+				   ret, err);
+	if (r == -2) {
 		strbuf_addstr(err, "(the stored plan no longer parses)");
 		return -EINVAL;
 	}
+	if (r < 0)
+		return -EIO;
 	return 0;
 }
 
@@ -368,31 +337,6 @@ static int same_group(const struct group *g, int64_t host_id,
 int compare_run(struct db *db, const struct compare_query *q,
 		struct compare_set *ret, struct strbuf *err)
 {
-	static const char sql[] =
-		"SELECT r.host_id, h.name, r.workload, r.params::text, "
-		"  coalesce((SELECT string_agg(e.key || '=' || "
-		"     coalesce(e.value #>> '{}', 'null'), ';' ORDER BY e.key) "
-		"   FROM jsonb_each(r.params) e), ''), "
-		"  s.metric, s.unit, s.direction, r.kernel_id, "
-		"  CASE WHEN r.boot > 0 AND r.job_id IS NOT NULL "
-		"       THEN 'j' || r.job_id || '.' || r.boot "
-		"       ELSE 'r' || r.id END AS obs, "
-		"  s.value, s.n, s.stddev "
-		"FROM results s JOIN runs r ON r.id = s.run_id "
-		"  JOIN hosts h ON h.id = r.host_id "
-		"WHERE r.kernel_id IN ($1, $2) "
-		"  AND r.status IN ('done', 'imported') AND NOT s.warmup "
-		"  AND ($3::text IS NULL OR h.name = $3) "
-		"  AND ($4::text IS NULL OR r.workload = $4) "
-		"  AND ($5::bigint IS NULL OR r.plan_id = $5) "
-		"  AND ($6::bigint IS NULL OR EXISTS (SELECT 1 FROM jobs j "
-		"       WHERE j.id = r.job_id AND j.patch_id = $6 "
-		"       AND j.block <= $7)) "
-		/* r.params as jsonb, not text: a sweep's numbers then come
-		 * in numeric order (1, 2, 16, 128), not as text sorts. */
-		"ORDER BY h.name, r.host_id, r.workload, r.params, s.metric, "
-		"  r.kernel_id, obs, s.iteration, s.id";
-	struct db_args a = DB_ARGS_INIT;
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct group g;
 	_cleanup_(plan_freep) struct plan *plan = NULL;
@@ -420,23 +364,11 @@ int compare_run(struct db *db, const struct compare_query *q,
 	r = load_plan(db, ret, &plan, err);
 	if (r < 0)
 		return r;
-	db_args_i64(&a, ret->base_id);
-	db_args_i64(&a, ret->new_id);
-	db_args_str(&a, q->host);
-	db_args_str(&a, q->workload);
-	if (ret->plan_id)
-		db_args_i64(&a, ret->plan_id);
-	else
-		db_args_str(&a, NULL);
-	if (q->look > 0) {
-		db_args_i64(&a, q->patch_id);
-		db_args_i64(&a, q->max_block);
-	} else {
-		db_args_str(&a, NULL);
-		db_args_str(&a, NULL);
-	}
-	r = db_exec_args(db, &res, err, sql, &a);
-	db_args_clear(&a);
+	/* A look reads only the runs of the sequence's own jobs. */
+	r = comparisons_results(db, ret->base_id, ret->new_id, q->host,
+				q->workload, ret->plan_id,
+				q->look > 0 ? q->patch_id : 0, q->max_block,
+				&res, err);
 	if (r < 0)
 		return -EIO;
 	nrows = db_nrows(res);
@@ -518,20 +450,6 @@ int compare_run(struct db *db, const struct compare_query *q,
 int compare_store(struct db *db, const struct compare_set *set,
 		  struct strbuf *err)
 {
-	static const char sql[] =
-		"INSERT INTO comparisons (base_kernel_id, new_kernel_id, "
-		"  patch_id, host_id, workload, params, metric, unit, better, "
-		"  n_base, n_new, mean_base, mean_new, stddev_base, "
-		"stddev_new, "
-		"  pct_change, ci_low, ci_high, p_value, tau, verdict, "
-		"  method_version, ci90_low, ci90_high, ci_method, p_method, "
-		"  note, scale, diff, diff_low, diff_high, diff90_low, "
-		"  diff90_high, tau_ref, ci_unbounded, nc_level, alpha, "
-		"  p_adjusted, family, look, looks) "
-		"VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, "
-		"  $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
-		"  $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, "
-		"  $36, $37, $38, $39, nullif($40, 0), nullif($41, 0))";
 	struct strbuf note = STRBUF_INIT;
 
 	if (db_begin(db, err) < 0)
@@ -539,10 +457,7 @@ int compare_store(struct db *db, const struct compare_set *set,
 	/* One storer at a time: two concurrent compares of the same key
 	 * would otherwise both retire the old row and collide on the
 	 * one-latest-per-key index. */
-	if (db_cmd(db, err,
-		   "SELECT "
-		   "pg_advisory_xact_lock(hashtext('schedfarm.compare'))") <
-	    0) {
+	if (comparisons_lock(db, err) < 0) {
 		db_rollback(db);
 		return -EIO;
 	}
@@ -597,7 +512,7 @@ int compare_store(struct db *db, const struct compare_set *set,
 		db_args_i64(&a, row->family);
 		db_args_i64(&a, set->look);
 		db_args_i64(&a, set->looks);
-		r = db_exec_args(db, NULL, err, sql, &a);
+		r = comparisons_insert(db, &a, err);
 		db_args_clear(&a);
 		if (r < 0) {
 			db_rollback(db);
@@ -614,9 +529,7 @@ int compare_store(struct db *db, const struct compare_set *set,
 int compare_delete(struct db *db, const struct compare_query *q,
 		   int64_t *ret_rows, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
 	struct compare_set set;
-	struct db_args a = DB_ARGS_INIT;
 	int r;
 
 	memset(&set, 0, sizeof(set));
@@ -624,26 +537,12 @@ int compare_delete(struct db *db, const struct compare_query *q,
 	r = resolve_kernels(db, q, &set, err);
 	if (r < 0)
 		goto out;
-	db_args_i64(&a, set.base_id);
-	db_args_i64(&a, set.new_id);
-	db_args_str(&a, q->host);
-	db_args_str(&a, q->workload);
 	/* Every row of the key, not only the latest: a comparison made by
 	 * mistake leaves no history behind to become the latest again. */
-	r = db_exec_args(
-		db, &res, err,
-		"DELETE FROM comparisons c WHERE c.base_kernel_id = $1 "
-		"AND c.new_kernel_id = $2 AND ($3::text IS NULL OR "
-		"c.host_id IN (SELECT id FROM hosts WHERE name = $3)) "
-		"AND ($4::text IS NULL OR c.workload = $4)",
-		&a);
-	db_args_clear(&a);
-	if (r < 0) {
-		r = -EIO;
-		goto out;
-	}
-	*ret_rows = db_cmd_tuples(res);
-	r = 0;
+	r = comparisons_delete(db, set.base_id, set.new_id, q->host,
+			       q->workload, ret_rows, err) < 0
+		    ? -EIO
+		    : 0;
 out:
 	compare_set_release(&set);
 	return r;
@@ -654,52 +553,19 @@ out:
 static void list_values(struct db *db, const struct compare_set *set,
 			const char *col, struct strbuf *out)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
-	struct strbuf sql = STRBUF_INIT, err = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
-
-	strbuf_addf(&sql,
-		    "SELECT string_agg(DISTINCT %s, ', ') FROM runs r JOIN "
-		    "hosts h ON h.id = r.host_id LEFT JOIN plans p ON p.id = "
-		    "r.plan_id WHERE r.kernel_id IN ($1, $2) AND r.status IN "
-		    "('done', 'imported')",
-		    col);
-	db_args_i64(&a, set->base_id);
-	db_args_i64(&a, set->new_id);
-	if (db_exec_args(db, &res, &err, sql.buf, &a) == 0 && db_get(res, 0, 0))
-		strbuf_addstr(out, db_get(res, 0, 0));
-	db_args_clear(&a);
-	strbuf_release(&sql);
-	strbuf_release(&err);
+	comparisons_runs_values(db, set->base_id, set->new_id, col, out);
 }
 
 int compare_why_empty(struct db *db, const struct compare_query *q,
 		      const struct compare_set *set, struct strbuf *why)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf have = STRBUF_INIT;
 	int64_t all = 0, host = 0, wl = 0, plan = 0, known_host = 1;
 	int r;
 
-	db_args_i64(&a, set->base_id);
-	db_args_i64(&a, set->new_id);
-	db_args_str(&a, q->host);
-	db_args_str(&a, q->workload);
-	if (set->plan_id)
-		db_args_i64(&a, set->plan_id);
-	else
-		db_args_str(&a, NULL);
-	r = db_exec_args(
-		db, &res, why,
-		"SELECT count(*), count(*) FILTER (WHERE h.name = $3), "
-		"count(*) FILTER (WHERE r.workload = $4), count(*) FILTER "
-		"(WHERE r.plan_id = $5), (SELECT count(*) FROM hosts WHERE "
-		"$3::text IS NULL OR name = $3) FROM runs r JOIN hosts h ON "
-		"h.id = r.host_id WHERE r.kernel_id IN ($1, $2) AND r.status "
-		"IN ('done', 'imported')",
-		&a);
-	db_args_clear(&a);
+	r = comparisons_runs_counts(db, set->base_id, set->new_id, q->host,
+				    q->workload, set->plan_id, &res, why);
 	if (r < 0)
 		return -EIO;
 	if (db_get_i64(res, 0, 0, 0, INT64_MAX, &all) < 0 ||

@@ -24,6 +24,7 @@
 #include "store/kernels.h"
 #include "analysis/import.h"
 #include "store/ingest.h"
+#include "store/runs.h"
 #include "parse.h"
 #include "strvec.h"
 #include "banned.h"
@@ -679,13 +680,8 @@ int import_store(struct db *db, struct import_file *f,
 		return -EIO;
 	{
 		_cleanup_db_result_ struct db_result *res = NULL;
-		const char *params[1] = { content->buf };
 
-		if (db_exec(db, &res, err,
-			    "SELECT i.id, i.file, i.imported_at::date FROM "
-			    "imports i WHERE i.sha256 = encode(sha256("
-			    "convert_to($1, 'UTF8')), 'hex')",
-			    1, params) < 0)
+		if (runs_import_find(db, content->buf, &res, err) < 0)
 			goto fail;
 		if (db_nrows(res) > 0) {
 			strbuf_addf(err,
@@ -696,36 +692,16 @@ int import_store(struct db *db, struct import_file *f,
 			goto fail;
 		}
 	}
-	{
-		_cleanup_db_result_ struct db_result *res = NULL;
-		struct db_args a = DB_ARGS_INIT;
-		int rr;
-
-		db_args_str(&a, f->path);
-		db_args_str(&a, content->buf);
-		db_args_str(&a, f->format == IMPORT_OBSERVATIONS
-					? "observations"
-					: "summaries");
-		db_args_i64(&a, (int64_t)f->nr);
-		rr = db_exec_args(db, &res, err,
-				  "INSERT INTO imports (file, sha256, format, "
-				  "n_rows, n_runs) VALUES ($1, encode(sha256("
-				  "convert_to($2, 'UTF8')), 'hex'), $3, $4, 0) "
-				  "RETURNING id",
-				  &a);
-		db_args_clear(&a);
-		if (rr < 0 || parse_i64(db_get(res, 0, 0), 1, INT64_MAX,
-					&import_id, NULL) < 0)
-			goto fail;
-	}
+	if (runs_import_insert(db, f->path, content->buf,
+			       f->format == IMPORT_OBSERVATIONS ? "observations"
+								: "summaries",
+			       (int64_t)f->nr, &import_id, err) < 0)
+		goto fail;
 	/* Runs: one per boot group, else one per row. */
 	group_rows(f, group_of, iter_of);
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct import_row *row = &f->rows[i];
-		_cleanup_db_result_ struct db_result *res = NULL;
-		struct db_args a = DB_ARGS_INIT;
 		int64_t host_id, kernel_id;
-		int rr;
 
 		if (group_of[i] != i)
 			continue; /* its run is made with its first row */
@@ -734,54 +710,37 @@ int import_store(struct db *db, struct import_file *f,
 		    cached_id(db, &kernels, 0, row->kernel, f->path, &kernel_id,
 			      err) < 0)
 			goto fail;
-		db_args_i64(&a, host_id);
-		db_args_i64(&a, kernel_id);
-		db_args_str(&a, row->workload);
-		db_args_str(&a, row->params);
-		db_args_i64(&a, row->boot);
-		db_args_str(&a, f->path);
-		db_args_i64(&a, import_id);
-		rr = db_exec_args(db, &res, err,
-				  "INSERT INTO runs (host_id, kernel_id, "
-				  "workload, params, boot, status, imported, "
-				  "source, import_id) VALUES ($1, $2, $3, "
-				  "$4::jsonb, $5, 'imported', true, $6, $7) "
-				  "RETURNING id",
-				  &a);
-		db_args_clear(&a);
-		if (rr < 0 || parse_i64(db_get(res, 0, 0), 1, INT64_MAX,
-					&run_of[i], NULL) < 0)
+		if (runs_import_insert_run(
+			    db, host_id, kernel_id, row->workload, row->params,
+			    row->boot, f->path, import_id, &run_of[i], err) < 0)
 			goto fail;
 		nruns++;
 	}
 	for (size_t i = 0; i < f->nr; i++)
 		run_of[i] = run_of[group_of[i]];
-	if (db_copy_begin(db,
-			  "COPY results (run_id, metric, iteration, value, "
-			  "unit, direction, n, stddev) FROM STDIN",
-			  err) < 0)
+	if (ingest_results_copy_begin(db, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct import_row *row = &f->rows[i];
-		struct strbuf num = STRBUF_INIT;
+		char run_id[24], value[32], n[24], sd[32];
+		struct results_line line = {
+			.run_id = run_id,
+			.metric = row->metric,
+			.iteration = iter_of[i],
+			.value = value,
+			.unit = row->unit,
+			.direction = compare_better_name(row->better),
+		};
 
-		strbuf_addf(&copy, "%lld\t", (long long)run_of[i]);
-		db_copy_escape(&copy, row->metric);
-		strbuf_addf(&copy, "\t%d\t%.17g\t", iter_of[i], row->value);
-		db_copy_escape(&copy, row->unit);
-		strbuf_addf(&copy, "\t%s\t", compare_better_name(row->better));
+		snprintf(run_id, sizeof(run_id), "%lld", (long long)run_of[i]);
+		snprintf(value, sizeof(value), "%.17g", row->value);
 		if (f->format == IMPORT_SUMMARIES) {
-			strbuf_addf(&num, "%lld", (long long)row->n);
-			db_copy_escape(&copy, num.buf);
-			strbuf_reset(&num);
-			strbuf_addf(&num, "%.17g", row->sd);
-			strbuf_addch(&copy, '\t');
-			db_copy_escape(&copy, num.buf);
-		} else {
-			strbuf_addstr(&copy, "\\N\t\\N");
+			snprintf(n, sizeof(n), "%lld", (long long)row->n);
+			snprintf(sd, sizeof(sd), "%.17g", row->sd);
+			line.n = n;
+			line.stddev = sd;
 		}
-		strbuf_addch(&copy, '\n');
-		strbuf_release(&num);
+		ingest_results_line(&copy, &line);
 		if (copy.len > (1u << 20) || i + 1 == f->nr) {
 			if (db_copy_put(db, copy.buf, copy.len, err) < 0) {
 				db_copy_end(db, err);
@@ -792,19 +751,8 @@ int import_store(struct db *db, struct import_file *f,
 	}
 	if (db_copy_end(db, err) < 0)
 		goto fail;
-	{
-		struct db_args a = DB_ARGS_INIT;
-		int rr;
-
-		db_args_i64(&a, (int64_t)nruns);
-		db_args_i64(&a, import_id);
-		rr = db_exec_args(
-			db, NULL, err,
-			"UPDATE imports SET n_runs = $1 WHERE id = $2", &a);
-		db_args_clear(&a);
-		if (rr < 0)
-			goto fail;
-	}
+	if (runs_import_set_runs(db, import_id, (int64_t)nruns, err) < 0)
+		goto fail;
 	if (db_commit(db, err) < 0)
 		goto fail_nocommit;
 	*ret_import = import_id;

@@ -31,6 +31,7 @@
 #include "report/report.h"
 #include "shquote.h"
 #include "store/answers.h"
+#include "store/jobs.h"
 #include "store/mails.h"
 #include "banned.h"
 
@@ -530,9 +531,15 @@ static int step_one(const struct answer_ctx *ac, int64_t id,
 	if ((strcmp(s.state, "pending") && strcmp(s.state, "waiting")) ||
 	    s.live)
 		goto out;
-	if (!s.plan_body ||
-	    plan_parse_set(s.plan_name, s.plan_body, strlen(s.plan_body),
-			   &s.plan_set, &plan, &perr) < 0) {
+	/* The first job's effective plan (every unit runs it). */
+	if (s.plan_body) {
+		r = jobs_load_plan(ac->db, s.jobs[0].id, &plan, &perr);
+		if (r == -1) {
+			strbuf_addbuf(err, &perr);
+			goto out;
+		}
+	}
+	if (!s.plan_body || r < 0) {
 		struct answer_text t = { 0 };
 
 		strbuf_addf(&perr, "%s", s.plan_body ? "" : "it has no job");

@@ -66,8 +66,8 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf perr = STRBUF_INIT;
-	struct strvec sets = STRVEC_INIT;
-	const char *body, *v;
+	const char *v;
+	int r;
 
 	if (runs_job_setup(jc->db, jc->claim.job_id, jc->claim.host_id, &res,
 			   err) < 0)
@@ -101,21 +101,15 @@ static int load_job(struct job_ctx *jc, struct strbuf *err)
 	}
 	parse_int(db_get(res, 0, 13), 0, INT32_MAX, &jc->block, NULL);
 	jc->kernel_has_series = !strcmp(db_get(res, 0, 14), "t");
-	body = db_get(res, 0, 2);
-	if (jobs_load_plan_set(jc->db, jc->claim.job_id, &sets, err) < 0) {
-		strvec_clear(&sets);
-		return -1;
-	}
-	if (plan_parse_set(db_get(res, 0, 1), body, strlen(body), &sets,
-			   &jc->plan, &perr) < 0) {
-		strbuf_addf(err, "the job's plan no longer parses: %s",
-			    perr.buf);
+	r = jobs_load_plan(jc->db, jc->claim.job_id, &jc->plan, &perr);
+	if (r < 0) {
+		if (r == -2)
+			strbuf_addstr(err, "the job's plan no longer parses: ");
+		strbuf_addbuf(err, &perr);
 		strbuf_release(&perr);
-		strvec_clear(&sets);
 		return -1;
 	}
 	strbuf_release(&perr);
-	strvec_clear(&sets);
 	adaptive_job_boots(jc->plan, jc->patch_id, jc->block, &jc->boots,
 			   &jc->first_boot);
 	/* A job scheduled with its own boot count (a unit of a submission's

@@ -526,6 +526,33 @@ struct copy_bufs {
 	struct strbuf *err;
 };
 
+int ingest_results_copy_begin(struct db *db, struct strbuf *err)
+{
+	return db_copy_begin(db,
+			     "COPY results (run_id, metric, iteration, warmup, "
+			     "value, unit, direction, n, stddev) FROM STDIN",
+			     err);
+}
+
+void ingest_results_line(struct strbuf *sb, const struct results_line *row)
+{
+	strbuf_addstr(sb, row->run_id);
+	strbuf_addch(sb, '\t');
+	db_copy_escape(sb, row->metric);
+	strbuf_addf(sb, "\t%lld\t%c\t", row->iteration,
+		    row->warmup ? 't' : 'f');
+	strbuf_addstr(sb, row->value);
+	strbuf_addch(sb, '\t');
+	db_copy_escape(sb, row->unit);
+	strbuf_addch(sb, '\t');
+	strbuf_addstr(sb, row->direction);
+	strbuf_addch(sb, '\t');
+	db_copy_escape(sb, row->n);
+	strbuf_addch(sb, '\t');
+	db_copy_escape(sb, row->stddev);
+	strbuf_addch(sb, '\n');
+}
+
 /* Results are sent in pieces of this size while the rest is parsed. */
 #define COPY_CHUNK (256u << 10)
 
@@ -535,25 +562,26 @@ static int collect_line(const struct agent_line *l, void *ctx)
 	struct strbuf *sb;
 
 	switch (l->type) {
-	case AGENT_RESULT:
+	case AGENT_RESULT: {
+		struct results_line row = {
+			.run_id = b->run_id,
+			.metric = l->metric,
+			.iteration = (long long)l->iteration,
+			.warmup = l->warmup,
+			.value = json_number_text(json_get(l->root, "value")),
+			.unit = l->unit,
+			.direction = l->direction,
+		};
+
 		sb = &b->results;
-		strbuf_addstr(sb, b->run_id);
-		strbuf_addch(sb, '\t');
-		db_copy_escape(sb, l->metric);
-		strbuf_addf(sb, "\t%lld\t%c\t", (long long)l->iteration,
-			    l->warmup ? 't' : 'f');
-		strbuf_addstr(sb, json_number_text(json_get(l->root, "value")));
-		strbuf_addch(sb, '\t');
-		db_copy_escape(sb, l->unit);
-		strbuf_addch(sb, '\t');
-		strbuf_addstr(sb, l->direction);
-		strbuf_addch(sb, '\n');
+		ingest_results_line(sb, &row);
 		if (b->db && sb->len >= COPY_CHUNK) {
 			if (db_copy_put(b->db, sb->buf, sb->len, b->err) < 0)
 				return -1;
 			strbuf_reset(sb);
 		}
 		break;
+	}
 	case AGENT_SAMPLE:
 		sb = &b->samples;
 		strbuf_addstr(sb, b->run_id);
@@ -679,10 +707,7 @@ int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
 	 * checked, so its work overlaps ours; samples and counters follow
 	 * from memory.  A bad line ends the COPY and rolls it all back.
 	 */
-	if (db_copy_begin(db,
-			  "COPY results (run_id, metric, iteration, warmup, "
-			  "value, unit, direction) FROM STDIN",
-			  err) < 0)
+	if (ingest_results_copy_begin(db, err) < 0)
 		goto fail;
 	b.db = db;
 	b.err = err;

@@ -161,4 +161,33 @@ int ingest_results_rows(struct db *db, int64_t job, int64_t run,
 			const struct strvec *keys, const struct strvec *vals,
 			struct db_result **ret, struct strbuf *err);
 
+/*
+ * One `results` row as the one COPY of them takes it: an agent's result
+ * line (ingest_run()) and an imported file's row (analysis/import.c).
+ * Numbers are text in the server's input syntax (an agent's are sent as
+ * it wrote them); n and stddev are NULL for none (an imported summary
+ * has them).
+ */
+struct results_line {
+	const char *run_id;
+	const char *metric;
+	long long iteration;
+	int warmup;
+	const char *value;
+	const char *unit;
+	const char *direction; /* "higher", "lower" or "none" */
+	const char *n, *stddev;
+};
+
+/*
+ * Start the COPY of `results` rows (columns run_id, metric, iteration,
+ * warmup, value, unit, direction, n, stddev) on db: the lines that
+ * ingest_results_line() makes follow with db_copy_put(), and
+ * db_copy_end() ends it.  0, or -1 with err.
+ */
+int ingest_results_copy_begin(struct db *db, struct strbuf *err);
+
+/* Append row's line of that COPY (text format) to sb. */
+void ingest_results_line(struct strbuf *sb, const struct results_line *row);
+
 #endif

@@ -142,6 +142,74 @@ int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
 	return load_array(db, job, "plan_set", sets, err);
 }
 
+/*
+ * Parse the stored plan (name, body) with sets into *ret: 0, or -2 with
+ * the parser's messages in err.
+ */
+static int parse_stored_plan(const char *name, const char *body,
+			     const struct strvec *sets, struct plan **ret,
+			     struct strbuf *err)
+{
+	if (plan_parse_set(name, body, strlen(body), sets, ret, err) < 0)
+		return -2;
+	return 0;
+}
+
+int jobs_load_plan(struct db *db, int64_t job_id, struct plan **ret,
+		   struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strvec sets = STRVEC_INIT;
+	int r;
+
+	*ret = NULL;
+	if (db_query(db, &res, err,
+		     "SELECT pl.name, pl.body FROM jobs j JOIN plans pl ON "
+		     "pl.id = j.plan_id WHERE j.id = $1",
+		     db_i64(job_id), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err, "no job %lld", (long long)job_id);
+		return -1;
+	}
+	if (load_array(db, job_id, "plan_set", &sets, err) < 0) {
+		strvec_clear(&sets);
+		return -1;
+	}
+	r = parse_stored_plan(db_get(res, 0, 0), db_get(res, 0, 1), &sets, ret,
+			      err);
+	strvec_clear(&sets);
+	return r;
+}
+
+int jobs_load_plan_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
+			   struct strvec *ret_sets, struct plan **ret,
+			   struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strvec sets = STRVEC_INIT;
+	int r;
+
+	*ret = NULL;
+	if (db_query(db, &res, err,
+		     "SELECT name, body FROM plans WHERE id = $1",
+		     db_i64(plan_id), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) != 1)
+		return 1;
+	if (patch_id >= 0 &&
+	    jobs_load_plan_set_of_plan(db, plan_id, patch_id, &sets, err) < 0) {
+		strvec_clear(&sets);
+		return -1;
+	}
+	r = parse_stored_plan(db_get(res, 0, 0), db_get(res, 0, 1), &sets, ret,
+			      err);
+	if (ret_sets)
+		strvec_pushv(ret_sets, (const char *const *)sets.v);
+	strvec_clear(&sets);
+	return r;
+}
+
 int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
 		struct strbuf *err)
 {

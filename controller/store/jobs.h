@@ -19,6 +19,8 @@
 
 struct plan;
 
+struct plan;
+
 /* The columns of a job as queued.  Strings are owned by the row. */
 struct job_row {
 	int64_t patch_id; /* 0: none (a plan run under a kernel name) */
@@ -95,6 +97,32 @@ int jobs_load_plan_set(struct db *db, int64_t job_id, struct strvec *sets,
  */
 int jobs_load_plan_set_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
 			       struct strvec *sets, struct strbuf *err);
+
+/*
+ * The effective plan of job_id: its stored plan (`plans`.name, .body of
+ * the job's plan_id) parsed with plan_parse_set() and the --set overrides
+ * the job was queued with (`jobs`.plan_set), as the job runs it.  The one
+ * place that rebuilds a job's plan: the job itself, its adaptive sequence
+ * and a submission's answer ask it.  *ret (the caller frees it with
+ * plan_free()) on 0; -1 with the server's message in err (or "no job N");
+ * -2 with the parser's messages in err when the stored plan no longer
+ * parses (each caller says whose plan it was).
+ */
+int jobs_load_plan(struct db *db, int64_t job_id, struct plan **ret,
+		   struct strbuf *err);
+
+/*
+ * The plan plan_id as its jobs ran it, for readers of a plan without a job
+ * at hand (a comparison, a bisection): parsed with the --set overrides of
+ * the newest job that ran it and belongs to patch_id when patch_id > 0 (of
+ * any patch when patch_id is 0; none when patch_id < 0 or no job ran it).
+ * The overrides are appended to ret_sets (may be NULL).  *ret (the caller
+ * frees it) on 0; 1 when there is no plan plan_id; -1 with the server's
+ * message in err; -2 with the parser's messages in err.
+ */
+int jobs_load_plan_of_plan(struct db *db, int64_t plan_id, int64_t patch_id,
+			   struct strvec *ret_sets, struct plan **ret,
+			   struct strbuf *err);
 
 /* Insert r as a queued job; its id in *ret_id.  0 or -1 with err. */
 int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
