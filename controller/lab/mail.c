@@ -4,8 +4,7 @@
  * libcurl speaks the protocol (EHLO, STARTTLS, AUTH, MAIL FROM, RCPT TO,
  * DATA with dot-stuffing); this file builds the message text, sets the
  * options and turns curl's result and the server's last reply code into
- * one sentence.  libcurl is loaded (dynlib.h) and curl_global_init()
- * called once per process, before the first handle, as libcurl requires.
+ * one sentence.  libcurl is loaded by curl.c.
  */
 #include <curl/curl.h>
 #include <stdlib.h>
@@ -14,26 +13,10 @@
 #include <time.h>
 
 #include "cleanup.h"
-#include "dynlib.h"
+#include "lab/curl.h"
 #include "lab/mail.h"
 #include "mailbox.h"
 #include "banned.h"
-
-/* libcurl's functions, loaded by the first mail (dynlib.h), typed from
- * libcurl's own headers. */
-#define LC(name) __typeof__(curl_##name) *name;
-static struct {
-	LC(global_init)
-	LC(easy_strerror)
-	LC(slist_append)
-	LC(easy_init)
-	LC(easy_setopt)
-	LC(easy_perform)
-	LC(easy_getinfo)
-	LC(easy_cleanup)
-	LC(slist_free_all)
-} lc;
-#undef LC
 
 /* RFC 5322: at most 998 bytes per line, CRLF excluded. */
 #define MAIL_LINE_MAX 990
@@ -459,34 +442,6 @@ static int url_has_userinfo(const char *url)
 	a += 3;
 	n = strcspn(a, "/?#");
 	return memchr(a, '@', n) != NULL;
-}
-
-static int curl_ready(struct strbuf *err)
-{
-#define LC(name) { "curl_" #name, (void **)&lc.name },
-	static const struct dynlib_sym syms[] = {
-		LC(global_init) LC(easy_strerror) LC(slist_append) LC(easy_init)
-			LC(easy_setopt) LC(easy_perform) LC(easy_getinfo)
-				LC(easy_cleanup) LC(slist_free_all)
-	};
-#undef LC
-	static int loaded, done;
-	CURLcode c;
-
-	if (done)
-		return 0;
-	if (!loaded && dynlib_load("libcurl.so.4", "libcurl4", syms,
-				   ARRAY_SIZE(syms), err) < 0)
-		return -1;
-	loaded = 1;
-	c = lc.global_init(CURL_GLOBAL_DEFAULT);
-	if (c != CURLE_OK) {
-		strbuf_addf(err, "libcurl did not initialise: %s",
-			    lc.easy_strerror(c));
-		return -1;
-	}
-	done = 1;
-	return 0;
 }
 
 int mail_send(const struct mail_server *s, const struct mail_message *m,
