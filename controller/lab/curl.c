@@ -239,3 +239,105 @@ out:
 	strbuf_release(&ss.rcpt);
 	return r;
 }
+
+/* The answer's body, kept up to its cap. */
+struct download {
+	struct strbuf *body;
+	size_t max, start;
+	int too_big;
+};
+
+static size_t write_cb(char *data, size_t size, size_t nmemb, void *ctx)
+{
+	struct download *d = ctx;
+	size_t n = size * nmemb;
+
+	if (d->body->len - d->start + n > d->max) {
+		d->too_big = 1;
+		return 0; /* libcurl stops: CURLE_WRITE_ERROR */
+	}
+	strbuf_add(d->body, data, n);
+	return n;
+}
+
+int https_request(const struct https_request *rq, long *ret_status,
+		  struct strbuf *body, struct strbuf *err)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct download d = { body,
+			      rq->max_body ? rq->max_body : HTTPS_BODY_MAX,
+			      body->len, 0 };
+	struct curl_slist *hdrs = NULL, *n;
+	CURL *h = NULL;
+	CURLcode c;
+	long status = 0;
+	int r = -1;
+
+	*ret_status = 0;
+	if (!starts_with(rq->url, "https://")) {
+		strbuf_addf(err, "%s: not an https:// URL", rq->url);
+		return -1;
+	}
+	if (libcurl_load(err) < 0)
+		return -1;
+	hdrs = lc.slist_append(NULL, "Accept: application/json");
+	if (!hdrs)
+		goto oom;
+	if (rq->json_body) {
+		n = lc.slist_append(hdrs, "Content-Type: application/json");
+		if (!n)
+			goto oom;
+		hdrs = n;
+	}
+	h = lc.easy_init();
+	if (!h) {
+		strbuf_addstr(err, "libcurl could not make a handle");
+		goto out;
+	}
+	lc.easy_setopt(h, CURLOPT_URL, rq->url);
+	lc.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https");
+	lc.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	lc.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	lc.easy_setopt(h, CURLOPT_TIMEOUT_MS,
+		       (long)(rq->timeout_ms > 0 ? rq->timeout_ms : 30000));
+	lc.easy_setopt(h, CURLOPT_CUSTOMREQUEST, rq->method);
+	lc.easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	if (rq->json_body) {
+		lc.easy_setopt(h, CURLOPT_POSTFIELDS, rq->json_body);
+		lc.easy_setopt(h, CURLOPT_POSTFIELDSIZE,
+			       (long)strlen(rq->json_body));
+	}
+	if (rq->ca_file)
+		lc.easy_setopt(h, CURLOPT_CAINFO, rq->ca_file);
+	if (rq->user) {
+		lc.easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		lc.easy_setopt(h, CURLOPT_USERNAME, rq->user);
+		lc.easy_setopt(h, CURLOPT_PASSWORD,
+			       rq->password ? rq->password : "");
+	}
+	lc.easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
+	lc.easy_setopt(h, CURLOPT_WRITEDATA, &d);
+	c = lc.easy_perform(h);
+	if (c == CURLE_OK) {
+		lc.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+		*ret_status = status;
+		r = 0;
+		goto out;
+	}
+	if (d.too_big)
+		strbuf_addf(err, "%s: the answer is larger than %zu bytes",
+			    rq->url, d.max);
+	else
+		strbuf_addf(err, "%s: %s", rq->url,
+			    errbuf[0] ? errbuf : lc.easy_strerror(c));
+	strbuf_rtrim(err);
+	goto out;
+oom:
+	strbuf_addstr(err, "out of memory");
+out:
+	if (h)
+		lc.easy_cleanup(h);
+	if (hdrs)
+		lc.slist_free_all(hdrs);
+	return r;
+}

@@ -73,4 +73,29 @@ void smtp_outcome_release(struct smtp_outcome *o);
 int smtp_send(const struct smtp_request *rq, struct smtp_outcome *o,
 	      struct strbuf *err);
 
+/* https_request(): the answer's body is cut off past this by default. */
+#define HTTPS_BODY_MAX (1024 * 1024)
+
+struct https_request {
+	const char *method; /* "GET", "POST", "PATCH", ... */
+	const char *url; /* https:// only: another scheme is refused */
+	const char *user; /* NULL: no login; else HTTP basic auth */
+	const char *password; /* with user: in memory, given to libcurl only */
+	const char *json_body; /* NULL: none; else sent as application/json */
+	const char *ca_file; /* NULL: the system's CA certificates */
+	int64_t timeout_ms; /* the whole request; <= 0: 30 s */
+	size_t max_body; /* 0: HTTPS_BODY_MAX */
+};
+
+/*
+ * One HTTPS request (no redirect followed, the server's certificate and
+ * name checked): 0 with the HTTP status in *ret_status (any status: what
+ * a 4xx or 5xx means is the caller's) and the answer's body appended to
+ * body; -1 with err saying why no answer came ("https://h:8443/x: SSL
+ * certificate problem: ...", "...: the answer is larger than 1048576
+ * bytes").  The password is never in err.
+ */
+int https_request(const struct https_request *rq, long *ret_status,
+		  struct strbuf *body, struct strbuf *err);
+
 #endif
