@@ -79,18 +79,22 @@ static void mock_start(struct mock *m, const char *tag, int console_port)
 		     unit_path(dir, "key.pem"), "--user", "admin",
 		     "--password-file", unit_path(dir, "bmc-password"),
 		     "--fail-file", unit_path(dir, "fail"), "--kill-wait", "2",
-		     NULL);
+		     (char *)NULL);
 	strbuf_addf(&arg, "%s.port", tag);
-	strvec_pushl(&m->cp.args, "--port-file", unit_path(dir, arg.buf), NULL);
+	strvec_pushl(&m->cp.args, "--port-file", unit_path(dir, arg.buf),
+		     (char *)NULL);
 	strbuf_reset(&arg);
 	strbuf_addf(&arg, "%s.log", tag);
-	strvec_pushl(&m->cp.args, "--log", unit_path(dir, arg.buf), NULL);
+	strvec_pushl(&m->cp.args, "--log", unit_path(dir, arg.buf),
+		     (char *)NULL);
 	if (console_port) {
 		strbuf_reset(&arg);
 		strbuf_addf(&arg, "%d", console_port);
-		strvec_pushl(&m->cp.args, "--console-port", arg.buf, NULL);
+		strvec_pushl(&m->cp.args, "--console-port", arg.buf,
+			     (char *)NULL);
 	}
-	strvec_pushl(&m->cp.args, "--", unit_path(dir, "machine.sh"), NULL);
+	strvec_pushl(&m->cp.args, "--", unit_path(dir, "machine.sh"),
+		     (char *)NULL);
 	m->cp.dir = dir;
 	m->cp.quiet = 1;
 	if (start_command(&m->cp, &err) < 0)
