@@ -14,11 +14,12 @@
  *     several; absent: the first member of /redfish/v1/Systems);
  *   - validation of the address as for ipmi (a host name or IP address).
  * How its boot goes (mirroring boot_ipmi.c): redfish_open(); the console
- * first, when redfish_console() finds one (a TCP console on the BMC's
- * host: captured into the boot's console file before any power change),
- * else SSH and the beacon only; the PXE script as for ipmi, then
- * redfish_pxe_once() and redfish_power_cycle() (on when off); the rest
- * (beacon, SSH, release check) as every booting kind does.  Power off at
+ * first, when redfish_console() finds one (a telnet console on the BMC's
+ * host: captured into the boot's console file before any power change by
+ * lab/telnet.h, kept alive by telnet_capture_check()), else SSH and the
+ * beacon only (or boot_config.console_log, as for ipmi); the PXE script as for
+ * ipmi, then redfish_pxe_once() and redfish_power_cycle() (on when off); the
+ * rest (beacon, SSH, release check) as every booting kind does.  Power off at
  * release: redfish_power_set(REDFISH_POWER_OFF).
  *
  * Requests go through https_request() (lab/curl.h): HTTPS only, the

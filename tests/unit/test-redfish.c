@@ -25,10 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "lab/curl.h"
 #include "lab/kind_redfish.h"
+#include "lab/telnet.h"
 #include "run-command.h"
 #include "time-util.h"
 #include "unit-files.h"
@@ -42,6 +46,8 @@ struct mock {
 
 static char dir[] = "/tmp/test-redfish.XXXXXX";
 static struct mock bmc; /* with a console */
+/* unit_path()'s buffers rotate: the paths a target keeps live here. */
+static char cert_pem[PATH_MAX], bmc_password[PATH_MAX];
 static int have_tools;
 
 /* tests/lib/redfish-mock.py from the tree (cwd, or 4 above the binary). */
@@ -65,8 +71,10 @@ static void mock_path(struct strbuf *out)
 }
 
 /* Start a mock BMC in dir (its files named by tag), with a telnet
- * console on console_port (0: none); wait until it listens. */
-static void mock_start(struct mock *m, const char *tag, int console_port)
+ * console on console_port (0: none) and dir/machine as its machine; wait
+ * until it listens. */
+static void mock_start(struct mock *m, const char *tag, int console_port,
+		       const char *machine)
 {
 	struct strbuf script = STRBUF_INIT, err = STRBUF_INIT,
 		      port = STRBUF_INIT, arg = STRBUF_INIT;
@@ -93,8 +101,7 @@ static void mock_start(struct mock *m, const char *tag, int console_port)
 		strvec_pushl(&m->cp.args, "--console-port", arg.buf,
 			     (char *)NULL);
 	}
-	strvec_pushl(&m->cp.args, "--", unit_path(dir, "machine.sh"),
-		     (char *)NULL);
+	strvec_pushl(&m->cp.args, "--", unit_path(dir, machine), (char *)NULL);
 	m->cp.dir = dir;
 	m->cp.quiet = 1;
 	if (start_command(&m->cp, &err) < 0)
@@ -164,6 +171,8 @@ static int group_setup(void **state)
 		return 0;
 	if (!mkdtemp(dir))
 		return -1;
+	snprintf(cert_pem, sizeof(cert_pem), "%s/cert.pem", dir);
+	snprintf(bmc_password, sizeof(bmc_password), "%s/bmc-password", dir);
 	make_cert("cert");
 	rename(unit_path(dir, "cert-key.pem"), unit_path(dir, "key.pem"));
 	make_cert("other");
@@ -175,7 +184,7 @@ static int group_setup(void **state)
 	unit_write(dir, "machine.sh",
 		   "#!/bin/sh\necho \"$BOOT\" >> boots\nexec sleep 600\n");
 	chmod(unit_path(dir, "machine.sh"), 0755);
-	mock_start(&bmc, "bmc", CONSOLE_PORT);
+	mock_start(&bmc, "bmc", CONSOLE_PORT, "machine.sh");
 	return 0;
 }
 
@@ -193,8 +202,8 @@ static void target_of(struct redfish_target *t, const struct mock *m)
 	memset(t, 0, sizeof(*t));
 	t->url = m->url;
 	t->user = "admin";
-	t->password_file = unit_path(dir, "bmc-password");
-	t->ca_file = unit_path(dir, "cert.pem");
+	t->password_file = bmc_password;
+	t->ca_file = cert_pem;
 	t->confirm_timeout_ms = 20000;
 	t->poll_ms = 100;
 }
@@ -313,7 +322,7 @@ static void test_console(void **state)
 	redfish_close(&rf);
 
 	/* A BMC without a console says so. */
-	mock_start(&plain, "plain", 0);
+	mock_start(&plain, "plain", 0, "machine.sh");
 	target_of(&t, &plain);
 	open_or_fail(&rf, &t);
 	strbuf_reset(&host);
@@ -325,6 +334,139 @@ static void test_console(void **state)
 	strbuf_release(&err);
 	strbuf_release(&host);
 	strbuf_release(&none);
+}
+
+/* A TCP port on 127.0.0.1 that was free a moment ago. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { 0 };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	assert_true(fd >= 0);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/* The console machine: on $CONSOLE_PORT, to each connection, telnet
+ * option requests and a subnegotiation, a line (with an escaped 0xff and
+ * a CR NUL), and what the client answered noted in replies. */
+static const char console_py[] =
+	"import os, socket\n"
+	"s = socket.socket()\n"
+	"s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+	"s.bind(('127.0.0.1', int(os.environ['CONSOLE_PORT'])))\n"
+	"s.listen(4)\n"
+	"while True:\n"
+	"    c, _ = s.accept()\n"
+	"    c.sendall(b'\\xff\\xfd\\x01\\xff\\xfb\\x03\\xff\\xfa\\x18\\x01'\n"
+	"              b'\\xff\\xf0console ' + os.environ['BOOT'].encode()\n"
+	"              + b' \\xff\\xff\\r\\x00\\n')\n"
+	"    r = c.recv(64)\n"
+	"    open('replies', 'ab').write(r)\n";
+
+#define CONSOLE_LINE "console disk \xff\r\n"
+
+/* Wait until file holds needle (10 s at most). */
+static int file_has(const char *file, const char *needle)
+{
+	struct strbuf t = STRBUF_INIT;
+	int64_t dl = deadline_in(10000);
+	int found = 0;
+
+	while (!found && deadline_left(dl) > 0) {
+		strbuf_reset(&t);
+		if (strbuf_read_file(&t, file, 1 << 16) >= 0 &&
+		    memmem(t.buf, t.len, needle, strlen(needle)))
+			found = 1;
+		else
+			sleep_ms(100);
+	}
+	strbuf_release(&t);
+	return found;
+}
+
+static void test_console_capture(void **state)
+{
+	struct redfish_target t;
+	struct redfish rf;
+	struct strbuf err = STRBUF_INIT, host = STRBUF_INIT, none = STRBUF_INIT,
+		      log = STRBUF_INIT;
+	struct telnet_capture *cap = NULL;
+	struct mock cons;
+	int port = 0, reopened = 0, r = -1;
+	int64_t dl;
+
+	(void)state;
+	if (!have_tools)
+		skip();
+	unit_write(dir, "console.py", console_py);
+	unit_write(dir, "console.sh", "#!/bin/sh\nexec python3 console.py\n");
+	chmod(unit_path(dir, "console.sh"), 0755);
+	mock_start(&cons, "cons", free_port(), "console.sh");
+	target_of(&t, &cons);
+	open_or_fail(&rf, &t);
+	assert_int_equal(redfish_console(&rf, &host, &port, &none, &err), 0);
+	assert_true(port > 0);
+	assert_int_equal(redfish_power_set(&rf, REDFISH_POWER_ON, NULL, &err),
+			 0);
+	/* The machine listens once it has started. */
+	for (dl = deadline_in(10000); r < 0 && deadline_left(dl) > 0;) {
+		strbuf_reset(&err);
+		r = telnet_capture_start(host.buf, port,
+					 unit_path(dir, "console.log"), 1000,
+					 &cap, &err);
+		if (r < 0)
+			sleep_ms(100);
+	}
+	if (r < 0)
+		fail_msg("telnet_capture_start: %s", err.buf);
+	assert_true(file_has(unit_path(dir, "console.log"), CONSOLE_LINE));
+	/* Every option refused: WONT ECHO, DONT SUPPRESS-GO-AHEAD. */
+	assert_true(file_has(unit_path(dir, "replies"),
+			     "\xff\xfc\x01\xff\xfe\x03"));
+	assert_int_equal(telnet_capture_check(cap, &reopened, &err), 0);
+	assert_int_equal(reopened, 0);
+
+	/* A restart drops the connection; the check connects again. */
+	if (redfish_power_cycle(&rf, &err) < 0)
+		fail_msg("power cycle: %s", err.buf);
+	for (dl = deadline_in(10000); !reopened && deadline_left(dl) > 0;) {
+		strbuf_reset(&err);
+		telnet_capture_check(cap, &reopened, &err);
+		if (!reopened)
+			sleep_ms(100);
+	}
+	assert_int_equal(reopened, 1);
+	assert_true(file_has(unit_path(dir, "console.log"),
+			     CONSOLE_LINE CONSOLE_LINE));
+	telnet_capture_stop(cap);
+	assert_true(strbuf_read_file(&log, unit_path(dir, "console.log"),
+				     4096) >= 0);
+	assert_int_equal(log.len, 2 * strlen(CONSOLE_LINE));
+	strbuf_reset(&err);
+	if (redfish_power_set(&rf, REDFISH_POWER_OFF, NULL, &err) < 0)
+		fail_msg("power off: %s", err.buf);
+
+	/* Nobody listening: a clear error. */
+	strbuf_reset(&err);
+	assert_int_equal(telnet_capture_start(host.buf, port,
+					      unit_path(dir, "console.log"),
+					      1000, &cap, &err),
+			 -1);
+	assert_null(cap);
+	assert_non_null(strstr(err.buf, "Connection refused"));
+	redfish_close(&rf);
+	mock_stop(&cons);
+	strbuf_release(&err);
+	strbuf_release(&host);
+	strbuf_release(&none);
+	strbuf_release(&log);
 }
 
 static void test_wrong_password(void **state)
@@ -453,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_power),
 		cmocka_unit_test(test_pxe_once),
 		cmocka_unit_test(test_console),
+		cmocka_unit_test(test_console_capture),
 		cmocka_unit_test(test_wrong_password),
 		cmocka_unit_test(test_bad_certificate),
 		cmocka_unit_test(test_server_error),
