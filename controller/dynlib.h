@@ -7,7 +7,7 @@
  * libxml2, ICU, Kerberos, ...): linked in, they cost every `schedfarm`
  * process about 35 ms of start-up on a 2-core machine, the CLI's and the
  * job's alike (bench/overhead).  Their wrapper files (lab/virt.c,
- * lab/mail.c) compile against the headers as before and call through a
+ * lab/curl.c) compile against the headers as before and call through a
  * table of function pointers that dynlib_load() fills on first use, so
  * the compiler still checks every call against the library's prototypes.
  */

@@ -2,38 +2,21 @@
  * mail.c - one mail over SMTP with libcurl; see mail.h.
  *
  * libcurl speaks the protocol (EHLO, STARTTLS, AUTH, MAIL FROM, RCPT TO,
- * DATA with dot-stuffing); this file builds the message text, sets the
- * options and turns curl's result and the server's last reply code into
- * one sentence.  libcurl is loaded (dynlib.h) and curl_global_init()
- * called once per process, before the first handle, as libcurl requires.
+ * DATA with dot-stuffing) in curl.c, where libcurl lives; this file
+ * builds the message text and its envelope, says which kind of TLS a
+ * login needs, hands them to smtp_send() and turns its result and the
+ * server's last reply code into one sentence.
  */
-#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
 #include "cleanup.h"
-#include "dynlib.h"
+#include "lab/curl.h"
 #include "lab/mail.h"
 #include "mailbox.h"
 #include "banned.h"
-
-/* libcurl's functions, loaded by the first mail (dynlib.h), typed from
- * libcurl's own headers. */
-#define LC(name) __typeof__(curl_##name) *name;
-static struct {
-	LC(global_init)
-	LC(easy_strerror)
-	LC(slist_append)
-	LC(easy_init)
-	LC(easy_setopt)
-	LC(easy_perform)
-	LC(easy_getinfo)
-	LC(easy_cleanup)
-	LC(slist_free_all)
-} lc;
-#undef LC
 
 /* RFC 5322: at most 998 bytes per line, CRLF excluded. */
 #define MAIL_LINE_MAX 990
@@ -370,84 +353,6 @@ void mail_format(const struct mail_message *m, struct strbuf *out)
 	}
 }
 
-struct upload {
-	const char *data;
-	size_t len, off;
-	int done; /* all of it was handed to libcurl */
-};
-
-static size_t read_cb(char *buf, size_t size, size_t nmemb, void *ctx)
-{
-	struct upload *u = ctx;
-	size_t room = size * nmemb, n = u->len - u->off;
-
-	if (n > room)
-		n = room;
-	memcpy(buf, u->data + u->off, n);
-	u->off += n;
-	if (!n)
-		u->done = 1;
-	return n;
-}
-
-/*
- * What the session said, as libcurl's debug callback shows it: the
- * command lines sent (before TLS encrypts them) and the reply lines.  It
- * tells which RCPT TO the server refused (libcurl only says that some
- * were), whether an AUTH went out, and whether any reply came after the
- * end of the data.
- */
-struct session {
-	struct mail_outcome *o;
-	const struct upload *up;
-	struct strbuf rcpt; /* the RCPT TO waiting for its reply */
-	int in_rcpt, auth_sent, reply_after_data;
-};
-
-static int debug_cb(CURL *h, curl_infotype type, char *data, size_t size,
-		    void *ctx)
-{
-	struct session *ss = ctx;
-
-	(void)h;
-	if (type == CURLINFO_HEADER_OUT) {
-		ss->in_rcpt = 0;
-		if (size >= 4 && !strncasecmp(data, "AUTH", 4))
-			ss->auth_sent = 1;
-		if (size > 9 && !strncasecmp(data, "RCPT TO:<", 9)) {
-			const char *gt = memchr(data + 9, '>', size - 9);
-
-			strbuf_reset(&ss->rcpt);
-			if (gt)
-				strbuf_add(&ss->rcpt, data + 9,
-					   (size_t)(gt - data - 9));
-			ss->in_rcpt = 1;
-		}
-	} else if (type == CURLINFO_HEADER_IN) {
-		if (ss->up->done)
-			ss->reply_after_data = 1;
-		/* The last line of the reply to a RCPT TO: "550 ..." (not
-		 * "550-..."). */
-		if (ss->in_rcpt && size >= 4 && data[3] != '-') {
-			if (data[0] == '4' || data[0] == '5') {
-				struct strbuf why = STRBUF_INIT;
-
-				strbuf_addstr(&why, "RCPT TO refused: ");
-				strbuf_add(&why, data, size);
-				strbuf_rtrim(&why);
-				refuse(ss->o, ss->rcpt.buf, why.buf);
-				strbuf_release(&why);
-			}
-			ss->in_rcpt = 0;
-		}
-	}
-	return 0;
-}
-
-/* libcurl 7.69's CURLOPT_MAIL_RCPT_ALLLOWFAILS, called _ALLOWFAILS since
- * 8.2 (the old name deprecated there): by its number, which both have. */
-#define MAIL_RCPT_ALLOWFAILS ((CURLoption)(CURLOPTTYPE_LONG + 290))
-
 /* Does url carry a user or password ("smtp://u:p@host")? */
 static int url_has_userinfo(const char *url)
 {
@@ -461,50 +366,79 @@ static int url_has_userinfo(const char *url)
 	return memchr(a, '@', n) != NULL;
 }
 
-static int curl_ready(struct strbuf *err)
+/*
+ * The recipients of m that are mailboxes: their bare addresses in addrs
+ * (the envelope) and as given in to (the To: header); the others go to o
+ * as refused, with why.
+ */
+static void split_recipients(const struct mail_message *m, struct strvec *addrs,
+			     struct strvec *to, struct mail_outcome *o)
 {
-#define LC(name) { "curl_" #name, (void **)&lc.name },
-	static const struct dynlib_sym syms[] = {
-		LC(global_init) LC(easy_strerror) LC(slist_append) LC(easy_init)
-			LC(easy_setopt) LC(easy_perform) LC(easy_getinfo)
-				LC(easy_cleanup) LC(slist_free_all)
-	};
-#undef LC
-	static int loaded, done;
-	CURLcode c;
+	struct strbuf addr = STRBUF_INIT;
+	const char *why;
 
-	if (done)
-		return 0;
-	if (!loaded && dynlib_load("libcurl.so.4", "libcurl4", syms,
-				   ARRAY_SIZE(syms), err) < 0)
-		return -1;
-	loaded = 1;
-	c = lc.global_init(CURL_GLOBAL_DEFAULT);
-	if (c != CURLE_OK) {
-		strbuf_addf(err, "libcurl did not initialise: %s",
-			    lc.easy_strerror(c));
+	/* One recipient that is not an address is left out, not a reason
+	 * to keep the mail from the others. */
+	for (size_t i = 0; i < m->to->nr; i++) {
+		strbuf_reset(&addr);
+		if (mail_parse_mailbox(m->to->v[i], NULL, &addr, &why) < 0) {
+			struct strbuf w = STRBUF_INIT;
+
+			strbuf_addf(&w, "not a mail address: it %s", why);
+			refuse(o, m->to->v[i], w.buf);
+			strbuf_release(&w);
+			continue;
+		}
+		strvec_push(addrs, addr.buf);
+		strvec_push(to, m->to->v[i]);
+	}
+	strbuf_release(&addr);
+}
+
+/*
+ * err for a session that failed (cerr: libcurl's sentence, so: what the
+ * session said): the server's words with its URL; MAIL_UNKNOWN when all
+ * of the message went out and no reply followed, else -1.
+ */
+static int session_failed(const struct mail_server *s, int need_tls,
+			  const struct smtp_outcome *so,
+			  const struct strbuf *cerr, struct strbuf *err)
+{
+	if (so->tls_refused && need_tls && !so->auth_sent) {
+		strbuf_addf(err,
+			    "%s: the server offers no STARTTLS, and a login "
+			    "needs TLS: no AUTH was sent (mail.starttls = "
+			    "required with a server that offers it, or "
+			    "smtps://; mail.insecure_auth = yes sends the "
+			    "password in clear)",
+			    s->url);
 		return -1;
 	}
-	done = 1;
-	return 0;
+	strbuf_addf(err, "%s: %s", s->url, cerr->buf);
+	strbuf_rtrim(err);
+	if (so->last_reply)
+		strbuf_addf(err, " (last reply %ld)", so->last_reply);
+	/* All of the message went out and no reply followed: the server
+	 * may have taken it. */
+	if (so->all_sent && !so->reply_after_data) {
+		strbuf_addstr(err, ": no reply after the end of the data, "
+				   "delivery unknown");
+		return MAIL_UNKNOWN;
+	}
+	return -1;
 }
 
 int mail_send(const struct mail_server *s, const struct mail_message *m,
 	      struct mail_outcome *o, struct strbuf *err)
 {
-	char errbuf[CURL_ERROR_SIZE] = "";
 	struct strbuf text = STRBUF_INIT, from = STRBUF_INIT,
-		      addr = STRBUF_INIT;
-	struct strvec to = STRVEC_INIT;
-	struct curl_slist *rcpt = NULL;
-	struct upload up = { NULL, 0, 0, 0 };
-	struct session ss = { o, &up, STRBUF_INIT, 0, 0, 0 };
+		      cerr = STRBUF_INIT;
+	struct strvec to = STRVEC_INIT, addrs = STRVEC_INIT;
+	struct smtp_request rq = { 0 };
+	struct smtp_outcome so;
 	struct mail_message mm = *m;
 	const char *why;
 	int smtps, need_tls;
-	CURL *h = NULL;
-	CURLcode c;
-	long code = 0;
 	int r = -1;
 
 	if (!s->url || !*s->url) {
@@ -527,121 +461,54 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 				   "mail.insecure_auth = yes)");
 		return -1;
 	}
+	smtp_outcome_init(&so);
 	if (mail_parse_mailbox(m->from, NULL, &from, &why) < 0) {
 		strbuf_addstr(err, "the sender (mail.from) is not a mail "
 				   "address: it ");
 		strbuf_addstr(err, why);
 		goto out;
 	}
-	if (curl_ready(err) < 0)
+	if (libcurl_load(err) < 0)
 		goto out;
-	/* One recipient that is not an address is left out, not a reason
-	 * to keep the mail from the others. */
-	for (size_t i = 0; i < m->to->nr; i++) {
-		struct curl_slist *n;
-
-		strbuf_reset(&addr);
-		if (mail_parse_mailbox(m->to->v[i], NULL, &addr, &why) < 0) {
-			struct strbuf w = STRBUF_INIT;
-
-			strbuf_addf(&w, "not a mail address: it %s", why);
-			refuse(o, m->to->v[i], w.buf);
-			strbuf_release(&w);
-			continue;
-		}
-		n = lc.slist_append(rcpt, addr.buf);
-		if (!n) {
-			strbuf_addstr(err, "out of memory");
-			goto out;
-		}
-		rcpt = n;
-		strvec_push(&to, m->to->v[i]);
-	}
+	split_recipients(m, &addrs, &to, o);
 	if (!to.nr) {
 		strbuf_addstr(err, "no recipient is a mail address");
 		goto out;
 	}
 	mm.to = &to;
 	mail_format(&mm, &text);
-	up.data = text.buf;
-	up.len = text.len;
-	h = lc.easy_init();
-	if (!h) {
-		strbuf_addstr(err, "libcurl could not make a handle");
-		goto out;
-	}
-	lc.easy_setopt(h, CURLOPT_URL, s->url);
-	lc.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-	lc.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	lc.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	lc.easy_setopt(h, CURLOPT_TIMEOUT_MS,
-		       (long)(s->timeout_ms > 0 ? s->timeout_ms : 30000));
-	lc.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-		       (long)(s->timeout_ms > 0 && s->timeout_ms < 10000
-				      ? s->timeout_ms
-				      : 10000));
+	rq.url = s->url;
 	/* A login over smtp:// needs STARTTLS: libcurl then stops after
 	 * EHLO when the server offers none, before any AUTH. */
-	if (!smtps)
-		lc.easy_setopt(h, CURLOPT_USE_SSL,
-			       (long)(need_tls || s->starttls == 2
-					      ? CURLUSESSL_ALL
-				      : s->starttls == 1 ? CURLUSESSL_TRY
-							 : CURLUSESSL_NONE));
-	if (s->ca_file)
-		lc.easy_setopt(h, CURLOPT_CAINFO, s->ca_file);
-	if (s->user) {
-		lc.easy_setopt(h, CURLOPT_USERNAME, s->user);
-		lc.easy_setopt(h, CURLOPT_PASSWORD,
-			       s->password ? s->password : "");
+	rq.tls = need_tls || s->starttls == 2 ? SMTP_TLS_ALL
+		 : s->starttls == 1	      ? SMTP_TLS_TRY
+					      : SMTP_TLS_NONE;
+	rq.ca_file = s->ca_file;
+	rq.user = s->user;
+	rq.password = s->password;
+	rq.from = from.buf;
+	rq.rcpt = &addrs;
+	rq.data = text.buf;
+	rq.len = text.len;
+	rq.timeout_ms = s->timeout_ms;
+	r = smtp_send(&rq, &so, &cerr);
+	for (size_t i = 0; i < so.refused.nr; i++) {
+		struct strbuf w = STRBUF_INIT;
+
+		strbuf_addf(&w, "RCPT TO refused: %s", so.replies.v[i]);
+		refuse(o, so.refused.v[i], w.buf);
+		strbuf_release(&w);
 	}
-	lc.easy_setopt(h, CURLOPT_MAIL_FROM, from.buf);
-	lc.easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
-	/* Go on when the server refuses some recipients (not all). */
-	lc.easy_setopt(h, MAIL_RCPT_ALLOWFAILS, 1L);
-	lc.easy_setopt(h, CURLOPT_DEBUGFUNCTION, debug_cb);
-	lc.easy_setopt(h, CURLOPT_DEBUGDATA, &ss);
-	lc.easy_setopt(h, CURLOPT_VERBOSE, 1L);
-	lc.easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
-	lc.easy_setopt(h, CURLOPT_READDATA, &up);
-	lc.easy_setopt(h, CURLOPT_UPLOAD, 1L);
-	c = lc.easy_perform(h);
-	lc.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	if (c == CURLE_OK) {
-		r = 0;
-		goto out;
-	}
-	if (c == CURLE_USE_SSL_FAILED && need_tls && !ss.auth_sent) {
-		strbuf_addf(err,
-			    "%s: the server offers no STARTTLS, and a login "
-			    "needs TLS: no AUTH was sent (mail.starttls = "
-			    "required with a server that offers it, or "
-			    "smtps://; mail.insecure_auth = yes sends the "
-			    "password in clear)",
-			    s->url);
-		goto out;
-	}
-	strbuf_addf(err, "%s: %s", s->url,
-		    errbuf[0] ? errbuf : lc.easy_strerror(c));
-	strbuf_rtrim(err);
-	if (code)
-		strbuf_addf(err, " (last reply %ld)", code);
-	/* All of the message went out and no reply followed: the server
-	 * may have taken it. */
-	if (up.done && !ss.reply_after_data) {
-		strbuf_addstr(err, ": no reply after the end of the data, "
-				   "delivery unknown");
-		r = MAIL_UNKNOWN;
-	}
+	if (r < 0 && !so.performed)
+		strbuf_addbuf(err, &cerr);
+	else if (r < 0)
+		r = session_failed(s, need_tls, &so, &cerr, err);
 out:
-	if (h)
-		lc.easy_cleanup(h);
-	if (rcpt)
-		lc.slist_free_all(rcpt);
+	smtp_outcome_release(&so);
 	strbuf_release(&text);
 	strbuf_release(&from);
-	strbuf_release(&addr);
-	strbuf_release(&ss.rcpt);
+	strbuf_release(&cerr);
 	strvec_clear(&to);
+	strvec_clear(&addrs);
 	return r;
 }

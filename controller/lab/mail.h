@@ -1,5 +1,5 @@
 /*
- * mail.h - sending one mail over SMTP (libcurl lives only in mail.c).
+ * mail.h - sending one mail over SMTP (libcurl's session: lab/curl.c).
  *
  * The farm's answers and bisection results go out as plain-text mails,
  * like the reports of Intel's 0-day robot.  mail_format() turns a message
