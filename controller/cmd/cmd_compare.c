@@ -25,6 +25,7 @@
 #include "parse.h"
 #include "plan/plan.h"
 #include "store/queue.h"
+#include "store/queue_list.h"
 #include "banned.h"
 
 const char cmd_compare_usage[] =
