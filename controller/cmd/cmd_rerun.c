@@ -22,6 +22,7 @@
 #include "store/hosts.h"
 #include "store/jobs.h"
 #include "store/queue.h"
+#include "store/queue_match.h"
 #include "banned.h"
 
 const char cmd_rerun_usage[] =

@@ -90,20 +90,6 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		 struct queue_submitted *ret, struct strbuf *err);
 
 /*
- * Can host `host` take a job with the requirements of req (those of the
- * plan plan_name)?  It must exist and meet them (those known of it: a
- * host never contacted is not held to the minimums); with QUEUE_HOST_NEEDS_BOOT
- * (a series to build, base naming the kernel for the message) it must boot
- * kernels; with QUEUE_HOST_NOW (the job is to run at once) its health must let
- * it be scheduled.  Return 0, or -1 with the unmet requirement in words in err.
- */
-#define QUEUE_HOST_NEEDS_BOOT 1u
-#define QUEUE_HOST_NOW 2u
-int queue_host_can_take(struct db *db, const char *host,
-			const struct job_row *req, const char *plan_name,
-			unsigned flags, const char *base, struct strbuf *err);
-
-/*
  * Store a plan's text (len bytes) under name, once per distinct text
  * (keyed by its sha256); its id in *ret_id.  0, or -1 with err.
  */
