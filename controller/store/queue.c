@@ -148,36 +148,22 @@ static int64_t base_id_of(struct db *db, const struct queue_submitted *ret)
 	return id;
 }
 
-int queue_submit(struct db *db, const struct queue_submit *s,
-		 struct queue_submitted *ret, struct strbuf *err)
+/*
+ * The checks queue_submit() makes before it writes: a host s names must
+ * be able to take job (job holds the plan's requirements), and a series
+ * to build needs a plan that allows a kind that boots.  0, or -1 with
+ * err.
+ */
+static int submit_check_fit(struct db *db, const struct queue_submit *s,
+			    const struct job_row *job, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
-	_cleanup_free_ char *who = NULL;
-	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT,
-		      subject = STRBUF_INIT, mail_to = STRBUF_INIT;
-	struct job_row job;
-	int64_t host_id = 0;
-	char *sha = NULL;
-	int r = -1;
-
-	memset(ret, 0, sizeof(*ret));
-	job_row_init(&job);
-	if (!s->base || !*s->base) {
-		strbuf_addstr(err, "a base kernel is required");
-		return -1;
-	}
-	who = s->submitter ? xstrdup(s->submitter) : submitter_name();
-	if (db_begin(db, err) < 0)
-		return -1;
-
-	job_row_from_plan(&job, s->plan, s->plan->boots);
 	if (s->host &&
 	    queue_host_can_take(
-		    db, s->host, &job, s->plan_name,
+		    db, s->host, job, s->plan_name,
 		    (s->nr_patches && !s->kernel ? QUEUE_HOST_NEEDS_BOOT : 0) |
 			    (s->now ? QUEUE_HOST_NOW : 0),
 		    s->base, err) < 0)
-		goto out;
+		return -1;
 	if (s->nr_patches && !s->kernel && !s->host &&
 	    !kinds_allow_boot(&s->plan->host.kinds)) {
 		strbuf_addf(err, "the plan %s runs only on ", s->plan_name);
@@ -190,89 +176,124 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 			    "NAME, the name of the kernel they run with the "
 			    "series already applied",
 			    s->base);
-		goto out;
+		return -1;
 	}
-	ret->host_boots = -1;
-	ret->base_boots = -1;
-	if (s->host) {
-		if (db_query(db, &res, err,
-			     "SELECT id, kind FROM hosts WHERE name = $1",
-			     db_str(s->host), db_end()) < 0)
-			goto out;
-		if (db_nrows(res) != 1) {
-			strbuf_addf(err,
-				    "no host named '%s' ('schedfarm host "
-				    "list' shows them)",
-				    s->host);
-			goto out;
+	return 0;
+}
+
+/*
+ * The host s pins the job to (none: nothing to do), from `hosts` (columns
+ * id, kind): its id in *ret_host_id, whether its kind boots in
+ * ret->host_boots.  0, or -1 with err when there is no such host.
+ */
+static int submit_find_host(struct db *db, const struct queue_submit *s,
+			    struct queue_submitted *ret, int64_t *ret_host_id,
+			    struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (!s->host)
+		return 0;
+	if (db_query(db, &res, err,
+		     "SELECT id, kind FROM hosts WHERE name = $1",
+		     db_str(s->host), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err,
+			    "no host named '%s' ('schedfarm host "
+			    "list' shows them)",
+			    s->host);
+		return -1;
+	}
+	db_get_i64(res, 0, 0, 1, INT64_MAX, ret_host_id);
+	ret->host_boots = hosts_kind_boots(db_get(res, 0, 1));
+	return 0;
+}
+
+/*
+ * Store s's series (s->nr_patches > 0) submitted by who: the base
+ * kernel's row, one `patches` row (columns name, submitter, base, series,
+ * series_sha256, n_patches, base_kernel_id, mail_to, auto_bisect;
+ * RETURNING id, series_sha256) and its files (answers_store_files()).
+ * The series' name is --name, else the first patch's subject when it is a
+ * name that prints as itself (check_name()), else its file name.  Fills
+ * ret->patch_id and *ret_sha (the series' sha256, the caller frees it).
+ * 0, or -1 with err.
+ */
+static int submit_store_series(struct db *db, const struct queue_submit *s,
+			       const char *who, struct queue_submitted *ret,
+			       char **ret_sha, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf hex = STRBUF_INIT, subject = STRBUF_INIT,
+		      mail_to = STRBUF_INIT;
+	int64_t base_id;
+	int r = -1;
+
+	for (size_t i = 0; i < s->nr_patches; i++)
+		strbuf_add_hex(&hex, s->patches[i].data, s->patches[i].len);
+	if (!s->name) {
+		struct strbuf why = STRBUF_INIT;
+
+		if (answers_patch_subject(s->patches[0].data, s->patches[0].len,
+					  &subject) < 0 ||
+		    check_name("a patch name", subject.buf, PATCH_NAME_MAX_LEN,
+			       &why) < 0) {
+			strbuf_reset(&subject);
+			strbuf_addstr(&subject, s->patches[0].name);
 		}
-		db_get_i64(res, 0, 0, 1, INT64_MAX, &host_id);
-		ret->host_boots = hosts_kind_boots(db_get(res, 0, 1));
-		db_result_free(res);
-		res = NULL;
+		strbuf_release(&why);
 	}
-
-	/* The plan, stored once per distinct text. */
-	if (queue_store_plan(db, s->plan_name, s->plan_text, s->plan_len,
-			     &ret->plan_id, err) < 0)
+	if (check_name("a patch name", s->name ? s->name : subject.buf,
+		       PATCH_NAME_MAX_LEN, err) < 0 ||
+	    ensure_kernel(db, s->base, s->base, NULL, "external", &base_id,
+			  err) < 0)
 		goto out;
+	if (s->mail_to)
+		strbuf_addstr(&mail_to, s->mail_to);
+	else
+		answers_patch_author(s->patches[0].data, s->patches[0].len,
+				     &mail_to);
+	if (db_query(db, &res, err,
+		     "INSERT INTO patches (name, submitter, base, "
+		     "series, series_sha256, n_patches, "
+		     "base_kernel_id, mail_to, auto_bisect) VALUES "
+		     "(left($1, 500), $2, $3, decode($4, 'hex'), "
+		     "encode(sha256(decode($4, 'hex')), 'hex'), "
+		     "$5, $6, $7, $8) RETURNING id, series_sha256",
+		     db_str(s->name ? s->name : subject.buf), db_str(who),
+		     db_str(s->base), db_str(hex.buf),
+		     db_i64((int64_t)s->nr_patches), db_i64(base_id),
+		     db_str(mail_to.len ? mail_to.buf : NULL),
+		     db_bool(!s->no_bisect), db_end()) < 0 ||
+	    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->patch_id) < 0)
+		goto out;
+	if (answers_store_files(db, ret->patch_id, s->patches, s->nr_patches,
+				err) < 0)
+		goto out;
+	*ret_sha = xstrdup(db_get(res, 0, 1));
+	r = 0;
+out:
+	strbuf_release(&hex);
+	strbuf_release(&subject);
+	strbuf_release(&mail_to);
+	return r;
+}
 
-	if (s->nr_patches) {
-		int64_t base_id;
+/*
+ * The kernel under test, its id in ret->kernel_id: with s->kernel a label
+ * for hosts that do not boot, else base + series ("BASE+PLM<patch id>",
+ * for the build phase to make; sha: the series' sha256), else the base
+ * itself; then the series' `patches` row gets it (column kernel_id).  0,
+ * or -1 with err.
+ */
+static int submit_kernel(struct db *db, const struct queue_submit *s,
+			 const char *sha, struct queue_submitted *ret,
+			 struct strbuf *err)
+{
+	struct strbuf kname = STRBUF_INIT;
+	int r = -1;
 
-		for (size_t i = 0; i < s->nr_patches; i++)
-			strbuf_add_hex(&hex, s->patches[i].data,
-				       s->patches[i].len);
-		/* The series' name: --name, else the first patch's
-		 * subject when it is a name that prints as itself
-		 * (check_name()), else its file name. */
-		if (!s->name) {
-			struct strbuf why = STRBUF_INIT;
-
-			if (answers_patch_subject(s->patches[0].data,
-						  s->patches[0].len,
-						  &subject) < 0 ||
-			    check_name("a patch name", subject.buf,
-				       PATCH_NAME_MAX_LEN, &why) < 0) {
-				strbuf_reset(&subject);
-				strbuf_addstr(&subject, s->patches[0].name);
-			}
-			strbuf_release(&why);
-		}
-		if (check_name("a patch name", s->name ? s->name : subject.buf,
-			       PATCH_NAME_MAX_LEN, err) < 0 ||
-		    ensure_kernel(db, s->base, s->base, NULL, "external",
-				  &base_id, err) < 0)
-			goto out;
-		if (s->mail_to)
-			strbuf_addstr(&mail_to, s->mail_to);
-		else
-			answers_patch_author(s->patches[0].data,
-					     s->patches[0].len, &mail_to);
-		if (db_query(db, &res, err,
-			     "INSERT INTO patches (name, submitter, base, "
-			     "series, series_sha256, n_patches, "
-			     "base_kernel_id, mail_to, auto_bisect) VALUES "
-			     "(left($1, 500), $2, $3, decode($4, 'hex'), "
-			     "encode(sha256(decode($4, 'hex')), 'hex'), "
-			     "$5, $6, $7, $8) RETURNING id, series_sha256",
-			     db_str(s->name ? s->name : subject.buf),
-			     db_str(who), db_str(s->base), db_str(hex.buf),
-			     db_i64((int64_t)s->nr_patches), db_i64(base_id),
-			     db_str(mail_to.len ? mail_to.buf : NULL),
-			     db_bool(!s->no_bisect), db_end()) < 0 ||
-		    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->patch_id) < 0)
-			goto out;
-		if (answers_store_files(db, ret->patch_id, s->patches,
-					s->nr_patches, err) < 0)
-			goto out;
-		sha = xstrdup(db_get(res, 0, 1));
-		db_result_free(res);
-		res = NULL;
-	}
-
-	/* The kernel under test: a label for hosts that do not boot, else
-	 * base + series, for the build phase to make. */
 	if (s->kernel) {
 		struct kernel_fields f = { .name = s->kernel,
 					   .base = s->base,
@@ -307,6 +328,84 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 			     db_end()) < 0)
 			goto out;
 	}
+	r = 0;
+out:
+	strbuf_release(&kname);
+	return r;
+}
+
+/*
+ * A series with a fixed plan starts its answer: the first job runs the
+ * first unit of the answer's ABBA order (answer_first_boots()), with
+ * fewer base boots when the booting host host_id (0: none) has base runs
+ * of this plan stored.  Sets ret->boots, ret->base_boots,
+ * ret->base_stored and job's boots and nr_runs; nothing for other
+ * submissions.  0, or -1 with err.
+ */
+static int submit_first_unit(struct db *db, const struct queue_submit *s,
+			     int64_t host_id, struct queue_submitted *ret,
+			     struct job_row *job, struct strbuf *err)
+{
+	int k = -1;
+
+	if (!ret->patch_id || s->plan->until != PLAN_UNTIL_FIXED)
+		return 0;
+	if (host_id && ret->host_boots == 1) {
+		if (answers_observations(db, base_id_of(db, ret), host_id,
+					 ret->plan_id, s->plan_set, 0,
+					 &ret->base_stored, err) < 0)
+			return -1;
+		k = s->plan->boots > ret->base_stored
+			    ? s->plan->boots - ret->base_stored
+			    : 0;
+		ret->base_boots = k;
+	} else if (ret->host_boots == 0) {
+		ret->base_boots = 0;
+	}
+	ret->boots = answer_first_boots(s->plan->boots, ret->host_boots, k);
+	job->boots = ret->boots;
+	job->nr_runs = (int64_t)s->plan->nr_runs * ret->boots;
+	return 0;
+}
+
+int queue_submit(struct db *db, const struct queue_submit *s,
+		 struct queue_submitted *ret, struct strbuf *err)
+{
+	_cleanup_free_ char *who = NULL;
+	struct job_row job;
+	int64_t host_id = 0;
+	char *sha = NULL;
+	int r = -1;
+
+	memset(ret, 0, sizeof(*ret));
+	job_row_init(&job);
+	if (!s->base || !*s->base) {
+		strbuf_addstr(err, "a base kernel is required");
+		return -1;
+	}
+	who = s->submitter ? xstrdup(s->submitter) : submitter_name();
+	if (db_begin(db, err) < 0)
+		return -1;
+
+	job_row_from_plan(&job, s->plan, s->plan->boots);
+	if (submit_check_fit(db, s, &job, err) < 0)
+		goto out;
+	ret->host_boots = -1;
+	ret->base_boots = -1;
+	if (submit_find_host(db, s, ret, &host_id, err) < 0)
+		goto out;
+
+	/* The plan, stored once per distinct text. */
+	if (queue_store_plan(db, s->plan_name, s->plan_text, s->plan_len,
+			     &ret->plan_id, err) < 0)
+		goto out;
+
+	if (s->nr_patches &&
+	    submit_store_series(db, s, who, ret, &sha, err) < 0)
+		goto out;
+	/* The kernel under test. */
+	if (submit_kernel(db, s, sha, ret, err) < 0)
+		goto out;
 
 	job.patch_id = ret->patch_id;
 	job.kernel_id = ret->kernel_id;
@@ -334,28 +433,8 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		strvec_pushv(&job.plan_set,
 			     (const char *const *)s->plan_set->v);
 	ret->boots = s->plan->boots;
-	if (ret->patch_id && s->plan->until == PLAN_UNTIL_FIXED) {
-		/* The first unit of the answer's ABBA order. */
-		int k = -1;
-
-		if (host_id && ret->host_boots == 1) {
-			if (answers_observations(db, base_id_of(db, ret),
-						 host_id, ret->plan_id,
-						 s->plan_set, 0,
-						 &ret->base_stored, err) < 0)
-				goto out;
-			k = s->plan->boots > ret->base_stored
-				    ? s->plan->boots - ret->base_stored
-				    : 0;
-			ret->base_boots = k;
-		} else if (ret->host_boots == 0) {
-			ret->base_boots = 0;
-		}
-		ret->boots =
-			answer_first_boots(s->plan->boots, ret->host_boots, k);
-		job.boots = ret->boots;
-		job.nr_runs = (int64_t)s->plan->nr_runs * ret->boots;
-	}
+	if (submit_first_unit(db, s, host_id, ret, &job, err) < 0)
+		goto out;
 	if (jobs_insert(db, &job, &ret->job_id, err) < 0)
 		goto out;
 	if (db_commit(db, err) < 0)
@@ -365,10 +444,6 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 out:
 	db_rollback(db);
 out_norollback:
-	strbuf_release(&hex);
-	strbuf_release(&kname);
-	strbuf_release(&subject);
-	strbuf_release(&mail_to);
 	job_row_release(&job);
 	free(sha);
 	return r;
