@@ -9,6 +9,7 @@
  * check.c (the small checkers and the settings sections), sweep.c
  * (workload entries, their sweeps and ranges, the expansion into runs),
  * command.c (workloads a plan defines: commands: and include:),
+ * include.c (the plan's text with the files include: names read in),
  * together.c (together: entries and their members), override.c (--set
  * KEY=VALUE applied to the tree), names.c (the metric names each run
  * reports, and the check of metrics: against them), plan.c (the
