@@ -468,6 +468,91 @@ static int name_free(struct ctx *c, const struct plan *p, const struct ynode *k,
 }
 
 /*
+ * The params: map of a definition at path (pv, NULL when there is none)
+ * into pc->params (allocated here: one per parameter and a terminating
+ * empty one; pc owns them).  0, or -1 after reporting.
+ */
+static int check_def_params(struct ctx *c, struct plan *p,
+			    struct plan_command *pc, const struct ynode *pv,
+			    const char *path)
+{
+	struct strbuf f = STRBUF_INIT;
+	size_t np = pv && pv->kind == Y_MAP ? ymap_len(pv) : 0;
+	int rc = 0;
+
+	pc->params = xcalloc(np + 1, sizeof(*pc->params));
+	if (pv) {
+		subpath(&f, path, "params");
+		if (pv->kind != Y_MAP) {
+			expected(c, pv, f.buf, "a map of parameter names");
+			rc = -1;
+		} else if (check_map_keys(c, pv, f.buf) < 0) {
+			rc = -1;
+		} else {
+			for (size_t i = 0; i < np; i++) {
+				struct strbuf pp = STRBUF_INIT;
+
+				strbuf_addf(&pp, "%s.%s", f.buf,
+					    pv->kids[2 * i]->text);
+				rc |= check_param(c, p, pv->kids[2 * i],
+						  pv->kids[2 * i + 1], pp.buf,
+						  &pc->params[i]);
+				strbuf_release(&pp);
+			}
+		}
+	}
+	pc->desc.params = pc->params;
+	strbuf_release(&f);
+	return rc;
+}
+
+/*
+ * The command: list of definition n at path (cv, NULL when missing): the
+ * program and its arguments into pc->argv, each argument's placeholders
+ * checked against pc's parameters (check_def_params() ran first).  0, or
+ * -1 after reporting.
+ */
+static int check_def_argv(struct ctx *c, struct plan_command *pc,
+			  const struct ynode *n, const struct ynode *cv,
+			  const char *path)
+{
+	struct strbuf f = STRBUF_INIT;
+	int rc = 0;
+
+	subpath(&f, path, "command");
+	if (!cv) {
+		nerror(c, n, "%s: missing key 'command'", path);
+		rc = -1;
+	} else if (cv->kind != Y_SEQ || !cv->nr || cv->nr > CMD_MAX_ARGS) {
+		expected(c, cv, f.buf,
+			 "a list: the program and its arguments (no shell)");
+		rc = -1;
+	} else {
+		for (size_t i = 0; i < cv->nr; i++) {
+			const struct ynode *x = cv->kids[i];
+			struct strbuf item = STRBUF_INIT;
+
+			strbuf_addf(&item, "%s[%zu]", f.buf, i);
+			if (x->kind != Y_SCALAR || (!i && !*x->text) ||
+			    strlen(x->text) > CMD_MAX_ARG) {
+				expected(c, x, item.buf,
+					 i ? "an argument (a string)"
+					   : "a program name or path");
+				rc = -1;
+			} else if (check_placeholders(c, pc, x, item.buf) < 0) {
+				rc = -1;
+			}
+			if (x->kind == Y_SCALAR)
+				strvec_push(&pc->argv, x->text);
+			strbuf_release(&item);
+		}
+		pc->desc.program = pc->argv.nr ? pc->argv.v[0] : NULL;
+	}
+	strbuf_release(&f);
+	return rc;
+}
+
+/*
  * One definition n (a map) called name (node k for messages, or NULL: n
  * holds name:) at path.  On success it is added to p->commands.
  */
@@ -482,7 +567,6 @@ static void check_definition(struct ctx *c, struct plan *p,
 	struct plan_command *pc = xcalloc(1, sizeof(*pc));
 	struct strbuf f = STRBUF_INIT, field = STRBUF_INIT, why = STRBUF_INIT;
 	const char *name = k ? k->text : default_name;
-	size_t np = 0;
 	int rc;
 
 	strvec_init(&pc->argv);
@@ -517,59 +601,8 @@ static void check_definition(struct ctx *c, struct plan *p,
 			pc->desc.summary = intern(p, v[1]->text);
 	}
 	/* parameters first: the argv's placeholders refer to them */
-	np = v[4] && v[4]->kind == Y_MAP ? ymap_len(v[4]) : 0;
-	pc->params = xcalloc(np + 1, sizeof(*pc->params));
-	if (v[4]) {
-		subpath(&f, path, "params");
-		if (v[4]->kind != Y_MAP) {
-			expected(c, v[4], f.buf, "a map of parameter names");
-			rc = -1;
-		} else if (check_map_keys(c, v[4], f.buf) < 0) {
-			rc = -1;
-		} else {
-			for (size_t i = 0; i < np; i++) {
-				struct strbuf pp = STRBUF_INIT;
-
-				strbuf_addf(&pp, "%s.%s", f.buf,
-					    v[4]->kids[2 * i]->text);
-				rc |= check_param(c, p, v[4]->kids[2 * i],
-						  v[4]->kids[2 * i + 1], pp.buf,
-						  &pc->params[i]);
-				strbuf_release(&pp);
-			}
-		}
-	}
-	pc->desc.params = pc->params;
-	subpath(&f, path, "command");
-	if (!v[2]) {
-		nerror(c, n, "%s: missing key 'command'", path);
-		rc = -1;
-	} else if (v[2]->kind != Y_SEQ || !v[2]->nr ||
-		   v[2]->nr > CMD_MAX_ARGS) {
-		expected(c, v[2], f.buf,
-			 "a list: the program and its arguments (no shell)");
-		rc = -1;
-	} else {
-		for (size_t i = 0; i < v[2]->nr; i++) {
-			const struct ynode *x = v[2]->kids[i];
-			struct strbuf item = STRBUF_INIT;
-
-			strbuf_addf(&item, "%s[%zu]", f.buf, i);
-			if (x->kind != Y_SCALAR || (!i && !*x->text) ||
-			    strlen(x->text) > CMD_MAX_ARG) {
-				expected(c, x, item.buf,
-					 i ? "an argument (a string)"
-					   : "a program name or path");
-				rc = -1;
-			} else if (check_placeholders(c, pc, x, item.buf) < 0) {
-				rc = -1;
-			}
-			if (x->kind == Y_SCALAR)
-				strvec_push(&pc->argv, x->text);
-			strbuf_release(&item);
-		}
-		pc->desc.program = pc->argv.nr ? pc->argv.v[0] : NULL;
-	}
+	rc |= check_def_params(c, p, pc, v[4], path);
+	rc |= check_def_argv(c, pc, n, v[2], path);
 	if (v[3]) {
 		subpath(&f, path, "timeout");
 		if (v[3]->kind != Y_SCALAR ||
