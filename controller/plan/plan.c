@@ -52,6 +52,62 @@ static char *default_name(const char *source)
 }
 
 /*
+ * The plan's workloads: w4 holds the top-level values of workloads:,
+ * workload:, params: and variants: (each NULL when absent): either the
+ * list, or the one entry the top level holds.  Each entry is checked into
+ * *ret_e (allocated here, *ret_nr of them; NULL and 0 when there are
+ * none); the caller releases their groups and the array.  Errors are
+ * reported into c.
+ */
+static void check_workloads(struct ctx *c, struct plan *p,
+			    const struct ynode *root,
+			    const struct ynode *const *w4,
+			    struct sentry **ret_e, size_t *ret_nr)
+{
+	struct sentry *e = NULL;
+	struct strbuf f = STRBUF_INIT;
+
+	*ret_nr = 0;
+	if (w4[0] && (w4[1] || w4[2] || w4[3])) {
+		const struct ynode *k = w4[1] ? w4[1] : w4[2] ? w4[2] : w4[3];
+
+		nerror(c, k,
+		       "plan: give either workloads: (a list) or one "
+		       "workload: with params:, not both");
+	} else if (w4[0]) {
+		const struct ynode *w = w4[0];
+
+		if (w->kind != Y_SEQ)
+			expected(c, w, "workloads", "a list of workloads");
+		else if (!w->nr)
+			nerror(c, w, "workloads: empty list");
+		else if (w->nr > PLAN_MAX_WORKLOADS)
+			nerror(c, w, "workloads: more than %d entries",
+			       PLAN_MAX_WORKLOADS);
+		else {
+			e = xcalloc(w->nr, sizeof(*e));
+			*ret_nr = w->nr;
+			for (size_t i = 0; i < w->nr; i++) {
+				strbuf_reset(&f);
+				strbuf_addf(&f, "workloads[%zu]", i);
+				check_entry(c, p, w->kids[i], f.buf, &e[i]);
+			}
+		}
+	} else if (w4[1] || w4[2] || w4[3]) {
+		const struct ynode *ev[3] = { w4[1], w4[2], w4[3] };
+
+		e = xcalloc(1, sizeof(*e));
+		*ret_nr = 1;
+		check_entry_fields(c, p, root, "", ev, &e[0]);
+	} else {
+		nerror(c, root,
+		       "plan: missing key 'workloads' (or 'workload')");
+	}
+	*ret_e = e;
+	strbuf_release(&f);
+}
+
+/*
  * Check the whole tree into p (docs: the trees of the files it includes).
  * Every section is checked even after an error in another; runs are
  * expanded only when all is well.
@@ -90,7 +146,6 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 	const struct ynode *v[K_NR + 1];
 	struct sentry *e = NULL;
 	size_t nr_entries = 0;
-	struct strbuf f = STRBUF_INIT;
 	double total = 0;
 	int before = c->nr_errors;
 
@@ -145,44 +200,7 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 	if (v[K_COMMANDS])
 		check_commands(c, p, v[K_COMMANDS]);
 
-	if (v[K_WORKLOADS] && (v[K_WORKLOAD] || v[K_PARAMS] || v[K_VARIANTS])) {
-		const struct ynode *k = v[K_WORKLOAD] ? v[K_WORKLOAD]
-					: v[K_PARAMS] ? v[K_PARAMS]
-						      : v[K_VARIANTS];
-
-		nerror(c, k,
-		       "plan: give either workloads: (a list) or one "
-		       "workload: with params:, not both");
-	} else if (v[K_WORKLOADS]) {
-		const struct ynode *w = v[K_WORKLOADS];
-
-		if (w->kind != Y_SEQ)
-			expected(c, w, "workloads", "a list of workloads");
-		else if (!w->nr)
-			nerror(c, w, "workloads: empty list");
-		else if (w->nr > PLAN_MAX_WORKLOADS)
-			nerror(c, w, "workloads: more than %d entries",
-			       PLAN_MAX_WORKLOADS);
-		else {
-			e = xcalloc(w->nr, sizeof(*e));
-			nr_entries = w->nr;
-			for (size_t i = 0; i < w->nr; i++) {
-				strbuf_reset(&f);
-				strbuf_addf(&f, "workloads[%zu]", i);
-				check_entry(c, p, w->kids[i], f.buf, &e[i]);
-			}
-		}
-	} else if (v[K_WORKLOAD] || v[K_PARAMS] || v[K_VARIANTS]) {
-		const struct ynode *ev[3] = { v[K_WORKLOAD], v[K_PARAMS],
-					      v[K_VARIANTS] };
-
-		e = xcalloc(1, sizeof(*e));
-		nr_entries = 1;
-		check_entry_fields(c, p, root, "", ev, &e[0]);
-	} else {
-		nerror(c, root,
-		       "plan: missing key 'workloads' (or 'workload')");
-	}
+	check_workloads(c, p, root, &v[K_WORKLOADS], &e, &nr_entries);
 
 	if (c->nr_errors == before) {
 		for (size_t i = 0; i < nr_entries; i++)
@@ -223,7 +241,6 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 		free(e[i].groups);
 	}
 	free(e);
-	strbuf_release(&f);
 	return c->nr_errors == before ? 0 : -1;
 }
 
