@@ -165,8 +165,6 @@ void sgroup_release(struct sgroup *g);
 int check_entry_fields(struct ctx *c, struct plan *p, const struct ynode *n,
 		       const char *path, const struct ynode *const *v,
 		       struct sentry *e);
-int check_entry(struct ctx *c, struct plan *p, const struct ynode *n,
-		const char *path, struct sentry *e);
 double group_runs(const struct sgroup *g);
 void expand(struct plan *p, const struct sentry *e, size_t nr_entries,
 	    size_t total);

@@ -52,6 +52,34 @@ static char *default_name(const char *source)
 }
 
 /*
+ * Check one workloads: item (a map with workload, params, variants, or a
+ * together: entry) at path and fill e: one parameter group per variant
+ * (params: plus the variant), or one group of params: alone.  Parameters
+ * without a default must be given in params or in every variant.  Return
+ * 0 or -1; e's groups are the caller's to release (sgroup_release) either
+ * way.
+ */
+static int check_entry(struct ctx *c, struct plan *p, const struct ynode *n,
+		       const char *path, struct sentry *e)
+{
+	static const char *const keys[] = { "workload",	       "params",
+					    "variants",	       "together",
+					    "sample_interval", NULL };
+	const struct ynode *v[6];
+	int rc;
+
+	if (n->kind != Y_MAP) {
+		expected(c, n, path, "a map with workload, params, variants");
+		return -1;
+	}
+	rc = map_fields(c, n, path, keys, v);
+	if (v[3] || v[4])
+		return check_together(c, p, n, path, v, e) < 0 || rc < 0 ? -1
+									 : 0;
+	return check_entry_fields(c, p, n, path, v, e) < 0 || rc < 0 ? -1 : 0;
+}
+
+/*
  * The plan's workloads: w4 holds the top-level values of workloads:,
  * workload:, params: and variants: (each NULL when absent): either the
  * list, or the one entry the top level holds.  Each entry is checked into

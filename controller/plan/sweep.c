@@ -647,34 +647,6 @@ out:
 	return rc ? -1 : 0;
 }
 
-/*
- * Check one workloads: item (a map with workload, params, variants, or a
- * together: entry) at path and fill e: one parameter group per variant
- * (params: plus the variant), or one group of params: alone.  Parameters
- * without a default must be given in params or in every variant.  Return
- * 0 or -1; e's groups are the caller's to release (sgroup_release) either
- * way.
- */
-int check_entry(struct ctx *c, struct plan *p, const struct ynode *n,
-		const char *path, struct sentry *e)
-{
-	static const char *const keys[] = { "workload",	       "params",
-					    "variants",	       "together",
-					    "sample_interval", NULL };
-	const struct ynode *v[6];
-	int rc;
-
-	if (n->kind != Y_MAP) {
-		expected(c, n, path, "a map with workload, params, variants");
-		return -1;
-	}
-	rc = map_fields(c, n, path, keys, v);
-	if (v[3] || v[4])
-		return check_together(c, p, n, path, v, e) < 0 || rc < 0 ? -1
-									 : 0;
-	return check_entry_fields(c, p, n, path, v, e) < 0 || rc < 0 ? -1 : 0;
-}
-
 /* How many runs group g expands to, as a double (it may be huge). */
 double group_runs(const struct sgroup *g)
 {
