@@ -470,26 +470,6 @@ void plan_free(struct plan *p)
 	free(p);
 }
 
-const char *plan_run_param(const struct plan_run *r, const char *name)
-{
-	const struct wl_param *wp;
-
-	for (size_t i = 0; i < r->nr_params; i++)
-		if (!strcmp(r->params[i].name, name))
-			return r->params[i].value;
-	if (!r->wl) {
-		/* a together run: "MEMBER.param", defaults of the member's */
-		const char *dot = strchr(name, '.');
-		const struct plan_member *m =
-			dot ? run_member(r, name, (size_t)(dot - name)) : NULL;
-
-		wp = m ? workload_param(m->wl, dot + 1) : NULL;
-		return wp ? wp->def : NULL;
-	}
-	wp = workload_param(r->wl, name);
-	return wp ? wp->def : NULL;
-}
-
 /* The table entry of run r's parameter name ("MEMBER.param" in a
  * together run), or NULL. */
 static const struct wl_param *run_param_desc(const struct plan_run *r,

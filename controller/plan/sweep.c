@@ -22,53 +22,12 @@
 
 /* ---- workloads and their sweeps ------------------------------------- */
 
-/* Free g's parameters and their value arrays (the strings are p's). */
-void sgroup_release(struct sgroup *g)
-{
-	for (size_t i = 0; i < g->nr; i++)
-		free(g->params[i].values);
-	free(g->params);
-}
-
-/* Intern s in the plan's string pool; the copy lives as long as the plan. */
-const char *intern(struct plan *p, const char *s)
-{
-	return strvec_push(&p->strings_, s);
-}
-
 /* "cgroup, short_threads, ..." for messages. */
 static void list_params(const struct wl_desc *wl, struct strbuf *out)
 {
 	strbuf_addstr(out, workload_cgroup_param.name);
 	for (const struct wl_param *wp = wl->params; wp->name; wp++)
 		strbuf_addf(out, ", %s", wp->name);
-}
-
-/*
- * The workload called name: one the plan defines (commands:, include:)
- * first, else the agent's table; *ret_cmd says which (NULL: the table's).
- */
-const struct wl_desc *find_workload(const struct plan *p, const char *name,
-				    const struct plan_command **ret_cmd)
-{
-	*ret_cmd = NULL;
-	if (!p)
-		return workload_find(name);
-	for (size_t i = 0; i < p->nr_commands; i++)
-		if (!strcmp(p->commands[i]->desc.name, name)) {
-			*ret_cmd = p->commands[i];
-			return &p->commands[i]->desc;
-		}
-	return workload_find(name);
-}
-
-/* Was name defined by the plan, with errors (so it is not usable)? */
-int defined_badly(const struct plan *p, const char *name)
-{
-	for (size_t i = 0; i < p->bad_commands_.nr; i++)
-		if (!strcmp(p->bad_commands_.v[i], name))
-			return 1;
-	return 0;
 }
 
 /*
@@ -525,16 +484,6 @@ int check_required(struct ctx *c, const struct sentry *e,
 		rc |= required_of(c, e->members[i].wl, e->members[i].name, g,
 				  at, path);
 	return rc;
-}
-
-/* Set f to path.key, or to key alone at a plan's top level (path ""). */
-void subpath(struct strbuf *f, const char *path, const char *key)
-{
-	strbuf_reset(f);
-	if (*path)
-		strbuf_addf(f, "%s.%s", path, key);
-	else
-		strbuf_addstr(f, key);
 }
 
 /*
