@@ -23,6 +23,7 @@
 #include "plan/plan.h"
 #include "strvec.h"
 #include "suggest.h"
+#include "store/cluster.h"
 #include "store/controllers.h"
 #include "store/queue.h"
 #include "banned.h"

@@ -316,6 +316,124 @@ out:
 }
 
 /*
+ * A host that does not boot (host_boots 0) runs its own kernel: the
+ * answer needs base results of the plan stored on it.  With none, the
+ * answer waits: recorded with a note naming the command that adds them
+ * (1 returned, st->waiting counted).  With fewer boots than the plan's,
+ * note says so.  0 to go on, 1 when waiting, -1 with err.
+ */
+static int check_base(const struct answer_ctx *ac, struct answer_sub *s,
+		      const struct plan *plan, struct strbuf *note,
+		      struct answer_text *t, struct answer_stats *st,
+		      struct strbuf *err)
+{
+	int m = 0, r;
+
+	if (answers_observations(ac->db, s->base_kernel_id, s->host_id,
+				 s->plan_id, &s->plan_set, 0, &m, err) < 0)
+		return -1;
+	if (!m) {
+		struct strbuf path = STRBUF_INIT;
+
+		if (plan_file(ac, s, &path, err) < 0) {
+			strbuf_release(&path);
+			return -1;
+		}
+		strbuf_reset(note);
+		strbuf_addf(note,
+			    "no results of the base kernel %s on %s "
+			    "with plan %s: boot %s into %s, then run: ",
+			    s->base, s->host_name, s->plan_name, s->host_name,
+			    s->base);
+		answer_base_command(s, path.buf, note);
+		strbuf_release(&path);
+		r = record(ac, s, "waiting", NULL, NULL, note->buf, NULL, NULL,
+			   t, err);
+		if (r == 0) {
+			alog(ac, 0, "PLM#%lld waits: %s",
+			     (long long)s->patch_id, note->buf);
+			st->waiting++;
+			r = 1;
+		}
+		return r;
+	}
+	if (m < plan->boots) {
+		strbuf_addf(note,
+			    "%sthe base %s has %d of %d boots on %s "
+			    "(another 'schedfarm run' of the plan "
+			    "there with --kernel ",
+			    note->len ? "; " : "", s->base, m, plan->boots,
+			    s->host_name);
+		strbuf_add_sh_quoted(note, s->base);
+		strbuf_addstr(note, " adds more)");
+	}
+	return 0;
+}
+
+/*
+ * A series of two or more patches whose deciding metric hr regressed:
+ * its bisection, started unless the settings, the submission or the host
+ * forbid it (bnote says why not), or the one already started.  The
+ * bisection's id, page (*ret_bpage, the caller frees it) and note go into
+ * t; st->queued counts a start.  cerr: the answer's scratch buffer for
+ * the start's error.  0, or -1 with err.
+ */
+static int bisect_series(const struct answer_ctx *ac,
+			 const struct answer_sub *s,
+			 const struct compare_row *hr, struct answer_stats *st,
+			 struct answer_text *t, struct strbuf *bnote,
+			 char **ret_bpage, struct strbuf *cerr,
+			 struct strbuf *err)
+{
+	struct strbuf bmsg = STRBUF_INIT;
+	int64_t bid = 0;
+	int f = bisect_find_auto(ac->db, s->patch_id, &bid, err);
+
+	if (f < 0)
+		return -1;
+	if (!ac->cfg->bisect_auto)
+		strbuf_addstr(bnote, "not started ([bisect] auto = "
+				     "no)");
+	else if (!s->auto_bisect)
+		strbuf_addstr(bnote, "not started (submitted with "
+				     "--no-bisect)");
+	else if (s->host_boots != 1)
+		strbuf_addf(bnote,
+			    "not started: %s cannot boot the kernels "
+			    "of the series' prefixes",
+			    s->host_name);
+	else if (!f) {
+		struct bisect_request rq = {
+			.patch_id = s->patch_id,
+			.host = s->host_name,
+			.metric = hr->metric,
+			.max_boots = ac->cfg->bisect_max_boots,
+			.is_auto = 1,
+		};
+
+		if (bisect_start(ac->db, &rq, &bid, &bmsg, cerr) < 0) {
+			strbuf_addf(bnote, "not started: %s", cerr->buf);
+			bid = 0;
+		} else {
+			alog(ac, 0, "%s", bmsg.buf);
+			st->queued++;
+		}
+	}
+	if (bid) {
+		char *file = xstrfmt("bisect-%lld.html", (long long)bid);
+
+		*ret_bpage = farm_config_page_url(ac->cfg, file);
+		free(file);
+		t->bisection_id = bid;
+		t->bisection_url = *ret_bpage;
+	}
+	if (bnote->len)
+		t->bisection_note = bnote->buf;
+	strbuf_release(&bmsg);
+	return 0;
+}
+
+/*
  * Answer s now: every boot ran (or a job failed).  0 when answered (or
  * failed), 1 when it waits for base results, -1 with err.
  */
@@ -327,7 +445,7 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 	struct compare_set set;
 	struct strbuf note = STRBUF_INIT, head = STRBUF_INIT,
 		      metrics = STRBUF_INIT, cerr = STRBUF_INIT,
-		      bmsg = STRBUF_INIT, bnote = STRBUF_INIT;
+		      bnote = STRBUF_INIT;
 	struct answer_text t = { 0 };
 	const struct compare_row *hr = NULL;
 	const char *verdict = NULL, *phase = NULL;
@@ -366,46 +484,11 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 		goto out;
 	}
 	if (s->host_boots == 0) {
-		int m = 0;
+		int w = check_base(ac, s, plan, &note, &t, st, err);
 
-		if (answers_observations(ac->db, s->base_kernel_id, s->host_id,
-					 s->plan_id, &s->plan_set, 0, &m,
-					 err) < 0)
+		if (w) {
+			r = w;
 			goto out;
-		if (!m) {
-			struct strbuf path = STRBUF_INIT;
-
-			if (plan_file(ac, s, &path, err) < 0) {
-				strbuf_release(&path);
-				goto out;
-			}
-			strbuf_reset(&note);
-			strbuf_addf(&note,
-				    "no results of the base kernel %s on %s "
-				    "with plan %s: boot %s into %s, then run: ",
-				    s->base, s->host_name, s->plan_name,
-				    s->host_name, s->base);
-			answer_base_command(s, path.buf, &note);
-			strbuf_release(&path);
-			r = record(ac, s, "waiting", NULL, NULL, note.buf, NULL,
-				   NULL, &t, err);
-			if (r == 0) {
-				alog(ac, 0, "PLM#%lld waits: %s",
-				     (long long)s->patch_id, note.buf);
-				st->waiting++;
-				r = 1;
-			}
-			goto out;
-		}
-		if (m < plan->boots) {
-			strbuf_addf(&note,
-				    "%sthe base %s has %d of %d boots on %s "
-				    "(another 'schedfarm run' of the plan "
-				    "there with --kernel ",
-				    note.len ? "; " : "", s->base, m,
-				    plan->boots, s->host_name);
-			strbuf_add_sh_quoted(&note, s->base);
-			strbuf_addstr(&note, " adds more)");
 		}
 	}
 	q.host = s->host_name;
@@ -446,53 +529,9 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 		strbuf_addf(&head, "no deciding metric on %s", s->host_name);
 	}
 	/* A series that regressed: find the patch. */
-	if (hr && hr->verdict == CMP_REGRESSION && s->n_patches >= 2) {
-		int64_t bid = 0;
-		int f = bisect_find_auto(ac->db, s->patch_id, &bid, err);
-
-		if (f < 0)
-			goto out;
-		if (!ac->cfg->bisect_auto)
-			strbuf_addstr(&bnote, "not started ([bisect] auto = "
-					      "no)");
-		else if (!s->auto_bisect)
-			strbuf_addstr(&bnote, "not started (submitted with "
-					      "--no-bisect)");
-		else if (s->host_boots != 1)
-			strbuf_addf(&bnote,
-				    "not started: %s cannot boot the kernels "
-				    "of the series' prefixes",
-				    s->host_name);
-		else if (!f) {
-			struct bisect_request rq = {
-				.patch_id = s->patch_id,
-				.host = s->host_name,
-				.metric = hr->metric,
-				.max_boots = ac->cfg->bisect_max_boots,
-				.is_auto = 1,
-			};
-
-			if (bisect_start(ac->db, &rq, &bid, &bmsg, &cerr) < 0) {
-				strbuf_addf(&bnote, "not started: %s",
-					    cerr.buf);
-				bid = 0;
-			} else {
-				alog(ac, 0, "%s", bmsg.buf);
-				st->queued++;
-			}
-		}
-		if (bid) {
-			char *file =
-				xstrfmt("bisect-%lld.html", (long long)bid);
-
-			bpage = farm_config_page_url(ac->cfg, file);
-			free(file);
-			t.bisection_id = bid;
-			t.bisection_url = bpage;
-		}
-		if (bnote.len)
-			t.bisection_note = bnote.buf;
-	}
+	if (hr && hr->verdict == CMP_REGRESSION && s->n_patches >= 2 &&
+	    bisect_series(ac, s, hr, st, &t, &bnote, &bpage, &cerr, err) < 0)
+		goto out;
 	t.verdict = verdict;
 	t.headline = head.buf;
 	t.note = note.len ? note.buf : NULL;
@@ -508,7 +547,6 @@ out:
 	strbuf_release(&head);
 	strbuf_release(&metrics);
 	strbuf_release(&cerr);
-	strbuf_release(&bmsg);
 	strbuf_release(&bnote);
 	return r;
 }

@@ -25,6 +25,7 @@
 #include "parse.h"
 #include "plan/plan.h"
 #include "store/queue.h"
+#include "store/queue_list.h"
 #include "banned.h"
 
 const char cmd_compare_usage[] =
@@ -193,6 +194,78 @@ static const char *plan_arg(struct db *db, const char *arg, struct strbuf *sha)
 	return sha->buf;
 }
 
+/* --tau's value: "2%" as plans write it, or "2"; a bad one ends the verb. */
+static double tau_arg(const char *arg)
+{
+	size_t l = strlen(arg);
+	char *num = xstrndup(arg, l && arg[l - 1] == '%' ? l - 1 : l);
+	const char *why;
+	double tau;
+	int r;
+
+	r = parse_double(num, 0, 100, &tau, &why);
+	free(num);
+	if (r < 0)
+		die_usage("--tau '%s' %s (a percentage, "
+			  "0..100, like 2 or 2%%)",
+			  arg, why);
+	return tau;
+}
+
+/*
+ * compare --delete: the stored comparison rows of q's pair (and its
+ * --host, --workload) deleted, and said.  The exit status: 0, or 1 when
+ * there was none; a database error ends the verb.
+ */
+static int delete_pair(struct db *db, const struct compare_query *q)
+{
+	struct strbuf err = STRBUF_INIT;
+	int64_t rows = 0;
+
+	if (compare_delete(db, q, &rows, &err) < 0)
+		fatal("compare --delete: %s", err.buf);
+	strbuf_release(&err);
+	if (!rows) {
+		log_error("no stored comparison of that pair%s",
+			  q->host || q->workload ? " with these filters" : "");
+		return 1;
+	}
+	printf("deleted %lld stored comparison row%s\n", (long long)rows,
+	       rows == 1 ? "" : "s");
+	return 0;
+}
+
+/*
+ * The comparison set as compare prints it, into out: JSON, or the table
+ * and its summary line; with changes (--changes) only the rows whose
+ * verdict is not no-change.
+ */
+static void format_set(const struct compare_set *set, int changes, int json,
+		       struct strbuf *out)
+{
+	struct compare_set view;
+
+	if (changes) {
+		/* A view of the rows to print; the strings stay set's. */
+		view = *set;
+		view.rows = xcalloc(set->nr, sizeof(*view.rows));
+		view.nr = 0;
+		for (size_t i = 0; i < set->nr; i++)
+			if (set->rows[i].verdict != CMP_NO_CHANGE)
+				view.rows[view.nr++] = set->rows[i];
+	}
+	if (json) {
+		compare_format_json(changes ? &view : set, out);
+	} else {
+		compare_format_text(changes ? &view : set, out);
+		if (changes && !view.nr)
+			strbuf_addstr(out, "\n(every metric is no-change)\n");
+		summary_line(set, out);
+	}
+	if (changes)
+		free(view.rows);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -211,7 +284,7 @@ int cmd_compare(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct compare_query q = { .tau_pct = NAN };
-	struct compare_set set, view;
+	struct compare_set set;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, sha = STRBUF_INIT;
 	const char *why, *metric = NULL, *plan = NULL;
 	int opt, json = cli.json, r, changes = 0, exit_code = 0, no_store = 0,
@@ -238,20 +311,9 @@ int cmd_compare(int argc, char **argv)
 		case 'p':
 			plan = optarg;
 			break;
-		case 't': {
-			/* "2%" as plans write it, or "2". */
-			size_t l = strlen(optarg);
-			char *num = xstrndup(
-				optarg, l && optarg[l - 1] == '%' ? l - 1 : l);
-
-			r = parse_double(num, 0, 100, &q.tau_pct, &why);
-			free(num);
-			if (r < 0)
-				die_usage("--tau '%s' %s (a percentage, "
-					  "0..100, like 2 or 2%%)",
-					  optarg, why);
+		case 't':
+			q.tau_pct = tau_arg(optarg);
 			break;
-		}
 		case 'c':
 			changes = 1;
 			break;
@@ -292,22 +354,9 @@ int cmd_compare(int argc, char **argv)
 
 	db = cli_open_db();
 	if (del) {
-		int64_t rows = 0;
-
-		r = compare_delete(db, &q, &rows, &err);
-		if (r < 0)
-			fatal("compare --delete: %s", err.buf);
-		if (!rows) {
-			log_error("no stored comparison of that pair%s",
-				  q.host || q.workload ? " with these filters"
-						       : "");
-			db_close(db);
-			return 1;
-		}
-		printf("deleted %lld stored comparison row%s\n",
-		       (long long)rows, rows == 1 ? "" : "s");
+		ret = delete_pair(db, &q);
 		db_close(db);
-		return 0;
+		return ret;
 	}
 	if (plan)
 		q.plan = plan_arg(db, plan, &sha);
@@ -338,25 +387,7 @@ int cmd_compare(int argc, char **argv)
 	for (size_t i = 0; i < set.nr; i++)
 		if (exit_code && set.rows[i].verdict == CMP_REGRESSION)
 			ret = 1;
-	if (changes) {
-		/* A view of the rows to print; the strings stay set's. */
-		view = set;
-		view.rows = xcalloc(set.nr, sizeof(*view.rows));
-		view.nr = 0;
-		for (size_t i = 0; i < set.nr; i++)
-			if (set.rows[i].verdict != CMP_NO_CHANGE)
-				view.rows[view.nr++] = set.rows[i];
-	}
-	if (json) {
-		compare_format_json(changes ? &view : &set, &out);
-	} else {
-		compare_format_text(changes ? &view : &set, &out);
-		if (changes && !view.nr)
-			strbuf_addstr(&out, "\n(every metric is no-change)\n");
-		summary_line(&set, &out);
-	}
-	if (changes)
-		free(view.rows);
+	format_set(&set, changes, json, &out);
 	cli_emit(&out);
 	compare_set_release(&set);
 	db_close(db);

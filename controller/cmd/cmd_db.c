@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "log.h"
+#include "store/cluster.h"
 #include "banned.h"
 
 const char cmd_db_usage[] =

@@ -297,6 +297,56 @@ static int kernel_build_job(int64_t job, int jobs, const char *cache_opt)
 	return 0;
 }
 
+/*
+ * --config SPEC ("BASE+FRAGMENT+..."): the base config (tinyconfig,
+ * defconfig or a file) into spec->config, the fragments into
+ * spec->fragments; a name that is no file here is one of kernels/.  The
+ * strings point into parts (the split spec) and keep (the paths made):
+ * the caller keeps both as long as spec and clears them.  An empty part
+ * ends the verb.
+ */
+static void config_parts(const char *config_spec,
+			 struct kernel_build_spec *spec, struct strvec *parts,
+			 struct strvec *keep)
+{
+	strvec_split(parts, config_spec, '+');
+	for (size_t i = 0; i < parts->nr; i++) {
+		const char *w = parts->v[i], *path;
+
+		if (!*w)
+			die_usage("empty part in --config %s", config_spec);
+		if (i == 0 &&
+		    (!strcmp(w, "tinyconfig") || !strcmp(w, "defconfig"))) {
+			spec->config = w;
+			continue;
+		}
+		if (w[0] == '/' || !access(w, R_OK))
+			path = w;
+		else
+			path = strvec_pushf(keep, "%s/%s",
+					    kernel_fragments_dir(), w);
+		if (i == 0)
+			spec->config = path;
+		else
+			strvec_push(&spec->fragments, path);
+	}
+}
+
+/* What kernel build prints of the kernel name it built (or found built). */
+static void print_built(const char *name, const struct kernel_build_result *res)
+{
+	if (res->cached)
+		printf("cache hit: %s (%s) already built in %s; not "
+		       "rebuilding\n",
+		       name, res->release, res->dir);
+	else
+		printf("built %s (%s) in %.1f s\n", name, res->release,
+		       res->seconds);
+	printf("   text\t   data\t    bss\tfilename\n%7lld\t%7lld\t%7lld\t%s\n",
+	       (long long)res->text, (long long)res->data, (long long)res->bss,
+	       res->vmlinux);
+}
+
 static int kernel_build_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -374,27 +424,7 @@ static int kernel_build_cmd(int argc, char **argv)
 		die_usage(
 			"kernel build needs --base SRC and no other arguments");
 	/* The config spec: a base config, then fragments (kernels/ names). */
-	strvec_split(&parts, config_spec, '+');
-	for (size_t i = 0; i < parts.nr; i++) {
-		const char *w = parts.v[i], *path;
-
-		if (!*w)
-			die_usage("empty part in --config %s", config_spec);
-		if (i == 0 &&
-		    (!strcmp(w, "tinyconfig") || !strcmp(w, "defconfig"))) {
-			spec.config = w;
-			continue;
-		}
-		if (w[0] == '/' || !access(w, R_OK))
-			path = w;
-		else
-			path = strvec_pushf(&keep, "%s/%s",
-					    kernel_fragments_dir(), w);
-		if (i == 0)
-			spec.config = path;
-		else
-			strvec_push(&spec.fragments, path);
-	}
+	config_parts(config_spec, &spec, &parts, &keep);
 	db = cli_open_db_cfg(&cfg);
 	if (home_kernel_cache(cli_home(), cache_opt, &cache, &err) < 0)
 		fatal("%s", err.buf);
@@ -435,16 +465,7 @@ static int kernel_build_cmd(int argc, char **argv)
 	}
 	if (kernels_build_done(db, kid, &res, &err) < 0)
 		cli_db_fatal("recording the build", &err);
-	if (res.cached)
-		printf("cache hit: %s (%s) already built in %s; not "
-		       "rebuilding\n",
-		       name.buf, res.release, res.dir);
-	else
-		printf("built %s (%s) in %.1f s\n", name.buf, res.release,
-		       res.seconds);
-	printf("   text\t   data\t    bss\tfilename\n%7lld\t%7lld\t%7lld\t%s\n",
-	       (long long)res.text, (long long)res.data, (long long)res.bss,
-	       res.vmlinux);
+	print_built(name.buf, &res);
 	db_close(db);
 	db_config_release(&cfg);
 	kernel_build_result_release(&res);

@@ -65,48 +65,9 @@ static void add_pct(struct strbuf *out, double v)
 		strbuf_addstr(out, "-");
 }
 
-/* The text form of show, from the JSON object. */
-static int render(const char *json, struct strbuf *out, struct strbuf *err)
+/* The answer's deciding metrics (list: the "metrics" array, may be NULL). */
+static void render_metrics(const struct json_value *list, struct strbuf *out)
 {
-	struct json_value *p = NULL;
-	const struct json_value *ans, *list;
-
-	if (json_parse(json, strlen(json), NULL, &p, err) < 0)
-		return -1;
-	ans = json_get(p, "answer");
-	strbuf_addf(
-		out, "PLM#%.0f \"%s\": %.0f patch%s on %s, submitted by %s\n",
-		json_member_number(p, "patch"), json_member_string(p, "name"),
-		json_member_number(p, "n_patches"),
-		json_member_number(p, "n_patches") == 1 ? "" : "es",
-		json_member_string(p, "base"),
-		json_member_string(p, "submitter"));
-	strbuf_addf(out, "  kernels   %s (base), %s\n",
-		    json_member_string(p, "base_kernel")
-			    ? json_member_string(p, "base_kernel")
-			    : "-",
-		    json_member_string(p, "kernel")
-			    ? json_member_string(p, "kernel")
-			    : "-");
-	strbuf_addf(out, "  mail to   %s\n",
-		    json_member_string(p, "mail_to")
-			    ? json_member_string(p, "mail_to")
-			    : "(the list only)");
-	strbuf_addf(out, "  answer    %s", json_member_string(ans, "state"));
-	if (json_member_string(ans, "verdict"))
-		strbuf_addf(out, ": %s", json_member_string(ans, "verdict"));
-	if (json_member_string(ans, "headline"))
-		strbuf_addf(out, " -- %s", json_member_string(ans, "headline"));
-	strbuf_addch(out, '\n');
-	if (json_member_string(ans, "note"))
-		strbuf_addf(out, "  note      %s\n",
-			    json_member_string(ans, "note"));
-	if (json_member_string(ans, "answered_at"))
-		strbuf_addf(out, "  at        %s\n",
-			    json_member_string(ans, "answered_at"));
-	strbuf_addf(out, "  page      %s\n", json_member_string(p, "page"));
-
-	list = json_get(ans, "metrics");
 	if (list && json_len(list)) {
 		strbuf_addstr(out,
 			      "\ndeciding metrics (%change, 95% CI, p):\n");
@@ -131,44 +92,14 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 				    json_member_string(m, "workload"));
 		}
 	}
-	list = json_get(p, "files");
-	if (list && json_len(list) > 1) {
-		strbuf_addstr(out, "\nfiles:\n");
-		for (size_t i = 0; i < json_len(list); i++) {
-			const struct json_value *f = json_at(list, i);
+}
 
-			strbuf_addf(out, "  %2.0f  %s  %s\n",
-				    json_member_number(f, "position"),
-				    json_member_string(f, "name"),
-				    json_member_string(f, "subject")
-					    ? json_member_string(f, "subject")
-					    : "");
-		}
-	}
-	list = json_get(p, "jobs");
-	strbuf_addstr(out, "\njobs:\n");
-	for (size_t i = 0; list && i < json_len(list); i++) {
-		const struct json_value *j = json_at(list, i);
-
-		strbuf_addf(out, "  STP#%-5.0f %-5s %-10s %s",
-			    json_member_number(j, "job"),
-			    json_member_string(j, "side"),
-			    json_member_string(j, "state"),
-			    json_member_string(j, "kernel"));
-		if (isfinite(json_member_number(j, "boots")))
-			strbuf_addf(out, ", %.0f boot%s",
-				    json_member_number(j, "boots"),
-				    json_member_number(j, "boots") == 1 ? ""
-									: "s");
-		if (json_member_string(j, "host"))
-			strbuf_addf(out, " on %s",
-				    json_member_string(j, "host"));
-		if (json_member_string(j, "error"))
-			strbuf_addf(out, ": %s",
-				    json_member_string(j, "error"));
-		strbuf_addch(out, '\n');
-	}
-	list = json_get(p, "mails");
+/*
+ * The series' mails (list: the "mails" array, may be NULL): state,
+ * attempts, the last error and next try, the addresses left out.
+ */
+static void render_mails(const struct json_value *list, struct strbuf *out)
+{
 	if (list && json_len(list)) {
 		strbuf_addstr(out, "\nmails:\n");
 		for (size_t i = 0; i < json_len(list); i++) {
@@ -211,6 +142,88 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 			}
 		}
 	}
+}
+
+/* The text form of show, from the JSON object. */
+static int render(const char *json, struct strbuf *out, struct strbuf *err)
+{
+	struct json_value *p = NULL;
+	const struct json_value *ans, *list;
+
+	if (json_parse(json, strlen(json), NULL, &p, err) < 0)
+		return -1;
+	ans = json_get(p, "answer");
+	strbuf_addf(
+		out, "PLM#%.0f \"%s\": %.0f patch%s on %s, submitted by %s\n",
+		json_member_number(p, "patch"), json_member_string(p, "name"),
+		json_member_number(p, "n_patches"),
+		json_member_number(p, "n_patches") == 1 ? "" : "es",
+		json_member_string(p, "base"),
+		json_member_string(p, "submitter"));
+	strbuf_addf(out, "  kernels   %s (base), %s\n",
+		    json_member_string(p, "base_kernel")
+			    ? json_member_string(p, "base_kernel")
+			    : "-",
+		    json_member_string(p, "kernel")
+			    ? json_member_string(p, "kernel")
+			    : "-");
+	strbuf_addf(out, "  mail to   %s\n",
+		    json_member_string(p, "mail_to")
+			    ? json_member_string(p, "mail_to")
+			    : "(the list only)");
+	strbuf_addf(out, "  answer    %s", json_member_string(ans, "state"));
+	if (json_member_string(ans, "verdict"))
+		strbuf_addf(out, ": %s", json_member_string(ans, "verdict"));
+	if (json_member_string(ans, "headline"))
+		strbuf_addf(out, " -- %s", json_member_string(ans, "headline"));
+	strbuf_addch(out, '\n');
+	if (json_member_string(ans, "note"))
+		strbuf_addf(out, "  note      %s\n",
+			    json_member_string(ans, "note"));
+	if (json_member_string(ans, "answered_at"))
+		strbuf_addf(out, "  at        %s\n",
+			    json_member_string(ans, "answered_at"));
+	strbuf_addf(out, "  page      %s\n", json_member_string(p, "page"));
+
+	render_metrics(json_get(ans, "metrics"), out);
+	list = json_get(p, "files");
+	if (list && json_len(list) > 1) {
+		strbuf_addstr(out, "\nfiles:\n");
+		for (size_t i = 0; i < json_len(list); i++) {
+			const struct json_value *f = json_at(list, i);
+
+			strbuf_addf(out, "  %2.0f  %s  %s\n",
+				    json_member_number(f, "position"),
+				    json_member_string(f, "name"),
+				    json_member_string(f, "subject")
+					    ? json_member_string(f, "subject")
+					    : "");
+		}
+	}
+	list = json_get(p, "jobs");
+	strbuf_addstr(out, "\njobs:\n");
+	for (size_t i = 0; list && i < json_len(list); i++) {
+		const struct json_value *j = json_at(list, i);
+
+		strbuf_addf(out, "  STP#%-5.0f %-5s %-10s %s",
+			    json_member_number(j, "job"),
+			    json_member_string(j, "side"),
+			    json_member_string(j, "state"),
+			    json_member_string(j, "kernel"));
+		if (isfinite(json_member_number(j, "boots")))
+			strbuf_addf(out, ", %.0f boot%s",
+				    json_member_number(j, "boots"),
+				    json_member_number(j, "boots") == 1 ? ""
+									: "s");
+		if (json_member_string(j, "host"))
+			strbuf_addf(out, " on %s",
+				    json_member_string(j, "host"));
+		if (json_member_string(j, "error"))
+			strbuf_addf(out, ": %s",
+				    json_member_string(j, "error"));
+		strbuf_addch(out, '\n');
+	}
+	render_mails(json_get(p, "mails"), out);
 	list = json_get(p, "bisections");
 	if (list && json_len(list)) {
 		strbuf_addstr(out, "\nbisections:\n");

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "parse.h"
 #include "store/queue.h"
+#include "store/queue_list.h"
 #include "banned.h"
 
 const char cmd_queue_usage[] =

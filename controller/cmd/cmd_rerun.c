@@ -22,6 +22,7 @@
 #include "store/hosts.h"
 #include "store/jobs.h"
 #include "store/queue.h"
+#include "store/queue_match.h"
 #include "banned.h"
 
 const char cmd_rerun_usage[] =
@@ -84,6 +85,123 @@ static int rerun_with_sets(struct db *db, struct job_row *row,
 	return r;
 }
 
+/*
+ * rerun PLAN (its file at path) on host: with kernel, the plan queued
+ * under that kernel label (returns the new job's id); without, the
+ * latest job that ran exactly this text is found (*ret_job; 0 returned:
+ * rerun_job() queues it again).  Failures end the verb.
+ */
+static int64_t rerun_plan(struct db *db, const char *path, const char *host,
+			  const char *kernel, int priority,
+			  const struct strvec *sets, int64_t *ret_job)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct plan *plan = NULL;
+	int64_t new_job = 0;
+	int r;
+
+	if (queue_load_plan(path, kernel ? sets : NULL, &text, &plan, &err) <
+	    0) {
+		cli_put_text(stderr, err.buf);
+		fputc('\n', stderr);
+		fatal("%s is neither a job id nor a plan that checks", path);
+	}
+	if (kernel) {
+		struct queue_submit s = { 0 };
+		struct queue_submitted done;
+
+		s.base = kernel;
+		s.kernel = kernel;
+		s.plan_name = plan->name;
+		s.plan_text = text.buf;
+		s.plan_len = text.len;
+		s.plan = plan;
+		s.host = host;
+		s.priority = priority;
+		s.plan_set = sets;
+		if (queue_submit(db, &s, &done, &err) < 0)
+			fatal("%s", err.buf);
+		new_job = done.job_id;
+	} else {
+		r = jobs_latest_with_plan(db, text.buf, text.len, ret_job,
+					  &err);
+		if (r < 0)
+			cli_db_fatal("rerun", &err);
+		if (r > 0)
+			fatal("no job ran the plan %s yet: give "
+			      "--kernel "
+			      "NAME to queue it under a kernel",
+			      path);
+	}
+	plan_free(plan);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return new_job;
+}
+
+/*
+ * rerun JOB: job's row queued again, with sets (--set) after its own
+ * overrides, on *host (NULL: the host the job ran on or was bound to,
+ * which *host then points at, in about), at *priority when given.  The
+ * host must be able to take it.  Fills about (the caller releases it).
+ * Returns the new job's id; failures end the verb.
+ */
+static int64_t rerun_job(struct db *db, int64_t job, const char **host,
+			 const int *priority, const struct strvec *sets,
+			 struct job_about *about)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct job_row row;
+	int64_t new_job = 0;
+	int r;
+
+	job_row_init(&row);
+	r = jobs_load_row(db, job, &row, &err);
+	if (r == 0)
+		r = jobs_about(db, job, about, &err);
+	if (r < 0)
+		cli_db_fatal("rerun", &err);
+	if (r > 0)
+		fatal("no job STP#%lld ('schedfarm queue --state all' "
+		      "lists them)",
+		      (long long)job);
+	if (!*host)
+		*host = about->host;
+	if (!*host)
+		fatal("job STP#%lld never had a host: give --host NAME",
+		      (long long)job);
+	/* The job's overrides and --set's, checked with the plan:
+	 * they may change what the host must be. */
+	if (sets->nr && rerun_with_sets(db, &row, sets, &err) < 0) {
+		cli_put_text(stderr, err.buf);
+		fputc('\n', stderr);
+		fatal("the plan of STP#%lld does not check with these "
+		      "--set",
+		      (long long)job);
+	}
+	/* A job of a sequence says first that it stays on its
+	 * sequence's host; then the host must be able to take it. */
+	if (adaptive_rerun_check(db, job, *host, &err) < 0)
+		fatal("%s", err.buf);
+	if (queue_host_can_take(db, *host, &row, about->plan_name,
+				about->kernel_has_series ? QUEUE_HOST_NEEDS_BOOT
+							 : 0,
+				about->kernel, &err) < 0)
+		fatal("%s", err.buf);
+	free(row.host_constraint);
+	row.host_constraint = xstrdup(*host);
+	if (priority)
+		row.priority = *priority;
+	row.rerun_of = job;
+	/* row.block stays the job's: a rerun of a job of an
+	 * `until: decided` sequence joins its block. */
+	if (jobs_insert(db, &row, &new_job, &err) < 0)
+		cli_db_fatal("rerun", &err);
+	job_row_release(&row);
+	strbuf_release(&err);
+	return new_job;
+}
+
 int cmd_rerun(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -95,9 +213,9 @@ int cmd_rerun(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strvec sets = STRVEC_INIT;
-	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT;
 	const char *host = NULL, *kernel = NULL, *why, *arg;
-	int opt, r, priority = 0, json = cli.json, have_prio = 0;
+	int opt, priority = 0, json = cli.json, have_prio = 0;
 	int64_t job = 0, new_job = 0;
 	struct job_about about = { 0 };
 	struct db *db;
@@ -132,96 +250,18 @@ int cmd_rerun(int argc, char **argv)
 		arg += 4;
 	db = cli_open_db();
 	if (parse_i64(arg, 1, INT64_MAX, &job, NULL) < 0) {
-		struct plan *plan = NULL;
-
 		job = 0;
 		if (!host)
 			die_usage("rerun PLAN needs --host NAME");
-		if (queue_load_plan(argv[optind], kernel ? &sets : NULL, &text,
-				    &plan, &err) < 0) {
-			cli_put_text(stderr, err.buf);
-			fputc('\n', stderr);
-			fatal("%s is neither a job id nor a plan that checks",
-			      argv[optind]);
-		}
-		if (kernel) {
-			struct queue_submit s = { 0 };
-			struct queue_submitted done;
-
-			s.base = kernel;
-			s.kernel = kernel;
-			s.plan_name = plan->name;
-			s.plan_text = text.buf;
-			s.plan_len = text.len;
-			s.plan = plan;
-			s.host = host;
-			s.priority = priority;
-			s.plan_set = &sets;
-			if (queue_submit(db, &s, &done, &err) < 0)
-				fatal("%s", err.buf);
-			new_job = done.job_id;
-		} else {
-			r = jobs_latest_with_plan(db, text.buf, text.len, &job,
-						  &err);
-			if (r < 0)
-				cli_db_fatal("rerun", &err);
-			if (r > 0)
-				fatal("no job ran the plan %s yet: give "
-				      "--kernel "
-				      "NAME to queue it under a kernel",
-				      argv[optind]);
-		}
-		plan_free(plan);
+		new_job = rerun_plan(db, argv[optind], host, kernel, priority,
+				     &sets, &job);
 	} else if (kernel) {
 		die_usage("--kernel goes with a PLAN, not a JOB");
 	}
-	if (!new_job) {
-		struct job_row row;
-
-		job_row_init(&row);
-		r = jobs_load_row(db, job, &row, &err);
-		if (r == 0)
-			r = jobs_about(db, job, &about, &err);
-		if (r < 0)
-			cli_db_fatal("rerun", &err);
-		if (r > 0)
-			fatal("no job STP#%lld ('schedfarm queue --state all' "
-			      "lists them)",
-			      (long long)job);
-		if (!host)
-			host = about.host;
-		if (!host)
-			fatal("job STP#%lld never had a host: give --host NAME",
-			      (long long)job);
-		/* The job's overrides and --set's, checked with the plan:
-		 * they may change what the host must be. */
-		if (sets.nr && rerun_with_sets(db, &row, &sets, &err) < 0) {
-			cli_put_text(stderr, err.buf);
-			fputc('\n', stderr);
-			fatal("the plan of STP#%lld does not check with these "
-			      "--set",
-			      (long long)job);
-		}
-		/* A job of a sequence says first that it stays on its
-		 * sequence's host; then the host must be able to take it. */
-		if (adaptive_rerun_check(db, job, host, &err) < 0)
-			fatal("%s", err.buf);
-		if (queue_host_can_take(
-			    db, host, &row, about.plan_name,
-			    about.kernel_has_series ? QUEUE_HOST_NEEDS_BOOT : 0,
-			    about.kernel, &err) < 0)
-			fatal("%s", err.buf);
-		free(row.host_constraint);
-		row.host_constraint = xstrdup(host);
-		if (have_prio)
-			row.priority = priority;
-		row.rerun_of = job;
-		/* row.block stays the job's: a rerun of a job of an
-		 * `until: decided` sequence joins its block. */
-		if (jobs_insert(db, &row, &new_job, &err) < 0)
-			cli_db_fatal("rerun", &err);
-		job_row_release(&row);
-	}
+	if (!new_job)
+		new_job =
+			rerun_job(db, job, &host, have_prio ? &priority : NULL,
+				  &sets, &about);
 	if (json) {
 		strbuf_addf(&out,
 			    "{\"job\":%lld,\"rerun_of\":", (long long)new_job);
@@ -242,7 +282,6 @@ int cmd_rerun(int argc, char **argv)
 	}
 	cli_emit(&out);
 	job_about_release(&about);
-	strbuf_release(&text);
 	strvec_clear(&sets);
 	db_close(db);
 	return 0;

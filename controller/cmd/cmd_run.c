@@ -33,6 +33,7 @@
 #include "store/kernels.h"
 #include "store/controllers.h"
 #include "store/queue.h"
+#include "store/queue_list.h"
 #include "banned.h"
 
 const char cmd_run_usage[] =

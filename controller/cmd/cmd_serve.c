@@ -443,6 +443,150 @@ static void reap(struct db *db, struct slot *slots, int nslots, int *running,
 		job_exited(db, slots, nslots, running, owner, pid, status);
 }
 
+/*
+ * What serve does each time round before it claims: renew this
+ * controller's lease, say when the connection was reset since the last
+ * time (*reconnects: the count seen then), sweep what dead controllers
+ * left every SWEEP_EVERY_S (*last_sweep: when it last did), and put
+ * expired leases' jobs back in the queue.  Failures are logged; none is
+ * fatal.
+ */
+static void housekeep(struct db *db, const char *owner, int lease_s,
+		      const struct slot *slots, int nslots, int64_t *last_sweep,
+		      unsigned *reconnects)
+{
+	struct strbuf err = STRBUF_INIT;
+	int jobs_back = 0, hosts_back = 0;
+
+	if (controllers_renew(db, owner, lease_s, &err) < 0)
+		log_warn("cannot renew this controller's lease: %s", err.buf);
+	if (db_reconnects(db) != *reconnects) {
+		struct strbuf v = STRBUF_INIT;
+
+		*reconnects = db_reconnects(db);
+		log_warn("reconnected to the database (server %s)",
+			 db_server_version(db, &v));
+		strbuf_release(&v);
+	}
+	if (mono_ms() - *last_sweep >= SWEEP_EVERY_S * 1000) {
+		sweep(db, owner, slots, nslots);
+		*last_sweep = mono_ms();
+	}
+	strbuf_reset(&err);
+	if (queue_requeue_expired(db, &jobs_back, &hosts_back, &err) < 0)
+		log_warn("cannot expire leases: %s", err.buf);
+	else if (jobs_back || hosts_back)
+		log_warn("expired leases: %d job(s) back in the queue, "
+			 "%d host(s) freed",
+			 jobs_back, hosts_back);
+	strbuf_release(&err);
+}
+
+/*
+ * Claim jobs while a slot is free and the queue has one for an idle
+ * host: each is forked into a process of its own (job_child(), on a
+ * connection of its own to the database cfg names) and recorded in a
+ * free slot of slots (nslots of them; *running counts the busy ones).  A
+ * job that cannot be forked goes back to the queue.
+ */
+static void claim_jobs(struct db *db, const struct db_config *cfg,
+		       struct slot *slots, int nslots, int *running,
+		       const char *owner, int lease_s)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	while (!stopping && *running < nslots) {
+		struct queue_claim c;
+		int r, i;
+
+		strbuf_reset(&err);
+		r = queue_claim(db, owner, lease_s, &c, &err);
+		if (r < 0) {
+			log_warn("claim failed: %s", err.buf);
+			break;
+		}
+		if (r == 0)
+			break;
+		for (i = 0; i < nslots && slots[i].pid; i++)
+			;
+		log_info("job %lld: claimed with host %lld (attempt "
+			 "%d)",
+			 (long long)c.job_id, (long long)c.host_id, c.attempt);
+		fflush(NULL);
+		slots[i].claim = c;
+		slots[i].pid = fork();
+		if (slots[i].pid == 0) {
+			/* The job talks to the database on a
+			 * connection of its own. */
+			db_drop_inherited(db);
+			job_child(cfg, &c, owner, lease_s);
+		}
+		if (slots[i].pid < 0) {
+			slots[i].pid = 0;
+			strbuf_reset(&err);
+			log_warn("job %lld: cannot fork: %s",
+				 (long long)c.job_id, strerror(errno));
+			queue_finish(db, &c, owner, "queued", NULL,
+				     "the controller could not fork", &err);
+			break;
+		}
+		(*running)++;
+	}
+	strbuf_release(&err);
+}
+
+/*
+ * A new connection to the database cfg names, listening for new jobs,
+ * tried once a second until it works or serve is stopping: the
+ * connection, or NULL when stopping came first.
+ */
+static struct db *reconnect(const struct db_config *cfg)
+{
+	struct db *db = NULL;
+
+	while (!stopping && !db) {
+		struct strbuf e = STRBUF_INIT;
+
+		if (db_connect(cfg, &db, &e) < 0 ||
+		    db_listen(db, "schedfarm_jobs", &e) < 0) {
+			db_close(db);
+			db = NULL;
+			sleep(1);
+		} else {
+			log_warn("reconnected to the database");
+		}
+		strbuf_release(&e);
+	}
+	return db;
+}
+
+/*
+ * serve's end: tell systemd, put the running jobs (*running of them in
+ * slots) back in the queue, waiting at most stop_s for them, and end this
+ * controller's lease (db may be NULL: the database was lost).
+ */
+static void serve_stop(struct db *db, struct slot *slots, int nslots,
+		       int *running, const char *owner, int stop_s)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	strbuf_addf(&err,
+		    "STOPPING=1\nSTATUS=stopping: %d job(s) going back to "
+		    "the queue (at most %d s)",
+		    *running, stop_s);
+	notify(err.buf);
+	if (*running)
+		log_info("stopping: %d job(s) go back to the queue (waiting "
+			 "at most %d s)",
+			 *running, stop_s);
+	stop_jobs(db, slots, nslots, running, owner, stop_s);
+	strbuf_reset(&err);
+	if (db && controllers_stop(db, owner, &err) < 0)
+		log_warn("cannot end this controller's lease: %s", err.buf);
+	log_info("serve stopped");
+	strbuf_release(&err);
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -460,7 +604,7 @@ int cmd_serve(int argc, char **argv)
 	char *owner, *agent;
 	int check_only = 0, max_jobs = 4, lease_s = QUEUE_LEASE_S, wake_s = 10;
 	int stop_s = 60;
-	int opt, running = 0, claimable = 1;
+	int opt, running = 0;
 	int64_t last_sweep;
 	unsigned reconnects = 0;
 	const char *why;
@@ -545,79 +689,13 @@ int cmd_serve(int argc, char **argv)
 	notify(err.buf);
 
 	while (!stopping) {
-		int jobs_back = 0, hosts_back = 0;
-
 		child_exited = 0;
 		reap(db, slots, max_jobs, &running, owner);
-		strbuf_reset(&err);
-		if (controllers_renew(db, owner, lease_s, &err) < 0)
-			log_warn("cannot renew this controller's lease: %s",
-				 err.buf);
-		if (db_reconnects(db) != reconnects) {
-			struct strbuf v = STRBUF_INIT;
-
-			reconnects = db_reconnects(db);
-			log_warn("reconnected to the database (server %s)",
-				 db_server_version(db, &v));
-			strbuf_release(&v);
-		}
-		if (mono_ms() - last_sweep >= SWEEP_EVERY_S * 1000) {
-			sweep(db, owner, slots, max_jobs);
-			last_sweep = mono_ms();
-		}
-		strbuf_reset(&err);
-		if (queue_requeue_expired(db, &jobs_back, &hosts_back, &err) <
-		    0)
-			log_warn("cannot expire leases: %s", err.buf);
-		else if (jobs_back || hosts_back)
-			log_warn("expired leases: %d job(s) back in the queue, "
-				 "%d host(s) freed",
-				 jobs_back, hosts_back);
+		housekeep(db, owner, lease_s, slots, max_jobs, &last_sweep,
+			  &reconnects);
 		if (db)
 			answer_pass(db, owner);
-		claimable = 1;
-		while (!stopping && running < max_jobs && claimable) {
-			struct queue_claim c;
-			int r, i;
-
-			strbuf_reset(&err);
-			r = queue_claim(db, owner, lease_s, &c, &err);
-			if (r < 0) {
-				log_warn("claim failed: %s", err.buf);
-				claimable = 0;
-				break;
-			}
-			if (r == 0) {
-				claimable = 0;
-				break;
-			}
-			for (i = 0; i < max_jobs && slots[i].pid; i++)
-				;
-			log_info("job %lld: claimed with host %lld (attempt "
-				 "%d)",
-				 (long long)c.job_id, (long long)c.host_id,
-				 c.attempt);
-			fflush(NULL);
-			slots[i].claim = c;
-			slots[i].pid = fork();
-			if (slots[i].pid == 0) {
-				/* The job talks to the database on a
-				 * connection of its own. */
-				db_drop_inherited(db);
-				job_child(&cfg, &c, owner, lease_s);
-			}
-			if (slots[i].pid < 0) {
-				slots[i].pid = 0;
-				strbuf_reset(&err);
-				log_warn("job %lld: cannot fork: %s",
-					 (long long)c.job_id, strerror(errno));
-				queue_finish(db, &c, owner, "queued", NULL,
-					     "the controller could not fork",
-					     &err);
-				break;
-			}
-			running++;
-		}
+		claim_jobs(db, &cfg, slots, max_jobs, &running, owner, lease_s);
 		if (stopping)
 			break;
 		if (child_exited)
@@ -633,41 +711,14 @@ int cmd_serve(int argc, char **argv)
 			log_warn("lost the database: %s", err.buf);
 			/* Reconnect; jobs run on their own connections. */
 			db_close(db);
-			db = NULL;
-			while (!stopping && !db) {
-				struct strbuf e = STRBUF_INIT;
-
-				if (db_connect(&cfg, &db, &e) < 0 ||
-				    db_listen(db, "schedfarm_jobs", &e) < 0) {
-					db_close(db);
-					db = NULL;
-					sleep(1);
-				} else {
-					reconnects = 0;
-					log_warn("reconnected to the database");
-				}
-				strbuf_release(&e);
-			}
+			db = reconnect(&cfg);
 			if (!db)
 				break;
+			reconnects = 0;
 		}
 	}
 
-	strbuf_reset(&err);
-	strbuf_addf(&err,
-		    "STOPPING=1\nSTATUS=stopping: %d job(s) going back to "
-		    "the queue (at most %d s)",
-		    running, stop_s);
-	notify(err.buf);
-	if (running)
-		log_info("stopping: %d job(s) go back to the queue (waiting "
-			 "at most %d s)",
-			 running, stop_s);
-	stop_jobs(db, slots, max_jobs, &running, owner, stop_s);
-	strbuf_reset(&err);
-	if (db && controllers_stop(db, owner, &err) < 0)
-		log_warn("cannot end this controller's lease: %s", err.buf);
-	log_info("serve stopped");
+	serve_stop(db, slots, max_jobs, &running, owner, stop_s);
 	free(slots);
 	free(owner);
 	free(agent);

@@ -85,6 +85,108 @@ const char cmd_submit_usage[] =
 	"  schedfarm submit 0001-sched-fair.patch --base v6.1 \\\n"
 	"      --plan plans/fairness-loop.yaml --host box1 --kernel v6.1-fix\n";
 
+/*
+ * Read the npatch patch files named in paths, each checked to be a
+ * patch (queue_check_patch()); a file that cannot be read, or is none,
+ * ends the verb.  Warns when the first one's From: is no address the
+ * answer can go to and mail_to (--mail) names none.  Returns the patches
+ * (their data in *ret_bufs, one strbuf per file); the caller frees both.
+ */
+static struct queue_patch *read_patches(char *const *paths, int npatch,
+					const char *mail_to,
+					struct strbuf **ret_bufs)
+{
+	struct queue_patch *patches;
+	struct strbuf *bufs, err = STRBUF_INIT;
+	const char *why;
+
+	patches = xcalloc((size_t)npatch, sizeof(*patches));
+	*ret_bufs = bufs = xcalloc((size_t)npatch, sizeof(*bufs));
+	for (int i = 0; i < npatch; i++) {
+		const char *path = paths[i];
+		int r;
+
+		strbuf_init(&bufs[i], 0);
+		r = strbuf_read_file(&bufs[i], path, PATCH_MAX_BYTES);
+		if (r < 0)
+			fatal("cannot read %s: %s", path,
+			      r == -EFBIG ? "larger than 64 MiB"
+					  : strerror(-r));
+		if (queue_check_patch(path, bufs[i].buf, bufs[i].len, &err) < 0)
+			fatal("%s", err.buf);
+		patches[i].name = path;
+		patches[i].data = bufs[i].buf;
+		patches[i].len = bufs[i].len;
+	}
+	/* The answer goes to the first patch's From: unless --mail says
+	 * otherwise; one the farm cannot mail is said now, not found out
+	 * when the answer is sent (it is left out then, the list still
+	 * gets the mail). */
+	if (!mail_to) {
+		struct strbuf author = STRBUF_INIT;
+
+		if (answers_patch_author(bufs[0].buf, bufs[0].len, &author) ==
+			    0 &&
+		    mail_parse_mailbox(author.buf, NULL, NULL, &why) < 0)
+			log_warn("the From: of %s is not one mail address (it "
+				 "%s): the answer mail goes to the configured "
+				 "list only; --mail ADDR names the submitter",
+				 paths[0], why);
+		strbuf_release(&author);
+	}
+	strbuf_release(&err);
+	return patches;
+}
+
+/*
+ * What submit says without --json, into out: the series and its first
+ * job (s as submitted, done as queue_submit() filled it, plan the
+ * checked plan, npatch patches), and what follows it: the base's boots
+ * of a fixed plan's answer, or an until-decided plan's blocks.
+ */
+static void describe(struct strbuf *out, const struct queue_submit *s,
+		     const struct queue_submitted *done,
+		     const struct plan *plan, int npatch)
+{
+	strbuf_addf(out,
+		    "PLM#%lld: %d patch%s on %s\n"
+		    "STP#%lld: queued, plan %s (%zu runs), host %s\n",
+		    (long long)done->patch_id, npatch, npatch == 1 ? "" : "es",
+		    s->base, (long long)done->job_id, plan->name,
+		    plan->nr_runs * (size_t)done->boots,
+		    s->host ? s->host : "any matching");
+	if (plan->until == PLAN_UNTIL_FIXED) {
+		if (done->base_boots > 0)
+			strbuf_addf(out,
+				    "  then the base %s: %d boot%s (%d stored "
+				    "on %s), in ABBA order with the patch's "
+				    "%d\n",
+				    s->base, done->base_boots,
+				    done->base_boots == 1 ? "" : "s",
+				    done->base_stored, s->host, plan->boots);
+		else if (done->host_boots == 1)
+			strbuf_addf(out,
+				    "  the base %s has %d boots stored on %s: "
+				    "they are reused\n",
+				    s->base, done->base_stored, s->host);
+		else if (done->host_boots < 0)
+			strbuf_addf(out,
+				    "  then the base %s's missing boots on the "
+				    "host the first job gets, in ABBA order\n",
+				    s->base);
+		strbuf_addf(out,
+			    "  the answer: 'schedfarm patch show %lld' once "
+			    "the jobs have run\n",
+			    (long long)done->patch_id);
+	}
+	if (plan->until == PLAN_UNTIL_DECIDED)
+		strbuf_addf(out,
+			    "  until decided: then %s, and blocks of 4 boots "
+			    "per kernel on the same host while the comparison "
+			    "is open (at most %d per kernel)\n",
+			    s->base, plan->max_boots);
+}
+
 int cmd_submit(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -167,40 +269,7 @@ int cmd_submit(int argc, char **argv)
 	if (!s.name)
 		cli_name("a patch file name", argv[optind], PATCH_NAME_MAX_LEN);
 
-	patches = xcalloc((size_t)npatch, sizeof(*patches));
-	bufs = xcalloc((size_t)npatch, sizeof(*bufs));
-	for (int i = 0; i < npatch; i++) {
-		const char *path = argv[optind + i];
-		int r;
-
-		strbuf_init(&bufs[i], 0);
-		r = strbuf_read_file(&bufs[i], path, PATCH_MAX_BYTES);
-		if (r < 0)
-			fatal("cannot read %s: %s", path,
-			      r == -EFBIG ? "larger than 64 MiB"
-					  : strerror(-r));
-		if (queue_check_patch(path, bufs[i].buf, bufs[i].len, &err) < 0)
-			fatal("%s", err.buf);
-		patches[i].name = path;
-		patches[i].data = bufs[i].buf;
-		patches[i].len = bufs[i].len;
-	}
-	/* The answer goes to the first patch's From: unless --mail says
-	 * otherwise; one the farm cannot mail is said now, not found out
-	 * when the answer is sent (it is left out then, the list still
-	 * gets the mail). */
-	if (!s.mail_to) {
-		struct strbuf author = STRBUF_INIT;
-
-		if (answers_patch_author(bufs[0].buf, bufs[0].len, &author) ==
-			    0 &&
-		    mail_parse_mailbox(author.buf, NULL, NULL, &why) < 0)
-			log_warn("the From: of %s is not one mail address (it "
-				 "%s): the answer mail goes to the configured "
-				 "list only; --mail ADDR names the submitter",
-				 argv[optind], why);
-		strbuf_release(&author);
-	}
+	patches = read_patches(argv + optind, npatch, s.mail_to, &bufs);
 	if (queue_load_plan(plan_path, &sets, &text, &plan, &err) < 0) {
 		cli_put_text(stderr, err.buf);
 		fputc('\n', stderr);
@@ -224,44 +293,7 @@ int cmd_submit(int argc, char **argv)
 			    (long long)done.patch_id, (long long)done.plan_id,
 			    (long long)done.kernel_id, (long long)done.job_id);
 	else
-		strbuf_addf(&out,
-			    "PLM#%lld: %d patch%s on %s\n"
-			    "STP#%lld: queued, plan %s (%zu runs), host %s\n",
-			    (long long)done.patch_id, npatch,
-			    npatch == 1 ? "" : "es", s.base,
-			    (long long)done.job_id, plan->name,
-			    plan->nr_runs * (size_t)done.boots,
-			    s.host ? s.host : "any matching");
-	if (!json && plan->until == PLAN_UNTIL_FIXED) {
-		if (done.base_boots > 0)
-			strbuf_addf(&out,
-				    "  then the base %s: %d boot%s (%d stored "
-				    "on %s), in ABBA order with the patch's "
-				    "%d\n",
-				    s.base, done.base_boots,
-				    done.base_boots == 1 ? "" : "s",
-				    done.base_stored, s.host, plan->boots);
-		else if (done.host_boots == 1)
-			strbuf_addf(&out,
-				    "  the base %s has %d boots stored on %s: "
-				    "they are reused\n",
-				    s.base, done.base_stored, s.host);
-		else if (done.host_boots < 0)
-			strbuf_addf(&out,
-				    "  then the base %s's missing boots on the "
-				    "host the first job gets, in ABBA order\n",
-				    s.base);
-		strbuf_addf(&out,
-			    "  the answer: 'schedfarm patch show %lld' once "
-			    "the jobs have run\n",
-			    (long long)done.patch_id);
-	}
-	if (!json && plan->until == PLAN_UNTIL_DECIDED)
-		strbuf_addf(&out,
-			    "  until decided: then %s, and blocks of 4 boots "
-			    "per kernel on the same host while the comparison "
-			    "is open (at most %d per kernel)\n",
-			    s.base, plan->max_boots);
+		describe(&out, &s, &done, plan, npatch);
 	cli_emit(&out);
 	for (int i = 0; i < npatch; i++)
 		strbuf_release(&bufs[i]);

@@ -17,7 +17,7 @@
  *         events_per_s: {unit: 1/s, direction: higher}
  *
  * or the same map (with name:) in a file of its own, named under
- * include: so that plans can share it.  plan_load_text() reads the
+ * include: so that plans can share it.  plan_load_text() (include.c) reads the
  * included files into the plan's text (after a PLAN_INCLUDE_MARK line
  * each), so the queue stores one text and a job parses exactly what was
  * submitted, wherever it runs.
@@ -28,13 +28,9 @@
  * the argv are filled per run (command_def_of_run()); durations become
  * seconds.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "parse.h"
 #include "plan/plan-int.h"
@@ -472,6 +468,91 @@ static int name_free(struct ctx *c, const struct plan *p, const struct ynode *k,
 }
 
 /*
+ * The params: map of a definition at path (pv, NULL when there is none)
+ * into pc->params (allocated here: one per parameter and a terminating
+ * empty one; pc owns them).  0, or -1 after reporting.
+ */
+static int check_def_params(struct ctx *c, struct plan *p,
+			    struct plan_command *pc, const struct ynode *pv,
+			    const char *path)
+{
+	struct strbuf f = STRBUF_INIT;
+	size_t np = pv && pv->kind == Y_MAP ? ymap_len(pv) : 0;
+	int rc = 0;
+
+	pc->params = xcalloc(np + 1, sizeof(*pc->params));
+	if (pv) {
+		subpath(&f, path, "params");
+		if (pv->kind != Y_MAP) {
+			expected(c, pv, f.buf, "a map of parameter names");
+			rc = -1;
+		} else if (check_map_keys(c, pv, f.buf) < 0) {
+			rc = -1;
+		} else {
+			for (size_t i = 0; i < np; i++) {
+				struct strbuf pp = STRBUF_INIT;
+
+				strbuf_addf(&pp, "%s.%s", f.buf,
+					    pv->kids[2 * i]->text);
+				rc |= check_param(c, p, pv->kids[2 * i],
+						  pv->kids[2 * i + 1], pp.buf,
+						  &pc->params[i]);
+				strbuf_release(&pp);
+			}
+		}
+	}
+	pc->desc.params = pc->params;
+	strbuf_release(&f);
+	return rc;
+}
+
+/*
+ * The command: list of definition n at path (cv, NULL when missing): the
+ * program and its arguments into pc->argv, each argument's placeholders
+ * checked against pc's parameters (check_def_params() ran first).  0, or
+ * -1 after reporting.
+ */
+static int check_def_argv(struct ctx *c, struct plan_command *pc,
+			  const struct ynode *n, const struct ynode *cv,
+			  const char *path)
+{
+	struct strbuf f = STRBUF_INIT;
+	int rc = 0;
+
+	subpath(&f, path, "command");
+	if (!cv) {
+		nerror(c, n, "%s: missing key 'command'", path);
+		rc = -1;
+	} else if (cv->kind != Y_SEQ || !cv->nr || cv->nr > CMD_MAX_ARGS) {
+		expected(c, cv, f.buf,
+			 "a list: the program and its arguments (no shell)");
+		rc = -1;
+	} else {
+		for (size_t i = 0; i < cv->nr; i++) {
+			const struct ynode *x = cv->kids[i];
+			struct strbuf item = STRBUF_INIT;
+
+			strbuf_addf(&item, "%s[%zu]", f.buf, i);
+			if (x->kind != Y_SCALAR || (!i && !*x->text) ||
+			    strlen(x->text) > CMD_MAX_ARG) {
+				expected(c, x, item.buf,
+					 i ? "an argument (a string)"
+					   : "a program name or path");
+				rc = -1;
+			} else if (check_placeholders(c, pc, x, item.buf) < 0) {
+				rc = -1;
+			}
+			if (x->kind == Y_SCALAR)
+				strvec_push(&pc->argv, x->text);
+			strbuf_release(&item);
+		}
+		pc->desc.program = pc->argv.nr ? pc->argv.v[0] : NULL;
+	}
+	strbuf_release(&f);
+	return rc;
+}
+
+/*
  * One definition n (a map) called name (node k for messages, or NULL: n
  * holds name:) at path.  On success it is added to p->commands.
  */
@@ -486,7 +567,6 @@ static void check_definition(struct ctx *c, struct plan *p,
 	struct plan_command *pc = xcalloc(1, sizeof(*pc));
 	struct strbuf f = STRBUF_INIT, field = STRBUF_INIT, why = STRBUF_INIT;
 	const char *name = k ? k->text : default_name;
-	size_t np = 0;
 	int rc;
 
 	strvec_init(&pc->argv);
@@ -521,59 +601,8 @@ static void check_definition(struct ctx *c, struct plan *p,
 			pc->desc.summary = intern(p, v[1]->text);
 	}
 	/* parameters first: the argv's placeholders refer to them */
-	np = v[4] && v[4]->kind == Y_MAP ? ymap_len(v[4]) : 0;
-	pc->params = xcalloc(np + 1, sizeof(*pc->params));
-	if (v[4]) {
-		subpath(&f, path, "params");
-		if (v[4]->kind != Y_MAP) {
-			expected(c, v[4], f.buf, "a map of parameter names");
-			rc = -1;
-		} else if (check_map_keys(c, v[4], f.buf) < 0) {
-			rc = -1;
-		} else {
-			for (size_t i = 0; i < np; i++) {
-				struct strbuf pp = STRBUF_INIT;
-
-				strbuf_addf(&pp, "%s.%s", f.buf,
-					    v[4]->kids[2 * i]->text);
-				rc |= check_param(c, p, v[4]->kids[2 * i],
-						  v[4]->kids[2 * i + 1], pp.buf,
-						  &pc->params[i]);
-				strbuf_release(&pp);
-			}
-		}
-	}
-	pc->desc.params = pc->params;
-	subpath(&f, path, "command");
-	if (!v[2]) {
-		nerror(c, n, "%s: missing key 'command'", path);
-		rc = -1;
-	} else if (v[2]->kind != Y_SEQ || !v[2]->nr ||
-		   v[2]->nr > CMD_MAX_ARGS) {
-		expected(c, v[2], f.buf,
-			 "a list: the program and its arguments (no shell)");
-		rc = -1;
-	} else {
-		for (size_t i = 0; i < v[2]->nr; i++) {
-			const struct ynode *x = v[2]->kids[i];
-			struct strbuf item = STRBUF_INIT;
-
-			strbuf_addf(&item, "%s[%zu]", f.buf, i);
-			if (x->kind != Y_SCALAR || (!i && !*x->text) ||
-			    strlen(x->text) > CMD_MAX_ARG) {
-				expected(c, x, item.buf,
-					 i ? "an argument (a string)"
-					   : "a program name or path");
-				rc = -1;
-			} else if (check_placeholders(c, pc, x, item.buf) < 0) {
-				rc = -1;
-			}
-			if (x->kind == Y_SCALAR)
-				strvec_push(&pc->argv, x->text);
-			strbuf_release(&item);
-		}
-		pc->desc.program = pc->argv.nr ? pc->argv.v[0] : NULL;
-	}
+	rc |= check_def_params(c, p, pc, v[4], path);
+	rc |= check_def_argv(c, pc, n, v[2], path);
 	if (v[3]) {
 		subpath(&f, path, "timeout");
 		if (v[3]->kind != Y_SCALAR ||
@@ -821,226 +850,4 @@ void command_def_of_run(const struct plan_command *pc, const char *prefix,
 	}
 	d->nmetrics = pc->nr_metrics;
 	strbuf_release(&w);
-}
-
-/* ---- reading a plan with the files it includes -------------------- */
-
-/* The include: paths of the plan text (one YAML parse, errors dropped). */
-static void include_paths(const char *text, size_t len, struct strvec *out,
-			  struct strvec *where)
-{
-	struct strbuf ignore = STRBUF_INIT;
-	struct ctx c = { .name = "", .err = &ignore };
-	struct ynode *root = NULL;
-	const struct ynode *n;
-
-	if (yaml_to_tree(&c, 0, text, len, &root) == 0 && root &&
-	    (n = ymap_get(root, "include"))) {
-		size_t nr = n->kind == Y_SEQ ? n->nr : 1;
-
-		for (size_t i = 0; n->kind != Y_MAP && i < nr; i++) {
-			const struct ynode *x =
-				n->kind == Y_SEQ ? n->kids[i] : n;
-
-			if (x->kind != Y_SCALAR || !*x->text ||
-			    out->nr >= PLAN_MAX_INCLUDES)
-				continue;
-			strvec_push(out, x->text);
-			strvec_pushf(where, "%u:%u", x->line, x->col);
-		}
-	}
-	flush_errors(&c);
-	ctx_release_sources(&c);
-	ynode_free(root);
-	strbuf_release(&ignore);
-}
-
-/* Does text hold a line that starts with PLAN_INCLUDE_MARK? */
-static int has_include_mark(const char *text)
-{
-	static const char mark[] = "\n" PLAN_INCLUDE_MARK;
-
-	return strstr(text, mark) != NULL;
-}
-
-/*
- * Why the include: path inc may not be read, or NULL: it must be a
- * relative path to a .yaml or .yml file that never climbs above the
- * plan's folder (each ".." undoes one folder named before it).  Links are
- * checked on the file opened (read_include()).
- */
-static const char *include_path_problem(const char *inc)
-{
-	const char *s = inc;
-	int depth = 0;
-
-	if (inc[0] == '/')
-		return "an absolute path (an include names a file in the "
-		       "plan's folder or below it)";
-	while (*s) {
-		size_t n = strcspn(s, "/");
-
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			if (--depth < 0)
-				return "it climbs out of the plan's folder "
-				       "(..)";
-		} else if (n && !(n == 1 && s[0] == '.')) {
-			depth++;
-		}
-		s += n;
-		while (*s == '/')
-			s++;
-	}
-	if (!ends_with(inc, ".yaml") && !ends_with(inc, ".yml"))
-		return "not a .yaml or .yml file";
-	return NULL;
-}
-
-/* Is path (links resolved) root itself or below it? */
-static int path_under(const char *path, const char *root)
-{
-	size_t rlen = strlen(root);
-
-	if (rlen == 1 && root[0] == '/')
-		return 1;
-	return !strncmp(path, root, rlen) &&
-	       (path[rlen] == '/' || path[rlen] == '\0');
-}
-
-/*
- * Read the include inc of a plan in folder dir ("" or ending in '/') into
- * one, its path as named in file.  Its real path (links resolved) must
- * lie below the plan's real folder before it is opened, so nothing
- * outside is even opened; the file is then opened by that path without
- * following a link, must be a regular file, and is checked again by what
- * the descriptor names (/proc/self/fd), so a link swapped in between is
- * caught too.  0; -errno when it cannot be read; -EPERM with *ret_why
- * saying which rule refused it.
- */
-static int read_include(const char *dir, const char *inc, struct strbuf *file,
-			struct strbuf *one, const char **ret_why)
-{
-	char *root = NULL, *real = NULL, *opened = NULL, *fdlink = NULL;
-	struct stat st, rst;
-	int fd = -1, rc = -EPERM;
-
-	*ret_why = include_path_problem(inc);
-	strbuf_reset(file);
-	strbuf_addstr(file, dir);
-	strbuf_addstr(file, inc);
-	if (*ret_why)
-		return -EPERM;
-	root = realpath(*dir ? dir : ".", NULL);
-	real = realpath(file->buf, NULL);
-	if (!root || !real) {
-		rc = -errno;
-		goto out;
-	}
-	if (!path_under(real, root)) {
-		*ret_why = "a symbolic link out of the plan's folder";
-		goto out;
-	}
-	fd = open(real,
-		  O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
-	if (fd < 0) {
-		rc = errno == ELOOP ? -EPERM : -errno;
-		if (errno == ELOOP)
-			*ret_why = "it changed while it was read";
-		goto out;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		*ret_why = "not a regular file";
-		goto out;
-	}
-	/* What was opened: the kernel's name for it, else its inode
-	 * against the path's. */
-	fdlink = xstrfmt("/proc/self/fd/%d", fd);
-	opened = realpath(fdlink, NULL);
-	if (opened ? !path_under(opened, root)
-		   : stat(real, &rst) < 0 || rst.st_dev != st.st_dev ||
-			     rst.st_ino != st.st_ino) {
-		*ret_why = "it changed while it was read";
-		goto out;
-	}
-	rc = strbuf_read_fd(one, fd, PLAN_MAX_BYTES);
-out:
-	free(root);
-	free(real);
-	free(opened);
-	free(fdlink);
-	if (fd >= 0)
-		close(fd);
-	return rc;
-}
-
-int plan_load_text(const char *path, struct strbuf *text, struct strbuf *err)
-{
-	struct strvec inc = STRVEC_INIT, where = STRVEC_INIT;
-	struct strbuf dir = STRBUF_INIT, file = STRBUF_INIT, one = STRBUF_INIT;
-	int rc;
-
-	rc = strbuf_read_file(text, path, PLAN_MAX_BUNDLE);
-	if (rc < 0 && rc != -EFBIG) {
-		strbuf_addf(err, "%s: error: cannot read: %s\n", path,
-			    strerror(-rc));
-		goto out;
-	}
-	/* A file that holds its includes already (the text the queue
-	 * stores, written out by the answer step as HOME/plans/NAME.yaml
-	 * for `schedfarm run`) is taken as it is; the checker holds its
-	 * plan part to PLAN_MAX_BYTES. */
-	if (rc == 0 && has_include_mark(text->buf))
-		goto out;
-	if (rc == -EFBIG || text->len > PLAN_MAX_BYTES) {
-		strbuf_addf(
-			err,
-			"%s: error: plan is more than the cap of %d bytes\n",
-			path, PLAN_MAX_BYTES);
-		rc = -EFBIG;
-		goto out;
-	}
-	include_paths(text->buf, text->len, &inc, &where);
-	if (!inc.nr)
-		goto out;
-	strbuf_addstr(&dir, path);
-	while (dir.len && dir.buf[dir.len - 1] != '/')
-		dir.len--;
-	strbuf_setlen(&dir, dir.len);
-	if (text->len && text->buf[text->len - 1] != '\n')
-		strbuf_addch(text, '\n');
-	for (size_t i = 0; i < inc.nr && !rc; i++) {
-		const char *why = NULL;
-
-		strbuf_reset(&one);
-		rc = read_include(dir.buf, inc.v[i], &file, &one, &why);
-		if (rc < 0 || strstr(one.buf, PLAN_INCLUDE_MARK) ||
-		    memchr(one.buf, '\0', one.len) ||
-		    text->len + one.len + 256 > PLAN_MAX_BUNDLE) {
-			strbuf_addf(
-				err,
-				"%s:%s: error: include: cannot read %s: %s\n",
-				path, where.v[i], file.buf,
-				why	       ? why
-				: rc == -EFBIG ? "more than the cap of a plan"
-				: rc < 0       ? strerror(-rc)
-				: memchr(one.buf, '\0', one.len)
-					? "a NUL byte in it"
-				: strstr(one.buf, PLAN_INCLUDE_MARK)
-					? "it holds an include mark line"
-					: "the plan and its files are too big");
-			rc = -EINVAL;
-			break;
-		}
-		strbuf_addf(text, "%s%s\n", PLAN_INCLUDE_MARK, inc.v[i]);
-		strbuf_addbuf(text, &one);
-		if (one.len && one.buf[one.len - 1] != '\n')
-			strbuf_addch(text, '\n');
-	}
-out:
-	strvec_clear(&inc);
-	strvec_clear(&where);
-	strbuf_release(&dir);
-	strbuf_release(&file);
-	strbuf_release(&one);
-	return rc < 0 ? rc : 0;
 }

@@ -9,10 +9,14 @@
  * check.c (the small checkers and the settings sections), sweep.c
  * (workload entries, their sweeps and ranges, the expansion into runs),
  * command.c (workloads a plan defines: commands: and include:),
+ * include.c (the plan's text with the files include: names read in),
  * together.c (together: entries and their members), override.c (--set
  * KEY=VALUE applied to the tree), names.c (the metric names each run
- * reports, and the check of metrics: against them), plan.c (the
- * whole-plan check, the API, the JSON writers).  Contracts are above the
+ * reports, and the check of metrics: against them), shared.c (the
+ * small lookups the others share), plan.c (the whole-plan check, the
+ * API, the JSON writers).  plan.c is the driver: it calls the others;
+ * together.c calls sweep.c; every file may call shared.c, check.c and
+ * yaml.c; no other call goes sideways or up.  Contracts are above the
  * definitions.
  */
 #ifndef SCHEDFARM_PLAN_INT_H
@@ -131,6 +135,16 @@ struct ynode *ynode_scalar(const char *text, unsigned src, unsigned line,
 struct ynode *ynode_map(unsigned src, unsigned line, unsigned col);
 void ynode_add(struct ynode *parent, struct ynode *kid);
 
+/* shared.c (the lookups the others share; plan_run_param() is in plan.h) */
+const char *intern(struct plan *p, const char *s);
+void subpath(struct strbuf *f, const char *path, const char *key);
+void sgroup_release(struct sgroup *g);
+const struct wl_desc *find_workload(const struct plan *p, const char *name,
+				    const struct plan_command **ret_cmd);
+int defined_badly(const struct plan *p, const char *name);
+const struct plan_member *run_member(const struct plan_run *r, const char *name,
+				     size_t len);
+
 /* check.c */
 int get_scalar(struct ctx *c, const struct ynode *n, const char *path,
 	       const char *what);
@@ -149,7 +163,6 @@ void check_cgroups(struct ctx *c, struct plan *p, const struct ynode *n);
 void check_metrics(struct ctx *c, struct plan *p, const struct ynode *n);
 
 /* sweep.c */
-const char *intern(struct plan *p, const char *s);
 int add_params(struct ctx *c, struct plan *p, const struct sentry *e,
 	       const struct plan_member *m, const struct ynode *map,
 	       const char *path, struct sgroup *g);
@@ -159,21 +172,14 @@ int check_required(struct ctx *c, const struct sentry *e,
 int check_variants(struct ctx *c, struct plan *p, const struct ynode *n,
 		   const char *path, struct sgroup *base, struct sentry *e);
 void sgroup_copy(struct sgroup *to, const struct sgroup *from);
-void subpath(struct strbuf *f, const char *path, const char *key);
-void sgroup_release(struct sgroup *g);
 int check_entry_fields(struct ctx *c, struct plan *p, const struct ynode *n,
 		       const char *path, const struct ynode *const *v,
 		       struct sentry *e);
-int check_entry(struct ctx *c, struct plan *p, const struct ynode *n,
-		const char *path, struct sentry *e);
 double group_runs(const struct sgroup *g);
 void expand(struct plan *p, const struct sentry *e, size_t nr_entries,
 	    size_t total);
 void check_run_time(struct ctx *c, const struct plan *p,
 		    const struct ynode *at);
-const struct wl_desc *find_workload(const struct plan *p, const char *name,
-				    const struct plan_command **ret_cmd);
-int defined_badly(const struct plan *p, const char *name);
 
 /* command.c */
 void check_commands(struct ctx *c, struct plan *p, const struct ynode *n);
@@ -189,8 +195,6 @@ int check_together(struct ctx *c, struct plan *p, const struct ynode *n,
 		   struct sentry *e);
 void check_together_runs(struct ctx *c, const struct plan *p,
 			 const struct sentry *e, size_t nr_entries);
-const struct plan_member *run_member(const struct plan_run *r, const char *name,
-				     size_t len);
 
 /* override.c */
 void apply_sets(struct ctx *c, struct ynode *root, const struct strvec *sets);

@@ -52,6 +52,90 @@ static char *default_name(const char *source)
 }
 
 /*
+ * Check one workloads: item (a map with workload, params, variants, or a
+ * together: entry) at path and fill e: one parameter group per variant
+ * (params: plus the variant), or one group of params: alone.  Parameters
+ * without a default must be given in params or in every variant.  Return
+ * 0 or -1; e's groups are the caller's to release (sgroup_release) either
+ * way.
+ */
+static int check_entry(struct ctx *c, struct plan *p, const struct ynode *n,
+		       const char *path, struct sentry *e)
+{
+	static const char *const keys[] = { "workload",	       "params",
+					    "variants",	       "together",
+					    "sample_interval", NULL };
+	const struct ynode *v[6];
+	int rc;
+
+	if (n->kind != Y_MAP) {
+		expected(c, n, path, "a map with workload, params, variants");
+		return -1;
+	}
+	rc = map_fields(c, n, path, keys, v);
+	if (v[3] || v[4])
+		return check_together(c, p, n, path, v, e) < 0 || rc < 0 ? -1
+									 : 0;
+	return check_entry_fields(c, p, n, path, v, e) < 0 || rc < 0 ? -1 : 0;
+}
+
+/*
+ * The plan's workloads: w4 holds the top-level values of workloads:,
+ * workload:, params: and variants: (each NULL when absent): either the
+ * list, or the one entry the top level holds.  Each entry is checked into
+ * *ret_e (allocated here, *ret_nr of them; NULL and 0 when there are
+ * none); the caller releases their groups and the array.  Errors are
+ * reported into c.
+ */
+static void check_workloads(struct ctx *c, struct plan *p,
+			    const struct ynode *root,
+			    const struct ynode *const *w4,
+			    struct sentry **ret_e, size_t *ret_nr)
+{
+	struct sentry *e = NULL;
+	struct strbuf f = STRBUF_INIT;
+
+	*ret_nr = 0;
+	if (w4[0] && (w4[1] || w4[2] || w4[3])) {
+		const struct ynode *k = w4[1] ? w4[1] : w4[2] ? w4[2] : w4[3];
+
+		nerror(c, k,
+		       "plan: give either workloads: (a list) or one "
+		       "workload: with params:, not both");
+	} else if (w4[0]) {
+		const struct ynode *w = w4[0];
+
+		if (w->kind != Y_SEQ)
+			expected(c, w, "workloads", "a list of workloads");
+		else if (!w->nr)
+			nerror(c, w, "workloads: empty list");
+		else if (w->nr > PLAN_MAX_WORKLOADS)
+			nerror(c, w, "workloads: more than %d entries",
+			       PLAN_MAX_WORKLOADS);
+		else {
+			e = xcalloc(w->nr, sizeof(*e));
+			*ret_nr = w->nr;
+			for (size_t i = 0; i < w->nr; i++) {
+				strbuf_reset(&f);
+				strbuf_addf(&f, "workloads[%zu]", i);
+				check_entry(c, p, w->kids[i], f.buf, &e[i]);
+			}
+		}
+	} else if (w4[1] || w4[2] || w4[3]) {
+		const struct ynode *ev[3] = { w4[1], w4[2], w4[3] };
+
+		e = xcalloc(1, sizeof(*e));
+		*ret_nr = 1;
+		check_entry_fields(c, p, root, "", ev, &e[0]);
+	} else {
+		nerror(c, root,
+		       "plan: missing key 'workloads' (or 'workload')");
+	}
+	*ret_e = e;
+	strbuf_release(&f);
+}
+
+/*
  * Check the whole tree into p (docs: the trees of the files it includes).
  * Every section is checked even after an error in another; runs are
  * expanded only when all is well.
@@ -90,7 +174,6 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 	const struct ynode *v[K_NR + 1];
 	struct sentry *e = NULL;
 	size_t nr_entries = 0;
-	struct strbuf f = STRBUF_INIT;
 	double total = 0;
 	int before = c->nr_errors;
 
@@ -145,44 +228,7 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 	if (v[K_COMMANDS])
 		check_commands(c, p, v[K_COMMANDS]);
 
-	if (v[K_WORKLOADS] && (v[K_WORKLOAD] || v[K_PARAMS] || v[K_VARIANTS])) {
-		const struct ynode *k = v[K_WORKLOAD] ? v[K_WORKLOAD]
-					: v[K_PARAMS] ? v[K_PARAMS]
-						      : v[K_VARIANTS];
-
-		nerror(c, k,
-		       "plan: give either workloads: (a list) or one "
-		       "workload: with params:, not both");
-	} else if (v[K_WORKLOADS]) {
-		const struct ynode *w = v[K_WORKLOADS];
-
-		if (w->kind != Y_SEQ)
-			expected(c, w, "workloads", "a list of workloads");
-		else if (!w->nr)
-			nerror(c, w, "workloads: empty list");
-		else if (w->nr > PLAN_MAX_WORKLOADS)
-			nerror(c, w, "workloads: more than %d entries",
-			       PLAN_MAX_WORKLOADS);
-		else {
-			e = xcalloc(w->nr, sizeof(*e));
-			nr_entries = w->nr;
-			for (size_t i = 0; i < w->nr; i++) {
-				strbuf_reset(&f);
-				strbuf_addf(&f, "workloads[%zu]", i);
-				check_entry(c, p, w->kids[i], f.buf, &e[i]);
-			}
-		}
-	} else if (v[K_WORKLOAD] || v[K_PARAMS] || v[K_VARIANTS]) {
-		const struct ynode *ev[3] = { v[K_WORKLOAD], v[K_PARAMS],
-					      v[K_VARIANTS] };
-
-		e = xcalloc(1, sizeof(*e));
-		nr_entries = 1;
-		check_entry_fields(c, p, root, "", ev, &e[0]);
-	} else {
-		nerror(c, root,
-		       "plan: missing key 'workloads' (or 'workload')");
-	}
+	check_workloads(c, p, root, &v[K_WORKLOADS], &e, &nr_entries);
 
 	if (c->nr_errors == before) {
 		for (size_t i = 0; i < nr_entries; i++)
@@ -223,7 +269,6 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 		free(e[i].groups);
 	}
 	free(e);
-	strbuf_release(&f);
 	return c->nr_errors == before ? 0 : -1;
 }
 
@@ -423,26 +468,6 @@ void plan_free(struct plan *p)
 	free(p->name);
 	free(p->description);
 	free(p);
-}
-
-const char *plan_run_param(const struct plan_run *r, const char *name)
-{
-	const struct wl_param *wp;
-
-	for (size_t i = 0; i < r->nr_params; i++)
-		if (!strcmp(r->params[i].name, name))
-			return r->params[i].value;
-	if (!r->wl) {
-		/* a together run: "MEMBER.param", defaults of the member's */
-		const char *dot = strchr(name, '.');
-		const struct plan_member *m =
-			dot ? run_member(r, name, (size_t)(dot - name)) : NULL;
-
-		wp = m ? workload_param(m->wl, dot + 1) : NULL;
-		return wp ? wp->def : NULL;
-	}
-	wp = workload_param(r->wl, name);
-	return wp ? wp->def : NULL;
 }
 
 /* The table entry of run r's parameter name ("MEMBER.param" in a

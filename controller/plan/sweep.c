@@ -22,53 +22,12 @@
 
 /* ---- workloads and their sweeps ------------------------------------- */
 
-/* Free g's parameters and their value arrays (the strings are p's). */
-void sgroup_release(struct sgroup *g)
-{
-	for (size_t i = 0; i < g->nr; i++)
-		free(g->params[i].values);
-	free(g->params);
-}
-
-/* Intern s in the plan's string pool; the copy lives as long as the plan. */
-const char *intern(struct plan *p, const char *s)
-{
-	return strvec_push(&p->strings_, s);
-}
-
 /* "cgroup, short_threads, ..." for messages. */
 static void list_params(const struct wl_desc *wl, struct strbuf *out)
 {
 	strbuf_addstr(out, workload_cgroup_param.name);
 	for (const struct wl_param *wp = wl->params; wp->name; wp++)
 		strbuf_addf(out, ", %s", wp->name);
-}
-
-/*
- * The workload called name: one the plan defines (commands:, include:)
- * first, else the agent's table; *ret_cmd says which (NULL: the table's).
- */
-const struct wl_desc *find_workload(const struct plan *p, const char *name,
-				    const struct plan_command **ret_cmd)
-{
-	*ret_cmd = NULL;
-	if (!p)
-		return workload_find(name);
-	for (size_t i = 0; i < p->nr_commands; i++)
-		if (!strcmp(p->commands[i]->desc.name, name)) {
-			*ret_cmd = p->commands[i];
-			return &p->commands[i]->desc;
-		}
-	return workload_find(name);
-}
-
-/* Was name defined by the plan, with errors (so it is not usable)? */
-int defined_badly(const struct plan *p, const char *name)
-{
-	for (size_t i = 0; i < p->bad_commands_.nr; i++)
-		if (!strcmp(p->bad_commands_.v[i], name))
-			return 1;
-	return 0;
 }
 
 /*
@@ -527,16 +486,6 @@ int check_required(struct ctx *c, const struct sentry *e,
 	return rc;
 }
 
-/* Set f to path.key, or to key alone at a plan's top level (path ""). */
-void subpath(struct strbuf *f, const char *path, const char *key)
-{
-	strbuf_reset(f);
-	if (*path)
-		strbuf_addf(f, "%s.%s", path, key);
-	else
-		strbuf_addstr(f, key);
-}
-
 /*
  * The groups of entry e from base (params: already added) and variants
  * node n (NULL: base alone): one group per variant, base plus the
@@ -645,34 +594,6 @@ out:
 	strbuf_release(&f);
 	strbuf_release(&list);
 	return rc ? -1 : 0;
-}
-
-/*
- * Check one workloads: item (a map with workload, params, variants, or a
- * together: entry) at path and fill e: one parameter group per variant
- * (params: plus the variant), or one group of params: alone.  Parameters
- * without a default must be given in params or in every variant.  Return
- * 0 or -1; e's groups are the caller's to release (sgroup_release) either
- * way.
- */
-int check_entry(struct ctx *c, struct plan *p, const struct ynode *n,
-		const char *path, struct sentry *e)
-{
-	static const char *const keys[] = { "workload",	       "params",
-					    "variants",	       "together",
-					    "sample_interval", NULL };
-	const struct ynode *v[6];
-	int rc;
-
-	if (n->kind != Y_MAP) {
-		expected(c, n, path, "a map with workload, params, variants");
-		return -1;
-	}
-	rc = map_fields(c, n, path, keys, v);
-	if (v[3] || v[4])
-		return check_together(c, p, n, path, v, e) < 0 || rc < 0 ? -1
-									 : 0;
-	return check_entry_fields(c, p, n, path, v, e) < 0 || rc < 0 ? -1 : 0;
 }
 
 /* How many runs group g expands to, as a double (it may be huge). */

@@ -217,17 +217,6 @@ out:
 	return rc;
 }
 
-/* The member of run r called name[0..len), or NULL. */
-const struct plan_member *run_member(const struct plan_run *r, const char *name,
-				     size_t len)
-{
-	for (size_t i = 0; i < r->nr_members; i++)
-		if (strlen(r->members[i].name) == len &&
-		    !strncmp(r->members[i].name, name, len))
-			return &r->members[i];
-	return NULL;
-}
-
 /* Does cgroup path a contain b (equal, or b below a)? */
 static int contains(const char *a, const char *b)
 {

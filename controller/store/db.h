@@ -4,8 +4,8 @@
  * No other file includes libpq-fe.h.  Where the database is: --db, else
  * SCHEDFARM_DB, else the libpq environment (PGHOST, PGDATABASE, PGSERVICE,
  * ...), else the embedded default: a private cluster under
- * $SCHEDFARM_HOME/pg that this module creates with initdb and starts with
- * pg_ctl on a unix socket in that folder, on first use.  Statements are
+ * $SCHEDFARM_HOME/pg that store/cluster.h creates with initdb and starts
+ * with pg_ctl on a unix socket in that folder, on first use.  Statements are
  * always parameterised: callers pass SQL text with $1.. and values apart.
  * Functions return 0 or a negative number and describe failures in the
  * caller's err buffer; nothing here prints.
@@ -42,33 +42,11 @@ struct db_config {
 };
 
 const char *db_source_name(enum db_source s);
-
-/*
- * Work out where the database is (see the top of this file).  cli_db (--db)
- * may be NULL; home is the state folder as home_resolve() (home.h) worked
- * it out, where the embedded cluster lives (home/pg).  Fills cfg (release
- * with db_config_release()); cfg->home is set for the embedded cluster
- * only.
- */
-int db_config_resolve(struct db_config *cfg, const char *cli_db,
-		      const char *home, struct strbuf *err);
+/* Free what db_config_resolve() (store/cluster.h) filled in cfg. */
 void db_config_release(struct db_config *cfg);
 
-/*
- * Embedded cluster: create (initdb) and start (pg_ctl) it unless it is
- * already accepting connections, and make sure the `schedfarm` database
- * exists.  *ret_started (may be NULL) tells whether this call started it.
- * Serialised with a lock file so concurrent callers start it once.
- */
-int db_embedded_ensure(const struct db_config *cfg, int *ret_started,
-		       struct strbuf *log, struct strbuf *err);
-/* Stop the embedded cluster (fast shutdown); 0 also when not running. */
-int db_embedded_stop(const struct db_config *cfg, int *ret_was_running,
-		     struct strbuf *err);
 /* 1 when the server at cfg answers, 0 when not. */
 int db_ping(const struct db_config *cfg);
-/* The pid of the embedded server from postmaster.pid, or 0. */
-long db_embedded_pid(const struct db_config *cfg);
 
 /* Connect (no server start, no migration). */
 int db_connect(const struct db_config *cfg, struct db **ret,

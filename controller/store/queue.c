@@ -27,8 +27,8 @@
 #include "store/jobs.h"
 #include "store/kernels.h"
 #include "store/queue.h"
+#include "store/queue_match.h"
 #include "store/runs.h"
-#include "shquote.h"
 #include "banned.h"
 
 #define JOB_LOG_CAP (1 << 20)
@@ -115,126 +115,6 @@ static int kinds_allow_boot(const struct strvec *kinds)
 	return 0;
 }
 
-/*
- * Whether the host's column col of res (a count the plan's host.KEY asks
- * at least want of; want 0: no requirement, a NULL column: not known) is
- * below want: 1 with err saying so ("host 'h' has 2 socket(s); the plan p
- * asks for host.min_sockets 4"), else 0.
- */
-static int host_below(const struct db_result *res, int col, int64_t want,
-		      const char *host, const char *plan_name, const char *unit,
-		      const char *key, struct strbuf *err)
-{
-	int64_t have;
-
-	if (!want || !db_get(res, 0, col) ||
-	    db_get_i64(res, 0, col, 0, INT64_MAX, &have) || have >= want)
-		return 0;
-	strbuf_addf(
-		err, "host '%s' has %lld %s; the plan %s asks for host.%s %lld",
-		host, (long long)have, unit, plan_name, key, (long long)want);
-	return 1;
-}
-
-/*
- * The host a job is pinned to must be able to take it, or the job would
- * sit in the queue for ever; a series without --kernel on a local or ssh
- * host would run the unpatched kernel under the patch's name.  See
- * queue.h.
- */
-int queue_host_can_take(struct db *db, const char *host,
-			const struct job_row *req, const char *plan_name,
-			unsigned flags, const char *base, struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	const char *kind, *health;
-	int r;
-
-	r = db_query(db, &res, err,
-		     "SELECT kind, health, sockets, cpus, memory_mb, "
-		     "array_to_string(tags, ' ') FROM hosts WHERE name = "
-		     "$1",
-		     db_str(host), db_end());
-	if (r < 0)
-		return -1;
-	if (db_nrows(res) != 1) {
-		strbuf_addf(err,
-			    "no host named '%s' ('schedfarm host list' shows "
-			    "them)",
-			    host);
-		return -1;
-	}
-	kind = db_get(res, 0, 0);
-	health = db_get(res, 0, 1);
-	if ((flags & QUEUE_HOST_NOW) && strcmp(health, "good") &&
-	    strcmp(health, "unknown")) {
-		strbuf_addf(err,
-			    "host '%s' is %s: no job is given to it until "
-			    "it is good again (schedfarm host set ",
-			    host, health);
-		strbuf_add_sh_quoted(err, host);
-		strbuf_addstr(err, " --health good)");
-		return -1;
-	}
-	if ((flags & QUEUE_HOST_NEEDS_BOOT) && !hosts_kind_boots(kind)) {
-		strbuf_addf(err,
-			    "host '%s' is a %s host: it runs its own kernel "
-			    "and cannot build or boot %s with the series, so "
-			    "the series would never be applied.  Give "
-			    "--kernel NAME, the name of the kernel it runs "
-			    "with the series already applied (uname -r "
-			    "there), or submit to a libvirt or ipmi host",
-			    host, kind, base);
-		return -1;
-	}
-	if (req->req_kinds.nr) {
-		size_t i;
-
-		for (i = 0; i < req->req_kinds.nr; i++)
-			if (!strcmp(req->req_kinds.v[i], kind))
-				break;
-		if (i == req->req_kinds.nr) {
-			strbuf_addf(err,
-				    "host '%s' is a %s host; the plan %s "
-				    "asks for host.kind ",
-				    host, kind, plan_name);
-			for (i = 0; i < req->req_kinds.nr; i++)
-				strbuf_addf(err, "%s%s", i ? " or " : "",
-					    req->req_kinds.v[i]);
-			return -1;
-		}
-	}
-	if (host_below(res, 2, req->req_min_sockets, host, plan_name,
-		       "socket(s)", "min_sockets", err) ||
-	    host_below(res, 3, req->req_min_cpus, host, plan_name, "CPUs",
-		       "min_cpus", err) ||
-	    host_below(res, 4, req->req_min_memory_mb, host, plan_name,
-		       "MiB of memory", "min_memory_mb", err))
-		return -1;
-	for (size_t i = 0; i < req->req_tags.nr; i++) {
-		const char *tags = db_get(res, 0, 5), *t = tags;
-		size_t tl = strlen(req->req_tags.v[i]);
-		int found = 0;
-
-		while (t && *t && !found) {
-			size_t l = strcspn(t, " ");
-
-			found = l == tl && !memcmp(t, req->req_tags.v[i], l);
-			t += l + (t[l] == ' ');
-		}
-		if (!found) {
-			strbuf_addf(err,
-				    "host '%s' lacks the tag '%s' that the "
-				    "plan %s asks for in host.tags (it has: "
-				    "%s)",
-				    host, req->req_tags.v[i], plan_name,
-				    tags && *tags ? tags : "none");
-			return -1;
-		}
-	}
-	return 0;
-}
-
 int queue_store_plan(struct db *db, const char *name, const char *text,
 		     size_t len, int64_t *ret_id, struct strbuf *err)
 {
@@ -269,36 +149,22 @@ static int64_t base_id_of(struct db *db, const struct queue_submitted *ret)
 	return id;
 }
 
-int queue_submit(struct db *db, const struct queue_submit *s,
-		 struct queue_submitted *ret, struct strbuf *err)
+/*
+ * The checks queue_submit() makes before it writes: a host s names must
+ * be able to take job (job holds the plan's requirements), and a series
+ * to build needs a plan that allows a kind that boots.  0, or -1 with
+ * err.
+ */
+static int submit_check_fit(struct db *db, const struct queue_submit *s,
+			    const struct job_row *job, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *res = NULL;
-	_cleanup_free_ char *who = NULL;
-	struct strbuf hex = STRBUF_INIT, kname = STRBUF_INIT,
-		      subject = STRBUF_INIT, mail_to = STRBUF_INIT;
-	struct job_row job;
-	int64_t host_id = 0;
-	char *sha = NULL;
-	int r = -1;
-
-	memset(ret, 0, sizeof(*ret));
-	job_row_init(&job);
-	if (!s->base || !*s->base) {
-		strbuf_addstr(err, "a base kernel is required");
-		return -1;
-	}
-	who = s->submitter ? xstrdup(s->submitter) : submitter_name();
-	if (db_begin(db, err) < 0)
-		return -1;
-
-	job_row_from_plan(&job, s->plan, s->plan->boots);
 	if (s->host &&
 	    queue_host_can_take(
-		    db, s->host, &job, s->plan_name,
+		    db, s->host, job, s->plan_name,
 		    (s->nr_patches && !s->kernel ? QUEUE_HOST_NEEDS_BOOT : 0) |
 			    (s->now ? QUEUE_HOST_NOW : 0),
 		    s->base, err) < 0)
-		goto out;
+		return -1;
 	if (s->nr_patches && !s->kernel && !s->host &&
 	    !kinds_allow_boot(&s->plan->host.kinds)) {
 		strbuf_addf(err, "the plan %s runs only on ", s->plan_name);
@@ -311,89 +177,124 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 			    "NAME, the name of the kernel they run with the "
 			    "series already applied",
 			    s->base);
-		goto out;
+		return -1;
 	}
-	ret->host_boots = -1;
-	ret->base_boots = -1;
-	if (s->host) {
-		if (db_query(db, &res, err,
-			     "SELECT id, kind FROM hosts WHERE name = $1",
-			     db_str(s->host), db_end()) < 0)
-			goto out;
-		if (db_nrows(res) != 1) {
-			strbuf_addf(err,
-				    "no host named '%s' ('schedfarm host "
-				    "list' shows them)",
-				    s->host);
-			goto out;
+	return 0;
+}
+
+/*
+ * The host s pins the job to (none: nothing to do), from `hosts` (columns
+ * id, kind): its id in *ret_host_id, whether its kind boots in
+ * ret->host_boots.  0, or -1 with err when there is no such host.
+ */
+static int submit_find_host(struct db *db, const struct queue_submit *s,
+			    struct queue_submitted *ret, int64_t *ret_host_id,
+			    struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (!s->host)
+		return 0;
+	if (db_query(db, &res, err,
+		     "SELECT id, kind FROM hosts WHERE name = $1",
+		     db_str(s->host), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err,
+			    "no host named '%s' ('schedfarm host "
+			    "list' shows them)",
+			    s->host);
+		return -1;
+	}
+	db_get_i64(res, 0, 0, 1, INT64_MAX, ret_host_id);
+	ret->host_boots = hosts_kind_boots(db_get(res, 0, 1));
+	return 0;
+}
+
+/*
+ * Store s's series (s->nr_patches > 0) submitted by who: the base
+ * kernel's row, one `patches` row (columns name, submitter, base, series,
+ * series_sha256, n_patches, base_kernel_id, mail_to, auto_bisect;
+ * RETURNING id, series_sha256) and its files (answers_store_files()).
+ * The series' name is --name, else the first patch's subject when it is a
+ * name that prints as itself (check_name()), else its file name.  Fills
+ * ret->patch_id and *ret_sha (the series' sha256, the caller frees it).
+ * 0, or -1 with err.
+ */
+static int submit_store_series(struct db *db, const struct queue_submit *s,
+			       const char *who, struct queue_submitted *ret,
+			       char **ret_sha, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf hex = STRBUF_INIT, subject = STRBUF_INIT,
+		      mail_to = STRBUF_INIT;
+	int64_t base_id;
+	int r = -1;
+
+	for (size_t i = 0; i < s->nr_patches; i++)
+		strbuf_add_hex(&hex, s->patches[i].data, s->patches[i].len);
+	if (!s->name) {
+		struct strbuf why = STRBUF_INIT;
+
+		if (answers_patch_subject(s->patches[0].data, s->patches[0].len,
+					  &subject) < 0 ||
+		    check_name("a patch name", subject.buf, PATCH_NAME_MAX_LEN,
+			       &why) < 0) {
+			strbuf_reset(&subject);
+			strbuf_addstr(&subject, s->patches[0].name);
 		}
-		db_get_i64(res, 0, 0, 1, INT64_MAX, &host_id);
-		ret->host_boots = hosts_kind_boots(db_get(res, 0, 1));
-		db_result_free(res);
-		res = NULL;
+		strbuf_release(&why);
 	}
-
-	/* The plan, stored once per distinct text. */
-	if (queue_store_plan(db, s->plan_name, s->plan_text, s->plan_len,
-			     &ret->plan_id, err) < 0)
+	if (check_name("a patch name", s->name ? s->name : subject.buf,
+		       PATCH_NAME_MAX_LEN, err) < 0 ||
+	    ensure_kernel(db, s->base, s->base, NULL, "external", &base_id,
+			  err) < 0)
 		goto out;
+	if (s->mail_to)
+		strbuf_addstr(&mail_to, s->mail_to);
+	else
+		answers_patch_author(s->patches[0].data, s->patches[0].len,
+				     &mail_to);
+	if (db_query(db, &res, err,
+		     "INSERT INTO patches (name, submitter, base, "
+		     "series, series_sha256, n_patches, "
+		     "base_kernel_id, mail_to, auto_bisect) VALUES "
+		     "(left($1, 500), $2, $3, decode($4, 'hex'), "
+		     "encode(sha256(decode($4, 'hex')), 'hex'), "
+		     "$5, $6, $7, $8) RETURNING id, series_sha256",
+		     db_str(s->name ? s->name : subject.buf), db_str(who),
+		     db_str(s->base), db_str(hex.buf),
+		     db_i64((int64_t)s->nr_patches), db_i64(base_id),
+		     db_str(mail_to.len ? mail_to.buf : NULL),
+		     db_bool(!s->no_bisect), db_end()) < 0 ||
+	    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->patch_id) < 0)
+		goto out;
+	if (answers_store_files(db, ret->patch_id, s->patches, s->nr_patches,
+				err) < 0)
+		goto out;
+	*ret_sha = xstrdup(db_get(res, 0, 1));
+	r = 0;
+out:
+	strbuf_release(&hex);
+	strbuf_release(&subject);
+	strbuf_release(&mail_to);
+	return r;
+}
 
-	if (s->nr_patches) {
-		int64_t base_id;
+/*
+ * The kernel under test, its id in ret->kernel_id: with s->kernel a label
+ * for hosts that do not boot, else base + series ("BASE+PLM<patch id>",
+ * for the build phase to make; sha: the series' sha256), else the base
+ * itself; then the series' `patches` row gets it (column kernel_id).  0,
+ * or -1 with err.
+ */
+static int submit_kernel(struct db *db, const struct queue_submit *s,
+			 const char *sha, struct queue_submitted *ret,
+			 struct strbuf *err)
+{
+	struct strbuf kname = STRBUF_INIT;
+	int r = -1;
 
-		for (size_t i = 0; i < s->nr_patches; i++)
-			strbuf_add_hex(&hex, s->patches[i].data,
-				       s->patches[i].len);
-		/* The series' name: --name, else the first patch's
-		 * subject when it is a name that prints as itself
-		 * (check_name()), else its file name. */
-		if (!s->name) {
-			struct strbuf why = STRBUF_INIT;
-
-			if (answers_patch_subject(s->patches[0].data,
-						  s->patches[0].len,
-						  &subject) < 0 ||
-			    check_name("a patch name", subject.buf,
-				       PATCH_NAME_MAX_LEN, &why) < 0) {
-				strbuf_reset(&subject);
-				strbuf_addstr(&subject, s->patches[0].name);
-			}
-			strbuf_release(&why);
-		}
-		if (check_name("a patch name", s->name ? s->name : subject.buf,
-			       PATCH_NAME_MAX_LEN, err) < 0 ||
-		    ensure_kernel(db, s->base, s->base, NULL, "external",
-				  &base_id, err) < 0)
-			goto out;
-		if (s->mail_to)
-			strbuf_addstr(&mail_to, s->mail_to);
-		else
-			answers_patch_author(s->patches[0].data,
-					     s->patches[0].len, &mail_to);
-		if (db_query(db, &res, err,
-			     "INSERT INTO patches (name, submitter, base, "
-			     "series, series_sha256, n_patches, "
-			     "base_kernel_id, mail_to, auto_bisect) VALUES "
-			     "(left($1, 500), $2, $3, decode($4, 'hex'), "
-			     "encode(sha256(decode($4, 'hex')), 'hex'), "
-			     "$5, $6, $7, $8) RETURNING id, series_sha256",
-			     db_str(s->name ? s->name : subject.buf),
-			     db_str(who), db_str(s->base), db_str(hex.buf),
-			     db_i64((int64_t)s->nr_patches), db_i64(base_id),
-			     db_str(mail_to.len ? mail_to.buf : NULL),
-			     db_bool(!s->no_bisect), db_end()) < 0 ||
-		    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->patch_id) < 0)
-			goto out;
-		if (answers_store_files(db, ret->patch_id, s->patches,
-					s->nr_patches, err) < 0)
-			goto out;
-		sha = xstrdup(db_get(res, 0, 1));
-		db_result_free(res);
-		res = NULL;
-	}
-
-	/* The kernel under test: a label for hosts that do not boot, else
-	 * base + series, for the build phase to make. */
 	if (s->kernel) {
 		struct kernel_fields f = { .name = s->kernel,
 					   .base = s->base,
@@ -428,6 +329,84 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 			     db_end()) < 0)
 			goto out;
 	}
+	r = 0;
+out:
+	strbuf_release(&kname);
+	return r;
+}
+
+/*
+ * A series with a fixed plan starts its answer: the first job runs the
+ * first unit of the answer's ABBA order (answer_first_boots()), with
+ * fewer base boots when the booting host host_id (0: none) has base runs
+ * of this plan stored.  Sets ret->boots, ret->base_boots,
+ * ret->base_stored and job's boots and nr_runs; nothing for other
+ * submissions.  0, or -1 with err.
+ */
+static int submit_first_unit(struct db *db, const struct queue_submit *s,
+			     int64_t host_id, struct queue_submitted *ret,
+			     struct job_row *job, struct strbuf *err)
+{
+	int k = -1;
+
+	if (!ret->patch_id || s->plan->until != PLAN_UNTIL_FIXED)
+		return 0;
+	if (host_id && ret->host_boots == 1) {
+		if (answers_observations(db, base_id_of(db, ret), host_id,
+					 ret->plan_id, s->plan_set, 0,
+					 &ret->base_stored, err) < 0)
+			return -1;
+		k = s->plan->boots > ret->base_stored
+			    ? s->plan->boots - ret->base_stored
+			    : 0;
+		ret->base_boots = k;
+	} else if (ret->host_boots == 0) {
+		ret->base_boots = 0;
+	}
+	ret->boots = answer_first_boots(s->plan->boots, ret->host_boots, k);
+	job->boots = ret->boots;
+	job->nr_runs = (int64_t)s->plan->nr_runs * ret->boots;
+	return 0;
+}
+
+int queue_submit(struct db *db, const struct queue_submit *s,
+		 struct queue_submitted *ret, struct strbuf *err)
+{
+	_cleanup_free_ char *who = NULL;
+	struct job_row job;
+	int64_t host_id = 0;
+	char *sha = NULL;
+	int r = -1;
+
+	memset(ret, 0, sizeof(*ret));
+	job_row_init(&job);
+	if (!s->base || !*s->base) {
+		strbuf_addstr(err, "a base kernel is required");
+		return -1;
+	}
+	who = s->submitter ? xstrdup(s->submitter) : submitter_name();
+	if (db_begin(db, err) < 0)
+		return -1;
+
+	job_row_from_plan(&job, s->plan, s->plan->boots);
+	if (submit_check_fit(db, s, &job, err) < 0)
+		goto out;
+	ret->host_boots = -1;
+	ret->base_boots = -1;
+	if (submit_find_host(db, s, ret, &host_id, err) < 0)
+		goto out;
+
+	/* The plan, stored once per distinct text. */
+	if (queue_store_plan(db, s->plan_name, s->plan_text, s->plan_len,
+			     &ret->plan_id, err) < 0)
+		goto out;
+
+	if (s->nr_patches &&
+	    submit_store_series(db, s, who, ret, &sha, err) < 0)
+		goto out;
+	/* The kernel under test. */
+	if (submit_kernel(db, s, sha, ret, err) < 0)
+		goto out;
 
 	job.patch_id = ret->patch_id;
 	job.kernel_id = ret->kernel_id;
@@ -455,28 +434,8 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		strvec_pushv(&job.plan_set,
 			     (const char *const *)s->plan_set->v);
 	ret->boots = s->plan->boots;
-	if (ret->patch_id && s->plan->until == PLAN_UNTIL_FIXED) {
-		/* The first unit of the answer's ABBA order. */
-		int k = -1;
-
-		if (host_id && ret->host_boots == 1) {
-			if (answers_observations(db, base_id_of(db, ret),
-						 host_id, ret->plan_id,
-						 s->plan_set, 0,
-						 &ret->base_stored, err) < 0)
-				goto out;
-			k = s->plan->boots > ret->base_stored
-				    ? s->plan->boots - ret->base_stored
-				    : 0;
-			ret->base_boots = k;
-		} else if (ret->host_boots == 0) {
-			ret->base_boots = 0;
-		}
-		ret->boots =
-			answer_first_boots(s->plan->boots, ret->host_boots, k);
-		job.boots = ret->boots;
-		job.nr_runs = (int64_t)s->plan->nr_runs * ret->boots;
-	}
+	if (submit_first_unit(db, s, host_id, ret, &job, err) < 0)
+		goto out;
 	if (jobs_insert(db, &job, &ret->job_id, err) < 0)
 		goto out;
 	if (db_commit(db, err) < 0)
@@ -486,10 +445,6 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 out:
 	db_rollback(db);
 out_norollback:
-	strbuf_release(&hex);
-	strbuf_release(&kname);
-	strbuf_release(&subject);
-	strbuf_release(&mail_to);
 	job_row_release(&job);
 	free(sha);
 	return r;
@@ -930,17 +885,6 @@ int queue_cancel(struct db *db, int64_t job_id, struct strbuf *err)
 	return strcmp(db_get(res, 0, 0), "0") ? 1 : 0;
 }
 
-int queue_count_queued(struct db *db, int64_t *ret, struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-
-	if (db_exec(db, &res, err,
-		    "SELECT count(*) FROM jobs WHERE state = 'queued'", 0,
-		    NULL) < 0)
-		return -1;
-	return db_get_i64(res, 0, 0, 0, INT64_MAX, ret);
-}
-
 int queue_plan_of_id(struct db *db, int64_t plan_id, const struct strvec *sets,
 		     struct plan **ret, struct strbuf *err)
 {
@@ -977,89 +921,4 @@ int queue_load_plan(const char *path, const struct strvec *sets,
 		return -1;
 	}
 	return 0;
-}
-
-int queue_job_state(struct db *db, int64_t job_id, struct strbuf *ret_state,
-		    struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	int r;
-
-	r = db_query(db, &res, err, "SELECT state FROM jobs WHERE id = $1",
-		     db_i64(job_id), db_end());
-	if (r < 0)
-		return -1;
-	if (db_nrows(res) != 1)
-		return 1;
-	strbuf_addstr(ret_state, db_get(res, 0, 0));
-	return 0;
-}
-
-int queue_hosts_busy(struct db *db, int *ret_busy, struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-
-	*ret_busy = 0;
-	if (db_exec(db, &res, err,
-		    "SELECT count(*) FROM hosts WHERE state <> 'idle'", 0,
-		    NULL) < 0)
-		return -1;
-	*ret_busy = strcmp(db_get(res, 0, 0), "0") != 0;
-	return 0;
-}
-
-int queue_find_plan(struct db *db, const char *text, size_t len,
-		    struct strbuf *ret_sha256, struct strbuf *err)
-{
-	_cleanup_db_result_ struct db_result *res = NULL;
-	_cleanup_free_ char *body = xstrndup(text, len);
-	int r;
-
-	r = db_query(db, &res, err,
-		     "SELECT sha256 FROM plans WHERE sha256 = "
-		     "encode(sha256(convert_to($1, 'UTF8')), 'hex')",
-		     db_str(body), db_end());
-	if (r < 0)
-		return -1;
-	if (db_nrows(res) != 1)
-		return 1;
-	strbuf_addstr(ret_sha256, db_get(res, 0, 0));
-	return 0;
-}
-
-int queue_list(struct db *db, const char *state, int64_t limit,
-	       struct db_result **ret, struct strbuf *err)
-{
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_str(&a, state);
-	db_args_i64(&a, limit);
-	r = db_exec_args(
-		db, ret, err,
-		"WITH q AS (SELECT j.id, j.state, j.priority, "
-		"j.patch_id, k.name AS kernel, p.name AS plan, "
-		"coalesce(h.name, j.host_constraint) AS host, "
-		"j.attempts, j.created_at, j.error_phase, j.error, "
-		"j.name, j.nr_runs FROM jobs j JOIN kernels k ON k.id "
-		"= j.kernel_id JOIN plans p ON p.id = j.plan_id LEFT "
-		"JOIN hosts h ON h.id = j.host_id WHERE CASE WHEN $1::text "
-		"IS NULL THEN j.state NOT IN ('done', 'failed', "
-		"'cancelled') WHEN $1::text = 'all' THEN true ELSE j.state "
-		"= $1 END ORDER BY j.id DESC LIMIT $2) "
-		"SELECT coalesce(jsonb_agg(jsonb_build_object('job', "
-		"id, 'state', state, 'priority', priority, 'patch', "
-		"patch_id, 'kernel', kernel, 'plan', plan, 'host', "
-		"host, 'attempts', attempts, 'created_at', created_at, "
-		"'error_phase', error_phase, 'error', error, 'name', "
-		"name, 'runs', nr_runs) ORDER BY id DESC), '[]'), "
-		"coalesce(string_agg(format('%-7s %-10s %5s %-7s "
-		"%-20s %-16s %-14s %3s %s', id, state, priority, "
-		"coalesce('PLM#' || patch_id, '-'), kernel, plan, "
-		"coalesce(host, '(any)'), attempts, coalesce(error_phase "
-		"|| ': ' || left(error, 80), '')), E'\\n' ORDER BY id "
-		"DESC), '') FROM q",
-		&a);
-	db_args_clear(&a);
-	return r;
 }

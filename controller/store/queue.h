@@ -90,20 +90,6 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		 struct queue_submitted *ret, struct strbuf *err);
 
 /*
- * Can host `host` take a job with the requirements of req (those of the
- * plan plan_name)?  It must exist and meet them (those known of it: a
- * host never contacted is not held to the minimums); with QUEUE_HOST_NEEDS_BOOT
- * (a series to build, base naming the kernel for the message) it must boot
- * kernels; with QUEUE_HOST_NOW (the job is to run at once) its health must let
- * it be scheduled.  Return 0, or -1 with the unmet requirement in words in err.
- */
-#define QUEUE_HOST_NEEDS_BOOT 1u
-#define QUEUE_HOST_NOW 2u
-int queue_host_can_take(struct db *db, const char *host,
-			const struct job_row *req, const char *plan_name,
-			unsigned flags, const char *base, struct strbuf *err);
-
-/*
  * Store a plan's text (len bytes) under name, once per distinct text
  * (keyed by its sha256); its id in *ret_id.  0, or -1 with err.
  */
@@ -232,34 +218,5 @@ int queue_requeue_expired(struct db *db, int *ret_jobs, int *ret_hosts,
  * "no job N" when there is none).
  */
 int queue_cancel(struct db *db, int64_t job_id, struct strbuf *err);
-
-/*
- * The stored plan whose text is text (plans are kept once per distinct
- * text, keyed by its sha256): its sha256 appended to ret_sha256.  0, 1
- * when no job ever ran that text, -1 with err.
- */
-int queue_find_plan(struct db *db, const char *text, size_t len,
-		    struct strbuf *ret_sha256, struct strbuf *err);
-
-/* Number of jobs in state queued. */
-int queue_count_queued(struct db *db, int64_t *ret, struct strbuf *err);
-
-/* The state of job_id appended to ret_state: 0, 1 when there is no such
- * job, -1 with err. */
-int queue_job_state(struct db *db, int64_t job_id, struct strbuf *ret_state,
-		    struct strbuf *err);
-
-/* Is any host leased or running (so that waiting may free one)?  0 with
- * *ret_busy set, or -1 with err. */
-int queue_hosts_busy(struct db *db, int *ret_busy, struct strbuf *err);
-/*
- * The queue for `queue`: the jobs in state (NULL: those not done, failed
- * or cancelled; "all": every one), newest first, at most limit of them.
- * One row: the jobs as a JSON array, and as the lines of the table
- * (E'\n'-joined, '' when none).  Into *ret (the caller frees it).  0, or
- * -1 with err.
- */
-int queue_list(struct db *db, const char *state, int64_t limit,
-	       struct db_result **ret, struct strbuf *err);
 
 #endif

@@ -1,0 +1,139 @@
+/*
+ * queue_match.c - whether one named host can take a job: it exists, its
+ * health lets it be scheduled, it boots kernels when a series is to be
+ * built, and it meets the plan's host.kind, minimums and tags.  See
+ * queue_match.h.  The claim asks the same of every idle host in SQL
+ * (HOST_MATCH in queue.c); this is the check `submit --host` and `rerun
+ * --host` make at once, so that a pinned job never sits in the queue for
+ * ever, with the unmet requirement in words.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "store/hosts.h"
+#include "store/jobs.h"
+#include "store/queue_match.h"
+#include "shquote.h"
+#include "banned.h"
+
+/*
+ * Whether the host's column col of res (a count the plan's host.KEY asks
+ * at least want of; want 0: no requirement, a NULL column: not known) is
+ * below want: 1 with err saying so ("host 'h' has 2 socket(s); the plan p
+ * asks for host.min_sockets 4"), else 0.
+ */
+static int host_below(const struct db_result *res, int col, int64_t want,
+		      const char *host, const char *plan_name, const char *unit,
+		      const char *key, struct strbuf *err)
+{
+	int64_t have;
+
+	if (!want || !db_get(res, 0, col) ||
+	    db_get_i64(res, 0, col, 0, INT64_MAX, &have) || have >= want)
+		return 0;
+	strbuf_addf(
+		err, "host '%s' has %lld %s; the plan %s asks for host.%s %lld",
+		host, (long long)have, unit, plan_name, key, (long long)want);
+	return 1;
+}
+
+/*
+ * The host a job is pinned to must be able to take it, or the job would
+ * sit in the queue for ever; a series without --kernel on a local or ssh
+ * host would run the unpatched kernel under the patch's name.  See
+ * queue.h.
+ */
+int queue_host_can_take(struct db *db, const char *host,
+			const struct job_row *req, const char *plan_name,
+			unsigned flags, const char *base, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	const char *kind, *health;
+	int r;
+
+	r = db_query(db, &res, err,
+		     "SELECT kind, health, sockets, cpus, memory_mb, "
+		     "array_to_string(tags, ' ') FROM hosts WHERE name = "
+		     "$1",
+		     db_str(host), db_end());
+	if (r < 0)
+		return -1;
+	if (db_nrows(res) != 1) {
+		strbuf_addf(err,
+			    "no host named '%s' ('schedfarm host list' shows "
+			    "them)",
+			    host);
+		return -1;
+	}
+	kind = db_get(res, 0, 0);
+	health = db_get(res, 0, 1);
+	if ((flags & QUEUE_HOST_NOW) && strcmp(health, "good") &&
+	    strcmp(health, "unknown")) {
+		strbuf_addf(err,
+			    "host '%s' is %s: no job is given to it until "
+			    "it is good again (schedfarm host set ",
+			    host, health);
+		strbuf_add_sh_quoted(err, host);
+		strbuf_addstr(err, " --health good)");
+		return -1;
+	}
+	if ((flags & QUEUE_HOST_NEEDS_BOOT) && !hosts_kind_boots(kind)) {
+		strbuf_addf(err,
+			    "host '%s' is a %s host: it runs its own kernel "
+			    "and cannot build or boot %s with the series, so "
+			    "the series would never be applied.  Give "
+			    "--kernel NAME, the name of the kernel it runs "
+			    "with the series already applied (uname -r "
+			    "there), or submit to a libvirt or ipmi host",
+			    host, kind, base);
+		return -1;
+	}
+	if (req->req_kinds.nr) {
+		size_t i;
+
+		for (i = 0; i < req->req_kinds.nr; i++)
+			if (!strcmp(req->req_kinds.v[i], kind))
+				break;
+		if (i == req->req_kinds.nr) {
+			strbuf_addf(err,
+				    "host '%s' is a %s host; the plan %s "
+				    "asks for host.kind ",
+				    host, kind, plan_name);
+			for (i = 0; i < req->req_kinds.nr; i++)
+				strbuf_addf(err, "%s%s", i ? " or " : "",
+					    req->req_kinds.v[i]);
+			return -1;
+		}
+	}
+	if (host_below(res, 2, req->req_min_sockets, host, plan_name,
+		       "socket(s)", "min_sockets", err) ||
+	    host_below(res, 3, req->req_min_cpus, host, plan_name, "CPUs",
+		       "min_cpus", err) ||
+	    host_below(res, 4, req->req_min_memory_mb, host, plan_name,
+		       "MiB of memory", "min_memory_mb", err))
+		return -1;
+	for (size_t i = 0; i < req->req_tags.nr; i++) {
+		const char *tags = db_get(res, 0, 5), *t = tags;
+		size_t tl = strlen(req->req_tags.v[i]);
+		int found = 0;
+
+		while (t && *t && !found) {
+			size_t l = strcspn(t, " ");
+
+			found = l == tl && !memcmp(t, req->req_tags.v[i], l);
+			t += l + (t[l] == ' ');
+		}
+		if (!found) {
+			strbuf_addf(err,
+				    "host '%s' lacks the tag '%s' that the "
+				    "plan %s asks for in host.tags (it has: "
+				    "%s)",
+				    host, req->req_tags.v[i], plan_name,
+				    tags && *tags ? tags : "none");
+			return -1;
+		}
+	}
+	return 0;
+}
