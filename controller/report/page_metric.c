@@ -12,6 +12,7 @@
 
 #include "cleanup.h"
 #include "store/db.h"
+#include "store/pages.h"
 #include "report/report-int.h"
 #include "banned.h"
 
@@ -47,19 +48,10 @@ static int fill_metric(struct report *r, struct page *pg, void *ctx)
 int write_metric_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *m = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
 	/* With --since, only metrics a series of which was analysed since. */
-	db_args_str(&a, r->o->since);
-	rc = q(r, &m,
-	       "SELECT metric, md5(string_agg(host_id || ':' || workload || "
-	       "':' || params::text || ':' || fingerprint || ':' || "
-	       "analysed_at::text, ',' ORDER BY id)) FROM history_series "
-	       "GROUP BY metric HAVING $1::timestamptz IS NULL OR "
-	       "max(analysed_at) >= $1::timestamptz ORDER BY metric",
-	       &a);
-	db_args_clear(&a);
+	rc = pages_metrics(r->db, r->o->since, &m, r->err);
 	for (int i = 0; rc >= 0 && i < db_nrows(m); i++) {
 		struct strbuf stem = STRBUF_INIT;
 		char *metric = xstrdup(db_get(m, i, 0));

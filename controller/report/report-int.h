@@ -103,7 +103,7 @@ struct rtab {
 	struct strbuf html, csv, json;
 };
 
-/* Columns of runlist_sql. */
+/* Columns of pages_runlist() (store/pages.h). */
 enum {
 	RL_ID,
 	RL_HOST,
@@ -121,7 +121,7 @@ enum {
 
 /* Every run as a listing shows it, loaded once per report (runlist.c). */
 struct runlist {
-	struct db_result *res; /* runlist_sql, oldest first */
+	struct db_result *res; /* pages_runlist(), oldest first */
 	uint64_t *hash; /* per row: what a listing shows of it */
 };
 
@@ -209,8 +209,8 @@ int runlist_load(struct report *r, struct runlist *rl);
 void runlist_release(struct runlist *rl);
 
 /*
- * A kind of page that owns runs: host pages and plan pages.  Each row of
- * sql ($1: --since; column 0 the id, column 1 the name) is one page
+ * A kind of page that owns runs: host pages and plan pages.  Each row
+ * load() gives (for --since; column 0 the id, column 1 the name) is one page
  * prefix-ID.html titled "title NAME": the opening, what body writes, then
  * the newest block of the runs whose column rl_col of the run listing is
  * the id; older blocks go to archive pages prefix-ID-pK.html.
@@ -218,7 +218,8 @@ void runlist_release(struct runlist *rl);
 struct run_owner {
 	const char *prefix; /* "host" */
 	const char *title; /* "Host" */
-	const char *sql;
+	int (*load)(struct db *db, const char *since, struct db_result **ret,
+		    struct strbuf *err); /* a function of store/pages.h */
 	int fp_col; /* the column holding the fingerprint of the row */
 	int rl_col; /* RL_HOST or RL_PLAN */
 	int by_host; /* the run tables name the host (plan pages) */

@@ -27,6 +27,7 @@
 #include "cleanup.h"
 #include "analysis/changes.h"
 #include "store/db.h"
+#include "store/pages.h"
 #include "report/report-int.h"
 #include "fs.h"
 #include "home.h"
@@ -125,7 +126,6 @@ static int record_digests(struct report *r)
 
 	while (i < r->rec_pages.nr) {
 		struct strbuf pages = STRBUF_INIT, digests = STRBUF_INIT;
-		struct db_args a = DB_ARGS_INIT;
 		size_t end =
 			i + 2000 < r->rec_pages.nr ? i + 2000 : r->rec_pages.nr;
 		int rc;
@@ -141,17 +141,8 @@ static int record_digests(struct report *r)
 		}
 		strbuf_addch(&pages, '}');
 		strbuf_addch(&digests, '}');
-		db_args_str(&a, r->out);
-		db_args_str(&a, pages.buf);
-		db_args_str(&a, digests.buf);
-		rc = db_exec_args(
-			r->db, NULL, r->err,
-			"INSERT INTO report_pages (out_dir, page, digest) "
-			"SELECT $1, p, d FROM unnest($2::text[], $3::text[]) "
-			"AS u(p, d) ON CONFLICT (out_dir, page) DO UPDATE "
-			"SET digest = EXCLUDED.digest, written_at = now()",
-			&a);
-		db_args_clear(&a);
+		rc = pages_digests_record(r->db, r->out, pages.buf, digests.buf,
+					  r->err);
 		strbuf_release(&pages);
 		strbuf_release(&digests);
 		if (rc < 0)
@@ -169,15 +160,9 @@ static int record_digests(struct report *r)
 static int load_digests(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc, n;
 
-	db_args_str(&a, r->out);
-	rc = db_exec_args(r->db, &res, r->err,
-			  "SELECT page, digest FROM report_pages "
-			  "WHERE out_dir = $1 ORDER BY page COLLATE \"C\"",
-			  &a);
-	db_args_clear(&a);
+	rc = pages_digests_load(r->db, r->out, &res, r->err);
 	if (rc < 0)
 		return rc;
 	n = db_nrows(res);
@@ -389,17 +374,13 @@ int report_write(struct db *db, const struct report_opts *o,
 			goto out;
 	}
 	/* One snapshot for every page, and the digests recorded with it. */
-	rc = db_cmd(db, err, "BEGIN ISOLATION LEVEL REPEATABLE READ");
+	rc = pages_begin_snapshot(db, err);
 	if (rc < 0)
 		goto out;
 	in_tx = 1;
 	if (o->since) {
-		struct db_args a = DB_ARGS_INIT;
-
 		/* Check the date once, so a typo fails with a clear word. */
-		db_args_str(&a, o->since);
-		rc = db_exec_args(db, NULL, err, "SELECT $1::timestamptz", &a);
-		db_args_clear(&a);
+		rc = pages_check_since(db, o->since, err);
 		if (rc < 0)
 			goto out;
 	}
