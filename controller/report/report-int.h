@@ -240,7 +240,6 @@ int write_run_owner_pages(struct report *r, const struct runlist *rl,
 int write_run_pages(struct report *r);
 int write_patch_pages(struct report *r);
 int write_bisect_pages(struct report *r);
-extern const char pair_where[];
 int write_pair_pages(struct report *r);
 int write_host_pages(struct report *r, const struct runlist *rl);
 int write_plan_pages(struct report *r, const struct runlist *rl);

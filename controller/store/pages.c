@@ -150,3 +150,309 @@ int pages_metrics(struct db *db, const char *since, struct db_result **ret,
 		"max(analysed_at) >= $1::timestamptz ORDER BY metric",
 		db_str(since), db_end());
 }
+
+/* ---- patch pages (report/page_patch.c) ----------------------------- */
+
+/* The patches to look at ($1: --since), their facts; column 11 the
+ * fingerprint, 12 whether the patched kernel is only a label, 13-17 the
+ * answer (state, verdict, headline, note, when), 18 mail_to. */
+static const char patch_fp_sql[] =
+	"SELECT p.id, p.name, p.submitter, p.base, p.n_patches,"
+	" p.series_sha256, to_char((p.created_at) AT TIME ZONE 'UTC', "
+	"'YYYY-MM-DD HH24:MI:SS'), p.base_kernel_id,"
+	" bk.name, p.kernel_id, nk.name,"
+	" md5(concat_ws('|', p.name, p.submitter, p.base, p.n_patches,"
+	" p.series_sha256, p.created_at, p.base_kernel_id, p.kernel_id,"
+	" bk.name, nk.name,"
+	" (SELECT string_agg(j.id || ':' || j.state || ':' ||"
+	"  coalesce(j.host_id, 0) || ':' || j.attempts || ':' ||"
+	"  coalesce(j.error, ''), ',' ORDER BY j.id) FROM jobs j"
+	"  WHERE j.patch_id = p.id),"
+	" (SELECT count(*) || ',' || coalesce(max(c.id), 0) FROM comparisons"
+	"  c WHERE c.patch_id = p.id OR (c.base_kernel_id = p.base_kernel_id"
+	"  AND c.new_kernel_id = p.kernel_id)),"
+	/* Its own jobs' runs; base runs elsewhere show up on the page when
+	 * a new compare stores verdicts, which changes the count above. */
+	" (SELECT count(*) || ',' || coalesce(max(r.id), 0) || ',' ||"
+	"  count(*) FILTER (WHERE r.status IN ('done', 'imported'))"
+	"  FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.patch_id = p.id),"
+	" nk.labelled,"
+	/* The answer (schema 007), its mails and bisections. */
+	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
+	" p.answered_at,"
+	" (SELECT string_agg(m.id || ':' || m.state, ',' ORDER BY m.id) FROM"
+	"  mails m WHERE m.patch_id = p.id),"
+	" (SELECT string_agg(b.id || ':' || b.state || ':' ||"
+	"  coalesce(b.result, ''), ',' ORDER BY b.id) FROM bisections b WHERE"
+	"  b.patch_id = p.id)"
+	" )), coalesce(nk.labelled, false),"
+	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
+	" to_char((p.answered_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
+	" p.mail_to"
+	" FROM patches p LEFT JOIN kernels bk ON bk.id = p.base_kernel_id"
+	" LEFT JOIN kernels nk ON nk.id = p.kernel_id"
+	" WHERE $1::timestamptz IS NULL OR p.created_at >= $1::timestamptz"
+	"  OR EXISTS (SELECT 1 FROM jobs j WHERE j.patch_id = p.id AND"
+	"   coalesce(j.finished_at, j.created_at) >= $1::timestamptz)"
+	"  OR EXISTS (SELECT 1 FROM comparisons c WHERE (c.patch_id = p.id"
+	"   OR (c.base_kernel_id = p.base_kernel_id AND c.new_kernel_id ="
+	"   p.kernel_id)) AND c.computed_at >= $1::timestamptz)"
+	"  OR p.answered_at >= $1::timestamptz"
+	"  OR EXISTS (SELECT 1 FROM bisections b WHERE b.patch_id = p.id AND"
+	"   coalesce(b.finished_at, b.created_at) >= $1::timestamptz)"
+	" ORDER BY p.id";
+
+int pages_patches(struct db *db, const char *since, struct db_result **ret,
+		  struct strbuf *err)
+{
+	return db_query(db, ret, err, patch_fp_sql, db_str(since), db_end());
+}
+
+int pages_patch_jobs(struct db *db, int64_t patch_id, struct db_result **ret,
+		     struct strbuf *err)
+{
+	return db_query(
+		db, ret, err,
+		"SELECT j.id, j.state, k.name, pl.name, j.plan_id,"
+		" coalesce(h.name, j.host_constraint), j.host_id, j.attempts, "
+		"to_char((j.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD "
+		"HH24:MI:SS'), to_char((j.finished_at) AT TIME ZONE 'UTC', "
+		"'YYYY-MM-DD HH24:MI:SS'),"
+		" j.stop_reason, coalesce(j.error_phase || ': ', '') ||"
+		" j.error FROM jobs j JOIN kernels k ON k.id = j.kernel_id"
+		" JOIN plans pl ON pl.id = j.plan_id"
+		" LEFT JOIN hosts h ON h.id = j.host_id"
+		" WHERE j.patch_id = $1 ORDER BY j.id",
+		db_i64(patch_id), db_end());
+}
+
+int pages_patch_bisections(struct db *db, int64_t patch_id,
+			   struct db_result **ret, struct strbuf *err)
+{
+	return db_query(db, ret, err,
+			"SELECT b.id, b.state, b.metric, h.name, b.result FROM "
+			"bisections b JOIN hosts h ON h.id = b.host_id WHERE "
+			"b.patch_id = $1 ORDER BY b.id",
+			db_i64(patch_id), db_end());
+}
+
+/* ---- bisection pages (report/page_bisect.c) ------------------------ */
+
+/* The bisections to look at ($1: --since); column 20 the fingerprint. */
+static const char bisect_fp_sql[] =
+	"SELECT b.id, b.patch_id, pa.name, b.tree, b.good_rev, b.bad_rev,"
+	" b.host_id, h.name, b.plan_id, pl.name, b.metric, b.workload,"
+	" coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY"
+	"  e.key) FROM jsonb_each_text(b.params) e), ''),"
+	" b.direction, b.state, b.result, b.culprit, b.n_points,"
+	" to_char((b.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
+	" to_char((b.finished_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
+	" md5(concat_ws('|', b.id, b.state, b.result, b.culprit, b.pct_change,"
+	"  b.ci_low, b.ci_high, b.p_value, b.direction, b.workload, b.params,"
+	"  b.finished_at, pa.name, h.name, pl.name,"
+	"  (SELECT string_agg(concat_ws(':', s.id, s.state, s.looks, s.boots,"
+	"   s.n, s.mean, s.pct_vs_good, s.ci_low, s.ci_high, s.p_value,"
+	"   s.verdict_good, s.verdict_bad, s.note, s.mean_good, s.mean_bad,"
+	"   k.build_state, k.build_seconds), ',' ORDER BY s.step) FROM"
+	"   bisection_steps s LEFT JOIN kernels k ON k.id = s.kernel_id WHERE"
+	"   s.bisection_id = b.id),"
+	"  (SELECT string_agg(p.position || ':' || p.mark || ':' || p.label,"
+	"   ',' ORDER BY p.position) FROM bisection_points p WHERE"
+	"   p.bisection_id = b.id))),"
+	" b.pct_change, b.ci_low, b.ci_high, b.p_value, b.error"
+	" FROM bisections b JOIN hosts h ON h.id = b.host_id"
+	" JOIN plans pl ON pl.id = b.plan_id"
+	" LEFT JOIN patches pa ON pa.id = b.patch_id"
+	" WHERE $1::timestamptz IS NULL OR b.created_at >= $1::timestamptz"
+	"  OR coalesce(b.finished_at, now()) >= $1::timestamptz"
+	" ORDER BY b.id";
+
+int pages_bisections(struct db *db, const char *since, struct db_result **ret,
+		     struct strbuf *err)
+{
+	return db_query(db, ret, err, bisect_fp_sql, db_str(since), db_end());
+}
+
+int pages_bisection_steps(struct db *db, int64_t bisection_id,
+			  struct db_result **ret, struct strbuf *err)
+{
+	return db_query(
+		db, ret, err,
+		"SELECT s.step, s.position, k.name, s.state, s.boots, s.looks,"
+		" s.n, s.mean, s.pct_vs_good, s.ci_low, s.ci_high, s.p_value,"
+		" s.verdict_good, s.verdict_bad, k.build_seconds, s.note,"
+		" s.mean_good, s.mean_bad FROM bisection_steps s LEFT JOIN"
+		" kernels k ON k.id = s.kernel_id WHERE s.bisection_id = $1"
+		" ORDER BY s.step",
+		db_i64(bisection_id), db_end());
+}
+
+int pages_bisection_points(struct db *db, int64_t bisection_id,
+			   struct db_result **ret, struct strbuf *err)
+{
+	return db_query(db, ret, err,
+			"SELECT p.position, p.mark, k.name, p.label FROM"
+			" bisection_points p LEFT JOIN kernels k ON k.id ="
+			" p.kernel_id WHERE p.bisection_id = $1 ORDER BY"
+			" p.position",
+			db_i64(bisection_id), db_end());
+}
+
+/* ---- kernel pairs (report/page_pair.c, report/page_index.c) -------- */
+
+/*
+ * Kernel pairs compared without a patch (imports, `compare --base
+ * --new`): the FROM and WHERE of both statements below.  A pair that a
+ * patch covers is shown on the patch's page instead.
+ */
+static const char pair_where[] =
+	" FROM comparisons c WHERE c.patch_id IS NULL AND NOT EXISTS"
+	" (SELECT 1 FROM patches p WHERE p.base_kernel_id = c.base_kernel_id"
+	"  AND p.kernel_id = c.new_kernel_id)";
+
+int pages_pairs(struct db *db, const char *since, struct db_result **ret,
+		struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	int rc;
+
+	strbuf_addf(&sql,
+		    "SELECT g.b, g.n, bk.name, nk.name, md5(g.fp || (SELECT"
+		    " count(*) || ',' || coalesce(max(r.id), 0) || ',' ||"
+		    " count(*) FILTER (WHERE r.status IN ('done', 'imported'))"
+		    " FROM runs r WHERE r.kernel_id IN (g.b, g.n)) || bk.name"
+		    " || nk.name) FROM (SELECT c.base_kernel_id AS b,"
+		    " c.new_kernel_id AS n, string_agg(c.id::text, ','"
+		    " ORDER BY c.id) AS fp, max(c.computed_at) AS at %s"
+		    " GROUP BY 1, 2) g JOIN kernels bk ON bk.id = g.b"
+		    " JOIN kernels nk ON nk.id = g.n"
+		    " WHERE $1::timestamptz IS NULL OR g.at >= $1::timestamptz"
+		    " ORDER BY g.b, g.n",
+		    pair_where);
+	rc = db_query(db, ret, err, sql.buf, db_str(since), db_end());
+	strbuf_release(&sql);
+	return rc;
+}
+
+/* ---- the index (report/page_index.c) ------------------------------- */
+
+static const char patch_summary_sql[] =
+	"WITH lc AS (SELECT DISTINCT ON (p.id, c.host_id, c.workload,"
+	"  c.params, c.metric) p.id AS pid, c.verdict"
+	"  FROM patches p JOIN comparisons c ON c.patch_id = p.id"
+	"  OR (c.base_kernel_id = p.base_kernel_id"
+	"      AND c.new_kernel_id = p.kernel_id)"
+	"  ORDER BY p.id, c.host_id, c.workload, c.params, c.metric,"
+	"  c.computed_at DESC, c.id DESC),"
+	" cnt AS (SELECT pid, count(*) FILTER (WHERE verdict = 'regression')"
+	"  AS regr, count(*) FILTER (WHERE verdict = 'improvement') AS impr,"
+	"  count(*) FILTER (WHERE verdict = 'changed') AS chg,"
+	"  count(*) AS n FROM lc GROUP BY pid),"
+	" st AS (SELECT patch_id, string_agg(state || ' ' || n, ', ' ORDER"
+	"  BY state) AS state FROM (SELECT patch_id, state, count(*) AS n"
+	"  FROM jobs WHERE patch_id IS NOT NULL GROUP BY 1, 2) s"
+	"  GROUP BY patch_id)"
+	" SELECT p.id, p.name, p.submitter, p.base,"
+	" coalesce(st.state, 'no jobs'), coalesce(cnt.regr, 0),"
+	" coalesce(cnt.impr, 0), coalesce(cnt.chg, 0), coalesce(cnt.n, 0),"
+	" to_char((p.created_at) AT "
+	"TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM patches p LEFT JOIN "
+	"cnt ON cnt.pid = p.id"
+	" LEFT JOIN st ON st.patch_id = p.id ORDER BY p.id";
+
+static const char queue_sql[] =
+	"SELECT j.id, j.patch_id, pa.name, k.name, pl.name, j.plan_id,"
+	" coalesce(h.name, j.host_constraint, 'any'), j.host_id,"
+	" j.state, j.priority, to_char((j.created_at) AT TIME ZONE "
+	"'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM jobs j JOIN kernels k ON "
+	"k.id = j.kernel_id"
+	" JOIN plans pl ON pl.id = j.plan_id"
+	" LEFT JOIN patches pa ON pa.id = j.patch_id"
+	" LEFT JOIN hosts h ON h.id = j.host_id"
+	" WHERE j.state NOT IN ('done', 'failed', 'cancelled')"
+	" ORDER BY j.priority DESC, j.id LIMIT 200";
+static const char queue_count_sql[] =
+	"SELECT count(*) FROM jobs WHERE state NOT IN"
+	" ('done', 'failed', 'cancelled')";
+static const char hosts_sql[] =
+	"SELECT h.id, h.name, h.kind, h.health, h.cpus,"
+	" (SELECT count(*) FROM runs r WHERE r.host_id = h.id)"
+	" FROM hosts h ORDER BY h.name";
+static const char plans_sql[] =
+	"SELECT pl.id, pl.name, left(pl.sha256, 12),"
+	" (SELECT count(*) FROM runs r WHERE r.plan_id = pl.id),"
+	" to_char((pl.created_at) AT TIME ZONE 'UTC', "
+	"'YYYY-MM-DD HH24:MI:SS') FROM plans pl ORDER BY "
+	"pl.name, pl.id";
+
+static const char metrics_sql[] =
+	"SELECT hs.metric, count(DISTINCT hs.host_id), count(*),"
+	" (SELECT count(*) FROM history_changes c JOIN history_series s2"
+	"  ON s2.id = c.series_id WHERE s2.metric = hs.metric),"
+	" (SELECT to_char(max(c.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"
+	" HH24:MI:SS') FROM history_changes c JOIN history_series s2"
+	"  ON s2.id = c.series_id WHERE s2.metric = hs.metric)"
+	" FROM history_series hs GROUP BY hs.metric ORDER BY hs.metric";
+
+int pages_index_queue(struct db *db, struct db_result **ret, struct strbuf *err)
+{
+	return db_query(db, ret, err, queue_sql, db_end());
+}
+
+int pages_index_queue_count(struct db *db, struct db_result **ret,
+			    struct strbuf *err)
+{
+	return db_query(db, ret, err, queue_count_sql, db_end());
+}
+
+int pages_index_patches(struct db *db, struct db_result **ret,
+			struct strbuf *err)
+{
+	return db_query(db, ret, err, patch_summary_sql, db_end());
+}
+
+int pages_index_pairs(struct db *db, struct db_result **ret, struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	int rc;
+
+	strbuf_addf(&sql,
+		    "WITH lc AS (SELECT DISTINCT ON (c.base_kernel_id,"
+		    " c.new_kernel_id, c.host_id, c.workload, c.params,"
+		    " c.metric) c.base_kernel_id AS b,"
+		    " c.new_kernel_id AS n, c.verdict, c.computed_at"
+		    " %s ORDER BY c.base_kernel_id, c.new_kernel_id,"
+		    " c.host_id, c.workload, c.params, c.metric,"
+		    " c.computed_at DESC, c.id DESC)"
+		    " SELECT lc.b, lc.n, nk.name, bk.name,"
+		    " count(*) FILTER (WHERE verdict = 'regression'),"
+		    " count(*) FILTER (WHERE verdict = 'improvement'),"
+		    " count(*) FILTER (WHERE verdict = 'changed'),"
+		    " count(*), to_char((max(lc.computed_at)) AT TIME "
+		    "ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM lc JOIN "
+		    "kernels bk ON bk.id = lc.b"
+		    " JOIN kernels nk ON nk.id = lc.n"
+		    " GROUP BY lc.b, lc.n, nk.name, bk.name"
+		    " ORDER BY max(lc.computed_at) DESC, lc.b, lc.n"
+		    " LIMIT 200",
+		    pair_where);
+	rc = db_query(db, ret, err, sql.buf, db_end());
+	strbuf_release(&sql);
+	return rc;
+}
+
+int pages_index_hosts(struct db *db, struct db_result **ret, struct strbuf *err)
+{
+	return db_query(db, ret, err, hosts_sql, db_end());
+}
+
+int pages_index_plans(struct db *db, struct db_result **ret, struct strbuf *err)
+{
+	return db_query(db, ret, err, plans_sql, db_end());
+}
+
+int pages_index_metrics(struct db *db, struct db_result **ret,
+			struct strbuf *err)
+{
+	return db_query(db, ret, err, metrics_sql, db_end());
+}

@@ -94,4 +94,119 @@ int pages_plans(struct db *db, const char *since, struct db_result **ret,
 int pages_metrics(struct db *db, const char *since, struct db_result **ret,
 		  struct strbuf *err);
 
+/* ---- patch pages ---------------------------------------------------- */
+
+/*
+ * The patches whose pages to look at: all, or with since those with a
+ * job, comparison, answer or bisection since.  Columns: id, name,
+ * submitter, base, n_patches, series_sha256, created_at, base_kernel_id,
+ * the base kernel's name, kernel_id, the patched kernel's name, the
+ * fingerprint of the page, whether the patched kernel is only a label
+ * (t/f), answer_state, answer_verdict, answer_headline, answer_note,
+ * answered_at, mail_to.
+ */
+int pages_patches(struct db *db, const char *since, struct db_result **ret,
+		  struct strbuf *err);
+
+/*
+ * The jobs of patch patch_id, by id.  Columns: id, state, kernel name,
+ * plan name, plan_id, host (its name, else the constraint), host_id,
+ * attempts, created_at, finished_at, stop_reason, error (after its phase).
+ */
+int pages_patch_jobs(struct db *db, int64_t patch_id, struct db_result **ret,
+		     struct strbuf *err);
+
+/* The bisections of patch patch_id, by id.  Columns: id, state, metric,
+ * host name, result. */
+int pages_patch_bisections(struct db *db, int64_t patch_id,
+			   struct db_result **ret, struct strbuf *err);
+
+/* ---- bisection pages ------------------------------------------------ */
+
+/*
+ * The bisections whose pages to look at: all, or with since those
+ * started, finished or still running since.  Columns: id, patch_id, the
+ * patch's name, tree, good_rev, bad_rev, host_id, host name, plan_id, plan
+ * name, metric, workload, params, direction, state, result, culprit,
+ * n_points, created_at, finished_at, the fingerprint of the page (with
+ * its steps and points), pct_change, ci_low, ci_high, p_value, error.
+ */
+int pages_bisections(struct db *db, const char *since, struct db_result **ret,
+		     struct strbuf *err);
+
+/*
+ * The steps of bisection bisection_id, by step.  Columns: step, position,
+ * kernel name, state, boots, looks, n, mean, pct_vs_good, ci_low, ci_high,
+ * p_value, verdict_good, verdict_bad, the kernel's build_seconds, note,
+ * mean_good, mean_bad.
+ */
+int pages_bisection_steps(struct db *db, int64_t bisection_id,
+			  struct db_result **ret, struct strbuf *err);
+
+/* The points of bisection bisection_id, by position.  Columns: position,
+ * mark, kernel name, label. */
+int pages_bisection_points(struct db *db, int64_t bisection_id,
+			   struct db_result **ret, struct strbuf *err);
+
+/* ---- kernel pairs compared without a patch -------------------------- */
+
+/*
+ * The kernel pairs compared without a patch (imports, `compare --base
+ * --new`; a pair a patch covers is left out), with since those with a
+ * comparison since, by base and new kernel id.  Columns: base_kernel_id,
+ * new_kernel_id, the base kernel's name, the new kernel's, the
+ * fingerprint of the page (its comparisons and both kernels' runs).
+ */
+int pages_pairs(struct db *db, const char *since, struct db_result **ret,
+		struct strbuf *err);
+
+/* ---- the index ------------------------------------------------------ */
+
+/*
+ * The jobs waiting or running, the first 200 by priority (highest first)
+ * and id.  Columns: id, patch_id, the patch's name, kernel name, plan
+ * name, plan_id, host (its name, else the constraint, else "any"),
+ * host_id, state, priority, created_at.
+ */
+int pages_index_queue(struct db *db, struct db_result **ret,
+		      struct strbuf *err);
+
+/* How many jobs are waiting or running.  Column: count. */
+int pages_index_queue_count(struct db *db, struct db_result **ret,
+			    struct strbuf *err);
+
+/*
+ * Every patch with its newest verdict counts, by id.  Columns: id, name,
+ * submitter, base, its jobs' states ("done 2, queued 1", or "no jobs"),
+ * regressions, improvements, changed (no direction), comparisons,
+ * created_at.
+ */
+int pages_index_patches(struct db *db, struct db_result **ret,
+			struct strbuf *err);
+
+/*
+ * The kernel pairs of pages_pairs() with their newest verdict counts,
+ * most recently compared first, at most 200.  Columns: base_kernel_id,
+ * new_kernel_id, the new kernel's name, the base kernel's, regressions,
+ * improvements, changed, comparisons, the newest computed_at.
+ */
+int pages_index_pairs(struct db *db, struct db_result **ret,
+		      struct strbuf *err);
+
+/* Every host by name.  Columns: id, name, kind, health, cpus, its runs. */
+int pages_index_hosts(struct db *db, struct db_result **ret,
+		      struct strbuf *err);
+
+/* Every plan by name and id.  Columns: id, name, the first 12 digits of
+ * sha256, its runs, created_at. */
+int pages_index_plans(struct db *db, struct db_result **ret,
+		      struct strbuf *err);
+
+/*
+ * Every metric with a history, by metric.  Columns: metric, hosts, series,
+ * change points, the newest change point's time.
+ */
+int pages_index_metrics(struct db *db, struct db_result **ret,
+			struct strbuf *err);
+
 #endif
