@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "store/db.h"
+#include "store/pages.h"
 #include "report/svg.h"
 #include "report/report-int.h"
 #include "banned.h"
@@ -27,7 +28,7 @@
 #define MAX_SERIES_PLOTS 6
 #define MAX_SERIES_PER_PLOT 16
 
-/* Columns of the run detail statement below. */
+/* Columns of pages_run_details() (store/pages.h). */
 enum {
 	RC_ID,
 	RC_STATUS,
@@ -71,35 +72,10 @@ enum {
 	RC_INGESTED,
 };
 
-static const char run_detail_sql[] =
-	"SELECT r.id, r.status, r.workload, coalesce((SELECT string_agg(e.key "
-	"|| '=' || e.value, ';' ORDER BY e.key) FROM jsonb_each_text(r.params) "
-	"e), ''), "
-	" r.boot, r.seq, r.job_id, j.patch_id, pa.name, r.plan_id, pl.name,"
-	" r.host_id, h.name, h.kind, h.sockets, h.cores_per_socket,"
-	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
-	" r.kernel_id, k.name, k.base, k.release, CASE WHEN k.labelled THEN"
-	" 'labelled, not built: the name given to the kernel the host ran;"
-	" nothing was built or booted' ELSE k.build_state END,"
-	" k.vmlinux_text, k.vmlinux_data, k.vmlinux_bss, k.build_seconds,"
-	" k.build_log IS NOT NULL, r.imported, r.source,"
-	" jsonb_pretty(r.agent_info), r.console_log, r.raw_lines, r.error, "
-	"to_char((r.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
-	"to_char((r.started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
-	"to_char((r.finished_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
-	"to_char((r.ingested_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
-	"FROM runs r JOIN hosts h ON h.id = r.host_id"
-	" JOIN kernels k ON k.id = r.kernel_id"
-	" LEFT JOIN plans pl ON pl.id = r.plan_id"
-	" LEFT JOIN jobs j ON j.id = r.job_id"
-	" LEFT JOIN patches pa ON pa.id = j.patch_id"
-	" WHERE r.id = ANY($1::bigint[]) ORDER BY r.id";
-
 /* Write the kernel's build log beside the pages, once per report. */
 static int kernel_log_file(struct report *r, struct page *pg, int64_t kid)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf name = STRBUF_INIT;
 	int rc = 0;
 
@@ -108,9 +84,7 @@ static int kernel_log_file(struct report *r, struct page *pg, int64_t kid)
 			return 0;
 	ALLOC_GROW(r->kernel_logs, r->nkernel_logs + 1, r->kernel_logs_alloc);
 	r->kernel_logs[r->nkernel_logs++] = kid;
-	db_args_i64(&a, kid);
-	rc = q(r, &res, "SELECT build_log FROM kernels WHERE id = $1", &a);
-	db_args_clear(&a);
+	rc = pages_kernel_build_log(r->db, kid, &res, r->err);
 	if (rc < 0 || db_nrows(res) != 1 || !db_get(res, 0, 0))
 		return rc;
 	strbuf_addf(&name, "kernel-%lld-build.txt", (long long)kid);
@@ -480,34 +454,17 @@ static int render_run_batch(struct report *r, const int64_t *ids,
 	_cleanup_db_result_ struct db_result *det = NULL, *res = NULL,
 					     *cnt = NULL, *smp = NULL;
 	struct strbuf lit = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	struct run_batch bt;
 	int rc, pr = 0, pc = 0, ps = 0;
 
 	ids_literal(&lit, ids, n);
-	db_args_str(&a, lit.buf);
-	rc = q(r, &det, run_detail_sql, &a);
+	rc = pages_run_details(r->db, lit.buf, &det, r->err);
 	if (rc >= 0)
-		rc = q(r, &res,
-		       "SELECT run_id, metric, iteration, warmup, value, unit,"
-		       " direction, n, stddev FROM results WHERE run_id = "
-		       "ANY($1::bigint[]) ORDER BY run_id, warmup DESC, "
-		       "metric, iteration",
-		       &a);
+		rc = pages_run_results(r->db, lit.buf, &res, r->err);
 	if (rc >= 0)
-		rc = q(r, &cnt,
-		       "SELECT run_id, iteration, source, scope, name, value,"
-		       " available, note FROM counters WHERE run_id = "
-		       "ANY($1::bigint[]) ORDER BY run_id, iteration, source,"
-		       " scope COLLATE \"C\", name",
-		       &a);
+		rc = pages_run_counters(r->db, lit.buf, &cnt, r->err);
 	if (rc >= 0)
-		rc = q(r, &smp,
-		       "SELECT run_id, iteration, series, t, value FROM "
-		       "samples WHERE run_id = ANY($1::bigint[]) ORDER BY "
-		       "run_id, iteration, series, t",
-		       &a);
-	db_args_clear(&a);
+		rc = pages_run_samples(r->db, lit.buf, &smp, r->err);
 	strbuf_release(&lit);
 	if (rc < 0)
 		return rc;
@@ -535,30 +492,6 @@ static int render_run_batch(struct report *r, const int64_t *ids,
 	return rc;
 }
 
-static const char run_fp_sql[] =
-	"SELECT r.id, md5(concat_ws('|', r.status, r.error, r.params::text,"
-	" r.agent_info::text, r.boot, r.seq, r.job_id, r.plan_id, r.source,"
-	" r.imported, r.created_at, r.started_at, r.finished_at,"
-	" r.ingested_at, md5(coalesce(r.console_log, '')),"
-	" md5(coalesce(r.raw_lines, '')), h.name, h.kind, h.sockets,"
-	" h.cores_per_socket, h.threads_per_core, h.numa_nodes, h.cpus,"
-	" h.memory_mb, k.name, k.base, k.release, k.build_state, k.labelled,"
-	" k.vmlinux_text, k.vmlinux_data, k.vmlinux_bss, k.build_seconds,"
-	" k.built_at, length(k.build_log), pl.name, j.patch_id, pa.name,"
-	" (SELECT count(*) || ',' || coalesce(max(x.id), 0) || ',' ||"
-	"  coalesce(sum(x.value), 0) FROM results x WHERE x.run_id = r.id),"
-	" (SELECT count(*) || ',' || coalesce(sum(x.value), 0) FROM samples x"
-	"  WHERE x.run_id = r.id),"
-	" (SELECT count(*) || ',' || coalesce(sum(x.value), 0) FROM counters"
-	"  x WHERE x.run_id = r.id)))"
-	" FROM runs r JOIN hosts h ON h.id = r.host_id"
-	" JOIN kernels k ON k.id = r.kernel_id"
-	" LEFT JOIN plans pl ON pl.id = r.plan_id"
-	" LEFT JOIN jobs j ON j.id = r.job_id"
-	" LEFT JOIN patches pa ON pa.id = j.patch_id"
-	" WHERE $1::timestamptz IS NULL OR r.created_at >= $1::timestamptz"
-	" ORDER BY r.id";
-
 /*
  * Write the stale run pages (runs created from --since on), a batch of
  * RUN_BATCH at a time.  Returns 0 or negative with r->err filled.
@@ -566,15 +499,12 @@ static const char run_fp_sql[] =
 int write_run_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *fp = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int64_t ids[RUN_BATCH];
 	char *digests[RUN_BATCH];
 	size_t n = 0;
 	int rc;
 
-	db_args_str(&a, r->o->since);
-	rc = q(r, &fp, run_fp_sql, &a);
-	db_args_clear(&a);
+	rc = pages_runs(r->db, r->o->since, &fp, r->err);
 	if (rc < 0)
 		return rc;
 	for (int i = 0; i <= db_nrows(fp) && rc >= 0; i++) {

@@ -456,3 +456,184 @@ int pages_index_metrics(struct db *db, struct db_result **ret,
 {
 	return db_query(db, ret, err, metrics_sql, db_end());
 }
+
+/* ---- run pages (report/page_run.c) --------------------------------- */
+
+/* The runs whose pages to look at, with the fingerprint of each. */
+static const char run_fp_sql[] =
+	"SELECT r.id, md5(concat_ws('|', r.status, r.error, r.params::text,"
+	" r.agent_info::text, r.boot, r.seq, r.job_id, r.plan_id, r.source,"
+	" r.imported, r.created_at, r.started_at, r.finished_at,"
+	" r.ingested_at, md5(coalesce(r.console_log, '')),"
+	" md5(coalesce(r.raw_lines, '')), h.name, h.kind, h.sockets,"
+	" h.cores_per_socket, h.threads_per_core, h.numa_nodes, h.cpus,"
+	" h.memory_mb, k.name, k.base, k.release, k.build_state, k.labelled,"
+	" k.vmlinux_text, k.vmlinux_data, k.vmlinux_bss, k.build_seconds,"
+	" k.built_at, length(k.build_log), pl.name, j.patch_id, pa.name,"
+	" (SELECT count(*) || ',' || coalesce(max(x.id), 0) || ',' ||"
+	"  coalesce(sum(x.value), 0) FROM results x WHERE x.run_id = r.id),"
+	" (SELECT count(*) || ',' || coalesce(sum(x.value), 0) FROM samples x"
+	"  WHERE x.run_id = r.id),"
+	" (SELECT count(*) || ',' || coalesce(sum(x.value), 0) FROM counters"
+	"  x WHERE x.run_id = r.id)))"
+	" FROM runs r JOIN hosts h ON h.id = r.host_id"
+	" JOIN kernels k ON k.id = r.kernel_id"
+	" LEFT JOIN plans pl ON pl.id = r.plan_id"
+	" LEFT JOIN jobs j ON j.id = r.job_id"
+	" LEFT JOIN patches pa ON pa.id = j.patch_id"
+	" WHERE $1::timestamptz IS NULL OR r.created_at >= $1::timestamptz"
+	" ORDER BY r.id";
+
+int pages_runs(struct db *db, const char *since, struct db_result **ret,
+	       struct strbuf *err)
+{
+	return db_query(db, ret, err, run_fp_sql, db_str(since), db_end());
+}
+
+/* What a run page shows of its run, host and kernel. */
+static const char run_detail_sql[] =
+	"SELECT r.id, r.status, r.workload, coalesce((SELECT string_agg(e.key "
+	"|| '=' || e.value, ';' ORDER BY e.key) FROM jsonb_each_text(r.params) "
+	"e), ''), "
+	" r.boot, r.seq, r.job_id, j.patch_id, pa.name, r.plan_id, pl.name,"
+	" r.host_id, h.name, h.kind, h.sockets, h.cores_per_socket,"
+	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
+	" r.kernel_id, k.name, k.base, k.release, CASE WHEN k.labelled THEN"
+	" 'labelled, not built: the name given to the kernel the host ran;"
+	" nothing was built or booted' ELSE k.build_state END,"
+	" k.vmlinux_text, k.vmlinux_data, k.vmlinux_bss, k.build_seconds,"
+	" k.build_log IS NOT NULL, r.imported, r.source,"
+	" jsonb_pretty(r.agent_info), r.console_log, r.raw_lines, r.error, "
+	"to_char((r.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+	"to_char((r.started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+	"to_char((r.finished_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+	"to_char((r.ingested_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
+	"FROM runs r JOIN hosts h ON h.id = r.host_id"
+	" JOIN kernels k ON k.id = r.kernel_id"
+	" LEFT JOIN plans pl ON pl.id = r.plan_id"
+	" LEFT JOIN jobs j ON j.id = r.job_id"
+	" LEFT JOIN patches pa ON pa.id = j.patch_id"
+	" WHERE r.id = ANY($1::bigint[]) ORDER BY r.id";
+
+int pages_run_details(struct db *db, const char *ids, struct db_result **ret,
+		      struct strbuf *err)
+{
+	return db_query(db, ret, err, run_detail_sql, db_str(ids), db_end());
+}
+
+int pages_run_results(struct db *db, const char *ids, struct db_result **ret,
+		      struct strbuf *err)
+{
+	return db_query(db, ret, err,
+			"SELECT run_id, metric, iteration, warmup, value, unit,"
+			" direction, n, stddev FROM results WHERE run_id = "
+			"ANY($1::bigint[]) ORDER BY run_id, warmup DESC, "
+			"metric, iteration",
+			db_str(ids), db_end());
+}
+
+int pages_run_counters(struct db *db, const char *ids, struct db_result **ret,
+		       struct strbuf *err)
+{
+	return db_query(db, ret, err,
+			"SELECT run_id, iteration, source, scope, name, value,"
+			" available, note FROM counters WHERE run_id = "
+			"ANY($1::bigint[]) ORDER BY run_id, iteration, source,"
+			" scope COLLATE \"C\", name",
+			db_str(ids), db_end());
+}
+
+int pages_run_samples(struct db *db, const char *ids, struct db_result **ret,
+		      struct strbuf *err)
+{
+	return db_query(db, ret, err,
+			"SELECT run_id, iteration, series, t, value FROM "
+			"samples WHERE run_id = ANY($1::bigint[]) ORDER BY "
+			"run_id, iteration, series, t",
+			db_str(ids), db_end());
+}
+
+int pages_kernel_build_log(struct db *db, int64_t kernel_id,
+			   struct db_result **ret, struct strbuf *err)
+{
+	return db_query(db, ret, err,
+			"SELECT build_log FROM kernels WHERE id = $1",
+			db_i64(kernel_id), db_end());
+}
+
+/* ---- comparisons on patch and kernel-pair pages (report/comparison.c) */
+
+/*
+ * The newest verdict per (host, workload, params, metric) for a kernel
+ * pair, and for a patch also those stored under its PLM#.  $1 base kernel,
+ * $2 new kernel, $3 patch (may be NULL).  Sorted by host name, workload,
+ * params in numeric order (nkey) and metric, so the rows of a group are
+ * adjacent (same_group()).
+ */
+static const char latest_cmp_sql[] =
+	"SELECT * FROM (SELECT DISTINCT ON (c.host_id, c.workload, c.params,"
+	" c.metric) c.host_id, h.name, c.workload, coalesce((SELECT "
+	"string_agg(e.key || '=' || e.value, ';' ORDER BY e.key) FROM "
+	"jsonb_each_text(c.params) e), '') AS ptxt, c.params::text, c.metric, "
+	"c.unit, c.better, c.n_base,"
+	" c.n_new, c.mean_base, c.mean_new, c.stddev_base, c.stddev_new,"
+	" c.pct_change, c.ci_low, c.ci_high, c.p_value, c.tau, c.verdict,"
+	" c.method_version, c.base_kernel_id, c.new_kernel_id, bk.name,"
+	" nk.name"
+	", coalesce((SELECT string_agg(e.key || '=' || CASE WHEN e.value ~ "
+	"'^[0-9]+([.][0-9]*)?$' THEN lpad(split_part(e.value, '.', 1), 24, "
+	"'0') || '.' || split_part(e.value, '.', 2) ELSE e.value END, ';' "
+	"ORDER BY e.key) FROM jsonb_each_text(c.params) e), '') AS nkey,"
+	" c.scale, c.diff, c.diff_low, c.diff_high, c.ci_unbounded, c.note,"
+	" c.family, c.alpha"
+	" FROM comparisons c JOIN hosts h ON h.id = c.host_id"
+	" JOIN kernels bk ON bk.id = c.base_kernel_id"
+	" JOIN kernels nk ON nk.id = c.new_kernel_id"
+	" WHERE (c.base_kernel_id = $1 AND c.new_kernel_id = $2)"
+	"    OR ($3::bigint IS NOT NULL AND c.patch_id = $3)"
+	" ORDER BY c.host_id, c.workload, c.params, c.metric,"
+	" c.computed_at DESC, c.id DESC) x"
+	" ORDER BY 2, 3, nkey COLLATE \"C\", 6";
+
+/*
+ * Observations behind the rows of latest_cmp_sql (same parameters), in
+ * run order: every non-warm-up result of the patch's own jobs, and per
+ * compared (host, workload, params) and kernel the newest PAGES_OBS_RUNS runs.
+ * Bounded so a page costs the same however many runs a shared base
+ * kernel gathers.
+ */
+static const char obs_sql[] =
+	"WITH c AS (SELECT DISTINCT host_id, workload, params,"
+	" base_kernel_id, new_kernel_id FROM comparisons"
+	" WHERE (base_kernel_id = $1 AND new_kernel_id = $2)"
+	" OR ($3::bigint IS NOT NULL AND patch_id = $3)),"
+	" rs AS (SELECT r.id FROM c CROSS JOIN LATERAL (VALUES"
+	" (c.base_kernel_id), (c.new_kernel_id)) AS k(id)"
+	" CROSS JOIN LATERAL (SELECT r.id FROM runs r"
+	" WHERE r.kernel_id = k.id AND r.host_id = c.host_id"
+	" AND r.workload = c.workload AND r.params = c.params"
+	" ORDER BY r.id DESC LIMIT " PAGES_OBS_RUNS ") r"
+	" UNION SELECT r.id FROM runs r JOIN jobs j ON j.id = r.job_id"
+	" WHERE $3::bigint IS NOT NULL AND j.patch_id = $3)"
+	" SELECT r.host_id, r.kernel_id, r.id, r.job_id, r.workload,"
+	" r.params::text, x.metric, x.iteration, x.value"
+	" FROM rs JOIN runs r ON r.id = rs.id"
+	" JOIN results x ON x.run_id = r.id AND NOT x.warmup"
+	" ORDER BY r.id, x.metric, x.iteration";
+
+int pages_latest_comparisons(struct db *db, int64_t base_k, int64_t new_k,
+			     int64_t patch, struct db_result **ret,
+			     struct strbuf *err)
+{
+	return db_query(db, ret, err, latest_cmp_sql, db_i64(base_k),
+			db_i64(new_k), patch ? db_i64(patch) : db_str(NULL),
+			db_end());
+}
+
+int pages_comparison_observations(struct db *db, int64_t base_k, int64_t new_k,
+				  int64_t patch, struct db_result **ret,
+				  struct strbuf *err)
+{
+	return db_query(db, ret, err, obs_sql, db_i64(base_k), db_i64(new_k),
+			patch ? db_i64(patch) : db_str(NULL), db_end());
+}

@@ -209,4 +209,83 @@ int pages_index_plans(struct db *db, struct db_result **ret,
 int pages_index_metrics(struct db *db, struct db_result **ret,
 			struct strbuf *err);
 
+/* ---- run pages ------------------------------------------------------ */
+
+/*
+ * The runs whose pages to look at: all, or with since those created since;
+ * by id.  Columns: id, the fingerprint of its page (the run, its host,
+ * kernel, plan, patch, results, samples and counters).
+ */
+int pages_runs(struct db *db, const char *since, struct db_result **ret,
+	       struct strbuf *err);
+
+/*
+ * What a run page shows of each run in ids (a bigint[] literal,
+ * "{1,2,3}"), by id.  Columns: id, status, workload, params, boot, seq,
+ * job_id, the job's patch_id, the patch's name, plan_id, plan name,
+ * host_id, host name, host kind, sockets, cores_per_socket,
+ * threads_per_core, numa_nodes, cpus, memory_mb, kernel_id, kernel name,
+ * base, release, build state (or why a labelled kernel has none),
+ * vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, whether a build
+ * log is stored (t/f), imported, source, agent_info (pretty JSON),
+ * console_log, raw_lines, error, created_at, started_at, finished_at,
+ * ingested_at.
+ */
+int pages_run_details(struct db *db, const char *ids, struct db_result **ret,
+		      struct strbuf *err);
+
+/* The results of the runs in ids (as above), by run, warm-ups first,
+ * metric and iteration.  Columns: run_id, metric, iteration, warmup,
+ * value, unit, direction, n, stddev. */
+int pages_run_results(struct db *db, const char *ids, struct db_result **ret,
+		      struct strbuf *err);
+
+/* Their counters, by run, iteration, source, scope (C collation) and
+ * name.  Columns: run_id, iteration, source, scope, name, value,
+ * available, note. */
+int pages_run_counters(struct db *db, const char *ids, struct db_result **ret,
+		       struct strbuf *err);
+
+/* Their samples, by run, iteration, series and t.  Columns: run_id,
+ * iteration, series, t, value. */
+int pages_run_samples(struct db *db, const char *ids, struct db_result **ret,
+		      struct strbuf *err);
+
+/* The build log of kernel kernel_id (no row when there is no such
+ * kernel).  Column: build_log (NULL when none is stored). */
+int pages_kernel_build_log(struct db *db, int64_t kernel_id,
+			   struct db_result **ret, struct strbuf *err);
+
+/* ---- comparisons on patch and kernel-pair pages --------------------- */
+
+/* Runs per kernel and compared (host, workload, params) whose
+ * observations pages_comparison_observations() gives: SQL text. */
+#define PAGES_OBS_RUNS "50"
+
+/*
+ * The newest verdict per (host, workload, params, metric) for kernel pair
+ * base_k, new_k and, with patch (not 0), those stored under that PLM#,
+ * by host name, workload, params in numeric order and metric.  Columns:
+ * host_id, host name, workload, params, params::text, metric, unit,
+ * better, n_base, n_new, mean_base, mean_new, stddev_base, stddev_new,
+ * pct_change, ci_low, ci_high, p_value, tau, verdict, method_version,
+ * base_kernel_id, new_kernel_id, the base kernel's name, the new
+ * kernel's, the numeric sort key of params, scale, diff, diff_low,
+ * diff_high, ci_unbounded, note, family, alpha.
+ */
+int pages_latest_comparisons(struct db *db, int64_t base_k, int64_t new_k,
+			     int64_t patch, struct db_result **ret,
+			     struct strbuf *err);
+
+/*
+ * The observations behind those verdicts (same arguments), in run order:
+ * every non-warm-up result of the patch's own jobs, and per compared
+ * (host, workload, params) and kernel those of the newest PAGES_OBS_RUNS
+ * runs.  Columns: host_id, kernel_id, run id, job_id, workload,
+ * params::text, metric, iteration, value.
+ */
+int pages_comparison_observations(struct db *db, int64_t base_k, int64_t new_k,
+				  int64_t patch, struct db_result **ret,
+				  struct strbuf *err);
+
 #endif
