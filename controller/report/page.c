@@ -382,19 +382,6 @@ void add_log(struct page *pg, const char *suffix, const char *what,
 	strbuf_addstr(&pg->body, "</pre>");
 }
 
-/*
- * Run one statement of the report (a NULL: no parameters) in its
- * transaction.  Returns what db_exec_args() does; *ret is the caller's
- * to free.
- */
-int q(struct report *r, struct db_result **ret, const char *sql,
-      const struct db_args *a)
-{
-	static const struct db_args none = DB_ARGS_INIT;
-
-	return db_exec_args(r->db, ret, r->err, sql, a ? a : &none);
-}
-
 /* Rows of a bad host are red; retired and maintenance ones greyed. */
 const char *health_class(const char *h)
 {

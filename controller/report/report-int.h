@@ -164,8 +164,6 @@ void dl_hardware(struct strbuf *b, const struct db_result *res, int row,
 		 int col);
 void add_log(struct page *pg, const char *suffix, const char *what,
 	     const char *text);
-int q(struct report *r, struct db_result **ret, const char *sql,
-      const struct db_args *a);
 const char *health_class(const char *h);
 int front_start(int n, int per);
 void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
