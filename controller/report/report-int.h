@@ -4,7 +4,7 @@
  * run listing, and the functions one file offers the others.  Private to
  * report/; the verb sees only report.h.
  *
- * The files: report.c (driver, digests, the stale->render step), page.c
+ * The files: report.c (the driver, recording digests), page.c
  * (a page from open to file, and the pieces of a page body), table.c
  * (tables as HTML, CSV and JSON), one page_<kind>.c per kind of page,
  * and the parts more than one kind shows: comparison.c (patch and
@@ -132,7 +132,7 @@ struct runlist {
  */
 typedef int page_fill_fn(struct report *r, struct page *pg, void *ctx);
 
-/* report.c: digests and the stale->render step */
+/* page.c: digests and the stale->render step */
 uint64_t fnv1a(uint64_t h, const char *s, size_t len);
 int page_stale(struct report *r, const char *name, const char *fp,
 	       char **ret_digest);
