@@ -25,7 +25,7 @@
 #include "store/pages.h"
 #include "parse.h"
 #include "report/svg.h"
-#include "report/report-int.h"
+#include "report/page.h"
 #include "banned.h"
 
 /* Caps on plots per page: the CSV/JSON files hold everything. */

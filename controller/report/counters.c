@@ -17,7 +17,7 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "parse.h"
-#include "report/report-int.h"
+#include "report/page.h"
 #include "banned.h"
 
 /* Columns (CPUs) per matrix and iterations drawn; the data table has all. */

@@ -37,7 +37,7 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "parse.h"
-#include "report/report-int.h"
+#include "report/page.h"
 #include "fs.h"
 #include "banned.h"
 

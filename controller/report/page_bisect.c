@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "report/svg.h"
 #include "store/db.h"
 #include "store/pages.h"

@@ -13,7 +13,8 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "store/pages.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
 
 /* Columns of pages_hosts(); HC_FP is the fingerprint of the rest. */

@@ -12,7 +12,8 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "store/pages.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
 
 /* Items per listing block (archive page). */

@@ -13,7 +13,8 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "store/pages.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
 
 void metric_page_stem(const char *metric, struct strbuf *out)

@@ -15,7 +15,8 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "store/pages.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
 
 static int render_patch_bisections(struct report *r, struct page *pg,

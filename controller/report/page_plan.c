@@ -14,7 +14,8 @@
 #include "conninfo.h"
 #include "store/db.h"
 #include "store/pages.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
 
 /* What a plan page shows above its runs: its facts and its text. */

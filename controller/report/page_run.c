@@ -19,7 +19,8 @@
 #include "store/db.h"
 #include "store/pages.h"
 #include "report/svg.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
 
 /* Runs fetched per batch of statements. */

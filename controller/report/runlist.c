@@ -18,7 +18,7 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "store/pages.h"
-#include "report/report-int.h"
+#include "report/page.h"
 #include "banned.h"
 
 /*

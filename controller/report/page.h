@@ -1,8 +1,10 @@
 /*
- * report-int.h - what the files of controller/report/ share: the state of
- * one report, the page being built, the tables written three ways, the
- * run listing, and the functions one file offers the others.  Private to
- * report/; the verb sees only report.h.
+ * page.h - the shared frame of controller/report/: the state of one
+ * report, the page being built, the tables written three ways, the run
+ * listing, and the functions the frame's files offer the page kinds.
+ * Private to report/; the verb sees only report.h.  The page kinds' own
+ * entry points, which only the driver calls, are in page_kinds.h, so
+ * that the arrows go one way: report.c -> page_<kind>.c -> the frame.
  *
  * The files: report.c (the driver, recording digests), page.c
  * (a page from open to file, and the pieces of a page body), table.c
@@ -12,8 +14,8 @@
  * and metric pages), counters.c (run pages), svg.c (plots).  Contracts
  * are above the definitions.
  */
-#ifndef SCHEDFARM_REPORT_INT_H
-#define SCHEDFARM_REPORT_INT_H
+#ifndef SCHEDFARM_REPORT_PAGE_H
+#define SCHEDFARM_REPORT_PAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +23,7 @@
 #include "store/db.h"
 #include "strbuf.h"
 #include "strvec.h"
-#include "report/report.h"
+#include "report/opts.h"
 
 /* Items per listing block (archive page). */
 #define RUNS_PER_BLOCK 100
@@ -227,21 +229,5 @@ struct run_owner {
 
 int write_run_owner_pages(struct report *r, const struct runlist *rl,
 			  const struct run_owner *kind);
-
-/*
- * The page kinds, in the order report_write() calls them: page_run.c,
- * page_patch.c, page_bisect.c, page_pair.c, page_host.c, page_plan.c,
- * page_metric.c, page_index.c.
- * Each writes its stale pages (the index: always) and returns 0 or
- * negative with r->err filled.
- */
-int write_run_pages(struct report *r);
-int write_patch_pages(struct report *r);
-int write_bisect_pages(struct report *r);
-int write_pair_pages(struct report *r);
-int write_host_pages(struct report *r, const struct runlist *rl);
-int write_plan_pages(struct report *r, const struct runlist *rl);
-int write_metric_pages(struct report *r);
-int write_index(struct report *r);
 
 #endif
