@@ -281,31 +281,11 @@ struct run_batch {
 	int rfrom, rto, cfrom, cto, sfrom, sto; /* its rows of res, cnt, smp */
 };
 
-/* Fill the page of the run at row bt->i of the batch (a page_fill_fn). */
-static int fill_run(struct report *r, struct page *pg, void *ctx)
+/* The facts of the run at row i of det (pages_run_details()' columns). */
+static void run_facts(struct strbuf *b, const struct db_result *det, int i)
 {
-	const struct run_batch *bt = ctx;
-	const struct db_result *det = bt->det, *res = bt->res;
-	int i = bt->i, rfrom = bt->rfrom, rto = bt->rto;
-	static const struct col rcols[] = {
-		{ "iteration", "iteration", 1 },
-		{ "warmup", "warm-up", 0 },
-		{ "metric", "metric", 0 },
-		{ "value", "value", 1 },
-		{ "unit", "unit", 0 },
-		{ "direction", "better", 0 },
-		{ "n", "n", 1 },
-		{ "stddev", "s.d.", 1 },
-	};
 	struct strbuf href = STRBUF_INIT, tmp = STRBUF_INIT;
-	int64_t id = id64(db_get(det, i, RC_ID));
-	struct strbuf *b = &pg->body;
-	struct rtab t;
-	int rc = 0;
 
-	page_open(pg, "Run %lld: %s on %s", (long long)id,
-		  S(db_get(det, i, RC_WORKLOAD)),
-		  S(db_get(det, i, RC_HOST_NAME)));
 	facts_begin(b);
 	dl_item(b, "status", db_get(det, i, RC_STATUS));
 	dl_item(b, "workload", db_get(det, i, RC_WORKLOAD));
@@ -340,16 +320,21 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 	dl_item(b, "ingested", db_get(det, i, RC_INGESTED));
 	dl_item(b, "error", db_get(det, i, RC_ERROR));
 	facts_end(b);
+	strbuf_release(&href);
+	strbuf_release(&tmp);
+}
 
-	h2(b, "host", "Host");
-	facts_begin(b);
-	strbuf_reset(&href);
-	strbuf_addf(&href, "host-%lld.html",
-		    (long long)id64(db_get(det, i, RC_HOST)));
-	dl_link(b, "name", db_get(det, i, RC_HOST_NAME), href.buf);
-	dl_item(b, "kind", db_get(det, i, RC_HOST_KIND));
-	dl_hardware(b, det, i, RC_SOCKETS);
-	facts_end(b);
+/*
+ * The "Kernel" section of the run at row i of det: its facts, its build
+ * log written beside the page (kernel_log_file()), its vmlinux sizes.
+ * Returns 0, or -1 with r->err filled when the log could not be read.
+ */
+static int run_kernel(struct report *r, struct page *pg,
+		      const struct db_result *det, int i)
+{
+	struct strbuf href = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf *b = &pg->body;
+	int rc = 0;
 
 	h2(b, "kernel", "Kernel");
 	facts_begin(b);
@@ -386,17 +371,30 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 			td_value(b, num(db_get(det, i, c)));
 		strbuf_addstr(b, "</tr></tbody></table>");
 	}
+out:
+	strbuf_release(&href);
+	strbuf_release(&tmp);
+	return rc;
+}
 
-	h2(b, "agent", "Agent");
-	if (db_get(det, i, RC_AGENT)) {
-		strbuf_addstr(b, "<pre class=\"json\">");
-		strbuf_add_html(b, db_get(det, i, RC_AGENT));
-		strbuf_addstr(b, "</pre>");
-	} else
-		strbuf_addstr(b, "<p class=\"note\">No agent information "
-				 "(imported or not yet run).</p>");
+/* The results table of a run: rows [rfrom, rto) of res
+ * (pages_run_results()' columns). */
+static void run_results(struct page *pg, const struct db_result *res, int rfrom,
+			int rto)
+{
+	static const struct col rcols[] = {
+		{ "iteration", "iteration", 1 },
+		{ "warmup", "warm-up", 0 },
+		{ "metric", "metric", 0 },
+		{ "value", "value", 1 },
+		{ "unit", "unit", 0 },
+		{ "direction", "better", 0 },
+		{ "n", "n", 1 },
+		{ "stddev", "s.d.", 1 },
+	};
+	struct rtab t;
 
-	h2(b, "results", "Results");
+	h2(&pg->body, "results", "Results");
 	rtab_begin(&t, pg, "results", NULL, rcols, (int)ARRAY_SIZE(rcols));
 	for (int k = rfrom; k < rto; k++) {
 		rtab_row(&t,
@@ -412,6 +410,46 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no results");
+}
+
+/* Fill the page of the run at row bt->i of the batch (a page_fill_fn). */
+static int fill_run(struct report *r, struct page *pg, void *ctx)
+{
+	const struct run_batch *bt = ctx;
+	const struct db_result *det = bt->det, *res = bt->res;
+	int i = bt->i, rfrom = bt->rfrom, rto = bt->rto;
+	struct strbuf href = STRBUF_INIT;
+	int64_t id = id64(db_get(det, i, RC_ID));
+	struct strbuf *b = &pg->body;
+
+	page_open(pg, "Run %lld: %s on %s", (long long)id,
+		  S(db_get(det, i, RC_WORKLOAD)),
+		  S(db_get(det, i, RC_HOST_NAME)));
+	run_facts(b, det, i);
+
+	h2(b, "host", "Host");
+	facts_begin(b);
+	strbuf_addf(&href, "host-%lld.html",
+		    (long long)id64(db_get(det, i, RC_HOST)));
+	dl_link(b, "name", db_get(det, i, RC_HOST_NAME), href.buf);
+	strbuf_release(&href);
+	dl_item(b, "kind", db_get(det, i, RC_HOST_KIND));
+	dl_hardware(b, det, i, RC_SOCKETS);
+	facts_end(b);
+
+	if (run_kernel(r, pg, det, i) < 0)
+		return -1;
+
+	h2(b, "agent", "Agent");
+	if (db_get(det, i, RC_AGENT)) {
+		strbuf_addstr(b, "<pre class=\"json\">");
+		strbuf_add_html(b, db_get(det, i, RC_AGENT));
+		strbuf_addstr(b, "</pre>");
+	} else
+		strbuf_addstr(b, "<p class=\"note\">No agent information "
+				 "(imported or not yet run).</p>");
+
+	run_results(pg, res, rfrom, rto);
 	if (!strcmp(S(db_get(det, i, RC_WORKLOAD)), "together"))
 		render_together(pg, res, rfrom, rto);
 
@@ -429,10 +467,7 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 		add_log(pg, "agent", "agent lines", db_get(det, i, RC_RAW));
 	else
 		strbuf_addstr(b, "<p class=\"note\">No agent lines.</p>");
-out:
-	strbuf_release(&href);
-	strbuf_release(&tmp);
-	return rc;
+	return 0;
 }
 
 /* The n ids as a PostgreSQL array literal: {1,2,3}. */
