@@ -22,6 +22,7 @@
  * are built only from numeric ids and metric slugs ([a-z0-9-]), so no
  * user string ever lands in a URL, and they are escaped all the same.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -188,6 +189,22 @@ int page_refresh(struct report *r, const char *stem, const char *fp,
 	free(dg);
 	strbuf_release(&name);
 	return rc;
+}
+
+/* The stem of a metric's page ("metric-SLUG-HASH"): the index links to
+ * it (page_index.c), page_metric.c writes it. */
+void metric_page_stem(const char *metric, struct strbuf *out)
+{
+	uint64_t h = fnv1a(0xcbf29ce484222325ULL, metric, strlen(metric));
+	size_t start = out->len;
+
+	strbuf_addstr(out, "metric-");
+	for (const char *p = metric; *p && out->len - start < 48; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		strbuf_addch(out, isalnum(c) ? (char)tolower(c) : '-');
+	}
+	strbuf_addf(out, "-%08llx", (unsigned long long)(h & 0xffffffffULL));
 }
 
 /* ---------------------------------------------------------------- pages */

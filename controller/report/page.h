@@ -201,7 +201,7 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
  */
 int render_history(struct report *r, struct page *pg, int64_t host_id,
 		   const char *host, const char *metric);
-/* page_metric.c: the stem of a metric's page ("metric-SLUG-HASH"). */
+/* page.c: the stem of a metric's page ("metric-SLUG-HASH"). */
 void metric_page_stem(const char *metric, struct strbuf *out);
 
 /* runlist.c: host and plan pages over the run listing */

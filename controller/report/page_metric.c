@@ -5,7 +5,6 @@
  * rendered again when any of its series was analysed again (its points or
  * its change points changed).  The index lists them (page_index.c).
  */
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,20 +15,6 @@
 #include "report/page.h"
 #include "report/page_kinds.h"
 #include "banned.h"
-
-void metric_page_stem(const char *metric, struct strbuf *out)
-{
-	uint64_t h = fnv1a(0xcbf29ce484222325ULL, metric, strlen(metric));
-	size_t start = out->len;
-
-	strbuf_addstr(out, "metric-");
-	for (const char *p = metric; *p && out->len - start < 48; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		strbuf_addch(out, isalnum(c) ? (char)tolower(c) : '-');
-	}
-	strbuf_addf(out, "-%08llx", (unsigned long long)(h & 0xffffffffULL));
-}
 
 /* Fill the page of the metric in ctx (a page_fill_fn). */
 static int fill_metric(struct report *r, struct page *pg, void *ctx)
