@@ -7,12 +7,14 @@
  * that the arrows go one way: report.c -> page_<kind>.c -> the frame.
  *
  * The files: report.c (the driver, recording digests), page.c
- * (a page from open to file, and the pieces of a page body), table.c
- * (tables as HTML, CSV and JSON), one page_<kind>.c per kind of page,
- * and the parts more than one kind shows: comparison.c (patch and
- * kernel-pair pages), runlist.c (host and plan pages), history.c (host
- * and metric pages), counters.c (run pages), svg.c (plots).  Contracts
- * are above the definitions.
+ * (a page from its stale check to its file, and the pieces of a page
+ * body), table.c (tables as HTML, CSV and JSON), one page_<kind>.c per
+ * kind of page, and the parts more than one kind shows: comparison.c
+ * (patch and kernel-pair pages), runlist.c (host and plan pages),
+ * history.c (host and metric pages), counters.c and together.c (run
+ * pages), svg.c (plots).  What the pages read of the database is
+ * store/pages.h's: one function per statement, its columns in its
+ * contract.  Contracts are above the definitions.
  */
 #ifndef SCHEDFARM_REPORT_PAGE_H
 #define SCHEDFARM_REPORT_PAGE_H
@@ -32,20 +34,6 @@
 
 /* A result column as text, "" for NULL. */
 #define S(x) ((x) ? (x) : "")
-
-/*
- * Three expressions recur in the statements of report/, written out in
- * each one (there are no SQL functions for them in the schema):
- *
- *   to_char((ts) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')
- *     a timestamp as the pages show it: UTC, to the second;
- *   coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY
- *   e.key) FROM jsonb_each_text(params) e), '')
- *     jsonb params as key=value;key=value, the import format;
- *   the same with numeric values left-padded to 24 digits
- *     a key that sorts params as numbers (threads=2 before threads=16),
- *     for the comparison tables (comparison.c).
- */
 
 /* A page's digest as report_pages holds it for this output folder. */
 struct digest {

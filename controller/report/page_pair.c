@@ -16,7 +16,7 @@
 #include "report/page_kinds.h"
 #include "banned.h"
 
-/* A kernel-pair page being filled: its row of the statement below. */
+/* A kernel-pair page being filled: its row of pages_pairs(). */
 struct pair_page {
 	const struct db_result *p;
 	int i;
