@@ -38,52 +38,11 @@ static void add_change(struct strbuf *out, double pct, double lo, double hi,
 		strbuf_addf(out, " p=%.2g", p);
 }
 
-static int fill_bisect(struct report *r, struct page *pg, void *ctx)
+/* The facts of the bisection at row i of b (pages_bisections()' columns). */
+static void bisect_facts(struct strbuf *body, const struct db_result *b, int i)
 {
-	const struct bisect_page *bp = ctx;
-	const struct db_result *b = bp->b;
-	int i = bp->i;
-	_cleanup_db_result_ struct db_result *steps = NULL, *pts = NULL;
-	static const struct col scols[] = {
-		{ "step", "step", 1 },
-		{ "point", "point", 1 },
-		{ "kernel", "kernel", 0 },
-		{ "state", "verdict", 0 },
-		{ "boots", "boots", 1 },
-		{ "looks", "looks", 1 },
-		{ "n", "n", 1 },
-		{ "mean", "mean", 1 },
-		{ "pct_vs_good", "%change vs good", 1 },
-		{ "ci_low", "95% CI low", 1 },
-		{ "ci_high", "95% CI high", 1 },
-		{ "p", "p", 1 },
-		{ "verdict_good", "vs good end", 0 },
-		{ "verdict_bad", "bad end vs it", 0 },
-		{ "build_s", "build s", 1 },
-		{ "note", "note", 0 },
-	};
-	static const struct col pcols[] = {
-		{ "position", "point", 1 },
-		{ "mark", "mark", 0 },
-		{ "kernel", "kernel", 0 },
-		{ "change", "change", 0 },
-	};
-	struct strbuf *body = &pg->body, href = STRBUF_INIT, res = STRBUF_INIT,
-		      e = STRBUF_INIT;
-	struct svg_plot plot;
-	double good = NAN, bad = NAN;
-	int64_t id = id64(db_get(b, i, 0));
-	int n = (int)num(db_get(b, i, 17)), rc;
-	size_t s0;
-	struct rtab t;
+	struct strbuf href = STRBUF_INIT, res = STRBUF_INIT;
 
-	rc = pages_bisection_steps(r->db, id, &steps, r->err);
-	if (rc >= 0)
-		rc = pages_bisection_points(r->db, id, &pts, r->err);
-	if (rc < 0)
-		return rc;
-	page_open(pg, "Bisection %lld: %s on %s", (long long)id,
-		  S(db_get(b, i, 10)), S(db_get(b, i, 7)));
 	facts_begin(body);
 	if (db_get(b, i, 1)) {
 		strbuf_addf(&href, "patch-%s.html", db_get(b, i, 1));
@@ -118,6 +77,58 @@ static int fill_bisect(struct report *r, struct page *pg, void *ctx)
 	dl_item(body, "started (UTC)", db_get(b, i, 18));
 	dl_item(body, "finished (UTC)", db_get(b, i, 19));
 	facts_end(body);
+	strbuf_release(&href);
+	strbuf_release(&res);
+}
+
+/* Fill the page of the bisection at row bp->i (a page_fill_fn): its facts,
+ * its steps, the plot of the mean per point, its points. */
+static int fill_bisect(struct report *r, struct page *pg, void *ctx)
+{
+	const struct bisect_page *bp = ctx;
+	const struct db_result *b = bp->b;
+	int i = bp->i;
+	_cleanup_db_result_ struct db_result *steps = NULL, *pts = NULL;
+	static const struct col scols[] = {
+		{ "step", "step", 1 },
+		{ "point", "point", 1 },
+		{ "kernel", "kernel", 0 },
+		{ "state", "verdict", 0 },
+		{ "boots", "boots", 1 },
+		{ "looks", "looks", 1 },
+		{ "n", "n", 1 },
+		{ "mean", "mean", 1 },
+		{ "pct_vs_good", "%change vs good", 1 },
+		{ "ci_low", "95% CI low", 1 },
+		{ "ci_high", "95% CI high", 1 },
+		{ "p", "p", 1 },
+		{ "verdict_good", "vs good end", 0 },
+		{ "verdict_bad", "bad end vs it", 0 },
+		{ "build_s", "build s", 1 },
+		{ "note", "note", 0 },
+	};
+	static const struct col pcols[] = {
+		{ "position", "point", 1 },
+		{ "mark", "mark", 0 },
+		{ "kernel", "kernel", 0 },
+		{ "change", "change", 0 },
+	};
+	struct strbuf *body = &pg->body, e = STRBUF_INIT;
+	struct svg_plot plot;
+	double good = NAN, bad = NAN;
+	int64_t id = id64(db_get(b, i, 0));
+	int n = (int)num(db_get(b, i, 17)), rc;
+	size_t s0;
+	struct rtab t;
+
+	rc = pages_bisection_steps(r->db, id, &steps, r->err);
+	if (rc >= 0)
+		rc = pages_bisection_points(r->db, id, &pts, r->err);
+	if (rc < 0)
+		return rc;
+	page_open(pg, "Bisection %lld: %s on %s", (long long)id,
+		  S(db_get(b, i, 10)), S(db_get(b, i, 7)));
+	bisect_facts(body, b, i);
 
 	h2(body, "steps", "Steps");
 	rtab_begin(&t, pg, "steps", NULL, scols, (int)ARRAY_SIZE(scols));
@@ -172,8 +183,6 @@ static int fill_bisect(struct report *r, struct page *pg, void *ctx)
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no points");
-	strbuf_release(&href);
-	strbuf_release(&res);
 	strbuf_release(&e);
 	return 0;
 }
