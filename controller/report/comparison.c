@@ -10,7 +10,7 @@
  * runs behind it), every comparison with its CI, p and verdict, and plots
  * per host and workload: a metric over a swept parameter (threads, users,
  * ...) with bands, and dot plots of the observations in run order.  The
- * observations are bounded (OBS_RUNS_SQL runs per kernel and compared
+ * observations are bounded (PAGES_OBS_RUNS runs per kernel and compared
  * params, plus the patch's own runs), so a page costs the same however
  * many runs a shared base kernel gathers.
  */
@@ -22,17 +22,16 @@
 
 #include "cleanup.h"
 #include "store/db.h"
+#include "store/pages.h"
 #include "parse.h"
 #include "report/svg.h"
-#include "report/report-int.h"
+#include "report/page.h"
 #include "banned.h"
 
 /* Caps on plots per page: the CSV/JSON files hold everything. */
 #define MAX_DOT_PLOTS 24
-/* Runs per kernel and compared (host, workload, params) in dot plots. */
-#define OBS_RUNS_SQL "50"
 
-/* Columns of latest_cmp_sql. */
+/* Columns of pages_latest_comparisons() (store/pages.h). */
 enum {
 	CC_HOST,
 	CC_HOST_NAME,
@@ -70,39 +69,8 @@ enum {
 	CC_ALPHA,
 };
 
-/*
- * The newest verdict per (host, workload, params, metric) for a kernel
- * pair, and for a patch also those stored under its PLM#.  $1 base kernel,
- * $2 new kernel, $3 patch (may be NULL).  Sorted by host name, workload,
- * params in numeric order (nkey) and metric, so the rows of a group are
- * adjacent (same_group()).
- */
-static const char latest_cmp_sql[] =
-	"SELECT * FROM (SELECT DISTINCT ON (c.host_id, c.workload, c.params,"
-	" c.metric) c.host_id, h.name, c.workload, coalesce((SELECT "
-	"string_agg(e.key || '=' || e.value, ';' ORDER BY e.key) FROM "
-	"jsonb_each_text(c.params) e), '') AS ptxt, c.params::text, c.metric, "
-	"c.unit, c.better, c.n_base,"
-	" c.n_new, c.mean_base, c.mean_new, c.stddev_base, c.stddev_new,"
-	" c.pct_change, c.ci_low, c.ci_high, c.p_value, c.tau, c.verdict,"
-	" c.method_version, c.base_kernel_id, c.new_kernel_id, bk.name,"
-	" nk.name"
-	", coalesce((SELECT string_agg(e.key || '=' || CASE WHEN e.value ~ "
-	"'^[0-9]+([.][0-9]*)?$' THEN lpad(split_part(e.value, '.', 1), 24, "
-	"'0') || '.' || split_part(e.value, '.', 2) ELSE e.value END, ';' "
-	"ORDER BY e.key) FROM jsonb_each_text(c.params) e), '') AS nkey,"
-	" c.scale, c.diff, c.diff_low, c.diff_high, c.ci_unbounded, c.note,"
-	" c.family, c.alpha"
-	" FROM comparisons c JOIN hosts h ON h.id = c.host_id"
-	" JOIN kernels bk ON bk.id = c.base_kernel_id"
-	" JOIN kernels nk ON nk.id = c.new_kernel_id"
-	" WHERE (c.base_kernel_id = $1 AND c.new_kernel_id = $2)"
-	"    OR ($3::bigint IS NOT NULL AND c.patch_id = $3)"
-	" ORDER BY c.host_id, c.workload, c.params, c.metric,"
-	" c.computed_at DESC, c.id DESC) x"
-	" ORDER BY 2, 3, nkey COLLATE \"C\", 6";
-
-/* One non-warm-up result behind the comparisons (a row of obs_sql). */
+/* One non-warm-up result behind the comparisons (a row of
+ * pages_comparison_observations()). */
 struct obs {
 	int64_t host, kernel, run, job;
 	const char *workload, *params, *metric;
@@ -511,55 +479,17 @@ static void stp_ids(struct strbuf *out, const struct db_result *c, int i,
 }
 
 /*
- * Observations behind the rows of latest_cmp_sql (same parameters), in
- * run order: every non-warm-up result of the patch's own jobs, and per
- * compared (host, workload, params) and kernel the newest OBS_RUNS runs.
- * Bounded so a page costs the same however many runs a shared base
- * kernel gathers.
- */
-static const char obs_sql[] =
-	"WITH c AS (SELECT DISTINCT host_id, workload, params,"
-	" base_kernel_id, new_kernel_id FROM comparisons"
-	" WHERE (base_kernel_id = $1 AND new_kernel_id = $2)"
-	" OR ($3::bigint IS NOT NULL AND patch_id = $3)),"
-	" rs AS (SELECT r.id FROM c CROSS JOIN LATERAL (VALUES"
-	" (c.base_kernel_id), (c.new_kernel_id)) AS k(id)"
-	" CROSS JOIN LATERAL (SELECT r.id FROM runs r"
-	" WHERE r.kernel_id = k.id AND r.host_id = c.host_id"
-	" AND r.workload = c.workload AND r.params = c.params"
-	" ORDER BY r.id DESC LIMIT " OBS_RUNS_SQL ") r"
-	" UNION SELECT r.id FROM runs r JOIN jobs j ON j.id = r.job_id"
-	" WHERE $3::bigint IS NOT NULL AND j.patch_id = $3)"
-	" SELECT r.host_id, r.kernel_id, r.id, r.job_id, r.workload,"
-	" r.params::text, x.metric, x.iteration, x.value"
-	" FROM rs JOIN runs r ON r.id = rs.id"
-	" JOIN results x ON x.run_id = r.id AND NOT x.warmup"
-	" ORDER BY r.id, x.metric, x.iteration";
-
-/*
  * What the comparison body shows: the newest verdicts for the kernel
  * pair (and the patch), and the observations behind them.
  */
 struct cmp_data {
-	struct db_result *c; /* latest_cmp_sql, nc rows */
+	struct db_result *c; /* pages_latest_comparisons(), nc rows */
 	int nc;
-	struct db_result *o; /* obs_sql; ob's strings point into it */
+	struct db_result *o; /* the observations; ob's strings point into it */
 	struct obs *ob;
 	size_t nob;
 	int64_t patch; /* 0 on a kernel-pair page */
 };
-
-/* $1 base kernel, $2 new kernel, $3 patch (NULL when 0). */
-static void cmp_args(struct db_args *a, int64_t base_k, int64_t new_k,
-		     int64_t patch)
-{
-	db_args_i64(a, base_k);
-	db_args_i64(a, new_k);
-	if (patch)
-		db_args_i64(a, patch);
-	else
-		db_args_str(a, NULL);
-}
 
 /*
  * Run the body's two statements into d (zeroed first).  Returns 0 or
@@ -569,20 +499,17 @@ static void cmp_args(struct db_args *a, int64_t base_k, int64_t new_k,
 static int cmp_data_load(struct report *r, struct cmp_data *d, int64_t base_k,
 			 int64_t new_k, int64_t patch)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
 	d->patch = patch;
-	cmp_args(&a, base_k, new_k, patch);
-	rc = q(r, &d->c, latest_cmp_sql, &a);
-	db_args_clear(&a);
+	rc = pages_latest_comparisons(r->db, base_k, new_k, patch, &d->c,
+				      r->err);
 	if (rc < 0)
 		return rc;
 	d->nc = db_nrows(d->c);
-	cmp_args(&a, base_k, new_k, patch);
-	rc = q(r, &d->o, obs_sql, &a);
-	db_args_clear(&a);
+	rc = pages_comparison_observations(r->db, base_k, new_k, patch, &d->o,
+					   r->err);
 	if (rc < 0)
 		return rc;
 	d->nob = (size_t)db_nrows(d->o);
@@ -934,7 +861,7 @@ static void plots_section(struct strbuf *b, const struct cmp_data *d)
 		strbuf_addstr(b, "</div>");
 		strbuf_addf(b,
 			    "<p class=\"note\">Dot plots show %sthe "
-			    "newest " OBS_RUNS_SQL " runs of each "
+			    "newest " PAGES_OBS_RUNS " runs of each "
 			    "kernel with these parameters; n in the "
 			    "tables counts every observation the "
 			    "comparison used.</p>",

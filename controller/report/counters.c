@@ -17,7 +17,7 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "parse.h"
-#include "report/report-int.h"
+#include "report/page.h"
 #include "banned.h"
 
 /* Columns (CPUs) per matrix and iterations drawn; the data table has all. */
@@ -205,11 +205,116 @@ static int parse_scope(const char *scope, int *ret_cpu, int *ret_dom,
  * source as a plain list; counters the kernel could not give are listed
  * with the agent's reason.  rows/from/to index the run's slice of res.
  */
-void render_counters(struct page *pg, const struct db_result *res, int from,
-		     int to)
+/*
+ * The schedstat matrices of one iteration, iter, from its counter rows
+ * [from, to) of res (pages_run_counters()' columns): one by CPU, one per
+ * domain level.  type and key are scratch buffers.  Returns how many rows
+ * are of other sources (or not available), for counters_other().
+ */
+static int counters_matrices(struct strbuf *b, const struct db_result *res,
+			     int from, int to, int iter, struct strbuf *type,
+			     struct strbuf *key)
 {
-	struct strbuf *b = &pg->body, type = STRBUF_INIT, key = STRBUF_INIT;
-	struct rtab t;
+	struct cmatrix cpu, dom[8];
+	int ndom = 0, nother = 0;
+
+	memset(&cpu, 0, sizeof(cpu));
+	memset(dom, 0, sizeof(dom));
+	strvec_init(&cpu.rows);
+	strvec_init(&cpu.rnames);
+	cpu.title = xstrfmt("Iteration %d: per CPU (schedstat)", iter);
+	for (int k = from; k < to; k++) {
+		const char *src = db_get(res, k, 2), *scope = db_get(res, k, 3),
+			   *name = db_get(res, k, 4);
+		int c, d;
+
+		if (strcmp(S(src), "schedstat") ||
+		    strcmp(S(db_get(res, k, 6)), "t") ||
+		    parse_scope(S(scope), &c, &d, type) < 0) {
+			nother++;
+			continue;
+		}
+		if (d < 0) {
+			cm_put(&cpu, name, name, c, num(db_get(res, k, 5)));
+			continue;
+		}
+		if (d >= (int)ARRAY_SIZE(dom))
+			continue;
+		if (d >= ndom) {
+			for (int n = ndom; n <= d; n++) {
+				strvec_init(&dom[n].rows);
+				strvec_init(&dom[n].rnames);
+				dom[n].title =
+					xstrfmt("Iteration %d: domain%d "
+						"(load balancing per idle "
+						"type)",
+						iter, n);
+			}
+			ndom = d + 1;
+		}
+		strbuf_reset(key);
+		if (type->len)
+			strbuf_addf(key, "%s %s", type->buf, name);
+		else
+			strbuf_addstr(key, name);
+		cm_put(&dom[d], key->buf, name, c, num(db_get(res, k, 5)));
+	}
+	if (cpu.rows.nr)
+		cm_html(b, &cpu);
+	for (int n = 0; n < ndom; n++)
+		if (dom[n].rows.nr)
+			cm_html(b, &dom[n]);
+	cm_release(&cpu);
+	for (int n = 0; n < ndom; n++)
+		cm_release(&dom[n]);
+	return nother;
+}
+
+/*
+ * The rows [from, to) of res that counters_matrices() left out (other
+ * sources, counters not available with the agent's reason) as a list.
+ */
+static void counters_other(struct strbuf *b, const struct db_result *res,
+			   int from, int to, struct strbuf *type)
+{
+	strbuf_addstr(b, "<div class=\"table-wrap\"><table "
+			 "class=\"data counters\"><caption>"
+			 "Other sources</caption><thead><tr>"
+			 "<th>source</th><th>scope</th>"
+			 "<th>counter</th><th class=\"num\">"
+			 "value</th></tr></thead><tbody>");
+	for (int k = from; k < to; k++) {
+		int c, d;
+
+		if (!strcmp(S(db_get(res, k, 2)), "schedstat") &&
+		    !strcmp(S(db_get(res, k, 6)), "t") &&
+		    parse_scope(S(db_get(res, k, 3)), &c, &d, type) == 0)
+			continue;
+		strbuf_addstr(b, "<tr><td>");
+		strbuf_add_html(b, db_get(res, k, 2));
+		strbuf_addstr(b, "</td><td>");
+		strbuf_add_html(b, db_get(res, k, 3));
+		strbuf_addstr(b, "</td><td>");
+		strbuf_add_html(b, db_get(res, k, 4));
+		if (strcmp(S(db_get(res, k, 6)), "t")) {
+			strbuf_addstr(b, "</td><td class="
+					 "\"unavailable\">not "
+					 "available: ");
+			strbuf_add_html(b, db_get(res, k, 7));
+		} else {
+			strbuf_addstr(b, "</td><td class="
+					 "\"num\">");
+			fmt_value(b, num(db_get(res, k, 5)));
+		}
+		strbuf_addstr(b, "</td></tr>");
+	}
+	strbuf_addstr(b, "</tbody></table></div>");
+}
+
+/* Every counter row [from, to) of res in one data table, in <details>. */
+static void counters_table(struct page *pg, const struct db_result *res,
+			   int from, int to)
+{
 	static const struct col cols[] = {
 		{ "iteration", "iteration", 1 },
 		{ "source", "source", 0 },
@@ -219,7 +324,34 @@ void render_counters(struct page *pg, const struct db_result *res, int from,
 		{ "available", "available", 0 },
 		{ "note", "note", 0 },
 	};
-	int shown_iters = 0, last_iter = -1, nother = 0;
+	struct rtab t;
+
+	strbuf_addstr(&pg->body, "<details><summary>All counters as a table"
+				 "</summary>");
+	/* rtab_end appends to the body: open details first. */
+	rtab_begin(&t, pg, "counters", NULL, cols, (int)ARRAY_SIZE(cols));
+	for (int k = from; k < to; k++) {
+		int avail = !strcmp(S(db_get(res, k, 6)), "t");
+
+		rtab_row(&t, NULL);
+		rtab_num(&t, num(db_get(res, k, 1)), NULL);
+		rtab_str(&t, db_get(res, k, 2));
+		rtab_str(&t, db_get(res, k, 3));
+		rtab_str(&t, db_get(res, k, 4));
+		rtab_num(&t, num(db_get(res, k, 5)), NULL);
+		rtab_str(&t, avail ? "yes" : "no");
+		rtab_str(&t, db_get(res, k, 7));
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no counters");
+	strbuf_addstr(&pg->body, "</details>");
+}
+
+void render_counters(struct page *pg, const struct db_result *res, int from,
+		     int to)
+{
+	struct strbuf *b = &pg->body, type = STRBUF_INIT, key = STRBUF_INIT;
+	int shown_iters = 0, last_iter = -1;
 
 	h2(b, "counters", "Scheduler counters (deltas over the run)");
 	if (from == to) {
@@ -229,8 +361,6 @@ void render_counters(struct page *pg, const struct db_result *res, int from,
 	}
 	for (int i = from; i < to;) {
 		int iter = (int)id64(db_get(res, i, 1)), j = i;
-		struct cmatrix cpu, dom[8];
-		int ndom = 0;
 
 		while (j < to && id64(db_get(res, j, 1)) == iter)
 			j++;
@@ -243,120 +373,12 @@ void render_counters(struct page *pg, const struct db_result *res, int from,
 		}
 		shown_iters++;
 		last_iter = iter;
-		memset(&cpu, 0, sizeof(cpu));
-		memset(dom, 0, sizeof(dom));
-		strvec_init(&cpu.rows);
-		strvec_init(&cpu.rnames);
-		cpu.title = xstrfmt("Iteration %d: per CPU (schedstat)", iter);
 		strbuf_addf(b, "<h3>Iteration %d</h3>", iter);
-		nother = 0;
-		for (int k = i; k < j; k++) {
-			const char *src = db_get(res, k, 2),
-				   *scope = db_get(res, k, 3),
-				   *name = db_get(res, k, 4);
-			int c, d;
-
-			if (strcmp(S(src), "schedstat") ||
-			    strcmp(S(db_get(res, k, 6)), "t") ||
-			    parse_scope(S(scope), &c, &d, &type) < 0) {
-				nother++;
-				continue;
-			}
-			if (d < 0) {
-				cm_put(&cpu, name, name, c,
-				       num(db_get(res, k, 5)));
-				continue;
-			}
-			if (d >= (int)ARRAY_SIZE(dom))
-				continue;
-			if (d >= ndom) {
-				for (int n = ndom; n <= d; n++) {
-					strvec_init(&dom[n].rows);
-					strvec_init(&dom[n].rnames);
-					dom[n].title = xstrfmt(
-						"Iteration %d: domain%d "
-						"(load balancing per idle "
-						"type)",
-						iter, n);
-				}
-				ndom = d + 1;
-			}
-			strbuf_reset(&key);
-			if (type.len)
-				strbuf_addf(&key, "%s %s", type.buf, name);
-			else
-				strbuf_addstr(&key, name);
-			cm_put(&dom[d], key.buf, name, c,
-			       num(db_get(res, k, 5)));
-		}
-		if (cpu.rows.nr)
-			cm_html(b, &cpu);
-		for (int n = 0; n < ndom; n++)
-			if (dom[n].rows.nr)
-				cm_html(b, &dom[n]);
-		cm_release(&cpu);
-		for (int n = 0; n < ndom; n++)
-			cm_release(&dom[n]);
-		if (nother) {
-			strbuf_addstr(b, "<div class=\"table-wrap\"><table "
-					 "class=\"data counters\"><caption>"
-					 "Other sources</caption><thead><tr>"
-					 "<th>source</th><th>scope</th>"
-					 "<th>counter</th><th class=\"num\">"
-					 "value</th></tr></thead><tbody>");
-			for (int k = i; k < j; k++) {
-				int c, d;
-
-				if (!strcmp(S(db_get(res, k, 2)),
-					    "schedstat") &&
-				    !strcmp(S(db_get(res, k, 6)), "t") &&
-				    parse_scope(S(db_get(res, k, 3)), &c, &d,
-						&type) == 0)
-					continue;
-				strbuf_addstr(b, "<tr><td>");
-				strbuf_add_html(b, db_get(res, k, 2));
-				strbuf_addstr(b, "</td><td>");
-				strbuf_add_html(b, db_get(res, k, 3));
-				strbuf_addstr(b, "</td><td>");
-				strbuf_add_html(b, db_get(res, k, 4));
-				if (strcmp(S(db_get(res, k, 6)), "t")) {
-					strbuf_addstr(b, "</td><td class="
-							 "\"unavailable\">not "
-							 "available: ");
-					strbuf_add_html(b, db_get(res, k, 7));
-				} else {
-					strbuf_addstr(b, "</td><td class="
-							 "\"num\">");
-					fmt_value(b, num(db_get(res, k, 5)));
-				}
-				strbuf_addstr(b, "</td></tr>");
-			}
-			strbuf_addstr(b, "</tbody></table></div>");
-		}
+		if (counters_matrices(b, res, i, j, iter, &type, &key))
+			counters_other(b, res, i, j, &type);
 		i = j;
 	}
-	strbuf_addstr(b, "<details><summary>All counters as a table"
-			 "</summary>");
-	{
-		/* rtab_end appends to the body: open details first. */
-		rtab_begin(&t, pg, "counters", NULL, cols,
-			   (int)ARRAY_SIZE(cols));
-		for (int k = from; k < to; k++) {
-			int avail = !strcmp(S(db_get(res, k, 6)), "t");
-
-			rtab_row(&t, NULL);
-			rtab_num(&t, num(db_get(res, k, 1)), NULL);
-			rtab_str(&t, db_get(res, k, 2));
-			rtab_str(&t, db_get(res, k, 3));
-			rtab_str(&t, db_get(res, k, 4));
-			rtab_num(&t, num(db_get(res, k, 5)), NULL);
-			rtab_str(&t, avail ? "yes" : "no");
-			rtab_str(&t, db_get(res, k, 7));
-			rtab_end_row(&t);
-		}
-		rtab_end(&t, "no counters");
-	}
-	strbuf_addstr(b, "</details>");
+	counters_table(pg, res, from, to);
 	strbuf_release(&type);
 	strbuf_release(&key);
 }

@@ -13,7 +13,7 @@
 
 #include "cleanup.h"
 #include "analysis/changes.h"
-#include "report/report-int.h"
+#include "report/page.h"
 #include "report/svg.h"
 #include "banned.h"
 

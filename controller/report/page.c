@@ -2,6 +2,11 @@
  * page.c - one page of the report, from open to file, and the pieces
  * every page kind builds its body from.
  *
+ * Whether a page is rendered at all is decided here too: page_refresh()
+ * is the one stale->render step, comparing the digest of the page's
+ * fingerprint (with the templates' hash) to the one report_pages holds
+ * for it (r->dig, loaded by the driver, report.c).
+ *
  * A page exists only inside page_render(): opened empty, filled by its
  * kind's page_fill_fn, put into the template (web-static/page.html, whose
  * only markers are @TITLE@ and @BODY@), and written with the data files
@@ -17,6 +22,7 @@
  * are built only from numeric ids and metric slugs ([a-z0-9-]), so no
  * user string ever lands in a URL, and they are escaped all the same.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -32,7 +38,7 @@
 #include "cleanup.h"
 #include "store/db.h"
 #include "parse.h"
-#include "report/report-int.h"
+#include "report/page.h"
 #include "fs.h"
 #include "banned.h"
 
@@ -98,6 +104,107 @@ void td_pct(struct strbuf *out, double v)
 	strbuf_addstr(out, "<td class=\"num\">");
 	fmt_pct(out, v);
 	strbuf_addstr(out, "</td>");
+}
+
+/* ------------------------------------------------------ fingerprints */
+
+/*
+ * FNV-1a over len bytes of s, continuing from h (start from
+ * 0xcbf29ce484222325).  Not for security: it only tells whether what a
+ * page shows has changed.
+ */
+uint64_t fnv1a(uint64_t h, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* The stored digest of a page: the templates' hash and the data's. */
+static char *make_digest(const struct report *r, const char *fp)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	h = fnv1a(h, r->tmpl_hash, strlen(r->tmpl_hash));
+	h = fnv1a(h, "|", 1);
+	h = fnv1a(h, fp, strlen(fp));
+	return xstrfmt("%016llx", (unsigned long long)h);
+}
+
+/* bsearch() and sort order of struct digest: by page name, bytewise. */
+static int digest_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct digest *)a)->page,
+		      ((const struct digest *)b)->page);
+}
+
+/*
+ * Is the page name (foo.html) stale by fingerprint fp: no digest stored
+ * for it, a different one (data or templates changed), or no file on
+ * disk?  Counts it as checked.  Returns 1 with *ret_digest the digest to
+ * record once the page is written (the caller frees it), or 0.
+ */
+int page_stale(struct report *r, const char *name, const char *fp,
+	       char **ret_digest)
+{
+	struct digest key = { .page = (char *)name }, *d;
+	char *dg = make_digest(r, fp);
+	struct strbuf path = STRBUF_INIT;
+	int stale;
+
+	r->st->pages_checked++;
+	d = r->ndig ? bsearch(&key, r->dig, r->ndig, sizeof(*d), digest_cmp)
+		    : NULL;
+	strbuf_addf(&path, "%s/%s", r->out, name);
+	stale = !d || strcmp(d->digest, dg) || access(path.buf, F_OK) < 0;
+	strbuf_release(&path);
+	if (!stale) {
+		free(dg);
+		return 0;
+	}
+	*ret_digest = dg;
+	return 1;
+}
+
+/*
+ * The stale->render step every page kind goes through: when the page
+ * stem.html is stale by fingerprint fp (see page_stale()), render it with
+ * fill and queue its new digest.  Returns 0 (rendered or still fresh) or
+ * negative with r->err filled.  Run pages, which fetch their data a batch
+ * of stale pages at a time, call its two halves, page_stale() and
+ * page_render(), themselves.
+ */
+int page_refresh(struct report *r, const char *stem, const char *fp,
+		 page_fill_fn *fill, void *ctx)
+{
+	struct strbuf name = STRBUF_INIT;
+	char *dg = NULL;
+	int rc = 0;
+
+	strbuf_addf(&name, "%s.html", stem);
+	if (page_stale(r, name.buf, fp, &dg))
+		rc = page_render(r, stem, dg, fill, ctx);
+	free(dg);
+	strbuf_release(&name);
+	return rc;
+}
+
+/* The stem of a metric's page ("metric-SLUG-HASH"): the index links to
+ * it (page_index.c), page_metric.c writes it. */
+void metric_page_stem(const char *metric, struct strbuf *out)
+{
+	uint64_t h = fnv1a(0xcbf29ce484222325ULL, metric, strlen(metric));
+	size_t start = out->len;
+
+	strbuf_addstr(out, "metric-");
+	for (const char *p = metric; *p && out->len - start < 48; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		strbuf_addch(out, isalnum(c) ? (char)tolower(c) : '-');
+	}
+	strbuf_addf(out, "-%08llx", (unsigned long long)(h & 0xffffffffULL));
 }
 
 /* ---------------------------------------------------------------- pages */
@@ -380,19 +487,6 @@ void add_log(struct page *pg, const char *suffix, const char *what,
 	strbuf_addstr(&pg->body, "\">");
 	strbuf_add_html(&pg->body, text + from);
 	strbuf_addstr(&pg->body, "</pre>");
-}
-
-/*
- * Run one statement of the report (a NULL: no parameters) in its
- * transaction.  Returns what db_exec_args() does; *ret is the caller's
- * to free.
- */
-int q(struct report *r, struct db_result **ret, const char *sql,
-      const struct db_args *a)
-{
-	static const struct db_args none = DB_ARGS_INIT;
-
-	return db_exec_args(r->db, ret, r->err, sql, a ? a : &none);
 }
 
 /* Rows of a bad host are red; retired and maintenance ones greyed. */

@@ -13,39 +13,12 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "report/svg.h"
 #include "store/db.h"
+#include "store/pages.h"
 #include "banned.h"
-
-/* The bisections to look at ($1: --since); column 20 the fingerprint. */
-static const char bisect_fp_sql[] =
-	"SELECT b.id, b.patch_id, pa.name, b.tree, b.good_rev, b.bad_rev,"
-	" b.host_id, h.name, b.plan_id, pl.name, b.metric, b.workload,"
-	" coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY"
-	"  e.key) FROM jsonb_each_text(b.params) e), ''),"
-	" b.direction, b.state, b.result, b.culprit, b.n_points,"
-	" to_char((b.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
-	" to_char((b.finished_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
-	" md5(concat_ws('|', b.id, b.state, b.result, b.culprit, b.pct_change,"
-	"  b.ci_low, b.ci_high, b.p_value, b.direction, b.workload, b.params,"
-	"  b.finished_at, pa.name, h.name, pl.name,"
-	"  (SELECT string_agg(concat_ws(':', s.id, s.state, s.looks, s.boots,"
-	"   s.n, s.mean, s.pct_vs_good, s.ci_low, s.ci_high, s.p_value,"
-	"   s.verdict_good, s.verdict_bad, s.note, s.mean_good, s.mean_bad,"
-	"   k.build_state, k.build_seconds), ',' ORDER BY s.step) FROM"
-	"   bisection_steps s LEFT JOIN kernels k ON k.id = s.kernel_id WHERE"
-	"   s.bisection_id = b.id),"
-	"  (SELECT string_agg(p.position || ':' || p.mark || ':' || p.label,"
-	"   ',' ORDER BY p.position) FROM bisection_points p WHERE"
-	"   p.bisection_id = b.id))),"
-	" b.pct_change, b.ci_low, b.ci_high, b.p_value, b.error"
-	" FROM bisections b JOIN hosts h ON h.id = b.host_id"
-	" JOIN plans pl ON pl.id = b.plan_id"
-	" LEFT JOIN patches pa ON pa.id = b.patch_id"
-	" WHERE $1::timestamptz IS NULL OR b.created_at >= $1::timestamptz"
-	"  OR coalesce(b.finished_at, now()) >= $1::timestamptz"
-	" ORDER BY b.id";
 
 struct bisect_page {
 	const struct db_result *b;
@@ -65,67 +38,11 @@ static void add_change(struct strbuf *out, double pct, double lo, double hi,
 		strbuf_addf(out, " p=%.2g", p);
 }
 
-static int fill_bisect(struct report *r, struct page *pg, void *ctx)
+/* The facts of the bisection at row i of b (pages_bisections()' columns). */
+static void bisect_facts(struct strbuf *body, const struct db_result *b, int i)
 {
-	const struct bisect_page *bp = ctx;
-	const struct db_result *b = bp->b;
-	int i = bp->i;
-	_cleanup_db_result_ struct db_result *steps = NULL, *pts = NULL;
-	static const struct col scols[] = {
-		{ "step", "step", 1 },
-		{ "point", "point", 1 },
-		{ "kernel", "kernel", 0 },
-		{ "state", "verdict", 0 },
-		{ "boots", "boots", 1 },
-		{ "looks", "looks", 1 },
-		{ "n", "n", 1 },
-		{ "mean", "mean", 1 },
-		{ "pct_vs_good", "%change vs good", 1 },
-		{ "ci_low", "95% CI low", 1 },
-		{ "ci_high", "95% CI high", 1 },
-		{ "p", "p", 1 },
-		{ "verdict_good", "vs good end", 0 },
-		{ "verdict_bad", "bad end vs it", 0 },
-		{ "build_s", "build s", 1 },
-		{ "note", "note", 0 },
-	};
-	static const struct col pcols[] = {
-		{ "position", "point", 1 },
-		{ "mark", "mark", 0 },
-		{ "kernel", "kernel", 0 },
-		{ "change", "change", 0 },
-	};
-	struct db_args a = DB_ARGS_INIT;
-	struct strbuf *body = &pg->body, href = STRBUF_INIT, res = STRBUF_INIT,
-		      e = STRBUF_INIT;
-	struct svg_plot plot;
-	double good = NAN, bad = NAN;
-	int64_t id = id64(db_get(b, i, 0));
-	int n = (int)num(db_get(b, i, 17)), rc;
-	size_t s0;
-	struct rtab t;
+	struct strbuf href = STRBUF_INIT, res = STRBUF_INIT;
 
-	db_args_i64(&a, id);
-	rc = q(r, &steps,
-	       "SELECT s.step, s.position, k.name, s.state, s.boots, s.looks,"
-	       " s.n, s.mean, s.pct_vs_good, s.ci_low, s.ci_high, s.p_value,"
-	       " s.verdict_good, s.verdict_bad, k.build_seconds, s.note,"
-	       " s.mean_good, s.mean_bad FROM bisection_steps s LEFT JOIN"
-	       " kernels k ON k.id = s.kernel_id WHERE s.bisection_id = $1"
-	       " ORDER BY s.step",
-	       &a);
-	if (rc >= 0)
-		rc = q(r, &pts,
-		       "SELECT p.position, p.mark, k.name, p.label FROM"
-		       " bisection_points p LEFT JOIN kernels k ON k.id ="
-		       " p.kernel_id WHERE p.bisection_id = $1 ORDER BY"
-		       " p.position",
-		       &a);
-	db_args_clear(&a);
-	if (rc < 0)
-		return rc;
-	page_open(pg, "Bisection %lld: %s on %s", (long long)id,
-		  S(db_get(b, i, 10)), S(db_get(b, i, 7)));
 	facts_begin(body);
 	if (db_get(b, i, 1)) {
 		strbuf_addf(&href, "patch-%s.html", db_get(b, i, 1));
@@ -160,6 +77,58 @@ static int fill_bisect(struct report *r, struct page *pg, void *ctx)
 	dl_item(body, "started (UTC)", db_get(b, i, 18));
 	dl_item(body, "finished (UTC)", db_get(b, i, 19));
 	facts_end(body);
+	strbuf_release(&href);
+	strbuf_release(&res);
+}
+
+/* Fill the page of the bisection at row bp->i (a page_fill_fn): its facts,
+ * its steps, the plot of the mean per point, its points. */
+static int fill_bisect(struct report *r, struct page *pg, void *ctx)
+{
+	const struct bisect_page *bp = ctx;
+	const struct db_result *b = bp->b;
+	int i = bp->i;
+	_cleanup_db_result_ struct db_result *steps = NULL, *pts = NULL;
+	static const struct col scols[] = {
+		{ "step", "step", 1 },
+		{ "point", "point", 1 },
+		{ "kernel", "kernel", 0 },
+		{ "state", "verdict", 0 },
+		{ "boots", "boots", 1 },
+		{ "looks", "looks", 1 },
+		{ "n", "n", 1 },
+		{ "mean", "mean", 1 },
+		{ "pct_vs_good", "%change vs good", 1 },
+		{ "ci_low", "95% CI low", 1 },
+		{ "ci_high", "95% CI high", 1 },
+		{ "p", "p", 1 },
+		{ "verdict_good", "vs good end", 0 },
+		{ "verdict_bad", "bad end vs it", 0 },
+		{ "build_s", "build s", 1 },
+		{ "note", "note", 0 },
+	};
+	static const struct col pcols[] = {
+		{ "position", "point", 1 },
+		{ "mark", "mark", 0 },
+		{ "kernel", "kernel", 0 },
+		{ "change", "change", 0 },
+	};
+	struct strbuf *body = &pg->body, e = STRBUF_INIT;
+	struct svg_plot plot;
+	double good = NAN, bad = NAN;
+	int64_t id = id64(db_get(b, i, 0));
+	int n = (int)num(db_get(b, i, 17)), rc;
+	size_t s0;
+	struct rtab t;
+
+	rc = pages_bisection_steps(r->db, id, &steps, r->err);
+	if (rc >= 0)
+		rc = pages_bisection_points(r->db, id, &pts, r->err);
+	if (rc < 0)
+		return rc;
+	page_open(pg, "Bisection %lld: %s on %s", (long long)id,
+		  S(db_get(b, i, 10)), S(db_get(b, i, 7)));
+	bisect_facts(body, b, i);
 
 	h2(body, "steps", "Steps");
 	rtab_begin(&t, pg, "steps", NULL, scols, (int)ARRAY_SIZE(scols));
@@ -214,8 +183,6 @@ static int fill_bisect(struct report *r, struct page *pg, void *ctx)
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no points");
-	strbuf_release(&href);
-	strbuf_release(&res);
 	strbuf_release(&e);
 	return 0;
 }
@@ -223,12 +190,9 @@ static int fill_bisect(struct report *r, struct page *pg, void *ctx)
 int write_bisect_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *b = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
-	db_args_str(&a, r->o->since);
-	rc = q(r, &b, bisect_fp_sql, &a);
-	db_args_clear(&a);
+	rc = pages_bisections(r->db, r->o->since, &b, r->err);
 	for (int i = 0; rc >= 0 && i < db_nrows(b); i++) {
 		struct strbuf stem = STRBUF_INIT;
 		struct bisect_page bp = { b, i };

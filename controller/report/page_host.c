@@ -12,10 +12,12 @@
 
 #include "cleanup.h"
 #include "store/db.h"
-#include "report/report-int.h"
+#include "store/pages.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
 
-/* Columns of host_sql; HC_FP is the fingerprint of the rest. */
+/* Columns of pages_hosts(); HC_FP is the fingerprint of the rest. */
 enum {
 	HC_ID,
 	HC_NAME,
@@ -37,28 +39,6 @@ enum {
 	HC_FP,
 };
 
-static const char host_sql[] =
-	"SELECT h.id, h.name, h.kind, h.address, h.port,"
-	" nullif(array_to_string(h.tags, ', '), ''), h.sockets, "
-	"h.cores_per_socket,"
-	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
-	" jsonb_pretty(h.agent_info), h.health, h.aborted_in_row, kg.name, "
-	"to_char((h.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
-	" md5(concat_ws('|', h.name, h.kind, h.address, h.port,"
-	" h.tags::text, h.sockets, h.cores_per_socket, h.threads_per_core,"
-	" h.numa_nodes, h.cpus, h.memory_mb, h.agent_info::text, h.health,"
-	" h.aborted_in_row, kg.name, (SELECT count(*) || ',' ||"
-	" coalesce(max(e.id), 0) FROM host_events e WHERE e.host_id = h.id),"
-	" (SELECT count(*) || ',' || coalesce(max(hs.analysed_at)::text, '')"
-	" FROM history_series hs WHERE hs.host_id = h.id)))"
-	" FROM hosts h LEFT JOIN kernels kg ON kg.id = h.known_good_kernel_id"
-	" WHERE $1::timestamptz IS NULL"
-	"  OR EXISTS (SELECT 1 FROM runs r WHERE r.host_id = h.id"
-	"             AND r.created_at >= $1::timestamptz)"
-	"  OR EXISTS (SELECT 1 FROM host_events e WHERE e.host_id = h.id"
-	"             AND e.at >= $1::timestamptz)"
-	" ORDER BY h.id";
-
 /*
  * What a host page shows above its runs: the host's facts, what its agent
  * reported, and its health history.
@@ -73,19 +53,12 @@ static int host_body(struct report *r, struct page *pg,
 		{ "new_health", "to", 0 },
 		{ "reason", "why", 0 },
 	};
-	struct db_args a = DB_ARGS_INIT;
 	int64_t id = id64(db_get(h, i, HC_ID));
 	struct strbuf *b = &pg->body;
 	struct rtab t;
 	int rc;
 
-	db_args_i64(&a, id);
-	rc = q(r, &ev,
-	       "SELECT to_char((at) AT TIME ZONE 'UTC', 'YYYY-MM-DD "
-	       "HH24:MI:SS'), old_health, new_health, reason FROM "
-	       "host_events WHERE host_id = $1 ORDER BY at DESC, id DESC",
-	       &a);
-	db_args_clear(&a);
+	rc = pages_host_events(r->db, id, &ev, r->err);
 	if (rc < 0)
 		return rc;
 	facts_begin(b);
@@ -132,7 +105,7 @@ static int host_body(struct report *r, struct page *pg,
 static const struct run_owner host_pages = {
 	.prefix = "host",
 	.title = "Host",
-	.sql = host_sql,
+	.load = pages_hosts,
 	.fp_col = HC_FP,
 	.rl_col = RL_HOST,
 	.by_host = 0,

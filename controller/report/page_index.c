@@ -11,13 +11,15 @@
 
 #include "cleanup.h"
 #include "store/db.h"
-#include "report/report-int.h"
+#include "store/pages.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
 
 /* Items per listing block (archive page). */
 #define PATCHES_PER_BLOCK 50
 
-/* Columns of patch_summary_sql. */
+/* Columns of pages_index_patches() (store/pages.h). */
 enum {
 	PS_ID,
 	PS_NAME,
@@ -30,30 +32,6 @@ enum {
 	PS_NCMP,
 	PS_CREATED,
 };
-
-static const char patch_summary_sql[] =
-	"WITH lc AS (SELECT DISTINCT ON (p.id, c.host_id, c.workload,"
-	"  c.params, c.metric) p.id AS pid, c.verdict"
-	"  FROM patches p JOIN comparisons c ON c.patch_id = p.id"
-	"  OR (c.base_kernel_id = p.base_kernel_id"
-	"      AND c.new_kernel_id = p.kernel_id)"
-	"  ORDER BY p.id, c.host_id, c.workload, c.params, c.metric,"
-	"  c.computed_at DESC, c.id DESC),"
-	" cnt AS (SELECT pid, count(*) FILTER (WHERE verdict = 'regression')"
-	"  AS regr, count(*) FILTER (WHERE verdict = 'improvement') AS impr,"
-	"  count(*) FILTER (WHERE verdict = 'changed') AS chg,"
-	"  count(*) AS n FROM lc GROUP BY pid),"
-	" st AS (SELECT patch_id, string_agg(state || ' ' || n, ', ' ORDER"
-	"  BY state) AS state FROM (SELECT patch_id, state, count(*) AS n"
-	"  FROM jobs WHERE patch_id IS NOT NULL GROUP BY 1, 2) s"
-	"  GROUP BY patch_id)"
-	" SELECT p.id, p.name, p.submitter, p.base,"
-	" coalesce(st.state, 'no jobs'), coalesce(cnt.regr, 0),"
-	" coalesce(cnt.impr, 0), coalesce(cnt.chg, 0), coalesce(cnt.n, 0),"
-	" to_char((p.created_at) AT "
-	"TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM patches p LEFT JOIN "
-	"cnt ON cnt.pid = p.id"
-	" LEFT JOIN st ON st.patch_id = p.id ORDER BY p.id";
 
 /* Patches rows [from, to) of ps, newest first, as a table into pg. */
 static void patch_table(struct page *pg, const struct db_result *ps, int from,
@@ -147,41 +125,6 @@ static int write_patch_archives(struct report *r, const struct db_result *ps)
 	return rc;
 }
 
-/* The index's statements besides patch_summary_sql and the pairs'. */
-static const char queue_sql[] =
-	"SELECT j.id, j.patch_id, pa.name, k.name, pl.name, j.plan_id,"
-	" coalesce(h.name, j.host_constraint, 'any'), j.host_id,"
-	" j.state, j.priority, to_char((j.created_at) AT TIME ZONE "
-	"'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM jobs j JOIN kernels k ON "
-	"k.id = j.kernel_id"
-	" JOIN plans pl ON pl.id = j.plan_id"
-	" LEFT JOIN patches pa ON pa.id = j.patch_id"
-	" LEFT JOIN hosts h ON h.id = j.host_id"
-	" WHERE j.state NOT IN ('done', 'failed', 'cancelled')"
-	" ORDER BY j.priority DESC, j.id LIMIT 200";
-static const char queue_count_sql[] =
-	"SELECT count(*) FROM jobs WHERE state NOT IN"
-	" ('done', 'failed', 'cancelled')";
-static const char hosts_sql[] =
-	"SELECT h.id, h.name, h.kind, h.health, h.cpus,"
-	" (SELECT count(*) FROM runs r WHERE r.host_id = h.id)"
-	" FROM hosts h ORDER BY h.name";
-static const char plans_sql[] =
-	"SELECT pl.id, pl.name, left(pl.sha256, 12),"
-	" (SELECT count(*) FROM runs r WHERE r.plan_id = pl.id),"
-	" to_char((pl.created_at) AT TIME ZONE 'UTC', "
-	"'YYYY-MM-DD HH24:MI:SS') FROM plans pl ORDER BY "
-	"pl.name, pl.id";
-
-static const char metrics_sql[] =
-	"SELECT hs.metric, count(DISTINCT hs.host_id), count(*),"
-	" (SELECT count(*) FROM history_changes c JOIN history_series s2"
-	"  ON s2.id = c.series_id WHERE s2.metric = hs.metric),"
-	" (SELECT to_char(max(c.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"
-	" HH24:MI:SS') FROM history_changes c JOIN history_series s2"
-	"  ON s2.id = c.series_id WHERE s2.metric = hs.metric)"
-	" FROM history_series hs GROUP BY hs.metric ORDER BY hs.metric";
-
 /* What the index shows: the results of its statements. */
 struct index_data {
 	struct db_result *queue, *nq, *ps, *pairs, *hosts, *plans, *metrics;
@@ -194,45 +137,22 @@ struct index_data {
  */
 static int index_data_load(struct report *r, struct index_data *d)
 {
-	struct strbuf sql = STRBUF_INIT;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	rc = q(r, &d->queue, queue_sql, NULL);
+	rc = pages_index_queue(r->db, &d->queue, r->err);
 	if (rc >= 0)
-		rc = q(r, &d->nq, queue_count_sql, NULL);
+		rc = pages_index_queue_count(r->db, &d->nq, r->err);
 	if (rc >= 0)
-		rc = q(r, &d->ps, patch_summary_sql, NULL);
-	if (rc >= 0) {
-		strbuf_addf(&sql,
-			    "WITH lc AS (SELECT DISTINCT ON (c.base_kernel_id,"
-			    " c.new_kernel_id, c.host_id, c.workload, c.params,"
-			    " c.metric) c.base_kernel_id AS b,"
-			    " c.new_kernel_id AS n, c.verdict, c.computed_at"
-			    " %s ORDER BY c.base_kernel_id, c.new_kernel_id,"
-			    " c.host_id, c.workload, c.params, c.metric,"
-			    " c.computed_at DESC, c.id DESC)"
-			    " SELECT lc.b, lc.n, nk.name, bk.name,"
-			    " count(*) FILTER (WHERE verdict = 'regression'),"
-			    " count(*) FILTER (WHERE verdict = 'improvement'),"
-			    " count(*) FILTER (WHERE verdict = 'changed'),"
-			    " count(*), to_char((max(lc.computed_at)) AT TIME "
-			    "ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM lc JOIN "
-			    "kernels bk ON bk.id = lc.b"
-			    " JOIN kernels nk ON nk.id = lc.n"
-			    " GROUP BY lc.b, lc.n, nk.name, bk.name"
-			    " ORDER BY max(lc.computed_at) DESC, lc.b, lc.n"
-			    " LIMIT 200",
-			    pair_where);
-		rc = q(r, &d->pairs, sql.buf, NULL);
-	}
+		rc = pages_index_patches(r->db, &d->ps, r->err);
 	if (rc >= 0)
-		rc = q(r, &d->hosts, hosts_sql, NULL);
+		rc = pages_index_pairs(r->db, &d->pairs, r->err);
 	if (rc >= 0)
-		rc = q(r, &d->plans, plans_sql, NULL);
+		rc = pages_index_hosts(r->db, &d->hosts, r->err);
 	if (rc >= 0)
-		rc = q(r, &d->metrics, metrics_sql, NULL);
-	strbuf_release(&sql);
+		rc = pages_index_plans(r->db, &d->plans, r->err);
+	if (rc >= 0)
+		rc = pages_index_metrics(r->db, &d->metrics, r->err);
 	return rc;
 }
 

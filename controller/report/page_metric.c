@@ -5,29 +5,16 @@
  * rendered again when any of its series was analysed again (its points or
  * its change points changed).  The index lists them (page_index.c).
  */
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
 #include "store/db.h"
-#include "report/report-int.h"
+#include "store/pages.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
-
-void metric_page_stem(const char *metric, struct strbuf *out)
-{
-	uint64_t h = fnv1a(0xcbf29ce484222325ULL, metric, strlen(metric));
-	size_t start = out->len;
-
-	strbuf_addstr(out, "metric-");
-	for (const char *p = metric; *p && out->len - start < 48; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		strbuf_addch(out, isalnum(c) ? (char)tolower(c) : '-');
-	}
-	strbuf_addf(out, "-%08llx", (unsigned long long)(h & 0xffffffffULL));
-}
 
 /* Fill the page of the metric in ctx (a page_fill_fn). */
 static int fill_metric(struct report *r, struct page *pg, void *ctx)
@@ -47,19 +34,10 @@ static int fill_metric(struct report *r, struct page *pg, void *ctx)
 int write_metric_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *m = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
 	/* With --since, only metrics a series of which was analysed since. */
-	db_args_str(&a, r->o->since);
-	rc = q(r, &m,
-	       "SELECT metric, md5(string_agg(host_id || ':' || workload || "
-	       "':' || params::text || ':' || fingerprint || ':' || "
-	       "analysed_at::text, ',' ORDER BY id)) FROM history_series "
-	       "GROUP BY metric HAVING $1::timestamptz IS NULL OR "
-	       "max(analysed_at) >= $1::timestamptz ORDER BY metric",
-	       &a);
-	db_args_clear(&a);
+	rc = pages_metrics(r->db, r->o->since, &m, r->err);
 	for (int i = 0; rc >= 0 && i < db_nrows(m); i++) {
 		struct strbuf stem = STRBUF_INIT;
 		char *metric = xstrdup(db_get(m, i, 0));

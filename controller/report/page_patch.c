@@ -14,62 +14,15 @@
 
 #include "cleanup.h"
 #include "store/db.h"
-#include "report/report-int.h"
+#include "store/pages.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
-
-/* The patches to look at ($1: --since), their facts; column 11 the
- * fingerprint, 12 whether the patched kernel is only a label, 13-17 the
- * answer (state, verdict, headline, note, when), 18 mail_to. */
-static const char patch_fp_sql[] =
-	"SELECT p.id, p.name, p.submitter, p.base, p.n_patches,"
-	" p.series_sha256, to_char((p.created_at) AT TIME ZONE 'UTC', "
-	"'YYYY-MM-DD HH24:MI:SS'), p.base_kernel_id,"
-	" bk.name, p.kernel_id, nk.name,"
-	" md5(concat_ws('|', p.name, p.submitter, p.base, p.n_patches,"
-	" p.series_sha256, p.created_at, p.base_kernel_id, p.kernel_id,"
-	" bk.name, nk.name,"
-	" (SELECT string_agg(j.id || ':' || j.state || ':' ||"
-	"  coalesce(j.host_id, 0) || ':' || j.attempts || ':' ||"
-	"  coalesce(j.error, ''), ',' ORDER BY j.id) FROM jobs j"
-	"  WHERE j.patch_id = p.id),"
-	" (SELECT count(*) || ',' || coalesce(max(c.id), 0) FROM comparisons"
-	"  c WHERE c.patch_id = p.id OR (c.base_kernel_id = p.base_kernel_id"
-	"  AND c.new_kernel_id = p.kernel_id)),"
-	/* Its own jobs' runs; base runs elsewhere show up on the page when
-	 * a new compare stores verdicts, which changes the count above. */
-	" (SELECT count(*) || ',' || coalesce(max(r.id), 0) || ',' ||"
-	"  count(*) FILTER (WHERE r.status IN ('done', 'imported'))"
-	"  FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.patch_id = p.id),"
-	" nk.labelled,"
-	/* The answer (schema 007), its mails and bisections. */
-	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
-	" p.answered_at,"
-	" (SELECT string_agg(m.id || ':' || m.state, ',' ORDER BY m.id) FROM"
-	"  mails m WHERE m.patch_id = p.id),"
-	" (SELECT string_agg(b.id || ':' || b.state || ':' ||"
-	"  coalesce(b.result, ''), ',' ORDER BY b.id) FROM bisections b WHERE"
-	"  b.patch_id = p.id)"
-	" )), coalesce(nk.labelled, false),"
-	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
-	" to_char((p.answered_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
-	" p.mail_to"
-	" FROM patches p LEFT JOIN kernels bk ON bk.id = p.base_kernel_id"
-	" LEFT JOIN kernels nk ON nk.id = p.kernel_id"
-	" WHERE $1::timestamptz IS NULL OR p.created_at >= $1::timestamptz"
-	"  OR EXISTS (SELECT 1 FROM jobs j WHERE j.patch_id = p.id AND"
-	"   coalesce(j.finished_at, j.created_at) >= $1::timestamptz)"
-	"  OR EXISTS (SELECT 1 FROM comparisons c WHERE (c.patch_id = p.id"
-	"   OR (c.base_kernel_id = p.base_kernel_id AND c.new_kernel_id ="
-	"   p.kernel_id)) AND c.computed_at >= $1::timestamptz)"
-	"  OR p.answered_at >= $1::timestamptz"
-	"  OR EXISTS (SELECT 1 FROM bisections b WHERE b.patch_id = p.id AND"
-	"   coalesce(b.finished_at, b.created_at) >= $1::timestamptz)"
-	" ORDER BY p.id";
 
 static int render_patch_bisections(struct report *r, struct page *pg,
 				   int64_t id);
 
-/* A patch page being filled: its row of patch_fp_sql. */
+/* A patch page being filled: its row of pages_patches(). */
 struct patch_page {
 	const struct db_result *p;
 	int i;
@@ -95,26 +48,12 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 		{ "error", "error", 0 },
 	};
 	struct strbuf href = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	int64_t id = id64(db_get(p, i, 0));
 	struct strbuf *b = &pg->body;
 	int rc;
 	struct rtab t;
 
-	db_args_i64(&a, id);
-	rc = q(r, &jobs,
-	       "SELECT j.id, j.state, k.name, pl.name, j.plan_id,"
-	       " coalesce(h.name, j.host_constraint), j.host_id, j.attempts, "
-	       "to_char((j.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD "
-	       "HH24:MI:SS'), to_char((j.finished_at) AT TIME ZONE 'UTC', "
-	       "'YYYY-MM-DD HH24:MI:SS'),"
-	       " j.stop_reason, coalesce(j.error_phase || ': ', '') ||"
-	       " j.error FROM jobs j JOIN kernels k ON k.id = j.kernel_id"
-	       " JOIN plans pl ON pl.id = j.plan_id"
-	       " LEFT JOIN hosts h ON h.id = j.host_id"
-	       " WHERE j.patch_id = $1 ORDER BY j.id",
-	       &a);
-	db_args_clear(&a);
+	rc = pages_patch_jobs(r->db, id, &jobs, r->err);
 	if (rc < 0)
 		return rc;
 	page_open(pg, "PLM %lld: %s", (long long)id, S(db_get(p, i, 1)));
@@ -198,18 +137,11 @@ static int render_patch_bisections(struct report *r, struct page *pg,
 		{ "metric", "metric", 0 },	 { "host", "host", 0 },
 		{ "result", "result", 0 },
 	};
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf href = STRBUF_INIT;
 	struct rtab t;
 	int rc;
 
-	db_args_i64(&a, id);
-	rc = q(r, &res,
-	       "SELECT b.id, b.state, b.metric, h.name, b.result FROM "
-	       "bisections b JOIN hosts h ON h.id = b.host_id WHERE "
-	       "b.patch_id = $1 ORDER BY b.id",
-	       &a);
-	db_args_clear(&a);
+	rc = pages_patch_bisections(r->db, id, &res, r->err);
 	if (rc < 0 || !db_nrows(res))
 		return rc < 0 ? rc : 0;
 	h2(&pg->body, "bisections", "Bisections");
@@ -234,12 +166,9 @@ static int render_patch_bisections(struct report *r, struct page *pg,
 int write_patch_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *p = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
-	db_args_str(&a, r->o->since);
-	rc = q(r, &p, patch_fp_sql, &a);
-	db_args_clear(&a);
+	rc = pages_patches(r->db, r->o->since, &p, r->err);
 	for (int i = 0; rc >= 0 && i < db_nrows(p); i++) {
 		struct strbuf stem = STRBUF_INIT;
 		struct patch_page pp = { p, i };

@@ -13,20 +13,10 @@
 #include "cleanup.h"
 #include "conninfo.h"
 #include "store/db.h"
-#include "report/report-int.h"
+#include "store/pages.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
-
-static const char plan_sql[] =
-	"SELECT pl.id, pl.name, pl.sha256, pl.body, to_char((pl.created_at) AT "
-	"TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
-	" md5(concat_ws('|', pl.name, pl.sha256, (SELECT count(*) || ',' ||"
-	" string_agg(j.id || ':' || j.state, ',' ORDER BY j.id) FROM jobs j"
-	" WHERE j.plan_id = pl.id)))"
-	" FROM plans pl WHERE $1::timestamptz IS NULL"
-	"  OR pl.created_at >= $1::timestamptz"
-	"  OR EXISTS (SELECT 1 FROM runs r WHERE r.plan_id = pl.id"
-	"             AND r.created_at >= $1::timestamptz)"
-	" ORDER BY pl.id";
 
 /* What a plan page shows above its runs: its facts and its text. */
 static int plan_body(struct report *r, struct page *pg,
@@ -51,7 +41,7 @@ static int plan_body(struct report *r, struct page *pg,
 static const struct run_owner plan_pages = {
 	.prefix = "plan",
 	.title = "Plan",
-	.sql = plan_sql,
+	.load = pages_plans,
 	.fp_col = 5,
 	.rl_col = RL_PLAN,
 	.by_host = 1,

@@ -17,8 +17,10 @@
 
 #include "cleanup.h"
 #include "store/db.h"
+#include "store/pages.h"
 #include "report/svg.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "banned.h"
 
 /* Runs fetched per batch of statements. */
@@ -27,7 +29,7 @@
 #define MAX_SERIES_PLOTS 6
 #define MAX_SERIES_PER_PLOT 16
 
-/* Columns of the run detail statement below. */
+/* Columns of pages_run_details() (store/pages.h). */
 enum {
 	RC_ID,
 	RC_STATUS,
@@ -71,35 +73,10 @@ enum {
 	RC_INGESTED,
 };
 
-static const char run_detail_sql[] =
-	"SELECT r.id, r.status, r.workload, coalesce((SELECT string_agg(e.key "
-	"|| '=' || e.value, ';' ORDER BY e.key) FROM jsonb_each_text(r.params) "
-	"e), ''), "
-	" r.boot, r.seq, r.job_id, j.patch_id, pa.name, r.plan_id, pl.name,"
-	" r.host_id, h.name, h.kind, h.sockets, h.cores_per_socket,"
-	" h.threads_per_core, h.numa_nodes, h.cpus, h.memory_mb,"
-	" r.kernel_id, k.name, k.base, k.release, CASE WHEN k.labelled THEN"
-	" 'labelled, not built: the name given to the kernel the host ran;"
-	" nothing was built or booted' ELSE k.build_state END,"
-	" k.vmlinux_text, k.vmlinux_data, k.vmlinux_bss, k.build_seconds,"
-	" k.build_log IS NOT NULL, r.imported, r.source,"
-	" jsonb_pretty(r.agent_info), r.console_log, r.raw_lines, r.error, "
-	"to_char((r.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
-	"to_char((r.started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
-	"to_char((r.finished_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
-	"to_char((r.ingested_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
-	"FROM runs r JOIN hosts h ON h.id = r.host_id"
-	" JOIN kernels k ON k.id = r.kernel_id"
-	" LEFT JOIN plans pl ON pl.id = r.plan_id"
-	" LEFT JOIN jobs j ON j.id = r.job_id"
-	" LEFT JOIN patches pa ON pa.id = j.patch_id"
-	" WHERE r.id = ANY($1::bigint[]) ORDER BY r.id";
-
 /* Write the kernel's build log beside the pages, once per report. */
 static int kernel_log_file(struct report *r, struct page *pg, int64_t kid)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf name = STRBUF_INIT;
 	int rc = 0;
 
@@ -108,9 +85,7 @@ static int kernel_log_file(struct report *r, struct page *pg, int64_t kid)
 			return 0;
 	ALLOC_GROW(r->kernel_logs, r->nkernel_logs + 1, r->kernel_logs_alloc);
 	r->kernel_logs[r->nkernel_logs++] = kid;
-	db_args_i64(&a, kid);
-	rc = q(r, &res, "SELECT build_log FROM kernels WHERE id = $1", &a);
-	db_args_clear(&a);
+	rc = pages_kernel_build_log(r->db, kid, &res, r->err);
 	if (rc < 0 || db_nrows(res) != 1 || !db_get(res, 0, 0))
 		return rc;
 	strbuf_addf(&name, "kernel-%lld-build.txt", (long long)kid);
@@ -306,31 +281,11 @@ struct run_batch {
 	int rfrom, rto, cfrom, cto, sfrom, sto; /* its rows of res, cnt, smp */
 };
 
-/* Fill the page of the run at row bt->i of the batch (a page_fill_fn). */
-static int fill_run(struct report *r, struct page *pg, void *ctx)
+/* The facts of the run at row i of det (pages_run_details()' columns). */
+static void run_facts(struct strbuf *b, const struct db_result *det, int i)
 {
-	const struct run_batch *bt = ctx;
-	const struct db_result *det = bt->det, *res = bt->res;
-	int i = bt->i, rfrom = bt->rfrom, rto = bt->rto;
-	static const struct col rcols[] = {
-		{ "iteration", "iteration", 1 },
-		{ "warmup", "warm-up", 0 },
-		{ "metric", "metric", 0 },
-		{ "value", "value", 1 },
-		{ "unit", "unit", 0 },
-		{ "direction", "better", 0 },
-		{ "n", "n", 1 },
-		{ "stddev", "s.d.", 1 },
-	};
 	struct strbuf href = STRBUF_INIT, tmp = STRBUF_INIT;
-	int64_t id = id64(db_get(det, i, RC_ID));
-	struct strbuf *b = &pg->body;
-	struct rtab t;
-	int rc = 0;
 
-	page_open(pg, "Run %lld: %s on %s", (long long)id,
-		  S(db_get(det, i, RC_WORKLOAD)),
-		  S(db_get(det, i, RC_HOST_NAME)));
 	facts_begin(b);
 	dl_item(b, "status", db_get(det, i, RC_STATUS));
 	dl_item(b, "workload", db_get(det, i, RC_WORKLOAD));
@@ -365,16 +320,21 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 	dl_item(b, "ingested", db_get(det, i, RC_INGESTED));
 	dl_item(b, "error", db_get(det, i, RC_ERROR));
 	facts_end(b);
+	strbuf_release(&href);
+	strbuf_release(&tmp);
+}
 
-	h2(b, "host", "Host");
-	facts_begin(b);
-	strbuf_reset(&href);
-	strbuf_addf(&href, "host-%lld.html",
-		    (long long)id64(db_get(det, i, RC_HOST)));
-	dl_link(b, "name", db_get(det, i, RC_HOST_NAME), href.buf);
-	dl_item(b, "kind", db_get(det, i, RC_HOST_KIND));
-	dl_hardware(b, det, i, RC_SOCKETS);
-	facts_end(b);
+/*
+ * The "Kernel" section of the run at row i of det: its facts, its build
+ * log written beside the page (kernel_log_file()), its vmlinux sizes.
+ * Returns 0, or -1 with r->err filled when the log could not be read.
+ */
+static int run_kernel(struct report *r, struct page *pg,
+		      const struct db_result *det, int i)
+{
+	struct strbuf href = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf *b = &pg->body;
+	int rc = 0;
 
 	h2(b, "kernel", "Kernel");
 	facts_begin(b);
@@ -411,17 +371,30 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 			td_value(b, num(db_get(det, i, c)));
 		strbuf_addstr(b, "</tr></tbody></table>");
 	}
+out:
+	strbuf_release(&href);
+	strbuf_release(&tmp);
+	return rc;
+}
 
-	h2(b, "agent", "Agent");
-	if (db_get(det, i, RC_AGENT)) {
-		strbuf_addstr(b, "<pre class=\"json\">");
-		strbuf_add_html(b, db_get(det, i, RC_AGENT));
-		strbuf_addstr(b, "</pre>");
-	} else
-		strbuf_addstr(b, "<p class=\"note\">No agent information "
-				 "(imported or not yet run).</p>");
+/* The results table of a run: rows [rfrom, rto) of res
+ * (pages_run_results()' columns). */
+static void run_results(struct page *pg, const struct db_result *res, int rfrom,
+			int rto)
+{
+	static const struct col rcols[] = {
+		{ "iteration", "iteration", 1 },
+		{ "warmup", "warm-up", 0 },
+		{ "metric", "metric", 0 },
+		{ "value", "value", 1 },
+		{ "unit", "unit", 0 },
+		{ "direction", "better", 0 },
+		{ "n", "n", 1 },
+		{ "stddev", "s.d.", 1 },
+	};
+	struct rtab t;
 
-	h2(b, "results", "Results");
+	h2(&pg->body, "results", "Results");
 	rtab_begin(&t, pg, "results", NULL, rcols, (int)ARRAY_SIZE(rcols));
 	for (int k = rfrom; k < rto; k++) {
 		rtab_row(&t,
@@ -437,6 +410,46 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 		rtab_end_row(&t);
 	}
 	rtab_end(&t, "no results");
+}
+
+/* Fill the page of the run at row bt->i of the batch (a page_fill_fn). */
+static int fill_run(struct report *r, struct page *pg, void *ctx)
+{
+	const struct run_batch *bt = ctx;
+	const struct db_result *det = bt->det, *res = bt->res;
+	int i = bt->i, rfrom = bt->rfrom, rto = bt->rto;
+	struct strbuf href = STRBUF_INIT;
+	int64_t id = id64(db_get(det, i, RC_ID));
+	struct strbuf *b = &pg->body;
+
+	page_open(pg, "Run %lld: %s on %s", (long long)id,
+		  S(db_get(det, i, RC_WORKLOAD)),
+		  S(db_get(det, i, RC_HOST_NAME)));
+	run_facts(b, det, i);
+
+	h2(b, "host", "Host");
+	facts_begin(b);
+	strbuf_addf(&href, "host-%lld.html",
+		    (long long)id64(db_get(det, i, RC_HOST)));
+	dl_link(b, "name", db_get(det, i, RC_HOST_NAME), href.buf);
+	strbuf_release(&href);
+	dl_item(b, "kind", db_get(det, i, RC_HOST_KIND));
+	dl_hardware(b, det, i, RC_SOCKETS);
+	facts_end(b);
+
+	if (run_kernel(r, pg, det, i) < 0)
+		return -1;
+
+	h2(b, "agent", "Agent");
+	if (db_get(det, i, RC_AGENT)) {
+		strbuf_addstr(b, "<pre class=\"json\">");
+		strbuf_add_html(b, db_get(det, i, RC_AGENT));
+		strbuf_addstr(b, "</pre>");
+	} else
+		strbuf_addstr(b, "<p class=\"note\">No agent information "
+				 "(imported or not yet run).</p>");
+
+	run_results(pg, res, rfrom, rto);
 	if (!strcmp(S(db_get(det, i, RC_WORKLOAD)), "together"))
 		render_together(pg, res, rfrom, rto);
 
@@ -454,10 +467,7 @@ static int fill_run(struct report *r, struct page *pg, void *ctx)
 		add_log(pg, "agent", "agent lines", db_get(det, i, RC_RAW));
 	else
 		strbuf_addstr(b, "<p class=\"note\">No agent lines.</p>");
-out:
-	strbuf_release(&href);
-	strbuf_release(&tmp);
-	return rc;
+	return 0;
 }
 
 /* The n ids as a PostgreSQL array literal: {1,2,3}. */
@@ -480,34 +490,17 @@ static int render_run_batch(struct report *r, const int64_t *ids,
 	_cleanup_db_result_ struct db_result *det = NULL, *res = NULL,
 					     *cnt = NULL, *smp = NULL;
 	struct strbuf lit = STRBUF_INIT;
-	struct db_args a = DB_ARGS_INIT;
 	struct run_batch bt;
 	int rc, pr = 0, pc = 0, ps = 0;
 
 	ids_literal(&lit, ids, n);
-	db_args_str(&a, lit.buf);
-	rc = q(r, &det, run_detail_sql, &a);
+	rc = pages_run_details(r->db, lit.buf, &det, r->err);
 	if (rc >= 0)
-		rc = q(r, &res,
-		       "SELECT run_id, metric, iteration, warmup, value, unit,"
-		       " direction, n, stddev FROM results WHERE run_id = "
-		       "ANY($1::bigint[]) ORDER BY run_id, warmup DESC, "
-		       "metric, iteration",
-		       &a);
+		rc = pages_run_results(r->db, lit.buf, &res, r->err);
 	if (rc >= 0)
-		rc = q(r, &cnt,
-		       "SELECT run_id, iteration, source, scope, name, value,"
-		       " available, note FROM counters WHERE run_id = "
-		       "ANY($1::bigint[]) ORDER BY run_id, iteration, source,"
-		       " scope COLLATE \"C\", name",
-		       &a);
+		rc = pages_run_counters(r->db, lit.buf, &cnt, r->err);
 	if (rc >= 0)
-		rc = q(r, &smp,
-		       "SELECT run_id, iteration, series, t, value FROM "
-		       "samples WHERE run_id = ANY($1::bigint[]) ORDER BY "
-		       "run_id, iteration, series, t",
-		       &a);
-	db_args_clear(&a);
+		rc = pages_run_samples(r->db, lit.buf, &smp, r->err);
 	strbuf_release(&lit);
 	if (rc < 0)
 		return rc;
@@ -535,30 +528,6 @@ static int render_run_batch(struct report *r, const int64_t *ids,
 	return rc;
 }
 
-static const char run_fp_sql[] =
-	"SELECT r.id, md5(concat_ws('|', r.status, r.error, r.params::text,"
-	" r.agent_info::text, r.boot, r.seq, r.job_id, r.plan_id, r.source,"
-	" r.imported, r.created_at, r.started_at, r.finished_at,"
-	" r.ingested_at, md5(coalesce(r.console_log, '')),"
-	" md5(coalesce(r.raw_lines, '')), h.name, h.kind, h.sockets,"
-	" h.cores_per_socket, h.threads_per_core, h.numa_nodes, h.cpus,"
-	" h.memory_mb, k.name, k.base, k.release, k.build_state, k.labelled,"
-	" k.vmlinux_text, k.vmlinux_data, k.vmlinux_bss, k.build_seconds,"
-	" k.built_at, length(k.build_log), pl.name, j.patch_id, pa.name,"
-	" (SELECT count(*) || ',' || coalesce(max(x.id), 0) || ',' ||"
-	"  coalesce(sum(x.value), 0) FROM results x WHERE x.run_id = r.id),"
-	" (SELECT count(*) || ',' || coalesce(sum(x.value), 0) FROM samples x"
-	"  WHERE x.run_id = r.id),"
-	" (SELECT count(*) || ',' || coalesce(sum(x.value), 0) FROM counters"
-	"  x WHERE x.run_id = r.id)))"
-	" FROM runs r JOIN hosts h ON h.id = r.host_id"
-	" JOIN kernels k ON k.id = r.kernel_id"
-	" LEFT JOIN plans pl ON pl.id = r.plan_id"
-	" LEFT JOIN jobs j ON j.id = r.job_id"
-	" LEFT JOIN patches pa ON pa.id = j.patch_id"
-	" WHERE $1::timestamptz IS NULL OR r.created_at >= $1::timestamptz"
-	" ORDER BY r.id";
-
 /*
  * Write the stale run pages (runs created from --since on), a batch of
  * RUN_BATCH at a time.  Returns 0 or negative with r->err filled.
@@ -566,15 +535,12 @@ static const char run_fp_sql[] =
 int write_run_pages(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *fp = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int64_t ids[RUN_BATCH];
 	char *digests[RUN_BATCH];
 	size_t n = 0;
 	int rc;
 
-	db_args_str(&a, r->o->since);
-	rc = q(r, &fp, run_fp_sql, &a);
-	db_args_clear(&a);
+	rc = pages_runs(r->db, r->o->since, &fp, r->err);
 	if (rc < 0)
 		return rc;
 	for (int i = 0; i <= db_nrows(fp) && rc >= 0; i++) {

@@ -1,6 +1,7 @@
 /*
  * report.c - write the static HTML report (see report.h for the contract):
- * the driver, and the fingerprints that decide which pages to render.
+ * the driver, which calls each page kind in turn and records the digests
+ * of the pages they wrote.
  *
  * Shape of one report: make the output folder, load the page template
  * and the digests stored for this folder (report_pages), then let each
@@ -8,10 +9,10 @@
  * (page_run.c), patches (page_patch.c), kernel pairs (page_pair.c),
  * hosts and plans (page_host.c, page_plan.c over runlist.c), and the
  * index (page_index.c).  A kind asks PostgreSQL for a fingerprint of what
- * each of its pages shows and hands it to page_refresh(), the one
+ * each of its pages shows and hands it to page_refresh() (page.c), the one
  * stale->render step: a page is rendered only when its digest (template
  * hash + fingerprint) moved or its file is gone, and a file is written
- * only when its bytes differ (page.c).  The digests of the pages written
+ * only when its bytes differ.  The digests of the pages written
  * are recorded at the end, in the same transaction, so a failed report
  * leaves them unrecorded and the next one writes those pages again.
  */
@@ -27,96 +28,16 @@
 #include "cleanup.h"
 #include "analysis/changes.h"
 #include "store/db.h"
-#include "report/report-int.h"
+#include "store/pages.h"
+#include "report/report.h"
+#include "report/page.h"
+#include "report/page_kinds.h"
 #include "fs.h"
 #include "home.h"
 #include "banned.h"
 
 /* Bumped whenever the page layout changes, so old pages get rewritten. */
 #define REPORT_FORMAT "schedfarm-report-11"
-
-/*
- * FNV-1a over len bytes of s, continuing from h (start from
- * 0xcbf29ce484222325).  Not for security: it only tells whether what a
- * page shows has changed.
- */
-uint64_t fnv1a(uint64_t h, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-/* The stored digest of a page: the templates' hash and the data's. */
-static char *make_digest(const struct report *r, const char *fp)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	h = fnv1a(h, r->tmpl_hash, strlen(r->tmpl_hash));
-	h = fnv1a(h, "|", 1);
-	h = fnv1a(h, fp, strlen(fp));
-	return xstrfmt("%016llx", (unsigned long long)h);
-}
-
-/* bsearch() and sort order of struct digest: by page name, bytewise. */
-static int digest_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct digest *)a)->page,
-		      ((const struct digest *)b)->page);
-}
-
-/*
- * Is the page name (foo.html) stale by fingerprint fp: no digest stored
- * for it, a different one (data or templates changed), or no file on
- * disk?  Counts it as checked.  Returns 1 with *ret_digest the digest to
- * record once the page is written (the caller frees it), or 0.
- */
-int page_stale(struct report *r, const char *name, const char *fp,
-	       char **ret_digest)
-{
-	struct digest key = { .page = (char *)name }, *d;
-	char *dg = make_digest(r, fp);
-	struct strbuf path = STRBUF_INIT;
-	int stale;
-
-	r->st->pages_checked++;
-	d = r->ndig ? bsearch(&key, r->dig, r->ndig, sizeof(*d), digest_cmp)
-		    : NULL;
-	strbuf_addf(&path, "%s/%s", r->out, name);
-	stale = !d || strcmp(d->digest, dg) || access(path.buf, F_OK) < 0;
-	strbuf_release(&path);
-	if (!stale) {
-		free(dg);
-		return 0;
-	}
-	*ret_digest = dg;
-	return 1;
-}
-
-/*
- * The stale->render step every page kind goes through: when the page
- * stem.html is stale by fingerprint fp (see page_stale()), render it with
- * fill and queue its new digest.  Returns 0 (rendered or still fresh) or
- * negative with r->err filled.  Run pages, which fetch their data a batch
- * of stale pages at a time, call its two halves, page_stale() and
- * page_render(), themselves.
- */
-int page_refresh(struct report *r, const char *stem, const char *fp,
-		 page_fill_fn *fill, void *ctx)
-{
-	struct strbuf name = STRBUF_INIT;
-	char *dg = NULL;
-	int rc = 0;
-
-	strbuf_addf(&name, "%s.html", stem);
-	if (page_stale(r, name.buf, fp, &dg))
-		rc = page_render(r, stem, dg, fill, ctx);
-	free(dg);
-	strbuf_release(&name);
-	return rc;
-}
 
 /* Record the digests of the pages written (one statement per 2000). */
 static int record_digests(struct report *r)
@@ -125,7 +46,6 @@ static int record_digests(struct report *r)
 
 	while (i < r->rec_pages.nr) {
 		struct strbuf pages = STRBUF_INIT, digests = STRBUF_INIT;
-		struct db_args a = DB_ARGS_INIT;
 		size_t end =
 			i + 2000 < r->rec_pages.nr ? i + 2000 : r->rec_pages.nr;
 		int rc;
@@ -141,17 +61,8 @@ static int record_digests(struct report *r)
 		}
 		strbuf_addch(&pages, '}');
 		strbuf_addch(&digests, '}');
-		db_args_str(&a, r->out);
-		db_args_str(&a, pages.buf);
-		db_args_str(&a, digests.buf);
-		rc = db_exec_args(
-			r->db, NULL, r->err,
-			"INSERT INTO report_pages (out_dir, page, digest) "
-			"SELECT $1, p, d FROM unnest($2::text[], $3::text[]) "
-			"AS u(p, d) ON CONFLICT (out_dir, page) DO UPDATE "
-			"SET digest = EXCLUDED.digest, written_at = now()",
-			&a);
-		db_args_clear(&a);
+		rc = pages_digests_record(r->db, r->out, pages.buf, digests.buf,
+					  r->err);
 		strbuf_release(&pages);
 		strbuf_release(&digests);
 		if (rc < 0)
@@ -169,15 +80,9 @@ static int record_digests(struct report *r)
 static int load_digests(struct report *r)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc, n;
 
-	db_args_str(&a, r->out);
-	rc = db_exec_args(r->db, &res, r->err,
-			  "SELECT page, digest FROM report_pages "
-			  "WHERE out_dir = $1 ORDER BY page COLLATE \"C\"",
-			  &a);
-	db_args_clear(&a);
+	rc = pages_digests_load(r->db, r->out, &res, r->err);
 	if (rc < 0)
 		return rc;
 	n = db_nrows(res);
@@ -389,17 +294,13 @@ int report_write(struct db *db, const struct report_opts *o,
 			goto out;
 	}
 	/* One snapshot for every page, and the digests recorded with it. */
-	rc = db_cmd(db, err, "BEGIN ISOLATION LEVEL REPEATABLE READ");
+	rc = pages_begin_snapshot(db, err);
 	if (rc < 0)
 		goto out;
 	in_tx = 1;
 	if (o->since) {
-		struct db_args a = DB_ARGS_INIT;
-
 		/* Check the date once, so a typo fails with a clear word. */
-		db_args_str(&a, o->since);
-		rc = db_exec_args(db, NULL, err, "SELECT $1::timestamptz", &a);
-		db_args_clear(&a);
+		rc = pages_check_since(db, o->since, err);
 		if (rc < 0)
 			goto out;
 	}

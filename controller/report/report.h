@@ -27,22 +27,7 @@
 #include "store/db.h"
 #include "strbuf.h"
 #include "strvec.h"
-
-struct report_opts {
-	const char *out_dir; /* created when missing */
-	const char *since; /* a timestamp PostgreSQL reads, or NULL */
-	const char *static_dir; /* the web-static/ folder */
-	const char *now; /* "generated at" text for the index, or NULL */
-};
-
-struct report_stats {
-	int pages_checked; /* pages whose fingerprint was looked at */
-	int pages_rendered; /* pages rendered because data changed */
-	int pages_written; /* .html files whose bytes changed */
-	int files_written; /* every file whose bytes changed */
-	struct strvec written; /* names (relative to out_dir) of those files */
-	char *out_dir; /* the absolute output folder */
-};
+#include "report/opts.h"
 
 void report_stats_init(struct report_stats *st);
 void report_stats_release(struct report_stats *st);

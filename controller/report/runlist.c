@@ -17,29 +17,18 @@
 
 #include "cleanup.h"
 #include "store/db.h"
-#include "report/report-int.h"
+#include "store/pages.h"
+#include "report/page.h"
 #include "banned.h"
 
-static const char runlist_sql[] =
-	"SELECT r.id, r.host_id, r.plan_id, to_char((r.created_at) AT TIME "
-	"ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), k.name,"
-	" r.workload, coalesce((SELECT string_agg(e.key || '=' || e.value, ';' "
-	"ORDER BY e.key) FROM jsonb_each_text(r.params) e), ''), r.status, "
-	"r.job_id,"
-	" j.patch_id, h.name, pl.name"
-	" FROM runs r JOIN kernels k ON k.id = r.kernel_id"
-	" JOIN hosts h ON h.id = r.host_id"
-	" LEFT JOIN plans pl ON pl.id = r.plan_id"
-	" LEFT JOIN jobs j ON j.id = r.job_id ORDER BY r.id";
-
 /*
- * Load every run into rl (runlist_sql, oldest first) with a hash per row
+ * Load every run into rl (pages_runlist(), oldest first) with a hash per row
  * of what a listing shows of it.  Returns 0 or negative with r->err
  * filled; either way the caller frees rl with runlist_release().
  */
 int runlist_load(struct report *r, struct runlist *rl)
 {
-	int rc = q(r, &rl->res, runlist_sql, NULL), n;
+	int rc = pages_runlist(r->db, &rl->res, r->err), n;
 
 	if (rc < 0)
 		return rc;
@@ -257,7 +246,7 @@ static int write_owner(struct report *r, struct owner_page *op)
 }
 
 /*
- * Write the pages of every host or plan of kind->sql (with --since): each
+ * Write the pages of every host or plan kind->load() gives (with --since): each
  * one's page and archive pages, as write_owner() does.  Returns 0 or
  * negative with r->err filled.
  */
@@ -265,12 +254,9 @@ int write_run_owner_pages(struct report *r, const struct runlist *rl,
 			  const struct run_owner *kind)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
-	struct db_args a = DB_ARGS_INIT;
 	int rc;
 
-	db_args_str(&a, r->o->since);
-	rc = q(r, &res, kind->sql, &a);
-	db_args_clear(&a);
+	rc = kind->load(r->db, r->o->since, &res, r->err);
 	for (int i = 0; rc >= 0 && i < db_nrows(res); i++) {
 		int64_t id = id64(db_get(res, i, 0));
 		struct strbuf stem = STRBUF_INIT, back = STRBUF_INIT;

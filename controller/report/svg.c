@@ -349,21 +349,40 @@ static int all_dots(const struct svg_plot *p)
 	return 1;
 }
 
-int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
-		   struct strbuf *err)
+/*
+ * Where svg_plot_write() draws: the two axes fitted to the data, the
+ * plot area (pw x ph, its bottom left corner at x0, y0), the height with
+ * the legend, and how many points there are.
+ */
+struct frame {
+	struct axis ax, ay;
+	double pw, ph, x0, y0;
+	int total_h, npoints;
+};
+
+/* A data x, y as an SVG coordinate in fr's plot area. */
+static double px(const struct frame *fr, double v)
+{
+	return fr->x0 + (axis_value(&fr->ax, v) - fr->ax.lo) /
+				(fr->ax.hi - fr->ax.lo) * fr->pw;
+}
+
+static double py(const struct frame *fr, double v)
+{
+	return fr->y0 - (v - fr->ay.lo) / (fr->ay.hi - fr->ay.lo) * fr->ph;
+}
+
+/*
+ * Fit fr's axes to every point of p (bars and change points included):
+ * a log2 x axis when p asks for it and every x is positive, integer ticks
+ * when every x is whole, dot plots kept off the axes.  Sets fr->npoints.
+ */
+static void frame_fit_axes(const struct svg_plot *p, struct frame *fr)
 {
 	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY,
 	       ymax = -INFINITY;
 	int log2_axis = p->x_log2, integers = 1, npoints = 0;
-	struct axis ax, ay;
-	double pw, ph, x0, y0, legend_x;
-	int legend_rows = 1, legend_h, total_h;
-	size_t nlegend;
 
-	if (!p->nseries) {
-		strbuf_addstr(err, "a plot needs at least one series");
-		return -1;
-	}
 	for (size_t i = 0; i < p->nseries; i++) {
 		const struct svg_series *s = &p->series[i];
 
@@ -398,13 +417,28 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 		xmin -= pad;
 		xmax += pad;
 	}
-	axis_fit(&ax, xmin, xmax, log2_axis, integers, 8);
-	axis_fit(&ay, ymin, ymax, 0, 0, 6);
+	axis_fit(&fr->ax, xmin, xmax, log2_axis, integers, 8);
+	axis_fit(&fr->ay, ymin, ymax, 0, 0, 6);
+	fr->npoints = npoints;
+}
 
-	/* Lay the legend out first: it decides the height. */
-	legend_x = M_LEFT;
-	nlegend = p->nseries + (p->band_note ? 1 : 0) +
-		  (p->nvlines && p->vline_note ? 1 : 0);
+/* How many entries the legend has: the series, then the notes. */
+static size_t legend_entries(const struct svg_plot *p)
+{
+	return p->nseries + (p->band_note ? 1 : 0) +
+	       (p->nvlines && p->vline_note ? 1 : 0);
+}
+
+/*
+ * Lay the legend out first, since it decides the height (fr->total_h),
+ * and place the plot area in what is left.
+ */
+static void frame_layout(const struct svg_plot *p, struct frame *fr)
+{
+	double legend_x = M_LEFT;
+	size_t nlegend = legend_entries(p);
+	int legend_rows = 1, legend_h;
+
 	for (size_t i = 0; i < nlegend; i++) {
 		const char *name = legend_name(p, i);
 		double w = 34 + CHAR_W * (double)utf8_chars(name, 48);
@@ -416,27 +450,29 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 		legend_x += w;
 	}
 	legend_h = legend_rows * LEGEND_ROW + 6;
-	total_h = p->height + legend_h;
-	pw = p->width - M_LEFT - M_RIGHT;
-	ph = p->height - M_TOP - M_BOTTOM;
-	x0 = M_LEFT;
-	y0 = M_TOP + ph;
+	fr->total_h = p->height + legend_h;
+	fr->pw = p->width - M_LEFT - M_RIGHT;
+	fr->ph = p->height - M_TOP - M_BOTTOM;
+	fr->x0 = M_LEFT;
+	fr->y0 = M_TOP + fr->ph;
+}
 
-#define PX(v) (x0 + (axis_value(&ax, (v)) - ax.lo) / (ax.hi - ax.lo) * pw)
-#define PY(v) (y0 - ((v)-ay.lo) / (ay.hi - ay.lo) * ph)
-
+/* The <svg> opening: its size, <title>, background and visible title. */
+static void write_opening(const struct svg_plot *p, const struct frame *fr,
+			  struct strbuf *out)
+{
 	strbuf_addf(out,
 		    "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" "
 		    "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		    "role=\"img\" font-family=\"sans-serif\" font-size=\"12\">",
-		    p->width, total_h, p->width, total_h);
+		    p->width, fr->total_h, p->width, fr->total_h);
 	strbuf_addstr(out, "<title>");
 	strbuf_add_html(out, p->title);
 	strbuf_addstr(out, "</title>");
 	strbuf_addf(out,
 		    "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
 		    "fill=\"#ffffff\"/>",
-		    p->width, total_h);
+		    p->width, fr->total_h);
 	strbuf_addf(out,
 		    "<text class=\"plot-title\" x=\"%d\" y=\"18\" "
 		    "font-size=\"13\" font-weight=\"bold\" fill=\"#222\">",
@@ -445,11 +481,17 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 	 * (the whole title is the SVG's <title> and the figure's caption). */
 	add_text_cut(out, p->title, (size_t)(p->width - M_LEFT - 8) / 8);
 	strbuf_addstr(out, "</text>");
+}
 
-	/* Grid and axes. */
+/* The y axis: grid lines, ticks, their labels and the axis label. */
+static void write_y_axis(const struct svg_plot *p, const struct frame *fr,
+			 struct strbuf *out)
+{
+	double x0 = fr->x0, y0 = fr->y0, pw = fr->pw, ph = fr->ph;
+
 	strbuf_addstr(out, "<g class=\"axis y-axis\">");
-	for (size_t i = 0; i < ay.nticks; i++) {
-		double y = PY(ay.ticks[i]);
+	for (size_t i = 0; i < fr->ay.nticks; i++) {
+		double y = py(fr, fr->ay.ticks[i]);
 
 		strbuf_addf(out,
 			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
@@ -463,7 +505,7 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 			    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
 			    "text-anchor=\"end\" fill=\"#333\">",
 			    x0 - 7, y + 4);
-		format_axis_tick(out, &ay, ay.ticks[i]);
+		format_axis_tick(out, &fr->ay, fr->ay.ticks[i]);
 		strbuf_addstr(out, "</text>");
 	}
 	strbuf_addf(out,
@@ -477,10 +519,19 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 		    M_TOP + ph / 2, M_TOP + ph / 2);
 	add_axis_label(out, p->y_label, p->y_unit);
 	strbuf_addstr(out, "</text></g>");
+}
+
+/* The x axis: ticks, their labels and the axis label ("log2 scale"). */
+static void write_x_axis(const struct svg_plot *p, const struct frame *fr,
+			 struct strbuf *out)
+{
+	const struct axis *ax = &fr->ax;
+	double x0 = fr->x0, y0 = fr->y0, pw = fr->pw;
 
 	strbuf_addstr(out, "<g class=\"axis x-axis\">");
-	for (size_t i = 0; i < ax.nticks; i++) {
-		double x = x0 + (ax.ticks[i] - ax.lo) / (ax.hi - ax.lo) * pw;
+	for (size_t i = 0; i < ax->nticks; i++) {
+		double x =
+			x0 + (ax->ticks[i] - ax->lo) / (ax->hi - ax->lo) * pw;
 
 		strbuf_addf(out,
 			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
@@ -490,7 +541,7 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 			    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
 			    "text-anchor=\"middle\" fill=\"#333\">",
 			    x, y0 + 17);
-		format_axis_tick(out, &ax, ax.ticks[i]);
+		format_axis_tick(out, ax, ax->ticks[i]);
 		strbuf_addstr(out, "</text>");
 	}
 	strbuf_addf(out,
@@ -502,162 +553,192 @@ int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
 		    "text-anchor=\"middle\" fill=\"#222\">",
 		    x0 + pw / 2, y0 + 36);
 	add_axis_label(out, p->x_label, p->x_unit);
-	if (ax.log2)
+	if (ax->log2)
 		strbuf_addstr(out, ", log\xe2\x82\x82 scale");
 	strbuf_addstr(out, "</text></g>");
+}
 
-	if (!npoints)
+/* The bands of line series s (colour col): one polygon per run of points
+ * that have a band. */
+static void write_bands(const struct svg_series *s, const struct frame *fr,
+			const char *col, struct strbuf *out)
+{
+	size_t j = 0;
+
+	while (j < s->n) {
+		size_t a = j, b;
+
+		if (!isfinite(s->lo[j])) {
+			j++;
+			continue;
+		}
+		while (j < s->n && isfinite(s->lo[j]))
+			j++;
+		b = j;
+		if (b - a < 2)
+			continue;
+		strbuf_addstr(out, "<path class=\"band\" d=\"");
+		for (size_t k = a; k < b; k++)
+			strbuf_addf(out, "%s%.1f %.1f", k == a ? "M" : "L",
+				    px(fr, s->x[k]), py(fr, s->hi[k]));
+		for (size_t k = b; k-- > a;)
+			strbuf_addf(out, "L%.1f %.1f", px(fr, s->x[k]),
+				    py(fr, s->lo[k]));
+		strbuf_addf(out,
+			    "Z\" fill=\"%s\" "
+			    "fill-opacity=\"0.16\" "
+			    "stroke=\"none\"/>",
+			    col);
+	}
+}
+
+/*
+ * Series i of p as a group: its bands under everything, error bars on
+ * points without a neighbouring band, its line, then its markers.
+ */
+static void write_series(const struct svg_plot *p, size_t i,
+			 const struct frame *fr, struct strbuf *out)
+{
+	const struct svg_series *s = &p->series[i];
+	const char *col = palette[i % NPALETTE];
+
+	strbuf_addf(out, "<g class=\"series\" data-series=\"%zu\">", i);
+	if (s->has_band && s->kind == SVG_LINE && s->n > 1)
+		write_bands(s, fr, col, out);
+	/* Points without a neighbouring band get error bars. */
+	for (size_t j = 0; j < s->n; j++) {
+		int alone = s->kind == SVG_DOTS || s->n == 1 ||
+			    ((j == 0 || !isfinite(s->lo[j - 1])) &&
+			     (j + 1 == s->n || !isfinite(s->lo[j + 1])));
+
+		if (!isfinite(s->lo[j]) || !alone)
+			continue;
+		strbuf_addf(out,
+			    "<line class=\"errbar\" x1=\"%.1f\" "
+			    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			    "stroke=\"%s\" stroke-opacity=\"0.6\" "
+			    "stroke-width=\"2\"/>",
+			    px(fr, s->x[j]), py(fr, s->lo[j]), px(fr, s->x[j]),
+			    py(fr, s->hi[j]), col);
+	}
+	if (s->kind == SVG_LINE && s->n > 1) {
+		strbuf_addstr(out, "<path class=\"line\" d=\"");
+		for (size_t j = 0; j < s->n; j++)
+			strbuf_addf(out, "%s%.1f %.1f", j ? "L" : "M",
+				    px(fr, s->x[j]), py(fr, s->y[j]));
+		strbuf_addf(out,
+			    "\" fill=\"none\" stroke=\"%s\" "
+			    "stroke-width=\"1.8\"%s/>",
+			    col,
+			    (i / NPALETTE) % 2 ? " stroke-dasharray=\"5 3\""
+					       : "");
+	}
+	if (s->kind == SVG_DOTS || s->n <= 64)
+		for (size_t j = 0; j < s->n; j++)
+			add_marker(out, i, px(fr, s->x[j]), py(fr, s->y[j]),
+				   col);
+	strbuf_addstr(out, "</g>");
+}
+
+/* Change points over the data, across the whole plot area. */
+static void write_change_points(const struct svg_plot *p,
+				const struct frame *fr, struct strbuf *out)
+{
+	strbuf_addstr(out, "<g class=\"change-points\">");
+	for (size_t i = 0; i < p->nvlines; i++) {
+		double x = px(fr, p->vlines[i].x);
+
+		strbuf_addf(out,
+			    "<line class=\"change-point\" "
+			    "x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#b00020\" "
+			    "stroke-width=\"2.5\" "
+			    "stroke-dasharray=\"6 3\"><title>",
+			    x, M_TOP, x, fr->y0);
+		strbuf_add_html(out, p->vlines[i].label);
+		strbuf_addstr(out, "</title></line>");
+	}
+	strbuf_addstr(out, "</g>");
+}
+
+/* The legend: one entry per series, then what the bands and the dashed
+ * red lines mean, wrapped as frame_layout() counted the rows. */
+static void write_legend(const struct svg_plot *p, struct strbuf *out)
+{
+	double legend_x = M_LEFT, ly = p->height + 10;
+	size_t nlegend = legend_entries(p);
+
+	strbuf_addstr(out, "<g class=\"legend\">");
+	for (size_t i = 0; i < nlegend; i++) {
+		const char *name = legend_name(p, i);
+		double w = 34 + CHAR_W * (double)utf8_chars(name, 48);
+		const char *col = palette[i % NPALETTE];
+
+		if (legend_x + w > p->width - M_RIGHT && legend_x > M_LEFT) {
+			ly += LEGEND_ROW;
+			legend_x = M_LEFT;
+		}
+		if (i < p->nseries) {
+			strbuf_addf(out,
+				    "<line x1=\"%.1f\" y1=\"%.1f\" "
+				    "x2=\"%.1f\" y2=\"%.1f\" "
+				    "stroke=\"%s\" "
+				    "stroke-width=\"2\"/>",
+				    legend_x, ly, legend_x + 20, ly, col);
+			add_marker(out, i, legend_x + 10, ly, col);
+		} else if (name == p->band_note) {
+			strbuf_addf(out,
+				    "<rect x=\"%.1f\" y=\"%.1f\" "
+				    "width=\"20\" height=\"10\" "
+				    "fill=\"#888\" "
+				    "fill-opacity=\"0.3\"/>",
+				    legend_x, ly - 5);
+		} else {
+			strbuf_addf(out,
+				    "<line x1=\"%.1f\" y1=\"%.1f\" "
+				    "x2=\"%.1f\" y2=\"%.1f\" "
+				    "stroke=\"#b00020\" "
+				    "stroke-width=\"2.5\" "
+				    "stroke-dasharray=\"6 3\"/>",
+				    legend_x, ly, legend_x + 20, ly);
+		}
+		strbuf_addf(out,
+			    "<text class=\"legend-entry\" "
+			    "x=\"%.1f\" y=\"%.1f\" fill=\"#222\">",
+			    legend_x + 26, ly + 4);
+		add_text_cut(out, name, 48);
+		strbuf_addstr(out, "</text>");
+		legend_x += w;
+	}
+	strbuf_addstr(out, "</g></svg>");
+}
+
+int svg_plot_write(const struct svg_plot *p, struct strbuf *out,
+		   struct strbuf *err)
+{
+	struct frame fr;
+
+	if (!p->nseries) {
+		strbuf_addstr(err, "a plot needs at least one series");
+		return -1;
+	}
+	memset(&fr, 0, sizeof(fr));
+	frame_fit_axes(p, &fr);
+	frame_layout(p, &fr);
+	write_opening(p, &fr, out);
+	write_y_axis(p, &fr, out);
+	write_x_axis(p, &fr, out);
+	if (!fr.npoints)
 		strbuf_addf(out,
 			    "<text x=\"%.1f\" y=\"%.1f\" "
 			    "text-anchor=\"middle\" fill=\"#777\">no data"
 			    "</text>",
-			    x0 + pw / 2, M_TOP + ph / 2);
-
+			    fr.x0 + fr.pw / 2, M_TOP + fr.ph / 2);
 	/* Bands under everything, then lines, then markers. */
-	for (size_t i = 0; i < p->nseries; i++) {
-		const struct svg_series *s = &p->series[i];
-		const char *col = palette[i % NPALETTE];
-
-		strbuf_addf(out, "<g class=\"series\" data-series=\"%zu\">", i);
-		if (s->has_band && s->kind == SVG_LINE && s->n > 1) {
-			size_t j = 0;
-
-			/* One polygon per run of points that have a band. */
-			while (j < s->n) {
-				size_t a = j, b;
-
-				if (!isfinite(s->lo[j])) {
-					j++;
-					continue;
-				}
-				while (j < s->n && isfinite(s->lo[j]))
-					j++;
-				b = j;
-				if (b - a < 2)
-					continue;
-				strbuf_addstr(out, "<path class=\"band\" d=\"");
-				for (size_t k = a; k < b; k++)
-					strbuf_addf(out, "%s%.1f %.1f",
-						    k == a ? "M" : "L",
-						    PX(s->x[k]), PY(s->hi[k]));
-				for (size_t k = b; k-- > a;)
-					strbuf_addf(out, "L%.1f %.1f",
-						    PX(s->x[k]), PY(s->lo[k]));
-				strbuf_addf(out,
-					    "Z\" fill=\"%s\" "
-					    "fill-opacity=\"0.16\" "
-					    "stroke=\"none\"/>",
-					    col);
-			}
-		}
-		/* Points without a neighbouring band get error bars. */
-		for (size_t j = 0; j < s->n; j++) {
-			int alone =
-				s->kind == SVG_DOTS || s->n == 1 ||
-				((j == 0 || !isfinite(s->lo[j - 1])) &&
-				 (j + 1 == s->n || !isfinite(s->lo[j + 1])));
-
-			if (!isfinite(s->lo[j]) || !alone)
-				continue;
-			strbuf_addf(out,
-				    "<line class=\"errbar\" x1=\"%.1f\" "
-				    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				    "stroke=\"%s\" stroke-opacity=\"0.6\" "
-				    "stroke-width=\"2\"/>",
-				    PX(s->x[j]), PY(s->lo[j]), PX(s->x[j]),
-				    PY(s->hi[j]), col);
-		}
-		if (s->kind == SVG_LINE && s->n > 1) {
-			strbuf_addstr(out, "<path class=\"line\" d=\"");
-			for (size_t j = 0; j < s->n; j++)
-				strbuf_addf(out, "%s%.1f %.1f", j ? "L" : "M",
-					    PX(s->x[j]), PY(s->y[j]));
-			strbuf_addf(out,
-				    "\" fill=\"none\" stroke=\"%s\" "
-				    "stroke-width=\"1.8\"%s/>",
-				    col,
-				    (i / NPALETTE) % 2
-					    ? " stroke-dasharray=\"5 3\""
-					    : "");
-		}
-		if (s->kind == SVG_DOTS || s->n <= 64)
-			for (size_t j = 0; j < s->n; j++)
-				add_marker(out, i, PX(s->x[j]), PY(s->y[j]),
-					   col);
-		strbuf_addstr(out, "</g>");
-	}
-
-	/* Change points over the data, across the whole plot area. */
-	if (npoints && p->nvlines) {
-		strbuf_addstr(out, "<g class=\"change-points\">");
-		for (size_t i = 0; i < p->nvlines; i++) {
-			double x = PX(p->vlines[i].x);
-
-			strbuf_addf(out,
-				    "<line class=\"change-point\" "
-				    "x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-				    "y2=\"%.1f\" stroke=\"#b00020\" "
-				    "stroke-width=\"2.5\" "
-				    "stroke-dasharray=\"6 3\"><title>",
-				    x, M_TOP, x, y0);
-			strbuf_add_html(out, p->vlines[i].label);
-			strbuf_addstr(out, "</title></line>");
-		}
-		strbuf_addstr(out, "</g>");
-	}
-
-	/* The legend: one entry per series, then what the bands mean. */
-	strbuf_addstr(out, "<g class=\"legend\">");
-	legend_x = M_LEFT;
-	{
-		double ly = p->height + 10;
-
-		for (size_t i = 0; i < nlegend; i++) {
-			const char *name = legend_name(p, i);
-			double w = 34 + CHAR_W * (double)utf8_chars(name, 48);
-			const char *col = palette[i % NPALETTE];
-
-			if (legend_x + w > p->width - M_RIGHT &&
-			    legend_x > M_LEFT) {
-				ly += LEGEND_ROW;
-				legend_x = M_LEFT;
-			}
-			if (i < p->nseries) {
-				strbuf_addf(out,
-					    "<line x1=\"%.1f\" y1=\"%.1f\" "
-					    "x2=\"%.1f\" y2=\"%.1f\" "
-					    "stroke=\"%s\" "
-					    "stroke-width=\"2\"/>",
-					    legend_x, ly, legend_x + 20, ly,
-					    col);
-				add_marker(out, i, legend_x + 10, ly, col);
-			} else if (name == p->band_note) {
-				strbuf_addf(out,
-					    "<rect x=\"%.1f\" y=\"%.1f\" "
-					    "width=\"20\" height=\"10\" "
-					    "fill=\"#888\" "
-					    "fill-opacity=\"0.3\"/>",
-					    legend_x, ly - 5);
-			} else {
-				strbuf_addf(out,
-					    "<line x1=\"%.1f\" y1=\"%.1f\" "
-					    "x2=\"%.1f\" y2=\"%.1f\" "
-					    "stroke=\"#b00020\" "
-					    "stroke-width=\"2.5\" "
-					    "stroke-dasharray=\"6 3\"/>",
-					    legend_x, ly, legend_x + 20, ly);
-			}
-			strbuf_addf(out,
-				    "<text class=\"legend-entry\" "
-				    "x=\"%.1f\" y=\"%.1f\" fill=\"#222\">",
-				    legend_x + 26, ly + 4);
-			add_text_cut(out, name, 48);
-			strbuf_addstr(out, "</text>");
-			legend_x += w;
-		}
-	}
-	strbuf_addstr(out, "</g></svg>");
-#undef PX
-#undef PY
-	return npoints;
+	for (size_t i = 0; i < p->nseries; i++)
+		write_series(p, i, &fr, out);
+	if (fr.npoints && p->nvlines)
+		write_change_points(p, &fr, out);
+	write_legend(p, out);
+	return fr.npoints;
 }

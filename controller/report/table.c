@@ -16,7 +16,8 @@
 
 #include "cleanup.h"
 #include "parse.h"
-#include "report/report-int.h"
+#include "report/page.h"
+#include "report/report.h"
 #include "banned.h"
 
 /*

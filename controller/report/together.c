@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report-int.h"
+#include "report/page.h"
 #include "banned.h"
 
 /* Append name to sv unless there. */

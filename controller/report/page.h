@@ -1,19 +1,23 @@
 /*
- * report-int.h - what the files of controller/report/ share: the state of
- * one report, the page being built, the tables written three ways, the
- * run listing, and the functions one file offers the others.  Private to
- * report/; the verb sees only report.h.
+ * page.h - the shared frame of controller/report/: the state of one
+ * report, the page being built, the tables written three ways, the run
+ * listing, and the functions the frame's files offer the page kinds.
+ * Private to report/; the verb sees only report.h.  The page kinds' own
+ * entry points, which only the driver calls, are in page_kinds.h, so
+ * that the arrows go one way: report.c -> page_<kind>.c -> the frame.
  *
- * The files: report.c (driver, digests, the stale->render step), page.c
- * (a page from open to file, and the pieces of a page body), table.c
- * (tables as HTML, CSV and JSON), one page_<kind>.c per kind of page,
- * and the parts more than one kind shows: comparison.c (patch and
- * kernel-pair pages), runlist.c (host and plan pages), history.c (host
- * and metric pages), counters.c (run pages), svg.c (plots).  Contracts
- * are above the definitions.
+ * The files: report.c (the driver, recording digests), page.c
+ * (a page from its stale check to its file, and the pieces of a page
+ * body), table.c (tables as HTML, CSV and JSON), one page_<kind>.c per
+ * kind of page, and the parts more than one kind shows: comparison.c
+ * (patch and kernel-pair pages), runlist.c (host and plan pages),
+ * history.c (host and metric pages), counters.c and together.c (run
+ * pages), svg.c (plots).  What the pages read of the database is
+ * store/pages.h's: one function per statement, its columns in its
+ * contract.  Contracts are above the definitions.
  */
-#ifndef SCHEDFARM_REPORT_INT_H
-#define SCHEDFARM_REPORT_INT_H
+#ifndef SCHEDFARM_REPORT_PAGE_H
+#define SCHEDFARM_REPORT_PAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +25,7 @@
 #include "store/db.h"
 #include "strbuf.h"
 #include "strvec.h"
-#include "report/report.h"
+#include "report/opts.h"
 
 /* Items per listing block (archive page). */
 #define RUNS_PER_BLOCK 100
@@ -30,20 +34,6 @@
 
 /* A result column as text, "" for NULL. */
 #define S(x) ((x) ? (x) : "")
-
-/*
- * Three expressions recur in the statements of report/, written out in
- * each one (there are no SQL functions for them in the schema):
- *
- *   to_char((ts) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')
- *     a timestamp as the pages show it: UTC, to the second;
- *   coalesce((SELECT string_agg(e.key || '=' || e.value, ';' ORDER BY
- *   e.key) FROM jsonb_each_text(params) e), '')
- *     jsonb params as key=value;key=value, the import format;
- *   the same with numeric values left-padded to 24 digits
- *     a key that sorts params as numbers (threads=2 before threads=16),
- *     for the comparison tables (comparison.c).
- */
 
 /* A page's digest as report_pages holds it for this output folder. */
 struct digest {
@@ -103,7 +93,7 @@ struct rtab {
 	struct strbuf html, csv, json;
 };
 
-/* Columns of runlist_sql. */
+/* Columns of pages_runlist() (store/pages.h). */
 enum {
 	RL_ID,
 	RL_HOST,
@@ -121,7 +111,7 @@ enum {
 
 /* Every run as a listing shows it, loaded once per report (runlist.c). */
 struct runlist {
-	struct db_result *res; /* runlist_sql, oldest first */
+	struct db_result *res; /* pages_runlist(), oldest first */
 	uint64_t *hash; /* per row: what a listing shows of it */
 };
 
@@ -132,7 +122,7 @@ struct runlist {
  */
 typedef int page_fill_fn(struct report *r, struct page *pg, void *ctx);
 
-/* report.c: digests and the stale->render step */
+/* page.c: digests and the stale->render step */
 uint64_t fnv1a(uint64_t h, const char *s, size_t len);
 int page_stale(struct report *r, const char *name, const char *fp,
 	       char **ret_digest);
@@ -164,8 +154,6 @@ void dl_hardware(struct strbuf *b, const struct db_result *res, int row,
 		 int col);
 void add_log(struct page *pg, const char *suffix, const char *what,
 	     const char *text);
-int q(struct report *r, struct db_result **ret, const char *sql,
-      const struct db_args *a);
 const char *health_class(const char *h);
 int front_start(int n, int per);
 void archive_links(struct strbuf *b, const char *prefix, int nfull, int per,
@@ -201,7 +189,7 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
  */
 int render_history(struct report *r, struct page *pg, int64_t host_id,
 		   const char *host, const char *metric);
-/* page_metric.c: the stem of a metric's page ("metric-SLUG-HASH"). */
+/* page.c: the stem of a metric's page ("metric-SLUG-HASH"). */
 void metric_page_stem(const char *metric, struct strbuf *out);
 
 /* runlist.c: host and plan pages over the run listing */
@@ -209,8 +197,8 @@ int runlist_load(struct report *r, struct runlist *rl);
 void runlist_release(struct runlist *rl);
 
 /*
- * A kind of page that owns runs: host pages and plan pages.  Each row of
- * sql ($1: --since; column 0 the id, column 1 the name) is one page
+ * A kind of page that owns runs: host pages and plan pages.  Each row
+ * load() gives (for --since; column 0 the id, column 1 the name) is one page
  * prefix-ID.html titled "title NAME": the opening, what body writes, then
  * the newest block of the runs whose column rl_col of the run listing is
  * the id; older blocks go to archive pages prefix-ID-pK.html.
@@ -218,7 +206,8 @@ void runlist_release(struct runlist *rl);
 struct run_owner {
 	const char *prefix; /* "host" */
 	const char *title; /* "Host" */
-	const char *sql;
+	int (*load)(struct db *db, const char *since, struct db_result **ret,
+		    struct strbuf *err); /* a function of store/pages.h */
 	int fp_col; /* the column holding the fingerprint of the row */
 	int rl_col; /* RL_HOST or RL_PLAN */
 	int by_host; /* the run tables name the host (plan pages) */
@@ -228,22 +217,5 @@ struct run_owner {
 
 int write_run_owner_pages(struct report *r, const struct runlist *rl,
 			  const struct run_owner *kind);
-
-/*
- * The page kinds, in the order report_write() calls them: page_run.c,
- * page_patch.c, page_bisect.c, page_pair.c, page_host.c, page_plan.c,
- * page_metric.c, page_index.c.
- * Each writes its stale pages (the index: always) and returns 0 or
- * negative with r->err filled.
- */
-int write_run_pages(struct report *r);
-int write_patch_pages(struct report *r);
-int write_bisect_pages(struct report *r);
-extern const char pair_where[];
-int write_pair_pages(struct report *r);
-int write_host_pages(struct report *r, const struct runlist *rl);
-int write_plan_pages(struct report *r, const struct runlist *rl);
-int write_metric_pages(struct report *r);
-int write_index(struct report *r);
 
 #endif
