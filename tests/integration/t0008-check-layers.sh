@@ -3,7 +3,8 @@
 # on the code, passes on the tree as it is and fails, naming FILE:LINE and
 # the rule, on each break it is there for: an include up the documented
 # folder order, a cycle between two files of controller/ (by includes, or
-# by calls through a shared -int.h), an SQL statement
+# by calls through a shared -int.h), a file of more than 100 lines the doc
+# does not name, a function over 150 lines or a file over 1000, an SQL statement
 # in a verb file.  Every exception the doc lists is needed (the check fails
 # without it) and one that matches nothing, or allows more statements than
 # its file holds, is refused, so the list only shrinks.  Each case works on its own copy of controller/, common/,
@@ -118,6 +119,33 @@ test_expect_success 'but not prose, a comment or lower case' '
 	EOF
 	layers "$SCRATCH/prose" &&
 	{ [ "$(cat rc)" = 0 ] || { cat out err; false; }; }
+'
+
+test_expect_success 'a file of weight the doc does not name fails' '
+	fresh doc &&
+	for i in $(seq 1 120); do echo "int zz_unnamed_$i;"; done >doc/controller/lab/zz_unnamed.c &&
+	layers "$SCRATCH/doc" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "controller/lab/zz_unnamed.c: doc: 120 lines, and doc/DESIGN.md does not name it" out &&
+	echo "| zz | \`zz_unnamed.c\` (a test file) |" >>doc/doc/DESIGN.md &&
+	layers "$SCRATCH/doc" &&
+	{ [ "$(cat rc)" = 0 ] || { cat out err; false; }; }
+'
+
+test_expect_success 'a function over 150 lines, or a file over 1000, fails' '
+	fresh size &&
+	{
+		echo "int zz_long(void)" && echo "{" && echo "	int x = 0;" &&
+		for i in $(seq 1 148); do echo "	x += $i;"; done &&
+		echo "	return x;" && echo "}"
+	} >size/controller/lab/zz_long.c &&
+	echo "| zz | \`zz_long.c\` (a test file) |" >>size/doc/DESIGN.md &&
+	layers "$SCRATCH/size" &&
+	[ "$(cat rc)" = 1 ] &&
+	grep_or_fail "controller/lab/zz_long.c:1: size: zz_long is 153 lines, over 150" out &&
+	for i in $(seq 1 900); do echo "int zz_pad_$i;"; done >>size/controller/lab/zz_long.c &&
+	layers "$SCRATCH/size" &&
+	grep_or_fail "controller/lab/zz_long.c: size: 1053 lines, over 1000" out
 '
 
 test_expect_success 'each exception the doc lists is needed' '
