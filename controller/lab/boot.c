@@ -16,6 +16,7 @@
 #include "store/controllers.h"
 #include "lab/boot-int.h"
 #include "store/hosts.h"
+#include "store/runs.h"
 #include "cleanup.h"
 #include "home.h"
 #include "lab/console.h"
@@ -164,38 +165,10 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *h = NULL;
 	struct boot_result *res = c->res;
-	struct db_args a = DB_ARGS_INIT;
 	const char *v;
 	int r = -1;
 
-	if (c->req->host_name)
-		db_args_str(&a, c->req->host_name);
-	else
-		db_args_i64(&a, c->req->host_id);
-	if (db_exec_args(
-		    db, &h, err,
-		    c->req->host_name
-			    ? "SELECT id, name, kind, address, port, ssh_user, "
-			      "key_file, known_hosts, sockets, "
-			      "cores_per_socket, "
-			      "threads_per_core, numa_nodes, memory_mb, "
-			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
-			      "bmc_password_file, boot_config::text, "
-			      "known_good_kernel_id, health, bmc_bootdev, "
-			      "(SELECT release FROM kernels WHERE id = "
-			      "known_good_kernel_id) FROM hosts "
-			      "WHERE name = $1"
-			    : "SELECT id, name, kind, address, port, ssh_user, "
-			      "key_file, known_hosts, sockets, "
-			      "cores_per_socket, "
-			      "threads_per_core, numa_nodes, memory_mb, "
-			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
-			      "bmc_password_file, boot_config::text, "
-			      "known_good_kernel_id, health, bmc_bootdev, "
-			      "(SELECT release FROM kernels WHERE id = "
-			      "known_good_kernel_id) FROM hosts "
-			      "WHERE id = $1",
-		    &a) < 0)
+	if (boots_host_row(db, c->req->host_name, c->req->host_id, &h, err) < 0)
 		goto out;
 	if (db_nrows(h) != 1) {
 		strbuf_addf(err, "no host %s",
@@ -250,7 +223,6 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	res->hang_retries = (int)boot_cfg_i64(c, "hang_retries", 0, 5, 1);
 	r = 0;
 out:
-	db_args_clear(&a);
 	return r;
 }
 
@@ -259,17 +231,12 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *k = NULL;
 	struct boot_result *res = c->res;
-	struct db_args a = DB_ARGS_INIT;
 	const char *v;
 	int r = -1;
 
 	if (load_host_row(db, c, err) < 0)
 		return -1;
-	db_args_i64(&a, c->req->kernel_id);
-	if (db_exec_args(db, &k, err,
-			 "SELECT name, image_path, vmlinux_path, initrd_path, "
-			 "release, build_state FROM kernels WHERE id = $1",
-			 &a) < 0)
+	if (boots_kernel_row(db, c->req->kernel_id, &k, err) < 0)
 		goto out;
 	if (db_nrows(k) != 1) {
 		strbuf_addf(err, "no kernel %" PRId64, c->req->kernel_id);
@@ -302,7 +269,6 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	c->expected_release = xstrdup_or_null(db_get(k, 0, 4));
 	r = 0;
 out:
-	db_args_clear(&a);
 	return r;
 }
 
@@ -343,28 +309,9 @@ static void build_cmdline(struct boot_ctx *c, struct strbuf *out)
 static int insert_boot_row(struct db *db, struct boot_ctx *c,
 			   const char *method, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *r = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	int rc;
-
-	if (c->req->job_id)
-		db_args_i64(&a, c->req->job_id);
-	else
-		db_args_str(&a, NULL);
-	db_args_i64(&a, c->res->host_id);
-	db_args_i64(&a, c->res->kernel_id);
-	db_args_str(&a, method);
-	db_args_str(&a, c->res->controller_id);
-	rc = db_exec_args(db, &r, err,
-			  "INSERT INTO boots (job_id, host_id, kernel_id, "
-			  "method, controller_id) VALUES ($1, $2, $3, $4, $5) "
-			  "RETURNING id",
-			  &a);
-	if (!rc)
-		parse_i64(db_get(r, 0, 0), 1, INT64_MAX, &c->res->boot_id,
-			  NULL);
-	db_args_clear(&a);
-	return rc;
+	return boots_insert(db, c->req->job_id, c->res->host_id,
+			    c->res->kernel_id, method, c->res->controller_id,
+			    &c->res->boot_id, err);
 }
 
 void boot_ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
@@ -681,23 +628,7 @@ int boot_settle_failure(struct db *db, struct boot_result *res, int check,
 int boot_set_blame(struct db *db, int64_t boot_id, const char *blame,
 		   struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, boot_id);
-	db_args_str(&a, blame);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE boots SET blame = $2 WHERE id = $1", &a);
-	db_args_clear(&a);
-	return r;
-}
-
-static void ms_arg(struct db_args *a, int64_t v)
-{
-	if (v >= 0)
-		db_args_i64(a, v);
-	else
-		db_args_str(a, NULL);
+	return boots_set_blame(db, boot_id, blame, err);
 }
 
 /* Close the boots row with the outcome, the blame, the phase times and
@@ -707,35 +638,26 @@ static int update_boot_row(struct db *db, struct boot_ctx *c,
 			   struct strbuf *err)
 {
 	struct boot_result *res = c->res;
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, res->boot_id);
-	ms_arg(&a, res->linux_ms);
-	ms_arg(&a, res->beacon_ms);
-	ms_arg(&a, res->ssh_ms);
-	ms_arg(&a, res->ready_ms);
-	db_args_str(&a, boot_outcome_name(res->outcome));
-	db_args_str(&a, res->outcome == BOOT_RUNNING ? NULL : res->blame);
-	db_args_str(&a, reason);
-	db_args_str(&a, res->release);
-	db_args_str(&a, res->console_events.buf);
-	db_args_str(&a, console->len > CONSOLE_DB_MAX
+	struct boots_end e = {
+		.boot_id = res->boot_id,
+		.linux_ms = res->linux_ms,
+		.beacon_ms = res->beacon_ms,
+		.ssh_ms = res->ssh_ms,
+		.ready_ms = res->ready_ms,
+		.outcome = boot_outcome_name(res->outcome),
+		.blame = res->outcome == BOOT_RUNNING ? NULL : res->blame,
+		.reason = reason,
+		.release = res->release,
+		.console_events = res->console_events.buf,
+		.console_log =
+			console->len > CONSOLE_DB_MAX
 				? console->buf + console->len - CONSOLE_DB_MAX
-				: console->buf);
-	db_args_str(&a, c->method);
-	db_args_str(&a, res->fallback);
-	r = db_exec_args(
-		db, NULL, err,
-		"UPDATE boots SET linux_ms = $2, beacon_ms = $3, ssh_ms = $4, "
-		"ready_ms = $5, outcome = $6, blame = $7, reason = $8, "
-		"release = $9, console_events = $10, console_log = $11, "
-		"method = $12, fallback = $13, "
-		"finished_at = CASE WHEN $6 = 'ready' THEN NULL ELSE now() END "
-		"WHERE id = $1",
-		&a);
-	db_args_clear(&a);
-	return r;
+				: console->buf,
+		.method = c->method,
+		.fallback = res->fallback,
+	};
+
+	return boots_finish(db, &e, err);
 }
 
 /* The console text of this boot (from offset), for the boots row. */
@@ -762,17 +684,7 @@ static void read_console(const char *path, uint64_t off, struct strbuf *out)
 /* This farm's identity (farm_identity.id), for naming libvirt domains. */
 static int farm_id(struct db *db, struct strbuf *ret, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *r = NULL;
-
-	if (db_exec(db, &r, err, "SELECT id FROM farm_identity LIMIT 1", 0,
-		    NULL) < 0)
-		return -1;
-	if (db_nrows(r) != 1) {
-		strbuf_addstr(err, "the database has no farm identity");
-		return -1;
-	}
-	strbuf_addstr(ret, db_get(r, 0, 0));
-	return 0;
+	return boots_farm_id(db, ret, err);
 }
 
 /*
@@ -1095,7 +1007,6 @@ out:
 
 int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r = 0;
 
 	if (!res->kind)
@@ -1139,19 +1050,13 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 		if (res->console_path && res->outcome == BOOT_READY)
 			read_console(res->console_path, res->console_start,
 				     &console);
-		db_args_i64(&a, res->boot_id);
-		db_args_str(&a,
-			    !console.len ? NULL
-			    : console.len > CONSOLE_DB_MAX
-				    ? console.buf + console.len - CONSOLE_DB_MAX
-				    : console.buf);
-		db_exec_args(
-			db, NULL, &e2,
-			"UPDATE boots SET finished_at = coalesce(finished_at, "
-			"now()), console_log = coalesce($2, console_log) "
-			"WHERE id = $1",
-			&a);
-		db_args_clear(&a);
+		boots_powered_off(db, res->boot_id,
+				  !console.len ? NULL
+				  : console.len > CONSOLE_DB_MAX
+					  ? console.buf + console.len -
+						    CONSOLE_DB_MAX
+					  : console.buf,
+				  &e2);
 		strbuf_release(&e2);
 		strbuf_release(&console);
 	}
