@@ -1,7 +1,8 @@
 /*
- * boot-int.h - what the files of one boot share (boot.c, boot_ipmi.c):
- * the context read from the host and kernel rows, progress events, the
- * host's boot_config.  Private to controller/lab/boot*.c.
+ * boot-int.h - what the files of one boot share (boot.c, the
+ * shared steps in boot_step.c, the kinds' power phases kind_libvirt.c and
+ * kind_ipmi.c): the context read from the host and kernel rows, progress
+ * events, the host's boot_config.  Private to controller/lab/.
  */
 #ifndef SCHEDFARM_BOOT_INT_H
 #define SCHEDFARM_BOOT_INT_H
@@ -12,6 +13,9 @@
 #include "lab/boot.h"
 #include "lab/ipmi.h"
 #include "strbuf.h"
+
+/* The last this much of a boot's console is kept in its row. */
+#define CONSOLE_DB_MAX (1u << 20)
 
 /* What one boot needs to know, read from the host and kernel rows. */
 struct boot_ctx {
@@ -71,5 +75,22 @@ void boot_power_op_end(struct db *db, int64_t id, int r,
 /* While the boot watches its console: keep an IPMI host's SOL capture
  * alive (a no-op for other consoles). */
 void boot_ipmi_console_check(struct boot_ctx *c);
+
+/* Feed what was appended to the console file fd since *off to cs
+ * (now: ms since the boot's origin); *off moves on. */
+void boot_pump_console(int fd, uint64_t *off, struct console_scanner *cs,
+		       int64_t now);
+/* The console text of a boot from offset off (its last MiB or so) into out. */
+void boot_read_console(const char *path, uint64_t off, struct strbuf *out);
+
+/* libvirt (kind_libvirt.c): the power phase, the domain destroyed (and its
+ * record closed with reason), whether the guest went away by itself. */
+struct virt_conn;
+int boot_power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
+		       uint64_t *ret_offset, struct strbuf *err);
+int boot_destroy_domain(struct db *db, struct virt_conn *vc,
+			const struct boot_result *res, const char *reason,
+			struct strbuf *err);
+int boot_domain_gone(struct boot_ctx *c);
 
 #endif

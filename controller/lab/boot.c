@@ -32,7 +32,6 @@
 #include "shquote.h"
 #include "banned.h"
 
-#define CONSOLE_DB_MAX (1u << 20)
 #define DEFAULT_CMDLINE "console=ttyS0 quiet loglevel=6 panic=-1"
 
 const char *boot_outcome_name(enum boot_outcome o)
@@ -109,22 +108,6 @@ static void ctx_release(struct boot_ctx *c)
 	free(c->known_good_release);
 	free(c->bmc_bootdev);
 	json_free(c->cfg);
-}
-
-void boot_event(struct boot_ctx *c, const char *fmt, ...)
-{
-	struct strbuf msg = STRBUF_INIT;
-	va_list ap;
-
-	strbuf_addf(&msg, "+%.1fs ", (double)(mono_ms() - c->t0) / 1000.0);
-	va_start(ap, fmt);
-	strbuf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	strbuf_addbuf(&c->res->log, &msg);
-	strbuf_addch(&c->res->log, '\n');
-	if (c->req->on_event)
-		c->req->on_event(c->req->ctx, msg.buf);
-	strbuf_release(&msg);
 }
 
 static int get_int(const char *v, int def, int max)
@@ -272,30 +255,6 @@ out:
 	return r;
 }
 
-/* A string from boot_config (pointing into c->cfg), or def when absent. */
-const char *boot_cfg_str(struct boot_ctx *c, const char *key, const char *def)
-{
-	const char *s;
-	struct strbuf e = STRBUF_INIT;
-
-	if (json_get_string(c->cfg, key, 4096, &s, &e) < 0)
-		s = def;
-	strbuf_release(&e);
-	return s;
-}
-
-int64_t boot_cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
-		     int64_t max, int64_t def)
-{
-	int64_t v;
-	struct strbuf e = STRBUF_INIT;
-
-	if (json_get_i64(c->cfg, key, min, max, &v, &e) < 0)
-		v = def;
-	strbuf_release(&e);
-	return v;
-}
-
 /* The kernel command line: boot_config.cmdline (or the default), plus the
  * request's --append. */
 static void build_cmdline(struct boot_ctx *c, struct strbuf *out)
@@ -324,203 +283,6 @@ void boot_ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
 	t->lock_dir = res->bmc_lock_dir;
 }
 
-/* See boot-int.h. */
-int64_t boot_power_op_begin(struct db *db, const struct boot_result *res,
-			    const char *op)
-{
-	struct strbuf e = STRBUF_INIT;
-	int64_t id = 0;
-
-	if (db && res->host_id)
-		controllers_power_begin(db, res->host_id, op,
-					res->controller_id, res->job_id,
-					res->boot_id, &id, &e);
-	strbuf_release(&e);
-	return id;
-}
-
-void boot_power_op_end(struct db *db, int64_t id, int r,
-		       const struct strbuf *why)
-{
-	struct strbuf e = STRBUF_INIT;
-
-	if (db && id)
-		controllers_power_end(
-			db, id, r < 0 ? (why->len ? why->buf : "failed") : NULL,
-			&e);
-	strbuf_release(&e);
-}
-
-/* Destroy the boot's domain and close its record; err gets why not. */
-static int destroy_domain(struct db *db, struct virt_conn *vc,
-			  const struct boot_result *res, const char *reason,
-			  struct strbuf *err)
-{
-	int64_t op = boot_power_op_begin(db, res, "destroy");
-	struct strbuf e = STRBUF_INIT;
-	int r = virt_destroy(vc, res->domain, err);
-
-	boot_power_op_end(db, op, r, err);
-	if (r == 0 && db)
-		controllers_domain_gone(db, res->domain, res->controller_id,
-					reason, &e);
-	strbuf_release(&e);
-	return r;
-}
-
-/* Power phase, libvirt: paused domain, console opened, resumed. */
-static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
-			 uint64_t *ret_offset, struct strbuf *err)
-{
-	struct boot_result *res = c->res;
-	struct virt_domain_spec s;
-	struct virt_conn *vc = NULL;
-	struct stat st;
-	int r = -1;
-
-	memset(&s, 0, sizeof(s));
-	/* A job's domain is named after its attempt as well: the domain of
-	 * an attempt whose controller died may still be up when the next
-	 * attempt boots, until a sweep takes it down. */
-	if (c->req->job_id)
-		res->domain =
-			xstrfmt(VIRT_DOMAIN_PREFIX "%s-%" PRId64 "-a%d",
-				c->farm, c->req->job_id,
-				c->req->attempt > 0 ? c->req->attempt : 1);
-	else
-		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%s-boot%" PRId64,
-				      c->farm, res->host_name, res->boot_id);
-	s.name = res->domain;
-	s.type = boot_cfg_str(c, "accel", "qemu");
-	s.sockets = c->sockets;
-	s.cores = c->cores;
-	s.threads = c->threads;
-	s.numa_nodes = c->numa_nodes;
-	s.memory_mb = c->memory_mb;
-	s.kernel = c->kernel_vmlinux ? c->kernel_vmlinux : c->kernel_image;
-	s.initrd = c->kernel_initrd ? c->kernel_initrd
-				    : boot_cfg_str(c, "initrd", NULL);
-	s.cmdline = cmdline;
-	s.console_log = res->console_path;
-	s.ssh_addr = res->ssh_addr;
-	s.ssh_port = res->ssh_port;
-	s.emulator = boot_cfg_str(c, "emulator", NULL);
-	if (!s.ssh_port) {
-		strbuf_addf(err, "host %s has no port for SSH", res->host_name);
-		return -1;
-	}
-	if (virt_open(res->libvirt_uri, &vc, err) < 0)
-		return -1;
-	/* A domain a dead controller left on this host would hold its
-	 * console and its SSH port: it goes first -- before this boot's own
-	 * domain is recorded, which the sweep would otherwise take for an
-	 * old job's. */
-	{
-		struct strbuf gone = STRBUF_INIT;
-
-		if (sweep_host(db, res->controller_id, res->host_id,
-			       c->req->job_id != 0, vc, &gone) > 0) {
-			strbuf_rtrim(&gone);
-			boot_event(c, "taken down first: %s", gone.buf);
-		}
-		strbuf_release(&gone);
-	}
-	/* Recorded before it exists, so that no sweep ever sees a domain
-	 * of ours without knowing whose it is. */
-	if (controllers_domain_add(db, res->domain, res->libvirt_uri,
-				   res->host_id, res->job_id, res->boot_id,
-				   res->controller_id, err) < 0) {
-		virt_close(vc);
-		return -1;
-	}
-	{
-		int64_t op = boot_power_op_begin(db, res, "create");
-
-		/* libvirt's create blocks, for tens of seconds on a loaded
-		 * machine under TCG: start it with the whole lease ahead (a
-		 * lease already lost stops the boot at the loop's first
-		 * tick, blaming nobody). */
-		if (c->req->tick)
-			(void)c->req->tick(c->req->ctx);
-		r = virt_create_paused(vc, &s, err);
-		boot_power_op_end(db, op, r, err);
-		if (r < 0)
-			goto out;
-		r = -1;
-	}
-	/* "Attach" the console: note where this boot's output starts. */
-	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
-	boot_event(
-		c,
-		"domain %s created paused (%d sockets x %d cores x %d threads, "
-		"%d NUMA nodes, %" PRId64 " MiB); console %s",
-		res->domain, s.sockets, s.cores, s.threads, s.numa_nodes,
-		s.memory_mb, res->console_path);
-	if (virt_resume(vc, res->domain, err) < 0)
-		goto out;
-	r = 0;
-out:
-	if (r < 0) {
-		struct strbuf e2 = STRBUF_INIT;
-
-		destroy_domain(db, vc, res,
-			       "its boot failed in the power phase", &e2);
-		strbuf_release(&e2);
-	}
-	virt_close(vc);
-	return r;
-}
-
-int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
-		 struct strbuf *out, struct strbuf *err)
-{
-	/* The host row's SSH fields, as the job path's runner uses them
-	 * (boot_job.c copies them into jc->target): the known_hosts file
-	 * written for the guest before its boot, the controller's key. */
-	const struct ssh_target t = {
-		.address = res->ssh_addr,
-		.port = res->ssh_port,
-		.user = res->ssh_user,
-		.key_file = res->key_file,
-		.known_hosts = res->known_hosts,
-	};
-
-	return ssh_run_once(&t, cmd, timeout_ms, out, NULL, err);
-}
-
-/* Feed what was appended to the console since *off. */
-static void pump_console(int fd, uint64_t *off, struct console_scanner *cs,
-			 int64_t now)
-{
-	char buf[8192];
-	ssize_t n;
-
-	if (fd < 0)
-		return;
-	while ((n = pread(fd, buf, sizeof(buf), (off_t)*off)) > 0) {
-		console_scanner_feed(cs, buf, (size_t)n, now);
-		*off += (uint64_t)n;
-	}
-}
-
-/* 1 when a libvirt guest has gone away (powered off, rebooted or crashed:
- * the domain destroys itself), 0 otherwise and for IPMI hosts. */
-static int domain_gone(struct boot_ctx *c)
-{
-	struct virt_conn *vc = NULL;
-	struct strbuf e = STRBUF_INIT;
-	int active = 1;
-
-	if (strcmp(c->res->kind, "libvirt"))
-		return 0;
-	if (virt_open(c->res->libvirt_uri, &vc, &e) == 0) {
-		active = virt_is_active(vc, c->res->domain, &e);
-		virt_close(vc);
-	}
-	strbuf_release(&e);
-	return active == 0;
-}
-
 /* Power off after a failed boot, best effort: the failure is already the
  * error to report. */
 static void power_off_quiet(struct db *db, struct boot_result *res)
@@ -531,7 +293,7 @@ static void power_off_quiet(struct db *db, struct boot_result *res)
 		struct virt_conn *vc = NULL;
 
 		if (virt_open(res->libvirt_uri, &vc, &e) == 0) {
-			destroy_domain(db, vc, res, "its boot failed", &e);
+			boot_destroy_domain(db, vc, res, "its boot failed", &e);
 			virt_close(vc);
 		}
 	} else if (!strcmp(res->kind, "ipmi")) {
@@ -660,27 +422,6 @@ static int update_boot_row(struct db *db, struct boot_ctx *c,
 	return boots_finish(db, &e, err);
 }
 
-/* The console text of this boot (from offset), for the boots row. */
-static void read_console(const char *path, uint64_t off, struct strbuf *out)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char buf[65536];
-	ssize_t n;
-
-	if (fd < 0)
-		return;
-	while ((n = pread(fd, buf, sizeof(buf), (off_t)off)) > 0) {
-		/* Keep roughly the last CONSOLE_DB_MAX bytes. */
-		if (out->len > 2 * CONSOLE_DB_MAX) {
-			memmove(out->buf, out->buf + out->len - CONSOLE_DB_MAX,
-				CONSOLE_DB_MAX);
-			strbuf_setlen(out, CONSOLE_DB_MAX);
-		}
-		strbuf_add(out, buf, (size_t)n);
-		off += (uint64_t)n;
-	}
-}
-
 /* This farm's identity (farm_identity.id), for naming libvirt domains. */
 static int farm_id(struct db *db, struct strbuf *ret, struct strbuf *err)
 {
@@ -807,7 +548,7 @@ int boot_host(struct db *db, const struct boot_request *req,
 
 	/* Phase: power. */
 	if ((!strcmp(res->kind, "libvirt")
-		     ? power_libvirt(db, &c, cmdline.buf, &off, err)
+		     ? boot_power_libvirt(db, &c, cmdline.buf, &off, err)
 		     : boot_power_ipmi(db, &c, cmdline.buf, &off, err)) < 0) {
 		res->outcome = BOOT_INFRA_FAILED;
 		res->blame = "host";
@@ -831,14 +572,14 @@ int boot_host(struct db *db, const struct boot_request *req,
 		if (fd < 0)
 			fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
 		boot_ipmi_console_check(&c);
-		pump_console(fd, &off, &cs, now - c.origin);
+		boot_pump_console(fd, &off, &cs, now - c.origin);
 		if (console_scanner_fatal(&cs)) {
 			const struct console_hit *h =
 				console_scanner_fatal(&cs);
 
 			/* Let the rest of the oops reach the log. */
 			sleep_ms(500);
-			pump_console(fd, &off, &cs, mono_ms() - c.origin);
+			boot_pump_console(fd, &off, &cs, mono_ms() - c.origin);
 			boot_event(&c, "console: %s: %s", h->name, h->line);
 			res->outcome = BOOT_KERNEL_FAILED;
 			res->blame = "kernel";
@@ -939,8 +680,8 @@ int boot_host(struct db *db, const struct boot_request *req,
 			strbuf_addbuf(err, &reason);
 			goto finish;
 		}
-		if (now - c.t0 > 2000 && domain_gone(&c)) {
-			pump_console(fd, &off, &cs, mono_ms() - c.origin);
+		if (now - c.t0 > 2000 && boot_domain_gone(&c)) {
+			boot_pump_console(fd, &off, &cs, mono_ms() - c.origin);
 			console_scanner_flush(&cs, mono_ms() - c.origin);
 			if (console_scanner_fatal(&cs))
 				continue; /* reported above, next round */
@@ -978,7 +719,7 @@ finish:
 			   (double)res->ready_ms / 1000.0);
 	}
 	if (res->console_path)
-		read_console(res->console_path, start_off, &console);
+		boot_read_console(res->console_path, start_off, &console);
 	if (hr < 0 || update_boot_row(db, &c, reason.buf, &console, &e2) < 0) {
 		if (res->outcome == BOOT_READY)
 			strbuf_addbuf(err, &e2);
@@ -1028,8 +769,8 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 		for (int i = 0;
 		     i < 50 && virt_is_active(vc, res->domain, err) == 1; i++)
 			sleep_ms(100);
-		r = destroy_domain(db, vc, res, "powered off after its boot",
-				   err);
+		r = boot_destroy_domain(db, vc, res,
+					"powered off after its boot", err);
 		virt_close(vc);
 	} else if (!strcmp(res->kind, "ipmi")) {
 		struct ipmi_target t;
@@ -1048,8 +789,8 @@ int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 		/* The console of the whole boot, the run's part included (a
 		 * ready boot's row had only the part up to ready). */
 		if (res->console_path && res->outcome == BOOT_READY)
-			read_console(res->console_path, res->console_start,
-				     &console);
+			boot_read_console(res->console_path, res->console_start,
+					  &console);
 		boots_powered_off(db, res->boot_id,
 				  !console.len ? NULL
 				  : console.len > CONSOLE_DB_MAX

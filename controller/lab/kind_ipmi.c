@@ -1,5 +1,5 @@
 /*
- * boot_ipmi.c - the power phase of an IPMI host's boot; see boot.h.
+ * kind_ipmi.c - the power phase of an IPMI host's boot; see boot.h.
  *
  * In order: the console (Serial-over-LAN through sol.h, unless the host
  * row names a console log file a lab console server writes), then -- when
