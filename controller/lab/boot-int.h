@@ -11,7 +11,6 @@
 
 #include "json.h"
 #include "lab/boot.h"
-#include "lab/ipmi.h"
 #include "strbuf.h"
 
 /* The last this much of a boot's console is kept in its row. */
@@ -32,10 +31,15 @@ struct boot_ctx {
 	/* What the boot's times (linux_ms ...) count from: the power-on,
 	 * or the moment `kexec -e` was sent. */
 	int64_t origin;
-	const char *method; /* boots.method: libvirt, ipmi-pxe, kexec */
-	/* IPMI: the console through SOL (no boot_config.console_log);
-	 * kexec when the host is up on its known-good kernel (whose
-	 * release that is); how the BMC takes bootdev (hosts.bmc_bootdev). */
+	const char *method; /* boots.method: the kind's, or kexec */
+	/* Set by the kind's boot_prepare (host_kind.h): the console is
+	 * written into the state folder's console/ by the kind; the kind's
+	 * BMC calls are serialised by lock files in its locks/. */
+	int capture_console, needs_locks;
+	/* IPMI: the console through SOL (no boot_config.console_log).
+	 * BMC kinds (boot_pxe.c): kexec when the host is up on its
+	 * known-good kernel (whose release that is); how the BMC takes
+	 * bootdev (hosts.bmc_bootdev). */
 	int use_sol, kexec;
 	char *known_good_release;
 	char *bmc_bootdev;
@@ -52,14 +56,6 @@ const char *boot_cfg_str(struct boot_ctx *c, const char *key, const char *def);
 int64_t boot_cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
 		     int64_t max, int64_t def);
 
-/* The BMC of the host res was read from. */
-void boot_ipmi_target_of(const struct boot_result *res, struct ipmi_target *t);
-
-/* Power phase, IPMI: *ret_offset is where this boot's console starts.
- * Its power operations are recorded under the boot's controller. */
-int boot_power_ipmi(struct db *db, struct boot_ctx *c, const char *cmdline,
-		    uint64_t *ret_offset, struct strbuf *err);
-
 /*
  * Record a power operation on the booted host under its controller
  * (store/controllers.h) before it is tried; the id to close it with
@@ -72,10 +68,6 @@ int64_t boot_power_op_begin(struct db *db, const struct boot_result *res,
 void boot_power_op_end(struct db *db, int64_t id, int r,
 		       const struct strbuf *why);
 
-/* While the boot watches its console: keep an IPMI host's SOL capture
- * alive (a no-op for other consoles). */
-void boot_ipmi_console_check(struct boot_ctx *c);
-
 /* Feed what was appended to the console file fd since *off to cs
  * (now: ms since the boot's origin); *off moves on. */
 void boot_pump_console(int fd, uint64_t *off, struct console_scanner *cs,
@@ -84,13 +76,41 @@ void boot_pump_console(int fd, uint64_t *off, struct console_scanner *cs,
 void boot_read_console(const char *path, uint64_t off, struct strbuf *out);
 
 /* libvirt (kind_libvirt.c): the power phase, the domain destroyed (and its
- * record closed with reason), whether the guest went away by itself. */
+ * record closed with reason). */
 struct virt_conn;
 int boot_power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 		       uint64_t *ret_offset, struct strbuf *err);
 int boot_destroy_domain(struct db *db, struct virt_conn *vc,
 			const struct boot_result *res, const char *reason,
 			struct strbuf *err);
-int boot_domain_gone(struct boot_ctx *c);
+
+/*
+ * A BMC as the shared PXE boot (boot_pxe.c) drives it: each call 0, or -1
+ * with err; each bounded by c->req->power_ms when set.  power_status: 1 in
+ * *ret_on when the machine is on.  console_start (may be NULL): start the
+ * console capture into c->res->console_path when c->capture_console, the
+ * handle in c->res->kind_data, before any power change.  pxe_next: the
+ * next boot (only) from the network.  power_on, power_cycle: confirmed.
+ */
+struct boot_bmc_ops {
+	int (*power_status)(struct boot_ctx *c, int *ret_on,
+			    struct strbuf *err);
+	int (*console_start)(struct boot_ctx *c, struct strbuf *err);
+	int (*pxe_next)(struct boot_ctx *c, struct strbuf *err);
+	int (*power_on)(struct boot_ctx *c, struct strbuf *err);
+	int (*power_cycle)(struct boot_ctx *c, struct strbuf *err);
+};
+
+/*
+ * The power phase of a machine behind a BMC (a kind's power_on hook,
+ * host_kind.h): the BMC asked, the console started, kexec when the host is
+ * up on its known-good kernel and boot_config.kexec allows (c->kexec),
+ * else the PXE script (boot_config.tftp_dir, tftp_server; ipmi.h's
+ * ipmi_write_pxe()), ops->pxe_next and a power cycle or on, recorded as
+ * power operations.  Arguments and result as the power_on hook's.
+ */
+int boot_bmc_pxe(struct db *db, struct boot_ctx *c, const char *cmdline,
+		 const struct boot_bmc_ops *ops, uint64_t *ret_offset,
+		 struct strbuf *err);
 
 #endif

@@ -3,16 +3,21 @@
  * domain created paused (recorded under the boot's controller before it
  * exists, after the domains a dead controller left on the host are taken
  * down), its console log noted, resumed; destroyed at power-off.  libvirt
- * is reached only through virt.h.
+ * is reached only through virt.h.  The kind's entry, kind_libvirt, is at
+ * the end.
  */
 #include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "lab/boot-int.h"
+#include "lab/host_kind.h"
 #include "lab/sweep_host.h"
 #include "lab/virt.h"
+#include "parse.h"
 #include "store/controllers.h"
+#include "store/hosts.h"
+#include "time-util.h"
 #include "banned.h"
 
 /* Destroy the boot's domain and close its record; err gets why not. */
@@ -136,19 +141,93 @@ out:
 }
 
 /* 1 when a libvirt guest has gone away (powered off, rebooted or crashed:
- * the domain destroys itself), 0 otherwise and for IPMI hosts. */
-int boot_domain_gone(struct boot_ctx *c)
+ * the domain destroys itself), 0 otherwise. */
+static int domain_gone(struct boot_result *res)
 {
 	struct virt_conn *vc = NULL;
 	struct strbuf e = STRBUF_INIT;
 	int active = 1;
 
-	if (strcmp(c->res->kind, "libvirt"))
-		return 0;
-	if (virt_open(c->res->libvirt_uri, &vc, &e) == 0) {
-		active = virt_is_active(vc, c->res->domain, &e);
+	if (virt_open(res->libvirt_uri, &vc, &e) == 0) {
+		active = virt_is_active(vc, res->domain, &e);
 		virt_close(vc);
 	}
 	strbuf_release(&e);
 	return active == 0;
 }
+
+/*
+ * Destroy the boot's domain.  After a used boot, politely first: the
+ * guest's init has nothing to save, but a clean power-off proves ACPI
+ * works.  No domain (the power phase never made one): nothing to do.
+ */
+static int power_off(struct db *db, struct boot_result *res,
+		     enum host_kind_off why, struct strbuf *err)
+{
+	struct virt_conn *vc = NULL;
+	int r;
+
+	if (!res->domain)
+		return 0;
+	if (why == HOST_KIND_OFF_FAILED) {
+		if (virt_open(res->libvirt_uri, &vc, err) < 0)
+			return -1;
+		r = boot_destroy_domain(db, vc, res, "its boot failed", err);
+		virt_close(vc);
+		return r;
+	}
+	if (res->outcome == BOOT_READY) {
+		struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+
+		boot_ssh_run(res, "poweroff -f", 5000, &out, &e);
+		strbuf_release(&out);
+		strbuf_release(&e);
+	}
+	if (virt_open(res->libvirt_uri, &vc, err) < 0)
+		return -1;
+	for (int i = 0; i < 50 && virt_is_active(vc, res->domain, err) == 1;
+	     i++)
+		sleep_ms(100);
+	r = boot_destroy_domain(db, vc, res, "powered off after its boot", err);
+	virt_close(vc);
+	return r;
+}
+
+/* Its console is a file libvirt writes in the state folder's console/. */
+static int prepare(struct boot_ctx *c, struct strbuf *err)
+{
+	(void)err;
+	c->capture_console = 1;
+	c->needs_locks = 0;
+	return 0;
+}
+
+/*
+ * A libvirt host's --address is the IPv4 address its SSH forward listens
+ * on: it goes into qemu's -netdev options.
+ */
+static int check_fields(const struct host_fields *f, int adding,
+			struct strbuf *err)
+{
+	(void)adding;
+	if (f->address && !virt_address_ok(f->address)) {
+		strbuf_addf(err,
+			    "a libvirt host's --address is the IPv4 address "
+			    "its SSH forward listens on (like 127.0.0.1), "
+			    "nothing else: this one is %s",
+			    virt_address_problem(f->address));
+		return -1;
+	}
+	return 0;
+}
+
+const struct host_kind kind_libvirt = {
+	.name = "libvirt",
+	.boots = 1,
+	.boot_method = "libvirt",
+	.check_fields = check_fields,
+	.boot_prepare = prepare,
+	.power_on = boot_power_libvirt,
+	.machine_gone = domain_gone,
+	.power_off = power_off,
+};

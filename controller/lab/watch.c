@@ -18,7 +18,7 @@
 
 #include "cleanup.h"
 #include "lab/boot.h"
-#include "lab/sol.h"
+#include "lab/host_kind.h"
 #include "store/hosts.h"
 #include "store/runs.h"
 #include "time-util.h"
@@ -38,8 +38,8 @@ int boot_watch(struct boot_result *res, const struct console_hit **ret_hit)
 		res->watch = xcalloc(1, sizeof(*res->watch));
 		console_scanner_init(res->watch);
 	}
-	if (res->sol)
-		sol_check(res->sol, &e);
+	if (res->hk && res->hk->console_keep)
+		res->hk->console_keep(res, &e);
 	strbuf_release(&e);
 	fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

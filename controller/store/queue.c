@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "kind_names.h"
 #include "parse.h"
 #include "plan/plan.h"
 #include "store/answers.h"
@@ -176,14 +177,18 @@ int queue_host_can_take(struct db *db, const char *host,
 		return -1;
 	}
 	if ((flags & QUEUE_HOST_NEEDS_BOOT) && !hosts_kind_boots(kind)) {
+		struct strbuf kinds = STRBUF_INIT;
+
+		kind_names_join(&kinds, kind_names_booting(), " or ");
 		strbuf_addf(err,
 			    "host '%s' is a %s host: it runs its own kernel "
 			    "and cannot build or boot %s with the series, so "
 			    "the series would never be applied.  Give "
 			    "--kernel NAME, the name of the kernel it runs "
 			    "with the series already applied (uname -r "
-			    "there), or submit to a libvirt or ipmi host",
-			    host, kind, base);
+			    "there), or submit to a %s host",
+			    host, kind, base, kinds.buf);
+		strbuf_release(&kinds);
 		return -1;
 	}
 	if (req->req_kinds.nr) {
@@ -442,10 +447,8 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		for (size_t i = 0; i < job.req_kinds.nr; i++)
 			if (hosts_kind_boots(job.req_kinds.v[i]))
 				strvec_push(&boots, job.req_kinds.v[i]);
-		if (!boots.nr) {
-			strvec_push(&boots, "libvirt");
-			strvec_push(&boots, "ipmi");
-		}
+		if (!boots.nr)
+			strvec_pushv(&boots, kind_names_booting());
 		strvec_clear(&job.req_kinds);
 		job.req_kinds = boots;
 	}
