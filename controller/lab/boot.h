@@ -6,10 +6,10 @@
  * the boot's limit (a phase gets the smaller of its own and what is left):
  * power (the host kind's, host_kind.h; libvirt: create the domain paused,
  * open the console, resume; IPMI: write the PXE script, bootdev pxe,
- * power on/cycle, each BMC call confirmed), kernel (the console says "Linux version"), agent (the guest
- * init's beacon), ssh (`uname -r` over SSH answers and equals the kernel's
- * release).  The console is scanned all along (console.h): a panic ends
- * the boot at once, blamed on the kernel.
+ * power on/cycle, each BMC call confirmed), kernel (the console says
+ * "Linux version"), agent (the guest init's beacon), ssh (`uname -r` over SSH
+ * answers and equals the kernel's release).  The console is scanned all along
+ * (console.h): a panic ends the boot at once, blamed on the kernel.
  *
  * Whose fault: power, libvirt, BMC and console failures are the host's
  * (health -> bad); a kernel that panics, resets, or never gets the agent up
