@@ -75,15 +75,6 @@ void boot_pump_console(int fd, uint64_t *off, struct console_scanner *cs,
 /* The console text of a boot from offset off (its last MiB or so) into out. */
 void boot_read_console(const char *path, uint64_t off, struct strbuf *out);
 
-/* libvirt (kind_libvirt.c): the power phase, the domain destroyed (and its
- * record closed with reason). */
-struct virt_conn;
-int boot_power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
-		       uint64_t *ret_offset, struct strbuf *err);
-int boot_destroy_domain(struct db *db, struct virt_conn *vc,
-			const struct boot_result *res, const char *reason,
-			struct strbuf *err);
-
 /*
  * A BMC as the shared PXE boot (boot_pxe.c) drives it: each call 0, or -1
  * with err; each bounded by c->req->power_ms when set.  power_status: 1 in

@@ -21,9 +21,9 @@
 #include "banned.h"
 
 /* Destroy the boot's domain and close its record; err gets why not. */
-int boot_destroy_domain(struct db *db, struct virt_conn *vc,
-			const struct boot_result *res, const char *reason,
-			struct strbuf *err)
+static int destroy_domain(struct db *db, struct virt_conn *vc,
+			  const struct boot_result *res, const char *reason,
+			  struct strbuf *err)
 {
 	int64_t op = boot_power_op_begin(db, res, "destroy");
 	struct strbuf e = STRBUF_INIT;
@@ -38,8 +38,8 @@ int boot_destroy_domain(struct db *db, struct virt_conn *vc,
 }
 
 /* Power phase, libvirt: paused domain, console opened, resumed. */
-int boot_power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
-		       uint64_t *ret_offset, struct strbuf *err)
+static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
+			 uint64_t *ret_offset, struct strbuf *err)
 {
 	struct boot_result *res = c->res;
 	struct virt_domain_spec s;
@@ -132,8 +132,8 @@ out:
 	if (r < 0) {
 		struct strbuf e2 = STRBUF_INIT;
 
-		boot_destroy_domain(db, vc, res,
-				    "its boot failed in the power phase", &e2);
+		destroy_domain(db, vc, res,
+			       "its boot failed in the power phase", &e2);
 		strbuf_release(&e2);
 	}
 	virt_close(vc);
@@ -172,7 +172,7 @@ static int power_off(struct db *db, struct boot_result *res,
 	if (why == HOST_KIND_OFF_FAILED) {
 		if (virt_open(res->libvirt_uri, &vc, err) < 0)
 			return -1;
-		r = boot_destroy_domain(db, vc, res, "its boot failed", err);
+		r = destroy_domain(db, vc, res, "its boot failed", err);
 		virt_close(vc);
 		return r;
 	}
@@ -188,7 +188,7 @@ static int power_off(struct db *db, struct boot_result *res,
 	for (int i = 0; i < 50 && virt_is_active(vc, res->domain, err) == 1;
 	     i++)
 		sleep_ms(100);
-	r = boot_destroy_domain(db, vc, res, "powered off after its boot", err);
+	r = destroy_domain(db, vc, res, "powered off after its boot", err);
 	virt_close(vc);
 	return r;
 }
@@ -227,7 +227,7 @@ const struct host_kind kind_libvirt = {
 	.boot_method = "libvirt",
 	.check_fields = check_fields,
 	.boot_prepare = prepare,
-	.power_on = boot_power_libvirt,
+	.power_on = power_libvirt,
 	.machine_gone = domain_gone,
 	.power_off = power_off,
 };
