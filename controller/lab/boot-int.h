@@ -97,7 +97,7 @@ struct boot_bmc_ops {
  * host_kind.h): the BMC asked, the console started, kexec when the host is
  * up on its known-good kernel and boot_config.kexec allows (c->kexec),
  * else the PXE script (boot_config.tftp_dir, tftp_server; ipmi.h's
- * ipmi_write_pxe()), ops->pxe_next and a power cycle or on, recorded as
+ * pxe_write_script()), ops->pxe_next and a power cycle or on, recorded as
  * power operations.  Arguments and result as the power_on hook's.
  */
 int boot_bmc_pxe(struct db *db, struct boot_ctx *c, const char *cmdline,

@@ -30,10 +30,10 @@ static uint64_t console_size(const char *path)
  * tftp://SERVER/NAME.kernel and NAME.initrd (copied there) with cmdline.
  * server is the TFTP server's address as the host sees it.
  */
-static int ipmi_write_pxe(const char *tftp_dir, const char *name,
-			  const char *server, const char *kernel,
-			  const char *initrd, const char *cmdline,
-			  struct strbuf *err)
+static int pxe_write_script(const char *tftp_dir, const char *name,
+			    const char *server, const char *kernel,
+			    const char *initrd, const char *cmdline,
+			    struct strbuf *err)
 {
 	struct strbuf p = STRBUF_INIT, body = STRBUF_INIT;
 	int r = -1;
@@ -190,8 +190,8 @@ int boot_bmc_pxe(struct db *db, struct boot_ctx *c, const char *cmdline,
 		return -1;
 	if (try_kexec(c, on, cmdline, ret_offset) == 1)
 		return 0;
-	if (ipmi_write_pxe(tftp, res->host_name, server, c->kernel_image,
-			   initrd, cmdline, err) < 0)
+	if (pxe_write_script(tftp, res->host_name, server, c->kernel_image,
+			     initrd, cmdline, err) < 0)
 		return -1;
 	boot_event(c, "PXE script %s/%s.ipxe written", tftp, res->host_name);
 	*ret_offset = console_size(res->console_path);
