@@ -96,9 +96,10 @@ struct boot_bmc_ops {
  * The power phase of a machine behind a BMC (a kind's power_on hook,
  * host_kind.h): the BMC asked, the console started, kexec when the host is
  * up on its known-good kernel and boot_config.kexec allows (c->kexec),
- * else the PXE script (boot_config.tftp_dir, tftp_server; ipmi.h's
- * pxe_write_script()), ops->pxe_next and a power cycle or on, recorded as
- * power operations.  Arguments and result as the power_on hook's.
+ * else the iPXE script and the kernel copied into boot_config.tftp_dir
+ * (tftp_server: the TFTP server as the host sees it), ops->pxe_next and a power
+ * cycle or on, recorded as power operations.  Arguments and result as the
+ * power_on hook's.
  */
 int boot_bmc_pxe(struct db *db, struct boot_ctx *c, const char *cmdline,
 		 const struct boot_bmc_ops *ops, uint64_t *ret_offset,
