@@ -166,7 +166,9 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 		c->memory_mb = 512 * (int64_t)c->numa_nodes;
 	res->libvirt_uri = xstrdup_or_null(db_get(h, 0, 13));
 	res->bmc_address = xstrdup_or_null(db_get(h, 0, 14));
-	res->bmc_port = get_int(db_get(h, 0, 15), 623, 65535);
+	res->bmc_port =
+		get_int(db_get(h, 0, 15),
+			res->hk->bmc_port ? res->hk->bmc_port : 623, 65535);
 	res->bmc_user = xstrdup_or_null(db_get(h, 0, 16));
 	res->bmc_password_file = xstrdup_or_null(db_get(h, 0, 17));
 	c->boot_config = xstrdup(db_get(h, 0, 18) ? db_get(h, 0, 18) : "{}");

@@ -74,6 +74,9 @@ struct host_kind {
 	 * "ipmi-pxe"); a boot that switched kernels by kexec says "kexec"
 	 * whatever the kind.  NULL for kinds that do not boot. */
 	const char *boot_method;
+	/* The BMC's port when the host row gives none (res->bmc_port):
+	 * ipmi 623; 0: 623 as well (kinds without a BMC ignore it). */
+	int bmc_port;
 
 	/*
 	 * `host add` (adding 1: f->kind is this kind) and `host set`

@@ -215,6 +215,7 @@ const struct host_kind kind_ipmi = {
 	.name = "ipmi",
 	.boots = 1,
 	.boot_method = "ipmi-pxe",
+	.bmc_port = 623,
 	.boot_prepare = prepare,
 	.power_on = power_on,
 	.console_keep = console_keep,
