@@ -14,6 +14,7 @@
 
 #include "cmd/builtin.h"
 #include "cli.h"
+#include "lab/host_kind.h"
 #include "lab/sandbox.h"
 #include "log.h"
 #include "strbuf.h"
@@ -213,6 +214,7 @@ int main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	log_init("schedfarm", LOG_LEVEL_INFO);
+	host_kind_publish(); /* the kinds' names, for store/ and plan/ */
 	/* '+': stop at the verb; its options are its own. */
 	while ((opt = cli_getopt(argc, argv, "+vh", opts, NULL)) != -1) {
 		switch (opt) {

@@ -24,6 +24,7 @@
 #include "json.h"
 #include "log.h"
 #include "parse.h"
+#include "lab/host_kind.h"
 #include "lab/hostinfo.h"
 #include "lab/runner.h"
 #include "fs.h"
@@ -100,8 +101,6 @@ const char cmd_host_usage[] =
 	"~/.ssh/farm_known_hosts\n"
 	"  schedfarm host set box1 --health maintenance\n";
 
-static const char *const host_kinds[] = { "local", "ssh", "libvirt", "ipmi",
-					  NULL };
 static const char *const healths[] = { "good",	      "unknown", "bad",
 				       "maintenance", "retired", NULL };
 
@@ -191,10 +190,13 @@ static void parse_host_opts(int argc, char **argv, struct host_opts *o,
 		case 'k':
 			if (is_set)
 				die_usage("host set cannot change the kind");
-			if (!in_set(optarg, host_kinds))
-				die_usage("--kind must be local, ssh, libvirt "
-					  "or ipmi, not '%s'",
-					  optarg);
+			if (!host_kind_find(optarg)) {
+				struct strbuf kinds = STRBUF_INIT;
+
+				host_kind_names(&kinds, " or ", 0);
+				die_usage("--kind must be %s, not '%s'",
+					  kinds.buf, optarg);
+			}
 			o->kind = optarg;
 			break;
 		case 'a':
@@ -325,6 +327,7 @@ static int host_add(int argc, char **argv)
 	struct host_opts o = { .tags = STRVEC_INIT };
 	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
 	struct host_fields f;
+	const struct host_kind *hk;
 	const char *name;
 	struct db *db;
 	int64_t id;
@@ -335,14 +338,17 @@ static int host_add(int argc, char **argv)
 		die_usage("host add NAME --kind KIND [...]");
 	name = argv[optind];
 	cli_name("a host name", name, HOST_NAME_MAX_LEN);
-	if (!o.kind)
-		die_usage("host add needs --kind (local, ssh, libvirt, ipmi)");
-	if (!strcmp(o.kind, "ssh") && (!o.address || !o.known_hosts))
-		die_usage("an ssh host needs --address and --known-hosts");
+	if (!o.kind) {
+		host_kind_names(&err, ", ", 0);
+		die_usage("host add needs --kind (%s)", err.buf);
+	}
+	hk = host_kind_find(o.kind);
+	fields_of(&o, &f);
+	if (hk->check_fields && hk->check_fields(&f, 1, &err) < 0)
+		die_usage("host add: %s", err.buf);
 	db = cli_open_db();
 	if (db_begin(db, &err) < 0)
 		cli_db_fatal("host add", &err);
-	fields_of(&o, &f);
 	r = hosts_add(db, name, &f, &id, &err);
 	if (r == -2)
 		die_usage("host add: %s", err.buf);
@@ -350,8 +356,7 @@ static int host_add(int argc, char **argv)
 		cli_db_fatal("host add", &err);
 	if (r > 0)
 		fatal("a host named '%s' exists already", name);
-	if (!o.no_contact &&
-	    (!strcmp(o.kind, "local") || !strcmp(o.kind, "ssh"))) {
+	if (!o.no_contact && hk->contact_at_add) {
 		r = hostinfo_contact(db, name, NULL, &log, &err);
 		print_log(&log);
 		if (r < 0) {
@@ -454,6 +459,18 @@ static int host_set(int argc, char **argv)
 	if (db_begin(db, &err) < 0)
 		cli_db_fatal("host set", &err);
 	fields_of(&o, &f);
+	if (f.address || f.user) {
+		/* What this host's kind needs of the fields it is given. */
+		char *kind = NULL;
+		const struct host_kind *hk;
+
+		if (hosts_kind(db, name, &kind, &err) < 0)
+			cli_db_fatal("host set", &err);
+		hk = host_kind_find(kind);
+		free(kind);
+		if (hk && hk->check_fields && hk->check_fields(&f, 0, &err) < 0)
+			die_usage("host set: %s", err.buf);
+	}
 	r = hosts_update(db, name, &f, &id, &err);
 	if (r == -2)
 		die_usage("host set: %s", err.buf);

@@ -1,6 +1,7 @@
 /*
- * boot_job.c - the job path's hooks for libvirt and ipmi hosts; see
- * boot_job.h.  Glue only: the work is in build.c and boot.c.
+ * boot_job.c - the job path's hooks for hosts whose kind boots kernels
+ * (lab/host_kind.h: libvirt, ipmi); see boot_job.h.  Glue only: the work
+ * is in build.c and boot.c.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include "cleanup.h"
 #include "home.h"
 #include "job/jobguard.h"
+#include "store/runs.h"
 #include "plan/plan.h"
 #include "banned.h"
 
@@ -145,23 +147,14 @@ static int hang_is_retried(struct job_ctx *jc, const struct boot_state *st)
 static void attach_console(struct job_ctx *jc, int64_t boot_id, int run_boot,
 			   struct strbuf *log)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf e = STRBUF_INIT;
 
 	if (!boot_id)
 		return;
-	db_args_i64(&a, boot_id);
-	db_args_i64(&a, jc->claim.job_id);
-	db_args_i64(&a, run_boot);
-	db_args_i64(&a, jc->claim.attempt);
-	if (db_exec_args(jc->db, NULL, &e,
-			 "UPDATE runs r SET console_log = b.console_log "
-			 "FROM boots b WHERE b.id = $1 AND r.job_id = $2 "
-			 "AND r.boot = $3 AND r.attempt = $4",
-			 &a) < 0)
+	if (boots_attach_console(jc->db, boot_id, jc->claim.job_id, run_boot,
+				 jc->claim.attempt, &e) < 0)
 		strbuf_addf(log, "console of boot %" PRId64 " not kept: %s\n",
 			    boot_id, e.buf);
-	db_args_clear(&a);
 	strbuf_release(&e);
 }
 

@@ -1,10 +1,7 @@
 /*
  * boot_job.h - the build, boot and power-off hooks of the job path for
- * hosts that boot kernels (libvirt, ipmi): jobexec.c's job_kinds[] table
- * takes them as they are:
- *
- *   { "libvirt", boot_job_build, boot_job_boot, boot_job_power_off },
- *   { "ipmi",    boot_job_build, boot_job_boot, boot_job_power_off },
+ * hosts whose kind boots kernels (lab/host_kind.h's .boots: libvirt,
+ * ipmi): jobexec.c gives every such kind these hooks, kind-blind.
  *
  * build: build_kernel_for_job() (cached by base, series, config; "cache
  * hit" in the log when nothing had to be built), heartbeating the lease

@@ -22,6 +22,7 @@
 #include "cleanup.h"
 #include "home.h"
 #include "job/jobend.h"
+#include "lab/host_kind.h"
 #include "job/jobexec.h"
 #include "job/jobguard.h"
 #include "job/joblog.h"
@@ -36,30 +37,28 @@
 #include "banned.h"
 
 /*
- * Host kinds.  local and ssh run the kernel they have; the boot issue
- * fills .build/.boot for libvirt and ipmi (see job.h).
+ * Host kinds (lab/host_kind.h).  Those that run the kernel they have get
+ * no hooks; every kind that boots kernels gets boot_job.c's (see job.h).
  */
-static const struct job_kind_ops job_kinds[] = {
-	{ "local", NULL, NULL, NULL, NULL },
-	{ "ssh", NULL, NULL, NULL, NULL },
-	{ "libvirt", boot_job_build, boot_job_boot, boot_job_power_off,
-	  boot_job_boot_failed },
-	{ "ipmi", boot_job_build, boot_job_boot, boot_job_power_off,
-	  boot_job_boot_failed },
+static const struct job_kind_ops booting_kind_ops = {
+	"boots",
+	boot_job_build,
+	boot_job_boot,
+	boot_job_power_off,
+	boot_job_boot_failed,
 };
 
 /* Kinds that must boot the job's kernel before running anything. */
 static int kind_boots(const char *kind)
 {
-	return !strcmp(kind, "libvirt") || !strcmp(kind, "ipmi");
+	const struct host_kind *hk = host_kind_find(kind);
+
+	return hk && hk->boots;
 }
 
 static const struct job_kind_ops *kind_ops(const char *kind)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(job_kinds); i++)
-		if (!strcmp(job_kinds[i].kind, kind))
-			return &job_kinds[i];
-	return NULL;
+	return kind_boots(kind) ? &booting_kind_ops : NULL;
 }
 
 static int load_job(struct job_ctx *jc, struct strbuf *err)

@@ -1,6 +1,7 @@
 /*
  * boot.c - the boot phase: power, console, beacon, SSH, health; see
- * boot.h.  libvirt is reached only through virt.h, BMCs through ipmi.h,
+ * boot.h.  The host's kind (host_kind.h) powers it and captures its
+ * console; libvirt is reached only through virt.h, BMCs through ipmi.h,
  * the booted host through ssh.h (libssh: its known_hosts file enforced,
  * never the invoking user's ~/.ssh/config).
  */
@@ -16,22 +17,19 @@
 #include "store/controllers.h"
 #include "lab/boot-int.h"
 #include "store/hosts.h"
+#include "store/runs.h"
+#include "lab/host_kind.h"
 #include "cleanup.h"
 #include "home.h"
 #include "lab/console.h"
-#include "lab/ipmi.h"
-#include "lab/sweep_host.h"
 #include "json.h"
 #include "parse.h"
-#include "lab/sol.h"
 #include "lab/ssh.h"
 #include "strvec.h"
 #include "time-util.h"
-#include "lab/virt.h"
 #include "shquote.h"
 #include "banned.h"
 
-#define CONSOLE_DB_MAX (1u << 20)
 #define DEFAULT_CMDLINE "console=ttyS0 quiet loglevel=6 panic=-1"
 
 const char *boot_outcome_name(enum boot_outcome o)
@@ -84,7 +82,8 @@ void boot_result_release(struct boot_result *res)
 	free(res->console_path);
 	free(res->controller_id);
 	free(res->reason);
-	sol_close(res->sol);
+	if (res->hk && res->hk->release)
+		res->hk->release(res);
 	free(res->method);
 	free(res->fallback);
 	if (res->watch) {
@@ -110,22 +109,6 @@ static void ctx_release(struct boot_ctx *c)
 	json_free(c->cfg);
 }
 
-void boot_event(struct boot_ctx *c, const char *fmt, ...)
-{
-	struct strbuf msg = STRBUF_INIT;
-	va_list ap;
-
-	strbuf_addf(&msg, "+%.1fs ", (double)(mono_ms() - c->t0) / 1000.0);
-	va_start(ap, fmt);
-	strbuf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	strbuf_addbuf(&c->res->log, &msg);
-	strbuf_addch(&c->res->log, '\n');
-	if (c->req->on_event)
-		c->req->on_event(c->req->ctx, msg.buf);
-	strbuf_release(&msg);
-}
-
 static int get_int(const char *v, int def, int max)
 {
 	int n;
@@ -133,25 +116,6 @@ static int get_int(const char *v, int def, int max)
 	if (!v || parse_int(v, 1, max, &n, NULL) < 0)
 		return def;
 	return n;
-}
-
-/*
- * An IPMI host's console is its BMC's Serial-over-LAN unless the row names
- * a console log file (a lab console server's); it switches kernels by
- * kexec unless boot_config.kexec is false.
- */
-static void ipmi_console_and_kexec(struct boot_ctx *c)
-{
-	struct strbuf e = STRBUF_INIT;
-	int v = 1;
-
-	if (strcmp(c->res->kind, "ipmi"))
-		return;
-	c->use_sol = !boot_cfg_str(c, "console_log", NULL);
-	if (json_get_bool(c->cfg, "kexec", &v, &e) < 0)
-		v = 1;
-	c->kexec = v;
-	strbuf_release(&e);
 }
 
 /*
@@ -164,38 +128,10 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *h = NULL;
 	struct boot_result *res = c->res;
-	struct db_args a = DB_ARGS_INIT;
 	const char *v;
 	int r = -1;
 
-	if (c->req->host_name)
-		db_args_str(&a, c->req->host_name);
-	else
-		db_args_i64(&a, c->req->host_id);
-	if (db_exec_args(
-		    db, &h, err,
-		    c->req->host_name
-			    ? "SELECT id, name, kind, address, port, ssh_user, "
-			      "key_file, known_hosts, sockets, "
-			      "cores_per_socket, "
-			      "threads_per_core, numa_nodes, memory_mb, "
-			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
-			      "bmc_password_file, boot_config::text, "
-			      "known_good_kernel_id, health, bmc_bootdev, "
-			      "(SELECT release FROM kernels WHERE id = "
-			      "known_good_kernel_id) FROM hosts "
-			      "WHERE name = $1"
-			    : "SELECT id, name, kind, address, port, ssh_user, "
-			      "key_file, known_hosts, sockets, "
-			      "cores_per_socket, "
-			      "threads_per_core, numa_nodes, memory_mb, "
-			      "libvirt_uri, bmc_address, bmc_port, bmc_user, "
-			      "bmc_password_file, boot_config::text, "
-			      "known_good_kernel_id, health, bmc_bootdev, "
-			      "(SELECT release FROM kernels WHERE id = "
-			      "known_good_kernel_id) FROM hosts "
-			      "WHERE id = $1",
-		    &a) < 0)
+	if (boots_host_row(db, c->req->host_name, c->req->host_id, &h, err) < 0)
 		goto out;
 	if (db_nrows(h) != 1) {
 		strbuf_addf(err, "no host %s",
@@ -206,12 +142,13 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	parse_i64(db_get(h, 0, 0), 1, INT64_MAX, &res->host_id, NULL);
 	res->host_name = xstrdup(db_get(h, 0, 1));
 	res->kind = xstrdup(db_get(h, 0, 2));
-	if (strcmp(res->kind, "libvirt") && strcmp(res->kind, "ipmi")) {
-		strbuf_addf(
-			err,
-			"host %s is of kind %s: only libvirt and ipmi hosts "
-			"are booted",
-			res->host_name, res->kind);
+	res->hk = host_kind_find(res->kind);
+	if (!res->hk || !res->hk->boots) {
+		strbuf_addf(err, "host %s is of kind %s: only ", res->host_name,
+			    res->kind);
+		host_kind_names(err, " and ", 1);
+		strbuf_addstr(err, " hosts are booted");
+		res->hk = NULL;
 		goto out;
 	}
 	res->ssh_addr =
@@ -229,7 +166,9 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 		c->memory_mb = 512 * (int64_t)c->numa_nodes;
 	res->libvirt_uri = xstrdup_or_null(db_get(h, 0, 13));
 	res->bmc_address = xstrdup_or_null(db_get(h, 0, 14));
-	res->bmc_port = get_int(db_get(h, 0, 15), 623, 65535);
+	res->bmc_port =
+		get_int(db_get(h, 0, 15),
+			res->hk->bmc_port ? res->hk->bmc_port : 623, 65535);
 	res->bmc_user = xstrdup_or_null(db_get(h, 0, 16));
 	res->bmc_password_file = xstrdup_or_null(db_get(h, 0, 17));
 	c->boot_config = xstrdup(db_get(h, 0, 18) ? db_get(h, 0, 18) : "{}");
@@ -246,11 +185,11 @@ static int load_host_row(struct db *db, struct boot_ctx *c, struct strbuf *err)
 		strbuf_addf(err, " (boot_config of host %s)", res->host_name);
 		goto out;
 	}
-	ipmi_console_and_kexec(c);
+	if (res->hk->boot_prepare(c, err) < 0)
+		goto out;
 	res->hang_retries = (int)boot_cfg_i64(c, "hang_retries", 0, 5, 1);
 	r = 0;
 out:
-	db_args_clear(&a);
 	return r;
 }
 
@@ -259,17 +198,12 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *k = NULL;
 	struct boot_result *res = c->res;
-	struct db_args a = DB_ARGS_INIT;
 	const char *v;
 	int r = -1;
 
 	if (load_host_row(db, c, err) < 0)
 		return -1;
-	db_args_i64(&a, c->req->kernel_id);
-	if (db_exec_args(db, &k, err,
-			 "SELECT name, image_path, vmlinux_path, initrd_path, "
-			 "release, build_state FROM kernels WHERE id = $1",
-			 &a) < 0)
+	if (boots_kernel_row(db, c->req->kernel_id, &k, err) < 0)
 		goto out;
 	if (db_nrows(k) != 1) {
 		strbuf_addf(err, "no kernel %" PRId64, c->req->kernel_id);
@@ -302,32 +236,7 @@ static int load_rows(struct db *db, struct boot_ctx *c, struct strbuf *err)
 	c->expected_release = xstrdup_or_null(db_get(k, 0, 4));
 	r = 0;
 out:
-	db_args_clear(&a);
 	return r;
-}
-
-/* A string from boot_config (pointing into c->cfg), or def when absent. */
-const char *boot_cfg_str(struct boot_ctx *c, const char *key, const char *def)
-{
-	const char *s;
-	struct strbuf e = STRBUF_INIT;
-
-	if (json_get_string(c->cfg, key, 4096, &s, &e) < 0)
-		s = def;
-	strbuf_release(&e);
-	return s;
-}
-
-int64_t boot_cfg_i64(struct boot_ctx *c, const char *key, int64_t min,
-		     int64_t max, int64_t def)
-{
-	int64_t v;
-	struct strbuf e = STRBUF_INIT;
-
-	if (json_get_i64(c->cfg, key, min, max, &v, &e) < 0)
-		v = def;
-	strbuf_release(&e);
-	return v;
 }
 
 /* The kernel command line: boot_config.cmdline (or the default), plus the
@@ -343,260 +252,18 @@ static void build_cmdline(struct boot_ctx *c, struct strbuf *out)
 static int insert_boot_row(struct db *db, struct boot_ctx *c,
 			   const char *method, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *r = NULL;
-	struct db_args a = DB_ARGS_INIT;
-	int rc;
-
-	if (c->req->job_id)
-		db_args_i64(&a, c->req->job_id);
-	else
-		db_args_str(&a, NULL);
-	db_args_i64(&a, c->res->host_id);
-	db_args_i64(&a, c->res->kernel_id);
-	db_args_str(&a, method);
-	db_args_str(&a, c->res->controller_id);
-	rc = db_exec_args(db, &r, err,
-			  "INSERT INTO boots (job_id, host_id, kernel_id, "
-			  "method, controller_id) VALUES ($1, $2, $3, $4, $5) "
-			  "RETURNING id",
-			  &a);
-	if (!rc)
-		parse_i64(db_get(r, 0, 0), 1, INT64_MAX, &c->res->boot_id,
-			  NULL);
-	db_args_clear(&a);
-	return rc;
-}
-
-void boot_ipmi_target_of(const struct boot_result *res, struct ipmi_target *t)
-{
-	memset(t, 0, sizeof(*t));
-	t->address = res->bmc_address;
-	t->port = res->bmc_port;
-	t->user = res->bmc_user;
-	t->password_file = res->bmc_password_file;
-	t->lock_dir = res->bmc_lock_dir;
-}
-
-/* See boot-int.h. */
-int64_t boot_power_op_begin(struct db *db, const struct boot_result *res,
-			    const char *op)
-{
-	struct strbuf e = STRBUF_INIT;
-	int64_t id = 0;
-
-	if (db && res->host_id)
-		controllers_power_begin(db, res->host_id, op,
-					res->controller_id, res->job_id,
-					res->boot_id, &id, &e);
-	strbuf_release(&e);
-	return id;
-}
-
-void boot_power_op_end(struct db *db, int64_t id, int r,
-		       const struct strbuf *why)
-{
-	struct strbuf e = STRBUF_INIT;
-
-	if (db && id)
-		controllers_power_end(
-			db, id, r < 0 ? (why->len ? why->buf : "failed") : NULL,
-			&e);
-	strbuf_release(&e);
-}
-
-/* Destroy the boot's domain and close its record; err gets why not. */
-static int destroy_domain(struct db *db, struct virt_conn *vc,
-			  const struct boot_result *res, const char *reason,
-			  struct strbuf *err)
-{
-	int64_t op = boot_power_op_begin(db, res, "destroy");
-	struct strbuf e = STRBUF_INIT;
-	int r = virt_destroy(vc, res->domain, err);
-
-	boot_power_op_end(db, op, r, err);
-	if (r == 0 && db)
-		controllers_domain_gone(db, res->domain, res->controller_id,
-					reason, &e);
-	strbuf_release(&e);
-	return r;
-}
-
-/* Power phase, libvirt: paused domain, console opened, resumed. */
-static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
-			 uint64_t *ret_offset, struct strbuf *err)
-{
-	struct boot_result *res = c->res;
-	struct virt_domain_spec s;
-	struct virt_conn *vc = NULL;
-	struct stat st;
-	int r = -1;
-
-	memset(&s, 0, sizeof(s));
-	/* A job's domain is named after its attempt as well: the domain of
-	 * an attempt whose controller died may still be up when the next
-	 * attempt boots, until a sweep takes it down. */
-	if (c->req->job_id)
-		res->domain =
-			xstrfmt(VIRT_DOMAIN_PREFIX "%s-%" PRId64 "-a%d",
-				c->farm, c->req->job_id,
-				c->req->attempt > 0 ? c->req->attempt : 1);
-	else
-		res->domain = xstrfmt(VIRT_DOMAIN_PREFIX "%s-%s-boot%" PRId64,
-				      c->farm, res->host_name, res->boot_id);
-	s.name = res->domain;
-	s.type = boot_cfg_str(c, "accel", "qemu");
-	s.sockets = c->sockets;
-	s.cores = c->cores;
-	s.threads = c->threads;
-	s.numa_nodes = c->numa_nodes;
-	s.memory_mb = c->memory_mb;
-	s.kernel = c->kernel_vmlinux ? c->kernel_vmlinux : c->kernel_image;
-	s.initrd = c->kernel_initrd ? c->kernel_initrd
-				    : boot_cfg_str(c, "initrd", NULL);
-	s.cmdline = cmdline;
-	s.console_log = res->console_path;
-	s.ssh_addr = res->ssh_addr;
-	s.ssh_port = res->ssh_port;
-	s.emulator = boot_cfg_str(c, "emulator", NULL);
-	if (!s.ssh_port) {
-		strbuf_addf(err, "host %s has no port for SSH", res->host_name);
-		return -1;
-	}
-	if (virt_open(res->libvirt_uri, &vc, err) < 0)
-		return -1;
-	/* A domain a dead controller left on this host would hold its
-	 * console and its SSH port: it goes first -- before this boot's own
-	 * domain is recorded, which the sweep would otherwise take for an
-	 * old job's. */
-	{
-		struct strbuf gone = STRBUF_INIT;
-
-		if (sweep_host(db, res->controller_id, res->host_id,
-			       c->req->job_id != 0, vc, &gone) > 0) {
-			strbuf_rtrim(&gone);
-			boot_event(c, "taken down first: %s", gone.buf);
-		}
-		strbuf_release(&gone);
-	}
-	/* Recorded before it exists, so that no sweep ever sees a domain
-	 * of ours without knowing whose it is. */
-	if (controllers_domain_add(db, res->domain, res->libvirt_uri,
-				   res->host_id, res->job_id, res->boot_id,
-				   res->controller_id, err) < 0) {
-		virt_close(vc);
-		return -1;
-	}
-	{
-		int64_t op = boot_power_op_begin(db, res, "create");
-
-		/* libvirt's create blocks, for tens of seconds on a loaded
-		 * machine under TCG: start it with the whole lease ahead (a
-		 * lease already lost stops the boot at the loop's first
-		 * tick, blaming nobody). */
-		if (c->req->tick)
-			(void)c->req->tick(c->req->ctx);
-		r = virt_create_paused(vc, &s, err);
-		boot_power_op_end(db, op, r, err);
-		if (r < 0)
-			goto out;
-		r = -1;
-	}
-	/* "Attach" the console: note where this boot's output starts. */
-	*ret_offset = !stat(res->console_path, &st) ? (uint64_t)st.st_size : 0;
-	boot_event(
-		c,
-		"domain %s created paused (%d sockets x %d cores x %d threads, "
-		"%d NUMA nodes, %" PRId64 " MiB); console %s",
-		res->domain, s.sockets, s.cores, s.threads, s.numa_nodes,
-		s.memory_mb, res->console_path);
-	if (virt_resume(vc, res->domain, err) < 0)
-		goto out;
-	r = 0;
-out:
-	if (r < 0) {
-		struct strbuf e2 = STRBUF_INIT;
-
-		destroy_domain(db, vc, res,
-			       "its boot failed in the power phase", &e2);
-		strbuf_release(&e2);
-	}
-	virt_close(vc);
-	return r;
-}
-
-int boot_ssh_run(const struct boot_result *res, const char *cmd, int timeout_ms,
-		 struct strbuf *out, struct strbuf *err)
-{
-	/* The host row's SSH fields, as the job path's runner uses them
-	 * (boot_job.c copies them into jc->target): the known_hosts file
-	 * written for the guest before its boot, the controller's key. */
-	const struct ssh_target t = {
-		.address = res->ssh_addr,
-		.port = res->ssh_port,
-		.user = res->ssh_user,
-		.key_file = res->key_file,
-		.known_hosts = res->known_hosts,
-	};
-
-	return ssh_run_once(&t, cmd, timeout_ms, out, NULL, err);
-}
-
-/* Feed what was appended to the console since *off. */
-static void pump_console(int fd, uint64_t *off, struct console_scanner *cs,
-			 int64_t now)
-{
-	char buf[8192];
-	ssize_t n;
-
-	if (fd < 0)
-		return;
-	while ((n = pread(fd, buf, sizeof(buf), (off_t)*off)) > 0) {
-		console_scanner_feed(cs, buf, (size_t)n, now);
-		*off += (uint64_t)n;
-	}
-}
-
-/* 1 when a libvirt guest has gone away (powered off, rebooted or crashed:
- * the domain destroys itself), 0 otherwise and for IPMI hosts. */
-static int domain_gone(struct boot_ctx *c)
-{
-	struct virt_conn *vc = NULL;
-	struct strbuf e = STRBUF_INIT;
-	int active = 1;
-
-	if (strcmp(c->res->kind, "libvirt"))
-		return 0;
-	if (virt_open(c->res->libvirt_uri, &vc, &e) == 0) {
-		active = virt_is_active(vc, c->res->domain, &e);
-		virt_close(vc);
-	}
-	strbuf_release(&e);
-	return active == 0;
+	return boots_insert(db, c->req->job_id, c->res->host_id,
+			    c->res->kernel_id, method, c->res->controller_id,
+			    &c->res->boot_id, err);
 }
 
 /* Power off after a failed boot, best effort: the failure is already the
- * error to report. */
+ * error to report.  The console capture ends with the power. */
 static void power_off_quiet(struct db *db, struct boot_result *res)
 {
 	struct strbuf e = STRBUF_INIT;
 
-	if (!strcmp(res->kind, "libvirt") && res->domain) {
-		struct virt_conn *vc = NULL;
-
-		if (virt_open(res->libvirt_uri, &vc, &e) == 0) {
-			destroy_domain(db, vc, res, "its boot failed", &e);
-			virt_close(vc);
-		}
-	} else if (!strcmp(res->kind, "ipmi")) {
-		struct ipmi_target t;
-		int64_t op = boot_power_op_begin(db, res, "off");
-
-		boot_ipmi_target_of(res, &t);
-		t.tries = 2;
-		boot_power_op_end(db, op,
-				  ipmi_power_set(&t, IPMI_POWER_OFF, NULL, &e),
-				  &e);
-	}
+	res->hk->power_off(db, res, HOST_KIND_OFF_FAILED, &e);
 	strbuf_release(&e);
 }
 
@@ -681,23 +348,7 @@ int boot_settle_failure(struct db *db, struct boot_result *res, int check,
 int boot_set_blame(struct db *db, int64_t boot_id, const char *blame,
 		   struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, boot_id);
-	db_args_str(&a, blame);
-	r = db_exec_args(db, NULL, err,
-			 "UPDATE boots SET blame = $2 WHERE id = $1", &a);
-	db_args_clear(&a);
-	return r;
-}
-
-static void ms_arg(struct db_args *a, int64_t v)
-{
-	if (v >= 0)
-		db_args_i64(a, v);
-	else
-		db_args_str(a, NULL);
+	return boots_set_blame(db, boot_id, blame, err);
 }
 
 /* Close the boots row with the outcome, the blame, the phase times and
@@ -707,72 +358,32 @@ static int update_boot_row(struct db *db, struct boot_ctx *c,
 			   struct strbuf *err)
 {
 	struct boot_result *res = c->res;
-	struct db_args a = DB_ARGS_INIT;
-	int r;
-
-	db_args_i64(&a, res->boot_id);
-	ms_arg(&a, res->linux_ms);
-	ms_arg(&a, res->beacon_ms);
-	ms_arg(&a, res->ssh_ms);
-	ms_arg(&a, res->ready_ms);
-	db_args_str(&a, boot_outcome_name(res->outcome));
-	db_args_str(&a, res->outcome == BOOT_RUNNING ? NULL : res->blame);
-	db_args_str(&a, reason);
-	db_args_str(&a, res->release);
-	db_args_str(&a, res->console_events.buf);
-	db_args_str(&a, console->len > CONSOLE_DB_MAX
+	struct boots_end e = {
+		.boot_id = res->boot_id,
+		.linux_ms = res->linux_ms,
+		.beacon_ms = res->beacon_ms,
+		.ssh_ms = res->ssh_ms,
+		.ready_ms = res->ready_ms,
+		.outcome = boot_outcome_name(res->outcome),
+		.blame = res->outcome == BOOT_RUNNING ? NULL : res->blame,
+		.reason = reason,
+		.release = res->release,
+		.console_events = res->console_events.buf,
+		.console_log =
+			console->len > CONSOLE_DB_MAX
 				? console->buf + console->len - CONSOLE_DB_MAX
-				: console->buf);
-	db_args_str(&a, c->method);
-	db_args_str(&a, res->fallback);
-	r = db_exec_args(
-		db, NULL, err,
-		"UPDATE boots SET linux_ms = $2, beacon_ms = $3, ssh_ms = $4, "
-		"ready_ms = $5, outcome = $6, blame = $7, reason = $8, "
-		"release = $9, console_events = $10, console_log = $11, "
-		"method = $12, fallback = $13, "
-		"finished_at = CASE WHEN $6 = 'ready' THEN NULL ELSE now() END "
-		"WHERE id = $1",
-		&a);
-	db_args_clear(&a);
-	return r;
-}
+				: console->buf,
+		.method = c->method,
+		.fallback = res->fallback,
+	};
 
-/* The console text of this boot (from offset), for the boots row. */
-static void read_console(const char *path, uint64_t off, struct strbuf *out)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char buf[65536];
-	ssize_t n;
-
-	if (fd < 0)
-		return;
-	while ((n = pread(fd, buf, sizeof(buf), (off_t)off)) > 0) {
-		/* Keep roughly the last CONSOLE_DB_MAX bytes. */
-		if (out->len > 2 * CONSOLE_DB_MAX) {
-			memmove(out->buf, out->buf + out->len - CONSOLE_DB_MAX,
-				CONSOLE_DB_MAX);
-			strbuf_setlen(out, CONSOLE_DB_MAX);
-		}
-		strbuf_add(out, buf, (size_t)n);
-		off += (uint64_t)n;
-	}
+	return boots_finish(db, &e, err);
 }
 
 /* This farm's identity (farm_identity.id), for naming libvirt domains. */
 static int farm_id(struct db *db, struct strbuf *ret, struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *r = NULL;
-
-	if (db_exec(db, &r, err, "SELECT id FROM farm_identity LIMIT 1", 0,
-		    NULL) < 0)
-		return -1;
-	if (db_nrows(r) != 1) {
-		strbuf_addstr(err, "the database has no farm identity");
-		return -1;
-	}
-	strbuf_addstr(ret, db_get(r, 0, 0));
-	return 0;
+	return boots_farm_id(db, ret, err);
 }
 
 /*
@@ -793,12 +404,11 @@ static int state_folders(struct boot_ctx *c, char **ret_console_dir,
 				   "log and locks");
 		return -1;
 	}
-	if (!strcmp(c->res->kind, "libvirt") || c->use_sol) {
-		if (home_subdir(home, HOME_CONSOLE, ret_console_dir, err) < 0)
-			return -1;
-		if (!c->use_sol)
-			return 0;
-	}
+	if (c->capture_console &&
+	    home_subdir(home, HOME_CONSOLE, ret_console_dir, err) < 0)
+		return -1;
+	if (!c->needs_locks)
+		return 0;
 	return home_subdir(home, HOME_LOCKS, &c->res->bmc_lock_dir, err);
 }
 
@@ -835,49 +445,79 @@ static int64_t phase_deadline(struct boot_ctx *c, int64_t phase_start,
 	return end_own < end_total ? end_own : end_total;
 }
 
-int boot_host(struct db *db, const struct boot_request *req,
-	      struct boot_result *res, struct strbuf *err)
+/* While the boot waits: the kind keeps its console capture alive. */
+static void console_keep(struct boot_ctx *c)
 {
-	struct boot_ctx c;
+	struct strbuf note = STRBUF_INIT;
+
+	if (!c->res->hk->console_keep)
+		return;
+	c->res->hk->console_keep(c->res, &note);
+	if (note.len)
+		boot_event(c, "%s", note.buf);
+	strbuf_release(&note);
+}
+
+/* Where a boot's wait for its host stands (boot_host()'s phases after
+ * the power). */
+struct boot_wait {
 	struct console_scanner cs;
-	struct strbuf cmdline = STRBUF_INIT, reason = STRBUF_INIT,
-		      console = STRBUF_INIT, e2 = STRBUF_INIT;
-	_cleanup_free_ char *console_dir = NULL;
-	_cleanup_close_ int fd = -1;
-	uint64_t off = 0, start_off = 0;
-	int64_t deadline, now, last_ssh = 0;
-	const char *phase = "power";
-	int r = -1, hr;
+	int fd; /* the console file, -1 until it can be opened */
+	uint64_t off, start_off; /* read so far; where this boot's starts */
+	int64_t deadline, last_ssh;
+	const char *phase; /* power, kernel, agent, ssh */
+	struct strbuf reason; /* the boots row's reason */
+};
 
-	memset(&c, 0, sizeof(c));
-	c.req = req;
-	c.res = res;
-	c.t0 = c.origin = mono_ms();
-	res->job_id = req->job_id;
-	res->controller_id = xstrdup_or_null(req->controller_id);
-	console_scanner_init(&cs);
-	if (load_rows(db, &c, err) < 0 ||
-	    state_folders(&c, &console_dir, err) < 0)
-		goto out_early;
-	{
-		struct strbuf f = STRBUF_INIT;
+/* The boot fails: outcome and blame, reason (also appended to err). */
+static void wait_fail(struct boot_ctx *c, struct boot_wait *w,
+		      enum boot_outcome outcome, const char *blame,
+		      struct strbuf *err)
+{
+	c->res->outcome = outcome;
+	c->res->blame = blame;
+	strbuf_addbuf(err, &w->reason);
+}
 
-		if (farm_id(db, &f, err) < 0) {
-			strbuf_release(&f);
-			goto out_early;
-		}
-		snprintf(c.farm, sizeof(c.farm), "%s", f.buf);
+/*
+ * Before anything is booted: the host and kernel rows, the state
+ * folder's folders (*ret_console_dir), the farm's id, the boots row.
+ * 0, or -1 with err: the farm's own failure, nothing to power off.
+ */
+static int boot_begin(struct db *db, struct boot_ctx *c, char **ret_console_dir,
+		      struct strbuf *err)
+{
+	struct strbuf f = STRBUF_INIT;
+
+	if (load_rows(db, c, err) < 0 ||
+	    state_folders(c, ret_console_dir, err) < 0)
+		return -1;
+	if (farm_id(db, &f, err) < 0) {
 		strbuf_release(&f);
+		return -1;
 	}
-	c.method = !strcmp(res->kind, "libvirt") ? "libvirt" : "ipmi-pxe";
-	if (insert_boot_row(db, &c, c.method, err) < 0)
-		goto out_early;
-	build_cmdline(&c, &cmdline);
-	if (!strcmp(res->kind, "libvirt") || c.use_sol) {
+	snprintf(c->farm, sizeof(c->farm), "%s", f.buf);
+	strbuf_release(&f);
+	c->method = c->res->hk->boot_method;
+	return insert_boot_row(db, c, c->method, err);
+}
+
+/*
+ * The console's file (the kind's capture in console_dir, or the row's
+ * boot_config.console_log), then the power phase: the kind's power_on.
+ * 0, or -1 with w->reason and err: the host's failure.
+ */
+static int boot_power(struct db *db, struct boot_ctx *c, struct boot_wait *w,
+		      const char *console_dir, const char *cmdline,
+		      struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+
+	if (c->capture_console) {
 		res->console_path = xstrfmt("%s/boot-%" PRId64 ".log",
 					    console_dir, res->boot_id);
 	} else {
-		const char *p = boot_cfg_str(&c, "console_log", NULL);
+		const char *p = boot_cfg_str(c, "console_log", NULL);
 
 		if (!p) {
 			strbuf_addf(err,
@@ -885,189 +525,249 @@ int boot_host(struct db *db, const struct boot_request *req,
 				    res->host_name);
 			res->outcome = BOOT_INFRA_FAILED;
 			res->blame = "host";
-			strbuf_addbuf(&reason, err);
-			goto finish;
+			strbuf_addbuf(&w->reason, err);
+			return -1;
 		}
 		res->console_path = xstrdup(p);
 	}
-	boot_event(&c, "booting %s on %s (%s): %s", c.kernel_name,
-		   res->host_name, res->kind, cmdline.buf);
-
-	/* Phase: power. */
-	if ((!strcmp(res->kind, "libvirt")
-		     ? power_libvirt(db, &c, cmdline.buf, &off, err)
-		     : boot_power_ipmi(db, &c, cmdline.buf, &off, err)) < 0) {
+	boot_event(c, "booting %s on %s (%s): %s", c->kernel_name,
+		   res->host_name, res->kind, cmdline);
+	if (res->hk->power_on(db, c, cmdline, &w->off, err) < 0) {
 		res->outcome = BOOT_INFRA_FAILED;
 		res->blame = "host";
-		strbuf_addf(&reason, "power: %s", err->buf);
-		goto finish;
+		strbuf_addf(&w->reason, "power: %s", err->buf);
+		return -1;
 	}
-	start_off = off;
-	res->console_start = start_off;
-	res->power_ms = mono_ms() - c.t0;
-	fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
+	w->start_off = w->off;
+	res->console_start = w->start_off;
+	res->power_ms = mono_ms() - c->t0;
+	w->fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
+	return 0;
+}
 
-	/* Phases kernel, agent, ssh: one loop, the console read throughout. */
-	phase = "kernel";
-	deadline = phase_deadline(
-		&c, mono_ms(),
+/* A fatal console line (a panic): 1 with the boot failed, else 0. */
+static int wait_fatal(struct boot_ctx *c, struct boot_wait *w,
+		      struct strbuf *err)
+{
+	const struct console_hit *h = console_scanner_fatal(&w->cs);
+
+	if (!h)
+		return 0;
+	/* Let the rest of the oops reach the log. */
+	sleep_ms(500);
+	boot_pump_console(w->fd, &w->off, &w->cs, mono_ms() - c->origin);
+	boot_event(c, "console: %s: %s", h->name, h->line);
+	strbuf_addf(&w->reason, "%s during %s: %s", h->name, w->phase, h->line);
+	wait_fail(c, w, BOOT_KERNEL_FAILED, "kernel", err);
+	return 1;
+}
+
+/*
+ * The console's milestones: "Linux version" starts the agent phase, the
+ * agent's beacon the ssh phase, each with its own limit.  1 with the boot
+ * failed when the host row rules SSH out, else 0.
+ */
+static int wait_milestones(struct boot_ctx *c, struct boot_wait *w, int64_t now,
+			   struct strbuf *err)
+{
+	const struct boot_request *req = c->req;
+	struct boot_result *res = c->res;
+
+	if (res->linux_ms < 0 && w->cs.linux_ms >= 0) {
+		res->linux_ms = w->cs.linux_ms;
+		boot_event(c, "console: Linux version %s",
+			   w->cs.linux_release ? w->cs.linux_release : "?");
+		w->phase = "agent";
+		w->deadline = phase_deadline(
+			c, now,
+			req->agent_ms ? req->agent_ms
+				      : boot_cfg_i64(c, "agent_timeout_ms",
+						     1000, 3600000, 120000));
+	}
+	if (res->beacon_ms < 0 && w->cs.beacon_ms >= 0) {
+		res->beacon_ms = w->cs.beacon_ms;
+		if (res->linux_ms < 0)
+			res->linux_ms = res->beacon_ms;
+		boot_event(c, "console: agent beacon (%s)",
+			   w->cs.beacon_release ? w->cs.beacon_release : "?");
+		w->phase = "ssh";
+		w->deadline = phase_deadline(
+			c, now,
+			req->ssh_ms ? req->ssh_ms
+				    : boot_cfg_i64(c, "ssh_timeout_ms", 1000,
+						   3600000, 60000));
+		if (ssh_unusable(res, &w->reason)) {
+			wait_fail(c, w, BOOT_INFRA_FAILED, "host", err);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * After the beacon, once a second: `uname -r` over SSH.  1 when it
+ * answered (ready, or failed when the release is not the kernel's), 0
+ * when not yet.
+ */
+static int wait_ssh(struct boot_ctx *c, struct boot_wait *w, int64_t now,
+		    struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+	struct strbuf out = STRBUF_INIT, se = STRBUF_INIT;
+	int r = 0;
+
+	if (res->beacon_ms < 0 || now - w->last_ssh < 1000)
+		return 0;
+	w->last_ssh = now;
+	if (boot_ssh_run(res, "uname -r", 15000, &out, &se) == 0) {
+		strbuf_trim(&out);
+		res->ssh_ms = mono_ms() - c->origin;
+		res->release = strbuf_detach(&out, NULL);
+		boot_event(c, "ssh: up, uname -r %s", res->release);
+		r = 1;
+		if (c->expected_release &&
+		    strcmp(c->expected_release, res->release)) {
+			strbuf_addf(&w->reason,
+				    "the host runs %s, not %s: "
+				    "provisioning failed",
+				    res->release, c->expected_release);
+			wait_fail(c, w, BOOT_INFRA_FAILED, "host", err);
+		} else {
+			res->ready_ms = mono_ms() - c->origin;
+			res->outcome = BOOT_READY;
+			strbuf_addstr(&w->reason, "ready");
+		}
+	}
+	strbuf_release(&out);
+	strbuf_release(&se);
+	return r;
+}
+
+/* The phase's limit passed, or the caller stopped the boot: 1 with the
+ * boot failed, else 0. */
+static int wait_limits(struct boot_ctx *c, struct boot_wait *w, int64_t now,
+		       struct strbuf *err)
+{
+	const char *phase = w->phase;
+
+	if (now >= w->deadline) {
+		if (!strcmp(phase, "kernel") && w->off == w->start_off) {
+			/* Not one byte: the console or the machine. */
+			strbuf_addstr(&w->reason,
+				      "kernel: the console stayed silent");
+			wait_fail(c, w, BOOT_INFRA_FAILED, "host", err);
+		} else {
+			strbuf_addf(&w->reason, "%s: no %s in time", phase,
+				    !strcmp(phase, "kernel")  ? "Linux version"
+				    : !strcmp(phase, "agent") ? "agent beacon"
+							      : "SSH answer");
+			wait_fail(c, w, BOOT_TIMEOUT, "kernel", err);
+		}
+		return 1;
+	}
+	if (c->req->tick && c->req->tick(c->req->ctx) < 0) {
+		strbuf_addf(&w->reason, "%s: the boot was stopped", phase);
+		wait_fail(c, w, BOOT_TIMEOUT, "none", err);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The machine stopped by itself (the kind can tell: a libvirt guest): 1
+ * with the boot failed, -1 when the console shows why (a fatal line, to
+ * be reported by wait_fatal() at once), 0 when it runs.
+ */
+static int wait_machine(struct boot_ctx *c, struct boot_wait *w, int64_t now,
+			struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+
+	if (now - c->t0 <= 2000 || !res->hk->machine_gone ||
+	    !res->hk->machine_gone(res))
+		return 0;
+	boot_pump_console(w->fd, &w->off, &w->cs, mono_ms() - c->origin);
+	console_scanner_flush(&w->cs, mono_ms() - c->origin);
+	if (console_scanner_fatal(&w->cs))
+		return -1;
+	strbuf_addf(&w->reason, "%s: the machine stopped", w->phase);
+	if (res->linux_ms >= 0)
+		wait_fail(c, w, BOOT_KERNEL_FAILED, "kernel", err);
+	else
+		wait_fail(c, w, BOOT_INFRA_FAILED, "host", err);
+	return 1;
+}
+
+/* Phases kernel, agent, ssh: one loop, the console read throughout,
+ * until the host is ready or the boot failed. */
+static void boot_wait(struct boot_ctx *c, struct boot_wait *w,
+		      struct strbuf *err)
+{
+	const struct boot_request *req = c->req;
+	int64_t now;
+	int m;
+
+	w->phase = "kernel";
+	w->deadline = phase_deadline(
+		c, mono_ms(),
 		req->kernel_ms ? req->kernel_ms
-			       : boot_cfg_i64(&c, "kernel_timeout_ms", 1000,
+			       : boot_cfg_i64(c, "kernel_timeout_ms", 1000,
 					      3600000, 120000));
 	for (;;) {
 		now = mono_ms();
-		if (fd < 0)
-			fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
-		boot_ipmi_console_check(&c);
-		pump_console(fd, &off, &cs, now - c.origin);
-		if (console_scanner_fatal(&cs)) {
-			const struct console_hit *h =
-				console_scanner_fatal(&cs);
-
-			/* Let the rest of the oops reach the log. */
-			sleep_ms(500);
-			pump_console(fd, &off, &cs, mono_ms() - c.origin);
-			boot_event(&c, "console: %s: %s", h->name, h->line);
-			res->outcome = BOOT_KERNEL_FAILED;
-			res->blame = "kernel";
-			strbuf_addf(&reason, "%s during %s: %s", h->name, phase,
-				    h->line);
-			strbuf_addf(err, "%s", reason.buf);
-			goto finish;
-		}
-		if (res->linux_ms < 0 && cs.linux_ms >= 0) {
-			res->linux_ms = cs.linux_ms;
-			boot_event(&c, "console: Linux version %s",
-				   cs.linux_release ? cs.linux_release : "?");
-			phase = "agent";
-			deadline = phase_deadline(
-				&c, now,
-				req->agent_ms
-					? req->agent_ms
-					: boot_cfg_i64(&c, "agent_timeout_ms",
-						       1000, 3600000, 120000));
-		}
-		if (res->beacon_ms < 0 && cs.beacon_ms >= 0) {
-			res->beacon_ms = cs.beacon_ms;
-			if (res->linux_ms < 0)
-				res->linux_ms = res->beacon_ms;
-			boot_event(&c, "console: agent beacon (%s)",
-				   cs.beacon_release ? cs.beacon_release : "?");
-			phase = "ssh";
-			deadline = phase_deadline(
-				&c, now,
-				req->ssh_ms
-					? req->ssh_ms
-					: boot_cfg_i64(&c, "ssh_timeout_ms",
-						       1000, 3600000, 60000));
-			if (ssh_unusable(res, &reason)) {
-				res->outcome = BOOT_INFRA_FAILED;
-				res->blame = "host";
-				strbuf_addbuf(err, &reason);
-				goto finish;
-			}
-		}
-		if (res->beacon_ms >= 0 && now - last_ssh >= 1000) {
-			struct strbuf out = STRBUF_INIT, se = STRBUF_INIT;
-
-			last_ssh = now;
-			if (boot_ssh_run(res, "uname -r", 15000, &out, &se) ==
-			    0) {
-				strbuf_trim(&out);
-				res->ssh_ms = mono_ms() - c.origin;
-				res->release = strbuf_detach(&out, NULL);
-				boot_event(&c, "ssh: up, uname -r %s",
-					   res->release);
-				strbuf_release(&se);
-				if (c.expected_release &&
-				    strcmp(c.expected_release, res->release)) {
-					res->outcome = BOOT_INFRA_FAILED;
-					res->blame = "host";
-					strbuf_addf(&reason,
-						    "the host runs %s, not %s: "
-						    "provisioning failed",
-						    res->release,
-						    c.expected_release);
-					strbuf_addbuf(err, &reason);
-					goto finish;
-				}
-				res->ready_ms = mono_ms() - c.origin;
-				res->outcome = BOOT_READY;
-				strbuf_addstr(&reason, "ready");
-				break;
-			}
-			strbuf_release(&out);
-			strbuf_release(&se);
-		}
-		if (now >= deadline) {
-			res->outcome = BOOT_TIMEOUT;
-			if (!strcmp(phase, "kernel") && off == start_off) {
-				/* Not one byte: the console or the machine. */
-				res->outcome = BOOT_INFRA_FAILED;
-				res->blame = "host";
-				strbuf_addstr(
-					&reason,
-					"kernel: the console stayed silent");
-			} else {
-				res->blame = "kernel";
-				strbuf_addf(&reason, "%s: no %s in time", phase,
-					    !strcmp(phase, "kernel")
-						    ? "Linux version"
-					    : !strcmp(phase, "agent")
-						    ? "agent beacon"
-						    : "SSH answer");
-			}
-			strbuf_addbuf(err, &reason);
-			goto finish;
-		}
-		if (req->tick && req->tick(req->ctx) < 0) {
-			res->outcome = BOOT_TIMEOUT;
-			res->blame = "none";
-			strbuf_addf(&reason, "%s: the boot was stopped", phase);
-			strbuf_addbuf(err, &reason);
-			goto finish;
-		}
-		if (now - c.t0 > 2000 && domain_gone(&c)) {
-			pump_console(fd, &off, &cs, mono_ms() - c.origin);
-			console_scanner_flush(&cs, mono_ms() - c.origin);
-			if (console_scanner_fatal(&cs))
-				continue; /* reported above, next round */
-			res->outcome = BOOT_KERNEL_FAILED;
-			res->blame = res->linux_ms >= 0 ? "kernel" : "host";
-			if (res->linux_ms < 0)
-				res->outcome = BOOT_INFRA_FAILED;
-			strbuf_addf(&reason, "%s: the machine stopped", phase);
-			strbuf_addbuf(err, &reason);
-			goto finish;
-		}
+		if (w->fd < 0)
+			w->fd = open(c->res->console_path,
+				     O_RDONLY | O_CLOEXEC);
+		console_keep(c);
+		boot_pump_console(w->fd, &w->off, &w->cs, now - c->origin);
+		if (wait_fatal(c, w, err) || wait_milestones(c, w, now, err) ||
+		    wait_ssh(c, w, now, err) || wait_limits(c, w, now, err))
+			return;
+		m = wait_machine(c, w, now, err);
+		if (m > 0)
+			return;
+		if (m < 0)
+			continue; /* the fatal line is reported next round */
 		sleep_ms(100);
 	}
-finish:
-	res->method = xstrdup(c.method);
+}
+
+/*
+ * The end of a boot: health first (whose fault), a failed host powered
+ * off, the boots row closed with the console.  0 when the host is ready,
+ * else -1 with err.
+ */
+static int boot_end(struct db *db, struct boot_ctx *c, struct boot_wait *w,
+		    struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+	struct strbuf console = STRBUF_INIT, e2 = STRBUF_INIT;
+	int r, hr;
+
+	res->method = xstrdup(c->method);
 	if (res->outcome == BOOT_READY) {
 		/* The run phase watches on from here (watch.c). */
-		res->watch_off = off;
-		res->watch_t0 = c.origin;
+		res->watch_off = w->off;
+		res->watch_t0 = c->origin;
 	}
-	console_scanner_flush(&cs, mono_ms() - c.origin);
-	console_scanner_summary(&cs, 0, &res->console_events);
+	console_scanner_flush(&w->cs, mono_ms() - c->origin);
+	console_scanner_summary(&w->cs, 0, &res->console_events);
 	/* Whose fault a failure was is the health rules' call: first. */
-	hr = record_health(db, &c, reason.buf, &e2);
+	hr = record_health(db, c, w->reason.buf, &e2);
 	if (res->outcome != BOOT_READY) {
-		boot_event(&c, "boot failed (%s, blame %s): %s",
+		boot_event(c, "boot failed (%s, blame %s): %s",
 			   boot_outcome_name(res->outcome), res->blame,
-			   reason.buf);
-		power_off_quiet(db, res);
+			   w->reason.buf);
 		/* The capture ends with the power: the console is whole. */
-		sol_close(res->sol);
-		res->sol = NULL;
+		power_off_quiet(db, res);
 	} else {
-		boot_event(&c, "ready in %.1f s",
+		boot_event(c, "ready in %.1f s",
 			   (double)res->ready_ms / 1000.0);
 	}
 	if (res->console_path)
-		read_console(res->console_path, start_off, &console);
-	if (hr < 0 || update_boot_row(db, &c, reason.buf, &console, &e2) < 0) {
+		boot_read_console(res->console_path, w->start_off, &console);
+	if (hr < 0 ||
+	    update_boot_row(db, c, w->reason.buf, &console, &e2) < 0) {
 		if (res->outcome == BOOT_READY)
 			strbuf_addbuf(err, &e2);
 		else
@@ -1078,89 +778,73 @@ finish:
 		r = res->outcome == BOOT_READY ? 0 : -1;
 	}
 	if (strcmp(res->blame, "none"))
-		boot_event(&c, "host %s is %s", res->host_name,
+		boot_event(c, "host %s is %s", res->host_name,
 			   res->host_health);
-	goto out;
-out_early:
-	res->outcome = BOOT_RUNNING;
-out:
-	console_scanner_release(&cs);
-	ctx_release(&c);
-	strbuf_release(&cmdline);
-	strbuf_release(&reason);
 	strbuf_release(&console);
 	strbuf_release(&e2);
 	return r;
 }
 
+int boot_host(struct db *db, const struct boot_request *req,
+	      struct boot_result *res, struct strbuf *err)
+{
+	struct boot_ctx c;
+	struct boot_wait w = { .fd = -1, .phase = "power" };
+	struct strbuf cmdline = STRBUF_INIT;
+	_cleanup_free_ char *console_dir = NULL;
+	int r = -1;
+
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	c.res = res;
+	c.t0 = c.origin = mono_ms();
+	res->job_id = req->job_id;
+	res->controller_id = xstrdup_or_null(req->controller_id);
+	console_scanner_init(&w.cs);
+	strbuf_init(&w.reason, 0);
+	if (boot_begin(db, &c, &console_dir, err) < 0) {
+		res->outcome = BOOT_RUNNING;
+	} else {
+		build_cmdline(&c, &cmdline);
+		if (boot_power(db, &c, &w, console_dir, cmdline.buf, err) == 0)
+			boot_wait(&c, &w, err);
+		r = boot_end(db, &c, &w, err);
+	}
+	if (w.fd >= 0)
+		close(w.fd);
+	console_scanner_release(&w.cs);
+	ctx_release(&c);
+	strbuf_release(&cmdline);
+	strbuf_release(&w.reason);
+	return r;
+}
+
 int boot_power_off(struct db *db, struct boot_result *res, struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	int r = 0;
 
-	if (!res->kind)
+	if (!res->hk)
 		return 0;
-	if (!strcmp(res->kind, "libvirt") && res->domain) {
-		struct virt_conn *vc = NULL;
-
-		/* Politely first: the guest's init has nothing to save, but a
-		 * clean power-off proves ACPI works. */
-		if (res->outcome == BOOT_READY) {
-			struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
-
-			boot_ssh_run(res, "poweroff -f", 5000, &out, &e);
-			strbuf_release(&out);
-			strbuf_release(&e);
-		}
-		if (virt_open(res->libvirt_uri, &vc, err) < 0)
-			return -1;
-		for (int i = 0;
-		     i < 50 && virt_is_active(vc, res->domain, err) == 1; i++)
-			sleep_ms(100);
-		r = destroy_domain(db, vc, res, "powered off after its boot",
-				   err);
-		virt_close(vc);
-	} else if (!strcmp(res->kind, "ipmi")) {
-		struct ipmi_target t;
-		int64_t op = boot_power_op_begin(db, res, "off");
-
-		boot_ipmi_target_of(res, &t);
-		r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
-		boot_power_op_end(db, op, r, err);
-		/* From power-on to power-off: the capture ends here. */
-		sol_close(res->sol);
-		res->sol = NULL;
-	}
+	r = res->hk->power_off(db, res, HOST_KIND_OFF_DONE, err);
 	if (res->boot_id && db) {
 		struct strbuf e2 = STRBUF_INIT, console = STRBUF_INIT;
 
 		/* The console of the whole boot, the run's part included (a
 		 * ready boot's row had only the part up to ready). */
 		if (res->console_path && res->outcome == BOOT_READY)
-			read_console(res->console_path, res->console_start,
-				     &console);
-		db_args_i64(&a, res->boot_id);
-		db_args_str(&a,
-			    !console.len ? NULL
-			    : console.len > CONSOLE_DB_MAX
-				    ? console.buf + console.len - CONSOLE_DB_MAX
-				    : console.buf);
-		db_exec_args(
-			db, NULL, &e2,
-			"UPDATE boots SET finished_at = coalesce(finished_at, "
-			"now()), console_log = coalesce($2, console_log) "
-			"WHERE id = $1",
-			&a);
-		db_args_clear(&a);
+			boot_read_console(res->console_path, res->console_start,
+					  &console);
+		boots_powered_off(db, res->boot_id,
+				  !console.len ? NULL
+				  : console.len > CONSOLE_DB_MAX
+					  ? console.buf + console.len -
+						    CONSOLE_DB_MAX
+					  : console.buf,
+				  &e2);
 		strbuf_release(&e2);
 		strbuf_release(&console);
 	}
 	return r;
-}
-
-int boot_farm_id(struct db *db, struct strbuf *out, struct strbuf *err)
-{
-	return farm_id(db, out, err);
 }
 
 int boot_power_off_host(struct db *db, int64_t host_id,
@@ -1170,8 +854,6 @@ int boot_power_off_host(struct db *db, int64_t host_id,
 	struct boot_result res;
 	struct boot_ctx c;
 	struct boot_request req;
-	struct ipmi_target t;
-	int64_t op;
 	int r = -1;
 
 	/* The host row's BMC, as a boot reads it. */
@@ -1183,16 +865,9 @@ int boot_power_off_host(struct db *db, int64_t host_id,
 	c.res = &res;
 	if (load_host_row(db, &c, err) < 0)
 		goto out;
-	if (strcmp(res.kind, "ipmi")) {
-		strbuf_addf(err, "host %s is not an IPMI host", res.host_name);
-		goto out;
-	}
 	res.controller_id = xstrdup(controller_id);
 	res.bmc_lock_dir = xstrdup(lock_dir);
-	boot_ipmi_target_of(&res, &t);
-	op = boot_power_op_begin(db, &res, "off");
-	r = ipmi_power_set(&t, IPMI_POWER_OFF, NULL, err);
-	boot_power_op_end(db, op, r, err);
+	r = res.hk->power_off(db, &res, HOST_KIND_OFF_SWEEP, err);
 out:
 	ctx_release(&c);
 	boot_result_release(&res);

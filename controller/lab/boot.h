@@ -4,12 +4,12 @@
  *
  * One boot is a sequence of phases, each with its own limit and all inside
  * the boot's limit (a phase gets the smaller of its own and what is left):
- * power (libvirt: create the domain paused, open the console, resume;
- * IPMI: write the PXE script, bootdev pxe, power on/cycle, each BMC call
- * confirmed), kernel (the console says "Linux version"), agent (the guest
- * init's beacon), ssh (`uname -r` over SSH answers and equals the kernel's
- * release).  The console is scanned all along (console.h): a panic ends
- * the boot at once, blamed on the kernel.
+ * power (the host kind's, host_kind.h; libvirt: create the domain paused,
+ * open the console, resume; IPMI: write the PXE script, bootdev pxe,
+ * power on/cycle, each BMC call confirmed), kernel (the console says
+ * "Linux version"), agent (the guest init's beacon), ssh (`uname -r` over SSH
+ * answers and equals the kernel's release).  The console is scanned all along
+ * (console.h): a panic ends the boot at once, blamed on the kernel.
  *
  * Whose fault: power, libvirt, BMC and console failures are the host's
  * (health -> bad); a kernel that panics, resets, or never gets the agent up
@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-struct sol_console;
+struct host_kind;
 #include "store/db.h"
 #include "lab/console.h"
 #include "strbuf.h"
@@ -97,7 +97,10 @@ struct boot_result {
 	 * times a boot whose kernel spoke and then went silent is made again
 	 * before it is judged (boot_job.c). */
 	int hang_retries;
-	struct sol_console *sol; /* IPMI: the SOL capture, until power-off */
+	/* The host's kind (lab/host_kind.h), and what it keeps for this
+	 * boot (a console capture), freed by its release hook. */
+	const struct host_kind *hk;
+	void *kind_data;
 	char *method; /* boots.method */
 	char *fallback; /* why a kexec gave way to a power cycle, or NULL */
 	/* After a ready boot, the console while the host runs (watch.c). */
@@ -183,14 +186,11 @@ int boot_settle_failure(struct db *db, struct boot_result *res, int check,
 int boot_set_blame(struct db *db, int64_t boot_id, const char *blame,
 		   struct strbuf *err);
 
-/* This farm's id (farm_identity): its libvirt domains are named
- * farm-<id>-... (virt.h's VIRT_DOMAIN_PREFIX). */
-int boot_farm_id(struct db *db, struct strbuf *out, struct strbuf *err);
-
 /*
- * Power IPMI host host_id off (check, act, confirm) for controller_id,
- * recorded as its power operation; lock_dir is the state folder's locks/.
- * For the sweep of what dead controllers left on (lab/sweep.c).
+ * Power host host_id off through its kind (a BMC: check, act, confirm)
+ * for controller_id, recorded as its power operation; lock_dir is the
+ * state folder's locks/.  For the sweep of what dead controllers left on
+ * (lab/sweep.c).  A host of a kind that does not boot: -1 with err.
  */
 int boot_power_off_host(struct db *db, int64_t host_id,
 			const char *controller_id, const char *lock_dir,

@@ -275,47 +275,6 @@ int ipmi_bootdev(const struct ipmi_target *t, const char *dev, int efi,
 	return r;
 }
 
-int ipmi_write_pxe(const char *tftp_dir, const char *name, const char *server,
-		   const char *kernel, const char *initrd, const char *cmdline,
-		   struct strbuf *err)
-{
-	struct strbuf p = STRBUF_INIT, body = STRBUF_INIT;
-	int r = -1;
-
-	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789-_.") != strlen(name) ||
-	    name[0] == '.') {
-		strbuf_addf(err, "host name '%s' cannot name a PXE file", name);
-		return -1;
-	}
-	if (strchr(cmdline, '\n') || strchr(server, '\n')) {
-		strbuf_addstr(err, "a kernel command line is one line");
-		return -1;
-	}
-	strbuf_addf(&p, "%s/%s.kernel", tftp_dir, name);
-	if (copy_file_atomic(kernel, p.buf, 0644, 0, err) < 0)
-		goto out;
-	strbuf_addf(&body, "#!ipxe\nkernel tftp://%s/%s.kernel %s\n", server,
-		    name, cmdline);
-	if (initrd) {
-		strbuf_reset(&p);
-		strbuf_addf(&p, "%s/%s.initrd", tftp_dir, name);
-		if (copy_file_atomic(initrd, p.buf, 0644, 0, err) < 0)
-			goto out;
-		strbuf_addf(&body, "initrd tftp://%s/%s.initrd\n", server,
-			    name);
-	}
-	strbuf_addstr(&body, "boot\n");
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/%s.ipxe", tftp_dir, name);
-	/* The TFTP server (another user) reads all three. */
-	r = write_file_atomic(p.buf, body.buf, body.len, 0644, 0, err);
-out:
-	strbuf_release(&p);
-	strbuf_release(&body);
-	return r;
-}
-
 int ipmi_sol_deactivate(const struct ipmi_target *t, struct strbuf *err)
 {
 	struct child_process cp;

@@ -66,13 +66,4 @@ int ipmi_sol_deactivate(const struct ipmi_target *t, struct strbuf *err);
 int ipmi_sol_start(const struct ipmi_target *t, const char *out_file,
 		   struct child_process *cp, struct strbuf *err);
 
-/*
- * PXE: write TFTP_DIR/NAME.ipxe, an iPXE script that loads
- * tftp://SERVER/NAME.kernel and NAME.initrd (copied there) with cmdline.
- * server is the TFTP server's address as the host sees it.
- */
-int ipmi_write_pxe(const char *tftp_dir, const char *name, const char *server,
-		   const char *kernel, const char *initrd, const char *cmdline,
-		   struct strbuf *err);
-
 #endif

@@ -26,6 +26,7 @@
 #include "cleanup.h"
 #include "fs.h"
 #include "run-command.h"
+#include "lab/host_kind.h"
 #include "lab/runner.h"
 #include "lab/sandbox.h"
 #include "lab/ssh.h"
@@ -307,7 +308,7 @@ int runner_open(const struct runner_host *h, const char *agent_path,
 	snprintf(r->tag, sizeof(r->tag), "%lx%04lx",
 		 (unsigned long)(ts.tv_nsec ^ getpid()),
 		 (unsigned long)(ts.tv_sec & 0xffff));
-	r->is_ssh = h->kind && strcmp(h->kind, "local") != 0;
+	r->is_ssh = h->kind && !host_kind_is_local(h->kind);
 	if (r->is_ssh) {
 		if (ssh_connect_host(r, err) < 0 ||
 		    ssh_install_agent(r, log, err) < 0)

@@ -2,9 +2,9 @@
  * sweep.c - what dead controllers left running; see sweep.h.
  *
  * libvirt is asked what runs (virt.h), the database whose it is
- * (store/controllers.h); IPMI machines are powered off through boot.c,
- * which knows a host's BMC.  A domain whose owner cannot be looked up is
- * left alone: not knowing is never a reason to destroy.
+ * (store/controllers.h); machines behind a BMC are powered off through
+ * boot.c, which asks the host's kind (host_kind.h).  A domain whose owner
+ * cannot be looked up is left alone: not knowing is never a reason to destroy.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 #include "lab/virt.h"
 #include "store/controllers.h"
 #include "store/hosts.h"
+#include "store/runs.h"
 #include "strvec.h"
 #include "banned.h"
 
@@ -49,7 +50,7 @@ int sweep_domains(struct db *db, const char *self, const int64_t *live_jobs,
 	if (ret_n)
 		*ret_n = 0;
 	strbuf_addstr(&prefix, VIRT_DOMAIN_PREFIX);
-	if (boot_farm_id(db, &prefix, err) < 0)
+	if (boots_farm_id(db, &prefix, err) < 0)
 		goto out;
 	strbuf_addch(&prefix, '-');
 	if (virt_open(uri, &vc, err) < 0)

@@ -18,8 +18,9 @@
 
 #include "cleanup.h"
 #include "lab/boot.h"
-#include "lab/sol.h"
+#include "lab/host_kind.h"
 #include "store/hosts.h"
+#include "store/runs.h"
 #include "time-util.h"
 #include "banned.h"
 
@@ -37,8 +38,8 @@ int boot_watch(struct boot_result *res, const struct console_hit **ret_hit)
 		res->watch = xcalloc(1, sizeof(*res->watch));
 		console_scanner_init(res->watch);
 	}
-	if (res->sol)
-		sol_check(res->sol, &e);
+	if (res->hk && res->hk->console_keep)
+		res->hk->console_keep(res, &e);
 	strbuf_release(&e);
 	fd = open(res->console_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -61,7 +62,6 @@ int boot_run_fatal(struct db *db, struct boot_result *res, const char *what,
 		   const char *line, int expected, struct strbuf *ret_blame,
 		   struct strbuf *err)
 {
-	struct db_args a = DB_ARGS_INIT;
 	struct strbuf reason = STRBUF_INIT, events = STRBUF_INIT;
 	const char *blame = "none";
 	int r;
@@ -89,19 +89,9 @@ int boot_run_fatal(struct db *db, struct boot_result *res, const char *what,
 			 v.after.health);
 	}
 	strbuf_addstr(ret_blame, blame);
-	db_args_i64(&a, res->boot_id);
-	db_args_str(&a, expected ? "expected-panic" : "kernel-failed");
-	db_args_str(&a, blame);
-	db_args_str(&a, reason.buf);
-	db_args_str(&a, expected ? line : NULL);
-	db_args_str(&a, events.buf);
-	r = db_exec_args(
-		db, NULL, err,
-		"UPDATE boots SET outcome = $2, blame = $3, reason = $4, "
-		"expected = $5, console_events = coalesce("
-		"console_events, '') || $6 WHERE id = $1",
-		&a);
-	db_args_clear(&a);
+	r = boots_run_fatal(
+		db, res->boot_id, expected ? "expected-panic" : "kernel-failed",
+		blame, reason.buf, expected ? line : NULL, events.buf, err);
 	strbuf_release(&reason);
 	strbuf_release(&events);
 	return r;

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "kind_names.h"
 #include "parse.h"
 #include "plan/plan-int.h"
 #include "banned.h"
@@ -316,10 +317,10 @@ static int get_word_list(struct ctx *c, const struct ynode *n, const char *path,
 	return rc;
 }
 
+/* A kind of the table (lab/host_kind.h, through common/kind_names.h). */
 static int ok_kind(const char *s)
 {
-	return !strcmp(s, "local") || !strcmp(s, "ssh") ||
-	       !strcmp(s, "libvirt") || !strcmp(s, "ipmi");
+	return kind_name_known(s);
 }
 
 static int ok_tag(const char *s)
@@ -390,10 +391,16 @@ void check_host(struct ctx *c, struct plan *p, const struct ynode *n)
 		return;
 	}
 	map_fields(c, n, "host", keys, v);
-	if (v[0])
-		get_word_list(c, v[0], "host.kind", ok_kind,
-			      "a host kind (local, ssh, libvirt or ipmi)",
+	if (v[0]) {
+		struct strbuf what = STRBUF_INIT;
+
+		strbuf_addstr(&what, "a host kind (");
+		kind_names_join(&what, kind_names_all(), " or ");
+		strbuf_addch(&what, ')');
+		get_word_list(c, v[0], "host.kind", ok_kind, what.buf,
 			      &p->host.kinds);
+		strbuf_release(&what);
+	}
 	if (v[1])
 		get_int(c, v[1], "host.min_sockets", 1, 1024,
 			&p->host.min_sockets);

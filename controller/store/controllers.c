@@ -257,7 +257,7 @@ int controllers_powered_orphans(struct db *db, struct powered_orphan **ret,
 		    "WHERE host_id = h.id AND outcome = 'ok' ORDER BY id DESC "
 		    "LIMIT 1) p ON true "
 		    "LEFT JOIN controllers c ON c.id = p.controller_id "
-		    "WHERE h.kind = 'ipmi' AND p.op IN ('on', 'cycle') "
+		    "WHERE p.op IN ('on', 'cycle') "
 		    "AND NOT coalesce(c.lease_expires > now() AND "
 		    "c.stopped_at IS NULL, false) "
 		    "AND NOT (h.lease_owner IS NOT NULL AND h.lease_expires "

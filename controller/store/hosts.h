@@ -140,7 +140,8 @@ int hosts_check_due(struct db *db, int64_t host_id, struct strbuf *err);
 
 /*
  * 1 when hosts of this kind boot the kernel a job names (libvirt, ipmi),
- * 0 when they run whatever kernel they have (local, ssh, imported).
+ * 0 when they run whatever kernel they have (local, ssh, imported).  The
+ * kind table (lab/host_kind.h) says which, through common/kind_names.h.
  */
 int hosts_kind_boots(const char *kind);
 

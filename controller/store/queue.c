@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "kind_names.h"
 #include "parse.h"
 #include "plan/plan.h"
 #include "store/answers.h"
@@ -422,10 +423,8 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 		for (size_t i = 0; i < job.req_kinds.nr; i++)
 			if (hosts_kind_boots(job.req_kinds.v[i]))
 				strvec_push(&boots, job.req_kinds.v[i]);
-		if (!boots.nr) {
-			strvec_push(&boots, "libvirt");
-			strvec_push(&boots, "ipmi");
-		}
+		if (!boots.nr)
+			strvec_pushv(&boots, kind_names_booting());
 		strvec_clear(&job.req_kinds);
 		job.req_kinds = boots;
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "kind_names.h"
 #include "store/hosts.h"
 #include "store/jobs.h"
 #include "store/queue_match.h"
@@ -80,14 +81,18 @@ int queue_host_can_take(struct db *db, const char *host,
 		return -1;
 	}
 	if ((flags & QUEUE_HOST_NEEDS_BOOT) && !hosts_kind_boots(kind)) {
+		struct strbuf kinds = STRBUF_INIT;
+
+		kind_names_join(&kinds, kind_names_booting(), " or ");
 		strbuf_addf(err,
 			    "host '%s' is a %s host: it runs its own kernel "
 			    "and cannot build or boot %s with the series, so "
 			    "the series would never be applied.  Give "
 			    "--kernel NAME, the name of the kernel it runs "
 			    "with the series already applied (uname -r "
-			    "there), or submit to a libvirt or ipmi host",
-			    host, kind, base);
+			    "there), or submit to a %s host",
+			    host, kind, base, kinds.buf);
+		strbuf_release(&kinds);
 		return -1;
 	}
 	if (req->req_kinds.nr) {
