@@ -35,6 +35,20 @@ void limit_fired(struct job_ctx *jc, int r, struct strbuf *err)
 	}
 }
 
+int phase_done(struct job_ctx *jc, int64_t pid, int r, struct strbuf *log,
+	       struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	limit_fired(jc, r, err);
+	if (r < 0)
+		strbuf_addf(log, "%s\n", err->buf);
+	queue_phase_end(jc->db, pid, r < 0 ? "failed" : "ok", log->buf, &e);
+	strbuf_release(log);
+	strbuf_release(&e);
+	return r;
+}
+
 void run_failed(struct run_rec *rr, const char *phase, const char *error)
 {
 	if (rr->error)

@@ -99,6 +99,16 @@ int phase_skip(struct job_ctx *jc, const char *phase, const char *why);
  * ran out says so in err, whatever the hook saw. */
 void limit_fired(struct job_ctx *jc, int r, struct strbuf *err);
 
+/*
+ * The end of a phase a kind's hook ran (build, boot), r its result: a
+ * limit that fired says so in err (limit_fired()), a failure's message
+ * closes the log, and the phase's row ends "failed" or "ok" with it (a
+ * database away for a moment loses only the row).  Releases log; returns
+ * r.
+ */
+int phase_done(struct job_ctx *jc, int64_t pid, int r, struct strbuf *log,
+	       struct strbuf *err);
+
 /* The job's state; with the database away for a moment it is skipped (a
  * warning waits for the log).  -1 only when the lease is lost. */
 int set_phase_state(struct job_ctx *jc, const char *state);

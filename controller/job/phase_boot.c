@@ -17,7 +17,7 @@
 static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 {
 	const struct job_kind_ops *ops = jc->kind;
-	struct strbuf log = STRBUF_INIT, e = STRBUF_INIT;
+	struct strbuf log = STRBUF_INIT;
 	int64_t pid;
 	int r;
 
@@ -47,13 +47,7 @@ static int phase_boot(struct job_ctx *jc, int b, struct strbuf *err)
 		if (r == 0)
 			jc->booted = 1;
 	}
-	limit_fired(jc, r, err);
-	if (r < 0)
-		strbuf_addf(&log, "%s\n", err->buf);
-	queue_phase_end(jc->db, pid, r < 0 ? "failed" : "ok", log.buf, &e);
-	strbuf_release(&log);
-	strbuf_release(&e);
-	return r;
+	return phase_done(jc, pid, r, &log, err);
 }
 
 /*

@@ -95,35 +95,26 @@ int runs_abort_sent_elsewhere(struct db *db, int64_t job_id, int64_t attempt,
 
 /* ---- boots --------------------------------------------------------- */
 
+/* The host row a boot reads, its WHERE to follow (boots_host_row()). */
+#define BOOT_HOST_ROW                                                          \
+	"SELECT id, name, kind, address, port, ssh_user, "                     \
+	"key_file, known_hosts, sockets, "                                     \
+	"cores_per_socket, "                                                   \
+	"threads_per_core, numa_nodes, memory_mb, "                            \
+	"libvirt_uri, bmc_address, bmc_port, bmc_user, "                       \
+	"bmc_password_file, boot_config::text, "                               \
+	"known_good_kernel_id, health, bmc_bootdev, "                          \
+	"(SELECT release FROM kernels WHERE id = "                             \
+	"known_good_kernel_id) FROM hosts "
+
 int boots_host_row(struct db *db, const char *name, int64_t id,
 		   struct db_result **ret, struct strbuf *err)
 {
 	if (name)
-		return db_query(
-			db, ret, err,
-			"SELECT id, name, kind, address, port, ssh_user, "
-			"key_file, known_hosts, sockets, "
-			"cores_per_socket, "
-			"threads_per_core, numa_nodes, memory_mb, "
-			"libvirt_uri, bmc_address, bmc_port, bmc_user, "
-			"bmc_password_file, boot_config::text, "
-			"known_good_kernel_id, health, bmc_bootdev, "
-			"(SELECT release FROM kernels WHERE id = "
-			"known_good_kernel_id) FROM hosts "
-			"WHERE name = $1",
-			db_str(name), db_end());
-	return db_query(db, ret, err,
-			"SELECT id, name, kind, address, port, ssh_user, "
-			"key_file, known_hosts, sockets, "
-			"cores_per_socket, "
-			"threads_per_core, numa_nodes, memory_mb, "
-			"libvirt_uri, bmc_address, bmc_port, bmc_user, "
-			"bmc_password_file, boot_config::text, "
-			"known_good_kernel_id, health, bmc_bootdev, "
-			"(SELECT release FROM kernels WHERE id = "
-			"known_good_kernel_id) FROM hosts "
-			"WHERE id = $1",
-			db_i64(id), db_end());
+		return db_query(db, ret, err, BOOT_HOST_ROW "WHERE name = $1",
+				db_str(name), db_end());
+	return db_query(db, ret, err, BOOT_HOST_ROW "WHERE id = $1", db_i64(id),
+			db_end());
 }
 
 int boots_kernel_row(struct db *db, int64_t kernel_id, struct db_result **ret,
