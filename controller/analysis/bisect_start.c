@@ -19,6 +19,7 @@
 
 #include "analysis/bisect.h"
 #include "cleanup.h"
+#include "kind_names.h"
 #include "lab/build.h"
 #include "parse.h"
 #include "plan/plan.h"
@@ -48,11 +49,15 @@ static int boot_host(struct db *db, const char *name, int64_t *ret_id,
 		return -1;
 	}
 	if (!hosts_kind_boots(db_get(res, 0, 1))) {
+		struct strbuf kinds = STRBUF_INIT;
+
+		kind_names_join(&kinds, kind_names_booting(), " or ");
 		strbuf_addf(err,
 			    "host %s is a %s host: it runs the kernel it has, "
 			    "so it cannot boot the kernels of a bisection "
-			    "(use a libvirt or ipmi host: --host)",
-			    name, db_get(res, 0, 1));
+			    "(use a %s host: --host)",
+			    name, db_get(res, 0, 1), kinds.buf);
+		strbuf_release(&kinds);
 		return -1;
 	}
 	return db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id);

@@ -52,7 +52,7 @@ const char cmd_bisect_usage[] =
 	"config, 'submit --no-bisect').\n"
 	"\n"
 	"  --metric NAME    the metric (default: the submission's headline)\n"
-	"  --host NAME      a libvirt or ipmi host (default: the one the\n"
+	"  --host NAME      a host that boots kernels (default: the one the\n"
 	"                   submission ran on)\n"
 	"  --max-boots N    boots of one step at most (3..1000; default\n"
 	"                   [bisect] max_boots, 20)\n"

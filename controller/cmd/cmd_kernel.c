@@ -73,7 +73,7 @@ const char cmd_kernel_usage[] =
 	"  add     register a kernel built elsewhere (e.g. Debian's), with an\n"
 	"          uncompressed --vmlinux for fast direct boot under TCG\n"
 	"  rm      forget a kernel (its cached build stays on disk)\n"
-	"  boot    boot the kernel on HOST (libvirt or ipmi), wait for Linux,\n"
+	"  boot    boot the kernel on HOST (a booting kind), wait for Linux,\n"
 	"          the agent's beacon, SSH and uname -r; print the times;\n"
 	"          run CMD over SSH if given; power off unless --keep.  An\n"
 	"          ipmi host's console comes through Serial-over-LAN; one "

@@ -9,6 +9,7 @@
 #include "job/jobguard.h"
 #include "job/joblog.h"
 #include "job/phase.h"
+#include "lab/host_kind.h"
 #include "plan/plan.h"
 #include "store/hosts.h"
 #include "store/queue.h"
@@ -60,17 +61,21 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 		struct strbuf why = STRBUF_INIT;
 
 		if (jc->kernel_has_series) {
+			struct strbuf kinds = STRBUF_INIT;
+
 			/* Running here would label the unpatched kernel with
 			 * the patch's name (queue_submit refuses such jobs;
 			 * this one was queued before it did). */
+			host_kind_names(&kinds, " or ", 1);
 			strbuf_addf(err,
 				    "this %s host runs its own kernel and "
 				    "cannot build or boot %s, the series "
 				    "applied to its base: nothing was run.  "
 				    "Submit again with --kernel NAME (the "
 				    "kernel it runs with the series applied) "
-				    "or to a libvirt or ipmi host",
-				    jc->host_kind, jc->kernel_name);
+				    "or to a %s host",
+				    jc->host_kind, jc->kernel_name, kinds.buf);
+			strbuf_release(&kinds);
 			if (queue_phase_begin(jc->db, &jc->claim, "build", &pid,
 					      &e) == 0)
 				queue_phase_end(jc->db, pid, "failed", err->buf,
@@ -101,13 +106,7 @@ static int phase_build(struct job_ctx *jc, struct strbuf *err)
 	} else {
 		r = ops->build(jc, &log, err);
 	}
-	limit_fired(jc, r, err);
-	if (r < 0)
-		strbuf_addf(&log, "%s\n", err->buf);
-	queue_phase_end(jc->db, pid, r < 0 ? "failed" : "ok", log.buf, &e);
-	strbuf_release(&log);
-	strbuf_release(&e);
-	return r;
+	return phase_done(jc, pid, r, &log, err);
 }
 
 /* A new host is checked first; one that fails never runs the job (it
