@@ -11,9 +11,7 @@
 . "$TOP/tests/lib/redfish.sh"
 
 # The client (lab/kind_redfish.c) and the mock are tested in
-# tests/unit/test-redfish.c; this boot needs the redfish kind in the
-# host-kind table (lab/host_kind.c).  Delete this line when it is there.
-skip_all "the redfish kind is not in the host-kind table yet (issue 30)"
+# tests/unit/test-redfish.c; this is the kind's boot, end to end.
 
 boot_prereqs
 redfish_prereqs
