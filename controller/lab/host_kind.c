@@ -10,12 +10,10 @@
 #include "banned.h"
 
 extern const struct host_kind kind_local, kind_ssh, kind_libvirt, kind_ipmi;
+extern const struct host_kind kind_redfish;
 
 static const struct host_kind *const kinds[] = {
-	&kind_local,
-	&kind_ssh,
-	&kind_libvirt,
-	&kind_ipmi,
+	&kind_local, &kind_ssh, &kind_libvirt, &kind_ipmi, &kind_redfish,
 };
 
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))

@@ -1,9 +1,9 @@
 /*
- * kind_redfish.c - a host whose BMC speaks DMTF Redfish; see
- * kind_redfish.h.
+ * kind_redfish.c - a host whose BMC speaks DMTF Redfish: the client
+ * (kind_redfish.h) and, at the end of the file, the redfish host kind
+ * (`kind_redfish`, listed in lab/host_kind.c).
  *
- * What the redfish kind needs from its host row (for the kind table,
- * lab/host_kind.h, when this kind is plugged into it):
+ * What the redfish kind needs from its host row:
  *   - the BMC: https://ADDRESS:PORT from bmc_address (and its port; 443
  *     when none), handed in as redfish_target.url;
  *   - bmc_user, and bmc_password_file (its first line; the file must not
@@ -12,27 +12,37 @@
  *     certificate; absent: the system's CA certificates) and, optional,
  *     "redfish_system" (the ComputerSystem's path when the BMC has
  *     several; absent: the first member of /redfish/v1/Systems);
- *   - validation of the address as for ipmi (a host name or IP address).
- * How its boot goes (mirroring boot_ipmi.c): redfish_open(); the console
- * first, when redfish_console() finds one (a telnet console on the BMC's
- * host: captured into the boot's console file before any power change by
- * lab/telnet.h, kept alive by telnet_capture_check()), else SSH and the
- * beacon only (or boot_config.console_log, as for ipmi); the PXE script as for
- * ipmi, then redfish_pxe_once() and redfish_power_cycle() (on when off); the
- * rest (beacon, SSH, release check) as every booting kind does.  Power off at
- * release: redfish_power_set(REDFISH_POWER_OFF).
+ *   - the address checked at `host add`/`host set` (a host name or an IP
+ *     address), and what the booted host is reached by over SSH.
+ * How its boot goes (boot_pxe.c's boot_bmc_pxe(), as for ipmi): the BMC
+ * opened (redfish_open()) and asked its power; the console first: unless
+ * boot_config.console_log names a file a lab console server writes, the
+ * telnet console redfish_console() finds (on the BMC's host), captured
+ * into the boot's console file before any power change by lab/telnet.h
+ * and kept alive by telnet_capture_check(); a BMC that offers none then
+ * fails the boot (the boot is watched through its console); kexec when
+ * the host is up on its known-good kernel, else the PXE script,
+ * redfish_pxe_once() and redfish_power_cycle() (on when off); the rest
+ * (beacon, SSH, release check) as every booting kind does.  Power off:
+ * redfish_power_set(REDFISH_POWER_OFF), confirmed.  The client stays open
+ * from the first call of a boot to its release.
  *
  * Requests go through https_request() (lab/curl.h): HTTPS only, the
  * certificate checked, basic auth, no redirect followed, answers capped
  * at RF_BODY_MAX and parsed with common/json.h under tight limits.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "json.h"
+#include "lab/boot-int.h"
 #include "lab/curl.h"
+#include "lab/host_kind.h"
 #include "lab/kind_redfish.h"
+#include "lab/telnet.h"
 #include "parse.h"
+#include "store/hosts.h"
 #include "time-util.h"
 #include "banned.h"
 
@@ -559,3 +569,329 @@ int redfish_console(struct redfish *rf, struct strbuf *ret_host, int *ret_port,
 	strbuf_release(&e);
 	return 0;
 }
+
+/* ---- the redfish host kind (lab/host_kind.h) ---- */
+
+/*
+ * What a redfish host keeps in res->kind_data from boot_prepare to
+ * release: its BMC as a target (the strings owned here: boot_config is
+ * gone by the power-off), the client once opened (kept open for the
+ * boot, so a power-off needs no new lookup of the system), and the
+ * telnet console's capture while it runs.
+ */
+struct rf_host {
+	struct redfish_target t;
+	char *url, *ca_file, *system;
+	struct redfish rf;
+	int rf_open;
+	int use_telnet;
+	struct telnet_capture *cap;
+};
+
+/* The client of h's BMC, opened on first use; NULL with err when the BMC
+ * could not be opened (tried again on the next call). */
+static struct redfish *rf_get(struct rf_host *h, struct strbuf *err)
+{
+	if (h->rf_open)
+		return &h->rf;
+	if (redfish_open(&h->rf, &h->t, err) < 0) {
+		redfish_close(&h->rf);
+		return NULL;
+	}
+	h->rf_open = 1;
+	return &h->rf;
+}
+
+/* The client as a boot calls it: the plan's power limit bounds each
+ * request (a third of it) and each confirm (all of it), as for ipmi. */
+static struct redfish *boot_rf(struct boot_ctx *c, struct strbuf *err)
+{
+	struct rf_host *h = c->res->kind_data;
+
+	h->t.call_timeout_ms = 0;
+	h->t.confirm_timeout_ms = 0;
+	if (c->req->power_ms > 0) {
+		int64_t lim =
+			c->req->power_ms > 3600000 ? 3600000 : c->req->power_ms;
+
+		h->t.confirm_timeout_ms = (int)lim;
+		if (lim / 3 < 10000)
+			h->t.call_timeout_ms =
+				(int)(lim / 3 > 1000 ? lim / 3 : 1000);
+	}
+	return rf_get(h, err);
+}
+
+/*
+ * The BMC's URL (https://ADDRESS:PORT, an IPv6 address in brackets), the
+ * CA file and the system from boot_config, the console (a telnet one the
+ * BMC offers, unless boot_config.console_log names a file a lab console
+ * server writes), kexec as ipmi reads it.  Nothing is asked of the BMC
+ * here: the sweep runs this too, and must reach the power-off.
+ */
+static int prepare(struct boot_ctx *c, struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+	struct strbuf e = STRBUF_INIT;
+	struct rf_host *h;
+	int v = 1;
+
+	if (!res->bmc_address || !res->bmc_user || !res->bmc_password_file) {
+		strbuf_addf(err,
+			    "host %s needs bmc_address, bmc_user and "
+			    "bmc_password_file (a Redfish BMC)",
+			    res->host_name);
+		return -1;
+	}
+	h = xcalloc(1, sizeof(*h));
+	h->url = strchr(res->bmc_address, ':')
+			 ? xstrfmt("https://[%s]:%d", res->bmc_address,
+				   res->bmc_port)
+			 : xstrfmt("https://%s:%d", res->bmc_address,
+				   res->bmc_port);
+	h->ca_file = xstrdup_or_null(boot_cfg_str(c, "redfish_ca_file", NULL));
+	h->system = xstrdup_or_null(boot_cfg_str(c, "redfish_system", NULL));
+	h->t.url = h->url;
+	h->t.system = h->system;
+	h->t.user = res->bmc_user;
+	h->t.password_file = res->bmc_password_file;
+	h->t.ca_file = h->ca_file;
+	h->use_telnet = !boot_cfg_str(c, "console_log", NULL);
+	res->kind_data = h;
+	if (json_get_bool(c->cfg, "kexec", &v, &e) < 0)
+		v = 1;
+	c->kexec = v;
+	strbuf_release(&e);
+	c->capture_console = h->use_telnet;
+	c->needs_locks = 0;
+	return 0;
+}
+
+static int power_status(struct boot_ctx *c, int *ret_on, struct strbuf *err)
+{
+	struct redfish *rf = boot_rf(c, err);
+	enum redfish_power p;
+
+	if (!rf || redfish_power_status(rf, &p, err) < 0)
+		return -1;
+	*ret_on = p == REDFISH_POWER_ON;
+	return 0;
+}
+
+/*
+ * The console of a Redfish boot: the BMC's telnet serial console
+ * captured into res->console_path (boot.c named it in the state folder's
+ * console/) before any power change.  A BMC that offers none fails the
+ * boot: the boot is watched through its console, so such a host needs
+ * boot_config.console_log.
+ */
+static int console_start(struct boot_ctx *c, struct strbuf *err)
+{
+	struct boot_result *res = c->res;
+	struct rf_host *h = res->kind_data;
+	struct strbuf host = STRBUF_INIT, none = STRBUF_INIT;
+	struct redfish *rf;
+	int port = 0, r = -1;
+
+	if (!h->use_telnet)
+		return 0;
+	rf = boot_rf(c, err);
+	if (!rf || redfish_console(rf, &host, &port, &none, err) < 0)
+		goto out;
+	if (!port) {
+		strbuf_addf(err,
+			    "BMC %s: %s, and host %s has no "
+			    "boot_config.console_log",
+			    h->url, none.buf, res->host_name);
+		goto out;
+	}
+	if (telnet_capture_start(host.buf, port, res->console_path,
+				 h->t.call_timeout_ms, &h->cap, err) < 0) {
+		strbuf_addstr(err, " (the BMC's telnet serial console)");
+		goto out;
+	}
+	boot_event(c, "console: telnet %s:%d from BMC %s into %s", host.buf,
+		   port, h->url, res->console_path);
+	r = 0;
+out:
+	strbuf_release(&host);
+	strbuf_release(&none);
+	return r;
+}
+
+/*
+ * The next boot, once, from the network (BootSourceOverrideTarget Pxe,
+ * Enabled Once); boot_config.bootdev "none" sends nothing, and a host row
+ * whose BMC does not support it (hosts.bmc_bootdev unsupported) makes a
+ * refusal a warning, as for ipmi.
+ */
+static int pxe_next(struct boot_ctx *c, struct strbuf *err)
+{
+	struct rf_host *h = c->res->kind_data;
+	struct redfish *rf;
+
+	if (!strcmp(boot_cfg_str(c, "bootdev", "pxe"), "none")) {
+		boot_event(c,
+			   "BMC %s: no boot override sent "
+			   "(boot_config.bootdev is none)",
+			   h->url);
+		return 0;
+	}
+	rf = boot_rf(c, err);
+	if (!rf)
+		return -1;
+	if (redfish_pxe_once(rf, err) < 0) {
+		if (strcmp(c->bmc_bootdev, "unsupported"))
+			return -1;
+		boot_event(c,
+			   "warning: %s (the host row says this BMC does not "
+			   "support the PXE override); relying on the host's "
+			   "boot order",
+			   err->buf);
+		strbuf_reset(err);
+		return 0;
+	}
+	boot_event(c, "BMC %s: next boot from Pxe (override Once)", h->url);
+	return 0;
+}
+
+static int bmc_power_on(struct boot_ctx *c, struct strbuf *err)
+{
+	struct redfish *rf = boot_rf(c, err);
+
+	return rf ? redfish_power_set(rf, REDFISH_POWER_ON, NULL, err) : -1;
+}
+
+static int bmc_power_cycle(struct boot_ctx *c, struct strbuf *err)
+{
+	struct redfish *rf = boot_rf(c, err);
+
+	return rf ? redfish_power_cycle(rf, err) : -1;
+}
+
+static const struct boot_bmc_ops redfish_bmc = {
+	.power_status = power_status,
+	.console_start = console_start,
+	.pxe_next = pxe_next,
+	.power_on = bmc_power_on,
+	.power_cycle = bmc_power_cycle,
+};
+
+static int power_on(struct db *db, struct boot_ctx *c, const char *cmdline,
+		    uint64_t *ret_offset, struct strbuf *err)
+{
+	return boot_bmc_pxe(db, c, cmdline, &redfish_bmc, ret_offset, err);
+}
+
+/* Keep the telnet capture alive; see host_kind.h. */
+static void console_keep(struct boot_result *res, struct strbuf *note)
+{
+	struct rf_host *h = res->kind_data;
+	struct strbuf e = STRBUF_INIT;
+	int reopened = 0;
+
+	if (!h || !h->cap)
+		return;
+	if (telnet_capture_check(h->cap, &reopened, &e) < 0)
+		strbuf_addf(note, "console: %s", e.buf);
+	else if (reopened)
+		strbuf_addstr(note, "console: the telnet console was reopened");
+	strbuf_release(&e);
+}
+
+/* Free the capture, the client (its password wiped) and h. */
+static void release(struct boot_result *res)
+{
+	struct rf_host *h = res->kind_data;
+
+	if (!h)
+		return;
+	telnet_capture_stop(h->cap);
+	if (h->rf_open)
+		redfish_close(&h->rf);
+	free(h->url);
+	free(h->ca_file);
+	free(h->system);
+	free(h);
+	res->kind_data = NULL;
+}
+
+/*
+ * Power off through the BMC (Reset ForceOff, confirmed Off), recorded as
+ * a power operation; after a failed boot each request gets less time.
+ * The console capture ends here (from power-on to power-off); the client
+ * stays for release.
+ */
+static int power_off(struct db *db, struct boot_result *res,
+		     enum host_kind_off why, struct strbuf *err)
+{
+	struct rf_host *h = res->kind_data;
+	int64_t op;
+	struct redfish *rf;
+	int r = -1;
+
+	if (!h) {
+		strbuf_addf(err, "host %s: no Redfish BMC read",
+			    res->host_name);
+		return -1;
+	}
+	op = boot_power_op_begin(db, res, "off");
+	h->t.call_timeout_ms = why == HOST_KIND_OFF_FAILED ? 5000 : 0;
+	h->t.confirm_timeout_ms = 0;
+	rf = rf_get(h, err);
+	if (rf)
+		r = redfish_power_set(rf, REDFISH_POWER_OFF, NULL, err);
+	boot_power_op_end(db, op, r, err);
+	telnet_capture_stop(h->cap);
+	h->cap = NULL;
+	return r;
+}
+
+/* 1 when s is a host name or an IP address (no brackets, no port). */
+static int bmc_address_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 253 && s[0] != '-' && s[0] != '.' &&
+	       strspn(s, "0123456789abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ.:-_") == n;
+}
+
+/*
+ * `host add --kind redfish` needs the BMC (--bmc-address, --bmc-user,
+ * --bmc-password-file) and what the booted host is reached by over SSH
+ * (--address, --known-hosts: host keys are never accepted unverified);
+ * a BMC address, added or set, is a host name or an IP address.
+ */
+static int check_fields(const struct host_fields *f, int adding,
+			struct strbuf *err)
+{
+	if (adding &&
+	    (!f->bmc_address || !f->bmc_user || !f->bmc_password_file ||
+	     !f->address || !f->known_hosts)) {
+		strbuf_addstr(err, "a redfish host needs --bmc-address, "
+				   "--bmc-user, --bmc-password-file, "
+				   "--address and --known-hosts");
+		return -1;
+	}
+	if (f->bmc_address && !bmc_address_ok(f->bmc_address)) {
+		strbuf_addstr(err, "a redfish host's --bmc-address is a host "
+				   "name or an IP address (no brackets, no "
+				   "port: --bmc-port)");
+		return -1;
+	}
+	return 0;
+}
+
+const struct host_kind kind_redfish = {
+	.name = "redfish",
+	.boots = 1,
+	.boot_method = "redfish-pxe",
+	.bmc_port = 443,
+	.check_fields = check_fields,
+	.boot_prepare = prepare,
+	.power_on = power_on,
+	.console_keep = console_keep,
+	.power_off = power_off,
+	.release = release,
+};

@@ -267,7 +267,7 @@ test_expect_success 'a mistyped verb or option: did you mean' '
 
 test_expect_success 'kernel boot on a local host says why in words, no empty fields' '
 	exit_is 1 schedfarm kernel boot k-json --host here >out 2>err &&
-	grep_or_fail "only libvirt and ipmi hosts are booted" err &&
+	grep_or_fail "only libvirt, ipmi and redfish hosts are booted" err &&
 	! grep -q "health $" out &&
 	test ! -s out
 '

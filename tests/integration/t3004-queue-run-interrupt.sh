@@ -138,7 +138,7 @@ test_expect_success 'a series without --kernel waits for a host that boots, neve
 	schedfarm submit fix.patch --base v6.1 --plan slow.yaml --json >b.json &&
 	J=$(jq .job b.json) &&
 	sql "SELECT array_to_string(req_kinds, \$\$,\$\$) FROM jobs WHERE id = $J" >kinds &&
-	test "$(cat kinds)" = "libvirt,ipmi" &&
+	test "$(cat kinds)" = "libvirt,ipmi,redfish" &&
 	exit_is 1 schedfarm run >out 2>err &&
 	grep_or_fail "no matching idle host" err &&
 	schedfarm job show $J --json | jq -e ".state == \"queued\" and (.runs | length) == 0" &&

@@ -11,9 +11,7 @@
 . "$TOP/tests/lib/redfish.sh"
 
 # The client (lab/kind_redfish.c) and the mock are tested in
-# tests/unit/test-redfish.c; this boot needs the redfish kind in the
-# host-kind table (lab/host_kind.c).  Delete this line when it is there.
-skip_all "the redfish kind is not in the host-kind table yet (issue 30)"
+# tests/unit/test-redfish.c; this is the kind's boot, end to end.
 
 boot_prereqs
 redfish_prereqs
@@ -113,6 +111,91 @@ test_expect_success 'a BMC that answers 503 fails the boot, and the host is bad'
 	grep_or_fail "answered 503" err &&
 	grep_or_fail "host bmc2 is now bad" out &&
 	test "$(sql "SELECT health FROM hosts WHERE name = \$\$bmc2\$\$")" = bad
+'
+
+# A BMC that offers its serial console over telnet (SerialConsole.Telnet):
+# the console is up whether the machine runs or not, as a BMC's is, so the
+# farm connects before the power goes on.  $SCRATCH/relay.py is that
+# console: it listens for the farm on CPORT and for the machine's serial
+# (qemu's chardev, a client) on SERPORT, and hands what the machine says
+# to every farm connection.
+CPORT=$(free_port)
+SERPORT=$(free_port)
+PORT3=$(free_port)
+cat >"$SCRATCH/relay.py" <<'EOM'
+import select, socket, sys
+def listen(port):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port))
+    s.listen(4)
+    return s
+views, ser = listen(int(sys.argv[1])), listen(int(sys.argv[2]))
+viewers, machines = [], []
+while True:
+    r, _, _ = select.select([views, ser] + viewers + machines, [], [])
+    for s in r:
+        if s is views:
+            viewers.append(views.accept()[0])
+        elif s is ser:
+            machines.append(ser.accept()[0])
+        else:
+            data = s.recv(4096)
+            if not data:
+                (viewers if s in viewers else machines).remove(s)
+                s.close()
+            elif s in machines:
+                for v in viewers:
+                    v.sendall(data)
+EOM
+cat >"$SCRATCH/machine3.sh" <<EOM
+#!/bin/sh
+echo "\$BOOT \$CONSOLE_PORT" >>"$SCRATCH/boots3"
+[ "\$BOOT" = pxe ] && order=n || order=c
+exec qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -vga none \
+	-monitor none -boot order=\$order,strict=on \
+	-chardev socket,id=ser0,host=127.0.0.1,port=$SERPORT,server=off -serial chardev:ser0 \
+	-netdev user,id=n0,restrict=on,tftp=$T,bootfile=bmc3.ipxe,hostfwd=tcp:127.0.0.1:$PORT3-:22 \
+	-device e1000,netdev=n0 -device virtio-rng-pci -pidfile $SCRATCH/machine3.pid
+EOM
+chmod +x "$SCRATCH/machine3.sh"
+python3 "$SCRATCH/relay.py" "$CPORT" "$SERPORT" &
+test_atexit "kill $!"
+redfish_mock_up bmc3 --console-port "$CPORT" --kill-wait 5 -- "$SCRATCH/machine3.sh"
+BMC3_PORT=$(cat "$SCRATCH/bmc3.port")
+
+test_expect_success 'with no console_log, the BMC'\''s telnet console is the boot'\''s console, captured from before power-on to power-off' '
+	known_hosts_for "$G/known_hosts3" "$PORT3" "$G/guest.cpio.gz.hostkey.pub" &&
+	schedfarm host add bmc3 --kind redfish --address 127.0.0.1 \
+		--port "$PORT3" --user root --key "$G/ctl" \
+		--known-hosts "$G/known_hosts3" --bmc-address 127.0.0.1 \
+		--bmc-port "$BMC3_PORT" --bmc-user admin \
+		--bmc-password-file "$SCRATCH/bmc3.pw" \
+		--boot-config "{\"tftp_dir\": \"$T\",
+			\"initrd\": \"$G/guest.cpio.gz\",
+			\"redfish_ca_file\": \"$SCRATCH/bmc-cert.pem\"}" &&
+	schedfarm kernel boot debian --host bmc3 --run "uname -r" >out3 2>err3 ||
+		{ cat out3 err3; false; }
+	cat out3 err3 &&
+	grep_or_fail "ready: $REL on bmc3" out3 &&
+	grep_or_fail "console: telnet 127.0.0.1:$CPORT from BMC https://127.0.0.1:$BMC3_PORT" err3 &&
+	test "$(cat "$SCRATCH/boots3")" = "pxe $CPORT" &&
+	B3=$(sql "SELECT max(b.id) FROM boots b JOIN hosts h ON h.id = b.host_id WHERE h.name = \$\$bmc3\$\$") &&
+	grep_or_fail "SCHEDFARM-AGENT-READY release=$REL" "$SCHEDFARM_HOME/console/boot-$B3.log" &&
+	test "$(sql "SELECT method || \$\$ \$\$ || outcome || \$\$ \$\$ || (beacon_ms > 0)::int FROM boots WHERE id = $B3")" = "redfish-pxe ready 1" &&
+	redfish_get bmc3 /redfish/v1/Systems/1 >st3 &&
+	grep_or_fail "\"PowerState\": \"Off\"" st3
+'
+
+test_expect_success 'host add --kind redfish without the BMC or the SSH fields is a usage error' '
+	{ schedfarm host add bmc4 --kind redfish --address 127.0.0.1 \
+		--known-hosts "$G/known_hosts" 2>err4; test $? = 2; } &&
+	grep_or_fail "a redfish host needs --bmc-address, --bmc-user, --bmc-password-file, --address and --known-hosts" err4 &&
+	{ schedfarm host add bmc4 --kind redfish --address 127.0.0.1 \
+		--known-hosts "$G/known_hosts" --bmc-address "[::1]:443" \
+		--bmc-user admin --bmc-password-file "$SCRATCH/bmc3.pw" 2>err5
+	  test $? = 2; } &&
+	grep_or_fail "is a host name or an IP address" err5
 '
 
 test_expect_success 'Redfish boot time (power-on to agent ready) is recorded' '

@@ -97,6 +97,7 @@ static void test_published(void **state)
 	assert_false(kind_name_known("imported"));
 	assert_true(hosts_kind_boots("libvirt"));
 	assert_true(hosts_kind_boots("ipmi"));
+	assert_true(hosts_kind_boots("redfish"));
 	assert_false(hosts_kind_boots("ssh"));
 	assert_false(hosts_kind_boots(NULL));
 	kind_names_join(&sb, kind_names_booting(), " or ");
