@@ -1,7 +1,7 @@
 /*
  * boot_job.c - the job path's hooks for hosts whose kind boots kernels
- * (lab/host_kind.h: libvirt, ipmi); see boot_job.h.  Glue only: the work
- * is in build.c and boot.c.
+ * (lab/host_kind.h: libvirt, ipmi, redfish); see boot_job.h.  Glue only: the
+ * work is in build.c and boot.c.
  */
 #include <inttypes.h>
 #include <stdarg.h>

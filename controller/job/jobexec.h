@@ -2,13 +2,14 @@
  * jobexec.h - the path of one claimed job: build, boot, run, collect,
  * ingest.
  *
- * Each phase is a function; build and boot dispatch on the host's kind
- * through one table (jobexec.c, job_kinds[]).  `local` and `ssh` hosts run
- * whatever kernel they have, so both phases are recorded as skipped.  The
- * kinds that boot kernels (libvirt, ipmi) plug in by filling .build and
- * .boot in that table: build makes the job's kernel (jc->kernel_id) and
- * boot brings the host up on it and leaves in jc->target the SSH address
- * at which the agent is then run, like an `ssh` host.
+ * Each phase is a function of a table of phases (jobexec.c); build and
+ * boot ask the host-kind table (lab/host_kind.h) whether the host's kind
+ * boots.  Kinds that run whatever kernel they have (local, ssh) get both
+ * phases recorded as skipped; every kind that boots kernels (libvirt,
+ * ipmi, redfish) gets boot_job.c's hooks (jobexec.c, booting_kind_ops):
+ * build makes the job's kernel (jc->kernel_id) and boot brings the host
+ * up on it and leaves in jc->target the SSH address at which the agent is
+ * then run, like an `ssh` host.
  *
  * The job's process owns the lease: it renews it while working and stops
  * (the agent too) when the lease is lost -- the job was cancelled, or it

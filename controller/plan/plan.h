@@ -144,8 +144,8 @@ struct plan_cgroup {
 
 /* What a host must have to run the plan.  Unset numbers are 0. */
 struct plan_host {
-	struct strvec kinds; /* any of these kinds (local, ssh, libvirt, ipmi);
-				empty = any */
+	struct strvec kinds; /* any of these kinds (local, ssh, libvirt, ipmi,
+				redfish); empty = any */
 	int min_sockets;
 	int min_cpus;
 	int64_t min_memory_mb;

@@ -131,17 +131,17 @@ int hosts_kind(struct db *db, const char *name, char **ret_kind,
 
 /*
  * 1 when host_id must be checked (job/host_check.h) before it gets a job:
- * it boots kernels (libvirt, ipmi), its health is unknown (a new host, or
- * one set unknown by hand) and it has a known-good kernel to check it
- * with.  A host without one cannot be checked: its first boot decides.
- * 0 otherwise, -1 with err.
+ * it boots kernels (libvirt, ipmi, redfish), its health is unknown (a new host,
+ * or one set unknown by hand) and it has a known-good kernel to check it with.
+ * A host without one cannot be checked: its first boot decides. 0 otherwise, -1
+ * with err.
  */
 int hosts_check_due(struct db *db, int64_t host_id, struct strbuf *err);
 
 /*
- * 1 when hosts of this kind boot the kernel a job names (libvirt, ipmi),
- * 0 when they run whatever kernel they have (local, ssh, imported).  The
- * kind table (lab/host_kind.h) says which, through common/kind_names.h.
+ * 1 when hosts of this kind boot the kernel a job names (libvirt, ipmi,
+ * redfish), 0 when they run whatever kernel they have (local, ssh, imported).
+ * The kind table (lab/host_kind.h) says which, through common/kind_names.h.
  */
 int hosts_kind_boots(const char *kind);
 

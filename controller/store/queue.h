@@ -81,7 +81,8 @@ int queue_check_patch(const char *name, const char *data, size_t len,
  * label, and create the first job, all in one transaction.  A host
  * constraint must name an existing host that can take the job
  * (queue_host_can_take()).  A series without s->kernel is built and
- * booted, so only libvirt and ipmi hosts may claim it; a plan that allows
+ * booted, so only hosts of a kind that boots may claim it (the kinds
+ * common/kind_names.h lists as booting); a plan that allows
  * no such host is refused.  A series with a fixed plan starts its answer
  * (store/answers.h): the first job runs the first unit of the ABBA
  * order, the rest follow as each one ends.
