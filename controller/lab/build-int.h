@@ -4,7 +4,8 @@
  * others provide, and build_tree.c reuses them for the incremental tree;
  * none of them calls back up into build.c or build_tree.c:
  *
- *   build.c -> build_tree.c -> build_source.c, build_make.c
+ *   build.c -> build_layer.c -> build_tree.c -> build_source.c, build_make.c
+ *   build_layer.c -> build_make.c, build_cache.c, lab/overlay.c
  *   build.c -> build_cache.c -> build_source.c -> build_step.c
  *   build_make.c -> build_step.c
  */
@@ -81,6 +82,32 @@ int build_tree_prepare(const struct kernel_build_spec *spec,
 
 /* The build in tree is starting (a marker for killed builds) or ended. */
 int build_tree_mark(const char *tree, int building, struct strbuf *err);
+
+/* ---- build_layer.c ---- */
+
+/*
+ * Make tree hold spec's base alone, built, unless its stamp says it is:
+ * the only build that writes the tree (a trusted one, without spec's
+ * patches).  A tree from before the layers is made again.  *ret_fresh:
+ * the tree is new; *ret_steps: make's steps (0: already built).  0, or
+ * -1 with err.
+ */
+int build_tree_base(const struct kernel_build_spec *spec,
+		    const struct kernel_build_result *res, const char *tree,
+		    int *ret_fresh, int *ret_steps, struct strbuf *log,
+		    struct strbuf *err);
+
+/*
+ * Build spec's series on a copy-on-write layer (lab/overlay.c) over the
+ * built tree, in the folder layer, and keep the images into res->dir;
+ * the layer is discarded at the end whatever happened, and first when a
+ * killed build left one.  0; 1 when no layer can be mounted here (err
+ * says why: build afresh); -1 with err.
+ */
+int build_in_layer(const struct kernel_build_spec *spec,
+		   struct kernel_build_result *res, const char *tree,
+		   const char *layer, int *ret_steps, struct strbuf *log,
+		   struct strbuf *err);
 
 /* ---- build_step.c ---- */
 

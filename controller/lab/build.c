@@ -9,6 +9,10 @@
  *   builds/KEY/result     key=value lines, written last: its presence is
  *                         what "built" means
  *   builds/KEY.lock       flock()ed while a build of KEY runs
+ *   trees/TKEY            the incremental tree of a base and config
+ *                         (build_tree.c), written by the base's build only
+ *   layers/TKEY           a build of a series on that tree: overlays of its
+ *                         src/ and out/, discarded after (build_layer.c)
  *
  * What is found there is used only when the farm's user owns it and
  * nobody else can write it (home_check_owned): the cache folder itself,
@@ -243,8 +247,12 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 		      p = STRBUF_INIT;
 	_cleanup_close_ int lock = -1, tlock = -1;
 	int64_t t0;
-	int steps = 0, r = -1, c, fresh = 0;
+	int steps = 0, r = -1, c, fresh = 0, afresh = 0;
 
+	/* Only a root controller mounts layers: elsewhere a series never
+	 * touches the tree its base shares (build_layer.c). */
+	if (spec->patches.nr && geteuid() != 0)
+		return kernel_build(spec, res, err);
 	c = build_cache_lookup(spec, res, &lock, err);
 	if (c <= 0)
 		return c;
@@ -269,28 +277,37 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 	if (remove_tree(res->dir, err) < 0 ||
 	    mkdir_p(res->dir, CACHE_DIR_MODE, err) < 0)
 		goto out;
-	if (build_tree_prepare(spec, res, tree.buf, &fresh, &res->log, err) < 0)
+	/* The base's tree is written by the base's own build only. */
+	if (build_tree_base(spec, res, tree.buf, &fresh, &steps, &res->log,
+			    err) < 0)
 		goto out;
 	strbuf_addf(&src, "%s/src", tree.buf);
 	strbuf_addf(&outdir, "%s/out", tree.buf);
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/.config", outdir.buf);
-	if (access(p.buf, F_OK) < 0 &&
-	    build_configure(spec, src.buf, outdir.buf, &res->log, err) < 0)
-		goto out;
-	if (build_tree_mark(tree.buf, 1, err) < 0 ||
-	    build_run_make(spec, src.buf, outdir.buf, &steps, &res->log, err) <
-		    0)
-		goto out;
-	if (build_tree_mark(tree.buf, 0, err) < 0)
-		goto out;
+	if (spec->patches.nr) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/layers", spec->cache_dir);
+		if (mkdir_p(p.buf, 0700, err) < 0)
+			goto out;
+		strbuf_addf(&p, "/%s", strrchr(tree.buf, '/') + 1);
+		c = build_in_layer(spec, res, tree.buf, p.buf, &steps,
+				   &res->log, err);
+		if (c > 0) {
+			strbuf_addf(&res->log, "%s: a fresh build instead\n",
+				    err->buf);
+			strbuf_reset(err);
+			afresh = 1;
+		}
+		if (c != 0)
+			goto out;
+	} else {
+		if (build_read_release(spec, src.buf, outdir.buf, &res->release,
+				       err) < 0)
+			goto out;
+		/* The tree moves on with the next build: keep the images. */
+		if (build_keep_images(outdir.buf, res, err) < 0)
+			goto out;
+	}
 	res->seconds = (double)(mono_ms() - t0) / 1000.0;
-	if (build_read_release(spec, src.buf, outdir.buf, &res->release, err) <
-	    0)
-		goto out;
-	/* The tree moves on with the next build: keep this one's images. */
-	if (build_keep_images(outdir.buf, res, err) < 0)
-		goto out;
 	if (build_read_size(res->vmlinux, res, err) < 0)
 		goto out;
 	strbuf_addf(&res->log,
@@ -322,6 +339,14 @@ out:
 	strbuf_release(&outdir);
 	strbuf_release(&result);
 	strbuf_release(&p);
+	if (afresh) {
+		/* kernel_build() takes the key's lock itself. */
+		close(lock);
+		lock = -1;
+		close(tlock);
+		tlock = -1;
+		return kernel_build(spec, res, err);
+	}
 	return r;
 }
 

@@ -78,7 +78,13 @@ int kernel_build(const struct kernel_build_spec *spec,
  * files whose bytes differ from the tree's last build are rewritten, so
  * make rebuilds what they touch and a step of a bisection costs minutes,
  * not a full build.  The images are copied into CACHE/builds/KEY/, since
- * the tree moves on.  Builds in one tree are serialised by a lock.
+ * the tree moves on.  Builds in one tree are serialised by a lock.  The
+ * tree itself is written only by the build of the base alone (made first
+ * when the tree is missing or holds another base); a build with patches
+ * runs on a copy-on-write layer over it (CACHE/layers/, build_layer.c)
+ * that is thrown away after, so no submitter's build is another's input.
+ * A controller that is not root (no overlay mount) builds patches afresh
+ * (kernel_build()).
  */
 int kernel_build_incremental(const struct kernel_build_spec *spec,
 			     struct kernel_build_result *res,

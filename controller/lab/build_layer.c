@@ -1,0 +1,212 @@
+/*
+ * build_layer.c - the incremental tree shared by builds of different
+ * submitters, and who may write it (issue 36).
+ *
+ * The tree of a base and config (build_tree.c: trees/TKEY) is written
+ * only by the farm's own build of that base alone, a trusted input
+ * (build_tree_base()).  The build of a submitted series never writes it:
+ * it runs on a copy-on-write layer (lab/overlay.c) over the tree's src/
+ * and out/, in CACHE/layers/TKEY/{src,out}/{upper,work,merged}; the
+ * controller applies the series in the merged src (only the files it
+ * changes get new dates, so make rebuilds what depends on them), make
+ * runs in the sandbox with the merged src read-only and the merged out
+ * writable, the images are copied out, and the layer is thrown away
+ * (build_in_layer()).  Whatever the series' recipes wrote, an object with
+ * a date in the future included, is gone with it; a layer left by a
+ * killed build or controller is unmounted and removed by the next build
+ * on that tree, before anything else happens there.
+ *
+ * The tree's folder is root's, 0700: the farm's user (which the local
+ * agent's plan commands run as) reaches src/ and out/ only through a
+ * sandbox's binds.  Its files stay as the base's build left them (out/
+ * the farm user's), so a build in a layer may rewrite copied-up objects:
+ * overlayfs keeps the lower file's owner on copy-up.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lab/build-int.h"
+#include "lab/overlay.h"
+#include "fs.h"
+#include "banned.h"
+
+/* Written at the tree's creation: it was only ever written by builds of
+ * its base (a tree from before the layers is made again). */
+#define TRUSTED_STAMP "trusted"
+/* The base_id of the base built last in the tree, written after its
+ * make ended; absent while the tree is being written. */
+#define BUILT_STAMP "base-built"
+
+/* 1 when tree/name holds exactly text, else 0. */
+static int stamp_is(const char *tree, const char *name, const char *text)
+{
+	struct strbuf p = STRBUF_INIT, body = STRBUF_INIT;
+	int r;
+
+	strbuf_addf(&p, "%s/%s", tree, name);
+	r = strbuf_read_file(&body, p.buf, 4096) == 0 &&
+	    !strcmp(body.buf, text);
+	strbuf_release(&p);
+	strbuf_release(&body);
+	return r;
+}
+
+/* Write (text) or remove (NULL) the stamp tree/name.  0, or -1 with err. */
+static int stamp_set(const char *tree, const char *name, const char *text,
+		     struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = 0;
+
+	strbuf_addf(&p, "%s/%s", tree, name);
+	if (text)
+		r = write_file_atomic(p.buf, text, strlen(text), 0600, FS_SYNC,
+				      err);
+	else if (unlink(p.buf) < 0 && errno != ENOENT) {
+		strbuf_addf(err, "cannot remove %s: %s", p.buf,
+			    strerror(errno));
+		r = -1;
+	}
+	strbuf_release(&p);
+	return r;
+}
+
+/*
+ * Make tree hold spec's base alone (res->base_id, res's config), built:
+ * nothing to do when its stamp says so; else the tree is laid in as
+ * build_tree_prepare() does, with no patches, configured when it has no
+ * .config yet, and made (a trusted build: sandbox_allow() is asked for a
+ * base alone).  A tree without the trusted stamp (made before builds of
+ * series went into layers) is removed and made again.  *ret_fresh: the
+ * tree was new; *ret_steps: make's compile steps (0 when already built).
+ * 0, or -1 with err (log has the commands).
+ */
+int build_tree_base(const struct kernel_build_spec *spec,
+		    const struct kernel_build_result *res, const char *tree,
+		    int *ret_fresh, int *ret_steps, struct strbuf *log,
+		    struct strbuf *err)
+{
+	struct kernel_build_spec base = *spec;
+	struct strbuf src = STRBUF_INIT, out = STRBUF_INIT, p = STRBUF_INIT;
+	int r = -1;
+
+	*ret_fresh = 0;
+	*ret_steps = 0;
+	base.patches = (struct strvec)STRVEC_INIT;
+	strbuf_addf(&src, "%s/src", tree);
+	strbuf_addf(&out, "%s/out", tree);
+	strbuf_addf(&p, "%s/%s", tree, TRUSTED_STAMP);
+	if (build_is_dir(src.buf) && !build_is_file(p.buf)) {
+		strbuf_addstr(log, "the tree was written by builds of series "
+				   "(before layers): making it again\n");
+		if (remove_tree(tree, err) < 0)
+			goto out;
+	}
+	if (stamp_is(tree, BUILT_STAMP, res->base_id)) {
+		strbuf_addf(log, "the base's tree %s is built\n", tree);
+		r = 0;
+		goto out;
+	}
+	if (stamp_set(tree, BUILT_STAMP, NULL, err) < 0 ||
+	    build_tree_prepare(&base, res, tree, ret_fresh, log, err) < 0)
+		goto out;
+	/* Only the sandbox's binds reach src/ and out/ for the farm user. */
+	if (chmod(tree, 0700) < 0) {
+		strbuf_addf(err, "cannot close %s to others: %s", tree,
+			    strerror(errno));
+		goto out;
+	}
+	if (!build_is_file(p.buf) &&
+	    stamp_set(tree, TRUSTED_STAMP, "1\n", err) < 0)
+		goto out;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/.config", out.buf);
+	if (access(p.buf, F_OK) < 0 &&
+	    build_configure(&base, src.buf, out.buf, log, err) < 0)
+		goto out;
+	if (build_tree_mark(tree, 1, err) < 0 ||
+	    build_run_make(&base, src.buf, out.buf, ret_steps, log, err) < 0 ||
+	    build_tree_mark(tree, 0, err) < 0)
+		goto out;
+	r = stamp_set(tree, BUILT_STAMP, res->base_id, err);
+	strbuf_addf(log, "the base's tree %s built (%d steps)\n", tree,
+		    *ret_steps);
+out:
+	strbuf_release(&src);
+	strbuf_release(&out);
+	strbuf_release(&p);
+	return r;
+}
+
+/* The layer's steps between its mounts and its discard. */
+static int build_merged(const struct kernel_build_spec *spec,
+			struct kernel_build_result *res, const char *src,
+			const char *out, int *ret_steps, struct strbuf *log,
+			struct strbuf *err)
+{
+	/* patch -p1, as in the tree (build_tree.c's sync_git too). */
+	if (build_apply_series(spec, src, 0, log, err) < 0 ||
+	    build_run_make(spec, src, out, ret_steps, log, err) < 0 ||
+	    build_read_release(spec, src, out, &res->release, err) < 0)
+		return -1;
+	/* The layer goes: keep the images (as the controller's files). */
+	return build_keep_images(out, res, err);
+}
+
+/*
+ * Build spec's series on a layer over tree (built by build_tree_base())
+ * in the folder layer: mount the layers of src/ and out/, apply, make,
+ * read the release and keep the images into res->dir, then discard the
+ * layer whatever happened (a layer left there by a killed build is
+ * discarded first).  *ret_steps: make's compile steps.  0; 1 when no
+ * layer can be mounted here (the caller builds afresh; err says why);
+ * -1 with err.
+ */
+int build_in_layer(const struct kernel_build_spec *spec,
+		   struct kernel_build_result *res, const char *tree,
+		   const char *layer, int *ret_steps, struct strbuf *log,
+		   struct strbuf *err)
+{
+	struct strbuf lower = STRBUF_INIT, l = STRBUF_INIT, src = STRBUF_INIT,
+		      out = STRBUF_INIT, e2 = STRBUF_INIT;
+	int r = -1;
+
+	*ret_steps = 0;
+	if (overlay_discard(layer, err) < 0)
+		goto out;
+	strbuf_addf(&lower, "%s/src", tree);
+	strbuf_addf(&l, "%s/src", layer);
+	if (overlay_mount(lower.buf, l.buf, &src, err) < 0) {
+		r = 1;
+		goto out;
+	}
+	strbuf_reset(&lower);
+	strbuf_reset(&l);
+	strbuf_addf(&lower, "%s/out", tree);
+	strbuf_addf(&l, "%s/out", layer);
+	if (overlay_mount(lower.buf, l.buf, &out, err) < 0) {
+		r = 1;
+		goto out;
+	}
+	strbuf_addf(log,
+		    "the series builds on a layer over the base's tree: %s\n",
+		    layer);
+	r = build_merged(spec, res, src.buf, out.buf, ret_steps, log, err);
+out:
+	if (overlay_discard(layer, &e2) < 0) {
+		strbuf_addf(log, "cannot discard the layer: %s\n", e2.buf);
+		if (r == 0) {
+			strbuf_addbuf(err, &e2);
+			r = -1;
+		}
+	}
+	strbuf_release(&lower);
+	strbuf_release(&l);
+	strbuf_release(&src);
+	strbuf_release(&out);
+	strbuf_release(&e2);
+	return r;
+}
