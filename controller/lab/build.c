@@ -516,7 +516,11 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 		goto out;
 	kernels_build_started(db, kid, err);
 	strbuf_reset(err);
-	if (!strcmp(db_get(res, 0, 10), "incremental"))
+	/* A root controller builds every kernel of a job in its base's
+	 * tree: the base alone writes it, a series builds on a layer over
+	 * it (build_layer.c), so a patch costs what it changes (issue 29).
+	 * Elsewhere only a bisection's prefixes share the tree. */
+	if (geteuid() == 0 || !strcmp(db_get(res, 0, 10), "incremental"))
 		r = kernel_build_incremental(&spec, &out, err);
 	else
 		r = kernel_build(&spec, &out, err);
