@@ -101,7 +101,7 @@ clean_equals_fresh() {
 		{ cat out err; return 1; }
 	schedfarm kernel show --log "$1" >log
 	inc=$(image out)
-	! grep -a T7020-MARKER "$inc" || { echo "the marker is in $inc"; return 1; }
+	! grep -qa T7020-MARKER "$inc" || { echo "the marker is in $inc"; return 1; }
 	grep_or_fail "builds on a layer over the base" log || return 1
 	schedfarm kernel build --name "$1-fresh" --config tinyconfig \
 		--base "$SCRATCH/base" --patch "$1.patch" --cache "$FRESH" \
@@ -126,7 +126,7 @@ test_expect_success 'a hostile patch plants a marked object dated 2035' '
 	schedfarm kernel build --incremental --name hostile --config tinyconfig \
 		--base "$SCRATCH/base" --patch hostile.patch >out 2>err ||
 		{ cat out err; false; } &&
-	grep -a T7020-MARKER "$(image out)"
+	grep -qa T7020-MARKER "$(image out)"
 '
 
 test_expect_success 'the next patch on the base has no marker, equals its fresh build; the tree is unchanged' '
@@ -146,9 +146,12 @@ test_expect_success 'a controller killed halfway leaves its layer mounted' '
 	"$SCHEDFARM_BIN" kernel build --incremental --name sleeper \
 		--config tinyconfig --base "$SCRATCH/base" \
 		--patch sleeper.patch >out 2>err &
-	pid=$! &&
-	wait_for "find $SCHEDFARM_KERNEL_CACHE/layers -path \"*/upper/core.o\" | grep -q ." 60 &&
-	kill -9 $pid && { wait $pid; true; } &&
+	pid=$!
+	wait_for "find $SCHEDFARM_KERNEL_CACHE/layers -path \"*/upper/core.o\" | grep -q ." 60
+	found=$?
+	kill -9 $pid
+	wait $pid
+	test $found = 0 &&
 	grep -q " $SCHEDFARM_KERNEL_CACHE/layers/" /proc/self/mountinfo
 '
 
