@@ -109,6 +109,13 @@ int build_in_layer(const struct kernel_build_spec *spec,
 		   const char *layer, int *ret_steps, struct strbuf *log,
 		   struct strbuf *err);
 
+/*
+ * Unmount and remove the layers under cache_dir/layers/ whose tree is not
+ * locked (left by a killed build or controller); what fails is said in
+ * log, nothing else.
+ */
+void build_layers_sweep(const char *cache_dir, struct strbuf *log);
+
 /* ---- build_step.c ---- */
 
 /* 1 when path is a folder (links followed), else 0. */

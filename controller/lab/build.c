@@ -256,6 +256,8 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 	c = build_cache_lookup(spec, res, &lock, err);
 	if (c <= 0)
 		return c;
+	/* Layers a killed build or controller left on any idle tree. */
+	build_layers_sweep(spec->cache_dir, &res->log);
 	if (tree_key(spec, res, &tree, err) < 0)
 		goto out;
 	/* One build at a time in a tree. */

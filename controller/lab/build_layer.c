@@ -14,7 +14,8 @@
  * (build_in_layer()).  Whatever the series' recipes wrote, an object with
  * a date in the future included, is gone with it; a layer left by a
  * killed build or controller is unmounted and removed by the next build
- * on that tree, before anything else happens there.
+ * on that tree, before anything else happens there, and by the start of
+ * any incremental build when its tree is not locked (build_layers_sweep()).
  *
  * The tree's folder is root's, 0700: the farm's user (which the local
  * agent's plan commands run as) reaches src/ and out/ only through a
@@ -22,9 +23,12 @@
  * the farm user's), so a build in a layer may rewrite copied-up objects:
  * overlayfs keeps the lower file's owner on copy-up.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -209,4 +213,52 @@ out:
 	strbuf_release(&out);
 	strbuf_release(&e2);
 	return r;
+}
+
+/*
+ * Every layer under cache_dir/layers/ whose tree nobody builds in now
+ * (its lock, trees/NAME.lock, free) was left by a build or controller
+ * that was killed: unmount and remove it.  A layer whose tree is locked
+ * belongs to a live build and is left alone.  Best effort: what cannot be
+ * swept is said in log, and the next build on its tree sweeps it again.
+ */
+void build_layers_sweep(const char *cache_dir, struct strbuf *log)
+{
+	struct strbuf dir = STRBUF_INIT, p = STRBUF_INIT, e = STRBUF_INIT;
+	DIR *d;
+	struct dirent *de;
+
+	strbuf_addf(&dir, "%s/layers", cache_dir);
+	d = opendir(dir.buf);
+	while (d && (de = readdir(d))) {
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/trees/%s.lock", cache_dir, de->d_name);
+		fd = open(p.buf, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			continue; /* a live build's */
+		}
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/%s", dir.buf, de->d_name);
+		strbuf_reset(&e);
+		if (overlay_discard(p.buf, &e) < 0)
+			strbuf_addf(log, "cannot sweep the layer %s: %s\n",
+				    p.buf, e.buf);
+		else
+			strbuf_addf(log,
+				    "swept the layer %s, left by a "
+				    "killed build\n",
+				    p.buf);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	strbuf_release(&dir);
+	strbuf_release(&p);
+	strbuf_release(&e);
 }

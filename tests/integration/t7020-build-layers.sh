@@ -156,7 +156,8 @@ test_expect_success 'a controller killed halfway leaves its layer mounted' '
 '
 
 test_expect_success 'the next build sweeps it: no marker, its fresh build, the tree unchanged' '
-	clean_equals_fresh clean3
+	clean_equals_fresh clean3 &&
+	grep_or_fail "swept the layer" log
 '
 
 test_done
