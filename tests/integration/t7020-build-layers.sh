@@ -9,7 +9,8 @@
 # unchanged (every file's path, size, mode, owner, date and sha256).  The
 # same with a hostile build that kills its own make, and with a
 # controller killed (SIGKILL) halfway through the hostile build: its
-# layer is found mounted, and the next build sweeps it.  The tree is a
+# layer is found mounted, and the next build sweeps it.  And a git base
+# (its tree a worktree) the same, once.  The tree is a
 # small stand-in for a kernel's whose make rebuilds by dates, as the
 # kernel's does.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -23,7 +24,7 @@ command -v bwrap >/dev/null 2>&1 || skip_all "bubblewrap not installed (make dep
 export SCHEDFARM_HOME=$SCRATCH/home
 export SCHEDFARM_KERNEL_CACHE=$SCRATCH/kcache
 FRESH=$SCRATCH/fresh-cache
-mkdir -p "$SCHEDFARM_HOME" "$FRESH"
+mkdir -p "$SCHEDFARM_HOME" "$FRESH" "$SCRATCH/gfresh"
 embedded_stop_at_exit "$SCHEDFARM_HOME"
 # Whatever happens, no layer of ours stays mounted.
 test_atexit "grep -o ' $SCRATCH/[^ ]*' /proc/self/mountinfo | sort -r | while read -r m; do umount -l \"\$m\"; done"
@@ -158,6 +159,33 @@ test_expect_success 'a controller killed halfway leaves its layer mounted' '
 test_expect_success 'the next build sweeps it: no marker, its fresh build, the tree unchanged' '
 	clean_equals_fresh clean3 &&
 	grep_or_fail "swept the layer" log
+'
+
+test_expect_success 'a git base: the patch builds on a layer over its worktree, equals its fresh build' '
+	cp -r base repo &&
+	git -C repo init -q && git -C repo add -A &&
+	git -C repo -c user.name=t -c user.email=t@t commit -qm base &&
+	git -C repo checkout -q -b clean && (cd repo && patch -sp1 <../clean1.patch) &&
+	git -C repo -c user.name=t -c user.email=t@t commit -qam clean &&
+	git -C repo format-patch -1 --stdout >gclean.patch &&
+	git -C repo checkout -q - &&
+	export SCHEDFARM_KERNEL_CACHE=$SCRATCH/gcache &&
+	schedfarm kernel build --incremental --name gbase --config tinyconfig \
+		--base "$SCRATCH/repo" --ref HEAD >out 2>err ||
+		{ cat out err; false; } &&
+	schedfarm kernel build --incremental --name ghostile --config tinyconfig \
+		--base "$SCRATCH/repo" --ref HEAD --patch hostile.patch >out 2>err ||
+		{ cat out err; false; } &&
+	schedfarm kernel build --incremental --name gclean --config tinyconfig \
+		--base "$SCRATCH/repo" --ref HEAD --patch gclean.patch >out 2>err ||
+		{ cat out err; false; } &&
+	schedfarm kernel show --log gclean >log &&
+	grep_or_fail "builds on a layer over the base" log &&
+	inc=$(image out) && ! grep -qa T7020-MARKER "$inc" &&
+	schedfarm kernel build --name gclean-fresh --config tinyconfig \
+		--base "$SCRATCH/repo" --ref HEAD --patch gclean.patch \
+		--cache "$SCRATCH/gfresh" >out 2>err || { cat out err; false; } &&
+	cmp "$inc" "$(image out)"
 '
 
 test_done
