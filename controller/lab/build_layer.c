@@ -145,15 +145,56 @@ out:
 	return r;
 }
 
-/* The layer's steps between its mounts and its discard. */
+/*
+ * 1 when a patch of spec's series touches a file named Kconfig* (in any
+ * folder), 0 when none does, -1 with err when a patch cannot be read.
+ */
+static int series_touches_kconfig(const struct kernel_build_spec *spec,
+				  struct strbuf *err)
+{
+	struct strvec paths = STRVEC_INIT;
+	int r = 0;
+
+	for (size_t i = 0; i < spec->patches.nr && r == 0; i++)
+		if (build_patch_paths(spec->patches.v[i], &paths, err) < 0)
+			r = -1;
+	for (size_t i = 0; i < paths.nr && r == 0; i++) {
+		const char *slash = strrchr(paths.v[i], '/');
+
+		r = starts_with(slash ? slash + 1 : paths.v[i], "Kconfig");
+	}
+	strvec_clear(&paths);
+	return r;
+}
+
+/*
+ * The layer's steps between its mounts and its discard.  A series that
+ * changes a Kconfig file is configured again, as its fresh build is (the
+ * base's .config with make's own syncconfig would keep the base's answers
+ * and give a new visible option its default, where the config spec, e.g.
+ * tinyconfig's allnoconfig, says no): only the options whose value
+ * changed then rebuild what uses them.
+ */
 static int build_merged(const struct kernel_build_spec *spec,
 			struct kernel_build_result *res, const char *src,
 			const char *out, int *ret_steps, struct strbuf *log,
 			struct strbuf *err)
 {
+	int kconfig = series_touches_kconfig(spec, err);
+
+	if (kconfig < 0)
+		return -1;
 	/* patch -p1, as in the tree (build_tree.c's sync_git too). */
-	if (build_apply_series(spec, src, 0, log, err) < 0 ||
-	    build_run_make(spec, src, out, ret_steps, log, err) < 0 ||
+	if (build_apply_series(spec, src, 0, log, err) < 0)
+		return -1;
+	if (kconfig) {
+		strbuf_addstr(log,
+			      "the series changes a Kconfig file: "
+			      "configuring again, as a fresh build does\n");
+		if (build_configure(spec, src, out, log, err) < 0)
+			return -1;
+	}
+	if (build_run_make(spec, src, out, ret_steps, log, err) < 0 ||
 	    build_read_release(spec, src, out, &res->release, err) < 0)
 		return -1;
 	/* The layer goes: keep the images (as the controller's files). */
