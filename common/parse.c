@@ -80,35 +80,49 @@ int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
 	} units[] = {
 		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }
 	};
-	char *end;
-	long long v;
-	int64_t mult = 1000;
+	static const char *const bad =
+		"is not a duration (like 30s, 1.5s, 500ms, 2m)";
+	const char *p = s;
+	int64_t whole = 0, frac = 0, scale = 1, mult = 1000;
+	size_t i;
 
 	if (!s || !isdigit((unsigned char)*s))
-		return fail(ret_err, "is not a duration (like 30s, 500ms, 2m)",
-			    EINVAL);
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno == ERANGE)
-		return fail(ret_err, "is out of range", ERANGE);
-	if (*end) {
-		size_t i;
-
+		return fail(ret_err, bad, EINVAL);
+	for (; isdigit((unsigned char)*p); p++) {
+		if (whole > (INT64_MAX - 9) / 10)
+			return fail(ret_err, "is out of range", ERANGE);
+		whole = whole * 10 + (*p - '0');
+	}
+	if (*p == '.') {
+		if (!isdigit((unsigned char)p[1]))
+			return fail(ret_err, bad, EINVAL);
+		/* Up to 9 decimals: finer ones are no millisecond anyway. */
+		for (p++; isdigit((unsigned char)*p); p++) {
+			if (scale == 1000000000)
+				return fail(ret_err,
+					    "is finer than a millisecond",
+					    EINVAL);
+			frac = frac * 10 + (*p - '0');
+			scale *= 10;
+		}
+	}
+	if (*p) {
 		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (!strcmp(end, units[i].suffix))
+			if (!strcmp(p, units[i].suffix))
 				break;
 		if (i == sizeof(units) / sizeof(units[0]))
-			return fail(ret_err,
-				    "is not a duration (like 30s, 500ms, 2m)",
-				    EINVAL);
+			return fail(ret_err, bad, EINVAL);
 		mult = units[i].ms;
 	}
-	if (v > INT64_MAX / mult)
+	/* frac < scale <= 1e9 and mult <= 3.6e6: frac * mult fits. */
+	if ((frac * mult) % scale)
+		return fail(ret_err, "is finer than a millisecond", EINVAL);
+	if (whole > (INT64_MAX - frac * mult / scale) / mult)
 		return fail(ret_err, "is out of range", ERANGE);
-	v *= mult;
-	if (v < min_ms || v > max_ms)
+	whole = whole * mult + frac * mult / scale;
+	if (whole < min_ms || whole > max_ms)
 		return fail(ret_err, "is out of range", ERANGE);
-	*ret = v;
+	*ret = whole;
 	return 0;
 }
 

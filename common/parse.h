@@ -21,7 +21,11 @@ int parse_int(const char *s, int min, int max, int *ret, const char **ret_err);
 /* Doubles: NaN and infinities are always refused. */
 int parse_double(const char *s, double min, double max, double *ret,
 		 const char **ret_err);
-/* "30", "30s", "500ms", "2m", "1h" to milliseconds within [min_ms, max_ms]. */
+/*
+ * "30", "2.5" (seconds), "30s", "1.5s", "500ms", "1.5m", "1h" to
+ * milliseconds within [min_ms, max_ms]; a value finer than a millisecond
+ * ("0.0001s") is refused.
+ */
 int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
 		      int64_t *ret, const char **ret_err);
 

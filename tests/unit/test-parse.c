@@ -78,6 +78,35 @@ static void test_duration(void **state)
 	assert_int_equal(parse_duration_ms("5x", 0, INT64_MAX, &ms, NULL),
 			 -EINVAL);
 	assert_int_equal(parse_duration_ms("10s", 0, 5000, &ms, NULL), -ERANGE);
+	/* Decimals (issue 31: "0.5s" was refused by a 0.1s..60s range). */
+	assert_int_equal(parse_duration_ms("0.5s", 100, 60000, &ms, NULL), 0);
+	assert_int_equal(ms, 500);
+	assert_int_equal(parse_duration_ms("0.1s", 100, 60000, &ms, NULL), 0);
+	assert_int_equal(ms, 100);
+	assert_int_equal(parse_duration_ms("1.5m", 0, INT64_MAX, &ms, NULL), 0);
+	assert_int_equal(ms, 90000);
+	assert_int_equal(parse_duration_ms("2.5", 0, INT64_MAX, &ms, NULL), 0);
+	assert_int_equal(ms, 2500);
+	assert_int_equal(parse_duration_ms("0.25h", 0, INT64_MAX, &ms, NULL),
+			 0);
+	assert_int_equal(ms, 900000);
+	assert_int_equal(
+		parse_duration_ms("1.000000001s", 0, INT64_MAX, &ms, NULL),
+		-EINVAL);
+	assert_int_equal(parse_duration_ms("0.0005s", 0, INT64_MAX, &ms, NULL),
+			 -EINVAL);
+	assert_int_equal(parse_duration_ms("1.s", 0, INT64_MAX, &ms, NULL),
+			 -EINVAL);
+	assert_int_equal(parse_duration_ms(".5s", 0, INT64_MAX, &ms, NULL),
+			 -EINVAL);
+	assert_int_equal(parse_duration_ms("0.05s", 100, 60000, &ms, NULL),
+			 -ERANGE);
+	assert_int_equal(parse_duration_ms("99999999999999999999s", 0,
+					   INT64_MAX, &ms, NULL),
+			 -ERANGE);
+	assert_int_equal(
+		parse_duration_ms("9223372036854776s", 0, INT64_MAX, &ms, NULL),
+		-ERANGE);
 }
 
 /* Names print as themselves: no control characters, UTF-8 only. */
