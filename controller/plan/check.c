@@ -226,11 +226,20 @@ static void unknown_key(struct ctx *c, const struct ynode *k, const char *path,
 			const char *const *keys)
 {
 	struct strbuf list = STRBUF_INIT;
+	const char *near;
+	size_t n = 0;
 
+	while (keys[n])
+		n++;
+	near = plan_suggest(k->text, keys, n);
 	for (int i = 0; keys[i]; i++)
 		strbuf_addf(&list, "%s%s", i ? ", " : "", keys[i]);
-	nerror(c, k, "%s: unknown key '%s' (expected one of: %s)", path,
-	       k->text, list.buf);
+	if (near)
+		nerror(c, k, "%s: unknown key '%s'; did you mean '%s'?", path,
+		       k->text, near);
+	else
+		nerror(c, k, "%s: unknown key '%s' (expected one of: %s)", path,
+		       k->text, list.buf);
 	strbuf_release(&list);
 }
 

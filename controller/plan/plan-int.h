@@ -142,6 +142,9 @@ void sgroup_release(struct sgroup *g);
 const struct wl_desc *find_workload(const struct plan *p, const char *name,
 				    const struct plan_command **ret_cmd);
 int defined_badly(const struct plan *p, const char *name);
+const char *plan_suggest(const char *word, const char *const *cands, size_t n);
+void no_workload(struct ctx *c, const struct plan *p, const struct ynode *at,
+		 const char *path, const char *name);
 const struct plan_member *run_member(const struct plan_run *r, const char *name,
 				     size_t len);
 

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "plan/plan-int.h"
+#include "suggest.h"
+#include "workloads.h"
 #include "banned.h"
 
 /* Free g's parameters and their value arrays (the strings are p's). */
@@ -43,6 +45,55 @@ const struct wl_desc *find_workload(const struct plan *p, const char *name,
 			return &p->commands[i]->desc;
 		}
 	return workload_find(name);
+}
+
+/*
+ * The candidate word is a typo of, for a plan's keys and workloads: what
+ * suggest_closest() finds, kept only within one edit per five characters
+ * (at least one), so that a real other name ('schbench' is not a typo
+ * of 'sysbench', nor 'install' of 'stall') gets the list instead.  NULL
+ * when none.
+ */
+const char *plan_suggest(const char *word, const char *const *cands, size_t n)
+{
+	const char *near = suggest_closest(word, cands, n);
+	size_t most = strlen(word) / 5;
+
+	if (near && suggest_distance(word, near) > (most ? most : 1))
+		near = NULL;
+	return near;
+}
+
+/*
+ * The error for a workload name neither the plan nor the agent has, at
+ * node at (path: where): the closest known name when it looks like a
+ * typo of one ("did you mean"), else every name.
+ */
+void no_workload(struct ctx *c, const struct plan *p, const struct ynode *at,
+		 const char *path, const char *name)
+{
+	struct strvec names = STRVEC_INIT;
+	struct strbuf list = STRBUF_INIT;
+	const char *near;
+
+	for (size_t i = 0; i < workload_count; i++)
+		strvec_push(&names, workload_table[i].name);
+	for (size_t i = 0; p && i < p->nr_commands; i++)
+		strvec_push(&names, p->commands[i]->desc.name);
+	near = plan_suggest(name, (const char *const *)names.v, names.nr);
+	if (near) {
+		nerror(c, at,
+		       "%s: the agent has no workload '%s'; did you mean "
+		       "'%s'?",
+		       path, name, near);
+	} else {
+		for (size_t i = 0; i < names.nr; i++)
+			strbuf_addf(&list, "%s%s", i ? ", " : "", names.v[i]);
+		nerror(c, at, "%s: the agent has no workload '%s' (it has: %s)",
+		       path, name, list.buf);
+	}
+	strvec_clear(&names);
+	strbuf_release(&list);
 }
 
 /* Was name defined by the plan, with errors (so it is not usable)? */

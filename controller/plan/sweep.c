@@ -570,14 +570,7 @@ int check_entry_fields(struct ctx *c, struct plan *p, const struct ynode *n,
 		goto out;
 	}
 	if (!e->wl) {
-		for (size_t i = 0; i < workload_count; i++)
-			strbuf_addf(&list, "%s%s", i ? ", " : "",
-				    workload_table[i].name);
-		for (size_t i = 0; i < p->nr_commands; i++)
-			strbuf_addf(&list, ", %s", p->commands[i]->desc.name);
-		nerror(c, v[0],
-		       "%s: the agent has no workload '%s' (it has: %s)", f.buf,
-		       v[0]->text, list.buf);
+		no_workload(c, p, v[0], f.buf, v[0]->text);
 		rc = -1;
 		goto out;
 	}

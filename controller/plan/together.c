@@ -107,10 +107,7 @@ static int check_member(struct ctx *c, struct plan *p, struct sentry *e,
 		if (!m->wl && defined_badly(p, v[1]->text)) {
 			rc = -1;
 		} else if (!m->wl) {
-			nerror(c, v[1],
-			       "%s: the agent has no workload '%s' (plan "
-			       "check lists them: schedfarm-agent list)",
-			       f.buf, v[1]->text);
+			no_workload(c, p, v[1], f.buf, v[1]->text);
 			rc = -1;
 		}
 	} else {
