@@ -358,9 +358,9 @@ static void parse_row(struct import_file *f, unsigned line,
 		}
 		if (f->has_boot) {
 			v = FIELD(COL_BOOT);
-			if (parse_int(v, 1, 1000000, &r.boot, &e) < 0) {
+			if (parse_int(v, 0, 1000000, &r.boot, &e) < 0) {
 				row_error(f, line,
-					  "boot '%s' %s (expected 1..1000000)",
+					  "boot '%s' %s (expected 0..1000000)",
 					  v, e);
 				bad = 1;
 			}

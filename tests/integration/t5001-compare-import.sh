@@ -61,6 +61,19 @@ test_expect_success 'boot groups rows into one run per boot' '
 	grep_or_fail "5|3|0,1,2" boots
 '
 
+test_expect_success 'boot 0 is a boot, as the farm numbers them; -1 is refused' '
+	printf "%s\n" "kernel,host,workload,params,metric,unit,better,value,boot" \
+		"z-zero,hz,reaim,users=4,jpm,jobs per minute,higher,10,0" \
+		"z-zero,hz,reaim,users=4,jpm,jobs per minute,higher,11,1" >zero.csv &&
+	schedfarm import zero.csv >out &&
+	grep_or_fail "imported 2 observation rows as 2 runs" out &&
+	q "SELECT string_agg(boot::text, \$\$,\$\$ ORDER BY boot) FROM runs r JOIN kernels k ON k.id = r.kernel_id WHERE k.name = \$\$z-zero\$\$" >b &&
+	test "$(cat b)" = "0,1" &&
+	sed "s/,0\$/,-1/" zero.csv | sed "s/z-zero/z-neg/" >neg.csv &&
+	! schedfarm import neg.csv 2>err &&
+	grep_or_fail "expected 0..1000000" err
+'
+
 cat >"$SCRATCH/bad.csv" <<'EOF'
 # two good rows, then bad ones
 kernel,host,workload,params,metric,unit,better,value
