@@ -25,6 +25,7 @@
 #include "suggest.h"
 #include "store/cluster.h"
 #include "store/controllers.h"
+#include "store/hosts.h"
 #include "store/queue.h"
 #include "banned.h"
 
@@ -253,6 +254,23 @@ void cli_check_since(struct db *db, const char *since)
 			  "2026-11-01, '2026-11-01 12:00 UTC' or yesterday)",
 			  since);
 	cli_db_fatal("checking --since", &err);
+}
+
+void cli_check_host(struct db *db, const char *host)
+{
+	struct strbuf err = STRBUF_INIT;
+	int64_t id;
+	int r;
+
+	if (!host)
+		return;
+	r = hosts_find(db, host, &id, &err);
+	if (r < 0)
+		cli_db_fatal("finding the host", &err);
+	if (r > 0)
+		fatal("no host named '%s' ('schedfarm host list' shows them)",
+		      host);
+	strbuf_release(&err);
 }
 
 int cli_term_width(int fd)

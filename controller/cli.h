@@ -121,6 +121,13 @@ const char *cli_name(const char *what, const char *s, size_t max);
  */
 void cli_check_since(struct db *db, const char *since);
 
+/*
+ * --host H of a verb that reads what hosts measured: a name no host has
+ * is the user's mistake (exit 1, "no host named ..."), not an empty
+ * listing.  Nothing when host is NULL.
+ */
+void cli_check_host(struct db *db, const char *host);
+
 struct json_value;
 struct strvec;
 /*

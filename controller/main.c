@@ -186,7 +186,10 @@ int cmd_help(int argc, char **argv)
 	}
 	if (argc > 2)
 		die_usage("help takes one verb");
-	c = command_find(argv[1]);
+	/* `help --help` and `help -h`: help's own text. */
+	c = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")
+		    ? command_find("help")
+		    : command_find(argv[1]);
 	if (!c) {
 		no_verb(argv[1]);
 		return EXIT_USAGE;

@@ -296,6 +296,7 @@ int cmd_changes(int argc, char **argv)
 	/* A --since PostgreSQL cannot read is the user's mistake, said as
 	 * such, not the cast's raw error from deep in changes_list(). */
 	cli_check_since(db, q.since);
+	cli_check_host(db, q.host);
 	if (suggest) {
 		struct changes_taus t;
 

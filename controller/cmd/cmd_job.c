@@ -97,18 +97,21 @@ static int job_cancel(int argc, char **argv)
 	r = queue_cancel(db, id, &err);
 	if (r < 0)
 		fatal("%s", err.buf);
+	/* A job that had finished was not cancelled: the request failed,
+	 * said on stderr, exit 1 (the JSON says so too). */
 	if (json)
 		strbuf_addf(&out, "{\"job\":%lld,\"cancelled\":%s}\n",
 			    (long long)id, r ? "true" : "false");
 	else if (r == 0)
-		strbuf_addf(&out, "job STP#%lld had already finished\n",
-			    (long long)id);
+		log_error("job STP#%lld had already finished: nothing to "
+			  "cancel",
+			  (long long)id);
 	else
 		strbuf_addf(&out, "job STP#%lld cancelled\n", (long long)id);
 	cli_emit(&out);
 	db_close(db);
 	strbuf_release(&err);
-	return 0;
+	return r == 0 ? 1 : 0;
 }
 
 static int job_ingest(int argc, char **argv)

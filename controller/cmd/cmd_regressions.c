@@ -111,17 +111,7 @@ int cmd_regressions(int argc, char **argv)
 
 	db = cli_open_db();
 	cli_check_since(db, since);
-	if (host) {
-		int64_t id;
-		int r = hosts_find(db, host, &id, &err);
-
-		if (r < 0)
-			cli_db_fatal("regressions", &err);
-		if (r > 0)
-			fatal("no host named '%s' ('schedfarm host list' shows "
-			      "them)",
-			      host);
-	}
+	cli_check_host(db, host);
 	if (comparisons_regressions(db, since, host, min_change, limit, &res,
 				    &err) < 0)
 		fatal("regressions: %s", err.buf);

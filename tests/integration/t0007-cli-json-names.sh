@@ -183,6 +183,13 @@ test_expect_success 'the verb table is read: every verb is looped over' '
 	done
 '
 
+# refused_cancel FILE: the form was `job cancel` of a job cancelled by the
+# form before: exit 1 (nothing cancelled), and its JSON says so.
+refused_cancel() {
+	[ "$v" = job ] && case $args in cancel*) true ;; *) false ;; esac &&
+		jq -e ".cancelled == false" "$1" >/dev/null
+}
+
 test_expect_success 'every form documented with --json prints JSON, in both positions' '
 	n=0 &&
 	forms &&
@@ -192,12 +199,12 @@ test_expect_success 'every form documented with --json prints JSON, in both posi
 			case $args in MISSING*) echo "$v: no example for: $args"; return 1 ;; esac
 			n=$((n + 1))
 			# shellcheck disable=SC2086
-			schedfarm $v $args --json >a.json 2>a.err ||
+			schedfarm $v $args --json >a.json 2>a.err || refused_cancel a.json ||
 				{ echo "schedfarm $v $args --json failed:"; cat a.err; return 1; }
 			jq -e -s "length == 1" a.json >/dev/null ||
 				{ echo "schedfarm $v $args --json: not JSON:"; head -c 400 a.json; return 1; }
 			# shellcheck disable=SC2086
-			schedfarm --json $v $args >b.json 2>b.err ||
+			schedfarm --json $v $args >b.json 2>b.err || refused_cancel b.json ||
 				{ echo "schedfarm --json $v $args failed:"; cat b.err; return 1; }
 			jq -e -s "length == 1" b.json >/dev/null ||
 				{ echo "schedfarm --json $v $args: not JSON:"; head -c 400 b.json; return 1; }
@@ -253,7 +260,20 @@ test_expect_success 'names that do not exist are errors that name them (exit 1)'
 	grep_or_fail "no host named '\''nosuch'\''" err &&
 	exit_is 1 schedfarm host show nosuch 2>err && grep_or_fail "nosuch" err &&
 	exit_is 1 schedfarm kernel show nosuch 2>err && grep_or_fail "nosuch" err &&
-	exit_is 1 schedfarm job show 99999 2>err && grep_or_fail "99999" err
+	exit_is 1 schedfarm job show 99999 2>err && grep_or_fail "99999" err &&
+	exit_is 1 schedfarm changes --host nosuch 2>err &&
+	grep_or_fail "no host named '\''nosuch'\''" err &&
+	exit_is 1 schedfarm changes --host nosuch --suggest-tau 2>err
+'
+
+test_expect_success 'exit codes: cancelling a finished job fails, help --help is help' '
+	exit_is 1 schedfarm job cancel $JOB >out 2>err &&
+	grep_or_fail "had already finished: nothing to cancel" err &&
+	test ! -s out &&
+	exit_is 1 schedfarm job cancel $JOB --json >out 2>/dev/null &&
+	jq -e ".cancelled == false" out &&
+	exit_is 0 schedfarm help --help >out &&
+	grep_or_fail "usage: schedfarm help" out
 '
 
 test_expect_success 'a mistyped verb or option: did you mean' '
