@@ -9,6 +9,7 @@
 
 #include "job/host_check.h"
 #include "job/job.h"
+#include "kind_names.h"
 #include "lab/boot.h"
 #include "parse.h"
 #include "store/hosts.h"
@@ -28,11 +29,17 @@ void host_check_result_release(struct host_check_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The known-good kernel of the host (0 when it has none). */
+/*
+ * The known-good kernel of the host (0 when it has none); -1 with err
+ * when there is no such host, or when its kind does not boot kernels (a
+ * local or ssh host runs the kernel it has: nothing to boot, and the
+ * error says how such a host's health is made instead).
+ */
 static int known_good_of(struct db *db, const struct host_check_request *rq,
 			 int64_t *ret, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *h = NULL;
+	const char *name = rq->host_name ? rq->host_name : "?";
 	int r;
 
 	r = hosts_known_good_row(db, rq->host_name, rq->host_id, &h, err);
@@ -41,6 +48,23 @@ static int known_good_of(struct db *db, const struct host_check_request *rq,
 	if (db_nrows(h) != 1) {
 		strbuf_addf(err, "no host %s",
 			    rq->host_name ? rq->host_name : "with that id");
+		return -1;
+	}
+	if (!hosts_kind_boots(db_get(h, 0, 1))) {
+		const char *const *k = kind_names_booting();
+
+		strbuf_addf(err,
+			    "host %s is of kind %s: it runs the kernel it has, "
+			    "so there is nothing to boot; host check boots "
+			    "hosts of kind ",
+			    name, db_get(h, 0, 1));
+		for (size_t i = 0; k && k[i]; i++)
+			strbuf_addf(err, "%s%s",
+				    i ? (k[i + 1] ? ", " : " or ") : "", k[i]);
+		strbuf_addf(err,
+			    ".  A %s host's health comes from its jobs: "
+			    "schedfarm run plans/smoke.yaml --host %s",
+			    db_get(h, 0, 1), name);
 		return -1;
 	}
 	return db_get_i64(h, 0, 0, 0, INT64_MAX, ret);
@@ -52,19 +76,18 @@ int host_check(struct db *db, const struct host_check_request *rq,
 	struct boot_request req;
 	struct boot_result br;
 	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
-	int64_t kid = rq->kernel_id;
+	int64_t kid = rq->kernel_id, good;
 	int r = -1;
 
+	/* The host's kind is checked with --kernel too. */
+	if (known_good_of(db, rq, rq->kernel_id ? &good : &kid, err) < 0)
+		return -1;
 	if (!kid) {
-		if (known_good_of(db, rq, &kid, err) < 0)
-			return -1;
-		if (!kid) {
-			strbuf_addf(err,
-				    "host %s has no known-good kernel to check "
-				    "it with: give one (host check --kernel)",
-				    rq->host_name ? rq->host_name : "?");
-			return -1;
-		}
+		strbuf_addf(err,
+			    "host %s has no known-good kernel to check it "
+			    "with: give one (host check --kernel)",
+			    rq->host_name ? rq->host_name : "?");
+		return -1;
 	}
 	boot_request_init(&req);
 	req.host_name = rq->host_name;

@@ -603,9 +603,9 @@ int hosts_known_good_row(struct db *db, const char *name, int64_t id,
 		db_args_i64(&a, id);
 	r = db_exec_args(db, ret, err,
 			 name ? "SELECT coalesce(known_good_kernel_id, "
-				"0) FROM hosts WHERE name = $1"
+				"0), kind FROM hosts WHERE name = $1"
 			      : "SELECT coalesce(known_good_kernel_id, "
-				"0) FROM hosts WHERE id = $1",
+				"0), kind FROM hosts WHERE id = $1",
 			 &a);
 	db_args_clear(&a);
 	return r;

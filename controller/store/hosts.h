@@ -258,8 +258,9 @@ int hosts_libvirt_uris(struct db *db, struct db_result **ret,
 		       struct strbuf *err);
 
 /*
- * The known-good kernel id (0 when none) of the host named name, or when
- * name is NULL of host id; no row when there is no such host.  Into *ret.
+ * The known-good kernel id (0 when none) and the kind of the host named
+ * name, or when name is NULL of host id; no row when there is no such
+ * host.  Into *ret (columns: known_good_kernel_id, kind).
  * 0, or -1 with err.
  */
 int hosts_known_good_row(struct db *db, const char *name, int64_t id,

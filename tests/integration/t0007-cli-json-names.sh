@@ -292,6 +292,15 @@ test_expect_success 'kernel boot on a local host says why in words, no empty fie
 	test ! -s out
 '
 
+test_expect_success 'host check of a local host says it has nothing to boot, no --kernel advice' '
+	exit_is 1 schedfarm host check here >out 2>err &&
+	grep_or_fail "host here is of kind local: it runs the kernel it has" err &&
+	grep_or_fail "schedfarm run plans/smoke.yaml --host here" err &&
+	! grep -q -- "--kernel" err &&
+	exit_is 1 schedfarm host check here --kernel k-json 2>err &&
+	grep_or_fail "is of kind local" err
+'
+
 test_expect_success 'compare --exit-code: 1 on an imported regression, 0 on A/A' '
 	exit_is 1 schedfarm compare --base v2.6.39-rc4 --new v2.6.39-rc4-load-weight --exit-code >reg.txt &&
 	grep -E "^summary: 1 regression, [0-9]+ improvements?, " reg.txt &&
