@@ -493,6 +493,10 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 	}
 	q.host = s->host_name;
 	q.plan = s->plan_sha;
+	/* The base runs of the same --set overrides only, as counted for
+	 * the ABBA order; with a fresh base the submission's own only. */
+	q.plan_set = &s->plan_set;
+	q.own_jobs = s->fresh_base;
 	/* An `until: decided` sequence: its latest look, as adaptive.c
 	 * compared it (its own jobs, the design's levels); a fixed plan, or
 	 * a sequence that ended before its first look: one comparison at
@@ -604,16 +608,16 @@ static int step_one(const struct answer_ctx *ac, int64_t id,
 			else
 				dbb += b;
 		}
-		if (s.host_boots == 1) {
-			if (answers_observations(ac->db, s.base_kernel_id,
-						 s.host_id, s.plan_id,
-						 &s.plan_set, s.patch_id, &m,
-						 err) < 0) {
-				r = -1;
-				goto out;
-			}
-			k = plan->boots > m ? plan->boots - m : 0;
+		/* A fresh base counts nothing stored: k is the plan's. */
+		if (s.host_boots == 1 && !s.fresh_base &&
+		    answers_observations(ac->db, s.base_kernel_id, s.host_id,
+					 s.plan_id, &s.plan_set, s.patch_id, &m,
+					 err) < 0) {
+			r = -1;
+			goto out;
 		}
+		if (s.host_boots == 1)
+			k = answer_base_boots(plan->boots, m, s.fresh_base);
 		if (!failed && s.base_kernel_id != s.kernel_id &&
 		    answer_next_unit(plan->boots, k, dp, dbb, &u)) {
 			int64_t jid;

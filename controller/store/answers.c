@@ -75,6 +75,15 @@ int answer_next_unit(int n, int k, int done_patch, int done_base,
 	return 1;
 }
 
+int answer_base_boots(int boots, int stored, int fresh_base)
+{
+	if (boots < 0)
+		boots = 0;
+	if (fresh_base || stored < 0)
+		return boots;
+	return boots > stored ? boots - stored : 0;
+}
+
 int answer_first_boots(int n, int host_boots, int k)
 {
 	struct answer_unit u;
@@ -189,8 +198,8 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 		"coalesce(kb.id, 0), kb.name, coalesce(p.kernel_id, 0), "
 		"kn.name, p.auto_bisect, p.n_patches, p.answer_note, "
 		"coalesce(fj.plan_id, 0), pl.name, pl.sha256, pl.body, "
-		"coalesce(fj.priority, 0), coalesce(h.id, 0), h.name, h.kind "
-		"FROM patches p "
+		"coalesce(fj.priority, 0), coalesce(h.id, 0), h.name, h.kind, "
+		"p.fresh_base FROM patches p "
 		"LEFT JOIN kernels kb ON kb.id = coalesce(p.base_kernel_id, "
 		"(SELECT id FROM kernels WHERE name = p.base)) "
 		"LEFT JOIN kernels kn ON kn.id = p.kernel_id "
@@ -222,6 +231,7 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 	s->plan_body = xstrdup_or_null(db_get(res, 0, 15));
 	s->host_name = xstrdup_or_null(db_get(res, 0, 18));
 	s->host_kind = xstrdup_or_null(db_get(res, 0, 19));
+	s->fresh_base = !strcmp(db_get(res, 0, 20), "t");
 	if (s->host_kind)
 		s->host_boots = hosts_kind_boots(s->host_kind);
 	if (db_get_i64(res, 0, 5, 0, INT64_MAX, &s->base_kernel_id) < 0 ||
@@ -542,7 +552,7 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
 		"'submitter', p.submitter, 'mail_to', p.mail_to, 'base', "
 		"p.base, 'base_kernel', kb.name, 'kernel', kn.name, "
 		"'n_patches', p.n_patches, 'auto_bisect', p.auto_bisect, "
-		"'submitted_at', p.created_at, "
+		"'fresh_base', p.fresh_base, 'submitted_at', p.created_at, "
 		"'files', (SELECT coalesce(jsonb_agg(jsonb_build_object("
 		"'position', f.position, 'name', f.name, 'subject', "
 		"f.subject, 'sha256', f.sha256) ORDER BY f.position), '[]') "
