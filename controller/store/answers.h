@@ -181,8 +181,10 @@ int answers_patch_subject(const char *data, size_t len, struct strbuf *out);
 
 /*
  * Everything `patch show` prints about PLM# patch_id, as one JSON object
- * (see doc/ANSWERS.md): the patch, its answer, its jobs, the latest
- * verdict per metric on its host, its mails and bisections.  page_url is
+ * (see doc/ANSWERS.md): the patch, its answer (with the base runs it
+ * reused, patches.answer_base_reused), its jobs, the latest verdict per
+ * metric on its host, its mails and bisections, and the answer's phases
+ * (answers_phases()).  page_url is
  * the patch page's URL.  0, 1 when there is no such patch, -1.
  */
 int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
