@@ -375,10 +375,10 @@ static int submit_first_unit(struct db *db, const struct queue_submit *s,
 
 /*
  * A fresh base (--fresh-base, the plan's `base: fresh`) is booted by the
- * submission itself: refused for a series labelled with --kernel (what a
- * local or ssh host runs) and for a named host whose kind cannot boot
- * (ret->host_boots 0).  Without a host the job goes only to kinds that
- * boot (queue_submit()).  0, or -1 with err.
+ * submission itself: refused for a named host whose kind cannot boot
+ * (ret->host_boots 0: local, ssh), and, without a host, for a plan whose
+ * kinds all run their own kernel; otherwise the job goes only to kinds
+ * that boot (queue_submit()).  0, or -1 with err.
  */
 static int submit_check_fresh(const struct queue_submit *s,
 			      const struct queue_submitted *ret,
@@ -387,17 +387,8 @@ static int submit_check_fresh(const struct queue_submit *s,
 	const char *why =
 		s->fresh_base ? "--fresh-base" : "the plan's 'base: fresh'";
 
-	if (!ret->fresh_base || !s->nr_patches)
+	if (!ret->fresh_base)
 		return 0;
-	if (s->kernel) {
-		strbuf_addf(err,
-			    "%s needs a host that boots kernels (libvirt, "
-			    "ipmi): --kernel %s names what a local or ssh "
-			    "host runs, which cannot boot the base %s; its "
-			    "answer uses the base results stored there",
-			    why, s->kernel, s->base);
-		return -1;
-	}
 	if (ret->host_boots == 0) {
 		strbuf_addf(err,
 			    "%s needs a host that boots kernels (libvirt, "
@@ -405,6 +396,14 @@ static int submit_check_fresh(const struct queue_submit *s,
 			    "the base %s; its answer uses the base results "
 			    "stored there",
 			    why, s->host, s->base);
+		return -1;
+	}
+	if (!s->host && !kinds_allow_boot(&s->plan->host.kinds)) {
+		strbuf_addf(err,
+			    "%s needs a host that boots kernels (libvirt, "
+			    "ipmi): the plan %s runs only on hosts that run "
+			    "their own kernel",
+			    why, s->plan_name);
 		return -1;
 	}
 	return 0;
@@ -459,9 +458,10 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	job.host_constraint = s->host ? xstrdup(s->host) : NULL;
 	job.priority = s->priority;
 	job.name = s->name ? xstrdup(s->name) : NULL;
-	if (s->nr_patches && !s->kernel) {
-		/* The kernel is to be built: only kinds that boot it may
-		 * take the job (checked above that the plan allows one). */
+	if (s->nr_patches && (!s->kernel || ret->fresh_base)) {
+		/* The kernel is to be built, or the base booted anew: only
+		 * kinds that boot may take the job (checked above that the
+		 * plan allows one). */
 		struct strvec boots = STRVEC_INIT;
 
 		for (size_t i = 0; i < job.req_kinds.nr; i++)
