@@ -7,8 +7,10 @@
  * suggests, quoted for sh (common/shquote.c); the base's boots with a
  * fresh base (submit --fresh-base: nothing stored counts), and what an
  * answer says of itself (store/answer_account.c: the base runs it reused,
- * its phases).  The order as jobs on a
- * real host is tests/integration/t8001-answer-libvirt.sh; the suggested
+ * its phases).  The order as jobs on a real host is
+ * tests/integration/t8001-answer-libvirt.sh (with a fresh base,
+ * t8007-answer-fresh-base-libvirt.sh); the reused runs named and the
+ * phases on a local host, t8006-answer-reuse-phases.sh; the suggested
  * command pasted into sh is t8005-answer-mail-hostile.sh.
  */
 #include <setjmp.h>
