@@ -241,6 +241,12 @@ struct compare_query {
 	 * no-change level.  Zero for a plain comparison.
 	 */
 	int look, looks, max_block;
+	/* With patch_id: only the runs of the patch's own jobs count (an
+	 * answer with a fresh base).  Zero: every stored run. */
+	int own_jobs;
+	/* Only runs of jobs queued with exactly these --set overrides
+	 * (imported runs count as none); NULL: any. */
+	const struct strvec *plan_set;
 	double alpha; /* 0: COMPARE_ALPHA */
 	double nc_level; /* 0: COMPARE_NOCHANGE_LEVEL */
 };

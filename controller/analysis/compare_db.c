@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,11 +365,12 @@ int compare_run(struct db *db, const struct compare_query *q,
 	r = load_plan(db, ret, &plan, err);
 	if (r < 0)
 		return r;
-	/* A look reads only the runs of the sequence's own jobs. */
-	r = comparisons_results(db, ret->base_id, ret->new_id, q->host,
-				q->workload, ret->plan_id,
-				q->look > 0 ? q->patch_id : 0, q->max_block,
-				&res, err);
+	/* A look reads only the runs of the sequence's own jobs, an
+	 * answer with a fresh base those of the submission's jobs. */
+	r = comparisons_results(
+		db, ret->base_id, ret->new_id, q->host, q->workload,
+		ret->plan_id, q->look > 0 || q->own_jobs ? q->patch_id : 0,
+		q->look > 0 ? q->max_block : INT_MAX, q->plan_set, &res, err);
 	if (r < 0)
 		return -EIO;
 	nrows = db_nrows(res);

@@ -30,6 +30,8 @@
 #include "plan/plan.h"
 #include "report/report.h"
 #include "shquote.h"
+#include "time-util.h"
+#include "store/answer_account.h"
 #include "store/answers.h"
 #include "store/jobs.h"
 #include "store/mails.h"
@@ -288,7 +290,9 @@ static int record(const struct answer_ctx *ac, const struct answer_sub *s,
 	if (db_begin(ac->db, err) < 0)
 		goto out;
 	if (answers_record(ac->db, s->patch_id, state, s->host_id, verdict,
-			   headline, note, metrics, err) < 0)
+			   headline, note, metrics, err) < 0 ||
+	    answers_record_reuse(ac->db, s->patch_id, t->base_reused_json,
+				 err) < 0)
 		goto fail;
 	if (ac->cfg->smtp && rc.to.nr && strcmp(state, "waiting")) {
 		answer_mail_subject(s, headline, &subject);
@@ -434,6 +438,28 @@ static int bisect_series(const struct answer_ctx *ac,
 }
 
 /*
+ * The stored base runs of others that s's comparison read, as the
+ * sentence its page and mail say (into text) and the JSON its row keeps
+ * (into json); both stay empty when it read none.  0, or -1 with err.
+ */
+static int base_reused(const struct answer_ctx *ac, const struct answer_sub *s,
+		       struct strbuf *text, struct strbuf *json,
+		       struct strbuf *err)
+{
+	struct answer_reuse ru;
+	const char *kernel = s->base_name ? s->base_name : s->base;
+
+	if (answers_base_reused(ac->db, s, &ru, err) < 0)
+		return -1;
+	answer_reuse_text(&ru, kernel, text);
+	answer_reuse_json(&ru, kernel, json);
+	if (text->len)
+		alog(ac, 0, "PLM#%lld: %s", (long long)s->patch_id, text->buf);
+	answer_reuse_release(&ru);
+	return 0;
+}
+
+/*
  * Answer s now: every boot ran (or a job failed).  0 when answered (or
  * failed), 1 when it waits for base results, -1 with err.
  */
@@ -445,7 +471,8 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 	struct compare_set set;
 	struct strbuf note = STRBUF_INIT, head = STRBUF_INIT,
 		      metrics = STRBUF_INIT, cerr = STRBUF_INIT,
-		      bnote = STRBUF_INIT;
+		      bnote = STRBUF_INIT, reuse = STRBUF_INIT,
+		      reuse_json = STRBUF_INIT;
 	struct answer_text t = { 0 };
 	const struct compare_row *hr = NULL;
 	const char *verdict = NULL, *phase = NULL;
@@ -493,6 +520,10 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 	}
 	q.host = s->host_name;
 	q.plan = s->plan_sha;
+	/* The base runs of the same --set overrides only, as counted for
+	 * the ABBA order; with a fresh base the submission's own only. */
+	q.plan_set = &s->plan_set;
+	q.own_jobs = s->fresh_base;
 	/* An `until: decided` sequence: its latest look, as adaptive.c
 	 * compared it (its own jobs, the design's levels); a fixed plan, or
 	 * a sequence that ended before its first look: one comparison at
@@ -513,6 +544,11 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 		goto out;
 	}
 	have_set = 1;
+	if (plan->until != PLAN_UNTIL_DECIDED &&
+	    base_reused(ac, s, &reuse, &reuse_json, err) < 0)
+		goto out;
+	t.base_reused = reuse.len ? reuse.buf : NULL;
+	t.base_reused_json = reuse.len ? reuse_json.buf : NULL;
 	/* An adaptive sequence stored its last look already (adaptive.c):
 	 * the answer reads it again, it does not add a look. */
 	if (plan->until != PLAN_UNTIL_DECIDED &&
@@ -548,7 +584,32 @@ out:
 	strbuf_release(&metrics);
 	strbuf_release(&cerr);
 	strbuf_release(&bnote);
+	strbuf_release(&reuse);
+	strbuf_release(&reuse_json);
 	return r;
+}
+
+/*
+ * The line the controllers log when s is answered: "PLM#N answered in
+ * 12m3s: queued 5s, build 1m2s, boot 2m10s, run 8m, compare 3s".
+ */
+static void log_phases(const struct answer_ctx *ac, int64_t patch_id)
+{
+	struct strbuf line = STRBUF_INIT, err = STRBUF_INIT;
+	struct answer_phases ph;
+
+	if (answers_phases(ac->db, patch_id, &ph, &err) < 0) {
+		alog(ac, 1, "PLM#%lld: its phases: %s", (long long)patch_id,
+		     err.buf);
+	} else if (ph.answered) {
+		format_duration_ms(&line, ph.span_ms);
+		strbuf_addstr(&line, ": ");
+		answer_phases_text(&ph, &line);
+		alog(ac, 0, "PLM#%lld answered in %s", (long long)patch_id,
+		     line.buf);
+	}
+	strbuf_release(&line);
+	strbuf_release(&err);
 }
 
 /*
@@ -604,16 +665,16 @@ static int step_one(const struct answer_ctx *ac, int64_t id,
 			else
 				dbb += b;
 		}
-		if (s.host_boots == 1) {
-			if (answers_observations(ac->db, s.base_kernel_id,
-						 s.host_id, s.plan_id,
-						 &s.plan_set, s.patch_id, &m,
-						 err) < 0) {
-				r = -1;
-				goto out;
-			}
-			k = plan->boots > m ? plan->boots - m : 0;
+		/* A fresh base counts nothing stored: k is the plan's. */
+		if (s.host_boots == 1 && !s.fresh_base &&
+		    answers_observations(ac->db, s.base_kernel_id, s.host_id,
+					 s.plan_id, &s.plan_set, s.patch_id, &m,
+					 err) < 0) {
+			r = -1;
+			goto out;
 		}
+		if (s.host_boots == 1)
+			k = answer_base_boots(plan->boots, m, s.fresh_base);
 		if (!failed && s.base_kernel_id != s.kernel_id &&
 		    answer_next_unit(plan->boots, k, dp, dbb, &u)) {
 			int64_t jid;
@@ -637,8 +698,10 @@ static int step_one(const struct answer_ctx *ac, int64_t id,
 		}
 	}
 	r = answer_now(ac, &s, plan, st, err);
-	if (r == 0)
+	if (r == 0) {
 		st->answered++;
+		log_phases(ac, id);
+	}
 	if (r >= 0)
 		r = 1;
 out:

@@ -79,6 +79,10 @@ struct answer_text {
 	int64_t bisection_id; /* 0: none started */
 	const char *bisection_url;
 	const char *bisection_note; /* NULL, or why none was started */
+	/* "base runs reused from STP#3, kernel v6.1" (store/
+	 * answer_account.h), its JSON for patches.answer_base_reused; NULL
+	 * when the comparison used no stored base run of others */
+	const char *base_reused, *base_reused_json;
 };
 
 /* "[schedfarm] PLM#N "NAME": HEADLINE" */

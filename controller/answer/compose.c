@@ -88,6 +88,8 @@ void answer_mail_body(const struct answer_sub *s, const struct compare_set *set,
 			    t->headline ? t->headline : "nothing compared");
 	if (t->note)
 		strbuf_addf(out, "  note: %s\n", t->note);
+	if (t->base_reused)
+		strbuf_addf(out, "  %s\n", t->base_reused);
 
 	if (set && set->nr) {
 		for (size_t i = 0; i < set->nr; i++)

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "parse.h"
 #include "store/answers.h"
+#include "time-util.h"
 #include "banned.h"
 
 const char cmd_patch_usage[] =
@@ -32,7 +33,12 @@ const char cmd_patch_usage[] =
 	"metric\n"
 	"         with its %change, 95% CI and p, the jobs (the patch's and "
 	"the\n"
-	"         base's, in ABBA order), the mails (sent, or failed with "
+	"         base's, in ABBA order), the stored base runs the answer\n"
+	"         reused (\"base runs reused from STP#3, kernel v6.1\"), "
+	"where\n"
+	"         its time went (queued, build, boot, run, compare), the "
+	"mails\n"
+	"         (sent, or failed with "
 	"the\n"
 	"         reason and the next try), the bisections, and the URL of "
 	"its\n"
@@ -63,6 +69,34 @@ static void add_pct(struct strbuf *out, double v)
 		strbuf_addf(out, "%+.1f%%", v);
 	else
 		strbuf_addstr(out, "-");
+}
+
+/* seconds (a JSON number) as format_duration_ms() writes it */
+static void add_seconds(struct strbuf *out, double sec)
+{
+	format_duration_ms(out,
+			   isfinite(sec) ? (int64_t)llround(sec * 1000) : 0);
+}
+
+/*
+ * Where the answer's time went (ph: the "phases" object, NULL or null
+ * before the answer): each phase with its duration, and the total.
+ */
+static void render_phases(const struct json_value *ph, struct strbuf *out)
+{
+	static const char *const names[] = { "queued", "build", "boot", "run",
+					     "compare" };
+
+	if (!ph || !isfinite(json_member_number(ph, "total_seconds")))
+		return;
+	strbuf_addstr(out, "\nphases (");
+	add_seconds(out, json_member_number(ph, "total_seconds"));
+	strbuf_addstr(out, " from submit to answer):\n");
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		strbuf_addf(out, "  %-8s ", names[i]);
+		add_seconds(out, json_member_number(ph, names[i]));
+		strbuf_addch(out, '\n');
+	}
 }
 
 /* The answer's deciding metrics (list: the "metrics" array, may be NULL). */
@@ -149,6 +183,7 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 {
 	struct json_value *p = NULL;
 	const struct json_value *ans, *list;
+	int fresh = 0;
 
 	if (json_parse(json, strlen(json), NULL, &p, err) < 0)
 		return -1;
@@ -180,11 +215,20 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 	if (json_member_string(ans, "note"))
 		strbuf_addf(out, "  note      %s\n",
 			    json_member_string(ans, "note"));
+	if (json_get(ans, "base_reused") &&
+	    json_member_string(json_get(ans, "base_reused"), "text"))
+		strbuf_addf(out, "  base      %s\n",
+			    json_member_string(json_get(ans, "base_reused"),
+					       "text"));
+	else if (json_bool(json_get(p, "fresh_base"), &fresh) == 0 && fresh)
+		strbuf_addstr(out, "  base      fresh: its own boots only "
+				   "(--fresh-base)\n");
 	if (json_member_string(ans, "answered_at"))
 		strbuf_addf(out, "  at        %s\n",
 			    json_member_string(ans, "answered_at"));
 	strbuf_addf(out, "  page      %s\n", json_member_string(p, "page"));
 
+	render_phases(json_get(p, "phases"), out);
 	render_metrics(json_get(ans, "metrics"), out);
 	list = json_get(p, "files");
 	if (list && json_len(list) > 1) {

@@ -32,7 +32,7 @@ const char cmd_submit_usage[] =
 	"NAME]\n"
 	"                        [--kernel NAME] [--priority N] [--name TEXT] "
 	"[--json]\n"
-	"                        [--mail ADDR] [--no-bisect]\n"
+	"                        [--mail ADDR] [--no-bisect] [--fresh-base]\n"
 	"                        [--set KEY=VALUE]...\n"
 	"\n"
 	"Queue a patch series (one or more files in unified diff format, in\n"
@@ -64,8 +64,17 @@ const char cmd_submit_usage[] =
 	"                  address, 'Name <a@b>' or 'a@b', checked now\n"
 	"  --no-bisect     a regression of the series does not start a "
 	"bisection\n"
+	"  --fresh-base    boot the base the plan's full boots in ABBA order "
+	"and\n"
+	"                  compare with those runs only, reusing none stored "
+	"on\n"
+	"                  the host (the plan's 'base: fresh' asks the "
+	"same);\n"
+	"                  refused for local and ssh hosts, which cannot boot "
+	"it\n"
 	"  --json          print "
-	"{\"patch\":N,\"plan\":N,\"kernel\":N,\"job\":N}\n"
+	"{\"patch\":N,\"plan\":N,\"kernel\":N,\"job\":N,\n"
+	"                  \"fresh_base\":BOOL}\n"
 	"\n"
 	"The answer comes by itself: with a fixed plan on a host that boots\n"
 	"kernels (libvirt, ipmi), the base kernel's boots the host lacks run "
@@ -74,7 +83,9 @@ const char cmd_submit_usage[] =
 	"one\n"
 	"before it ends; on local and ssh hosts the base results stored "
 	"there\n"
-	"are used.  When the last job ends, the controller compares, stores "
+	"are used.  Stored base runs the answer uses are named in it (\"base\n"
+	"runs reused from STP#3, kernel v6.1\").  When the last job ends, the\n"
+	"controller compares, stores "
 	"the\n"
 	"verdicts, rewrites the report pages and mails the answer; a "
 	"regression\n"
@@ -156,7 +167,15 @@ static void describe(struct strbuf *out, const struct queue_submit *s,
 		    plan->nr_runs * (size_t)done->boots,
 		    s->host ? s->host : "any matching");
 	if (plan->until == PLAN_UNTIL_FIXED) {
-		if (done->base_boots > 0)
+		if (done->fresh_base && done->base_boots > 0)
+			strbuf_addf(
+				out,
+				"  then the base %s: %d boot%s, fresh (none "
+				"stored counted), in ABBA order with the "
+				"patch's %d\n",
+				s->base, done->base_boots,
+				done->base_boots == 1 ? "" : "s", plan->boots);
+		else if (done->base_boots > 0)
 			strbuf_addf(out,
 				    "  then the base %s: %d boot%s (%d stored "
 				    "on %s), in ABBA order with the patch's "
@@ -171,9 +190,10 @@ static void describe(struct strbuf *out, const struct queue_submit *s,
 				    s->base, done->base_stored, s->host);
 		else if (done->host_boots < 0)
 			strbuf_addf(out,
-				    "  then the base %s's missing boots on the "
+				    "  then the base %s's %s boots on the "
 				    "host the first job gets, in ABBA order\n",
-				    s->base);
+				    s->base,
+				    done->fresh_base ? "fresh" : "missing");
 		strbuf_addf(out,
 			    "  the answer: 'schedfarm patch show %lld' once "
 			    "the jobs have run\n",
@@ -200,6 +220,7 @@ int cmd_submit(int argc, char **argv)
 		{ "set", required_argument, NULL, 's' },
 		{ "mail", required_argument, NULL, 'm' },
 		{ "no-bisect", no_argument, NULL, 'B' },
+		{ "fresh-base", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct queue_submit s = { 0 };
@@ -255,6 +276,9 @@ int cmd_submit(int argc, char **argv)
 		case 'B':
 			s.no_bisect = 1;
 			break;
+		case 'F':
+			s.fresh_base = 1;
+			break;
 		default:
 			die_usage("see 'schedfarm submit --help'");
 		}
@@ -289,9 +313,10 @@ int cmd_submit(int argc, char **argv)
 	if (json)
 		strbuf_addf(&out,
 			    "{\"patch\":%lld,\"plan\":%lld,\"kernel\":%lld,"
-			    "\"job\":%lld}\n",
+			    "\"job\":%lld,\"fresh_base\":%s}\n",
 			    (long long)done.patch_id, (long long)done.plan_id,
-			    (long long)done.kernel_id, (long long)done.job_id);
+			    (long long)done.kernel_id, (long long)done.job_id,
+			    done.fresh_base ? "true" : "false");
 	else
 		describe(&out, &s, &done, plan, npatch);
 	cli_emit(&out);

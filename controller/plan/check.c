@@ -346,12 +346,12 @@ static int ok_config(const char *s)
 /* ---- sections ------------------------------------------------------- */
 
 /*
- * iterations, warmup, boots, until and max_boots: v holds their nodes in
- * that order (NULL when not given); defaults are already in p.
+ * iterations, warmup, boots, until, max_boots and base: v holds their
+ * nodes in that order (NULL when not given); defaults are already in p.
  */
 void check_settings(struct ctx *c, struct plan *p, const struct ynode *const *v)
 {
-	const struct ynode *until = v[3], *maxb = v[4];
+	const struct ynode *until = v[3], *maxb = v[4], *base = v[5];
 
 	if (v[0])
 		get_int(c, v[0], "iterations", 1, 10000, &p->iterations);
@@ -367,6 +367,16 @@ void check_settings(struct ctx *c, struct plan *p, const struct ynode *const *v)
 			p->until = PLAN_UNTIL_FIXED;
 		else
 			expected(c, until, "until", "'decided' or 'fixed'");
+	}
+	/* Whether a submission's answer may reuse the base runs stored on
+	 * its host (store/answers.h), or boots the base anew. */
+	if (base && get_scalar(c, base, "base", "'fresh' or 'reuse'") == 0) {
+		if (!strcmp(base->text, "fresh"))
+			p->fresh_base = 1;
+		else if (!strcmp(base->text, "reuse"))
+			p->fresh_base = 0;
+		else
+			expected(c, base, "base", "'fresh' or 'reuse'");
 	}
 	if (p->until == PLAN_UNTIL_DECIDED) {
 		p->max_boots = p->boots > 20 ? p->boots : 20;

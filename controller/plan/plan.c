@@ -146,8 +146,9 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 	static const char *const keys[] = {
 		"name",	     "description", "workloads", "workload", "params",
 		"variants",  "iterations",  "warmup",	 "boots",    "until",
-		"max_boots", "cgroups",	    "host",	 "kernel",   "metrics",
-		"timeouts",  "expect",	    "commands",	 "include",  NULL
+		"max_boots", "base",	    "cgroups",	 "host",     "kernel",
+		"metrics",   "timeouts",    "expect",	 "commands", "include",
+		NULL
 	};
 	enum {
 		K_NAME,
@@ -161,6 +162,7 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 		K_BOOTS,
 		K_UNTIL,
 		K_MAXB,
+		K_BASE,
 		K_CGROUPS,
 		K_HOST,
 		K_KERNEL,

@@ -198,6 +198,9 @@ struct plan {
 	enum plan_until until;
 	int max_boots; /* cap for PLAN_UNTIL_DECIDED (default 20); == boots
 			  otherwise */
+	int fresh_base; /* `base: fresh`: a submission's answer boots the
+			   base `boots` times itself, reusing no stored base
+			   runs; `base: reuse` (0) is the default */
 
 	struct plan_cgroup *cgroups;
 	size_t nr_cgroups;

@@ -8,19 +8,23 @@
  * every patch on that base.  The answer (state, verdict, headline) and
  * the bisections of the patch are part of the page and its fingerprint.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "store/answer_account.h"
 #include "store/db.h"
 #include "store/pages.h"
+#include "time-util.h"
 #include "report/page.h"
 #include "report/page_kinds.h"
 #include "banned.h"
 
 static int render_patch_bisections(struct report *r, struct page *pg,
 				   int64_t id);
+static int render_patch_phases(struct report *r, struct page *pg, int64_t id);
 
 /* A patch page being filled: its row of pages_patches(). */
 struct patch_page {
@@ -82,11 +86,15 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 		dl_item(b, "answer", ans.buf);
 		dl_item(b, "headline", db_get(p, i, 15));
 		dl_item(b, "note", db_get(p, i, 16));
+		dl_item(b, "base runs", db_get(p, i, 19));
 		dl_item(b, "answered (UTC)", db_get(p, i, 17));
 		strbuf_release(&ans);
 	}
 	facts_end(b);
 	rc = render_patch_bisections(r, pg, id);
+	if (rc < 0)
+		return rc;
+	rc = render_patch_phases(r, pg, id);
 	if (rc < 0)
 		return rc;
 
@@ -159,6 +167,51 @@ static int render_patch_bisections(struct report *r, struct page *pg,
 	}
 	rtab_end(&t, "no bisections");
 	strbuf_release(&href);
+	return 0;
+}
+
+/*
+ * Where the time of patch id's answer went (store/answer_account.h): a
+ * table of the phases queued, build, boot, run, compare and their total,
+ * once it is answered.  0, or negative with r->err.
+ */
+static int render_patch_phases(struct report *r, struct page *pg, int64_t id)
+{
+	static const struct col cols[] = {
+		{ "phase", "phase", 0 },
+		{ "duration", "duration", 0 },
+		{ "seconds", "seconds", 1 },
+	};
+	static const char *const names[] = { "queued", "build",	  "boot",
+					     "run",    "compare", "total" };
+	struct answer_phases ph;
+	int64_t ms[ARRAY_SIZE(names)];
+	struct strbuf d = STRBUF_INIT;
+	struct rtab t;
+
+	if (answers_phases(r->db, id, &ph, r->err) < 0)
+		return -EIO;
+	if (!ph.answered)
+		return 0;
+	ms[0] = ph.queued_ms;
+	ms[1] = ph.build_ms;
+	ms[2] = ph.boot_ms;
+	ms[3] = ph.run_ms;
+	ms[4] = ph.compare_ms;
+	ms[5] = ph.span_ms;
+	h2(&pg->body, "phases", "Where the time went");
+	rtab_begin(&t, pg, "phases", NULL, cols, (int)ARRAY_SIZE(cols));
+	for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
+		rtab_row(&t, NULL);
+		rtab_str(&t, names[k]);
+		strbuf_reset(&d);
+		format_duration_ms(&d, ms[k]);
+		rtab_str(&t, d.buf);
+		rtab_num(&t, (double)ms[k] / 1000.0, NULL);
+		rtab_end_row(&t);
+	}
+	rtab_end(&t, "no phases");
+	strbuf_release(&d);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "parse.h"
 #include "plan/plan.h"
+#include "store/answer_account.h"
 #include "store/answers.h"
 #include "store/hosts.h"
 #include "store/jobs.h"
@@ -73,6 +74,15 @@ int answer_next_unit(int n, int k, int done_patch, int done_base,
 			cb++;
 	}
 	return 1;
+}
+
+int answer_base_boots(int boots, int stored, int fresh_base)
+{
+	if (boots < 0)
+		boots = 0;
+	if (fresh_base || stored < 0)
+		return boots;
+	return boots > stored ? boots - stored : 0;
 }
 
 int answer_first_boots(int n, int host_boots, int k)
@@ -189,8 +199,8 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 		"coalesce(kb.id, 0), kb.name, coalesce(p.kernel_id, 0), "
 		"kn.name, p.auto_bisect, p.n_patches, p.answer_note, "
 		"coalesce(fj.plan_id, 0), pl.name, pl.sha256, pl.body, "
-		"coalesce(fj.priority, 0), coalesce(h.id, 0), h.name, h.kind "
-		"FROM patches p "
+		"coalesce(fj.priority, 0), coalesce(h.id, 0), h.name, h.kind, "
+		"p.fresh_base FROM patches p "
 		"LEFT JOIN kernels kb ON kb.id = coalesce(p.base_kernel_id, "
 		"(SELECT id FROM kernels WHERE name = p.base)) "
 		"LEFT JOIN kernels kn ON kn.id = p.kernel_id "
@@ -222,6 +232,7 @@ int answers_load(struct db *db, int64_t patch_id, struct answer_sub *s,
 	s->plan_body = xstrdup_or_null(db_get(res, 0, 15));
 	s->host_name = xstrdup_or_null(db_get(res, 0, 18));
 	s->host_kind = xstrdup_or_null(db_get(res, 0, 19));
+	s->fresh_base = !strcmp(db_get(res, 0, 20), "t");
 	if (s->host_kind)
 		s->host_boots = hosts_kind_boots(s->host_kind);
 	if (db_get_i64(res, 0, 5, 0, INT64_MAX, &s->base_kernel_id) < 0 ||
@@ -534,6 +545,8 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
 		      struct strbuf *out, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
+	struct answer_phases ph;
+	const char *obj;
 	int r;
 
 	r = db_query(
@@ -542,7 +555,7 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
 		"'submitter', p.submitter, 'mail_to', p.mail_to, 'base', "
 		"p.base, 'base_kernel', kb.name, 'kernel', kn.name, "
 		"'n_patches', p.n_patches, 'auto_bisect', p.auto_bisect, "
-		"'submitted_at', p.created_at, "
+		"'fresh_base', p.fresh_base, 'submitted_at', p.created_at, "
 		"'files', (SELECT coalesce(jsonb_agg(jsonb_build_object("
 		"'position', f.position, 'name', f.name, 'subject', "
 		"f.subject, 'sha256', f.sha256) ORDER BY f.position), '[]') "
@@ -551,7 +564,7 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
 		"'verdict', p.answer_verdict, 'headline', p.answer_headline, "
 		"'note', p.answer_note, 'host', ah.name, 'answered_at', "
 		"p.answered_at, 'metrics', coalesce(p.answer_metrics, "
-		"'[]')), "
+		"'[]'), 'base_reused', p.answer_base_reused), "
 		"'page', $2::text, 'page_file', 'patch-' || p.id || '.html', "
 		"'jobs', (SELECT coalesce(jsonb_agg(jsonb_build_object('job', "
 		"j.id, 'state', j.state, 'kernel', k.name, 'side', CASE WHEN "
@@ -596,7 +609,15 @@ int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,
 		return -1;
 	if (db_nrows(res) != 1)
 		return 1;
-	strbuf_addstr(out, db_get(res, 0, 0));
+	/* Where the time went, computed here (answer_account.c): the
+	 * object's closing brace gives way to one more key. */
+	if (answers_phases(db, patch_id, &ph, err) < 0)
+		return -1;
+	obj = db_get(res, 0, 0);
+	strbuf_add(out, obj, strlen(obj) - 1);
+	strbuf_addstr(out, ", \"phases\": ");
+	answer_phases_json(&ph, out);
+	strbuf_addch(out, '}');
 	return 0;
 }
 

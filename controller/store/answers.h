@@ -12,7 +12,10 @@
  * reused, so B has max(0, boots - stored) boots.  The submitted job is
  * the first unit; each next one is queued when the one before it ended
  * (answer/answer.c), on the host the first ran on, so the order holds on
- * any host and however many controllers share the queue.  Hosts that
+ * any host and however many controllers share the queue.  A submission
+ * with a fresh base (`submit --fresh-base`, the plan's `base: fresh`)
+ * counts nothing stored: B has all the plan's boots, and the answer
+ * compares its own runs only.  Hosts that
  * cannot change kernel (local, ssh) run the patch's boots only; their
  * answer uses the base results stored there.  Plans with `until: decided`
  * are ordered by analysis/adaptive.c instead.
@@ -53,6 +56,13 @@ int answer_next_unit(int n, int k, int done_patch, int done_base,
 		     struct answer_unit *ret);
 
 /*
+ * The base's boots k of a submission whose plan wants boots per kernel,
+ * with stored base observations on its host: max(0, boots - stored), or
+ * all boots with a fresh base (nothing stored counts).  Pure.
+ */
+int answer_base_boots(int boots, int stored, int fresh_base);
+
+/*
  * Boots of the submitted (first) job: the plan's `boots` when the host is
  * known not to boot kernels (host_boots 0) or the base needs none (k 0),
  * else the first ABBA unit (one boot: the base may still need some).
@@ -75,6 +85,9 @@ struct answer_sub {
 		*kernel_name, *plan_name, *plan_sha, *plan_body, *host_name,
 		*host_kind, *note;
 	int auto_bisect, n_patches, priority, host_boots;
+	/* submit --fresh-base (or the plan's `base: fresh`): the base gets
+	 * the plan's full boots and the answer compares its own runs only */
+	int fresh_base;
 	struct answer_job *jobs; /* its jobs (not bisection steps), by id */
 	size_t nr_jobs;
 	int live; /* a job is queued or running */
@@ -168,8 +181,10 @@ int answers_patch_subject(const char *data, size_t len, struct strbuf *out);
 
 /*
  * Everything `patch show` prints about PLM# patch_id, as one JSON object
- * (see doc/ANSWERS.md): the patch, its answer, its jobs, the latest
- * verdict per metric on its host, its mails and bisections.  page_url is
+ * (see doc/ANSWERS.md): the patch, its answer (with the base runs it
+ * reused, patches.answer_base_reused), its jobs, the latest verdict per
+ * metric on its host, its mails and bisections, and the answer's phases
+ * (answers_phases()).  page_url is
  * the patch page's URL.  0, 1 when there is no such patch, -1.
  */
 int answers_show_json(struct db *db, int64_t patch_id, const char *page_url,

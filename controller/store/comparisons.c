@@ -85,10 +85,31 @@ int comparisons_plan_of_patch(struct db *db, int64_t patch_id,
 			db_i64(patch_id), db_end());
 }
 
+/*
+ * The runs a comparison reads, as comparisons_results() and
+ * comparisons_base_sources() both filter them (one text, so the runs an
+ * answer names are the runs it compared): $1/$2 the kernels, $3 host
+ * name, $4 workload, $5 plan_id, $6/$7 a patch's own jobs of block <=
+ * $7, $8/$9 the --set overrides when $9; NULL for no filter.  Aliases: r
+ * runs, h hosts.
+ */
+#define RUNS_COMPARED                                                          \
+	"r.kernel_id IN ($1, $2) "                                             \
+	"  AND r.status IN ('done', 'imported') "                              \
+	"  AND ($3::text IS NULL OR h.name = $3) "                             \
+	"  AND ($4::text IS NULL OR r.workload = $4) "                         \
+	"  AND ($5::bigint IS NULL OR r.plan_id = $5) "                        \
+	"  AND ($6::bigint IS NULL OR EXISTS (SELECT 1 FROM jobs j "           \
+	"       WHERE j.id = r.job_id AND j.patch_id = $6 "                    \
+	"       AND j.block <= $7)) "                                          \
+	"  AND (NOT $9::boolean OR coalesce((SELECT j.plan_set FROM jobs "     \
+	"       j WHERE j.id = r.job_id), '{}') = $8::text[]) "
+
 int comparisons_results(struct db *db, int64_t base_id, int64_t new_id,
 			const char *host, const char *workload, int64_t plan_id,
 			int64_t patch_id, int64_t max_block,
-			struct db_result **ret, struct strbuf *err)
+			const struct strvec *plan_set, struct db_result **ret,
+			struct strbuf *err)
 {
 	static const char sql[] =
 		"SELECT r.host_id, h.name, r.workload, r.params::text, "
@@ -102,24 +123,44 @@ int comparisons_results(struct db *db, int64_t base_id, int64_t new_id,
 		"  s.value, s.n, s.stddev "
 		"FROM results s JOIN runs r ON r.id = s.run_id "
 		"  JOIN hosts h ON h.id = r.host_id "
-		"WHERE r.kernel_id IN ($1, $2) "
-		"  AND r.status IN ('done', 'imported') AND NOT s.warmup "
-		"  AND ($3::text IS NULL OR h.name = $3) "
-		"  AND ($4::text IS NULL OR r.workload = $4) "
-		"  AND ($5::bigint IS NULL OR r.plan_id = $5) "
-		"  AND ($6::bigint IS NULL OR EXISTS (SELECT 1 FROM jobs j "
-		"       WHERE j.id = r.job_id AND j.patch_id = $6 "
-		"       AND j.block <= $7)) "
+		"WHERE NOT s.warmup AND " RUNS_COMPARED
 		/* r.params as jsonb, not text: a sweep's numbers then come
 		 * in numeric order (1, 2, 16, 128), not as text sorts. */
 		"ORDER BY h.name, r.host_id, r.workload, r.params, s.metric, "
 		"  r.kernel_id, obs, s.iteration, s.id";
+	struct strvec none = STRVEC_INIT;
+
 	return db_query(db, ret, err, sql, db_i64(base_id), db_i64(new_id),
 			db_str(host), db_str(workload),
 			plan_id ? db_i64(plan_id) : db_str(NULL),
 			patch_id > 0 ? db_i64(patch_id) : db_str(NULL),
 			patch_id > 0 ? db_i64(max_block) : db_str(NULL),
-			db_end());
+			db_text_array(plan_set ? plan_set : &none),
+			db_bool(plan_set != NULL), db_end());
+}
+
+int comparisons_base_sources(struct db *db, int64_t base_id, const char *host,
+			     int64_t plan_id, const struct strvec *plan_set,
+			     int64_t own_patch, struct db_result **ret,
+			     struct strbuf *err)
+{
+	static const char sql[] =
+		"SELECT r.job_id, count(*) FROM runs r "
+		"  JOIN hosts h ON h.id = r.host_id "
+		"WHERE " RUNS_COMPARED
+		"  AND EXISTS (SELECT 1 FROM results s WHERE s.run_id = r.id "
+		"       AND NOT s.warmup) "
+		"  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = r.job_id "
+		"       AND j.patch_id = $10 AND j.bisect_step_id IS NULL) "
+		"GROUP BY r.job_id ORDER BY r.job_id NULLS LAST";
+	struct strvec none = STRVEC_INIT;
+
+	return db_query(db, ret, err, sql, db_i64(base_id), db_i64(base_id),
+			db_str(host), db_str(NULL),
+			plan_id ? db_i64(plan_id) : db_str(NULL), db_str(NULL),
+			db_str(NULL),
+			db_text_array(plan_set ? plan_set : &none),
+			db_bool(plan_set != NULL), db_i64(own_patch), db_end());
 }
 
 int comparisons_runs_counts(struct db *db, int64_t base_id, int64_t new_id,

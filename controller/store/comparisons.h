@@ -67,8 +67,10 @@ int comparisons_plan_of_patch(struct db *db, int64_t patch_id,
 /*
  * The results a comparison of kernels base_id and new_id reads: those of
  * finished (done or imported) runs, no warmup, filtered by host (a name),
- * workload, plan_id (0: any) and, for a look of an adaptive sequence
- * (patch_id > 0), the runs of the patch's jobs of block <= max_block.
+ * workload, plan_id (0: any), for a look of an adaptive sequence or an
+ * answer with a fresh base (patch_id > 0) the runs of the patch's jobs
+ * of block <= max_block, and with plan_set (NULL: any) the runs of jobs
+ * queued with exactly those --set overrides (imported runs: none).
  * Columns: host_id, host, workload, params::text (jsonb's text), the
  * parameters as "k=v;k=v", metric, unit, direction, kernel_id, the
  * observation key (one per boot of a job, else per run), value, n,
@@ -78,7 +80,20 @@ int comparisons_plan_of_patch(struct db *db, int64_t patch_id,
 int comparisons_results(struct db *db, int64_t base_id, int64_t new_id,
 			const char *host, const char *workload, int64_t plan_id,
 			int64_t patch_id, int64_t max_block,
-			struct db_result **ret, struct strbuf *err);
+			const struct strvec *plan_set, struct db_result **ret,
+			struct strbuf *err);
+
+/*
+ * Whose runs of kernel base_id a comparison with these filters (as
+ * comparisons_results() applies them, no patch filter) reads, less those
+ * of patch own_patch's own jobs (its bisection steps are others'): one
+ * row per job, columns runs.job_id (NULL for imported runs) and the
+ * number of its runs, by job id, the imported last.  0, or -1 with err.
+ */
+int comparisons_base_sources(struct db *db, int64_t base_id, const char *host,
+			     int64_t plan_id, const struct strvec *plan_set,
+			     int64_t own_patch, struct db_result **ret,
+			     struct strbuf *err);
 
 /*
  * Why a comparison of base_id and new_id with these filters found

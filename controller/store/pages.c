@@ -155,7 +155,8 @@ int pages_metrics(struct db *db, const char *since, struct db_result **ret,
 
 /* The patches to look at ($1: --since), their facts; column 11 the
  * fingerprint, 12 whether the patched kernel is only a label, 13-17 the
- * answer (state, verdict, headline, note, when), 18 mail_to. */
+ * answer (state, verdict, headline, note, when), 18 mail_to, 19 the base
+ * runs it reused (their sentence). */
 static const char patch_fp_sql[] =
 	"SELECT p.id, p.name, p.submitter, p.base, p.n_patches,"
 	" p.series_sha256, to_char((p.created_at) AT TIME ZONE 'UTC', "
@@ -179,7 +180,7 @@ static const char patch_fp_sql[] =
 	" nk.labelled,"
 	/* The answer (schema 007), its mails and bisections. */
 	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
-	" p.answered_at,"
+	" p.answered_at, p.answer_base_reused,"
 	" (SELECT string_agg(m.id || ':' || m.state, ',' ORDER BY m.id) FROM"
 	"  mails m WHERE m.patch_id = p.id),"
 	" (SELECT string_agg(b.id || ':' || b.state || ':' ||"
@@ -188,7 +189,7 @@ static const char patch_fp_sql[] =
 	" )), coalesce(nk.labelled, false),"
 	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
 	" to_char((p.answered_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
-	" p.mail_to"
+	" p.mail_to, p.answer_base_reused->>'text'"
 	" FROM patches p LEFT JOIN kernels bk ON bk.id = p.base_kernel_id"
 	" LEFT JOIN kernels nk ON nk.id = p.kernel_id"
 	" WHERE $1::timestamptz IS NULL OR p.created_at >= $1::timestamptz"

@@ -103,7 +103,8 @@ int pages_metrics(struct db *db, const char *since, struct db_result **ret,
  * the base kernel's name, kernel_id, the patched kernel's name, the
  * fingerprint of the page, whether the patched kernel is only a label
  * (t/f), answer_state, answer_verdict, answer_headline, answer_note,
- * answered_at, mail_to.
+ * answered_at, mail_to, answer_base_reused's text ("base runs reused
+ * from STP#3, kernel v6.1", NULL when none).
  */
 int pages_patches(struct db *db, const char *since, struct db_result **ret,
 		  struct strbuf *err);

@@ -215,7 +215,8 @@ static int submit_find_host(struct db *db, const struct queue_submit *s,
 /*
  * Store s's series (s->nr_patches > 0) submitted by who: the base
  * kernel's row, one `patches` row (columns name, submitter, base, series,
- * series_sha256, n_patches, base_kernel_id, mail_to, auto_bisect;
+ * series_sha256, n_patches, base_kernel_id, mail_to, auto_bisect,
+ * fresh_base;
  * RETURNING id, series_sha256) and its files (answers_store_files()).
  * The series' name is --name, else the first patch's subject when it is a
  * name that prints as itself (check_name()), else its file name.  Fills
@@ -259,15 +260,16 @@ static int submit_store_series(struct db *db, const struct queue_submit *s,
 	if (db_query(db, &res, err,
 		     "INSERT INTO patches (name, submitter, base, "
 		     "series, series_sha256, n_patches, "
-		     "base_kernel_id, mail_to, auto_bisect) VALUES "
-		     "(left($1, 500), $2, $3, decode($4, 'hex'), "
+		     "base_kernel_id, mail_to, auto_bisect, fresh_base) "
+		     "VALUES (left($1, 500), $2, $3, decode($4, 'hex'), "
 		     "encode(sha256(decode($4, 'hex')), 'hex'), "
-		     "$5, $6, $7, $8) RETURNING id, series_sha256",
+		     "$5, $6, $7, $8, $9) RETURNING id, series_sha256",
 		     db_str(s->name ? s->name : subject.buf), db_str(who),
 		     db_str(s->base), db_str(hex.buf),
 		     db_i64((int64_t)s->nr_patches), db_i64(base_id),
 		     db_str(mail_to.len ? mail_to.buf : NULL),
-		     db_bool(!s->no_bisect), db_end()) < 0 ||
+		     db_bool(!s->no_bisect), db_bool(ret->fresh_base),
+		     db_end()) < 0 ||
 	    db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->patch_id) < 0)
 		goto out;
 	if (answers_store_files(db, ret->patch_id, s->patches, s->nr_patches,
@@ -353,13 +355,14 @@ static int submit_first_unit(struct db *db, const struct queue_submit *s,
 	if (!ret->patch_id || s->plan->until != PLAN_UNTIL_FIXED)
 		return 0;
 	if (host_id && ret->host_boots == 1) {
-		if (answers_observations(db, base_id_of(db, ret), host_id,
+		/* A fresh base counts nothing stored: all its boots run. */
+		if (!ret->fresh_base &&
+		    answers_observations(db, base_id_of(db, ret), host_id,
 					 ret->plan_id, s->plan_set, 0,
 					 &ret->base_stored, err) < 0)
 			return -1;
-		k = s->plan->boots > ret->base_stored
-			    ? s->plan->boots - ret->base_stored
-			    : 0;
+		k = answer_base_boots(s->plan->boots, ret->base_stored,
+				      ret->fresh_base);
 		ret->base_boots = k;
 	} else if (ret->host_boots == 0) {
 		ret->base_boots = 0;
@@ -367,6 +370,42 @@ static int submit_first_unit(struct db *db, const struct queue_submit *s,
 	ret->boots = answer_first_boots(s->plan->boots, ret->host_boots, k);
 	job->boots = ret->boots;
 	job->nr_runs = (int64_t)s->plan->nr_runs * ret->boots;
+	return 0;
+}
+
+/*
+ * A fresh base (--fresh-base, the plan's `base: fresh`) is booted by the
+ * submission itself: refused for a named host whose kind cannot boot
+ * (ret->host_boots 0: local, ssh), and, without a host, for a plan whose
+ * kinds all run their own kernel; otherwise the job goes only to kinds
+ * that boot (queue_submit()).  0, or -1 with err.
+ */
+static int submit_check_fresh(const struct queue_submit *s,
+			      const struct queue_submitted *ret,
+			      struct strbuf *err)
+{
+	const char *why =
+		s->fresh_base ? "--fresh-base" : "the plan's 'base: fresh'";
+
+	if (!ret->fresh_base)
+		return 0;
+	if (ret->host_boots == 0) {
+		strbuf_addf(err,
+			    "%s needs a host that boots kernels (libvirt, "
+			    "ipmi): %s runs its own kernel and cannot boot "
+			    "the base %s; its answer uses the base results "
+			    "stored there",
+			    why, s->host, s->base);
+		return -1;
+	}
+	if (!s->host && !kinds_allow_boot(&s->plan->host.kinds)) {
+		strbuf_addf(err,
+			    "%s needs a host that boots kernels (libvirt, "
+			    "ipmi): the plan %s runs only on hosts that run "
+			    "their own kernel",
+			    why, s->plan_name);
+		return -1;
+	}
 	return 0;
 }
 
@@ -396,6 +435,10 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	ret->base_boots = -1;
 	if (submit_find_host(db, s, ret, &host_id, err) < 0)
 		goto out;
+	ret->fresh_base =
+		s->nr_patches && (s->fresh_base || s->plan->fresh_base);
+	if (submit_check_fresh(s, ret, err) < 0)
+		goto out;
 
 	/* The plan, stored once per distinct text. */
 	if (queue_store_plan(db, s->plan_name, s->plan_text, s->plan_len,
@@ -415,9 +458,10 @@ int queue_submit(struct db *db, const struct queue_submit *s,
 	job.host_constraint = s->host ? xstrdup(s->host) : NULL;
 	job.priority = s->priority;
 	job.name = s->name ? xstrdup(s->name) : NULL;
-	if (s->nr_patches && !s->kernel) {
-		/* The kernel is to be built: only kinds that boot it may
-		 * take the job (checked above that the plan allows one). */
+	if (s->nr_patches && (!s->kernel || ret->fresh_base)) {
+		/* The kernel is to be built, or the base booted anew: only
+		 * kinds that boot may take the job (checked above that the
+		 * plan allows one). */
 		struct strvec boots = STRVEC_INIT;
 
 		for (size_t i = 0; i < job.req_kinds.nr; i++)

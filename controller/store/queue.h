@@ -55,6 +55,10 @@ struct queue_submit {
 	 * (store/answers.h); "" mails nobody but the configured list. */
 	const char *mail_to;
 	int no_bisect; /* a regression does not start a bisection */
+	/* --fresh-base: the base gets the plan's full boots, nothing stored
+	 * counted (the plan's `base: fresh` asks the same); refused for a
+	 * host that cannot boot the base */
+	int fresh_base;
 };
 
 struct queue_submitted {
@@ -67,6 +71,7 @@ struct queue_submitted {
 			 * the host is picked at claim time) */
 	int base_stored; /* base observations stored on the host already */
 	int host_boots; /* the host boots kernels: 1, 0, -1 not known */
+	int fresh_base; /* the base is booted anew (--fresh-base, plan) */
 };
 
 /*

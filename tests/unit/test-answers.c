@@ -4,8 +4,13 @@
  * merged into one job, a base that needs fewer boots dropping out), the
  * first job's boots, the From:/Subject: of a patch (a latin-1 one stored
  * as text the database takes), and the command an answer's note
- * suggests, quoted for sh (common/shquote.c).  The order as jobs on a
- * real host is tests/integration/t8001-answer-libvirt.sh; the suggested
+ * suggests, quoted for sh (common/shquote.c); the base's boots with a
+ * fresh base (submit --fresh-base: nothing stored counts), and what an
+ * answer says of itself (store/answer_account.c: the base runs it reused,
+ * its phases).  The order as jobs on a real host is
+ * tests/integration/t8001-answer-libvirt.sh (with a fresh base,
+ * t8007-answer-fresh-base-libvirt.sh); the reused runs named and the
+ * phases on a local host, t8006-answer-reuse-phases.sh; the suggested
  * command pasted into sh is t8005-answer-mail-hostile.sh.
  */
 #include <setjmp.h>
@@ -17,6 +22,7 @@
 
 #include "answer/answer.h"
 #include "shquote.h"
+#include "store/answer_account.h"
 #include "store/answers.h"
 
 /* The whole order as a string of P and B, one letter per boot, with a
@@ -122,6 +128,99 @@ static void test_first_boots(void **state)
 	assert_int_equal(answer_first_boots(3, 0, -1), 3);
 	assert_int_equal(answer_first_boots(3, -1, -1), 1);
 	assert_int_equal(answer_first_boots(1, -1, -1), 1);
+}
+
+static void test_fresh_base(void **state)
+{
+	struct strbuf s = STRBUF_INIT;
+
+	(void)state;
+	/* Reuse: the base runs only what the host lacks. */
+	assert_int_equal(answer_base_boots(3, 0, 0), 3);
+	assert_int_equal(answer_base_boots(3, 1, 0), 2);
+	assert_int_equal(answer_base_boots(3, 5, 0), 0);
+	/* Fresh: every boot, whatever is stored. */
+	assert_int_equal(answer_base_boots(3, 5, 1), 3);
+	assert_int_equal(answer_base_boots(3, 1, 1), 3);
+	assert_int_equal(answer_base_boots(3, 0, 1), 3);
+	/* A fresh base on a host with all the boots stored keeps the full
+	 * ABBA order, its first job a single boot of the patch. */
+	order(3, answer_base_boots(3, 5, 1), &s);
+	assert_string_equal(s.buf, "P|BB|PP|B");
+	assert_int_equal(answer_first_boots(3, 1, answer_base_boots(3, 5, 1)),
+			 1);
+	strbuf_reset(&s);
+	order(3, answer_base_boots(3, 5, 0), &s);
+	assert_string_equal(s.buf, "PPP");
+	assert_int_equal(answer_first_boots(3, 1, answer_base_boots(3, 5, 0)),
+			 3);
+	strbuf_release(&s);
+}
+
+static void test_reuse_text(void **state)
+{
+	int64_t jobs[] = { 3, 5 };
+	struct answer_reuse r = { .jobs = jobs, .nr_jobs = 2 };
+	struct strbuf s = STRBUF_INIT;
+
+	(void)state;
+	answer_reuse_text(&r, "v6.1", &s);
+	assert_string_equal(s.buf, "base runs reused from STP#3, STP#5, "
+				   "kernel v6.1");
+	strbuf_reset(&s);
+	answer_reuse_json(&r, "v6.1", &s);
+	assert_string_equal(s.buf, "{\"kernel\":\"v6.1\",\"jobs\":[3,5],"
+				   "\"imported\":0,\"text\":\"base runs reused "
+				   "from STP#3, STP#5, kernel v6.1\"}");
+	strbuf_reset(&s);
+	r.imported = 2;
+	r.nr_jobs = 1;
+	answer_reuse_text(&r, "v6.1", &s);
+	assert_string_equal(s.buf, "base runs reused from STP#3, 2 imported "
+				   "runs, kernel v6.1");
+	strbuf_reset(&s);
+	r.nr_jobs = 0;
+	r.imported = 1;
+	answer_reuse_text(&r, "b\"x", &s);
+	assert_string_equal(s.buf, "base runs reused from 1 imported run, "
+				   "kernel b\"x");
+	strbuf_reset(&s);
+	/* None reused: no sentence, a JSON null. */
+	r.imported = 0;
+	answer_reuse_text(&r, "v6.1", &s);
+	assert_string_equal(s.buf, "");
+	answer_reuse_json(&r, "v6.1", &s);
+	assert_string_equal(s.buf, "null");
+	strbuf_release(&s);
+}
+
+static void test_phases_text(void **state)
+{
+	struct answer_phases ph = { .answered = 1,
+				    .jobs = 4,
+				    .span_ms = 723000,
+				    .queued_ms = 5000,
+				    .build_ms = 62000,
+				    .boot_ms = 130000,
+				    .run_ms = 480000,
+				    .compare_ms = 3000 };
+	struct strbuf s = STRBUF_INIT;
+
+	(void)state;
+	answer_phases_text(&ph, &s);
+	assert_string_equal(s.buf, "queued 5s, build 1m2s, boot 2m10s, run "
+				   "8m, compare 3s");
+	strbuf_reset(&s);
+	answer_phases_json(&ph, &s);
+	assert_string_equal(s.buf,
+			    "{\"total_seconds\":723.000,\"queued\":5.000,"
+			    "\"build\":62.000,\"boot\":130.000,\"run\":"
+			    "480.000,\"compare\":3.000}");
+	strbuf_reset(&s);
+	ph.answered = 0;
+	answer_phases_json(&ph, &s);
+	assert_string_equal(s.buf, "null");
+	strbuf_release(&s);
 }
 
 static void test_headers(void **state)
@@ -232,6 +331,9 @@ int main(void)
 		cmocka_unit_test(test_every_size),
 		cmocka_unit_test(test_done),
 		cmocka_unit_test(test_first_boots),
+		cmocka_unit_test(test_fresh_base),
+		cmocka_unit_test(test_reuse_text),
+		cmocka_unit_test(test_phases_text),
 		cmocka_unit_test(test_headers),
 		cmocka_unit_test(test_headers_not_utf8),
 		cmocka_unit_test(test_sh_quote),
