@@ -496,9 +496,17 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 	}
 	job_failures(s, &note, &phase);
 	if (!s->host_id || !done_patch) {
-		strbuf_addf(&head, "%s %s%s%s", phase ? phase : "the job",
-			    "failed", s->host_name ? " on " : "",
-			    s->host_name ? s->host_name : "");
+		/* A job cancelled by someone is not a failure of it: the
+		 * headline says "cancelled", and the log says it plainly. */
+		int cancelled = phase && !strcmp(phase, "cancelled");
+
+		if (cancelled)
+			strbuf_addstr(&head, "cancelled");
+		else
+			strbuf_addf(&head, "%s failed",
+				    phase ? phase : "the job");
+		if (s->host_name)
+			strbuf_addf(&head, " on %s", s->host_name);
 		if (!note.len)
 			strbuf_addstr(&note, "no job of the patch ran");
 		t.headline = head.buf;
@@ -506,7 +514,7 @@ static int answer_now(const struct answer_ctx *ac, struct answer_sub *s,
 		r = record(ac, s, "failed", NULL, head.buf, note.buf, NULL,
 			   NULL, &t, err);
 		if (r == 0)
-			alog(ac, 1, "PLM#%lld answered: %s (%s)",
+			alog(ac, !cancelled, "PLM#%lld answered: %s (%s)",
 			     (long long)s->patch_id, head.buf, note.buf);
 		goto out;
 	}

@@ -272,7 +272,6 @@ int exec_ingest(struct job_exec *x)
 static void end_outcome(struct job_exec *x)
 {
 	struct job_ctx *jc = &x->jc;
-	long long job_id = (long long)jc->claim.job_id;
 
 	/* Every way here without a message is a failed bookkeeping step
 	 * (a phase row or state the database refused): the job did not
@@ -310,7 +309,7 @@ static void end_outcome(struct job_exec *x)
 				"runs stored are kept and the next attempt "
 				"runs the other %zu",
 				finished, x->n, nstored, x->n - nstored);
-		jlog(jc, 1, "job %lld %s", job_id, x->fail_msg);
+		jlog(jc, 1, "%s", x->fail_msg);
 		return;
 	}
 	if (jc->lease_lost && !x->fail_msg && !jc->interrupted) {
@@ -319,21 +318,19 @@ static void end_outcome(struct job_exec *x)
 				      "(cancelled, or expired)");
 	}
 	if (x->fail_msg && x->requeued)
-		jlog(jc, 1,
-		     "job %lld goes back to the queue: host %s failed "
-		     "its check: %s",
-		     job_id, jc->host_name, x->fail_msg);
+		jlog(jc, 1, "back to the queue: host %s failed its check: %s",
+		     jc->host_name, x->fail_msg);
 	else if (x->fail_msg && x->elsewhere)
 		jlog(jc, 1,
-		     "job %lld failed in %s on %s, the host's fault: "
-		     "back to the queue for another host: %s",
-		     job_id, x->fail_phase, jc->host_name, x->fail_msg);
+		     "failed in %s on %s, the host's fault: back to the "
+		     "queue for another host: %s",
+		     x->fail_phase, jc->host_name, x->fail_msg);
 	else if (x->fail_msg)
-		jlog(jc, 1, "job %lld failed in %s: %s", job_id,
+		jlog(jc, 1, "failed in %s: %s",
 		     x->fail_phase ? x->fail_phase : "an unknown phase",
 		     x->fail_msg);
 	else
-		jlog(jc, 0, "job %lld done: %zu runs", job_id, x->n);
+		jlog(jc, 0, "done: %zu run%s", x->n, x->n == 1 ? "" : "s");
 	jc->interrupted = 0;
 }
 
@@ -366,10 +363,12 @@ static void end_host_health(struct job_exec *x)
 	o.reason = x->host_unreachable ? x->fail_msg : NULL;
 	if (hosts_observe(jc->db, &o, &v, &x->e) < 0)
 		jlog(jc, 1, "cannot record the host's health: %s", x->e.buf);
-	else if (v.changed)
-		jlog(jc, 1, "host %s: %s (blame %s): health %s", jc->host_name,
-		     x->host_unreachable ? "unreachable" : "worked", v.blame,
+	else if (v.changed && !x->host_unreachable)
+		jlog(jc, 0, "host %s worked: health %s", jc->host_name,
 		     v.after.health);
+	else if (v.changed)
+		jlog(jc, 1, "host %s unreachable (blame %s): health %s",
+		     jc->host_name, v.blame, v.after.health);
 	else if (x->host_unreachable)
 		jlog(jc, 1, "host %s unreachable: blame %s, health %s",
 		     jc->host_name, v.blame, v.after.health);

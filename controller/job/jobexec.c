@@ -147,11 +147,12 @@ static int exec_load(struct job_exec *x)
 	jc->kind_boots = kind_boots(jc->host_kind);
 	job_budget_begin(jc);
 	jlog(jc, 0,
-	     "job %lld attempt %d on %s (%s), kernel %s, plan %s: "
-	     "%zu runs x %d boots",
-	     (long long)jc->claim.job_id, jc->claim.attempt, jc->host_name,
-	     jc->host_kind, jc->kernel_name, jc->plan->name, jc->plan->nr_runs,
-	     jc->boots);
+	     "attempt %d on %s (%s), kernel %s, plan %s: %zu run%s x %d "
+	     "boot%s",
+	     jc->claim.attempt, jc->host_name, jc->host_kind, jc->kernel_name,
+	     jc->plan->name, jc->plan->nr_runs,
+	     jc->plan->nr_runs == 1 ? "" : "s", jc->boots,
+	     jc->boots == 1 ? "" : "s");
 	if (adaptive_job_is_adaptive(jc->plan, jc->patch_id))
 		jlog(jc, 0,
 		     "until decided: block %d of PLM#%lld, boots %d..%d of "
@@ -236,9 +237,9 @@ int job_execute(struct db *db, const struct queue_claim *c, const char *owner,
 	if (keeper_start(db, c, owner, lease_s, &jc->last_beat_ms, &jc->keeper,
 			 &x.e) < 0) {
 		jlog(jc, 1,
-		     "job %lld: no lease keeper (%s): a call that "
-		     "takes longer than the lease loses it",
-		     (long long)c->job_id, x.e.buf);
+		     "no lease keeper (%s): a call that takes longer than "
+		     "the lease loses it",
+		     x.e.buf);
 		strbuf_reset(&x.e);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(exec_phases); i++)

@@ -18,8 +18,7 @@ volatile sig_atomic_t job_stop_requested;
 static void lease_lost(struct job_ctx *jc)
 {
 	jc->lease_lost = 1;
-	jlog(jc, 1, "job %lld: lease lost (cancelled, or expired): stopping",
-	     (long long)jc->claim.job_id);
+	jlog(jc, 1, "lease lost (cancelled, or expired): stopping");
 }
 
 /* What the keeper (if any) did while the main thread was away, into the
@@ -41,9 +40,9 @@ void keeper_heard(struct job_ctx *jc, int at_end)
 	if (renewed) {
 		format_duration_ms(&d, waited);
 		jlog(jc, 0,
-		     "job %lld: one call took %s; the keeper renewed the "
-		     "lease %d time(s) meanwhile",
-		     (long long)jc->claim.job_id, d.buf, renewed);
+		     "one call took %s; the keeper renewed the lease %d "
+		     "time%s meanwhile",
+		     d.buf, renewed, renewed == 1 ? "" : "s");
 	}
 	if (lost && !at_end)
 		lease_lost(jc);
@@ -66,8 +65,7 @@ int job_beat(struct job_ctx *jc)
 	if (job_stop_requested) {
 		jc->lease_lost = 1;
 		jc->interrupted = 1;
-		jlog(jc, 1, "job %lld: interrupted: stopping (%s)",
-		     (long long)jc->claim.job_id,
+		jlog(jc, 1, "interrupted: stopping (%s)",
 		     jc->hooks && jc->hooks->interrupt_cancels
 			     ? "the job is cancelled"
 			     : "the job goes back to the queue");

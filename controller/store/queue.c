@@ -386,27 +386,29 @@ static int submit_check_fresh(const struct queue_submit *s,
 {
 	const char *why =
 		s->fresh_base ? "--fresh-base" : "the plan's 'base: fresh'";
+	struct strbuf kinds = STRBUF_INIT;
+	const char *const *k = kind_names_booting();
+	int r = -1;
 
 	if (!ret->fresh_base)
 		return 0;
-	if (ret->host_boots == 0) {
+	for (size_t i = 0; k && k[i]; i++)
+		strbuf_addf(&kinds, "%s%s", i ? ", " : "", k[i]);
+	if (ret->host_boots == 0)
 		strbuf_addf(err,
-			    "%s needs a host that boots kernels (libvirt, "
-			    "ipmi): %s runs its own kernel and cannot boot "
-			    "the base %s; its answer uses the base results "
-			    "stored there",
-			    why, s->host, s->base);
-		return -1;
-	}
-	if (!s->host && !kinds_allow_boot(&s->plan->host.kinds)) {
+			    "%s needs a host that boots kernels (%s): %s runs "
+			    "its own kernel and cannot boot the base %s; its "
+			    "answer uses the base results stored there",
+			    why, kinds.buf, s->host, s->base);
+	else if (!s->host && !kinds_allow_boot(&s->plan->host.kinds))
 		strbuf_addf(err,
-			    "%s needs a host that boots kernels (libvirt, "
-			    "ipmi): the plan %s runs only on hosts that run "
-			    "their own kernel",
-			    why, s->plan_name);
-		return -1;
-	}
-	return 0;
+			    "%s needs a host that boots kernels (%s): the plan "
+			    "%s runs only on hosts that run their own kernel",
+			    why, kinds.buf, s->plan_name);
+	else
+		r = 0;
+	strbuf_release(&kinds);
+	return r;
 }
 
 int queue_submit(struct db *db, const struct queue_submit *s,

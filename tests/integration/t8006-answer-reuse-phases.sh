@@ -105,7 +105,7 @@ test_expect_success 'patch show, the page and the mail say it too' '
 test_expect_success '--fresh-base is refused on a local host, and so is base: fresh' '
 	! schedfarm submit fix.patch --base v-base --kernel v-fix2 --host here \
 		--plan pp.yaml --fresh-base 2>err && cat err &&
-	grep_or_fail "fresh-base needs a host that boots kernels (libvirt, ipmi)" err &&
+	grep_or_fail "fresh-base needs a host that boots kernels (libvirt, ipmi, redfish)" err &&
 	! schedfarm submit fix.patch --base v-base --kernel v-fix2 --host here \
 		--plan fresh.yaml 2>err2 && cat err2 &&
 	grep_or_fail "the plan'"'"'s '"'"'base: fresh'"'"' needs a host that boots kernels" err2 &&
@@ -113,6 +113,21 @@ test_expect_success '--fresh-base is refused on a local host, and so is base: fr
 	! schedfarm plan check bad.yaml >err3 2>&1 && cat err3 &&
 	grep_or_fail "base: expected '"'"'fresh'"'"' or '"'"'reuse'"'"'" err3 &&
 	schedfarm submit --help >help && grep_or_fail "--fresh-base" help
+'
+
+test_expect_success 'a cancelled submission reads "cancelled", not as a failure or a warning' '
+	schedfarm host set here --health maintenance >/dev/null &&
+	schedfarm submit fix.patch --base v-base --kernel v-fix3 --host here \
+		--plan pp.yaml --json >sub3 &&
+	schedfarm job cancel "$(jq .job sub3)" >/dev/null &&
+	schedfarm host set here --health good >/dev/null &&
+	P=$(jq .patch sub3) &&
+	wait_for "schedfarm run >>run4 2>&1; schedfarm patch show $P --json | jq -e \".answer.state == \\\"failed\\\"\"" 30 &&
+	cat run4 &&
+	! grep -q "warning: PLM#$P" run4 &&
+	schedfarm patch list >pl && cat pl &&
+	grep -q "cancelled on here" pl &&
+	! grep -q "cancelled failed" pl
 '
 
 test_done
