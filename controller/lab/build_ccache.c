@@ -45,7 +45,6 @@
 #include "run-command.h"
 #include "banned.h"
 
-#define CCACHE_PROGRAM "ccache"
 /* Where a confined step's ccache keeps its temporary files: the
  * sandbox's private /tmp, never the shared folder. */
 #define CCACHE_SANDBOX_TMP "/tmp/ccache-tmp"
@@ -62,13 +61,22 @@ int64_t kernel_ccache_max(void)
 	return ccache_max;
 }
 
+/* ccache: $SCHEDFARM_CCACHE names another program (a test names one
+ * that is not there, to see the farm build without a cache). */
+static const char *ccache_program(void)
+{
+	const char *e = getenv("SCHEDFARM_CCACHE");
+
+	return e && *e ? e : "ccache";
+}
+
 /* 1 when ccache is installed (looked up once per process). */
 static int ccache_installed(void)
 {
 	static int state; /* 0 unknown, 1 yes, -1 no */
 
 	if (!state)
-		state = program_exists(CCACHE_PROGRAM) ? 1 : -1;
+		state = program_exists(ccache_program()) ? 1 : -1;
 	return state > 0;
 }
 
@@ -80,7 +88,7 @@ void kernel_ccache_dir(const char *cache_dir, struct strbuf *ret)
 void build_ccache_make_args(struct strvec *args)
 {
 	if (ccache_installed())
-		strvec_push(args, "CC=" CCACHE_PROGRAM " gcc");
+		strvec_pushf(args, "CC=%s gcc", ccache_program());
 }
 
 /*
@@ -156,14 +164,14 @@ int build_ccache_confine(const struct kernel_build_spec *spec,
 	if (ccache_folders(spec->cache_dir, confined, &store, err) < 0)
 		goto out;
 	ccache_env(spec, cp, store.buf);
-	if (confined)
-		strvec_push(&cp->env, "CCACHE_TEMPDIR=" CCACHE_SANDBOX_TMP);
 	if (trusted) {
 		strvec_pushf(&cp->env, "CCACHE_MAXSIZE=%lldKi",
 			     (long long)(ccache_max >> 10));
 		if (confined)
 			strvec_push(&paths->rw, store.buf);
 	} else {
+		/* Its temporary files in its own /tmp, not in the store. */
+		strvec_push(&cp->env, "CCACHE_TEMPDIR=" CCACHE_SANDBOX_TMP);
 		strvec_push(&cp->env, "CCACHE_READONLY=1");
 		strvec_push(&paths->ro, store.buf);
 	}
@@ -283,7 +291,7 @@ int kernel_ccache_stats(const char *cache_dir, struct kernel_ccache_stats *ret,
 		return 0; /* nothing built yet: all counters 0 */
 	}
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, CCACHE_PROGRAM, "--print-stats", (char *)NULL);
+	strvec_pushl(&cp.args, ccache_program(), "--print-stats", (char *)NULL);
 	strvec_pushf(&cp.env, "CCACHE_DIR=%s", store.buf);
 	/* Only read: no temporary file of ours in the store. */
 	strvec_pushl(&cp.env, "CCACHE_READONLY=1", "CCACHE_TEMPDIR=/tmp",
