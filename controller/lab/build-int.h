@@ -173,10 +173,10 @@ void build_ccache_make_args(struct strvec *args);
 /*
  * The compiler cache for cp, a step of spec's build that runs the tree's
  * code, confined (paths: what its sandbox binds) or not: a base alone
- * (no patches) reads and writes it, capped; a series reads it, bound
- * read-only, confined, or has it off (CCACHE_DISABLE) unconfined.  The
- * cache's folders are made (build_ccache.c's top).  Nothing without
- * ccache.  0, or -1 with err.
+ * (no patches) reads and writes it, capped, and makes its folders
+ * (build_ccache.c's top); a series reads it, bound read-only, confined,
+ * or has it off (CCACHE_DISABLE) unconfined or before any base's build
+ * made it.  Nothing without ccache.  0, or -1 with err.
  */
 int build_ccache_confine(const struct kernel_build_spec *spec,
 			 struct child_process *cp, struct sandbox_paths *paths,

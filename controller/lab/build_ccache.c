@@ -23,8 +23,9 @@
  * temporary files in its private /tmp; the environment alone would not
  * do, the build's own recipes could undo it).  Unconfined (no sandbox,
  * --trust-submitters), a series runs with CCACHE_DISABLE=1 and is never
- * told where the cache is.  The folder is CACHE/ccache/store, the farm
- * user's; CACHE/ccache above it is root's, 0700, so that user (which the
+ * told where the cache is; so does one before any base's build made the
+ * cache (a series makes nothing of it).  The folder is CACHE/ccache/store, the
+ * farm user's; CACHE/ccache above it is root's, 0700, so that user (which the
  * local agent's plan commands run as) reaches it only through a sandbox's
  * bind.  Without ccache a build runs as before, its log says so.
  */
@@ -129,6 +130,19 @@ out:
 	return r;
 }
 
+/* 1 when the store of cache_dir is there (made by a base's build). */
+static int store_made(const char *cache_dir)
+{
+	struct strbuf store = STRBUF_INIT;
+	struct stat st;
+	int r;
+
+	kernel_ccache_dir(cache_dir, &store);
+	r = lstat(store.buf, &st) == 0 && S_ISDIR(st.st_mode);
+	strbuf_release(&store);
+	return r;
+}
+
 /* The environment that says where the cache is and how paths hash. */
 static void ccache_env(const struct kernel_build_spec *spec,
 		       struct child_process *cp, const char *store)
@@ -155,21 +169,27 @@ int build_ccache_confine(const struct kernel_build_spec *spec,
 
 	if (!ccache_installed() || !spec->cache_dir)
 		return 0;
-	if (!trusted && !confined) {
+	if (!trusted && (!confined || !store_made(spec->cache_dir))) {
 		/* Nothing stops an unconfined build: it is not told of the
-		 * cache, and its ccache only runs gcc. */
+		 * cache, and its ccache only runs gcc.  Nor is a confined
+		 * one when no base's build made the cache yet: it makes
+		 * nothing of it (nothing left that is the build user's). */
 		strvec_push(&cp->env, "CCACHE_DISABLE=1");
 		return 0;
 	}
-	if (ccache_folders(spec->cache_dir, confined, &store, err) < 0)
-		goto out;
-	ccache_env(spec, cp, store.buf);
 	if (trusted) {
+		if (ccache_folders(spec->cache_dir, confined, &store, err) < 0)
+			goto out;
+		ccache_env(spec, cp, store.buf);
 		strvec_pushf(&cp->env, "CCACHE_MAXSIZE=%lldKi",
 			     (long long)(ccache_max >> 10));
 		if (confined)
 			strvec_push(&paths->rw, store.buf);
 	} else {
+		/* Bound as it is: neither made nor handed over for a
+		 * series. */
+		kernel_ccache_dir(spec->cache_dir, &store);
+		ccache_env(spec, cp, store.buf);
 		/* Its temporary files in its own /tmp, not in the store. */
 		strvec_push(&cp->env, "CCACHE_TEMPDIR=" CCACHE_SANDBOX_TMP);
 		strvec_push(&cp->env, "CCACHE_READONLY=1");
@@ -199,6 +219,9 @@ void build_ccache_describe(const struct kernel_build_spec *spec,
 			    "compiler cache %s: read and written (a base "
 			    "alone), cap %lld MiB\n",
 			    store.buf, (long long)(ccache_max >> 20));
+	else if (confined && !store_made(spec->cache_dir))
+		strbuf_addstr(log, "compiler cache: off (a series, and no "
+				   "base's build made the cache yet)\n");
 	else if (confined)
 		strbuf_addf(log,
 			    "compiler cache %s: read-only (a series: bound "
