@@ -143,14 +143,21 @@ static int store_made(const char *cache_dir)
 	return r;
 }
 
-/* The environment that says where the cache is and how paths hash. */
+/*
+ * The environment that says where the cache is and how paths hash.  The
+ * base folder is the kernel cache as make's paths name it: confined, the
+ * path the sandbox binds the tree at (its folders are made there, never
+ * links); unconfined, where it leads (kbuild takes the realpath of the
+ * tree), so a kernel cache reached through a link still hashes alike.
+ */
 static void ccache_env(const struct kernel_build_spec *spec,
-		       struct child_process *cp, const char *store)
+		       struct child_process *cp, const char *store,
+		       int confined)
 {
 	_cleanup_free_ char *real = NULL;
 	const char *base = spec->cache_dir;
 
-	if (base[0] != '/') {
+	if (base[0] != '/' || !confined) {
 		real = realpath(base, NULL);
 		if (real)
 			base = real;
@@ -180,7 +187,7 @@ int build_ccache_confine(const struct kernel_build_spec *spec,
 	if (trusted) {
 		if (ccache_folders(spec->cache_dir, confined, &store, err) < 0)
 			goto out;
-		ccache_env(spec, cp, store.buf);
+		ccache_env(spec, cp, store.buf, confined);
 		strvec_pushf(&cp->env, "CCACHE_MAXSIZE=%lldKi",
 			     (long long)(ccache_max >> 10));
 		if (confined)
@@ -189,7 +196,7 @@ int build_ccache_confine(const struct kernel_build_spec *spec,
 		/* Bound as it is: neither made nor handed over for a
 		 * series. */
 		kernel_ccache_dir(spec->cache_dir, &store);
-		ccache_env(spec, cp, store.buf);
+		ccache_env(spec, cp, store.buf, confined);
 		/* Its temporary files in its own /tmp, not in the store. */
 		strvec_push(&cp->env, "CCACHE_TEMPDIR=" CCACHE_SANDBOX_TMP);
 		strvec_push(&cp->env, "CCACHE_READONLY=1");
