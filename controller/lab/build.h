@@ -128,7 +128,6 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
  * cache hand to ccache as its max_size: the settings' [kernel]
  * ccache_size, set once by the command.  Process-wide. */
 void kernel_ccache_set_max(int64_t bytes);
-int64_t kernel_ccache_max(void);
 
 /* The compiler cache's folder in the kernel cache cache_dir
  * (CACHE/ccache/store), appended to ret. */

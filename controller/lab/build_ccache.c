@@ -57,11 +57,6 @@ void kernel_ccache_set_max(int64_t bytes)
 	ccache_max = bytes > 0 ? bytes : KERNEL_CCACHE_DEFAULT_MAX;
 }
 
-int64_t kernel_ccache_max(void)
-{
-	return ccache_max;
-}
-
 /* ccache: $SCHEDFARM_CCACHE names another program (a test names one
  * that is not there, to see the farm build without a cache). */
 static const char *ccache_program(void)
