@@ -126,6 +126,45 @@ int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
 	return 0;
 }
 
+int parse_size_bytes(const char *s, int64_t min, int64_t max, int64_t *ret,
+		     const char **ret_err)
+{
+	static const struct {
+		const char *suffix;
+		int shift;
+	} units[] = { { "K", 10 }, { "M", 20 }, { "G", 30 }, { "T", 40 } };
+	char *end;
+	long long v;
+	int shift = 0;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return fail(ret_err, "is not a size (like 5G, 500M, 1T)",
+			    EINVAL);
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return fail(ret_err, "is out of range", ERANGE);
+	if (*end) {
+		size_t i;
+
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].suffix))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return fail(ret_err,
+				    "is not a size (like 5G, 500M, 1T)",
+				    EINVAL);
+		shift = units[i].shift;
+	}
+	if (v > INT64_MAX >> shift)
+		return fail(ret_err, "is out of range", ERANGE);
+	v <<= shift;
+	if (v < min || v > max)
+		return fail(ret_err, "is out of range", ERANGE);
+	*ret = v;
+	return 0;
+}
+
 int check_name(const char *what, const char *s, size_t max, struct strbuf *err)
 {
 	const unsigned char *p = (const unsigned char *)s;

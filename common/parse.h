@@ -28,6 +28,10 @@ int parse_double(const char *s, double min, double max, double *ret,
  */
 int parse_duration_ms(const char *s, int64_t min_ms, int64_t max_ms,
 		      int64_t *ret, const char **ret_err);
+/* "5368709120", "500M", "5G", "1T" (K, M, G, T: powers of 1024, as
+ * du -h and ccache's Ki, Mi, Gi) to bytes within [min, max]. */
+int parse_size_bytes(const char *s, int64_t min, int64_t max, int64_t *ret,
+		     const char **ret_err);
 
 /*
  * A name a user gives something (a host, a kernel, a patch): 1..max bytes

@@ -20,6 +20,7 @@
 #include "json.h"
 #include "log.h"
 #include "parse.h"
+#include "lab/build.h"
 #include "plan/plan.h"
 #include "strvec.h"
 #include "suggest.h"
@@ -73,6 +74,8 @@ const struct farm_config *cli_config(void)
 	if (farm_config_load(&cfg, cli.config, cli_home(), &err) < 0)
 		fatal("%s", err.buf);
 	strbuf_release(&err);
+	/* The builds that write the compiler cache cap it so. */
+	kernel_ccache_set_max(cfg.kernel_ccache_size);
 	loaded = 1;
 	return &cfg;
 }

@@ -41,13 +41,14 @@ enum key_type {
 	KEY_MAILBOX, /* one mailbox: "Name <addr>" or "addr" */
 	KEY_DURATION, /* 30s, 5m, 1h */
 	KEY_INT, /* an integer within min..max */
+	KEY_SIZE, /* bytes: 5G, 500M (parse_size_bytes) within min..max */
 };
 
 struct config_key {
 	const char *section, *name;
 	enum key_type type;
 	size_t off; /* offsetof(struct farm_config, field) */
-	int64_t min, max; /* KEY_INT, KEY_DURATION (ms) */
+	int64_t min, max; /* KEY_INT, KEY_DURATION (ms), KEY_SIZE */
 	const char *help;
 };
 
@@ -87,6 +88,8 @@ static const struct config_key config_keys[] = {
 	  "a regression of a series starts a bisection (default yes)" },
 	{ "bisect", "max_boots", KEY_INT, F(bisect_max_boots), 3, 1000,
 	  "boots of one step at most (default 20)" },
+	{ "kernel", "ccache_size", KEY_SIZE, F(kernel_ccache_size), 64ll << 20,
+	  1ll << 50, "the compiler cache's cap, its max_size (default 5G)" },
 };
 
 const char *config_tls_name(enum config_tls t)
@@ -118,6 +121,7 @@ void farm_config_init(struct farm_config *cfg)
 	cfg->max_attempts = 10;
 	cfg->bisect_auto = 1;
 	cfg->bisect_max_boots = 20;
+	cfg->kernel_ccache_size = CONFIG_CCACHE_SIZE_DEFAULT;
 	gethostname(host, sizeof(host) - 1);
 	cfg->from = xstrfmt("schedfarm <schedfarm@%s>",
 			    host[0] ? host : "localhost");
@@ -300,6 +304,11 @@ static int set_value(struct farm_config *cfg, const struct config_key *k,
 		if (parse_i64(v, k->min, k->max, &n, why) < 0)
 			return -1;
 		*(int *)base = (int)n;
+		return 0;
+	case KEY_SIZE:
+		if (parse_size_bytes(v, k->min, k->max, &n, why) < 0)
+			return -1;
+		*(int64_t *)base = n;
 		return 0;
 	}
 	*why = "has an unknown type";
@@ -616,6 +625,17 @@ static void key_value(const struct farm_config *cfg, const struct config_key *k,
 	case KEY_INT:
 		strbuf_addf(out, "%d", *(const int *)base);
 		return;
+	case KEY_SIZE: {
+		static const char *const unit[] = { "", "K", "M", "G", "T" };
+		int u = 4;
+
+		ms = *(const int64_t *)base;
+		while (u > 0 && (!ms || ms % (1ll << (10 * u))))
+			u--;
+		strbuf_addf(out, "%lld%s", (long long)(ms >> (10 * u)),
+			    unit[u]);
+		return;
+	}
 	}
 }
 

@@ -21,6 +21,8 @@
  *     to = sched-devel@example.org, lab@example.org
  *     [bisect]
  *     auto = yes
+ *     [kernel]
+ *     ccache_size = 5G
  *
  * Every key, its type and default is in config_keys[] (config.c) and in
  * doc/ANSWERS.md; an unknown section or key, a bad value, or a line that
@@ -43,6 +45,7 @@
 
 #define CONFIG_FILE_NAME "schedfarm.conf"
 #define CONFIG_MAX_BYTES (1024 * 1024)
+#define CONFIG_CCACHE_SIZE_DEFAULT (5ll << 30)
 
 enum config_tls {
 	CONFIG_TLS_NO, /* plain smtp:// (loopback, a trusted relay) */
@@ -73,6 +76,10 @@ struct farm_config {
 
 	int bisect_auto; /* [bisect] auto */
 	int bisect_max_boots; /* [bisect] max_boots: per step, at most */
+
+	/* [kernel] ccache_size: the compiler cache's cap in bytes, handed to
+	 * ccache as its max_size by the builds that write it (lab/build.h). */
+	int64_t kernel_ccache_size;
 
 	struct strvec set_keys; /* "section.key" given in the file */
 };

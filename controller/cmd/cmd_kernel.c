@@ -22,13 +22,14 @@
 #include "cmd/builtin.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "config.h"
 #include "home.h"
 #include "log.h"
 #include "parse.h"
 #include "banned.h"
 
 const char cmd_kernel_usage[] =
-	"usage: schedfarm kernel list [--json]\n"
+	"usage: schedfarm kernel list [--json] [--cache[=DIR]]\n"
 	"       schedfarm kernel show [--log] [--json] NAME|ID\n"
 	"       schedfarm kernel build --base SRC [--ref REF] [--config SPEC]\n"
 	"                              [--patch FILE]... [--name NAME] [-j N]\n"
@@ -43,7 +44,12 @@ const char cmd_kernel_usage[] =
 	"\n"
 	"  list    kernels with their state (labelled: a name given to the\n"
 	"          kernel a local or ssh host runs, nothing built), release,\n"
-	"          vmlinux text/data/bss; --json: an array of objects\n"
+	"          vmlinux text/data/bss; --json: an array of objects.\n"
+	"          --cache: the compiler cache instead (ccache, shared by\n"
+	"          every build; written only by builds of a base alone):\n"
+	"          its folder in the kernel cache (DIR, else the default),\n"
+	"          its use and cap ([kernel] ccache_size, default 5G), its\n"
+	"          hits and misses\n"
 	"  show    one kernel; --log prints its build log; --json: one object\n"
 	"          with every column\n"
 	"  build   apply the patches to a fresh tree of SRC (a release "
@@ -109,14 +115,91 @@ static int64_t kernel_id_of(struct db *db, const char *name_or_id)
 	return id;
 }
 
+/* `kernel list --cache [DIR]`: the compiler cache of the kernel cache. */
+static int kernel_list_ccache(const char *cache_opt, int json)
+{
+	_cleanup_free_ char *cache = NULL;
+	struct kernel_ccache_stats st;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, dir = STRBUF_INIT;
+	int64_t cap = cli_config()->kernel_ccache_size;
+	int r;
+
+	if (home_kernel_cache(cli_home(), cache_opt, &cache, &err) < 0)
+		fatal("%s", err.buf);
+	kernel_ccache_dir(cache, &dir);
+	r = kernel_ccache_stats(cache, &st, &err);
+	if (r < 0)
+		fatal("reading the compiler cache %s: %s", dir.buf, err.buf);
+	if (json) {
+		strbuf_addstr(&out, "{\"dir\":");
+		strbuf_add_json_str(&out, dir.buf);
+		strbuf_addf(&out,
+			    ",\"installed\":%s,\"size_bytes\":%lld,"
+			    "\"max_bytes\":%lld,\"files\":%lld,\"hits\":%lld,"
+			    "\"direct_hits\":%lld,\"preprocessed_hits\":%lld,"
+			    "\"misses\":%lld}\n",
+			    r ? "false" : "true", (long long)st.size_kib * 1024,
+			    (long long)cap, (long long)st.files,
+			    (long long)(st.direct_hits + st.preprocessed_hits),
+			    (long long)st.direct_hits,
+			    (long long)st.preprocessed_hits,
+			    (long long)st.misses);
+	} else {
+		int64_t hits = st.direct_hits + st.preprocessed_hits;
+
+		strbuf_addf(&out, "compiler cache %s\n", dir.buf);
+		if (r)
+			strbuf_addstr(&out,
+				      "  ccache is not installed: kernels "
+				      "build without a compiler cache\n");
+		strbuf_addf(
+			&out,
+			"  use     %.1f MiB of %.1f MiB (%lld files)\n"
+			"  hits    %lld (direct %lld, preprocessed %lld)\n"
+			"  misses  %lld",
+			(double)st.size_kib / 1024.0,
+			(double)cap / (1024.0 * 1024.0), (long long)st.files,
+			(long long)hits, (long long)st.direct_hits,
+			(long long)st.preprocessed_hits, (long long)st.misses);
+		if (hits + st.misses)
+			strbuf_addf(&out, " (hit rate %.1f%%)",
+				    100.0 * (double)hits /
+					    (double)(hits + st.misses));
+		strbuf_addch(&out, '\n');
+	}
+	cli_emit(&out);
+	strbuf_release(&err);
+	strbuf_release(&dir);
+	return 0;
+}
+
 static int kernel_list(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "cache", optional_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 }
+	};
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct db *db;
-	int json = cli.json;
+	const char *cache_opt = NULL;
+	int json = cli.json, opt, ccache = 0;
 
-	json = cli_json_only(argc, argv, 0, "kernel list [--json]");
+	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'j') {
+			json = 1;
+		} else if (opt == 'C') {
+			ccache = 1;
+			cache_opt = optarg;
+		} else {
+			die_usage("kernel list [--json] [--cache[=DIR]]");
+		}
+	}
+	if (optind != argc)
+		die_usage("kernel list [--json] [--cache[=DIR]]");
+	if (ccache)
+		return kernel_list_ccache(cache_opt, json);
 	db = cli_open_db();
 	if (kernels_list(db, &res, &err) < 0)
 		cli_db_fatal("listing kernels", &err);
@@ -377,6 +460,7 @@ static int kernel_build_cmd(int argc, char **argv)
 	int64_t kid, job = 0;
 	int opt, r, incremental = 0;
 
+	(void)cli_config(); /* the compiler cache's cap, at least */
 	kernel_build_spec_init(&spec);
 	kernel_build_result_init(&res);
 	while ((opt = cli_getopt(argc, argv, "j:", opts, NULL)) != -1) {

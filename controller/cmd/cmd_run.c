@@ -499,6 +499,9 @@ int cmd_run(int argc, char **argv)
 	sa.sa_handler = on_int;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* The settings now, as serve reads them: a bad file fails here, and
+	 * the builds of the jobs get the compiler cache's cap. */
+	(void)cli_config();
 	db = cli_open_db();
 	if (argc - optind == 1) {
 		struct queue_submit s = { 0 };

@@ -7,7 +7,7 @@
  *   build.c -> build_layer.c -> build_tree.c -> build_source.c, build_make.c
  *   build_layer.c -> build_make.c, build_cache.c, lab/overlay.c
  *   build.c -> build_cache.c -> build_source.c -> build_step.c
- *   build_make.c -> build_step.c
+ *   build_make.c -> build_step.c -> build_ccache.c
  */
 #ifndef SCHEDFARM_BUILD_INT_H
 #define SCHEDFARM_BUILD_INT_H
@@ -161,6 +161,31 @@ int build_run_logged_in(const struct kernel_build_spec *spec,
 /* Is path, found in the cache, the farm's own (see build.c's top)?  0,
  * or -1 with err. */
 int build_cache_owned(const char *path, int want_dir, struct strbuf *err);
+
+/* ---- build_ccache.c ---- */
+
+struct sandbox_paths;
+
+/* Append make's CC="ccache gcc" to args when ccache is installed (every
+ * make of a build, so that .config is the same whoever built it). */
+void build_ccache_make_args(struct strvec *args);
+
+/*
+ * The compiler cache for cp, a step of spec's build that runs the tree's
+ * code, confined (paths: what its sandbox binds) or not: a base alone
+ * (no patches) reads and writes it, capped, and makes its folders
+ * (build_ccache.c's top); a series reads it, bound read-only, confined,
+ * or has it off (CCACHE_DISABLE) unconfined or before any base's build
+ * made it.  Nothing without ccache.  0, or -1 with err.
+ */
+int build_ccache_confine(const struct kernel_build_spec *spec,
+			 struct child_process *cp, struct sandbox_paths *paths,
+			 int confined, struct strbuf *err);
+
+/* One line for the build's log: which cache spec's build uses and how,
+ * or that it builds without one. */
+void build_ccache_describe(const struct kernel_build_spec *spec,
+			   struct strbuf *log);
 
 /* ---- build_source.c ---- */
 

@@ -119,6 +119,43 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 			 void *progress_ctx, int64_t *ret_kernel_id,
 			 struct strbuf *log, struct strbuf *err);
 
+/* ---- the compiler cache (build_ccache.c) ---- */
+
+/* ccache's cap when no setting names one ([kernel] ccache_size). */
+#define KERNEL_CCACHE_DEFAULT_MAX (5ll << 30)
+
+/* The cap (bytes; 0 or less: the default) that the builds writing the
+ * cache hand to ccache as its max_size: the settings' [kernel]
+ * ccache_size, set once by the command.  Process-wide. */
+void kernel_ccache_set_max(int64_t bytes);
+
+/* The compiler cache's folder in the kernel cache cache_dir
+ * (CACHE/ccache/store), appended to ret. */
+void kernel_ccache_dir(const char *cache_dir, struct strbuf *ret);
+
+/* What ccache --print-stats says of the cache. */
+struct kernel_ccache_stats {
+	int64_t direct_hits, preprocessed_hits, misses;
+	int64_t files, size_kib;
+};
+
+/*
+ * Parse the output of `ccache --print-stats` (KEY<tab>VALUE lines) into
+ * ret: the hits (direct, preprocessed), misses, files and size; unknown
+ * keys are skipped, each kept one must be there and lie in 0..2^53.  0,
+ * or -1 with err.
+ */
+int kernel_ccache_parse_stats(const char *text, struct kernel_ccache_stats *ret,
+			      struct strbuf *err);
+
+/*
+ * The statistics of the compiler cache of cache_dir, read by running
+ * ccache --print-stats on its folder (read-only).  0 (all 0 when no build
+ * made the folder yet); 1 when ccache is not installed; -1 with err.
+ */
+int kernel_ccache_stats(const char *cache_dir, struct kernel_ccache_stats *ret,
+			struct strbuf *err);
+
 /* The directory the farm's fragments live in ($SCHEDFARM_KERNELS_DIR, else
  * the kernels/ folder installed or beside the binary's source tree). */
 const char *kernel_fragments_dir(void);

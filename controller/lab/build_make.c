@@ -34,6 +34,7 @@ int build_configure(const struct kernel_build_spec *spec, const char *src,
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
+	build_ccache_make_args(&cp.args);
 	if (!strcmp(spec->config, "tinyconfig") ||
 	    !strcmp(spec->config, "defconfig")) {
 		strvec_push(&cp.args, spec->config);
@@ -79,6 +80,7 @@ int build_configure(const struct kernel_build_spec *spec, const char *src,
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
+	build_ccache_make_args(&cp.args);
 	strvec_push(&cp.args, "olddefconfig");
 	r = build_run_logged_in(spec, &cp, src, outdir, log, err);
 	child_process_clear(&cp);
@@ -198,6 +200,7 @@ int build_run_make(const struct kernel_build_spec *spec, const char *src,
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "make", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
+	build_ccache_make_args(&cp.args);
 	strvec_pushf(&cp.args, "-j%d", jobs > 0 ? jobs : 1);
 	strvec_pushl(&cp.args, "vmlinux", "bzImage", (char *)NULL);
 	cp.capture_out = 1;
@@ -205,6 +208,7 @@ int build_run_make(const struct kernel_build_spec *spec, const char *src,
 	cp.timeout_ms = timeout_s * 1000;
 	cp.tick = make_tick;
 	cp.tick_ctx = &mp;
+	build_ccache_describe(spec, log);
 	strbuf_addstr(log, "$");
 	for (size_t i = 0; i < cp.args.nr; i++)
 		strbuf_addf(log, " %s", cp.args.v[i]);
@@ -235,6 +239,7 @@ int build_read_release(const struct kernel_build_spec *spec, const char *src,
 	child_process_init(&cp);
 	strvec_pushl(&cp.args, "make", "-s", "-C", src, (char *)NULL);
 	strvec_pushf(&cp.args, "O=%s", outdir);
+	build_ccache_make_args(&cp.args);
 	strvec_push(&cp.args, "kernelrelease");
 	cp.capture_out = cp.capture_err = 1;
 	cp.timeout_ms = 120000;

@@ -67,8 +67,10 @@ static int step_tick(void *ctx)
  * host tools it runs), to the sandbox (lab/sandbox.h): the tree src and
  * the base's git repository (a worktree's git data) and the spec's
  * fragments read-only, outdir writable and handed to the farm's user.
- * Where the sandbox cannot be had, only the environment is scrubbed, or
- * a build of patches is refused (sandbox_allow()).  0, or -1 with err.
+ * The compiler cache as build_ccache_confine() says (written by a base
+ * alone).  Where the sandbox cannot be had, only the environment is
+ * scrubbed, or a build of patches is refused (sandbox_allow()).  0, or
+ * -1 with err.
  */
 int build_confine(const struct kernel_build_spec *spec,
 		  struct child_process *cp, const char *src, const char *outdir,
@@ -111,6 +113,8 @@ int build_confine(const struct kernel_build_spec *spec,
 		strvec_push(&p.ro, rp);
 	}
 	strvec_push(&p.rw, outdir);
+	if (build_ccache_confine(spec, cp, &p, on, err) < 0)
+		goto out;
 	r = sandbox_wrap(cp, &p, on, err);
 out:
 	sandbox_paths_release(&p);

@@ -597,6 +597,41 @@ static void test_bisect_mail(void **state)
 	strbuf_release(&err);
 }
 
+/* [kernel] ccache_size: a size, shown as one, refused when it is not. */
+static void test_config_ccache_size(void **state)
+{
+	static const char good[] = "[kernel]\nccache_size = 500M\n";
+	static const char bad[] = "[kernel]\nccache_size = 5X\n";
+	static const char small[] = "[kernel]\nccache_size = 1M\n";
+	struct farm_config c;
+	struct strbuf err = STRBUF_INIT, show = STRBUF_INIT;
+
+	(void)state;
+	farm_config_init(&c);
+	assert_int_equal(c.kernel_ccache_size, 5ll << 30);
+	farm_config_show(&c, 0, &show);
+	assert_non_null(strstr(show.buf, "kernel.ccache_size = 5G  # default"));
+	assert_int_equal(
+		farm_config_parse(&c, "a.conf", good, sizeof(good) - 1, &err),
+		0);
+	assert_int_equal(c.kernel_ccache_size, 500ll << 20);
+	strbuf_reset(&show);
+	farm_config_show(&c, 1, &show);
+	assert_non_null(strstr(show.buf, "\"kernel.ccache_size\":\"500M\""));
+	assert_int_equal(
+		farm_config_parse(&c, "a.conf", bad, sizeof(bad) - 1, &err),
+		-1);
+	assert_non_null(strstr(err.buf, "a.conf:2: error: kernel.ccache_size"));
+	strbuf_reset(&err);
+	assert_int_equal(
+		farm_config_parse(&c, "a.conf", small, sizeof(small) - 1, &err),
+		-1);
+	assert_non_null(strstr(err.buf, "out of range"));
+	farm_config_release(&c);
+	strbuf_release(&err);
+	strbuf_release(&show);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -608,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_config_file_modes),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_config_ccache_size),
 		cmocka_unit_test(test_bisect_mail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -109,6 +109,30 @@ static void test_duration(void **state)
 		-ERANGE);
 }
 
+static void test_size(void **state)
+{
+	int64_t b = 0;
+
+	(void)state;
+	assert_int_equal(parse_size_bytes("4096", 0, INT64_MAX, &b, NULL), 0);
+	assert_int_equal(b, 4096);
+	assert_int_equal(parse_size_bytes("500M", 0, INT64_MAX, &b, NULL), 0);
+	assert_int_equal(b, 500ll << 20);
+	assert_int_equal(parse_size_bytes("5G", 0, INT64_MAX, &b, NULL), 0);
+	assert_int_equal(b, 5ll << 30);
+	assert_int_equal(parse_size_bytes("1T", 0, INT64_MAX, &b, NULL), 0);
+	assert_int_equal(b, 1ll << 40);
+	assert_int_equal(parse_size_bytes("5g", 0, INT64_MAX, &b, NULL),
+			 -EINVAL);
+	assert_int_equal(parse_size_bytes("-1", 0, INT64_MAX, &b, NULL),
+			 -EINVAL);
+	assert_int_equal(parse_size_bytes("", 0, INT64_MAX, &b, NULL), -EINVAL);
+	assert_int_equal(parse_size_bytes("9000000T", 0, INT64_MAX, &b, NULL),
+			 -ERANGE);
+	assert_int_equal(parse_size_bytes("1M", 2 << 20, INT64_MAX, &b, NULL),
+			 -ERANGE);
+}
+
 /* Names print as themselves: no control characters, UTF-8 only. */
 static void test_check_name(void **state)
 {
@@ -200,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_int),
 		cmocka_unit_test(test_double),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
