@@ -35,6 +35,18 @@ test_expect_success 'the man page renders and names every verb' '
 	done
 '
 
+test_expect_success 'the man pages pass mandoc -T lint with no message, words never run together' '
+	command -v mandoc >/dev/null || { echo "mandoc not installed (make deps)"; return 1; }
+	mandoc -T lint "$TOP"/doc/*.1 >lint 2>&1
+	test ! -s lint || { cat lint; return 1; } &&
+	for f in "$TOP"/doc/*.1; do
+		mandoc -T utf8 "$f" | col -b
+	done >pages &&
+	# .BR ARG ).  Text: the text after the request runs into one word.
+	! grep -nE "\)[.,;:][A-Z][a-z]+[a-z]{2,}[a-z]*[a-z]{3,}" pages &&
+	! grep -nE "[a-z]{3,}\.[A-Z][a-z]{2,}[a-z]{3,}[a-z]{3,}" pages | grep -v SerialConsole
+'
+
 test_expect_success 'the agent is statically linked' '
 	file "$AGENT_BIN" >f &&
 	grep_or_fail "statically linked" f
