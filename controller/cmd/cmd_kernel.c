@@ -233,13 +233,20 @@ struct progress_state {
 };
 
 /* Progress of make: a line per 5% (or per 200 steps with no estimate),
- * and every line that says error or warning. */
+ * every line that says error or warning, and every line of the build's
+ * own (steps -1: it waits for another build). */
 static int print_progress(void *ctx, const char *line, int steps, int expected)
 {
 	struct progress_state *ps = ctx;
 
 	if (!line) /* a second of a silent step: nothing to show */
 		return 0;
+	if (steps < 0) { /* the build's own news: waiting for a lock */
+		fputs("build: ", stderr);
+		cli_put_text(stderr, line);
+		fputc('\n', stderr);
+		return 0;
+	}
 	if (strstr(line, "error") || strstr(line, "Error") ||
 	    strstr(line, "warning:")) {
 		fputs("  ", stderr);
@@ -364,7 +371,7 @@ static int kernel_build_cmd(int argc, char **argv)
 	struct kernel_build_spec spec;
 	struct kernel_build_result res;
 	struct progress_state ps = { 0, 0, 0 };
-	struct strbuf err = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, name = STRBUF_INIT, who = STRBUF_INIT;
 	struct strvec keep = STRVEC_INIT, parts = STRVEC_INIT;
 	_cleanup_db_result_ struct db_result *row = NULL;
 	struct db_config cfg;
@@ -437,6 +444,8 @@ static int kernel_build_cmd(int argc, char **argv)
 		strbuf_addstr(&name, n);
 	else
 		strbuf_addf(&name, "%.12s", res.cache_key);
+	strbuf_addf(&who, "kernel %s", name.buf);
+	spec.who = who.buf;
 	fprintf(stderr, "kernel %s: key %.16s, base %s%s%s, %zu patch%s\n",
 		name.buf, res.cache_key, spec.base, spec.ref ? "@" : "",
 		spec.ref ? spec.ref : "", spec.patches.nr,
@@ -474,6 +483,7 @@ static int kernel_build_cmd(int argc, char **argv)
 	strvec_clear(&parts);
 	strbuf_release(&err);
 	strbuf_release(&name);
+	strbuf_release(&who);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
  *   build_layer.c -> build_make.c, build_cache.c, lab/overlay.c
  *   build.c -> build_cache.c -> build_source.c -> build_step.c
  *   build_make.c -> build_step.c
+ *   build.c, build_cache.c -> build_lock.c
  */
 #ifndef SCHEDFARM_BUILD_INT_H
 #define SCHEDFARM_BUILD_INT_H
@@ -194,6 +195,23 @@ int build_read_release(const struct kernel_build_spec *spec, const char *src,
  * its figures into res.  0, or -1 with err. */
 int build_read_size(const char *vmlinux, struct kernel_build_result *res,
 		    struct strbuf *err);
+
+/* ---- build_lock.c ---- */
+
+/*
+ * Take the lock file path (created 0600 when missing; a symbolic link is
+ * refused) for spec's build, waiting while another build holds it: the
+ * wait is said in log and through spec's progress (a line of the build's
+ * own, steps -1: "waiting for WHAT (another build holds it: WHO, pid P,
+ * for 1m20s)", what naming the thing locked, e.g. "the tree of BASE"),
+ * again every 5 seconds, and spec's progress hears each second between
+ * (line NULL; a negative return stops the wait).  Once taken, who holds
+ * it (pid, spec->who, the time) is written into the file for the next
+ * one.  The fd that holds the lock (the caller closes it to let go), or
+ * -1 with err.
+ */
+int build_lock(const struct kernel_build_spec *spec, const char *path,
+	       const char *what, struct strbuf *log, struct strbuf *err);
 
 /* ---- build_cache.c ---- */
 

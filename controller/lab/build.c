@@ -8,9 +8,12 @@
  *   builds/KEY/build.log  everything make and patch said
  *   builds/KEY/result     key=value lines, written last: its presence is
  *                         what "built" means
- *   builds/KEY.lock       flock()ed while a build of KEY runs
+ *   builds/KEY.lock       flock()ed while a build of KEY runs, with who
+ *                         holds it written in (build_lock.c)
  *   trees/TKEY            the incremental tree of a base and config
  *                         (build_tree.c), written by the base's build only
+ *   trees/TKEY.lock       flock()ed while a build uses the tree (the
+ *                         base's and a layer's), saying who
  *   layers/TKEY           a build of a series on that tree: overlays of its
  *                         src/ and out/, discarded after (build_layer.c)
  *
@@ -266,7 +269,10 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 		goto out;
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s.lock", tree.buf);
-	tlock = lock_file(p.buf, err);
+	strbuf_addf(&src, "the tree of %s%s%s", spec->base,
+		    spec->ref ? "@" : "", spec->ref ? spec->ref : "");
+	tlock = build_lock(spec, p.buf, src.buf, &res->log, err);
+	strbuf_reset(&src);
 	if (tlock < 0)
 		goto out;
 	t0 = mono_ms();
@@ -448,7 +454,8 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	const char *cspec;
 	struct kernel_build_result out;
 	struct strvec keep = STRVEC_INIT;
-	struct strbuf series = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf series = STRBUF_INIT, path = STRBUF_INIT,
+		      who = STRBUF_INIT;
 	const char *state, *hex;
 	int64_t kid;
 	int r = -1;
@@ -502,6 +509,9 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	spec.jobs = jobs;
 	spec.progress = progress;
 	spec.progress_ctx = progress_ctx;
+	strbuf_addf(&who, "kernel %s / job %lld", db_get(res, 0, 11),
+		    (long long)job_id);
+	spec.who = who.buf;
 	config_spec_apply(&spec, cspec, &keep);
 	hex = db_get(res, 0, 5);
 	if (hex && *hex) {
@@ -542,5 +552,6 @@ out:
 	strvec_clear(&keep);
 	strbuf_release(&series);
 	strbuf_release(&path);
+	strbuf_release(&who);
 	return r;
 }

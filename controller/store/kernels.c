@@ -245,7 +245,7 @@ int kernels_job_build_row(struct db *db, int64_t job_id, struct db_result **ret,
 		"k.config_spec, CASE WHEN k.series_patch_id IS NULL THEN "
 		"encode(p.series, 'hex') END, k.image_path, "
 		"k.release, coalesce(k.series_patch_id, 0), "
-		"coalesce(k.series_count, 0), k.build_mode "
+		"coalesce(k.series_count, 0), k.build_mode, k.name "
 		"FROM jobs j JOIN kernels k ON k.id = j.kernel_id "
 		"LEFT JOIN patches p ON p.id = j.patch_id WHERE j.id = $1",
 		&a);

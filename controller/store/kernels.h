@@ -139,8 +139,8 @@ int kernels_show(struct db *db, const char *id, int with_log,
  * no such job, else its kernel's id, build_state, base, base_ref,
  * config_spec, the job's patch series in hex (NULL when the kernel names
  * its own series), image_path, release, series_patch_id (0: none),
- * series_count (0), build_mode.  Into *ret (the caller frees it).  0, or
- * -1 with err.
+ * series_count (0), build_mode, name.  Into *ret (the caller frees it).
+ * 0, or -1 with err.
  */
 int kernels_job_build_row(struct db *db, int64_t job_id, struct db_result **ret,
 			  struct strbuf *err);
