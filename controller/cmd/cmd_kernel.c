@@ -32,7 +32,7 @@ const char cmd_kernel_usage[] =
 	"       schedfarm kernel show [--log] [--json] NAME|ID\n"
 	"       schedfarm kernel build --base SRC [--ref REF] [--config SPEC]\n"
 	"                              [--patch FILE]... [--name NAME] [-j N]\n"
-	"                              [--cache DIR] [--incremental]\n"
+	"                              [--cache DIR] [--incremental|--fresh]\n"
 	"       schedfarm kernel build --job ID [-j N] [--cache DIR]\n"
 	"       schedfarm kernel add NAME --image PATH --release REL\n"
 	"                            [--vmlinux PATH] [--initrd PATH]\n"
@@ -65,7 +65,15 @@ const char cmd_kernel_usage[] =
 	"          bisections share (CACHE/trees/): a later kernel of the "
 	"same\n"
 	"          base and config (a series, a bisection step) rebuilds only\n"
-	"          what its patches change.\n"
+	"          what its patches change.  As root it is the default, as "
+	"for\n"
+	"          jobs: the first build of a base makes its tree, patches "
+	"build\n"
+	"          on a layer over it, and a build that finds the tree (or "
+	"the\n"
+	"          same kernel) being built by another waits, saying for "
+	"whom.\n"
+	"          --fresh builds in a tree of its own, from scratch.\n"
 	"          With --job, build the kernel of queued job ID (its base, "
 	"its\n"
 	"          patch series, its config spec) as the job's build phase "
@@ -366,6 +374,7 @@ static int kernel_build_cmd(int argc, char **argv)
 		{ "cache", required_argument, NULL, 'C' },
 		{ "job", required_argument, NULL, 'J' },
 		{ "incremental", no_argument, NULL, 'I' },
+		{ "fresh", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct kernel_build_spec spec;
@@ -417,6 +426,9 @@ static int kernel_build_cmd(int argc, char **argv)
 		case 'I':
 			incremental = 1;
 			break;
+		case 'F':
+			incremental = -1;
+			break;
 		default:
 			die_usage("see 'schedfarm kernel --help'");
 		}
@@ -458,10 +470,15 @@ static int kernel_build_cmd(int argc, char **argv)
 	kf.build_state = "building";
 	if (kernels_upsert(db, &kf, KERNEL_SET_SOURCE, &kid, &err) < 0)
 		cli_db_fatal("recording the kernel", &err);
-	if (incremental && kernels_set_series(db, kid, 0, 0, 1, &err) < 0)
+	if (incremental > 0 && kernels_set_series(db, kid, 0, 0, 1, &err) < 0)
 		cli_db_fatal("recording the kernel", &err);
-	r = incremental ? kernel_build_incremental(&spec, &res, &err)
-			: kernel_build(&spec, &res, &err);
+	/* A root controller builds as jobs do (build_kernel_for_job()):
+	 * the first build of a base makes its tree, a patch builds on a
+	 * layer over it. */
+	if (!incremental && geteuid() == 0)
+		incremental = 1;
+	r = incremental > 0 ? kernel_build_incremental(&spec, &res, &err)
+			    : kernel_build(&spec, &res, &err);
 	if (r < 0) {
 		struct strbuf e2 = STRBUF_INIT;
 

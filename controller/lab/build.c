@@ -316,6 +316,7 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 			goto out;
 	}
 	res->seconds = (double)(mono_ms() - t0) / 1000.0;
+	res->incremental = 1;
 	if (build_read_size(res->vmlinux, res, err) < 0)
 		goto out;
 	strbuf_addf(&res->log,

@@ -267,6 +267,8 @@ static int read_result(struct kernel_build_result *res, struct strbuf *err)
 		else if (!strcmp(l, "bss") &&
 			 parse_i64(eq, 0, INT64_MAX, &res->bss, &e) < 0)
 			goto bad;
+		else if (!strcmp(l, "tree")) /* kernel_build_incremental() */
+			res->incremental = 1;
 		else if (!strcmp(l, "seconds")) {
 			if (parse_double(eq, 0, 1e7, &d, &e) < 0)
 				goto bad;
