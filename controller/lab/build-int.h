@@ -111,6 +111,17 @@ int build_in_layer(const struct kernel_build_spec *spec,
 		   struct strbuf *err);
 
 /*
+ * Does spec's series apply to its base (a tarball or folder; a git base
+ * is not checked here)?  Tried with patch -p1 on copies of the files it
+ * touches, in res->dir/check, removed after: a stale patch fails before
+ * the base's tree is built or waited for.  0, or -1 with err and the
+ * rejected hunks in log.
+ */
+int build_series_check(const struct kernel_build_spec *spec,
+		       const struct kernel_build_result *res,
+		       struct strbuf *log, struct strbuf *err);
+
+/*
  * Unmount and remove the layers under cache_dir/layers/ whose tree is not
  * locked (left by a killed build or controller); what fails is said in
  * log, nothing else.

@@ -261,7 +261,12 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 		return c;
 	/* Layers a killed build or controller left on any idle tree. */
 	build_layers_sweep(spec->cache_dir, &res->log);
-	if (tree_key(spec, res, &tree, err) < 0)
+	/* The key's folder is ours (its lock); a stale series fails before
+	 * the base is built or waited for. */
+	if (remove_tree(res->dir, err) < 0 ||
+	    mkdir_p(res->dir, CACHE_DIR_MODE, err) < 0 ||
+	    build_series_check(spec, res, &res->log, err) < 0 ||
+	    tree_key(spec, res, &tree, err) < 0)
 		goto out;
 	/* One build at a time in a tree. */
 	strbuf_addf(&p, "%s/trees", spec->cache_dir);
@@ -282,9 +287,6 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 		    res->cache_key, tree.buf, res->base_id,
 		    res->series_sha256 ? res->series_sha256 : "(none)",
 		    res->config_sha256);
-	if (remove_tree(res->dir, err) < 0 ||
-	    mkdir_p(res->dir, CACHE_DIR_MODE, err) < 0)
-		goto out;
 	/* The base's tree is written by the base's own build only. */
 	if (build_tree_base(spec, res, tree.buf, &fresh, &steps, &res->log,
 			    err) < 0)
