@@ -9,9 +9,11 @@
 # Each image is the one a fresh build of its patch makes, and
 # kernels.build_mode says how each was built.  Then a third patch on the
 # built tree rebuilds only the file it changes, and equals its fresh
-# build.  The tree is t7020's small stand-in for a kernel's (make
-# rebuilds by dates), with six objects and a slow link, so that the
-# second build surely comes while the first holds the tree.
+# build; two builds of one kernel at once wait on its key's lock the same
+# way, and the second finds the first's.  The tree is t7020's small
+# stand-in for a kernel's (make rebuilds by dates), with six objects and
+# a slow link, so that the second build surely comes while the first
+# holds the tree.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
@@ -143,6 +145,24 @@ test_expect_success 'a patch on the built tree rebuilds only what it changes, eq
 	grep_or_fail "CC      rt.o" a3.log &&
 	! grep "CC      fair.o" a3.log &&
 	equals_fresh a3
+'
+
+test_expect_success 'two builds of one kernel at once: the second waits for the same kernel, then finds it built' '
+	onepatch a4 idle &&
+	"$SCHEDFARM_BIN" kernel build --name a4 --config tinyconfig \
+		--base "$SCRATCH/base" --patch a4.patch >a4.out 2>a4.err &
+	p1=$!
+	wait_for "grep -qs \"^who=kernel a4\$\" $SCHEDFARM_KERNEL_CACHE/builds/*.lock" 60
+	held=$?
+	"$SCHEDFARM_BIN" kernel build --name a4b --config tinyconfig \
+		--base "$SCRATCH/base" --patch a4.patch >a4b.out 2>a4b.err &
+	p2=$!
+	wait $p1; r1=$?
+	wait $p2; r2=$?
+	test $held = 0 && test $r1 = 0 && test $r2 = 0 &&
+	grep_re_or_fail "^build: waiting for the same kernel (key [0-9a-f]*) (another build holds it: kernel a4, pid [0-9]*" a4b.err &&
+	grep_or_fail "cache hit: a4b" a4b.out &&
+	cmp "$(image a4.out)" "$(image a4b.out)"
 '
 
 test_expect_success 'kernel build --fresh builds from scratch, recorded as fresh' '
