@@ -212,11 +212,12 @@ int build_read_size(const char *vmlinux, struct kernel_build_result *res,
 /*
  * Take the lock file path (created 0600 when missing; a symbolic link is
  * refused) for spec's build, waiting while another build holds it: the
- * wait is said in log and through spec's progress (a line of the build's
- * own, steps -1: "waiting for WHAT (another build holds it: WHO, pid P,
- * for 1m20s)", what naming the thing locked, e.g. "the tree of BASE"),
- * again every 5 seconds, and spec's progress hears each second between
- * (line NULL; a negative return stops the wait).  Once taken, who holds
+ * wait is said through spec's progress (a line of the build's own, steps
+ * -1: "waiting for WHAT (another build holds it: WHO, pid P, for
+ * 1m20s)", what naming the thing locked, e.g. "the tree of BASE"), again
+ * every 5 seconds, and spec's progress hears each second between (line
+ * NULL; a negative return stops the wait); log gets the first report and
+ * "waited 42s for WHAT" at the end.  Once taken, who holds
  * it (pid, spec->who, the time) is written into the file for the next
  * one.  The fd that holds the lock (the caller closes it to let go), or
  * -1 with err.

@@ -98,8 +98,10 @@ static void lock_describe_holder(const char *path, struct strbuf *out)
 
 /*
  * One report of the wait for what: "waiting for WHAT (another build holds
- * it: WHO)" into log and, as a line of the build's own (steps -1), to
- * spec's progress.  Its return: the callback's (negative: stop).
+ * it: WHO)" as a line of the build's own (steps -1) to spec's progress,
+ * and into log when log is not NULL (the first report: the log keeps one
+ * line, not one per 5 s of a wait that can last a whole build).  Its
+ * return: the callback's (negative: stop).
  */
 static int lock_report(const struct kernel_build_spec *spec, const char *path,
 		       const char *what, struct strbuf *log)
@@ -110,7 +112,8 @@ static int lock_report(const struct kernel_build_spec *spec, const char *path,
 	strbuf_addf(&line, "waiting for %s (another build holds it: ", what);
 	lock_describe_holder(path, &line);
 	strbuf_addch(&line, ')');
-	strbuf_addf(log, "%s\n", line.buf);
+	if (log)
+		strbuf_addf(log, "%s\n", line.buf);
 	if (spec->progress)
 		r = spec->progress(spec->progress_ctx, line.buf, -1, 0);
 	strbuf_release(&line);
@@ -140,10 +143,11 @@ int build_lock(const struct kernel_build_spec *spec, const char *path,
 			return -1;
 		}
 		if (!waited || now - last >= LOCK_REPORT_MS) {
-			waited = 1;
 			last = now;
-			if (lock_report(spec, path, what, log) < 0)
+			if (lock_report(spec, path, what, waited ? NULL : log) <
+			    0)
 				goto stopped;
+			waited = 1;
 		} else if (spec->progress &&
 			   spec->progress(spec->progress_ctx, NULL, 0, 0) < 0) {
 			goto stopped; /* a job that lost its lease */

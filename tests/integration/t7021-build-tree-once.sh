@@ -123,6 +123,8 @@ test_expect_success 'the first built the base'"'"'s tree, all of it, then its la
 test_expect_success 'the second waited, saying for whom, found the tree built and built only its layer' '
 	grep_re_or_fail "^build: waiting for the tree of $SCRATCH/base (another build holds it: kernel a1, pid [0-9]*" a2.err &&
 	grep_or_fail "waiting for the tree of $SCRATCH/base (another build holds it: kernel a1" a2.log &&
+	test "$(grep -c "^build: waiting for the tree of" a2.err)" -ge 2 &&
+	test "$(grep -c "waiting for the tree of" a2.log)" = 1 &&
 	grep_re_or_fail "^waited [0-9.]*s for the tree of" a2.log &&
 	grep_re_or_fail "the base.s tree .* is built" a2.log &&
 	! grep "base.s tree .* built (" a2.log &&
