@@ -33,7 +33,7 @@ const char cmd_kernel_usage[] =
 	"       schedfarm kernel show [--log] [--json] NAME|ID\n"
 	"       schedfarm kernel build --base SRC [--ref REF] [--config SPEC]\n"
 	"                              [--patch FILE]... [--name NAME] [-j N]\n"
-	"                              [--cache DIR] [--incremental]\n"
+	"                              [--cache DIR] [--incremental|--fresh]\n"
 	"       schedfarm kernel build --job ID [-j N] [--cache DIR]\n"
 	"       schedfarm kernel add NAME --image PATH --release REL\n"
 	"                            [--vmlinux PATH] [--initrd PATH]\n"
@@ -71,7 +71,15 @@ const char cmd_kernel_usage[] =
 	"          bisections share (CACHE/trees/): a later kernel of the "
 	"same\n"
 	"          base and config (a series, a bisection step) rebuilds only\n"
-	"          what its patches change.\n"
+	"          what its patches change.  As root it is the default, as "
+	"for\n"
+	"          jobs: the first build of a base makes its tree, patches "
+	"build\n"
+	"          on a layer over it, and a build that finds the tree (or "
+	"the\n"
+	"          same kernel) being built by another waits, saying for "
+	"whom.\n"
+	"          --fresh builds in a tree of its own, from scratch.\n"
 	"          With --job, build the kernel of queued job ID (its base, "
 	"its\n"
 	"          patch series, its config spec) as the job's build phase "
@@ -316,13 +324,20 @@ struct progress_state {
 };
 
 /* Progress of make: a line per 5% (or per 200 steps with no estimate),
- * and every line that says error or warning. */
+ * every line that says error or warning, and every line of the build's
+ * own (steps -1: it waits for another build). */
 static int print_progress(void *ctx, const char *line, int steps, int expected)
 {
 	struct progress_state *ps = ctx;
 
 	if (!line) /* a second of a silent step: nothing to show */
 		return 0;
+	if (steps < 0) { /* the build's own news: waiting for a lock */
+		fputs("build: ", stderr);
+		cli_put_text(stderr, line);
+		fputc('\n', stderr);
+		return 0;
+	}
 	if (strstr(line, "error") || strstr(line, "Error") ||
 	    strstr(line, "warning:")) {
 		fputs("  ", stderr);
@@ -442,12 +457,13 @@ static int kernel_build_cmd(int argc, char **argv)
 		{ "cache", required_argument, NULL, 'C' },
 		{ "job", required_argument, NULL, 'J' },
 		{ "incremental", no_argument, NULL, 'I' },
+		{ "fresh", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct kernel_build_spec spec;
 	struct kernel_build_result res;
 	struct progress_state ps = { 0, 0, 0 };
-	struct strbuf err = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, name = STRBUF_INIT, who = STRBUF_INIT;
 	struct strvec keep = STRVEC_INIT, parts = STRVEC_INIT;
 	_cleanup_db_result_ struct db_result *row = NULL;
 	struct db_config cfg;
@@ -494,6 +510,9 @@ static int kernel_build_cmd(int argc, char **argv)
 		case 'I':
 			incremental = 1;
 			break;
+		case 'F':
+			incremental = -1;
+			break;
 		default:
 			die_usage("see 'schedfarm kernel --help'");
 		}
@@ -521,6 +540,8 @@ static int kernel_build_cmd(int argc, char **argv)
 		strbuf_addstr(&name, n);
 	else
 		strbuf_addf(&name, "%.12s", res.cache_key);
+	strbuf_addf(&who, "kernel %s", name.buf);
+	spec.who = who.buf;
 	fprintf(stderr, "kernel %s: key %.16s, base %s%s%s, %zu patch%s\n",
 		name.buf, res.cache_key, spec.base, spec.ref ? "@" : "",
 		spec.ref ? spec.ref : "", spec.patches.nr,
@@ -533,10 +554,15 @@ static int kernel_build_cmd(int argc, char **argv)
 	kf.build_state = "building";
 	if (kernels_upsert(db, &kf, KERNEL_SET_SOURCE, &kid, &err) < 0)
 		cli_db_fatal("recording the kernel", &err);
-	if (incremental && kernels_set_series(db, kid, 0, 0, 1, &err) < 0)
+	if (incremental > 0 && kernels_set_series(db, kid, 0, 0, 1, &err) < 0)
 		cli_db_fatal("recording the kernel", &err);
-	r = incremental ? kernel_build_incremental(&spec, &res, &err)
-			: kernel_build(&spec, &res, &err);
+	/* A root controller builds as jobs do (build_kernel_for_job()):
+	 * the first build of a base makes its tree, a patch builds on a
+	 * layer over it. */
+	if (!incremental && geteuid() == 0)
+		incremental = 1;
+	r = incremental > 0 ? kernel_build_incremental(&spec, &res, &err)
+			    : kernel_build(&spec, &res, &err);
 	if (r < 0) {
 		struct strbuf e2 = STRBUF_INIT;
 
@@ -558,6 +584,7 @@ static int kernel_build_cmd(int argc, char **argv)
 	strvec_clear(&parts);
 	strbuf_release(&err);
 	strbuf_release(&name);
+	strbuf_release(&who);
 	return 0;
 }
 

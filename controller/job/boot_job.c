@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "home.h"
 #include "job/jobguard.h"
+#include "job/joblog.h"
 #include "store/runs.h"
 #include "plan/plan.h"
 #include "banned.h"
@@ -39,18 +40,24 @@ static void show(struct job_ctx *jc, const char *fmt, ...)
 struct build_progress {
 	struct job_ctx *jc;
 	int last_pct, last_steps;
+	int waited; /* the job's log says the build waits for another */
 };
 
 /* Each line of make, and each second of a step that prints nothing (line
  * NULL): the lease renewed; every 5% (or 200 steps when the step count of
- * the configuration is not known yet) a line shown. */
+ * the configuration is not known yet) a line shown; a wait for another
+ * build (steps -1) in the job's log once, then shown as it goes on. */
 static int beat_on_line(void *ctx, const char *line, int steps, int expected)
 {
 	struct build_progress *bp = ctx;
 
 	if (!line)
 		return bp->jc->beat(bp->jc);
-	if (expected > 0) {
+	if (steps < 0 && !bp->waited++) /* it waits for another build */
+		jlog(bp->jc, 0, "build: %s", line);
+	else if (steps < 0)
+		show(bp->jc, "build: %s", line);
+	else if (expected > 0) {
 		int pct = steps * 100 / expected;
 
 		if (pct > 99)
@@ -70,7 +77,7 @@ static int beat_on_line(void *ctx, const char *line, int steps, int expected)
 int boot_job_build(struct job_ctx *jc, struct strbuf *log, struct strbuf *err)
 {
 	_cleanup_free_ char *cache = NULL;
-	struct build_progress bp = { jc, 0, 0 };
+	struct build_progress bp = { jc, 0, 0, 0 };
 	int64_t kid = 0;
 	size_t from = log->len;
 

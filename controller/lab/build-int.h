@@ -8,6 +8,7 @@
  *   build_layer.c -> build_make.c, build_cache.c, lab/overlay.c
  *   build.c -> build_cache.c -> build_source.c -> build_step.c
  *   build_make.c -> build_step.c -> build_ccache.c
+ *   build.c, build_cache.c -> build_lock.c
  */
 #ifndef SCHEDFARM_BUILD_INT_H
 #define SCHEDFARM_BUILD_INT_H
@@ -108,6 +109,17 @@ int build_in_layer(const struct kernel_build_spec *spec,
 		   struct kernel_build_result *res, const char *tree,
 		   const char *layer, int *ret_steps, struct strbuf *log,
 		   struct strbuf *err);
+
+/*
+ * Does spec's series apply to its base (a tarball or folder; a git base
+ * is not checked here)?  Tried with patch -p1 on copies of the files it
+ * touches, in res->dir/check, removed after: a stale patch fails before
+ * the base's tree is built or waited for.  0, or -1 with err and the
+ * rejected hunks in log.
+ */
+int build_series_check(const struct kernel_build_spec *spec,
+		       const struct kernel_build_result *res,
+		       struct strbuf *log, struct strbuf *err);
 
 /*
  * Unmount and remove the layers under cache_dir/layers/ whose tree is not
@@ -219,6 +231,24 @@ int build_read_release(const struct kernel_build_spec *spec, const char *src,
  * its figures into res.  0, or -1 with err. */
 int build_read_size(const char *vmlinux, struct kernel_build_result *res,
 		    struct strbuf *err);
+
+/* ---- build_lock.c ---- */
+
+/*
+ * Take the lock file path (created 0600 when missing; a symbolic link is
+ * refused) for spec's build, waiting while another build holds it: the
+ * wait is said through spec's progress (a line of the build's own, steps
+ * -1: "waiting for WHAT (another build holds it: WHO, pid P, for
+ * 1m20s)", what naming the thing locked, e.g. "the tree of BASE"), again
+ * every 5 seconds, and spec's progress hears each second between (line
+ * NULL; a negative return stops the wait); log gets the first report and
+ * "waited 42s for WHAT" at the end.  Once taken, who holds
+ * it (pid, spec->who, the time) is written into the file for the next
+ * one.  The fd that holds the lock (the caller closes it to let go), or
+ * -1 with err.
+ */
+int build_lock(const struct kernel_build_spec *spec, const char *path,
+	       const char *what, struct strbuf *log, struct strbuf *err);
 
 /* ---- build_cache.c ---- */
 

@@ -8,9 +8,12 @@
  *   builds/KEY/build.log  everything make and patch said
  *   builds/KEY/result     key=value lines, written last: its presence is
  *                         what "built" means
- *   builds/KEY.lock       flock()ed while a build of KEY runs
+ *   builds/KEY.lock       flock()ed while a build of KEY runs, with who
+ *                         holds it written in (build_lock.c)
  *   trees/TKEY            the incremental tree of a base and config
  *                         (build_tree.c), written by the base's build only
+ *   trees/TKEY.lock       flock()ed while a build uses the tree (the
+ *                         base's and a layer's), saying who
  *   layers/TKEY           a build of a series on that tree: overlays of its
  *                         src/ and out/, discarded after (build_layer.c)
  *
@@ -258,7 +261,12 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 		return c;
 	/* Layers a killed build or controller left on any idle tree. */
 	build_layers_sweep(spec->cache_dir, &res->log);
-	if (tree_key(spec, res, &tree, err) < 0)
+	/* The key's folder is ours (its lock); a stale series fails before
+	 * the base is built or waited for. */
+	if (remove_tree(res->dir, err) < 0 ||
+	    mkdir_p(res->dir, CACHE_DIR_MODE, err) < 0 ||
+	    build_series_check(spec, res, &res->log, err) < 0 ||
+	    tree_key(spec, res, &tree, err) < 0)
 		goto out;
 	/* One build at a time in a tree. */
 	strbuf_addf(&p, "%s/trees", spec->cache_dir);
@@ -266,7 +274,10 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 		goto out;
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s.lock", tree.buf);
-	tlock = lock_file(p.buf, err);
+	strbuf_addf(&src, "the tree of %s%s%s", spec->base,
+		    spec->ref ? "@" : "", spec->ref ? spec->ref : "");
+	tlock = build_lock(spec, p.buf, src.buf, &res->log, err);
+	strbuf_reset(&src);
 	if (tlock < 0)
 		goto out;
 	t0 = mono_ms();
@@ -276,9 +287,6 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 		    res->cache_key, tree.buf, res->base_id,
 		    res->series_sha256 ? res->series_sha256 : "(none)",
 		    res->config_sha256);
-	if (remove_tree(res->dir, err) < 0 ||
-	    mkdir_p(res->dir, CACHE_DIR_MODE, err) < 0)
-		goto out;
 	/* The base's tree is written by the base's own build only. */
 	if (build_tree_base(spec, res, tree.buf, &fresh, &steps, &res->log,
 			    err) < 0)
@@ -310,6 +318,7 @@ int kernel_build_incremental(const struct kernel_build_spec *spec,
 			goto out;
 	}
 	res->seconds = (double)(mono_ms() - t0) / 1000.0;
+	res->incremental = 1;
 	if (build_read_size(res->vmlinux, res, err) < 0)
 		goto out;
 	strbuf_addf(&res->log,
@@ -448,7 +457,8 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	const char *cspec;
 	struct kernel_build_result out;
 	struct strvec keep = STRVEC_INIT;
-	struct strbuf series = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf series = STRBUF_INIT, path = STRBUF_INIT,
+		      who = STRBUF_INIT;
 	const char *state, *hex;
 	int64_t kid;
 	int r = -1;
@@ -502,6 +512,9 @@ int build_kernel_for_job(struct db *db, int64_t job_id, const char *cache_dir,
 	spec.jobs = jobs;
 	spec.progress = progress;
 	spec.progress_ctx = progress_ctx;
+	strbuf_addf(&who, "kernel %s / job %lld", db_get(res, 0, 11),
+		    (long long)job_id);
+	spec.who = who.buf;
 	config_spec_apply(&spec, cspec, &keep);
 	hex = db_get(res, 0, 5);
 	if (hex && *hex) {
@@ -542,5 +555,6 @@ out:
 	strvec_clear(&keep);
 	strbuf_release(&series);
 	strbuf_release(&path);
+	strbuf_release(&who);
 	return r;
 }

@@ -41,10 +41,17 @@ struct kernel_build_spec {
 	 * configuration (0 when unknown); and with line NULL about once a
 	 * second while a step of the build (tar, cp, patch, config, make)
 	 * prints nothing, so that a job renews its lease through a silent
-	 * minute.  May be NULL.  A negative return stops the build (the
-	 * step is killed): a job that lost its lease. */
+	 * minute.  With steps -1, line is the build's own news, to show as
+	 * it is: "waiting for the tree of BASE (another build holds it:
+	 * ...)" while another build holds what this one needs (the tree,
+	 * or the same kernel), said again every few seconds.  May be NULL.
+	 * A negative return stops the build (the step is killed, or the
+	 * wait ends): a job that lost its lease. */
 	int (*progress)(void *ctx, const char *line, int steps, int expected);
 	void *progress_ctx;
+	/* Who builds, for another build that waits on this one's locks
+	 * ("kernel NAME / job N"); may be NULL (the pid still says). */
+	const char *who;
 };
 
 void kernel_build_spec_init(struct kernel_build_spec *spec);

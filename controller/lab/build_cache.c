@@ -267,6 +267,8 @@ static int read_result(struct kernel_build_result *res, struct strbuf *err)
 		else if (!strcmp(l, "bss") &&
 			 parse_i64(eq, 0, INT64_MAX, &res->bss, &e) < 0)
 			goto bad;
+		else if (!strcmp(l, "tree")) /* kernel_build_incremental() */
+			res->incremental = 1;
 		else if (!strcmp(l, "seconds")) {
 			if (parse_double(eq, 0, 1e7, &d, &e) < 0)
 				goto bad;
@@ -295,10 +297,15 @@ out:
 	return r;
 }
 
+/*
+ * The key's lock, builds/KEY.lock: another build of the same kernel
+ * holds it while it builds (build_lock() waits, saying so in res's log).
+ * The fd, or -1 with err.
+ */
 static int lock_key(const struct kernel_build_spec *spec,
-		    const struct kernel_build_result *res, struct strbuf *err)
+		    struct kernel_build_result *res, struct strbuf *err)
 {
-	struct strbuf p = STRBUF_INIT;
+	struct strbuf p = STRBUF_INIT, what = STRBUF_INIT;
 	int fd;
 
 	strbuf_addf(&p, "%s/builds", spec->cache_dir);
@@ -308,8 +315,10 @@ static int lock_key(const struct kernel_build_spec *spec,
 		return -1;
 	}
 	strbuf_addf(&p, "/%s.lock", res->cache_key);
-	fd = lock_file(p.buf, err);
+	strbuf_addf(&what, "the same kernel (key %.16s)", res->cache_key);
+	fd = build_lock(spec, p.buf, what.buf, &res->log, err);
 	strbuf_release(&p);
+	strbuf_release(&what);
 	return fd;
 }
 

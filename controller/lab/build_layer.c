@@ -16,6 +16,9 @@
  * killed build or controller is unmounted and removed by the next build
  * on that tree, before anything else happens there, and by the start of
  * any incremental build when its tree is not locked (build_layers_sweep()).
+ * Before any of it, a series is tried on copies of the files it touches
+ * (build_series_check()), so that a stale patch fails in seconds, not
+ * after the base's tree is built for it.
  *
  * The tree's folder is root's, 0700: the farm's user (which the local
  * agent's plan commands run as) reaches src/ and out/ only through a
@@ -142,6 +145,73 @@ out:
 	strbuf_release(&src);
 	strbuf_release(&out);
 	strbuf_release(&p);
+	return r;
+}
+
+/*
+ * Does spec's series apply to its base?  Asked before the base's tree is
+ * built or waited for, so that a stale patch fails in seconds with its
+ * rejects, not after a full build of the base (the layer applies it
+ * again for real).  The files the series names are copied from the
+ * pristine base (build_base_pristine(): never written) into
+ * res->dir/check, the series is applied there with patch -p1 and the
+ * copies removed.  A git base has no pristine folder here: its series is
+ * checked when the layer applies it.  0, or -1 with err ("patch 1 of 2
+ * does not apply (FILE): ...") and the rejected hunks in log.
+ */
+int build_series_check(const struct kernel_build_spec *spec,
+		       const struct kernel_build_result *res,
+		       struct strbuf *log, struct strbuf *err)
+{
+	struct strbuf base = STRBUF_INIT, check = STRBUF_INIT,
+		      from = STRBUF_INIT, to = STRBUF_INIT, e2 = STRBUF_INIT;
+	struct strvec files = STRVEC_INIT;
+	int r = -1;
+
+	if (!spec->patches.nr || starts_with(res->base_id, "git:"))
+		return 0;
+	for (size_t i = 0; i < spec->patches.nr; i++)
+		if (build_patch_paths(spec->patches.v[i], &files, err) < 0)
+			goto out;
+	if (build_base_pristine(spec, res, &base, log, err) < 0)
+		goto out;
+	strbuf_addf(&check, "%s/check", res->dir);
+	if (remove_tree(check.buf, err) < 0 ||
+	    mkdir_p(check.buf, 0700, err) < 0)
+		goto out;
+	for (size_t i = 0; i < files.nr; i++) {
+		strbuf_reset(&from);
+		strbuf_reset(&to);
+		strbuf_addf(&from, "%s/%s", base.buf, files.v[i]);
+		strbuf_addf(&to, "%s/%s", check.buf, files.v[i]);
+		if (!build_is_file(from.buf))
+			continue; /* a file the series creates */
+		/* The file's folder first (the path is checked: -p1, in the
+		 * tree, no ".."). */
+		strbuf_add(&e2, to.buf,
+			   (size_t)(strrchr(to.buf, '/') - to.buf));
+		r = mkdir_p(e2.buf, 0700, err);
+		strbuf_reset(&e2);
+		if (r < 0 ||
+		    copy_file_atomic(from.buf, to.buf, 0600, 0, err) < 0) {
+			r = -1;
+			goto out;
+		}
+	}
+	strbuf_addf(log,
+		    "the series is tried on a copy of the %zu file(s) "
+		    "it touches\n",
+		    files.nr);
+	r = build_apply_series(spec, check.buf, 0, log, err);
+out:
+	if (check.len && remove_tree(check.buf, &e2) < 0)
+		strbuf_addf(log, "cannot remove %s: %s\n", check.buf, e2.buf);
+	strvec_clear(&files);
+	strbuf_release(&base);
+	strbuf_release(&check);
+	strbuf_release(&from);
+	strbuf_release(&to);
+	strbuf_release(&e2);
 	return r;
 }
 

@@ -155,13 +155,15 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 		"cache_key = CASE WHEN EXISTS (SELECT 1 FROM kernels k2 WHERE "
 		"k2.cache_key = $13 AND k2.id <> $1) THEN cache_key ELSE $13 "
 		"END, "
+		"build_mode = $14, "
 		"built_at = coalesce(built_at, now()) WHERE id = $1",
 		db_i64(kernel_id), db_str(res->release),
 		db_str(res->bzimage ? res->bzimage : res->vmlinux),
 		db_str(res->vmlinux), db_i64(res->text), db_i64(res->data),
 		db_i64(res->bss), db_double(res->seconds), db_str(tail.buf),
 		db_str(res->dir), db_str(res->series_sha256),
-		db_str(res->config_sha256), db_str(res->cache_key), db_end());
+		db_str(res->config_sha256), db_str(res->cache_key),
+		db_str(res->incremental ? "incremental" : "fresh"), db_end());
 	if (r < 0) {
 		/* The kernel is built but its row refused the record: say
 		 * failed with why, rather than leave it `building` for
@@ -245,7 +247,7 @@ int kernels_job_build_row(struct db *db, int64_t job_id, struct db_result **ret,
 		"k.config_spec, CASE WHEN k.series_patch_id IS NULL THEN "
 		"encode(p.series, 'hex') END, k.image_path, "
 		"k.release, coalesce(k.series_patch_id, 0), "
-		"coalesce(k.series_count, 0), k.build_mode "
+		"coalesce(k.series_count, 0), k.build_mode, k.name "
 		"FROM jobs j JOIN kernels k ON k.id = j.kernel_id "
 		"LEFT JOIN patches p ON p.id = j.patch_id WHERE j.id = $1",
 		&a);

@@ -37,6 +37,9 @@ struct kernel_build_result {
 	int64_t text, data, bss;
 	double seconds; /* of the build that made it */
 	int cached; /* 1: found in the cache, nothing built now */
+	/* 1: built in the incremental tree of its base (the base alone) or
+	 * on a layer over it; 0: in a fresh tree (kernels.build_mode). */
+	int incremental;
 	struct strbuf log; /* this call's log (the full log on a build) */
 };
 
@@ -78,7 +81,10 @@ int kernels_upsert(struct db *db, const struct kernel_fields *f,
  * Kernel kernel_id is its base plus the first `count` files of patch
  * patch_id's series (schema 007), built in a fresh tree per build or, with
  * incremental, in the one tree of its base and config that bisection
- * steps share (lab/build.c).  0 or -1 with err.
+ * steps share (lab/build.c).  Until the kernel is built, build_mode is
+ * the mode asked for (a controller that is not root honours only
+ * 'incremental'; a root one builds every job's kernel on the tree);
+ * kernels_build_done() then records how it was built.  0 or -1 with err.
  */
 int kernels_set_series(struct db *db, int64_t kernel_id, int64_t patch_id,
 		       int count, int incremental, struct strbuf *err);
@@ -97,7 +103,8 @@ int kernels_build_failed(struct db *db, int64_t kernel_id, const char *error,
 
 /*
  * The build of kernel_id succeeded (or was found in the cache): record
- * what res says (release, image, size, time, log, cache key).  0, or -1
+ * what res says (release, image, size, time, log, cache key, and in
+ * build_mode how it was built: 'incremental' or 'fresh').  0, or -1
  * with err; when the row refuses the record, the kernel is set failed
  * with that reason rather than left `building`.
  */
@@ -139,8 +146,8 @@ int kernels_show(struct db *db, const char *id, int with_log,
  * no such job, else its kernel's id, build_state, base, base_ref,
  * config_spec, the job's patch series in hex (NULL when the kernel names
  * its own series), image_path, release, series_patch_id (0: none),
- * series_count (0), build_mode.  Into *ret (the caller frees it).  0, or
- * -1 with err.
+ * series_count (0), build_mode, name.  Into *ret (the caller frees it).
+ * 0, or -1 with err.
  */
 int kernels_job_build_row(struct db *db, int64_t job_id, struct db_result **ret,
 			  struct strbuf *err);

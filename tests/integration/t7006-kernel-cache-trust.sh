@@ -38,7 +38,7 @@ test_expect_success 'so is a SCHEDFARM_KERNEL_CACHE of that kind' '
 
 KC=$SCRATCH/kc
 test_expect_success 'a first build in a cache of ours fails at make, giving its key' '
-	! schedfarm kernel build --name k1 --base "$SCRATCH/src" --cache "$KC" >out 2>err &&
+	! schedfarm kernel build --fresh --name k1 --base "$SCRATCH/src" --cache "$KC" >out 2>err &&
 	sed -n "s/^build of key \([0-9a-f]*\)$/\1/p" err >key &&
 	test "$(wc -c <key)" = 65 &&
 	test "$(stat -c %a "$KC")" = 711 &&

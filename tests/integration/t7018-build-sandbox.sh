@@ -83,7 +83,7 @@ CONFIG="tinyconfig+$SCRATCH/frag.config"
 sed 's/^\(+.*HOSTILE uid\)/\1/; s/HOSTILE uid/HOSTILE2 uid/' hostile.patch >hostile2.patch
 
 test_expect_success 'a hostile patch builds as the farm user, without the secrets' '
-	schedfarm kernel build --name hostile --config "$CONFIG" \
+	schedfarm kernel build --fresh --name hostile --config "$CONFIG" \
 		--base "$SCRATCH/base" --patch hostile.patch >out 2>err ||
 		{ cat out err; false; } &&
 	schedfarm kernel show --log hostile >log &&
