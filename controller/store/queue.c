@@ -152,9 +152,9 @@ static int64_t base_id_of(struct db *db, const struct queue_submitted *ret)
 
 /*
  * The checks queue_submit() makes before it writes: a host s names must
- * be able to take job (job holds the plan's requirements), and a series
- * to build needs a plan that allows a kind that boots.  0, or -1 with
- * err.
+ * be able to take job (job holds the plan's requirements), a series to
+ * build needs a plan that allows a kind that boots, and without a named
+ * host some registered host must be able to take it.  0, or -1 with err.
  */
 static int submit_check_fit(struct db *db, const struct queue_submit *s,
 			    const struct job_row *job, struct strbuf *err)
@@ -180,6 +180,15 @@ static int submit_check_fit(struct db *db, const struct queue_submit *s,
 			    s->base);
 		return -1;
 	}
+	/* A job no host could ever take is refused now, not left queued
+	 * with its answer pending for ever. */
+	if (!s->host &&
+	    queue_any_host_can_take(
+		    db, job, s->plan_name,
+		    (s->nr_patches && !s->kernel ? QUEUE_HOST_NEEDS_BOOT : 0) |
+			    (s->now ? QUEUE_HOST_NOW : 0),
+		    s->base, err) < 0)
+		return -1;
 	return 0;
 }
 

@@ -142,3 +142,60 @@ int queue_host_can_take(struct db *db, const char *host,
 	}
 	return 0;
 }
+
+int queue_any_host_can_take(struct db *db, const struct job_row *req,
+			    const char *plan_name, unsigned flags,
+			    const char *base, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf why = STRBUF_INIT, one = STRBUF_INIT, kinds = STRBUF_INIT;
+	int n;
+
+	if (db_query(db, &res, err, "SELECT name FROM hosts ORDER BY name",
+		     db_end()) < 0)
+		return -1;
+	n = db_nrows(res);
+	for (int i = 0; i < n; i++) {
+		strbuf_reset(&one);
+		if (queue_host_can_take(db, db_get(res, i, 0), req, plan_name,
+					flags, base, &one) == 0)
+			goto out;
+		if (i < 3)
+			strbuf_addf(&why, "%s%s", i ? "; " : "", one.buf);
+	}
+	if (n > 3)
+		strbuf_addf(&why, "; and %d more host%s", n - 3,
+			    n - 3 == 1 ? "" : "s");
+	if (req->req_kinds.nr)
+		for (size_t i = 0; i < req->req_kinds.nr; i++)
+			strbuf_addf(&kinds, "%s%s", i ? " or " : "",
+				    req->req_kinds.v[i]);
+	else
+		kind_names_join(&kinds,
+				flags & QUEUE_HOST_NEEDS_BOOT
+					? kind_names_booting()
+					: kind_names_all(),
+				" or ");
+	if (!n)
+		strbuf_addf(err,
+			    "no host is registered, so nothing would ever take "
+			    "this job: add a %s host that meets the plan %s "
+			    "(schedfarm host add NAME --kind KIND ...), then "
+			    "submit again",
+			    kinds.buf, plan_name);
+	else
+		strbuf_addf(err,
+			    "no host can take this job, so it would wait for "
+			    "ever: %s.  Add a %s host that meets the plan %s "
+			    "(schedfarm host add), or name one with --host",
+			    why.buf, kinds.buf, plan_name);
+	strbuf_release(&why);
+	strbuf_release(&one);
+	strbuf_release(&kinds);
+	return -1;
+out:
+	strbuf_release(&why);
+	strbuf_release(&one);
+	strbuf_release(&kinds);
+	return 0;
+}

@@ -25,4 +25,15 @@ int queue_host_can_take(struct db *db, const char *host,
 			const struct job_row *req, const char *plan_name,
 			unsigned flags, const char *base, struct strbuf *err);
 
+/*
+ * Can some registered host take such a job (a job submitted with no
+ * --host)?  0 when one can; else -1 with err saying why none can: no host
+ * is registered, or each host's unmet requirement (at most three, then
+ * how many more), and what kind of host to add.  A database error is -1
+ * too (err says so).
+ */
+int queue_any_host_can_take(struct db *db, const struct job_row *req,
+			    const char *plan_name, unsigned flags,
+			    const char *base, struct strbuf *err);
+
 #endif

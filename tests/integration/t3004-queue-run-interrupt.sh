@@ -134,7 +134,17 @@ test_expect_success 'a series for a host that cannot boot it needs --kernel' '
 	schedfarm queue --json | jq -e "length == 0"
 '
 
+test_expect_success 'a series without --kernel is refused when no host could ever boot it' '
+	! schedfarm submit fix.patch --base v6.1 --plan slow.yaml 2>err &&
+	grep_or_fail "no host can take this job, so it would wait for ever" err &&
+	grep_or_fail "host '\''here'\'' is a local host" err &&
+	grep_or_fail "Add a libvirt, ipmi or redfish host" err &&
+	schedfarm queue --json | jq -e "length == 0"
+'
+
 test_expect_success 'a series without --kernel waits for a host that boots, never runs on local' '
+	# A BMC host, in maintenance (never contacted here), can take it later.
+	sql "INSERT INTO hosts (name, kind, address, bmc_address, health) VALUES (\$\$far\$\$, \$\$ipmi\$\$, \$\$192.0.2.1\$\$, \$\$192.0.2.2\$\$, \$\$maintenance\$\$)" &&
 	schedfarm submit fix.patch --base v6.1 --plan slow.yaml --json >b.json &&
 	J=$(jq .job b.json) &&
 	sql "SELECT array_to_string(req_kinds, \$\$,\$\$) FROM jobs WHERE id = $J" >kinds &&
@@ -142,7 +152,8 @@ test_expect_success 'a series without --kernel waits for a host that boots, neve
 	exit_is 1 schedfarm run >out 2>err &&
 	grep_or_fail "no matching idle host" err &&
 	schedfarm job show $J --json | jq -e ".state == \"queued\" and (.runs | length) == 0" &&
-	schedfarm job cancel $J >/dev/null
+	schedfarm job cancel $J >/dev/null &&
+	sql "DELETE FROM hosts WHERE name = \$\$far\$\$"
 '
 
 test_expect_success 'run refuses a host that can never take the plan, before queueing' '
