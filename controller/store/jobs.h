@@ -129,8 +129,9 @@ int jobs_insert(struct db *db, const struct job_row *r, int64_t *ret_id,
 		struct strbuf *err);
 /*
  * Job job_id for `job show`: no row when there is none, else one JSON
- * object: the job, its kernel, plan and host, its phases and its runs
- * (each with its count of results).  Into *ret (the caller frees it).  0,
+ * object: the job, its kernel, plan (with "set": its --set overrides,
+ * [] for none) and host, its phases and its runs (each with its count of
+ * results).  Into *ret (the caller frees it).  0,
  * or -1 with err.
  */
 int jobs_show_json(struct db *db, int64_t job_id, struct db_result **ret,

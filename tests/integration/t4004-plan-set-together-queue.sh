@@ -41,6 +41,13 @@ test_expect_success 'run --set: the overrides are used and kept with the job' '
 	test "$(q "SELECT count(DISTINCT iteration) FROM results r JOIN runs u ON u.id = r.run_id WHERE u.job_id = $J AND NOT r.warmup")" = 1
 '
 
+test_expect_success 'job show says the overrides, in text and JSON' '
+	J=$(cat job1) &&
+	schedfarm job show "$J" --json | jq -e ".set == [\"params.duration=2s\", \"workloads[1].params.round_trips=3000\", \"iterations=1\"]" &&
+	schedfarm job show "$J" >show &&
+	grep_or_fail "plan smoke (--set params.duration=2s --set workloads[1].params.round_trips=3000 --set iterations=1), host here" show
+'
+
 test_expect_success 'rerun repeats the overrides, and --set adds more after them' '
 	J=$(cat job1) &&
 	schedfarm rerun "$J" --host here --set params.duration=3s --json >r.json &&
