@@ -21,6 +21,7 @@
 #include "parse.h"
 #include "store/answers.h"
 #include "time-util.h"
+#include "workloads.h"
 #include "banned.h"
 
 const char cmd_patch_usage[] =
@@ -99,9 +100,15 @@ static void render_phases(const struct json_value *ph, struct strbuf *out)
 	}
 }
 
-/* The answer's deciding metrics (list: the "metrics" array, may be NULL). */
+/*
+ * The answer's deciding metrics (list: the "metrics" array, may be NULL):
+ * per metric its verdict line, then, indented, where it was measured:
+ * host, workload and params (two rows of one metric differ only there).
+ */
 static void render_metrics(const struct json_value *list, struct strbuf *out)
 {
+	struct strbuf label = STRBUF_INIT;
+
 	if (list && json_len(list)) {
 		strbuf_addstr(out,
 			      "\ndeciding metrics (%change, 95% CI, p):\n");
@@ -119,13 +126,21 @@ static void render_metrics(const struct json_value *list, struct strbuf *out)
 			if (isfinite(json_member_number(m, "p_value")))
 				strbuf_addf(out, " p=%.2g",
 					    json_member_number(m, "p_value"));
-			strbuf_addf(out, "  n %.0f+%.0f on %s (%s)\n",
+			strbuf_addf(out, "\n    n %.0f+%.0f on %s, %s",
 				    json_member_number(m, "n_base"),
 				    json_member_number(m, "n_new"),
 				    json_member_string(m, "host"),
 				    json_member_string(m, "workload"));
+			/* What tells two rows apart: the params set. */
+			strbuf_reset(&label);
+			workload_params_label(json_member_string(m, "workload"),
+					      json_get(m, "params"), &label);
+			if (label.len)
+				strbuf_addf(out, " (%s)", label.buf);
+			strbuf_addch(out, '\n');
 		}
 	}
+	strbuf_release(&label);
 }
 
 /*

@@ -90,6 +90,7 @@ test_expect_success 'the phases have durations that add up to the answer span' '
 test_expect_success 'patch show, the page and the mail say it too' '
 	schedfarm patch show 1 >t1 && cat t1 &&
 	grep_or_fail "  base      base runs reused from STP#1, kernel v-base" t1 &&
+	grep_or_fail "    n 3+3 on here, pipe-pingpong (round_trips=2000)" t1 &&
 	grep -q "^phases ([0-9.a-z]* from submit to answer):" t1 &&
 	for ph in queued build boot run compare; do
 		grep -q "^  $ph  *[0-9.]*[a-z]*\$" t1 || { echo "no $ph"; return 1; }
