@@ -138,7 +138,7 @@ static int job_ingest(int argc, char **argv)
 	parse_int(db_get(res, 0, 1), 0, 1000, &ex.warmup, NULL);
 	r = ingest_run(db, &ex, text.buf, text.len, &sum, &err);
 	if (r < 0)
-		fatal("%s", err.buf);
+		fatal("run %lld: %s", (long long)ex.run_id, err.buf);
 	if (r == 1)
 		printf("run %lld was ingested already: nothing changed\n",
 		       (long long)ex.run_id);

@@ -48,7 +48,7 @@ int job_ingest_one(struct job_ctx *jc, struct run_rec *rr, struct strbuf *log)
 	 * show as a lost connection yet: one that cannot answer SELECT 1,
 	 * or answers only on a new connection, was away, and the run is not
 	 * to blame (it is stored again, on the next try). */
-	if (r < 0 && !db_lost(jc->db)) {
+	if (r < 0 && r != INGEST_RUN_FAILED && !db_lost(jc->db)) {
 		struct strbuf probe = STRBUF_INIT;
 		unsigned before = db_reconnects(jc->db);
 
@@ -60,12 +60,16 @@ int job_ingest_one(struct job_ctx *jc, struct run_rec *rr, struct strbuf *log)
 	if (r == -2 || (r < 0 && db_lost(jc->db))) {
 		r = 1;
 	} else if (r < 0) {
-		run_failed(rr, "ingest", err.buf);
+		/* The workload's failure is the run phase's, not ingest's. */
+		run_failed(rr, r == INGEST_RUN_FAILED ? "run" : "ingest",
+			   err.buf);
 		strbuf_reset(&err);
 		r = ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
 				       rr->lines.len, &err) < 0;
-		strbuf_addf(log, "run %lld: failed: %s\n", (long long)rr->id,
-			    rr->error);
+		/* A run's own failure is said by the phase that ran it. */
+		if (strcmp(rr->phase, "run"))
+			strbuf_addf(log, "run %lld: failed: %s\n",
+				    (long long)rr->id, rr->error);
 	} else {
 		strbuf_addf(log,
 			    "run %lld: %s %zu results, %zu samples, %zu "
@@ -142,7 +146,7 @@ int job_store(struct job_ctx *jc, void *arg, struct strbuf *err)
 {
 	struct store_args *sa = arg;
 	struct db *db = jc->db;
-	size_t nfailed = 0;
+	size_t nfailed = 0, ningest = 0;
 	int64_t phase_id;
 	int r;
 
@@ -168,14 +172,17 @@ int job_store(struct job_ctx *jc, void *arg, struct strbuf *err)
 				    "run %lld: stored by an earlier attempt\n",
 				    (long long)sa->rr[i].id);
 		else if (sa->rr[i].recorded)
-			strbuf_addf(&sa->log,
-				    "run %lld: stored as it finished\n",
-				    (long long)sa->rr[i].id);
+			strbuf_addf(&sa->log, "run %lld: %s as it finished\n",
+				    (long long)sa->rr[i].id,
+				    sa->rr[i].error ? "its failure recorded"
+						    : "stored");
 		else if (job_ingest_one(jc, &sa->rr[i], &sa->log))
 			goto fail;
 	for (size_t i = 0; i < sa->n; i++) {
 		if (!sa->rr[i].error)
 			continue;
+		if (sa->rr[i].phase && !strcmp(sa->rr[i].phase, "ingest"))
+			ningest++;
 		if (!nfailed++) {
 			sa->fail_phase = sa->rr[i].phase;
 			sa->fail_msg = xstrfmt(
@@ -198,8 +205,7 @@ int job_store(struct job_ctx *jc, void *arg, struct strbuf *err)
 	if (!phase_id &&
 	    queue_phase_begin(db, &jc->claim, "ingest", &phase_id, err) < 0)
 		goto fail;
-	if (queue_phase_end(db, phase_id,
-			    nfailed && nfailed == sa->n ? "failed" : "ok",
+	if (queue_phase_end(db, phase_id, ningest ? "failed" : "ok",
 			    sa->log.buf, err) < 0 ||
 	    queue_finish(db, &jc->claim, jc->owner, nfailed ? "failed" : "done",
 			 sa->fail_phase, sa->fail_msg, err) < 0)

@@ -3,6 +3,7 @@
  * stream was cut, fetched from the host; see phase.h.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cleanup.h"
 #include "job/jobguard.h"
@@ -54,7 +55,8 @@ static void collect_one(struct job_ctx *jc, struct runner *runner,
 		strbuf_addf(log, "run %lld: stream complete (%zu bytes)\n",
 			    (long long)rr->id, rr->lines.len);
 	}
-	if (rr->error)
+	/* Only the collect phase's own failures: the run phase said its. */
+	if (rr->error && rr->phase && !strcmp(rr->phase, "collect"))
 		strbuf_addf(log, "run %lld: failed: %s\n", (long long)rr->id,
 			    rr->error);
 	strbuf_release(&err);

@@ -723,17 +723,18 @@ int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
 
 		db_copy_end(db, &ignore);
 		strbuf_release(&ignore);
+		/* The run itself failed (its workload, or the agent died):
+		 * not a failure to store it.  The caller names the run. */
 		if (!sum.done)
-			strbuf_addf(err,
-				    "run %lld: the agent's lines end without "
-				    "\"done\"",
-				    (long long)ex->run_id);
+			strbuf_addstr(err, "the agent's lines end without "
+					   "\"done\" (the agent stopped)");
 		else
-			strbuf_addf(err, "run %lld: the agent says %s",
-				    (long long)ex->run_id, sum.status);
+			strbuf_addf(err, "the workload %s", sum.status);
 		if (sum.done && sum.first_error)
 			strbuf_addf(err, ": %s", sum.first_error);
-		goto fail;
+		r = INGEST_RUN_FAILED;
+		db_rollback(db);
+		goto out;
 	}
 	if ((b.results.len &&
 	     db_copy_put(db, b.results.buf, b.results.len, err) < 0) ||

@@ -109,9 +109,12 @@ int ingest_check_all(const char *text, size_t len,
  * row marked done with its agent info and the first MiB of raw lines.
  * Return 1 when the run had already been ingested (nothing changes), 0
  * when stored, -1 on failure (nothing stored; err says why).  A run whose
- * lines do not end with `done` status ok is refused here: mark it failed
- * with ingest_mark_failed() instead.
+ * lines do not end with `done` status ok is refused here with
+ * INGEST_RUN_FAILED (-3): the run failed, not its storing (err says how:
+ * "the workload failed: ...", without the run's id); mark it failed with
+ * ingest_mark_failed() instead.
  */
+#define INGEST_RUN_FAILED (-3)
 int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
 	       size_t len, struct ingest_summary *ret_sum, struct strbuf *err);
 

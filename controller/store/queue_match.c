@@ -151,10 +151,22 @@ int queue_any_host_can_take(struct db *db, const struct job_row *req,
 	struct strbuf why = STRBUF_INIT, one = STRBUF_INIT, kinds = STRBUF_INIT;
 	int n;
 
-	if (db_query(db, &res, err, "SELECT name FROM hosts ORDER BY name",
-		     db_end()) < 0)
+	struct strvec all = STRVEC_INIT;
+	int booting = 0;
+
+	/* Hosts of the kinds the farm runs jobs on (not imported ones). */
+	strvec_pushv(&all, kind_names_all());
+	if (db_query(db, &res, err,
+		     "SELECT name, kind FROM hosts WHERE kind = ANY($1) "
+		     "ORDER BY name",
+		     db_text_array(&all), db_end()) < 0) {
+		strvec_clear(&all);
 		return -1;
+	}
+	strvec_clear(&all);
 	n = db_nrows(res);
+	for (int i = 0; i < n; i++)
+		booting |= hosts_kind_boots(db_get(res, i, 1));
 	for (int i = 0; i < n; i++) {
 		strbuf_reset(&one);
 		if (queue_host_can_take(db, db_get(res, i, 0), req, plan_name,
@@ -176,7 +188,15 @@ int queue_any_host_can_take(struct db *db, const struct job_row *req,
 					? kind_names_booting()
 					: kind_names_all(),
 				" or ");
-	if (!n)
+	if (n && !booting && (flags & QUEUE_HOST_NEEDS_BOOT))
+		strbuf_addf(err,
+			    "no host that boots kernels is registered (the %d "
+			    "here run their own), so the series on %s would "
+			    "never be built: add a %s host that meets the plan "
+			    "%s (schedfarm host add), or give --kernel NAME, "
+			    "the kernel a host runs with the series applied",
+			    n, base, kinds.buf, plan_name);
+	else if (!n)
 		strbuf_addf(err,
 			    "no host is registered, so nothing would ever take "
 			    "this job: add a %s host that meets the plan %s "

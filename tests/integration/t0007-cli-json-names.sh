@@ -64,6 +64,9 @@ printf 'diff --git a/kernel/sched/fair.c b/kernel/sched/fair.c\n--- a/kernel/sch
 
 test_expect_success 'setup: a host, a run, a patch job, imports and a comparison' '
 	schedfarm host add here --kind local >/dev/null &&
+	# A BMC host in maintenance (never contacted): a series without
+	# --kernel has a host that could boot it, so submit queues it.
+	schedfarm db psql -- -qc "INSERT INTO hosts (name, kind, address, bmc_address, health) VALUES ('"'"'bmc'"'"', '"'"'ipmi'"'"', '"'"'192.0.2.1'"'"', '"'"'192.0.2.2'"'"', '"'"'maintenance'"'"')" &&
 	schedfarm run quick.yaml --host here --kernel k-json >run.out 2>&1 &&
 	schedfarm run quick.yaml --host here --kernel v6.1 >run.out 2>&1 &&
 	schedfarm submit fix.patch --base v6.1 --kernel k-json-fix --plan quick.yaml --host here --json >sub.json &&

@@ -131,4 +131,33 @@ test_expect_success 'the run page shows the members side by side' '
 		{ echo "no together data file"; ls "$SCRATCH/report" | head; return 1; }
 '
 
+test_expect_success 'a workload whose output gives no metric fails in run, not ingest, said once per place' '
+	cat >hello.yaml <<-\EOF &&
+	name: hello
+	commands:
+	  hello:
+	    command: [echo, "hello: world"]
+	    parse:
+	      format: regex
+	      patterns:
+	        - "value: (?<value>[0-9.]+)"
+	    metrics:
+	      value: {unit: s, direction: lower}
+	workload: hello
+	iterations: 1
+	warmup: 0
+	EOF
+	! schedfarm run hello.yaml --host here >hello.out 2>&1 &&
+	J=$(q "SELECT max(id) FROM jobs") &&
+	schedfarm job show "$J" --json >h.json &&
+	jq -e ".error_phase == \"run\"" h.json &&
+	jq -e "[.phases[] | select(.phase == \"ingest\")][0].status == \"ok\"" h.json &&
+	jq -e "[.phases[] | select(.phase == \"collect\")][0].log | test(\"no value\") | not" h.json &&
+	schedfarm job show "$J" >h.txt &&
+	grep_or_fail "failed (run: 1 of 1 runs failed" h.txt &&
+	test "$(grep -c "no value for metric" h.txt)" -le 4 &&
+	! grep -q "run [0-9]*: run [0-9]*:" h.txt &&
+	! grep -q "(ingest)" h.txt
+'
+
 test_done
