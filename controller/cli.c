@@ -411,6 +411,7 @@ void cli_table_init(struct cli_table *t, const char *const *head,
 {
 	t->head = head;
 	t->align = align;
+	t->nalign = align ? strlen(align) : 0;
 	t->ncols = ncols;
 	t->nkeep = nkeep < ncols ? nkeep : ncols;
 	t->cells = xcalloc(1, sizeof(*t->cells));
@@ -446,8 +447,8 @@ static void add_table_line(const struct cli_table *t, const char *const *cells,
 	for (size_t c = 0; c < n; c++) {
 		if (c)
 			strbuf_addch(out, ' ');
-		add_cell(out, cells[c], w[c], t->align && t->align[c] == 'r',
-			 c + 1 == n);
+		add_cell(out, cells[c], w[c],
+			 c < t->nalign && t->align[c] == 'r', c + 1 == n);
 	}
 	while (out->len > start && out->buf[out->len - 1] == ' ')
 		strbuf_setlen(out, out->len - 1);

@@ -191,7 +191,8 @@ void cli_wrap(struct strbuf *out, const char *text, int width);
 
 /*
  * A text table that fits a width: columns named by head[] (their names,
- * ncols of them; align[c] 'r' right-aligns column c), rows of cells added
+ * ncols of them; align NULL or a string, align[c] 'r' right-aligns column
+ * c, a column past its end is left-aligned), rows of cells added
  * with cli_table_row().  Printed with every column padded to its longest
  * cell, one line a row, when that fits; else each row keeps its first
  * nkeep columns on its line and the others (long labels: a kernel, a
@@ -202,7 +203,7 @@ void cli_wrap(struct strbuf *out, const char *text, int width);
 struct cli_table {
 	const char *const *head;
 	const char *align;
-	size_t ncols, nkeep;
+	size_t nalign, ncols, nkeep;
 	struct strvec *cells;
 };
 void cli_table_init(struct cli_table *t, const char *const *head,
