@@ -455,10 +455,35 @@ static void add_table_line(const struct cli_table *t, const char *const *cells,
 	strbuf_addch(out, '\n');
 }
 
+/*
+ * The cells of row from column `from` on (those not empty or "-") under
+ * the row as "  NAME value" pairs: on one line when it fits width, else
+ * each pair on a line of its own (wrapped later by cli_wrap()).
+ */
+static void add_moved(const struct cli_table *t, const char *const *row,
+		      size_t from, size_t width, struct strbuf *out)
+{
+	struct strbuf line = STRBUF_INIT;
+
+	for (size_t c = from; c < t->ncols; c++)
+		if (strcmp(row[c], "-") && row[c][0])
+			strbuf_addf(&line, "  %s %s", t->head[c], row[c]);
+	if (line.len && columns(line.buf) <= width) {
+		strbuf_addbuf(out, &line);
+		strbuf_addch(out, '\n');
+	} else if (line.len) {
+		for (size_t c = from; c < t->ncols; c++)
+			if (strcmp(row[c], "-") && row[c][0])
+				strbuf_addf(out, "  %s %s\n", t->head[c],
+					    row[c]);
+	}
+	strbuf_release(&line);
+}
+
 void cli_table_print(const struct cli_table *t, int width, struct strbuf *out)
 {
 	size_t nrows = t->cells->nr / (t->ncols ? t->ncols : 1), total = 0,
-	       n = t->ncols, start;
+	       n = t->ncols;
 	size_t *w = xcalloc(t->ncols ? t->ncols : 1, sizeof(*w));
 	struct strbuf text = STRBUF_INIT;
 
@@ -482,16 +507,7 @@ void cli_table_print(const struct cli_table *t, int width, struct strbuf *out)
 		add_table_line(t, row, n, w, &text);
 		if (n == t->ncols)
 			continue;
-		start = text.len;
-		strbuf_addch(&text, ' ');
-		for (size_t c = n; c < t->ncols; c++)
-			if (strcmp(row[c], "-") && row[c][0])
-				strbuf_addf(&text, " %s %s", t->head[c],
-					    row[c]);
-		if (text.len == start + 1)
-			strbuf_setlen(&text, start);
-		else
-			strbuf_addch(&text, '\n');
+		add_moved(t, row, n, (size_t)width, &text);
 	}
 	if (width > 0)
 		cli_wrap(out, text.buf, width);

@@ -162,6 +162,27 @@ static void test_table(void **state)
 				    "333  -\n"
 				    "  LABEL a-much-\n"
 				    "    longer-label\n");
+	strbuf_reset(&sb);
+	/* Two moved columns: on one line when it fits, else a line each. */
+	{
+		static const char *const h2[] = { "ID", "KERNEL", "PLAN" };
+		static const char *const c1[] = { "1", "k", "p" };
+		static const char *const c2[] = { "2", "kernel-lbl",
+						  "plan-long" };
+		struct cli_table t2;
+
+		cli_table_init(&t2, h2, NULL, 3, 1);
+		cli_table_row(&t2, c1);
+		cli_table_row(&t2, c2);
+		cli_table_print(&t2, 19, &sb);
+		assert_string_equal(sb.buf, "ID\n"
+					    "1\n"
+					    "  KERNEL k  PLAN p\n"
+					    "2\n"
+					    "  KERNEL kernel-lbl\n"
+					    "  PLAN plan-long\n");
+		cli_table_release(&t2);
+	}
 	cli_table_release(&t);
 	strbuf_release(&sb);
 }
