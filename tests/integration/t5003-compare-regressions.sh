@@ -52,7 +52,8 @@ test_expect_success 'the text listing names host, kernels, %change, CI and p (--
 	grep -E "\-9\.8% .* throughput +synthetic-base +synthetic-new +lab1 +memchunk +\{\"long\": 2, \"short\": 4\}" r.txt &&
 	schedfarm regressions >fit.txt &&
 	grep -E "\+7\.1% +\[\+6\.8%, \+7\.4%\] +0$" fit.txt &&
-	grep -E "^  metric instructions base v2\.6\.39-rc4 new v2\.6\.39-rc4-load-weight" fit.txt &&
+	grep -A2 -E "\+7\.1% +\[\+6\.8%, \+7\.4%\] +0$" fit.txt | grep -q "^  metric instructions$" &&
+	grep -q "^  new v2\.6\.39-rc4-load-weight$" fit.txt &&
 	! awk "length > 80" fit.txt | grep .
 '
 
