@@ -68,6 +68,10 @@ static int format_queue(const char *json, struct strbuf *out,
 				    member_text(j, "error")
 					    ? member_text(j, "error")
 					    : "");
+		/* A program's error may hold lines: one line under the row. */
+		for (size_t k = 0; k < error.len; k++)
+			if (error.buf[k] == '\n' || error.buf[k] == '\t')
+				error.buf[k] = ' ';
 		cells[0] = member_text(j, "job");
 		cells[1] = member_text(j, "state");
 		cells[2] = member_text(j, "priority");
