@@ -311,6 +311,221 @@ static void add_columns(struct strbuf *out, const char *s, size_t cols)
 	strbuf_add(out, s, (size_t)(p - s));
 }
 
+/* Columns of the first len bytes of s. */
+static size_t columns_n(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/*
+ * Where to break a line of `len` bytes that is wider than `room` columns:
+ * after the last blank within the first `room` columns when it lies in
+ * their second half (the blank is dropped), else after the last '-', '/'
+ * or ',' there (kept at the end of the line), else after the last blank
+ * at all; when there is none of these, a hard cut after `room` whole
+ * characters.  Sets *ret_skip to the bytes to drop at the break (1 for a
+ * blank, else 0).
+ */
+static size_t wrap_break(const char *s, size_t len, size_t room,
+			 size_t *ret_skip)
+{
+	size_t blank = 0, punct = 0, n = 0, i;
+
+	for (i = 0; i < len; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && n++ == room)
+			break;
+		if (s[i] == ' ' && i > 0)
+			blank = i;
+		else if ((s[i] == '-' || s[i] == '/' || s[i] == ',') &&
+			 n < room)
+			punct = i + 1;
+	}
+	*ret_skip = 0;
+	if (blank && (2 * blank >= room || !punct)) {
+		*ret_skip = 1;
+		return blank;
+	}
+	return punct ? punct : i;
+}
+
+/* Append one line (no newline in it) wrapped to width; see cli_wrap(). */
+static void wrap_line(struct strbuf *out, const char *s, size_t len,
+		      size_t width)
+{
+	size_t lead = strspn(s, " "), indent, skip;
+
+	if (lead > len)
+		lead = len;
+	indent = lead + 2 < width / 2 ? lead + 2 : 0;
+	for (int first = 1;; first = 0) {
+		size_t room = first ? width : width - indent, cut;
+
+		if (!first)
+			strbuf_addf(out, "%*s", (int)indent, "");
+		cut = columns_n(s, len) <= room
+			      ? len
+			      : wrap_break(s, len, room, &skip);
+		if (cut == len) {
+			strbuf_add(out, s, len);
+			return;
+		}
+		strbuf_add(out, s, cut);
+		while (cut > 0 && out->buf[out->len - 1] == ' ') {
+			strbuf_setlen(out, out->len - 1);
+			cut--;
+		}
+		strbuf_addch(out, '\n');
+		s += cut + skip;
+		len -= cut + skip;
+		while (len && *s == ' ') {
+			s++;
+			len--;
+		}
+		if (!len)
+			return;
+	}
+}
+
+void cli_wrap(struct strbuf *out, const char *text, int width)
+{
+	size_t w = width >= 20 ? (size_t)width : 20;
+
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t len = nl ? (size_t)(nl - text) : strlen(text);
+
+		wrap_line(out, text, len, w);
+		if (!nl)
+			return;
+		strbuf_addch(out, '\n');
+		text = nl + 1;
+	}
+}
+
+void cli_table_init(struct cli_table *t, const char *const *head,
+		    const char *align, size_t ncols, size_t nkeep)
+{
+	t->head = head;
+	t->align = align;
+	t->nalign = align ? strlen(align) : 0;
+	t->ncols = ncols;
+	t->nkeep = nkeep < ncols ? nkeep : ncols;
+	t->cells = xcalloc(1, sizeof(*t->cells));
+	strvec_init(t->cells);
+}
+
+void cli_table_row(struct cli_table *t, const char *const *cells)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		strvec_push(t->cells, cells[c] ? cells[c] : "-");
+}
+
+/* Append cell s padded to w columns (right-aligned when right); the last
+ * column of a line is not padded. */
+static void add_cell(struct strbuf *out, const char *s, size_t w, int right,
+		     int last)
+{
+	size_t n = columns(s), pad = n < w ? w - n : 0;
+
+	if (right)
+		strbuf_addf(out, "%*s", (int)pad, "");
+	strbuf_addstr(out, s);
+	if (!right && !last)
+		strbuf_addf(out, "%*s", (int)pad, "");
+}
+
+/* One line of cells[0..n) (the head when cells is t->head), padded to w. */
+static void add_table_line(const struct cli_table *t, const char *const *cells,
+			   size_t n, const size_t *w, struct strbuf *out)
+{
+	size_t start = out->len;
+
+	for (size_t c = 0; c < n; c++) {
+		if (c)
+			strbuf_addch(out, ' ');
+		add_cell(out, cells[c], w[c],
+			 c < t->nalign && t->align[c] == 'r', c + 1 == n);
+	}
+	while (out->len > start && out->buf[out->len - 1] == ' ')
+		strbuf_setlen(out, out->len - 1);
+	strbuf_addch(out, '\n');
+}
+
+/*
+ * The cells of row from column `from` on (those not empty or "-") under
+ * the row as "  NAME value" pairs: on one line when it fits width, else
+ * each pair on a line of its own (wrapped later by cli_wrap()).
+ */
+static void add_moved(const struct cli_table *t, const char *const *row,
+		      size_t from, size_t width, struct strbuf *out)
+{
+	struct strbuf line = STRBUF_INIT;
+
+	for (size_t c = from; c < t->ncols; c++)
+		if (strcmp(row[c], "-") && row[c][0])
+			strbuf_addf(&line, "  %s %s", t->head[c], row[c]);
+	if (line.len && columns(line.buf) <= width) {
+		strbuf_addbuf(out, &line);
+		strbuf_addch(out, '\n');
+	} else if (line.len) {
+		for (size_t c = from; c < t->ncols; c++)
+			if (strcmp(row[c], "-") && row[c][0])
+				strbuf_addf(out, "  %s %s\n", t->head[c],
+					    row[c]);
+	}
+	strbuf_release(&line);
+}
+
+void cli_table_print(const struct cli_table *t, int width, struct strbuf *out)
+{
+	size_t nrows = t->cells->nr / (t->ncols ? t->ncols : 1), total = 0,
+	       n = t->ncols;
+	size_t *w = xcalloc(t->ncols ? t->ncols : 1, sizeof(*w));
+	struct strbuf text = STRBUF_INIT;
+
+	for (size_t c = 0; c < t->ncols; c++) {
+		w[c] = columns(t->head[c]);
+		for (size_t r = 0; r < nrows; r++) {
+			size_t l = columns(t->cells->v[r * t->ncols + c]);
+
+			if (l > w[c])
+				w[c] = l;
+		}
+		total += w[c] + (c ? 1 : 0);
+	}
+	if (width > 0 && total > (size_t)width)
+		n = t->nkeep;
+	add_table_line(t, t->head, n, w, &text);
+	for (size_t r = 0; r < nrows; r++) {
+		const char *const *row =
+			(const char *const *)&t->cells->v[r * t->ncols];
+
+		add_table_line(t, row, n, w, &text);
+		if (n == t->ncols)
+			continue;
+		add_moved(t, row, n, (size_t)width, &text);
+	}
+	if (width > 0)
+		cli_wrap(out, text.buf, width);
+	else
+		strbuf_addbuf(out, &text);
+	strbuf_release(&text);
+	free(w);
+}
+
+void cli_table_release(struct cli_table *t)
+{
+	if (!t->cells)
+		return;
+	strvec_clear(t->cells);
+	free(t->cells);
+	t->cells = NULL;
+}
+
 void cli_fit_line(struct strbuf *out, const char *head, const char *middle,
 		  const char *tail, int width)
 {

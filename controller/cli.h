@@ -176,6 +176,45 @@ void cli_fit_line(struct strbuf *out, const char *head, const char *middle,
 		  const char *tail, int width);
 
 /*
+ * Append text to out with every line wider than width columns (at least
+ * 20; a UTF-8 character is one column) wrapped: broken after the last
+ * blank, '-', '/' or ',' that fits (a word is cut only when it alone is
+ * wider than the line), the continuation lines indented two columns past
+ * the line's own leading blanks.  Lines that fit are copied unchanged, so
+ * a table whose rows fit keeps its alignment and only its long labels and
+ * notes wrap.
+ */
+void cli_wrap(struct strbuf *out, const char *text, int width);
+
+/* The width text output fits unless --wide: 80 columns. */
+#define CLI_TEXT_WIDTH 80
+
+/*
+ * A text table that fits a width: columns named by head[] (their names,
+ * ncols of them; align NULL or a string, align[c] 'r' right-aligns column
+ * c, a column past its end is left-aligned), rows of cells added
+ * with cli_table_row().  Printed with every column padded to its longest
+ * cell, one line a row, when that fits; else each row keeps its first
+ * nkeep columns on its line and the others (long labels: a kernel, a
+ * plan, an error) move to a line of their own under it, as "name value"
+ * pairs, wrapped (cli_wrap()).  The head and align strings are the
+ * caller's; the cells are copied.
+ */
+struct cli_table {
+	const char *const *head;
+	const char *align;
+	size_t nalign, ncols, nkeep;
+	struct strvec *cells;
+};
+void cli_table_init(struct cli_table *t, const char *const *head,
+		    const char *align, size_t ncols, size_t nkeep);
+/* Add one row: cells[0..ncols); a NULL cell is printed as "-". */
+void cli_table_row(struct cli_table *t, const char *const *cells);
+/* Append the table to out, fitted to width (0: one line a row, always). */
+void cli_table_print(const struct cli_table *t, int width, struct strbuf *out);
+void cli_table_release(struct cli_table *t);
+
+/*
  * One `--set KEY=VALUE` of run, submit, rerun and plan: appended to sets
  * (at most PLAN_MAX_SETS, 4096 bytes each, or a usage error).  What KEY
  * and VALUE may be is the plan checker's to say (plan_parse_set()).

@@ -295,9 +295,17 @@ int compare_why_empty(struct db *db, const struct compare_query *q,
 
 /*
  * The LKP/PLM-style table, grouped by host, workload and params, each
- * row's note under it, and a last line naming the level, the look and
- * Holm's correction when they apply.
+ * row's note under it, and under the table the level, the look and, once
+ * per host, Holm's correction (a row shows its adjusted p as "adj.").
+ * wide: one line a row, the metric after the numbers and the params on
+ * the heading line; else each row's metric and verdict on a line of its
+ * own above its numbers and the params on a line of their own, so that
+ * the rows take at most 78 columns and only labels and notes can be
+ * longer (cmd_compare wraps those; cli_wrap()).
  */
+void compare_format_table(const struct compare_set *set, int wide,
+			  struct strbuf *out);
+/* compare_format_table(set, 0, out). */
 void compare_format_text(const struct compare_set *set, struct strbuf *out);
 /*
  * A JSON array of objects: host, workload, params, metric, unit, better,

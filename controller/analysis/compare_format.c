@@ -77,27 +77,112 @@ static void add_effect(const struct compare_row *r, struct strbuf *change,
 	}
 }
 
-/* The last line: the level the verdicts were tested at, and why. */
+/*
+ * The lines under the table: the level the verdicts were tested at, and
+ * once per host whose deciding metrics were corrected together, Holm's
+ * correction (said here, not on every row).
+ */
 static void add_levels(const struct compare_set *set, struct strbuf *out)
 {
-	int family = 0;
-
-	for (size_t i = 0; i < set->nr; i++)
-		if (set->rows[i].family > family)
-			family = set->rows[i].family;
 	strbuf_addf(out, "\nverdicts at p < %.2g", set->alpha);
 	if (set->look > 0)
 		strbuf_addf(out,
 			    " per look (look %d of %d of an adaptive "
 			    "sequence; no-change interval %.1f%%)",
 			    set->look, set->looks, 100 * set->nc_level);
-	if (family > 1)
-		strbuf_addstr(out, "; Holm's correction over each host's "
-				   "deciding metrics (p shown unadjusted)");
 	strbuf_addch(out, '\n');
+	for (size_t i = 0; i < set->nr; i++) {
+		const struct compare_row *r = &set->rows[i];
+		size_t j;
+
+		if (r->family <= 1)
+			continue;
+		for (j = 0; j < i; j++)
+			if (set->rows[j].family > 1 &&
+			    !strcmp(set->rows[j].host, r->host))
+				break;
+		if (j < i)
+			continue;
+		strbuf_addf(out,
+			    "Holm's correction over the %d deciding metrics "
+			    "on %s: p shown unadjusted, adj. the adjusted p\n",
+			    r->family, r->host);
+	}
 }
 
-void compare_format_text(const struct compare_set *set, struct strbuf *out)
+/* "metric (unit)  verdict (p=..., adj. ...)": the verdict only when it is
+ * not no-change, as LKP marks. */
+static void add_label(const struct compare_row *r, struct strbuf *out)
+{
+	strbuf_addstr(out, r->metric);
+	if (r->unit[0])
+		strbuf_addf(out, " (%s)", r->unit);
+	if (r->verdict == CMP_NO_CHANGE)
+		return;
+	strbuf_addf(out, "  %s", compare_verdict_name(r->verdict));
+	if (r->s.p_value < 1e-15)
+		strbuf_addstr(out, " (p<1e-15");
+	else if (!isnan(r->s.p_value))
+		strbuf_addf(out, " (p=%.2g", r->s.p_value);
+	else
+		return;
+	if (r->family > 1 && !isnan(r->p_adjusted))
+		strbuf_addf(out, ", adj. %.3g", r->p_adjusted);
+	strbuf_addch(out, ')');
+}
+
+/* A group's heading: host, workload and params, and the column names. */
+static void add_heading(const struct compare_row *r, int wide,
+			struct strbuf *out)
+{
+	strbuf_addf(out, "\nhost %s  workload %s", r->host, r->workload);
+	if (r->params_text[0])
+		strbuf_addf(out, "%sparams %s", wide ? "  " : "\n",
+			    r->params_text);
+	strbuf_addf(out, "\n%13s %6s %9s  %-18s %13s %6s  %s\n", "base", "%sd",
+		    "%change", "95% CI", "new", "%sd",
+		    wide ? "n      metric" : "n");
+}
+
+/* One row: its numbers, its label (after them when wide, else on a line
+ * of its own above them), and its note without the Holm part. */
+static void add_row(const struct compare_row *r, int wide, struct strbuf *out)
+{
+	struct strbuf ci = STRBUF_INIT, change = STRBUF_INIT;
+	struct compare_row alone = *r;
+
+	if (!wide) {
+		add_label(r, out);
+		strbuf_addch(out, '\n');
+	}
+	add_num(out, 13, r->s.mean_base);
+	add_rsd(out, r->s.mean_base, r->s.sd_base);
+	add_effect(r, &change, &ci);
+	strbuf_addf(out, " %9s  ", change.buf);
+	strbuf_addf(out, "%-18s ", ci.buf);
+	add_num(out, 13, r->s.mean_new);
+	add_rsd(out, r->s.mean_new, r->s.sd_new);
+	strbuf_reset(&change);
+	strbuf_addf(&change, "%zu/%zu", r->s.n_base, r->s.n_new);
+	if (wide) {
+		strbuf_addf(out, "  %-5s  ", change.buf);
+		add_label(r, out);
+	} else {
+		strbuf_addf(out, "  %s", change.buf);
+	}
+	strbuf_addch(out, '\n');
+	/* Holm's correction is said once under the table (add_levels()). */
+	alone.family = 0;
+	strbuf_reset(&ci);
+	compare_row_note(&alone, &ci);
+	if (ci.len)
+		strbuf_addf(out, "%13s note: %s\n", "", ci.buf);
+	strbuf_release(&ci);
+	strbuf_release(&change);
+}
+
+void compare_format_table(const struct compare_set *set, int wide,
+			  struct strbuf *out)
 {
 	const struct compare_row *prev = NULL;
 
@@ -107,53 +192,21 @@ void compare_format_text(const struct compare_set *set, struct strbuf *out)
 	strbuf_addch(out, '\n');
 	for (size_t i = 0; i < set->nr; i++) {
 		const struct compare_row *r = &set->rows[i];
-		struct strbuf ci = STRBUF_INIT, change = STRBUF_INIT;
 
 		if (!prev || strcmp(prev->host, r->host) ||
 		    strcmp(prev->workload, r->workload) ||
-		    strcmp(prev->params_json, r->params_json)) {
-			strbuf_addf(out, "\nhost %s  workload %s", r->host,
-				    r->workload);
-			if (r->params_text[0])
-				strbuf_addf(out, "  params %s", r->params_text);
-			strbuf_addf(
-				out,
-				"\n%13s %6s %9s  %-18s %13s %6s  %-5s  %s\n",
-				"base", "%sd", "%change", "95% CI", "new",
-				"%sd", "n", "metric");
-		}
+		    strcmp(prev->params_json, r->params_json))
+			add_heading(r, wide, out);
 		prev = r;
-		add_num(out, 13, r->s.mean_base);
-		add_rsd(out, r->s.mean_base, r->s.sd_base);
-		add_effect(r, &change, &ci);
-		strbuf_addf(out, " %9s  ", change.buf);
-		strbuf_addf(out, "%-18s ", ci.buf);
-		add_num(out, 13, r->s.mean_new);
-		add_rsd(out, r->s.mean_new, r->s.sd_new);
-		strbuf_reset(&change);
-		strbuf_addf(&change, "%zu/%zu", r->s.n_base, r->s.n_new);
-		strbuf_addf(out, "  %-5s  %s", change.buf, r->metric);
-		if (r->unit[0])
-			strbuf_addf(out, " (%s)", r->unit);
-		/* Marked only when it is not no-change, as LKP marks. */
-		if (r->verdict != CMP_NO_CHANGE) {
-			strbuf_addf(out, "  %s",
-				    compare_verdict_name(r->verdict));
-			if (r->s.p_value < 1e-15)
-				strbuf_addstr(out, " (p<1e-15)");
-			else if (!isnan(r->s.p_value))
-				strbuf_addf(out, " (p=%.2g)", r->s.p_value);
-		}
-		strbuf_addch(out, '\n');
-		strbuf_reset(&ci);
-		compare_row_note(r, &ci);
-		if (ci.len)
-			strbuf_addf(out, "%13s note: %s\n", "", ci.buf);
-		strbuf_release(&ci);
-		strbuf_release(&change);
+		add_row(r, wide, out);
 	}
 	if (set->nr)
 		add_levels(set, out);
+}
+
+void compare_format_text(const struct compare_set *set, struct strbuf *out)
+{
+	compare_format_table(set, 0, out);
 }
 
 void compare_row_json_name(const struct compare_row *r, struct strbuf *out)

@@ -67,7 +67,8 @@ const char cmd_compare_usage[] =
 	"\n"
 	"Several deciding metrics (the plan's `decides: true`, or all when it\n"
 	"marks none) on one host are one family: Holm's correction keeps its\n"
-	"family-wise error at 0.01, stated under the table and in each note.\n"
+	"family-wise error at 0.01, stated once under the table; a row shows\n"
+	"its adjusted p as adj.\n"
 	"A look of an `until: decided` sequence tests at a per-look level\n"
 	"(Pocock's constant for its looks at 0.01 overall, about 0.0035 for\n"
 	"4 looks) with its no-change interval widened to match (about 96%),\n"
@@ -104,6 +105,9 @@ const char cmd_compare_usage[] =
 	"  --exit-code      exit 1 when any row is a regression (as git diff\n"
 	"                   --exit-code), else 0\n"
 	"  --no-store       compute and print, store nothing\n"
+	"  --wide           one line a row (by default the table fits 80\n"
+	"                   columns: each metric on a line above its numbers,\n"
+	"                   long labels and notes wrapped)\n"
 	"  --delete         remove the stored comparisons of the pair (every\n"
 	"                   look; narrowed by --host, --workload) and print\n"
 	"                   how many rows went: for one made by mistake\n"
@@ -241,9 +245,10 @@ static int delete_pair(struct db *db, const struct compare_query *q)
  * verdict is not no-change.
  */
 static void format_set(const struct compare_set *set, int changes, int json,
-		       struct strbuf *out)
+		       int wide, struct strbuf *out)
 {
 	struct compare_set view;
+	struct strbuf text = STRBUF_INIT;
 
 	if (changes) {
 		/* A view of the rows to print; the strings stay set's. */
@@ -257,11 +262,16 @@ static void format_set(const struct compare_set *set, int changes, int json,
 	if (json) {
 		compare_format_json(changes ? &view : set, out);
 	} else {
-		compare_format_text(changes ? &view : set, out);
+		compare_format_table(changes ? &view : set, wide, &text);
 		if (changes && !view.nr)
-			strbuf_addstr(out, "\n(every metric is no-change)\n");
-		summary_line(set, out);
+			strbuf_addstr(&text, "\n(every metric is no-change)\n");
+		summary_line(set, &text);
+		if (wide)
+			strbuf_addbuf(out, &text);
+		else
+			cli_wrap(out, text.buf, CLI_TEXT_WIDTH);
 	}
+	strbuf_release(&text);
 	if (changes)
 		free(view.rows);
 }
@@ -281,6 +291,7 @@ int cmd_compare(int argc, char **argv)
 		{ "no-store", no_argument, NULL, 'N' },
 		{ "delete", no_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct compare_query q = { .tau_pct = NAN };
@@ -288,7 +299,7 @@ int cmd_compare(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, sha = STRBUF_INIT;
 	const char *why, *metric = NULL, *plan = NULL;
 	int opt, json = cli.json, r, changes = 0, exit_code = 0, no_store = 0,
-		 del = 0, ret = 0;
+		 del = 0, ret = 0, wide = 0;
 	struct db *db;
 
 	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
@@ -328,6 +339,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'W':
+			wide = 1;
 			break;
 		default:
 			die_usage("see 'schedfarm compare --help'");
@@ -387,7 +401,7 @@ int cmd_compare(int argc, char **argv)
 	for (size_t i = 0; i < set.nr; i++)
 		if (exit_code && set.rows[i].verdict == CMP_REGRESSION)
 			ret = 1;
-	format_set(&set, changes, json, &out);
+	format_set(&set, changes, json, wide, &out);
 	cli_emit(&out);
 	compare_set_release(&set);
 	db_close(db);

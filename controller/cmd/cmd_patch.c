@@ -46,7 +46,9 @@ const char cmd_patch_usage[] =
 	"         page (report.base_url in 'schedfarm config')\n"
 	"  list   the submissions, newest first, with their answer's state "
 	"and\n"
-	"         headline\n"
+	"         headline, under a header line; a headline that does not "
+	"fit\n"
+	"         80 columns goes on a line of its own, wrapped\n"
 	"\n"
 	"PLM# may be written 12 or PLM#12.  --json prints one object (show) "
 	"or\n"
@@ -332,6 +334,39 @@ static int patch_show(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The submissions of list (answers_list_json()'s array) as a table with a
+ * header, into out: PLM#, state and name on a row's line, the headline
+ * after them or, past 80 columns, on a line of its own under it; a long
+ * name or headline is wrapped at a blank, '-', '/' or ',' (cli_wrap()),
+ * never cut.
+ */
+static void list_table(const struct json_value *list, struct strbuf *out)
+{
+	static const char *const head[] = { "PLM", "STATE", "NAME",
+					    "HEADLINE" };
+	struct cli_table t;
+
+	if (!json_len(list))
+		return;
+	cli_table_init(&t, head, NULL, 4, 3);
+	for (size_t i = 0; i < json_len(list); i++) {
+		const struct json_value *p = json_at(list, i);
+		struct strbuf plm = STRBUF_INIT;
+		const char *cells[4];
+
+		strbuf_addf(&plm, "PLM#%.0f", json_member_number(p, "patch"));
+		cells[0] = plm.buf;
+		cells[1] = json_member_string(p, "state");
+		cells[2] = json_member_string(p, "name");
+		cells[3] = json_member_string(p, "headline");
+		cli_table_row(&t, cells);
+		strbuf_release(&plm);
+	}
+	cli_table_print(&t, CLI_TEXT_WIDTH, out);
+	cli_table_release(&t);
+}
+
 static int patch_list(int argc, char **argv)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
@@ -348,17 +383,7 @@ static int patch_list(int argc, char **argv)
 	} else if (json_parse(json.buf, json.len, NULL, &list, &err) < 0) {
 		fatal("patch list: %s", err.buf);
 	} else {
-		for (size_t i = 0; i < json_len(list); i++) {
-			const struct json_value *p = json_at(list, i);
-
-			strbuf_addf(&out, "PLM#%-5.0f %-9s %-40.40s %s\n",
-				    json_member_number(p, "patch"),
-				    json_member_string(p, "state"),
-				    json_member_string(p, "name"),
-				    json_member_string(p, "headline")
-					    ? json_member_string(p, "headline")
-					    : "");
-		}
+		list_table(list, &out);
 		if (!json_len(list))
 			strbuf_addstr(&out, "no patches submitted\n");
 		json_free(list);

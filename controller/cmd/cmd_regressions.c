@@ -21,12 +21,15 @@
 
 const char cmd_regressions_usage[] =
 	"usage: schedfarm regressions [--since DATE] [--host H]\n"
-	"                             [--min-change PCT] [--limit N] [--json]\n"
+	"                             [--min-change PCT] [--limit N] [--wide]\n"
+	"                             [--json]\n"
 	"\n"
 	"Every latest comparison whose verdict is regression, newest first:\n"
 	"when it was computed, the patch (PLM#), base and new kernel, host,\n"
 	"workload, params, metric, %change, its 95% CI and the p-value.  The\n"
-	"same rows are the 'regressions' view for psql users.\n"
+	"same rows are the 'regressions' view for psql users.  Past 80\n"
+	"columns, each row's metric, kernels, host, workload and params go on\n"
+	"a line of their own under it; --wide keeps one line a row.\n"
 	"\n"
 	"  --since DATE       computed at or after DATE (anything PostgreSQL\n"
 	"                     reads as a timestamp: 2026-11-01, yesterday)\n"
@@ -62,6 +65,58 @@ static void add_json_num(struct strbuf *out, const char *v)
 		strbuf_addstr(out, "null");
 }
 
+/*
+ * The rows of res (comparisons_regressions()'s columns: computed, PLM#,
+ * base, new, host, workload, params, metric, unit, %change, CI low and
+ * high, p) as a table with a header, into out: when it passes 80 columns,
+ * each row keeps when, PLM#, %change, CI and p on its line and says its
+ * metric, kernels, host, workload and params on a line of its own under
+ * it (cli_table_print()); wide: one line a row, always.
+ */
+static void print_table(struct db_result *res, int wide, struct strbuf *out)
+{
+	static const char *const head[] = { "computed", "PLM#",	 "%change",
+					    "95% CI",	"p",	 "metric",
+					    "base",	"new",	 "host",
+					    "workload", "params" };
+	struct cli_table t;
+
+	cli_table_init(&t, head, "llrll", 11, 5);
+	for (int i = 0; i < db_nrows(res); i++) {
+		struct strbuf ci = STRBUF_INIT, ch = STRBUF_INIT,
+			      pv = STRBUF_INIT;
+		const char *p = db_get(res, i, 12), *cells[11];
+		double v;
+
+		add_cell_pct(&ch, db_get(res, i, 9));
+		strbuf_addch(&ci, '[');
+		add_cell_pct(&ci, db_get(res, i, 10));
+		strbuf_addstr(&ci, ", ");
+		add_cell_pct(&ci, db_get(res, i, 11));
+		strbuf_addch(&ci, ']');
+		if (p && parse_double(p, 0, 1, &v, NULL) == 0)
+			strbuf_addf(&pv, "%.2g", v);
+		cells[0] = db_get(res, i, 0);
+		cells[1] = db_get(res, i, 1);
+		cells[2] = ch.buf;
+		cells[3] = ci.buf;
+		cells[4] = pv.len ? pv.buf : "-";
+		cells[5] = db_get(res, i, 7);
+		cells[6] = db_get(res, i, 2);
+		cells[7] = db_get(res, i, 3);
+		cells[8] = db_get(res, i, 4);
+		cells[9] = db_get(res, i, 5);
+		cells[10] = strcmp(db_get(res, i, 6), "{}") ? db_get(res, i, 6)
+							    : "-";
+		cli_table_row(&t, cells);
+		strbuf_release(&ci);
+		strbuf_release(&ch);
+		strbuf_release(&pv);
+	}
+	cli_table_print(&t, wide ? 0 : CLI_TEXT_WIDTH, out);
+	cli_table_release(&t);
+}
+
 int cmd_regressions(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -70,6 +125,7 @@ int cmd_regressions(int argc, char **argv)
 		{ "min-change", required_argument, NULL, 'm' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
@@ -77,7 +133,7 @@ int cmd_regressions(int argc, char **argv)
 	const char *since = NULL, *host = NULL, *why;
 	double min_change = NAN;
 	int64_t limit = 1000;
-	int opt, json = cli.json, n;
+	int opt, json = cli.json, n, wide = 0;
 	struct db *db;
 
 	while ((opt = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
@@ -101,6 +157,9 @@ int cmd_regressions(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'W':
+			wide = 1;
 			break;
 		default:
 			die_usage("see 'schedfarm regressions --help'");
@@ -148,42 +207,7 @@ int cmd_regressions(int argc, char **argv)
 	} else if (n == 0) {
 		strbuf_addstr(&out, "no regressions\n");
 	} else {
-		strbuf_addf(&out,
-			    "%-20s %-7s %-16s %-16s %-12s %-10s %8s  %-18s "
-			    "%-8s %s\n",
-			    "computed", "PLM#", "base", "new", "host",
-			    "workload", "%change", "95% CI", "p",
-			    "metric [params]");
-		for (int i = 0; i < n; i++) {
-			struct strbuf ci = STRBUF_INIT, ch = STRBUF_INIT;
-			const char *p = db_get(res, i, 12);
-			double pv;
-
-			add_cell_pct(&ch, db_get(res, i, 9));
-			strbuf_addch(&ci, '[');
-			add_cell_pct(&ci, db_get(res, i, 10));
-			strbuf_addstr(&ci, ", ");
-			add_cell_pct(&ci, db_get(res, i, 11));
-			strbuf_addch(&ci, ']');
-			strbuf_addf(&out,
-				    "%-20s %-7s %-16s %-16s %-12s %-10s %8s  "
-				    "%-18s ",
-				    db_get(res, i, 0),
-				    db_get(res, i, 1) ? db_get(res, i, 1) : "-",
-				    db_get(res, i, 2), db_get(res, i, 3),
-				    db_get(res, i, 4), db_get(res, i, 5),
-				    ch.buf, ci.buf);
-			if (p && parse_double(p, 0, 1, &pv, NULL) == 0)
-				strbuf_addf(&out, "%-8.2g ", pv);
-			else
-				strbuf_addf(&out, "%-8s ", "-");
-			strbuf_addstr(&out, db_get(res, i, 7));
-			if (strcmp(db_get(res, i, 6), "{}"))
-				strbuf_addf(&out, " %s", db_get(res, i, 6));
-			strbuf_addch(&out, '\n');
-			strbuf_release(&ci);
-			strbuf_release(&ch);
-		}
+		print_table(res, wide, &out);
 	}
 	cli_emit(&out);
 	db_result_free(res);

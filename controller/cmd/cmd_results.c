@@ -25,9 +25,9 @@
 #include "banned.h"
 
 const char cmd_results_usage[] =
-	"usage: schedfarm results JOB [FILTERS] [--json]\n"
-	"       schedfarm results --run RUN [FILTERS] [--json]\n"
-	"       schedfarm results --kernel NAME [FILTERS] [--json]\n"
+	"usage: schedfarm results JOB [FILTERS] [--wide] [--json]\n"
+	"       schedfarm results --run RUN [FILTERS] [--wide] [--json]\n"
+	"       schedfarm results --kernel NAME [FILTERS] [--wide] [--json]\n"
 	"\n"
 	"Print every result stored for a job (STP id), one run, or every run\n"
 	"under a kernel: job, run, host, kernel, workload, the run's\n"
@@ -45,12 +45,17 @@ const char cmd_results_usage[] =
 	"  --param K=V      only runs whose parameter K is V (as stored: 16,\n"
 	"                   1s, /a); may be repeated\n"
 	"\n"
+	"The table fits 80 columns: each run's job, run, host, kernel,\n"
+	"workload and params once above its rows (a long line wrapped);\n"
+	"--wide prints one line a row with every column, for grep and sort.\n"
+	"\n"
 	"With --json, one array of objects with the keys job, run, host,\n"
 	"kernel, workload, params (an object, every parameter), iteration,\n"
 	"warmup, metric, value (full precision), unit and better.\n"
 	"\n"
 	"Examples:\n"
 	"  schedfarm results 42 --metric round_trip_us\n"
+	"  schedfarm results --kernel v6.1 --wide | sort -k9\n"
 	"  schedfarm results --kernel v6.1-fix --param threads=16\n";
 
 enum {
@@ -97,17 +102,102 @@ static struct metric_prec *prec_find(struct metric_prec *v, size_t n,
 	return NULL;
 }
 
-static void print_table(struct db_result *res, const int *keep, int n,
+static const char *const head[R_NCOLS] = { "JOB",    "RUN",	 "HOST",
+					   "KERNEL", "WORKLOAD", "PARAMS",
+					   "ITER",   "W",	 "METRIC",
+					   "VALUE",  "UNIT",	 "BETTER" };
+
+/* The rows of res that keep marks, one line each, every column padded to
+ * w[] (the PARAMS column is label, the VALUE column value); for --wide. */
+static void print_rows_wide(struct db_result *res, const int *keep, int n,
+			    const int *w, const struct strvec *label,
+			    const struct strvec *value, struct strbuf *out)
+{
+	strbuf_addf(out,
+		    "%-*s %-*s %-*s %-*s %-*s %-*s %*s %-*s %-*s %*s %-*s %s\n",
+		    w[R_JOB], head[R_JOB], w[R_RUN], head[R_RUN], w[R_HOST],
+		    head[R_HOST], w[R_KERNEL], head[R_KERNEL], w[R_WORKLOAD],
+		    head[R_WORKLOAD], w[R_PARAMS], head[R_PARAMS], w[R_ITER],
+		    head[R_ITER], w[R_WARMUP], head[R_WARMUP], w[R_METRIC],
+		    head[R_METRIC], w[R_VALUE], head[R_VALUE], w[R_UNIT],
+		    head[R_UNIT], head[R_BETTER]);
+	for (int i = 0; i < n; i++) {
+		const char *job = db_get(res, i, R_JOB);
+
+		if (!keep[i])
+			continue;
+		strbuf_addf(out,
+			    "%-*s %-*s %-*s %-*s %-*s %-*s %*s %-*s %-*s %*s "
+			    "%-*s %s\n",
+			    w[R_JOB], job ? job : "-", w[R_RUN],
+			    db_get(res, i, R_RUN), w[R_HOST],
+			    db_get(res, i, R_HOST), w[R_KERNEL],
+			    db_get(res, i, R_KERNEL), w[R_WORKLOAD],
+			    db_get(res, i, R_WORKLOAD), w[R_PARAMS],
+			    label->v[i], w[R_ITER], db_get(res, i, R_ITER),
+			    w[R_WARMUP],
+			    !strcmp(db_get(res, i, R_WARMUP), "t") ? "w" : "",
+			    w[R_METRIC], db_get(res, i, R_METRIC), w[R_VALUE],
+			    value->v[i], w[R_UNIT], db_get(res, i, R_UNIT),
+			    db_get(res, i, R_BETTER));
+	}
+}
+
+/*
+ * The same rows to fit 80 columns: what is one run's (job, run, host,
+ * kernel, workload, and its PARAMS on a line of their own) once as a
+ * heading above its rows, each row only ITER W METRIC VALUE UNIT BETTER.
+ * A heading longer than the width is wrapped by the caller (cli_wrap()).
+ */
+static void print_rows_fit(struct db_result *res, const int *keep, int n,
+			   const int *w, const struct strvec *label,
+			   const struct strvec *value, struct strbuf *out)
+{
+	const char *prev = NULL;
+
+	for (int i = 0; i < n; i++) {
+		const char *job = db_get(res, i, R_JOB);
+
+		if (!keep[i])
+			continue;
+		if (!prev || strcmp(prev, db_get(res, i, R_RUN))) {
+			strbuf_addf(out,
+				    "%sJOB %s  RUN %s  HOST %s  KERNEL %s  "
+				    "WORKLOAD %s\nPARAMS %s\n",
+				    prev ? "\n" : "", job ? job : "-",
+				    db_get(res, i, R_RUN),
+				    db_get(res, i, R_HOST),
+				    db_get(res, i, R_KERNEL),
+				    db_get(res, i, R_WORKLOAD), label->v[i]);
+			strbuf_addf(out, "  %*s %-*s %-*s %*s %-*s %s\n",
+				    w[R_ITER], head[R_ITER], w[R_WARMUP],
+				    head[R_WARMUP], w[R_METRIC], head[R_METRIC],
+				    w[R_VALUE], head[R_VALUE], w[R_UNIT],
+				    head[R_UNIT], head[R_BETTER]);
+		}
+		prev = db_get(res, i, R_RUN);
+		strbuf_addf(out, "  %*s %-*s %-*s %*s %-*s %s\n", w[R_ITER],
+			    db_get(res, i, R_ITER), w[R_WARMUP],
+			    !strcmp(db_get(res, i, R_WARMUP), "t") ? "w" : "",
+			    w[R_METRIC], db_get(res, i, R_METRIC), w[R_VALUE],
+			    value->v[i], w[R_UNIT], db_get(res, i, R_UNIT),
+			    db_get(res, i, R_BETTER));
+	}
+}
+
+/*
+ * The rows of res that keep marks as text into out: values rounded to
+ * their metric's precision, each run's non-default params as its label;
+ * wide: one line a row, else fitted to 80 columns (print_rows_fit()).
+ */
+static void print_table(struct db_result *res, const int *keep, int n, int wide,
 			struct strbuf *out)
 {
+	struct strbuf text = STRBUF_INIT;
 	struct metric_prec *prec = NULL;
 	size_t nprec = 0, aprec = 0;
 	struct strvec label = STRVEC_INIT, value = STRVEC_INIT;
 	int w[R_NCOLS] = { 0 };
-	static const char *const head[R_NCOLS] = {
-		"JOB",	"RUN", "HOST",	 "KERNEL", "WORKLOAD", "PARAMS",
-		"ITER", "W",   "METRIC", "VALUE",  "UNIT",     "BETTER"
-	};
 
 	for (int c = 0; c < R_NCOLS; c++)
 		w[c] = (int)strlen(head[c]);
@@ -175,33 +265,13 @@ static void print_table(struct db_result *res, const int *keep, int n,
 				w[c] = l;
 		}
 	}
-	strbuf_addf(out,
-		    "%-*s %-*s %-*s %-*s %-*s %-*s %*s %-*s %-*s %*s %-*s %s\n",
-		    w[R_JOB], head[R_JOB], w[R_RUN], head[R_RUN], w[R_HOST],
-		    head[R_HOST], w[R_KERNEL], head[R_KERNEL], w[R_WORKLOAD],
-		    head[R_WORKLOAD], w[R_PARAMS], head[R_PARAMS], w[R_ITER],
-		    head[R_ITER], w[R_WARMUP], head[R_WARMUP], w[R_METRIC],
-		    head[R_METRIC], w[R_VALUE], head[R_VALUE], w[R_UNIT],
-		    head[R_UNIT], head[R_BETTER]);
-	for (int i = 0; i < n; i++) {
-		const char *job = db_get(res, i, R_JOB);
-
-		if (!keep[i])
-			continue;
-		strbuf_addf(out,
-			    "%-*s %-*s %-*s %-*s %-*s %-*s %*s %-*s %-*s %*s "
-			    "%-*s %s\n",
-			    w[R_JOB], job ? job : "-", w[R_RUN],
-			    db_get(res, i, R_RUN), w[R_HOST],
-			    db_get(res, i, R_HOST), w[R_KERNEL],
-			    db_get(res, i, R_KERNEL), w[R_WORKLOAD],
-			    db_get(res, i, R_WORKLOAD), w[R_PARAMS], label.v[i],
-			    w[R_ITER], db_get(res, i, R_ITER), w[R_WARMUP],
-			    !strcmp(db_get(res, i, R_WARMUP), "t") ? "w" : "",
-			    w[R_METRIC], db_get(res, i, R_METRIC), w[R_VALUE],
-			    value.v[i], w[R_UNIT], db_get(res, i, R_UNIT),
-			    db_get(res, i, R_BETTER));
+	if (wide) {
+		print_rows_wide(res, keep, n, w, &label, &value, out);
+	} else {
+		print_rows_fit(res, keep, n, w, &label, &value, &text);
+		cli_wrap(out, text.buf, CLI_TEXT_WIDTH);
 	}
+	strbuf_release(&text);
 	for (size_t i = 0; i < nprec; i++)
 		free(prec[i].metric);
 	free(prec);
@@ -256,6 +326,7 @@ int cmd_results(int argc, char **argv)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "param", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	_cleanup_db_result_ struct db_result *res = NULL;
@@ -263,7 +334,7 @@ int cmd_results(int argc, char **argv)
 	struct strvec keys = STRVEC_INIT, vals = STRVEC_INIT;
 	const char *kernel = NULL, *workload = NULL, *metric = NULL, *why;
 	int64_t job = 0, run = 0;
-	int opt, json = cli.json, n = 0, rows, shown = 0;
+	int opt, json = cli.json, n = 0, rows, shown = 0, wide = 0;
 	int *keep;
 	struct db *db;
 
@@ -296,6 +367,9 @@ int cmd_results(int argc, char **argv)
 		}
 		case 'j':
 			json = 1;
+			break;
+		case 'W':
+			wide = 1;
 			break;
 		default:
 			die_usage("see 'schedfarm results --help'");
@@ -341,7 +415,7 @@ int cmd_results(int argc, char **argv)
 	if (json)
 		print_json(res, keep, rows, &out);
 	else if (shown)
-		print_table(res, keep, rows, &out);
+		print_table(res, keep, rows, wide, &out);
 	else
 		strbuf_addstr(&out, "(no results)\n");
 	cli_emit(&out);

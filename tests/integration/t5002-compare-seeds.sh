@@ -123,15 +123,18 @@ test_expect_success '--json gives the keys of issue 5, then those of issue 13' '
 '
 
 test_expect_success 'the text table is like LKP and PLM: marked only when not no-change' '
-	schedfarm compare --base v2.6.39-rc4 --new v2.6.39-rc4-load-weight >p.txt &&
+	schedfarm compare --base v2.6.39-rc4 --new v2.6.39-rc4-load-weight --wide >p.txt &&
 	grep_or_fail "base: v2.6.39-rc4    new: v2.6.39-rc4-load-weight" p.txt &&
 	grep_or_fail "host ncrao-32bit  workload pipe-pingpong  params cpu=0;round_trips=100000" p.txt &&
 	grep_or_fail "%change  95% CI" p.txt &&
 	grep -E "^ +994061050 ± +9% +\+7\.1% +\[\+6\.8%, \+7\.4%\] +1064610666 ± +6% +5000/5000 +instructions \(instructions\)  regression" p.txt &&
 	grep -E "cycles \(cycles\)$" p.txt &&
-	schedfarm compare --base 2.6.0-test2-mm4-pre-A3 --new 2.6.0-test2-mm4-A3 >c.txt &&
+	schedfarm compare --base 2.6.0-test2-mm4-pre-A3 --new 2.6.0-test2-mm4-A3 --wide >c.txt &&
 	grep -E "^ +1473 +-10\.7% +\[-16\.4%, -4\.9%\] +1316 ± +4% +3/3 +max_jpm \(jobs per minute\)  inconclusive \(p=0\.037\)" c.txt &&
-	grep_or_fail "verdicts at p < 0.01" c.txt
+	grep_or_fail "verdicts at p < 0.01" c.txt &&
+	schedfarm compare --base 2.6.0-test2-mm4-pre-A3 --new 2.6.0-test2-mm4-A3 >f.txt &&
+	grep -A1 -E "^max_jpm \(jobs per minute\)  inconclusive \(p=0\.037\)$" f.txt |
+		grep -E "^ +1473 +-10\.7% +\[-16\.4%, -4\.9%\] +1316 ± +4% +3/3$"
 '
 
 test_expect_success 'each compare is stored with the method version; the latest wins' '

@@ -46,10 +46,15 @@ test_expect_success 'regressions lists every latest regression verdict' '
 	jq -e "all(.[]; keys_unsorted == [\"computed_at\",\"patch\",\"base_kernel\",\"new_kernel\",\"host\",\"workload\",\"params\",\"metric\",\"unit\",\"pct_change\",\"ci_low\",\"ci_high\",\"p_value\"])" r.json
 '
 
-test_expect_success 'the text listing names host, kernels, %change, CI and p' '
-	schedfarm regressions >r.txt &&
-	grep -E "v2\.6\.39-rc4 +v2\.6\.39-rc4-load-weight +ncrao-32bit +pipe-pingpong +\+7\.1% +\[\+6\.8%, \+7\.4%\] +0 +instructions" r.txt &&
-	grep -E "synthetic-base +synthetic-new +lab1 +memchunk +-9\.8% .* throughput \{\"long\": 2, \"short\": 4\}" r.txt
+test_expect_success 'the text listing names host, kernels, %change, CI and p (--wide: one line a row)' '
+	schedfarm regressions --wide >r.txt &&
+	grep -E "\+7\.1% +\[\+6\.8%, \+7\.4%\] +0 +instructions +v2\.6\.39-rc4 +v2\.6\.39-rc4-load-weight +ncrao-32bit +pipe-pingpong" r.txt &&
+	grep -E "\-9\.8% .* throughput +synthetic-base +synthetic-new +lab1 +memchunk +\{\"long\": 2, \"short\": 4\}" r.txt &&
+	schedfarm regressions >fit.txt &&
+	grep -E "\+7\.1% +\[\+6\.8%, \+7\.4%\] +0$" fit.txt &&
+	grep -A2 -E "\+7\.1% +\[\+6\.8%, \+7\.4%\] +0$" fit.txt | grep -q "^  metric instructions$" &&
+	grep -q "^  new v2\.6\.39-rc4-load-weight$" fit.txt &&
+	! awk "length > 80" fit.txt | grep .
 '
 
 test_expect_success '--host and --min-change filter' '

@@ -148,7 +148,7 @@ test_expect_success 'import the edge cases' '
 	schedfarm import "$SCRATCH/edges.csv" "$SCRATCH/flags.csv" >out &&
 	test "$(grep -c ": imported " out)" = 2 &&
 	schedfarm compare --base k-base --new k-new --workload synthetic --json >e.json &&
-	schedfarm compare --base k-base --new k-new --workload synthetic >e.txt &&
+	schedfarm compare --base k-base --new k-new --workload synthetic --wide >e.txt &&
 	schedfarm compare --base k-base --new k-new --host edge2 --json >f.json &&
 	jq -r ".[] | .host + \" \" + .metric + \" \" + .verdict" e.json >verdicts
 '
@@ -216,7 +216,9 @@ test_expect_success 'several deciding metrics: Holm over the host, stated in the
 	jq -e "[.[] | select(.host == \"e-holm\")] | length == 2 and all(.[];
 		(.p_adjusted - 2 * 2 / 252 | fabs) < 1e-12 and
 		(.note | test(\"Holm.s correction over the 2 deciding metrics on e-holm: adjusted p 0.0159\")))" e.json &&
-	grep_or_fail "Holm'\''s correction over each host'\''s deciding metrics (p shown unadjusted)" e.txt &&
+	grep_or_fail "Holm'\''s correction over the 2 deciding metrics on e-holm: p shown unadjusted, adj. the adjusted p" e.txt &&
+	test "$(grep -c "Holm" e.txt)" = 1 &&
+	grep -E "h1 \(.*\)  inconclusive \(p=0\.0079, adj\. 0\.0159\)" e.txt &&
 	q "SELECT DISTINCT family || \$\$ \$\$ || alpha FROM latest_comparisons WHERE host = \$\$e-holm\$\$" >fam &&
 	test "$(cat fam)" = "2 0.01" &&
 	test "$(q "SELECT count(*) FROM latest_comparisons WHERE method_version = 2")" = 10

@@ -111,6 +111,82 @@ static void test_fit_line(void **state)
 	strbuf_release(&sb);
 }
 
+/* Long lines wrap at a blank (or '-', '/', ','), indented; short ones stay. */
+static void test_wrap(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	cli_wrap(&sb, "short line\n  two", 20);
+	assert_string_equal(sb.buf, "short line\n  two");
+	strbuf_reset(&sb);
+	cli_wrap(&sb, "host abc  workload some-long-name here\n", 20);
+	assert_string_equal(sb.buf,
+			    "host abc  workload\n  some-long-name\n  here\n");
+	strbuf_reset(&sb);
+	/* No blank: broken after a '-', never mid-word. */
+	cli_wrap(&sb, "0001-sched-fair-clamp-the-lag.patch", 20);
+	assert_string_equal(sb.buf, "0001-sched-fair-\n"
+				    "  clamp-the-\n"
+				    "  lag.patch");
+	strbuf_reset(&sb);
+	/* One word longer than the line: cut, as nothing else can be done. */
+	cli_wrap(&sb, "abcdefghijklmnopqrstuvwxyz", 20);
+	assert_string_equal(sb.buf, "abcdefghijklmnopqrst\n  uvwxyz");
+	strbuf_release(&sb);
+}
+
+/* A table is aligned on one line a row when it fits, else its label
+ * columns move under each row. */
+static void test_table(void **state)
+{
+	static const char *const head[] = { "ID", "N", "LABEL" };
+	static const char *const r1[] = { "1", "22", "short" };
+	static const char *const r2[] = { "333", NULL, "a-much-longer-label" };
+	struct strbuf sb = STRBUF_INIT;
+	struct cli_table t;
+
+	(void)state;
+	cli_table_init(&t, head, "lr", 3, 2);
+	cli_table_row(&t, r1);
+	cli_table_row(&t, r2);
+	cli_table_print(&t, 80, &sb);
+	assert_string_equal(sb.buf, "ID   N LABEL\n"
+				    "1   22 short\n"
+				    "333  - a-much-longer-label\n");
+	strbuf_reset(&sb);
+	cli_table_print(&t, 20, &sb);
+	assert_string_equal(sb.buf, "ID   N\n"
+				    "1   22\n"
+				    "  LABEL short\n"
+				    "333  -\n"
+				    "  LABEL a-much-\n"
+				    "    longer-label\n");
+	strbuf_reset(&sb);
+	/* Two moved columns: on one line when it fits, else a line each. */
+	{
+		static const char *const h2[] = { "ID", "KERNEL", "PLAN" };
+		static const char *const c1[] = { "1", "k", "p" };
+		static const char *const c2[] = { "2", "kernel-lbl",
+						  "plan-long" };
+		struct cli_table t2;
+
+		cli_table_init(&t2, h2, NULL, 3, 1);
+		cli_table_row(&t2, c1);
+		cli_table_row(&t2, c2);
+		cli_table_print(&t2, 19, &sb);
+		assert_string_equal(sb.buf, "ID\n"
+					    "1\n"
+					    "  KERNEL k  PLAN p\n"
+					    "2\n"
+					    "  KERNEL kernel-lbl\n"
+					    "  PLAN plan-long\n");
+		cli_table_release(&t2);
+	}
+	cli_table_release(&t);
+	strbuf_release(&sb);
+}
+
 /* host show's text has every non-null member of its JSON. */
 static void test_json_as_text(void **state)
 {
@@ -164,6 +240,8 @@ int main(void)
 		cmocka_unit_test(test_synopses),
 		cmocka_unit_test(test_json_documented),
 		cmocka_unit_test(test_fit_line),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_json_as_text),
 		cmocka_unit_test(test_put_text),
 	};
