@@ -189,6 +189,15 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
  */
 int render_history(struct report *r, struct page *pg, int64_t host_id,
 		   const char *host, const char *metric);
+/*
+ * history.c: rows [0, n) of v (changes_list()'s, newest first) as table
+ * name of pg, with its CSV and JSON; empty: the text of the empty row;
+ * link_metric: link each metric to its page.  v stays the caller's.
+ */
+struct changes_row;
+void changes_table(struct page *pg, const char *name,
+		   const struct changes_row *v, size_t n, const char *empty,
+		   int link_metric);
 /* page.c: the stem of a metric's page ("metric-SLUG-HASH"). */
 void metric_page_stem(const char *metric, struct strbuf *out);
 
