@@ -101,9 +101,9 @@ void changes_table(struct page *pg, const char *name,
 {
 	static const struct col cols[] = {
 		{ "at", "measured (UTC)", 0 },
-		{ "host", "host", 0 },
-		{ "workload", "workload", 0 },
-		{ "params", "params", 0 },
+		{ "host", "host", RTAB_GROUP },
+		{ "workload", "workload", RTAB_GROUP },
+		{ "params", "params", RTAB_GROUP },
 		{ "metric", "metric", 0 },
 		{ "kernel_before", "kernel before", 0 },
 		{ "kernel_after", "kernel after", 0 },
