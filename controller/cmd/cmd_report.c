@@ -2,8 +2,10 @@
  * cmd_report.c - `schedfarm report [--out DIR] [--since DATE]`.
  *
  * Writes the static HTML report (controller/report/) into a folder and
- * prints what it wrote: how many pages were looked at, rendered and
- * written, and the path of the index.  Only pages whose data changed
+ * prints what it did: how many pages were rendered (their data changed,
+ * and the index, rendered every time) and how many left unchanged, how
+ * many files were written (a rendered page whose bytes did not move is
+ * not), and the path of the index.  Only pages whose data changed
  * since the last report into the same folder are written again; the
  * index is rendered every time.
  */
@@ -56,8 +58,10 @@ const char cmd_report_usage[] =
 	"  --list         print the name of every file written\n"
 	"  --json         print one object instead (below)\n"
 	"\n"
-	"With --json: one object with out_dir, index, pages_checked,\n"
-	"pages_rendered, pages_written, files_written and written (the list).\n"
+	"With --json: one object with out_dir, index, pages_checked (every\n"
+	"page but the index), pages_unchanged, pages_rendered (the changed\n"
+	"ones and the index), pages_written, files_written and written (the\n"
+	"list).\n"
 	"\n"
 	"Examples:\n"
 	"  schedfarm report --out /srv/www/farm\n"
@@ -154,11 +158,13 @@ int cmd_report(int argc, char **argv)
 			strbuf_release(&idx);
 		}
 		strbuf_addf(&out,
-			    ",\"pages_checked\":%d,\"pages_rendered\":%d,"
+			    ",\"pages_checked\":%d,\"pages_unchanged\":%d,"
+			    "\"pages_rendered\":%d,"
 			    "\"pages_written\":%d,\"files_written\":%d,"
 			    "\"written\":[",
-			    st.pages_checked, st.pages_rendered,
-			    st.pages_written, st.files_written);
+			    st.pages_checked, st.pages_unchanged,
+			    st.pages_rendered, st.pages_written,
+			    st.files_written);
 		for (size_t i = 0; i < st.written.nr; i++) {
 			if (i)
 				strbuf_addch(&out, ',');
@@ -170,12 +176,17 @@ int cmd_report(int argc, char **argv)
 			for (size_t i = 0; i < st.written.nr; i++)
 				strbuf_addf(&out, "wrote %s\n",
 					    st.written.v[i]);
-		strbuf_addf(&out,
-			    "report: %d page%s checked, %d rendered, %d "
-			    "written (%d file%s in all)\n",
-			    st.pages_checked, st.pages_checked == 1 ? "" : "s",
-			    st.pages_rendered, st.pages_written,
-			    st.files_written, st.files_written == 1 ? "" : "s");
+		/* Every page is rendered or unchanged; a rendered page
+		 * whose bytes did not move is not written again. */
+		strbuf_addf(
+			&out,
+			"report: %d page%s rendered, %d unchanged; "
+			"%d page%s and %d other file%s written\n",
+			st.pages_rendered, st.pages_rendered == 1 ? "" : "s",
+			st.pages_unchanged, st.pages_written,
+			st.pages_written == 1 ? "" : "s",
+			st.files_written - st.pages_written,
+			st.files_written - st.pages_written == 1 ? "" : "s");
 		strbuf_addf(&out, "%s/index.html\n", st.out_dir);
 	}
 	cli_emit(&out);

@@ -586,11 +586,16 @@ static void verdict_counts(struct strbuf *b, const struct db_result *c, int nc)
 static void plm_table(struct page *pg, const struct cmp_data *d)
 {
 	static const struct col plm_cols[] = {
-		{ "stp_id", "STP id", 0 }, { "plm", "PLM#", 1 },
-		{ "kernel", "Kernel", 0 }, { "workload", "Workload", 0 },
-		{ "params", "Params", 0 }, { "metric", "Metric", 0 },
-		{ "value", "Value", 1 },   { "unit", "Unit", 0 },
-		{ "host", "Host", 0 },	   { "pct_change", "%Change", 1 },
+		{ "stp_id", "STP id", 0 },
+		{ "plm", "PLM#", 1 },
+		{ "kernel", "Kernel", 0 },
+		{ "workload", "Workload", RTAB_GROUP },
+		{ "params", "Params", RTAB_GROUP },
+		{ "metric", "Metric", 0 },
+		{ "value", "Value", 1 },
+		{ "unit", "Unit", 0 },
+		{ "host", "Host", RTAB_GROUP },
+		{ "pct_change", "%Change", 1 },
 	};
 	const struct db_result *c = d->c;
 	struct strbuf tmp = STRBUF_INIT;
@@ -646,13 +651,15 @@ static void plm_table(struct page *pg, const struct cmp_data *d)
 /* Every comparison row with its statistics and verdict. */
 static void compare_table(struct page *pg, const struct db_result *c, int nc)
 {
-	/* The verdict first: the table is wider than a screen, and the
-	 * verdict is what a reader looks for. */
+	/* The verdict first: it is what a reader looks for.  Host,
+	 * workload and params head the rows that share them (group
+	 * columns), so that a long params string does not make every row
+	 * tall and the table wider than a window. */
 	static const struct col cmp_cols[] = {
 		{ "verdict", "verdict", 0 },
-		{ "host", "host", 0 },
-		{ "workload", "workload", 0 },
-		{ "params", "params", 0 },
+		{ "host", "host", RTAB_GROUP },
+		{ "workload", "workload", RTAB_GROUP },
+		{ "params", "params", RTAB_GROUP },
 		{ "metric", "metric", 0 },
 		{ "unit", "unit", 0 },
 		{ "better", "better", 0 },

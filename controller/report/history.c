@@ -89,15 +89,21 @@ static void history_plot(struct strbuf *b, const struct changes_series *s,
 	strbuf_release(&lab);
 }
 
-/* The table of the stored change points (newest first). */
-static int history_table(struct report *r, struct page *pg,
-			 const struct changes_query *cq)
+/*
+ * Rows [0, n) of v, change points as changes_list() returns them (newest
+ * first), as table name of pg with its CSV and JSON (empty: the text of
+ * the empty row); link_metric links each metric to its page.  v stays
+ * the caller's.
+ */
+void changes_table(struct page *pg, const char *name,
+		   const struct changes_row *v, size_t n, const char *empty,
+		   int link_metric)
 {
 	static const struct col cols[] = {
 		{ "at", "measured (UTC)", 0 },
-		{ "host", "host", 0 },
-		{ "workload", "workload", 0 },
-		{ "params", "params", 0 },
+		{ "host", "host", RTAB_GROUP },
+		{ "workload", "workload", RTAB_GROUP },
+		{ "params", "params", RTAB_GROUP },
 		{ "metric", "metric", 0 },
 		{ "kernel_before", "kernel before", 0 },
 		{ "kernel_after", "kernel after", 0 },
@@ -107,15 +113,12 @@ static int history_table(struct report *r, struct page *pg,
 		{ "direction", "", 0 },
 		{ "p_value", "p", 1 },
 	};
-	struct changes_rows rows;
 	struct rtab t;
 	struct strbuf cell = STRBUF_INIT;
 
-	if (changes_list(r->db, cq, &rows, r->err) < 0)
-		return -1;
-	rtab_begin(&t, pg, "changes", NULL, cols, (int)ARRAY_SIZE(cols));
-	for (size_t i = 0; i < rows.nr; i++) {
-		const struct changes_row *c = &rows.v[i];
+	rtab_begin(&t, pg, name, NULL, cols, (int)ARRAY_SIZE(cols));
+	for (size_t i = 0; i < n; i++) {
+		const struct changes_row *c = &v[i];
 
 		rtab_row(&t, !strcmp(c->direction, "worse")    ? "v-regression"
 			     : !strcmp(c->direction, "better") ? "v-improvement"
@@ -124,7 +127,13 @@ static int history_table(struct report *r, struct page *pg,
 		rtab_str(&t, c->host);
 		rtab_str(&t, c->workload);
 		rtab_str(&t, c->params_text);
-		rtab_str(&t, c->metric);
+		if (link_metric) {
+			strbuf_reset(&cell);
+			metric_page_stem(c->metric, &cell);
+			strbuf_addstr(&cell, ".html");
+			rtab_link(&t, c->metric, cell.buf);
+		} else
+			rtab_str(&t, c->metric);
 		rtab_str(&t, c->kernel_before);
 		rtab_str(&t, c->kernel_after);
 		rtab_num(&t, c->mean_before, NULL);
@@ -140,9 +149,21 @@ static int history_table(struct report *r, struct page *pg,
 		rtab_num(&t, c->p, NULL);
 		rtab_end_row(&t);
 	}
-	rtab_end(&t, "no change points in this history");
-	changes_rows_release(&rows);
+	rtab_end(&t, empty);
 	strbuf_release(&cell);
+}
+
+/* The table of the stored change points of cq (newest first). */
+static int history_table(struct report *r, struct page *pg,
+			 const struct changes_query *cq)
+{
+	struct changes_rows rows;
+
+	if (changes_list(r->db, cq, &rows, r->err) < 0)
+		return -1;
+	changes_table(pg, "changes", rows.v, rows.nr,
+		      "no change points in this history", 0);
+	changes_rows_release(&rows);
 	return 0;
 }
 

@@ -18,8 +18,13 @@ struct report_opts {
 };
 
 struct report_stats {
-	int pages_checked; /* pages whose fingerprint was looked at */
-	int pages_rendered; /* pages rendered because data changed */
+	int pages_checked; /* pages whose fingerprint was looked at (every
+			    * page but the index) */
+	int pages_unchanged; /* of those, the pages still fresh: not
+			      * rendered */
+	int pages_rendered; /* pages rendered: those whose data changed, and
+			     * the index, rendered every time; so
+			     * checked + 1 == rendered + unchanged */
 	int pages_written; /* .html files whose bytes changed */
 	int files_written; /* every file whose bytes changed */
 	struct strvec written; /* names (relative to out_dir) of those files */

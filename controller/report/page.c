@@ -143,8 +143,9 @@ static int digest_cmp(const void *a, const void *b)
 /*
  * Is the page name (foo.html) stale by fingerprint fp: no digest stored
  * for it, a different one (data or templates changed), or no file on
- * disk?  Counts it as checked.  Returns 1 with *ret_digest the digest to
- * record once the page is written (the caller frees it), or 0.
+ * disk?  Counts it as checked, and as unchanged when it is not stale.  Returns
+ * 1 with *ret_digest the digest to record once the page is written (the caller
+ * frees it), or 0.
  */
 int page_stale(struct report *r, const char *name, const char *fp,
 	       char **ret_digest)
@@ -161,6 +162,7 @@ int page_stale(struct report *r, const char *name, const char *fp,
 	stale = !d || strcmp(d->digest, dg) || access(path.buf, F_OK) < 0;
 	strbuf_release(&path);
 	if (!stale) {
+		r->st->pages_unchanged++;
 		free(dg);
 		return 0;
 	}

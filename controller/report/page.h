@@ -72,25 +72,37 @@ struct page {
 	size_t nfiles, alloc;
 };
 
-/* A column of a struct rtab. */
+/*
+ * A column of a struct rtab.  A group column (num == RTAB_GROUP) is a
+ * text column (rtab_str, rtab_link) that is no column of the HTML: a
+ * heading row above the rows that share the values of the group columns
+ * shows them (<span data-col="INDEX">); CSV and JSON keep it as a column.
+ */
+#define RTAB_GROUP 2
 struct col {
 	const char *key; /* CSV header and JSON key */
 	const char *label; /* HTML header */
-	int num; /* right-aligned number */
+	int num; /* 1: a right-aligned number; RTAB_GROUP: a group column */
 };
 
 /*
  * One table, written three ways at once: HTML for the page, CSV and JSON
  * files beside it (page-stem + "-" + name + ".csv"/".json").  Numbers go
  * to CSV/JSON at full precision and to HTML formatted for reading.
+ * Group columns (struct col) leave the HTML's columns for a heading row
+ * over the rows that share them, so that a long name or params string
+ * takes one line of its own instead of widening every row.
  */
 struct rtab {
 	struct page *pg;
 	char *name;
 	const struct col *cols;
 	int ncols, cell;
+	int shown; /* columns of the HTML: ncols less the group columns */
 	size_t rows;
+	size_t row_at; /* where the current row's HTML begins */
 	struct strbuf html, csv, json;
+	struct strbuf grp, last_grp; /* this row's group heading, the last */
 };
 
 /* Columns of pages_runlist() (store/pages.h). */
@@ -189,6 +201,15 @@ int render_comparison_body(struct report *r, struct page *pg, int64_t base_k,
  */
 int render_history(struct report *r, struct page *pg, int64_t host_id,
 		   const char *host, const char *metric);
+/*
+ * history.c: rows [0, n) of v (changes_list()'s, newest first) as table
+ * name of pg, with its CSV and JSON; empty: the text of the empty row;
+ * link_metric: link each metric to its page.  v stays the caller's.
+ */
+struct changes_row;
+void changes_table(struct page *pg, const char *name,
+		   const struct changes_row *v, size_t n, const char *empty,
+		   int link_metric);
 /* page.c: the stem of a metric's page ("metric-SLUG-HASH"). */
 void metric_page_stem(const char *metric, struct strbuf *out);
 

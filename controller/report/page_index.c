@@ -1,15 +1,19 @@
 /*
  * page_index.c - index.html, rendered every time: the queue, the newest
  * patches with their verdict counts, kernel pairs compared without a
- * patch, hosts and plans.  The patch listing is cut into blocks of
- * PATCHES_PER_BLOCK counted from the oldest; older blocks are archive
- * pages patches-pK.html, rendered when stale like any other page.
+ * patch, hosts, plans and the newest INDEX_CHANGES change points.  The
+ * patch listing is cut into blocks of PATCHES_PER_BLOCK counted from the
+ * oldest; older blocks are archive pages patches-pK.html, rendered when
+ * stale like any other page.  Every change point, and the metrics with a
+ * history (linking their pages), are on changes.html, rendered when what
+ * it shows changed.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "analysis/changes.h"
 #include "store/db.h"
 #include "store/pages.h"
 #include "report/page.h"
@@ -18,6 +22,9 @@
 
 /* Items per listing block (archive page). */
 #define PATCHES_PER_BLOCK 50
+
+/* The newest change points the index shows; changes.html has them all. */
+#define INDEX_CHANGES 5
 
 /* Columns of pages_index_patches() (store/pages.h). */
 enum {
@@ -128,6 +135,7 @@ static int write_patch_archives(struct report *r, const struct db_result *ps)
 /* What the index shows: the results of its statements. */
 struct index_data {
 	struct db_result *queue, *nq, *ps, *pairs, *hosts, *plans, *metrics;
+	struct changes_rows cps; /* every change point, newest first */
 };
 
 /*
@@ -153,6 +161,11 @@ static int index_data_load(struct report *r, struct index_data *d)
 		rc = pages_index_plans(r->db, &d->plans, r->err);
 	if (rc >= 0)
 		rc = pages_index_metrics(r->db, &d->metrics, r->err);
+	if (rc >= 0) {
+		struct changes_query all = { 0 };
+
+		rc = changes_list(r->db, &all, &d->cps, r->err);
+	}
 	return rc;
 }
 
@@ -166,9 +179,12 @@ static void index_data_release(struct index_data *d)
 	db_result_free(d->hosts);
 	db_result_free(d->plans);
 	db_result_free(d->metrics);
+	changes_rows_release(&d->cps);
 }
 
-/* The jobs waiting or running, the first 200 by priority. */
+/* The jobs waiting or running, the first 200 by priority; how many
+ * there are is said above the table unless there are none, which the
+ * table's own empty row says. */
 static void queue_section(struct page *pg, const struct db_result *queue,
 			  const struct db_result *nq)
 {
@@ -184,12 +200,13 @@ static void queue_section(struct page *pg, const struct db_result *queue,
 	struct rtab t;
 
 	h2(b, "queue", "Queue");
-	strbuf_addf(b, "<p>%s job%s waiting or running%s.</p>",
-		    S(db_get(nq, 0, 0)),
-		    strcmp(S(db_get(nq, 0, 0)), "1") ? "s" : "",
-		    db_nrows(queue) < (int)id64(db_get(nq, 0, 0))
-			    ? "; the first 200 by priority"
-			    : "");
+	if (id64(db_get(nq, 0, 0)) > 0)
+		strbuf_addf(b, "<p>%s job%s waiting or running%s.</p>",
+			    S(db_get(nq, 0, 0)),
+			    strcmp(S(db_get(nq, 0, 0)), "1") ? "s" : "",
+			    db_nrows(queue) < (int)id64(db_get(nq, 0, 0))
+				    ? "; the first 200 by priority"
+				    : "");
 	rtab_begin(&t, pg, "queue", NULL, qcols, (int)ARRAY_SIZE(qcols));
 	for (int i = 0; i < db_nrows(queue); i++) {
 		rtab_row(&t, NULL);
@@ -347,8 +364,8 @@ static void metrics_section(struct page *pg, const struct db_result *m)
 	struct strbuf href = STRBUF_INIT;
 	struct rtab t;
 
-	h2(&pg->body, "history", "History: change points per metric");
-	rtab_begin(&t, pg, "history", NULL, mcols, (int)ARRAY_SIZE(mcols));
+	h2(&pg->body, "metrics", "Change points per metric");
+	rtab_begin(&t, pg, "metrics", NULL, mcols, (int)ARRAY_SIZE(mcols));
 	for (int i = 0; i < db_nrows(m); i++) {
 		rtab_row(&t, NULL);
 		strbuf_reset(&href);
@@ -363,6 +380,89 @@ static void metrics_section(struct page *pg, const struct db_result *m)
 	}
 	rtab_end(&t, "no history yet");
 	strbuf_release(&href);
+}
+
+/* The newest INDEX_CHANGES change points of cps, and a link to all. */
+static void latest_changes_section(struct page *pg,
+				   const struct changes_rows *cps)
+{
+	struct strbuf *b = &pg->body;
+
+	h2(b, "history", "Latest change points");
+	changes_table(pg, "changes", cps->v,
+		      cps->nr < INDEX_CHANGES ? cps->nr : INDEX_CHANGES,
+		      "no change points yet", 1);
+	strbuf_addf(b,
+		    "<p class=\"pages\"><a href=\"changes.html\">all %zu "
+		    "change point%s</a>, and the history of each metric</p>",
+		    cps->nr, cps->nr == 1 ? "" : "s");
+}
+
+/* Fill changes.html from the index_data ctx (a page_fill_fn). */
+static int fill_changes(struct report *r, struct page *pg, void *ctx)
+{
+	const struct index_data *d = ctx;
+	struct strbuf *b = &pg->body;
+
+	(void)r;
+	page_open(pg, "Change points");
+	strbuf_addf(b,
+		    "<p class=\"note\">%zu change point%s in the history "
+		    "of the kernels that are not a patch's, newest first; "
+		    "each metric's page plots its series with them marked. "
+		    "<code>schedfarm changes</code> lists them.</p>",
+		    d->cps.nr, d->cps.nr == 1 ? "" : "s");
+	metrics_section(pg, d->metrics);
+	h2(b, "changes", "Every change point");
+	changes_table(pg, "changes", d->cps.v, d->cps.nr,
+		      "no change points yet", 1);
+	return 0;
+}
+
+/*
+ * Write changes.html when stale; its fingerprint is what it shows: the
+ * metric rows and every change point.  With --since (r->o->since) it is
+ * looked at only when a change point was measured from then on, as the
+ * other pages are only when something of theirs is new.  Returns 0 or
+ * negative with r->err filled.
+ */
+static int write_changes_page(struct report *r, struct index_data *d)
+{
+	struct strbuf fp = STRBUF_INIT;
+	int rc;
+
+	if (r->o->since) {
+		struct changes_query q = { .since = r->o->since, .limit = 1 };
+		struct changes_rows recent;
+		size_t n;
+
+		if (changes_list(r->db, &q, &recent, r->err) < 0)
+			return -1;
+		n = recent.nr;
+		changes_rows_release(&recent);
+		if (!n)
+			return 0;
+	}
+
+	for (int i = 0; i < db_nrows(d->metrics); i++)
+		for (int c = 0; c < 5; c++)
+			strbuf_addf(&fp, "%s\x1f", S(db_get(d->metrics, i, c)));
+	for (size_t i = 0; i < d->cps.nr; i++) {
+		const struct changes_row *c = &d->cps.v[i];
+
+		strbuf_addf(&fp,
+			    "\x1e%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f"
+			    "%s\x1f%s\x1f%.17g\x1f%.17g\x1f%.17g\x1f%.17g\x1f"
+			    "%.17g",
+			    S(c->at), S(c->host), S(c->workload),
+			    S(c->params_text), S(c->metric), S(c->unit),
+			    S(c->kernel_before), S(c->kernel_after),
+			    c->direction, c->mean_before, c->mean_after,
+			    c->shift, c->pct_shift, c->p);
+	}
+	rc = page_refresh(r, "changes", fp.buf, fill_changes, d);
+	strbuf_release(&fp);
+	return rc;
 }
 
 /* Fill index.html from the index_data ctx (a page_fill_fn). */
@@ -386,14 +486,14 @@ static int fill_index(struct report *r, struct page *pg, void *ctx)
 	kernels_section(pg, d->pairs);
 	hosts_section(pg, d->hosts);
 	plans_section(pg, d->plans);
-	metrics_section(pg, d->metrics);
+	latest_changes_section(pg, &d->cps);
 	return 0;
 }
 
 /*
  * Write index.html, rendered every time, and the archive pages of its
- * patch listing (before it, when stale).  Returns 0 or negative with
- * r->err filled.
+ * patch listing and changes.html (before it, when stale).  Returns 0 or
+ * negative with r->err filled.
  */
 int write_index(struct report *r)
 {
@@ -403,6 +503,8 @@ int write_index(struct report *r)
 	rc = index_data_load(r, &d);
 	if (rc >= 0)
 		rc = write_patch_archives(r, d.ps);
+	if (rc >= 0)
+		rc = write_changes_page(r, &d);
 	if (rc >= 0)
 		rc = page_render(r, "index", NULL, fill_index, &d);
 	index_data_release(&d);

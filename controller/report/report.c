@@ -37,7 +37,7 @@
 #include "banned.h"
 
 /* Bumped whenever the page layout changes, so old pages get rewritten. */
-#define REPORT_FORMAT "schedfarm-report-11"
+#define REPORT_FORMAT "schedfarm-report-12"
 
 /* Record the digests of the pages written (one statement per 2000). */
 static int record_digests(struct report *r)

@@ -86,6 +86,8 @@ void rtab_begin(struct rtab *t, struct page *pg, const char *name,
 	strbuf_init(&t->html, 1024);
 	strbuf_init(&t->csv, 1024);
 	strbuf_init(&t->json, 1024);
+	strbuf_init(&t->grp, 0);
+	strbuf_init(&t->last_grp, 0);
 	strbuf_addf(&t->html,
 		    "<div class=\"table-wrap\"><table id=\"t-%s\" "
 		    "class=\"data\">",
@@ -97,10 +99,13 @@ void rtab_begin(struct rtab *t, struct page *pg, const char *name,
 	}
 	strbuf_addstr(&t->html, "<thead><tr>");
 	for (int i = 0; i < ncols; i++) {
-		strbuf_addf(&t->html, "<th%s>",
-			    cols[i].num ? " class=\"num\"" : "");
-		strbuf_add_html(&t->html, cols[i].label);
-		strbuf_addstr(&t->html, "</th>");
+		if (cols[i].num != RTAB_GROUP) {
+			strbuf_addf(&t->html, "<th%s>",
+				    cols[i].num ? " class=\"num\"" : "");
+			strbuf_add_html(&t->html, cols[i].label);
+			strbuf_addstr(&t->html, "</th>");
+			t->shown++;
+		}
 		if (i)
 			strbuf_addch(&t->csv, ',');
 		report_csv_field(&t->csv, cols[i].key);
@@ -113,11 +118,13 @@ void rtab_begin(struct rtab *t, struct page *pg, const char *name,
 /* Start a row, with HTML class cls (a word of ours) unless NULL or "". */
 void rtab_row(struct rtab *t, const char *cls)
 {
+	t->row_at = t->html.len;
 	if (cls && *cls)
 		strbuf_addf(&t->html, "<tr class=\"%s\">", cls);
 	else
 		strbuf_addstr(&t->html, "<tr>");
 	strbuf_addstr(&t->json, t->rows ? ",\n{" : "\n{");
+	strbuf_reset(&t->grp);
 	t->cell = 0;
 	t->rows++;
 }
@@ -148,7 +155,14 @@ void rtab_link(struct rtab *t, const char *s, const char *href)
 	if (t->cell >= t->ncols)
 		return;
 	rtab_key(t);
-	if (href) {
+	if (t->cols[t->cell].num == RTAB_GROUP) {
+		/* Into the heading, with its column so it can be found. */
+		if (t->grp.len)
+			strbuf_addstr(&t->grp, " \xc2\xb7 ");
+		strbuf_addf(&t->grp, "<span data-col=\"%d\">", t->cell);
+		strbuf_add_html(&t->grp, S(s));
+		strbuf_addstr(&t->grp, "</span>");
+	} else if (href) {
 		strbuf_addstr(&t->html, "<td><a href=\"");
 		strbuf_add_html(&t->html, href);
 		strbuf_addstr(&t->html, "\">");
@@ -197,12 +211,31 @@ void rtab_num(struct rtab *t, double v, const char *shown)
 	t->cell++;
 }
 
-/* End a row; cells not given are empty (null in JSON). */
+/*
+ * End a row; cells not given are empty (null in JSON).  When its group
+ * values differ from the row before, a heading row with them goes in
+ * front of it.
+ */
 void rtab_end_row(struct rtab *t)
 {
 	while (t->cell < t->ncols)
 		rtab_str(t, NULL);
 	strbuf_addstr(&t->html, "</tr>");
+	if (t->grp.len && strcmp(t->grp.buf, t->last_grp.buf)) {
+		struct strbuf row = STRBUF_INIT;
+
+		strbuf_add(&row, t->html.buf + t->row_at,
+			   t->html.len - t->row_at);
+		strbuf_setlen(&t->html, t->row_at);
+		strbuf_addf(&t->html,
+			    "<tr class=\"group\"><th colspan=\"%d\">%s</th>"
+			    "</tr>",
+			    t->shown, t->grp.buf);
+		strbuf_addbuf(&t->html, &row);
+		strbuf_release(&row);
+		strbuf_reset(&t->last_grp);
+		strbuf_addbuf(&t->last_grp, &t->grp);
+	}
 	strbuf_addstr(&t->csv, "\r\n");
 	strbuf_addch(&t->json, '}');
 }
@@ -215,7 +248,7 @@ void rtab_end(struct rtab *t, const char *empty)
 
 	if (!t->rows && empty) {
 		strbuf_addf(&t->html, "<tr><td class=\"empty\" colspan=\"%d\">",
-			    t->ncols);
+			    t->shown);
 		strbuf_add_html(&t->html, empty);
 		strbuf_addstr(&t->html, "</td></tr>");
 	}
@@ -234,5 +267,7 @@ void rtab_end(struct rtab *t, const char *empty)
 	page_add_file(pg, fname.buf, &t->json);
 	strbuf_release(&fname);
 	strbuf_release(&t->html);
+	strbuf_release(&t->grp);
+	strbuf_release(&t->last_grp);
 	free(t->name);
 }

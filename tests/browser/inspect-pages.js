@@ -10,7 +10,9 @@
 // errors; how many <script> elements and on* attributes the DOM holds; the
 // CSP meta tag; the text of every table (by id) cell by cell; and for every
 // <svg class="plot">: its title, axis labels, tick counts and legend
-// entries.  Only facts are collected here; the shell test decides.
+// entries; the page's scrollWidth and clientWidth at the 1 280-px window
+// and the outermost elements reaching past it; each table's width and the
+// width of its box.  Only facts are collected here; the shell test decides.
 //
 // Chromium runs headless with a fresh profile (PROFILEDIR), no sandbox (we
 // are root in a container), no GPU, no network services.  playwright-core
@@ -64,9 +66,25 @@ async function main() {
 				out.h1 = text(document.querySelector('h1'));
 				out.stylesheet_applied = getComputedStyle(document.querySelector('nav') || document.body).backgroundColor;
 				out.tables = {};
+				// A row under a group heading (tr.group) gets the heading's
+				// values back at their columns (span[data-col]), so a row
+				// reads as the CSV does.
 				for (const t of document.querySelectorAll('table[id]')) {
-					out.tables[t.id.replace(/^t-/, '')] = [...t.querySelectorAll('tbody tr')]
-						.map((tr) => [...tr.children].map((td) => td.textContent.trim()));
+					const rows = [];
+					let group = [];
+					for (const tr of t.querySelectorAll('tbody tr')) {
+						if (tr.classList.contains('group')) {
+							group = [...tr.querySelectorAll('span[data-col]')]
+								.map((s) => [Number(s.dataset.col), s.textContent.trim()])
+								.sort((a, b) => a[0] - b[0]);
+							continue;
+						}
+						const cells = [...tr.children].map((td) => td.textContent.trim());
+						for (const [col, text] of group)
+							cells.splice(col, 0, text);
+						rows.push(cells);
+					}
+					out.tables[t.id.replace(/^t-/, '')] = rows;
 				}
 				out.table_headers = {};
 				for (const t of document.querySelectorAll('table[id]')) {
@@ -74,7 +92,7 @@ async function main() {
 				}
 				out.row_classes = {};
 				for (const t of document.querySelectorAll('table[id]')) {
-					out.row_classes[t.id.replace(/^t-/, '')] = [...t.querySelectorAll('tbody tr')].map((tr) => tr.className);
+					out.row_classes[t.id.replace(/^t-/, '')] = [...t.querySelectorAll('tbody tr:not(.group)')].map((tr) => tr.className);
 				}
 				out.plots = [...document.querySelectorAll('svg.plot')].map((svg) => ({
 					title: text(svg.querySelector('title')),
@@ -89,6 +107,41 @@ async function main() {
 				}));
 				out.links = [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href'));
 				out.body_text = document.body.innerText;
+				// Horizontal page scroll at this window: the page is wider
+				// than the window.  wide_elements names the outermost
+				// elements that reach past it (at most 10), to say why.
+				out.scroll_width = document.documentElement.scrollWidth;
+				out.client_width = document.documentElement.clientWidth;
+				out.wide_elements = [];
+				const walk = (el) => {
+					if (out.wide_elements.length >= 10)
+						return;
+					const r = el.getBoundingClientRect();
+					if (r.right > out.client_width + 0.5) {
+						out.wide_elements.push(el.tagName.toLowerCase() +
+							(el.id ? '#' + el.id : '') +
+							(el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '') +
+							' right=' + Math.round(r.right));
+						return;
+					}
+					// What scrolls inside its own box cannot widen the page.
+					if (/auto|scroll|hidden/.test(getComputedStyle(el).overflowX))
+						return;
+					for (const c of el.children)
+						walk(c);
+				};
+				if (out.scroll_width > out.client_width)
+					walk(document.body);
+				// Each table's own width and the width of the box it
+				// sits in: a table that fits needs no scroll bar.
+				out.table_fit = {};
+				for (const t of document.querySelectorAll('table[id]')) {
+					const box = t.parentElement;
+					out.table_fit[t.id.replace(/^t-/, '')] = {
+						width: Math.ceil(Math.max(t.scrollWidth, t.getBoundingClientRect().width)),
+						box: box.clientWidth,
+					};
+				}
 				return out;
 			}));
 			result[name] = facts;
