@@ -185,7 +185,7 @@ test_expect_success 'SIGTERM: STOPPING=1, the job requeued, exit 0 in time' '
 	grep -q "^STATUS=stopping: 1 job(s) going back to the queue (at most 60 s)" notify.log &&
 	grep_or_fail "serve stopped" serve.log &&
 	! grep -n "(null)" serve.log &&
-	grep -q "^<4>schedfarm: warning: job $J: job $J interrupted: the controller stopped after 0 of 1 runs; back in the queue" serve.log &&
+	grep -q "^<4>schedfarm: warning: job $J: interrupted: the controller stopped after 0 of 1 runs; back in the queue" serve.log &&
 	schedfarm job show $J --json >q.json &&
 	jq -e ".state == \"queued\" and .lease_owner == null and (.error | startswith(\"interrupted: the controller stopped after 0 of 1 runs; back in the queue\"))" q.json &&
 	schedfarm host show here --json | jq -e ".state == \"idle\"" ||
