@@ -12,7 +12,7 @@ qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 busybox-static cpio sysbench rt-tests linux-perf strace
 linux-image-amd64 linux-source bc flex bison libelf-dev libssl-dev dwarves
 kmod xz-utils python3 ipxe-qemu debootstrap systemd tmux kexec-tools
-chromium fonts-dejavu-core nodejs bubblewrap ccache mandoc"
+chromium fonts-dejavu-core nodejs bubblewrap ccache mandoc curl"
 # libvirtd runs qemu as libvirt-qemu; Debian makes that user only in
 # libvirt-daemon-system (which needs systemd's friends), so make it here.
 if [ "$(id -u)" = 0 ] && ! getent passwd libvirt-qemu >/dev/null; then
