@@ -51,16 +51,12 @@ static int known_good_of(struct db *db, const struct host_check_request *rq,
 		return -1;
 	}
 	if (!hosts_kind_boots(db_get(h, 0, 1))) {
-		const char *const *k = kind_names_booting();
-
 		strbuf_addf(err,
 			    "host %s is of kind %s: it runs the kernel it has, "
 			    "so there is nothing to boot; host check boots "
 			    "hosts of kind ",
 			    name, db_get(h, 0, 1));
-		for (size_t i = 0; k && k[i]; i++)
-			strbuf_addf(err, "%s%s",
-				    i ? (k[i + 1] ? ", " : " or ") : "", k[i]);
+		kind_names_join(err, kind_names_booting(), " or ");
 		strbuf_addf(err,
 			    ".  A %s host's health comes from its jobs: "
 			    "schedfarm run plans/smoke.yaml --host %s",

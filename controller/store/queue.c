@@ -396,13 +396,11 @@ static int submit_check_fresh(const struct queue_submit *s,
 	const char *why =
 		s->fresh_base ? "--fresh-base" : "the plan's 'base: fresh'";
 	struct strbuf kinds = STRBUF_INIT;
-	const char *const *k = kind_names_booting();
 	int r = -1;
 
 	if (!ret->fresh_base)
 		return 0;
-	for (size_t i = 0; k && k[i]; i++)
-		strbuf_addf(&kinds, "%s%s", i ? ", " : "", k[i]);
+	kind_names_join(&kinds, kind_names_booting(), ", ");
 	if (ret->host_boots == 0)
 		strbuf_addf(err,
 			    "%s needs a host that boots kernels (%s): %s runs "
