@@ -733,8 +733,7 @@ int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
 		if (sum.done && sum.first_error)
 			strbuf_addf(err, ": %s", sum.first_error);
 		r = INGEST_RUN_FAILED;
-		db_rollback(db);
-		goto out;
+		goto fail;
 	}
 	if ((b.results.len &&
 	     db_copy_put(db, b.results.buf, b.results.len, err) < 0) ||
