@@ -146,10 +146,30 @@ int build_write_file(const char *path, const char *data, size_t len,
 		     struct strbuf *err);
 
 /*
+ * A build on a layer (build_layer.c) names the tree's own folders in
+ * every command (make -C src_at O=out_at): kbuild records each object's
+ * command line and rebuilds an object whose line changed, so a layer's
+ * paths would rebuild the whole kernel.  Its steps see the layer's
+ * merged folders src and out at those paths (build_confine()); what the
+ * controller itself reads or writes there goes to src and out
+ * (build_host_path()).
+ */
+struct build_view {
+	const char *src, *src_at;
+	const char *out, *out_at;
+};
+
+/* Where the controller finds path, a folder spec's steps name: its
+ * view's merged folder for src_at or out_at, else path itself. */
+const char *build_host_path(const struct kernel_build_spec *spec,
+			    const char *path);
+
+/*
  * Confine cp, a step that runs the tree's code (make and the scripts and
  * host tools it runs), to the sandbox (lab/sandbox.h): the tree src and
  * the base's git repository (a worktree's git data) and the spec's
- * fragments read-only, outdir writable and handed to the farm's user.
+ * fragments read-only, outdir writable and handed to the farm's user;
+ * src and outdir are bound from spec's view (build_view) when it has one.
  * Where the sandbox cannot be had, only the environment is scrubbed, or
  * a build of patches is refused (sandbox_allow()).  0, or -1 with err.
  */

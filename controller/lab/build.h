@@ -26,6 +26,8 @@
 #include "strbuf.h"
 #include "strvec.h"
 
+struct build_view;
+
 struct kernel_build_spec {
 	const char *base; /* tarball, git repository or source directory */
 	const char *ref; /* git ref when base is a repository (else NULL) */
@@ -52,6 +54,9 @@ struct kernel_build_spec {
 	/* Who builds, for another build that waits on this one's locks
 	 * ("kernel NAME / job N"); may be NULL (the pid still says). */
 	const char *who;
+	/* Set only by a build on a layer (build_layer.c, build-int.h): the
+	 * folders its steps name are really others.  NULL otherwise. */
+	const struct build_view *view;
 };
 
 void kernel_build_spec_init(struct kernel_build_spec *spec);

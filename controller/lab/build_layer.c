@@ -10,7 +10,9 @@
  * controller applies the series in the merged src (only the files it
  * changes get new dates, so make rebuilds what depends on them), make
  * runs in the sandbox with the merged src read-only and the merged out
- * writable, the images are copied out, and the layer is thrown away
+ * writable, both seen at the tree's own paths (kbuild rebuilds every
+ * object whose recorded command line names other folders), the images
+ * are copied out, and the layer is thrown away
  * (build_in_layer()).  Whatever the series' recipes wrote, an object with
  * a date in the future included, is gone with it; a layer left by a
  * killed build or controller is unmounted and removed by the next build
@@ -238,37 +240,59 @@ static int series_touches_kconfig(const struct kernel_build_spec *spec,
 }
 
 /*
- * The layer's steps between its mounts and its discard.  A series that
- * changes a Kconfig file is configured again, as its fresh build is (the
- * base's .config with make's own syncconfig would keep the base's answers
- * and give a new visible option its default, where the config spec, e.g.
- * tinyconfig's allnoconfig, says no): only the options whose value
- * changed then rebuild what uses them.
+ * The layer's steps between its mounts and its discard.  The controller
+ * applies the series in the merged src; every step of make sees the
+ * merged folders at the tree's own paths (tree/src, tree/out: spec's
+ * view, build_view), so the command lines kbuild recorded when the base
+ * was built are the ones it finds now, and only what the series changed
+ * is compiled again.  A series that changes a Kconfig file is configured
+ * again, as its fresh build is (the base's .config with make's own
+ * syncconfig would keep the base's answers and give a new visible option
+ * its default, where the config spec, e.g. tinyconfig's allnoconfig,
+ * says no): only the options whose value changed then rebuild what uses
+ * them.
  */
 static int build_merged(const struct kernel_build_spec *spec,
-			struct kernel_build_result *res, const char *src,
-			const char *out, int *ret_steps, struct strbuf *log,
-			struct strbuf *err)
+			struct kernel_build_result *res, const char *tree,
+			const char *src, const char *out, int *ret_steps,
+			struct strbuf *log, struct strbuf *err)
 {
-	int kconfig = series_touches_kconfig(spec, err);
+	struct kernel_build_spec seen = *spec;
+	struct strbuf src_at = STRBUF_INIT, out_at = STRBUF_INIT;
+	struct build_view view;
+	int kconfig = series_touches_kconfig(spec, err), r = -1;
 
 	if (kconfig < 0)
 		return -1;
+	strbuf_addf(&src_at, "%s/src", tree);
+	strbuf_addf(&out_at, "%s/out", tree);
+	view = (struct build_view){ .src = src,
+				    .src_at = src_at.buf,
+				    .out = out,
+				    .out_at = out_at.buf };
+	seen.view = &view;
 	/* patch -p1, as in the tree (build_tree.c's sync_git too). */
 	if (build_apply_series(spec, src, 0, log, err) < 0)
-		return -1;
+		goto out;
 	if (kconfig) {
 		strbuf_addstr(log,
 			      "the series changes a Kconfig file: "
 			      "configuring again, as a fresh build does\n");
-		if (build_configure(spec, src, out, log, err) < 0)
-			return -1;
+		if (build_configure(&seen, src_at.buf, out_at.buf, log, err) <
+		    0)
+			goto out;
 	}
-	if (build_run_make(spec, src, out, ret_steps, log, err) < 0 ||
-	    build_read_release(spec, src, out, &res->release, err) < 0)
-		return -1;
+	if (build_run_make(&seen, src_at.buf, out_at.buf, ret_steps, log,
+			   err) < 0 ||
+	    build_read_release(&seen, src_at.buf, out_at.buf, &res->release,
+			       err) < 0)
+		goto out;
 	/* The layer goes: keep the images (as the controller's files). */
-	return build_keep_images(out, res, err);
+	r = build_keep_images(out, res, err);
+out:
+	strbuf_release(&src_at);
+	strbuf_release(&out_at);
+	return r;
 }
 
 /*
@@ -309,7 +333,8 @@ int build_in_layer(const struct kernel_build_spec *spec,
 	strbuf_addf(log,
 		    "the series builds on a layer over the base's tree: %s\n",
 		    layer);
-	r = build_merged(spec, res, src.buf, out.buf, ret_steps, log, err);
+	r = build_merged(spec, res, tree, src.buf, out.buf, ret_steps, log,
+			 err);
 out:
 	if (overlay_discard(layer, &e2) < 0) {
 		strbuf_addf(log, "cannot discard the layer: %s\n", e2.buf);

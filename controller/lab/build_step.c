@@ -72,26 +72,43 @@ static int step_tick(void *ctx)
  * scrubbed, or a build of patches is refused (sandbox_allow()).  0, or
  * -1 with err.
  */
+const char *build_host_path(const struct kernel_build_spec *spec,
+			    const char *path)
+{
+	const struct build_view *v = spec ? spec->view : NULL;
+
+	if (v && !strcmp(path, v->src_at))
+		return v->src;
+	if (v && !strcmp(path, v->out_at))
+		return v->out;
+	return path;
+}
+
 int build_confine(const struct kernel_build_spec *spec,
 		  struct child_process *cp, const char *src, const char *outdir,
 		  struct strbuf *err)
 {
 	struct sandbox_paths p = SANDBOX_PATHS_INIT;
+	const char *hsrc = build_host_path(spec, src),
+		   *hout = build_host_path(spec, outdir);
 	int on = sandbox_allow(spec->patches.nr > 0, err), r = -1;
 
 	if (on < 0)
 		return -1;
-	if (on && (sandbox_give_dir(outdir, err) < 0 ||
-		   sandbox_share_dir(src, err) < 0))
+	if (on && (sandbox_give_dir(hout, err) < 0 ||
+		   sandbox_share_dir(hsrc, err) < 0))
 		return -1;
 	/* Unconfined, both are the controller's alone. */
-	if (!on && ((mkdir(outdir, 0700) < 0 && errno != EEXIST) ||
-		    chmod(outdir, 0700) < 0 || chmod(src, 0700) < 0)) {
-		strbuf_addf(err, "cannot close %s or %s to others: %s", src,
-			    outdir, strerror(errno));
+	if (!on && ((mkdir(hout, 0700) < 0 && errno != EEXIST) ||
+		    chmod(hout, 0700) < 0 || chmod(hsrc, 0700) < 0)) {
+		strbuf_addf(err, "cannot close %s or %s to others: %s", hsrc,
+			    hout, strerror(errno));
 		return -1;
 	}
-	strvec_push(&p.ro, src);
+	if (hsrc != src)
+		strvec_pushl(&p.ro_at, hsrc, src, (char *)NULL);
+	else
+		strvec_push(&p.ro, src);
 	if (spec->base && build_is_dir(spec->base) &&
 	    build_is_git_repo(spec->base)) {
 		_cleanup_free_ char *rp = realpath(spec->base, NULL);
@@ -112,7 +129,10 @@ int build_confine(const struct kernel_build_spec *spec,
 		}
 		strvec_push(&p.ro, rp);
 	}
-	strvec_push(&p.rw, outdir);
+	if (hout != outdir)
+		strvec_pushl(&p.rw_at, hout, outdir, (char *)NULL);
+	else
+		strvec_push(&p.rw, outdir);
 	if (build_ccache_confine(spec, cp, &p, on, err) < 0)
 		goto out;
 	r = sandbox_wrap(cp, &p, on, err);

@@ -54,6 +54,8 @@ void sandbox_paths_release(struct sandbox_paths *p)
 {
 	strvec_clear(&p->ro);
 	strvec_clear(&p->rw);
+	strvec_clear(&p->ro_at);
+	strvec_clear(&p->rw_at);
 }
 
 /*
@@ -238,12 +240,16 @@ static int add_parents(struct strvec *a, struct strvec *made, const char *path,
 }
 
 /* Bind each path of list at itself (ro: read-only); a path through a
- * symbolic link is bound from where it leads. */
+ * symbolic link is bound from where it leads.  With pairs, list holds
+ * FROM, AT: each FROM is bound at AT. */
 static int add_binds(struct strvec *a, struct strvec *made,
-		     const struct strvec *list, int ro, struct strbuf *err)
+		     const struct strvec *list, int ro, int pairs,
+		     struct strbuf *err)
 {
-	for (size_t i = 0; i < list->nr; i++) {
-		const char *p = list->v[i];
+	size_t step = pairs ? 2 : 1;
+
+	for (size_t i = 0; i + step <= list->nr; i += step) {
+		const char *p = list->v[i], *at = list->v[i + step - 1];
 		_cleanup_free_ char *real = realpath(p, NULL);
 
 		if (!real) {
@@ -251,12 +257,58 @@ static int add_binds(struct strvec *a, struct strvec *made,
 				    strerror(errno));
 			return -1;
 		}
-		if (add_parents(a, made, p, err) < 0)
+		if (add_parents(a, made, at, err) < 0)
 			return -1;
-		strvec_pushl(a, ro ? "--ro-bind" : "--bind", real, p,
+		strvec_pushl(a, ro ? "--ro-bind" : "--bind", real, at,
 			     (char *)NULL);
-		strvec_pushf(made, "%s/", p);
+		strvec_pushf(made, "%s/", at);
 	}
+	return 0;
+}
+
+/*
+ * An unconfined step that must still see folders at other paths (a
+ * layer's, see sandbox_paths): unshare(1) gives it a private mount
+ * namespace, a fixed sh script binds each FROM at its AT there, changes
+ * to cp's folder (after the binds: it may be one of them) and execs the
+ * step.  The script is a constant; every path reaches it as an argument.
+ * Only root may do it.  0, or -1 with err.
+ */
+static const char moved_script[] =
+	"d=$1; shift; "
+	"while [ \"$1\" != -- ]; do "
+	"mount --bind \"$1\" \"$2\" || exit 125; shift 2; done; "
+	"shift; cd \"$d\" || exit 125; exec \"$@\"";
+
+static int wrap_moved(struct child_process *cp,
+		      const struct sandbox_paths *paths, struct strbuf *err)
+{
+	struct strvec a = STRVEC_INIT;
+
+	if (!paths->ro_at.nr && !paths->rw_at.nr)
+		return 0;
+	if (geteuid() != 0) {
+		strbuf_addstr(err, "only a root controller can show a step "
+				   "a folder at another path without the "
+				   "sandbox");
+		return -1;
+	}
+	strvec_pushl(&a, "unshare", "--mount", "--propagation", "private",
+		     "--", "sh", "-c", moved_script, "sh",
+		     cp->dir ? cp->dir : ".", (char *)NULL);
+	for (size_t i = 0; i + 1 < paths->ro_at.nr; i += 2)
+		strvec_pushl(&a, paths->ro_at.v[i], paths->ro_at.v[i + 1],
+			     (char *)NULL);
+	for (size_t i = 0; i + 1 < paths->rw_at.nr; i += 2)
+		strvec_pushl(&a, paths->rw_at.v[i], paths->rw_at.v[i + 1],
+			     (char *)NULL);
+	strvec_push(&a, "--");
+	for (size_t i = 0; i < cp->args.nr; i++)
+		strvec_push(&a, cp->args.v[i]);
+	if (!cp->name)
+		cp->name = a.v[a.nr - cp->args.nr];
+	strvec_clear(&cp->args);
+	cp->args = a;
 	return 0;
 }
 
@@ -279,7 +331,7 @@ int sandbox_wrap(struct child_process *cp, const struct sandbox_paths *paths,
 		for (size_t i = 0; i < env.nr; i++)
 			strvec_push(&cp->env, env.v[i]);
 		strvec_clear(&env);
-		return 0;
+		return wrap_moved(cp, paths, err);
 	}
 	if (root && sandbox_user(&uid, &gid, err) < 0)
 		goto fail;
@@ -296,8 +348,10 @@ int sandbox_wrap(struct child_process *cp, const struct sandbox_paths *paths,
 	if (!root)
 		strvec_push(&a, "--unshare-user");
 	add_system(&a, &made);
-	if (add_binds(&a, &made, &paths->ro, 1, err) < 0 ||
-	    add_binds(&a, &made, &paths->rw, 0, err) < 0)
+	if (add_binds(&a, &made, &paths->ro, 1, 0, err) < 0 ||
+	    add_binds(&a, &made, &paths->ro_at, 1, 1, err) < 0 ||
+	    add_binds(&a, &made, &paths->rw, 0, 0, err) < 0 ||
+	    add_binds(&a, &made, &paths->rw_at, 0, 1, err) < 0)
 		goto fail;
 	/* bwrap's own --chdir is taken before setpriv, as a root that has
 	 * no CAP_DAC_OVERRIDE left: the output folder is the build user's,

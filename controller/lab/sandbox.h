@@ -32,15 +32,22 @@
 
 #define SANDBOX_USER "schedfarm"
 
-/* What a confined step may see: host folders bound at their own path. */
+/*
+ * What a confined step may see: host folders bound at their own path, and
+ * folders seen at another path (a build layer's merged folders at its
+ * tree's own paths, so that every path in the build's command lines is
+ * the tree's): pairs FROM, AT.
+ */
 struct sandbox_paths {
 	struct strvec ro; /* read-only (the tree, a fragment file) */
 	struct strvec rw; /* writable (make's O= folder) */
+	struct strvec ro_at; /* FROM, AT pairs: read-only */
+	struct strvec rw_at; /* FROM, AT pairs: writable */
 };
 
 #define SANDBOX_PATHS_INIT                                                     \
 	{                                                                      \
-		STRVEC_INIT, STRVEC_INIT                                       \
+		STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT             \
 	}
 
 void sandbox_paths_release(struct sandbox_paths *p);
@@ -97,9 +104,12 @@ void sandbox_env(struct strvec *env, const char *home, const char *user);
  * Turn cp (args, env additions, dir) into the same step confined: its
  * argv becomes prlimit ... bwrap ... [setpriv ...] -- ARGV, its
  * environment the allow-list plus cp's own NAME=value additions, and
- * only paths are visible beside the system's.  confined 0: only the
- * environment is scrubbed (sandbox_allow() said unconfined).  0, or -1
- * with err (a path that cannot be bound).
+ * only paths are visible beside the system's.  confined 0: the
+ * environment is scrubbed (sandbox_allow() said unconfined), and the
+ * folders of ro_at and rw_at, if any, are still seen at their AT paths:
+ * the step runs in a private mount namespace of its own (unshare(1),
+ * root only) that binds them there first.  0, or -1 with err (a path
+ * that cannot be bound).
  */
 int sandbox_wrap(struct child_process *cp, const struct sandbox_paths *paths,
 		 int confined, struct strbuf *err);
