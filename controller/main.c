@@ -85,9 +85,8 @@ const unsigned commands_count = sizeof(commands) / sizeof(commands[0]);
 
 static const char global_usage[] =
 	"usage: schedfarm [--db CONNINFO] [--home DIR] [--config FILE] "
-	"[--json] "
-	"[-v] VERB "
-	"[ARGS]\n"
+	"[--json] [-v]\n"
+	"                 VERB [ARGS]\n"
 	"\n"
 	"A test farm for Linux scheduler patches: queue a patch, build and "
 	"boot\n"

@@ -24,8 +24,8 @@ const char cmd_changes_usage[] =
 	"usage: schedfarm changes [--host H] [--metric M] [--since DATE] "
 	"[--limit N]\n"
 	"                         [--no-update] [--json]\n"
-	"       schedfarm changes --suggest-tau [--host H] [--metric M] "
-	"[--boots N] [--json]\n"
+	"       schedfarm changes --suggest-tau [--host H] [--metric M]\n"
+	"                         [--boots N] [--json]\n"
 	"\n"
 	"Each host's history: per (host, workload, params, metric), the\n"
 	"observations of the kernels that are not a patch's (the base and\n"
@@ -39,10 +39,12 @@ const char cmd_changes_usage[] =
 	"its neighbours, and put where least squares says.  They are stored\n"
 	"(history_changes), found again only for series with new points.\n"
 	"\n"
-	"Each line: when the first point after the change ran (UTC), the\n"
-	"host, workload, params, metric, the mean before and after, the\n"
-	"shift (%, or in the unit when the mean before is 0), better or\n"
-	"worse by the metric's direction, the kernels either side, and p.\n"
+	"Each change point: when the first point after the change ran\n"
+	"(UTC), the host and workload; its params on a line of their own;\n"
+	"the metric, the mean before and after, the shift (%, or in the unit\n"
+	"when the mean before is 0), better or worse by the metric's\n"
+	"direction, and p; the kernels either side.  Long lines wrap at 80\n"
+	"columns.\n"
 	"\n"
 	"  --host H        only this host\n"
 	"  --metric M      only metrics matching M (* and ? as in a glob)\n"
@@ -142,10 +144,11 @@ static void print_changes(const struct changes_rows *rows,
 	for (size_t i = 0; i < rows->nr; i++) {
 		const struct changes_row *c = &rows->v[i];
 
-		strbuf_addf(out, "%s  %s  %s", c->at, c->host, c->workload);
+		strbuf_addf(out, "%s  %s  %s\n", c->at, c->host,
+			    c->workload);
 		if (c->params_text[0])
-			strbuf_addf(out, " %s", c->params_text);
-		strbuf_addf(out, "  %s", c->metric);
+			strbuf_addf(out, "    params %s\n", c->params_text);
+		strbuf_addf(out, "    %s", c->metric);
 		if (c->unit[0])
 			strbuf_addf(out, " (%s)", c->unit);
 		strbuf_addstr(out, ": ");
@@ -160,10 +163,10 @@ static void print_changes(const struct changes_rows *rows,
 				    c->unit[0] ? " " : "", c->unit,
 				    c->direction);
 		strbuf_addf(out,
-			    "\n    between %s and %s, point %zu of %zu "
-			    "(%zu before, %zu after), p %.2g\n",
-			    c->kernel_before, c->kernel_after, c->idx + 1,
-			    c->n_points, c->n_before, c->n_after, c->p);
+			    ", p %.2g\n    between %s and %s, point %zu of %zu "
+			    "(%zu before, %zu after)\n",
+			    c->p, c->kernel_before, c->kernel_after, c->idx + 1,
+			    c->n_points, c->n_before, c->n_after);
 	}
 }
 
@@ -313,6 +316,14 @@ int cmd_changes(int argc, char **argv)
 			cli_db_fatal("changes", &err);
 		print_changes(&rows, &st, update, json, &out);
 		changes_rows_release(&rows);
+	}
+	if (!json) {
+		/* Long names and params wrap at word ends: 80 columns. */
+		struct strbuf w = STRBUF_INIT;
+
+		cli_wrap(&w, out.buf, CLI_TEXT_WIDTH);
+		strbuf_release(&out);
+		out = w;
 	}
 	cli_emit(&out);
 	db_close(db);

@@ -392,19 +392,31 @@ static int host_list(int argc, char **argv)
 	} else {
 		if (hosts_list_rows(db, &res, &err) < 0)
 			cli_db_fatal("host list", &err);
-		strbuf_addf(&out,
-			    "%-16s %-8s %-22s %-8s %-11s %7s %5s %9s %s\n",
-			    "NAME", "KIND", "ADDRESS", "STATE", "HEALTH",
-			    "SOCKETS", "CPUS", "MEM_MB", "TAGS");
-		for (int i = 0; i < db_nrows(res); i++)
-			strbuf_addf(
-				&out,
-				"%-16s %-8s %-22s %-8s %-11s %7s %5s %9s %s\n",
-				db_get(res, i, 0), db_get(res, i, 1),
-				db_get(res, i, 2), db_get(res, i, 3),
+		/* The long labels (name, address, tags) last: they move
+		 * under a row that would pass 80 columns. */
+		static const char *const head[] = {
+			"KIND", "STATE", "HEALTH",  "SOCKETS", "CPUS",
+			"MEM_MB", "NAME", "ADDRESS", "TAGS"
+		};
+		struct cli_table t;
+
+		cli_table_init(&t, head, "lllrrr", 9, 6);
+		for (int i = 0; i < db_nrows(res); i++) {
+			const char *cells[9] = {
+				db_get(res, i, 1), db_get(res, i, 3),
 				db_get(res, i, 4), db_get(res, i, 5),
 				db_get(res, i, 6), db_get(res, i, 7),
-				db_get(res, i, 8));
+				db_get(res, i, 0), db_get(res, i, 2),
+				db_get(res, i, 8)
+			};
+
+			for (int c = 0; c < 9; c++)
+				if (cells[c] && !*cells[c])
+					cells[c] = NULL;
+			cli_table_row(&t, cells);
+		}
+		cli_table_print(&t, CLI_TEXT_WIDTH, &out);
+		cli_table_release(&t);
 	}
 	cli_emit(&out);
 	db_close(db);

@@ -75,7 +75,8 @@ static int job_show(int argc, char **argv)
 		 * object, so both always agree. */
 		if (jobs_show_text(db, j, &t, &err) < 0)
 			cli_db_fatal("job show", &err);
-		strbuf_addstr(&out, db_get(t, 0, 0));
+		/* Long labels and log lines wrap at word ends: 80 columns. */
+		cli_wrap(&out, db_get(t, 0, 0), CLI_TEXT_WIDTH);
 		if (out.len && out.buf[out.len - 1] != '\n')
 			strbuf_addch(&out, '\n');
 	}

@@ -188,8 +188,14 @@ static int kernel_list(int argc, char **argv)
 		{ "cache", optional_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
+	/* The long labels (name, release) last: they move under a row
+	 * that would pass 80 columns (cli_table_print()). */
+	static const char *const head[] = { "ID",  "STATE", "BUILD_S",
+					    "TEXT", "DATA", "BSS",
+					    "NAME", "RELEASE" };
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct cli_table t;
 	struct db *db;
 	const char *cache_opt = NULL;
 	int json = cli.json, opt, ccache = 0;
@@ -214,9 +220,7 @@ static int kernel_list(int argc, char **argv)
 	if (json)
 		strbuf_addstr(&out, "[");
 	else
-		strbuf_addf(&out, "%-5s %-32s %-9s %-24s %10s %9s %9s %8s\n",
-			    "ID", "NAME", "STATE", "RELEASE", "TEXT", "DATA",
-			    "BSS", "BUILD_S");
+		cli_table_init(&t, head, "rlrrrr", 8, 6);
 	for (int i = 0; i < db_nrows(res); i++) {
 		const char *v[11];
 
@@ -240,12 +244,16 @@ static int kernel_list(int argc, char **argv)
 			strbuf_addf(&out, ",\"labelled\":%s}",
 				    !strcmp(v[9], "t") ? "true" : "false");
 		} else {
-			strbuf_addf(&out,
-				    "%-5s %-32s %-9s %-24s %10s %9s %9s %8s\n",
-				    v[0], v[1], v[2], v[3], v[4] ? v[4] : "-",
-				    v[5] ? v[5] : "-", v[6] ? v[6] : "-",
-				    v[7] ? v[7] : "-");
+			const char *cells[8] = { v[0], v[2], v[7], v[4],
+						 v[5], v[6], v[1],
+						 *v[3] ? v[3] : NULL };
+
+			cli_table_row(&t, cells);
 		}
+	}
+	if (!json) {
+		cli_table_print(&t, CLI_TEXT_WIDTH, &out);
+		cli_table_release(&t);
 	}
 	if (json)
 		strbuf_addstr(&out, "]\n");
@@ -651,20 +659,33 @@ static int kernel_add(int argc, char **argv)
 
 static int kernel_rm(int argc, char **argv)
 {
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, gone = STRBUF_INIT,
+		      users = STRBUF_INIT;
 	struct db *db;
+	int64_t kid;
 	int r;
 
 	if (argc != 2)
 		die_usage("kernel rm NAME|ID");
 	db = cli_open_db();
-	r = kernels_remove(db, kernel_id_of(db, argv[1]), &err);
+	kid = kernel_id_of(db, argv[1]);
+	r = kernels_remove(db, kid, &gone, &err);
 	if (r < 0)
 		cli_db_fatal("removing the kernel", &err);
-	if (r > 0)
-		fatal("kernel %s is still used by jobs, patches or runs",
-		      argv[1]);
-	printf("kernel %s removed\n", argv[1]);
+	if (r > 0) {
+		if (kernels_users(db, kid, &users, &err) < 0)
+			cli_db_fatal("reading what uses the kernel", &err);
+		fatal("kernel %s is still used: %s", argv[1],
+		      users.len ? users.buf : "by rows of the database");
+	}
+	if (gone.len)
+		printf("kernel %s removed, with what only its cancelled "
+		       "jobs held: %s\n",
+		       argv[1], gone.buf);
+	else
+		printf("kernel %s removed\n", argv[1]);
+	strbuf_release(&gone);
+	strbuf_release(&users);
 	db_close(db);
 	strbuf_release(&err);
 	return 0;

@@ -323,10 +323,17 @@ static int patch_show(int argc, char **argv)
 		cli_db_fatal("patch show", &err);
 	if (r == 1)
 		fatal("no patch PLM#%lld", (long long)id);
-	if (js_out)
+	if (js_out) {
 		strbuf_addf(&out, "%s\n", json.buf);
-	else if (render(json.buf, &out, &err) < 0)
-		fatal("patch show: %s", err.buf);
+	} else {
+		struct strbuf text = STRBUF_INIT;
+
+		if (render(json.buf, &text, &err) < 0)
+			fatal("patch show: %s", err.buf);
+		/* A long name, kernel label or note wraps at word ends. */
+		cli_wrap(&out, text.buf, CLI_TEXT_WIDTH);
+		strbuf_release(&text);
+	}
 	cli_emit(&out);
 	strbuf_release(&json);
 	strbuf_release(&err);

@@ -226,8 +226,17 @@ static void show_progress(void *ctx, const struct job_progress *p)
 		fmt_secs(&sb, p->estimate_s);
 		strbuf_addstr(&sb, ")\n");
 	}
-	/* The outcome may quote what the workload said. */
-	cli_put_text(stdout, sb.buf);
+	/* The outcome may quote what the workload said.  A log's lines
+	 * (not a terminal's redrawn one) fit 80 columns. */
+	if (!v->tty && sb.len) {
+		struct strbuf w = STRBUF_INIT;
+
+		cli_wrap(&w, sb.buf, CLI_TEXT_WIDTH);
+		cli_put_text(stdout, w.buf);
+		strbuf_release(&w);
+	} else {
+		cli_put_text(stdout, sb.buf);
+	}
 	fflush(stdout);
 	strbuf_release(&sb);
 }
@@ -506,7 +515,8 @@ int cmd_run(int argc, char **argv)
 	if (argc - optind == 1) {
 		struct queue_submit s = { 0 };
 		struct queue_submitted done;
-		struct strbuf runs = STRBUF_INIT;
+		struct strbuf runs = STRBUF_INIT, line = STRBUF_INIT,
+			      wrapped = STRBUF_INIT;
 		struct plan *plan = NULL;
 
 		if (!host && !kernel)
@@ -537,10 +547,15 @@ int cmd_run(int argc, char **argv)
 		if (queue_submit(db, &s, &done, &err) < 0)
 			fatal("%s", err.buf);
 		plan_describe_runs(plan, &runs);
-		printf("STP#%lld: queued, plan %s (%s) on %s, kernel %s\n",
-		       (long long)done.job_id, plan->name, runs.buf,
-		       host ? host : "any matching host", kernel);
+		strbuf_addf(&line, "STP#%lld: queued, plan %s (%s) on %s, "
+				   "kernel %s\n",
+			    (long long)done.job_id, plan->name, runs.buf,
+			    host ? host : "any matching host", kernel);
+		cli_wrap(&wrapped, line.buf, CLI_TEXT_WIDTH);
+		cli_put_text(stdout, wrapped.buf);
 		fflush(stdout);
+		strbuf_release(&line);
+		strbuf_release(&wrapped);
 		only_job = done.job_id;
 		v.cancel_on_interrupt = 1;
 		plan_free(plan);

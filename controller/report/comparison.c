@@ -656,13 +656,13 @@ static void compare_table(struct page *pg, const struct db_result *c, int nc)
 	 * columns), so that a long params string does not make every row
 	 * tall and the table wider than a window. */
 	static const struct col cmp_cols[] = {
-		{ "verdict", "verdict", 0 },
+		{ "verdict", "verdict", RTAB_WORDS },
 		{ "host", "host", RTAB_GROUP },
 		{ "workload", "workload", RTAB_GROUP },
 		{ "params", "params", RTAB_GROUP },
 		{ "metric", "metric", 0 },
 		{ "unit", "unit", 0 },
-		{ "better", "better", 0 },
+		{ "better", "better", RTAB_WORDS },
 		{ "n_base", "n base", 1 },
 		{ "mean_base", "base mean", 1 },
 		{ "stddev_base", "base s.d.", 1 },
@@ -674,7 +674,7 @@ static void compare_table(struct page *pg, const struct db_result *c, int nc)
 		{ "ci_high", "95% CI high", 1 },
 		{ "p_value", "p", 1 },
 		{ "tau", "\xcf\x84 (%)", 1 },
-		{ "note", "note", 0 },
+		{ "note", "note", RTAB_WORDS },
 	};
 	struct strbuf *b = &pg->body, tmp = STRBUF_INIT;
 	struct rtab t;

@@ -79,10 +79,15 @@ struct page {
  * shows them (<span data-col="INDEX">); CSV and JSON keep it as a column.
  */
 #define RTAB_GROUP 2
+/* A text column of short words kept whole (a verdict, a note): it may
+ * wrap at spaces and hyphens, never inside a word, as other text cells
+ * do when a table is squeezed to fit its window. */
+#define RTAB_WORDS 3
 struct col {
 	const char *key; /* CSV header and JSON key */
 	const char *label; /* HTML header */
-	int num; /* 1: a right-aligned number; RTAB_GROUP: a group column */
+	int num; /* 1: a right-aligned number; RTAB_GROUP: a group column;
+		    RTAB_WORDS: words kept whole */
 };
 
 /*

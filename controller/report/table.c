@@ -101,7 +101,10 @@ void rtab_begin(struct rtab *t, struct page *pg, const char *name,
 	for (int i = 0; i < ncols; i++) {
 		if (cols[i].num != RTAB_GROUP) {
 			strbuf_addf(&t->html, "<th%s>",
-				    cols[i].num ? " class=\"num\"" : "");
+				    cols[i].num == 1 ? " class=\"num\""
+				    : cols[i].num == RTAB_WORDS
+					    ? " class=\"words\""
+					    : "");
 			strbuf_add_html(&t->html, cols[i].label);
 			strbuf_addstr(&t->html, "</th>");
 			t->shown++;
@@ -169,7 +172,10 @@ void rtab_link(struct rtab *t, const char *s, const char *href)
 		strbuf_add_html(&t->html, S(s));
 		strbuf_addstr(&t->html, "</a></td>");
 	} else {
-		strbuf_addstr(&t->html, "<td>");
+		strbuf_addstr(&t->html,
+			      t->cols[t->cell].num == RTAB_WORDS
+				      ? "<td class=\"words\">"
+				      : "<td>");
 		strbuf_add_html(&t->html, S(s));
 		strbuf_addstr(&t->html, "</td>");
 	}

@@ -183,15 +183,87 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 	return r;
 }
 
-int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *err)
+int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *ret_gone,
+		   struct strbuf *err)
 {
+	_cleanup_db_result_ struct db_result *res = NULL, *pres = NULL;
 	int r;
 
-	r = db_query(db, NULL, err, "DELETE FROM kernels WHERE id = $1",
+	if (db_begin(db, err) < 0)
+		return -1;
+	/* Jobs that were cancelled before anything of theirs was measured
+	 * (no boot, no run) go with the kernel: a mistyped --kernel. */
+	r = db_query(db, &res, err,
+		     "DELETE FROM jobs j WHERE kernel_id = $1 AND "
+		     "state = 'cancelled' AND NOT EXISTS (SELECT 1 FROM runs "
+		     "WHERE job_id = j.id) AND NOT EXISTS (SELECT 1 FROM "
+		     "boots WHERE job_id = j.id) RETURNING id",
 		     db_i64(kernel_id), db_end());
-	if (r < 0 && !strcmp(db_last_sqlstate(db), "23503"))
-		return 1;
-	return r < 0 ? -1 : 0;
+	/* A patch left with no job at all (each was cancelled so) no
+	 * longer names the kernel. */
+	if (r == 0)
+		r = db_query(db, &pres, err,
+			     "UPDATE patches p SET kernel_id = CASE WHEN "
+			     "kernel_id = $1 THEN NULL ELSE kernel_id END, "
+			     "base_kernel_id = CASE WHEN base_kernel_id = $1 "
+			     "THEN NULL ELSE base_kernel_id END WHERE "
+			     "(kernel_id = $1 OR base_kernel_id = $1) AND NOT "
+			     "EXISTS (SELECT 1 FROM jobs WHERE patch_id = p.id) "
+			     "RETURNING id",
+			     db_i64(kernel_id), db_end());
+	if (r == 0)
+		r = db_query(db, NULL, err, "DELETE FROM kernels WHERE id = $1",
+			     db_i64(kernel_id), db_end());
+	if (r < 0) {
+		int used = !strcmp(db_last_sqlstate(db), "23503");
+
+		db_rollback(db);
+		return used ? 1 : -1;
+	}
+	if (db_commit(db, err) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strbuf_addf(ret_gone, "%sjob %s", i ? ", " : "",
+			    db_get(res, i, 0));
+	for (int i = 0; i < db_nrows(pres); i++)
+		strbuf_addf(ret_gone, "%spatch PLM#%s no longer names it",
+			    ret_gone->len ? "; " : "", db_get(pres, i, 0));
+	return 0;
+}
+
+int kernels_users(struct db *db, int64_t kernel_id, struct strbuf *out,
+		  struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	int64_t jobs = 0, runs = 0;
+
+	if (db_query(db, &res, err,
+		     "SELECT coalesce((SELECT string_agg(format('job %s (%s)', "
+		     "id, state), ', ' ORDER BY id) FROM (SELECT id, state FROM "
+		     "jobs WHERE kernel_id = $1 ORDER BY id LIMIT 5) j), ''), "
+		     "(SELECT count(*) FROM jobs WHERE kernel_id = $1), "
+		     "coalesce((SELECT string_agg('PLM#' || id, ', ' ORDER BY "
+		     "id) FROM patches WHERE kernel_id = $1 OR "
+		     "base_kernel_id = $1), ''), "
+		     "(SELECT count(*) FROM runs WHERE kernel_id = $1)",
+		     db_i64(kernel_id), db_end()) < 0)
+		return -1;
+	if (db_get_i64(res, 0, 1, 0, INT64_MAX, &jobs) < 0 ||
+	    db_get_i64(res, 0, 3, 0, INT64_MAX, &runs) < 0) {
+		strbuf_addstr(err, "the database gave no count of the "
+				   "kernel's jobs and runs");
+		return -1;
+	}
+	strbuf_addstr(out, db_get(res, 0, 0));
+	if (jobs > 5)
+		strbuf_addf(out, " and %lld more jobs", (long long)(jobs - 5));
+	if (*db_get(res, 0, 2))
+		strbuf_addf(out, "%spatch %s", out->len ? ", " : "",
+			    db_get(res, 0, 2));
+	if (runs)
+		strbuf_addf(out, "%s%lld run%s", out->len ? ", " : "",
+			    (long long)runs, runs == 1 ? "" : "s");
+	return 0;
 }
 
 int kernels_lookup(struct db *db, const char *name_or_id,
@@ -209,11 +281,14 @@ int kernels_list(struct db *db, struct db_result **ret, struct strbuf *err)
 {
 	return db_exec(
 		db, ret, err,
-		"SELECT id, name, CASE WHEN labelled THEN 'labelled' ELSE "
-		"build_state END, coalesce(release, ''), "
+		"SELECT id, name, CASE WHEN labelled THEN 'labelled' "
+		"WHEN build_state = 'queued' AND EXISTS (SELECT 1 FROM jobs "
+		"WHERE kernel_id = k.id) AND NOT EXISTS (SELECT 1 FROM jobs "
+		"WHERE kernel_id = k.id AND state <> 'cancelled') THEN "
+		"'cancelled' ELSE build_state END, coalesce(release, ''), "
 		"vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, "
 		"coalesce(cache_key, ''), labelled, build_state FROM "
-		"kernels ORDER BY id",
+		"kernels k ORDER BY id",
 		0, NULL);
 }
 

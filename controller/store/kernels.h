@@ -113,10 +113,23 @@ int kernels_build_done(struct db *db, int64_t kernel_id,
 		       struct strbuf *err);
 
 /*
- * Remove kernel_id.  0; 1 when jobs, patches or runs still use it
+ * What uses kernel_id, in words for a refusal: "job 5 (queued), job 6
+ * (done) and 3 more jobs, patch PLM#2, 12 runs" (appended to out; empty
+ * when nothing does).  0, or -1 with err.
+ */
+int kernels_users(struct db *db, int64_t kernel_id, struct strbuf *out,
+		  struct strbuf *err);
+
+/*
+ * Remove kernel_id, and with it the jobs of it that were cancelled before
+ * anything of theirs was measured (no boot, no run: a mistyped --kernel
+ * label); a patch left with no job at all then no longer names it.  What
+ * went is appended to ret_gone ("job 5, job 7; patch PLM#3 no longer
+ * names it").  0; 1 when other jobs, patches or runs still use it
  * (nothing removed); -1 with err.
  */
-int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *err);
+int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *ret_gone,
+		   struct strbuf *err);
 /*
  * The kernels whose name is name_or_id, or whose id is (as text): one
  * column, id; the caller says what zero or two rows mean.  Into *ret
@@ -127,7 +140,8 @@ int kernels_lookup(struct db *db, const char *name_or_id,
 
 /*
  * Every kernel, by id, for `kernel list`: id, name, the state shown
- * (labelled, else the build state), release ('' when unknown),
+ * (labelled; cancelled for a kernel still queued whose every job was
+ * cancelled; else the build state), release ('' when unknown),
  * vmlinux_text, vmlinux_data, vmlinux_bss, build_seconds, cache_key (''),
  * labelled, build_state.  Into *ret.  0, or -1 with err.
  */

@@ -134,6 +134,31 @@ async function main() {
 					walk(document.body);
 				// Each table's own width and the width of the box it
 				// sits in: a table that fits needs no scroll bar.
+				// Words of the cells that keep them whole (td.words, and
+				// the verdict column of every comparison table) laid on
+				// more than one line: a word cut where it may not be
+				// (a break at a space or a hyphen is allowed).
+				out.words_split = [];
+				const wcells = new Set([
+					...document.querySelectorAll('td.words'),
+					...document.querySelectorAll('table[id$="compare"] tbody tr:not(.group) td:first-child'),
+				]);
+				out.words_cells = wcells.size;
+				for (const td of wcells) {
+					const tn = td.firstChild;
+					if (!tn || tn.nodeType !== Node.TEXT_NODE)
+						continue;
+					const re = /[^\s-]+/g;
+					let m;
+					while ((m = re.exec(tn.data))) {
+						const r = document.createRange();
+						r.setStart(tn, m.index);
+						r.setEnd(tn, m.index + m[0].length);
+						const tops = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
+						if (tops.size > 1)
+							out.words_split.push(m[0]);
+					}
+				}
 				out.table_fit = {};
 				for (const t of document.querySelectorAll('table[id]')) {
 					const box = t.parentElement;

@@ -141,9 +141,64 @@ test_expect_success 'patch list: a header, names wrapped at word ends, fits 80' 
 
 test_expect_success 'rerun --help and every verb help fit 80 columns' '
 	fits rh schedfarm rerun --help &&
-	for v in compare results regressions queue patch; do
+	fits top schedfarm help &&
+	fits top2 schedfarm --help &&
+	schedfarm help >verbs.txt 2>&1 &&
+	verbs=$(awk "/^  [a-z]/ { print \$1 }" verbs.txt) &&
+	test "$(echo "$verbs" | wc -w)" -ge 20 &&
+	for v in $verbs; do
 		fits h schedfarm help $v || return 1
 	done
+'
+
+test_expect_success 'the demo plan runs clean: no line over 80, no warning' '
+	fits demo schedfarm run "$TOP/plans/demo-aa.yaml" --host here \
+		--kernel "$BASE-demo" &&
+	grep -q "done" demo.txt
+'
+
+test_expect_success 'changes, patch show, job show, host list, kernel list fit 80' '
+	PLM=$(jq -r .patch sub.json) &&
+	fits ch schedfarm changes &&
+	fits ps schedfarm patch show "$PLM" &&
+	fits js schedfarm job show "$JOB" &&
+	fits hl schedfarm host list &&
+	fits kl schedfarm kernel list &&
+	cat hl.txt kl.txt &&
+	head -1 hl.txt | grep -q "^KIND  *STATE  *HEALTH" &&
+	tr -d "\n " <hl.txt | grep -q -- "$HOST" &&
+	tr -d "\n " <kl.txt | grep -q -- "$NEW-queued-kernel-label"
+'
+
+test_expect_success 'cancelled: kernel list says so, and kernel rm takes a mistyped --kernel label' '
+	SJOB=$(jq -r .job sub.json) &&
+	PLM=$(jq -r .patch sub.json) &&
+	ssh-keygen -q -t ed25519 -N "" -f vmkey </dev/null && : >vmkh &&
+	schedfarm host add vm-of-the-queue --kind libvirt --address 127.0.0.1 \
+		--port 2222 --user root --key "$SCRATCH/vmkey" \
+		--known-hosts "$SCRATCH/vmkh" --libvirt-uri qemu:///system \
+		>/dev/null &&
+	schedfarm submit "$PATCH" --base v6.1 --plan quick.yaml \
+		--host vm-of-the-queue --json >sub2.json &&
+	PLM2=$(jq -r .patch sub2.json) &&
+	schedfarm kernel list >kl2.txt &&
+	grep -A1 -E "^ *[0-9]+ +queued " kl2.txt | grep -q "NAME v6\.1+PLM$PLM2$" &&
+	schedfarm job cancel "$(jq -r .job sub2.json)" >/dev/null &&
+	schedfarm job cancel "$SJOB" >/dev/null &&
+	schedfarm kernel list >kl3.txt &&
+	cat kl3.txt &&
+	grep -A1 -E "^ *[0-9]+ +cancelled " kl3.txt | grep -q "NAME v6\.1+PLM$PLM2$" &&
+	! grep -E "^ *[0-9]+ +queued " kl3.txt &&
+	! schedfarm kernel rm v6.1 >rm1.txt 2>&1 &&
+	cat rm1.txt &&
+	grep_or_fail "kernel v6.1 is still used: job " rm1.txt &&
+	grep -q "(done)" rm1.txt &&
+	schedfarm kernel rm "$NEW-queued-kernel-label" >rm2.txt 2>&1 &&
+	cat rm2.txt &&
+	grep_or_fail "removed, with what only its cancelled jobs held: job $SJOB; patch PLM#$PLM no longer names it" rm2.txt &&
+	schedfarm kernel list >kl4.txt &&
+	! tr -d "\n " <kl4.txt | grep -q -- "$NEW-queued-kernel-label" &&
+	fits ps2 schedfarm patch show "$PLM"
 '
 
 test_done

@@ -70,8 +70,10 @@ test_expect_success 'changes finds both shifts within 3 points, with the kernels
 		test "$after" = "v6.$((idx / 10))" || return 1
 	done <k &&
 	schedfarm changes --no-update >c.txt &&
-	grep -E "^[0-9-]+ [0-9:]+  box1  hackbench groups=10  time \(s\): [0-9.]+ -> [0-9.]+ \(\+[23]\.[0-9]%, worse\)$" c.txt &&
-	grep -E "^    between v6\.[0-9]+ and v6\.[0-9]+, point [0-9]+ of 300 \([0-9]+ before, [0-9]+ after\), p [0-9.e-]+$" c.txt &&
+	grep -E "^[0-9-]+ [0-9:]+  box1  hackbench$" c.txt &&
+	grep -E "^    params groups=10$" c.txt &&
+	grep -E "^    time \(s\): [0-9.]+ -> [0-9.]+ \(\+[23]\.[0-9]%, worse\), p [0-9.e-]+$" c.txt &&
+	grep -E "^    between v6\.[0-9]+ and v6\.[0-9]+, point [0-9]+ of 300 \([0-9]+ before, [0-9]+ after\)$" c.txt &&
 	test "$(grep -c " -> " c.txt)" = 2
 '
 

@@ -138,6 +138,14 @@ browser_test 'every table fits its box in a 1 280-px window (none needs its scro
 	{ test ! -s wide-tables || { cat wide-tables; false; }; }
 '
 
+browser_test 'verdicts and notes keep their words whole (insufficient-data, not insufficien|t-data)' '
+	jq -e "[.[] | .words_cells] | add > 10" facts.json &&
+	jq -r "to_entries[] | select(.value.words_split | length > 0) |
+		\"\(.key): \(.value.words_split | join(\", \"))\"" \
+		facts.json >split &&
+	{ test ! -s split || { cat split; false; }; }
+'
+
 browser_test 'the patch page: every comparison is there, the long name too' '
 	F=".\"patch-$PLM\"" &&
 	jq -e --arg n "$PNAME" "$F.h1 == \"PLM $PLM: \" + \$n" facts.json &&
