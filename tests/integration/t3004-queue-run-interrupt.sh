@@ -100,11 +100,11 @@ test_expect_success 'run PLAN on a local host labels the running release, and ke
 	schedfarm kernel list --json >k.json &&
 	jq -e --arg r "$REL" "[.[] | select(.name == \$r)][0] | .labelled and .state == \"external\" and .release == \$r" k.json &&
 	schedfarm kernel list >k.txt &&
-	grep -E "^[0-9]+ +labelled .* $REL( |$)" k.txt &&
+	grep -E "^ *[0-9]+ +labelled .* $REL( |$)" k.txt &&
 	schedfarm kernel show "$REL" >ks.txt &&
 	grep_or_fail "nothing was built or booted" ks.txt &&
 	schedfarm job show $(cat run1.out.job) >js.txt &&
-	grep_or_fail "$REL is a label for it, nothing was built or booted" js.txt
+	grep_wrapped_or_fail "$REL is a label for it, nothing was built or booted" js.txt
 '
 
 test_expect_success 'a queued job interrupted goes back to the queue and resumes' '

@@ -69,7 +69,7 @@ test_expect_success 'the job is done in one attempt; its log names the keeper' '
 	test "$(cat n)" = 1 &&
 	J=$(sql "SELECT id FROM jobs") &&
 	schedfarm job show $J >show &&
-	grep_or_fail "the keeper renewed the lease" show &&
+	grep_wrapped_or_fail "the keeper renewed the lease" show &&
 	grep "the keeper renewed" show | head -n 1 | sed "s/^/#: /" &&
 	! grep -q "lease lost" show
 '

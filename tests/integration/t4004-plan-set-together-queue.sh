@@ -45,7 +45,7 @@ test_expect_success 'job show says the overrides, in text and JSON' '
 	J=$(cat job1) &&
 	schedfarm job show "$J" --json | jq -e ".set == [\"params.duration=2s\", \"workloads[1].params.round_trips=3000\", \"iterations=1\"]" &&
 	schedfarm job show "$J" >show &&
-	grep_or_fail "plan smoke (--set params.duration=2s --set workloads[1].params.round_trips=3000 --set iterations=1), host here" show
+	grep_wrapped_or_fail "plan smoke (--set params.duration=2s --set workloads[1].params.round_trips=3000 --set iterations=1), host here" show
 '
 
 test_expect_success 'rerun repeats the overrides, and --set adds more after them' '
@@ -154,7 +154,7 @@ test_expect_success 'a workload whose output gives no metric fails in run, not i
 	jq -e "[.phases[] | select(.phase == \"ingest\")][0].status == \"ok\"" h.json &&
 	jq -e "[.phases[] | select(.phase == \"collect\")][0].log | test(\"no value\") | not" h.json &&
 	schedfarm job show "$J" >h.txt &&
-	grep_or_fail "failed (run: 1 of 1 runs failed" h.txt &&
+	grep_wrapped_or_fail "failed (run: 1 of 1 runs failed" h.txt &&
 	test "$(grep -c "no value for metric" h.txt)" -le 4 &&
 	! grep -q "run [0-9]*: run [0-9]*:" h.txt &&
 	! grep -q "(ingest)" h.txt

@@ -31,7 +31,7 @@ test_expect_success 'a patch that does not apply fails the build with the reject
 
 test_expect_success 'the kernel row says failed and keeps the log with the reject' '
 	schedfarm kernel list >list &&
-	grep -E "^[0-9]+ +failed .* stale( |$)" list &&
+	grep -E "^ *[0-9]+ +failed .* stale( |$)" list &&
 	schedfarm kernel show --log stale >show &&
 	grep_or_fail "build_error    patch 1 of 1 does not apply" show &&
 	grep_or_fail "rejected hunks: kernel/sched/fair.c.rej" show

@@ -43,7 +43,7 @@ test_expect_success 'a first build in a cache of ours fails at make, giving its 
 	test "$(wc -c <key)" = 65 &&
 	test "$(stat -c %a "$KC")" = 711 &&
 	schedfarm kernel list >list &&
-	grep -E "^[0-9]+ +failed .* k1( |$)" list
+	grep -E "^ *[0-9]+ +failed .* k1( |$)" list
 '
 
 # plant DIR OWNER VMLINUX: a cache entry that says "built", as OWNER.
@@ -69,7 +69,7 @@ if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null; then
 		! grep -n "cache hit" out err &&
 		grep_or_fail "$E belongs to nobody" err &&
 		grep_or_fail "the kernel cache trusts only what the farm" err &&
-		! schedfarm kernel list | grep -E "^[0-9]+ +built .* k2( |$)"
+		! schedfarm kernel list | grep -E "^ *[0-9]+ +built .* k2( |$)"
 	'
 
 	test_expect_success 'so is a result of ours naming an image of another user' '
@@ -89,7 +89,7 @@ test_expect_success 'a result naming an image outside its entry is refused' '
 	plant "$E" "$(id -u)" /etc/passwd &&
 	! schedfarm kernel build --name k4 --base "$SCRATCH/src" --cache "$KC" >out 2>err &&
 	grep_or_fail "names an image outside it (/etc/passwd): refused" err &&
-	! schedfarm kernel list | grep -E "^[0-9]+ +built .* k4( |$)"
+	! schedfarm kernel list | grep -E "^ *[0-9]+ +built .* k4( |$)"
 '
 
 test_expect_success 'a true entry of ours is a cache hit' '
@@ -105,7 +105,7 @@ test_expect_success 'a build log with bytes that are not UTF-8: failed with its 
 	! schedfarm kernel build --name bytes --base "$SCRATCH/src2" --cache "$KC" >out 2>err &&
 	! grep -n "cannot record" err &&
 	schedfarm kernel list >list &&
-	grep -E "^[0-9]+ +failed .* bytes( |$)" list &&
+	grep -E "^ *[0-9]+ +failed .* bytes( |$)" list &&
 	schedfarm kernel show --log bytes >show &&
 	grep -F "cc: \\xff\\xfe bad byte" show
 '

@@ -119,6 +119,17 @@ grep_or_fail() {
 	fi
 }
 
+# grep_or_fail for text that 80-column output may have wrapped (cli_wrap():
+# at blanks, '-', '/' or ','): $1 and file $2 compared with every blank
+# and line end removed.
+grep_wrapped_or_fail() {
+	if ! tr -d ' \n' <"$2" | grep -qF -- "$(printf '%s' "$1" | tr -d ' \n')"; then
+		echo "expected '$1' (wrapped or not) in $2, which holds:"
+		sed 's/^/    /' "$2"
+		return 1
+	fi
+}
+
 # Wait up to $2 seconds (default 10) for command $1 to succeed, trying
 # every $3 seconds (default 0.05; a wait of many minutes on a command that
 # costs CPU, next to builds and guests, tries every few seconds instead).
