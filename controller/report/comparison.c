@@ -674,7 +674,7 @@ static void compare_table(struct page *pg, const struct db_result *c, int nc)
 		{ "ci_high", "95% CI high", 1 },
 		{ "p_value", "p", 1 },
 		{ "tau", "\xcf\x84 (%)", 1 },
-		{ "note", "note", RTAB_WORDS },
+		{ "note", "note", 0 },
 	};
 	struct strbuf *b = &pg->body, tmp = STRBUF_INIT;
 	struct rtab t;
