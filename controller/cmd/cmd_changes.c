@@ -144,8 +144,7 @@ static void print_changes(const struct changes_rows *rows,
 	for (size_t i = 0; i < rows->nr; i++) {
 		const struct changes_row *c = &rows->v[i];
 
-		strbuf_addf(out, "%s  %s  %s\n", c->at, c->host,
-			    c->workload);
+		strbuf_addf(out, "%s  %s  %s\n", c->at, c->host, c->workload);
 		if (c->params_text[0])
 			strbuf_addf(out, "    params %s\n", c->params_text);
 		strbuf_addf(out, "    %s", c->metric);

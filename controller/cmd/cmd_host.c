@@ -395,8 +395,8 @@ static int host_list(int argc, char **argv)
 		/* The long labels (name, address, tags) last: they move
 		 * under a row that would pass 80 columns. */
 		static const char *const head[] = {
-			"KIND", "STATE", "HEALTH",  "SOCKETS", "CPUS",
-			"MEM_MB", "NAME", "ADDRESS", "TAGS"
+			"KIND",	  "STATE", "HEALTH",  "SOCKETS", "CPUS",
+			"MEM_MB", "NAME",  "ADDRESS", "TAGS"
 		};
 		struct cli_table t;
 

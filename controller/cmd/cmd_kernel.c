@@ -190,8 +190,8 @@ static int kernel_list(int argc, char **argv)
 	};
 	/* The long labels (name, release) last: they move under a row
 	 * that would pass 80 columns (cli_table_print()). */
-	static const char *const head[] = { "ID",  "STATE", "BUILD_S",
-					    "TEXT", "DATA", "BSS",
+	static const char *const head[] = { "ID",   "STATE",  "BUILD_S",
+					    "TEXT", "DATA",   "BSS",
 					    "NAME", "RELEASE" };
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
@@ -244,9 +244,10 @@ static int kernel_list(int argc, char **argv)
 			strbuf_addf(&out, ",\"labelled\":%s}",
 				    !strcmp(v[9], "t") ? "true" : "false");
 		} else {
-			const char *cells[8] = { v[0], v[2], v[7], v[4],
-						 v[5], v[6], v[1],
-						 *v[3] ? v[3] : NULL };
+			const char *cells[8] = { v[0], v[2],
+						 v[7], v[4],
+						 v[5], v[6],
+						 v[1], *v[3] ? v[3] : NULL };
 
 			cli_table_row(&t, cells);
 		}

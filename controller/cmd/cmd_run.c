@@ -547,8 +547,9 @@ int cmd_run(int argc, char **argv)
 		if (queue_submit(db, &s, &done, &err) < 0)
 			fatal("%s", err.buf);
 		plan_describe_runs(plan, &runs);
-		strbuf_addf(&line, "STP#%lld: queued, plan %s (%s) on %s, "
-				   "kernel %s\n",
+		strbuf_addf(&line,
+			    "STP#%lld: queued, plan %s (%s) on %s, "
+			    "kernel %s\n",
 			    (long long)done.job_id, plan->name, runs.buf,
 			    host ? host : "any matching host", kernel);
 		cli_wrap(&wrapped, line.buf, CLI_TEXT_WIDTH);

@@ -282,8 +282,8 @@ static int build_merged(const struct kernel_build_spec *spec,
 		    0)
 			goto out;
 	}
-	if (build_run_make(&seen, src_at.buf, out_at.buf, ret_steps, log,
-			   err) < 0 ||
+	if (build_run_make(&seen, src_at.buf, out_at.buf, ret_steps, log, err) <
+		    0 ||
 	    build_read_release(&seen, src_at.buf, out_at.buf, &res->release,
 			       err) < 0)
 		goto out;

@@ -293,9 +293,9 @@ static int wrap_moved(struct child_process *cp,
 				   "sandbox");
 		return -1;
 	}
-	strvec_pushl(&a, "unshare", "--mount", "--propagation", "private",
-		     "--", "sh", "-c", moved_script, "sh",
-		     cp->dir ? cp->dir : ".", (char *)NULL);
+	strvec_pushl(&a, "unshare", "--mount", "--propagation", "private", "--",
+		     "sh", "-c", moved_script, "sh", cp->dir ? cp->dir : ".",
+		     (char *)NULL);
 	for (size_t i = 0; i + 1 < paths->ro_at.nr; i += 2)
 		strvec_pushl(&a, paths->ro_at.v[i], paths->ro_at.v[i + 1],
 			     (char *)NULL);

@@ -172,10 +172,9 @@ void rtab_link(struct rtab *t, const char *s, const char *href)
 		strbuf_add_html(&t->html, S(s));
 		strbuf_addstr(&t->html, "</a></td>");
 	} else {
-		strbuf_addstr(&t->html,
-			      t->cols[t->cell].num == RTAB_WORDS
-				      ? "<td class=\"words\">"
-				      : "<td>");
+		strbuf_addstr(&t->html, t->cols[t->cell].num == RTAB_WORDS
+						? "<td class=\"words\">"
+						: "<td>");
 		strbuf_add_html(&t->html, S(s));
 		strbuf_addstr(&t->html, "</td>");
 	}

@@ -202,15 +202,16 @@ int kernels_remove(struct db *db, int64_t kernel_id, struct strbuf *ret_gone,
 	/* A patch left with no job at all (each was cancelled so) no
 	 * longer names the kernel. */
 	if (r == 0)
-		r = db_query(db, &pres, err,
-			     "UPDATE patches p SET kernel_id = CASE WHEN "
-			     "kernel_id = $1 THEN NULL ELSE kernel_id END, "
-			     "base_kernel_id = CASE WHEN base_kernel_id = $1 "
-			     "THEN NULL ELSE base_kernel_id END WHERE "
-			     "(kernel_id = $1 OR base_kernel_id = $1) AND NOT "
-			     "EXISTS (SELECT 1 FROM jobs WHERE patch_id = p.id) "
-			     "RETURNING id",
-			     db_i64(kernel_id), db_end());
+		r = db_query(
+			db, &pres, err,
+			"UPDATE patches p SET kernel_id = CASE WHEN "
+			"kernel_id = $1 THEN NULL ELSE kernel_id END, "
+			"base_kernel_id = CASE WHEN base_kernel_id = $1 "
+			"THEN NULL ELSE base_kernel_id END WHERE "
+			"(kernel_id = $1 OR base_kernel_id = $1) AND NOT "
+			"EXISTS (SELECT 1 FROM jobs WHERE patch_id = p.id) "
+			"RETURNING id",
+			db_i64(kernel_id), db_end());
 	if (r == 0)
 		r = db_query(db, NULL, err, "DELETE FROM kernels WHERE id = $1",
 			     db_i64(kernel_id), db_end());
@@ -237,16 +238,17 @@ int kernels_users(struct db *db, int64_t kernel_id, struct strbuf *out,
 	_cleanup_db_result_ struct db_result *res = NULL;
 	int64_t jobs = 0, runs = 0;
 
-	if (db_query(db, &res, err,
-		     "SELECT coalesce((SELECT string_agg(format('job %s (%s)', "
-		     "id, state), ', ' ORDER BY id) FROM (SELECT id, state FROM "
-		     "jobs WHERE kernel_id = $1 ORDER BY id LIMIT 5) j), ''), "
-		     "(SELECT count(*) FROM jobs WHERE kernel_id = $1), "
-		     "coalesce((SELECT string_agg('PLM#' || id, ', ' ORDER BY "
-		     "id) FROM patches WHERE kernel_id = $1 OR "
-		     "base_kernel_id = $1), ''), "
-		     "(SELECT count(*) FROM runs WHERE kernel_id = $1)",
-		     db_i64(kernel_id), db_end()) < 0)
+	if (db_query(
+		    db, &res, err,
+		    "SELECT coalesce((SELECT string_agg(format('job %s (%s)', "
+		    "id, state), ', ' ORDER BY id) FROM (SELECT id, state FROM "
+		    "jobs WHERE kernel_id = $1 ORDER BY id LIMIT 5) j), ''), "
+		    "(SELECT count(*) FROM jobs WHERE kernel_id = $1), "
+		    "coalesce((SELECT string_agg('PLM#' || id, ', ' ORDER BY "
+		    "id) FROM patches WHERE kernel_id = $1 OR "
+		    "base_kernel_id = $1), ''), "
+		    "(SELECT count(*) FROM runs WHERE kernel_id = $1)",
+		    db_i64(kernel_id), db_end()) < 0)
 		return -1;
 	if (db_get_i64(res, 0, 1, 0, INT64_MAX, &jobs) < 0 ||
 	    db_get_i64(res, 0, 3, 0, INT64_MAX, &runs) < 0) {
