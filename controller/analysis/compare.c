@@ -11,6 +11,7 @@
  * compare_format.c.
  */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,7 +546,26 @@ void compare_set_release(struct compare_set *set)
 	free(set->rows);
 	free(set->base_name);
 	free(set->new_name);
+	free(set->question);
 	memset(set, 0, sizeof(*set));
+}
+
+void compare_keep_rows(struct compare_set *set, const char *metric_glob,
+		       const char *workload)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < set->nr; i++) {
+		struct compare_row *r = &set->rows[i];
+
+		if ((!metric_glob || !fnmatch(metric_glob, r->metric, 0)) &&
+		    (!workload || !strcmp(workload, r->workload))) {
+			set->rows[k++] = *r;
+			continue;
+		}
+		compare_row_release(r);
+	}
+	set->nr = k;
 }
 
 int compare_row_decides(const struct compare_set *set, size_t i)

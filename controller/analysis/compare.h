@@ -184,9 +184,31 @@ struct compare_set {
 	double alpha; /* the test level the verdicts used */
 	double nc_level; /* the no-change interval's level */
 	int look, looks; /* a look of a sequence: look of looks; else 0 */
+	/*
+	 * The question the set answers (schema 017, doc/STATISTICS.md):
+	 * "" for the plain one (every stored run of the two kernels, each
+	 * metric's default tau), else what decided it in words
+	 * ("plan=NAME@SHA12;set=K=V;tau=2").  planned: the patch's own
+	 * question, as its answer asks it.  Stored with every row; one
+	 * latest row per key and question.
+	 */
+	char *question;
+	int planned;
+	/* Metrics with observations of one kernel only: not compared (no
+	 * row), counted here to be said under the table. */
+	size_t one_sided;
 };
 
 void compare_set_release(struct compare_set *set);
+
+/*
+ * Keep only the rows of set whose metric matches metric_glob (* and ? as
+ * in a glob) and whose workload is workload (NULL: any), after the set
+ * was decided: what a filter shows of the family's answer, never a
+ * smaller family.  The other rows are released.
+ */
+void compare_keep_rows(struct compare_set *set, const char *metric_glob,
+		       const char *workload);
 
 /*
  * Is row i deciding: the plan marks it `decides: true`, or it marks no
@@ -231,8 +253,13 @@ int compare_set_next(const struct compare_set *set, int look, int looks,
 
 struct compare_query {
 	const char *base, *new_; /* kernel names (or set patch_id) */
-	int64_t patch_id; /* > 0: base and new from this PLM# */
-	const char *host, *workload, *plan; /* filters, NULL = all */
+	/* > 0: base and new from this PLM#, and its question: the plan it
+	 * ran (plan, when given, must be one of its plans), its --set
+	 * overrides and fresh base unless plan_set/own_jobs say */
+	int64_t patch_id;
+	/* host and plan filter the runs read; workload only what is kept
+	 * of the decided set (a filter never changes Holm's family) */
+	const char *host, *workload, *plan;
 	double tau_pct; /* NaN: each metric's default */
 	/*
 	 * A look of an adaptive sequence (look > 0, with patch_id, host and

@@ -179,7 +179,7 @@ static int resolve_kernels(struct db *db, const struct compare_query *q,
 		set->base_name = xstrdup(db_get(res, 0, 0));
 		set->new_name = xstrdup(db_get(res, 0, 1));
 	}
-	if (q->plan) {
+	if (q->plan && q->patch_id <= 0) {
 		_cleanup_db_result_ struct db_result *res = NULL;
 
 		r = comparisons_plan_by_name(db, q->plan, &res, err);
@@ -190,6 +190,112 @@ static int resolve_kernels(struct db *db, const struct compare_query *q,
 			return r;
 	}
 	return 0;
+}
+
+/*
+ * A PLM#'s question (compare_query.patch_id): the plan its own jobs ran
+ * -- q->plan when given (a name or a plan's sha256), which must be one
+ * of them, else the only one -- into set->plan_id; unless q gives them,
+ * the submission's --set overrides (those of its first job of that plan)
+ * into sets and its fresh base into *own.  A patch without jobs (recorded
+ * by hand) has no plan: set->plan_id stays 0.  0; -ENOENT (a plan the
+ * patch never ran) or -EINVAL (several plans and no --plan) with err in
+ * words; -EIO.
+ */
+static int patch_question(struct db *db, const struct compare_query *q,
+			  struct compare_set *set, struct strvec *sets,
+			  int *own, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	struct strbuf names = STRBUF_INIT;
+	int64_t job = 0;
+	int n, pick = -1, r = 0;
+
+	if (comparisons_patch_plans(db, q->patch_id, &res, err) < 0)
+		return -EIO;
+	n = db_nrows(res);
+	for (int i = 0; i < n; i++) {
+		strbuf_addf(&names, "%s'%s'",
+			    !i		 ? ""
+			    : i + 1 == n ? " and "
+					 : ", ",
+			    db_get(res, i, 1));
+		if (q->plan && (!strcmp(q->plan, db_get(res, i, 1)) ||
+				!strcmp(q->plan, db_get(res, i, 2))))
+			pick = i;
+	}
+	if (!n && !q->plan) {
+		/* A patch recorded without jobs (by hand, imported): its
+		 * kernels' plain question. */
+		strbuf_release(&names);
+		*own = q->own_jobs;
+		return 0;
+	} else if (q->plan && pick < 0) {
+		strbuf_addf(err, "PLM#%lld never ran the plan '%s' (it ran %s)",
+			    (long long)q->patch_id, q->plan,
+			    n ? names.buf : "nothing");
+		r = -ENOENT;
+	} else if (!q->plan && n > 1) {
+		strbuf_addf(err,
+			    "PLM#%lld ran the plans %s: say which with "
+			    "--plan",
+			    (long long)q->patch_id, names.buf);
+		r = -EINVAL;
+	}
+	strbuf_release(&names);
+	if (r < 0)
+		return r;
+	if (pick < 0)
+		pick = 0;
+	if (db_get_i64(res, pick, 0, 1, INT64_MAX, &set->plan_id) < 0 ||
+	    db_get_i64(res, pick, 3, 1, INT64_MAX, &job) < 0)
+		return -EIO;
+	if (q->plan_set) {
+		*own = q->own_jobs;
+		return 0;
+	}
+	*own = !strcmp(db_get(res, pick, 4), "t");
+	return jobs_load_plan_set(db, job, sets, err) < 0 ? -EIO : 0;
+}
+
+/*
+ * set's question in words (struct compare_set): the plan read
+ * (plan_label, NAME@SHA12), its --set overrides, a fresh base, a
+ * sequence's looks or all its blocks, a --tau or level asked for by
+ * hand; and whether it is the patch's own, planned one.
+ */
+static void make_question(struct compare_set *set,
+			  const struct compare_query *q,
+			  const struct strvec *sets, int own,
+			  const char *plan_label, const struct plan *plan)
+{
+	struct strbuf b = STRBUF_INIT;
+	int decided = plan && plan->until == PLAN_UNTIL_DECIDED,
+	    by_hand = !isnan(q->tau_pct) ||
+		      (q->look <= 0 && q->alpha > 0 && q->alpha < 1 &&
+		       q->alpha != COMPARE_ALPHA);
+
+	if (set->plan_id && plan_label[0])
+		strbuf_addf(&b, ";plan=%s", plan_label);
+	if (sets && sets->nr) {
+		strbuf_addstr(&b, ";set=");
+		for (size_t i = 0; i < sets->nr; i++)
+			strbuf_addf(&b, "%s%s", i ? "," : "", sets->v[i]);
+	}
+	if (own)
+		strbuf_addstr(&b, ";fresh-base");
+	if (q->look > 0)
+		strbuf_addstr(&b, ";sequence");
+	else if (decided && q->patch_id > 0)
+		strbuf_addstr(&b, ";all-blocks");
+	if (!isnan(q->tau_pct))
+		strbuf_addf(&b, ";tau=%g", q->tau_pct);
+	if (by_hand && isnan(q->tau_pct))
+		strbuf_addf(&b, ";alpha=%g", q->alpha);
+	set->question = xstrdup(b.len ? b.buf + 1 : "");
+	set->planned = q->patch_id > 0 && set->plan_id && !by_hand &&
+		       (!decided || q->look > 0);
+	strbuf_release(&b);
 }
 
 /* The current group while rows stream in. */
@@ -239,7 +345,7 @@ static const struct plan_metric *plan_metric_for(const struct plan *p,
  * none; a stored plan that no longer parses is an error.
  */
 static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
-		     struct strbuf *err)
+		     struct strbuf *label, struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 	int64_t plan_id = 0;
@@ -259,6 +365,9 @@ static int load_plan(struct db *db, struct compare_set *set, struct plan **ret,
 	/* with the --set overrides its newest job was queued with */
 	if (db_get_i64(res, 0, 2, 1, INT64_MAX, &plan_id) < 0)
 		return -EIO;
+	if (set->plan_id)
+		strbuf_addf(label, "%s@%.12s", db_get(res, 0, 0),
+			    db_get(res, 0, 3));
 	r = jobs_load_plan_of_plan(db, plan_id,
 				   set->patch_id > 0 ? set->patch_id : 0, NULL,
 				   ret, err);
@@ -289,6 +398,12 @@ static void group_finish(struct group *g, const struct compare_query *q,
 	side_flush_obs(&g->side[1], g->rate);
 	side_sample(&g->side[0], &sb);
 	side_sample(&g->side[1], &sn);
+	if (!sb.n || !sn.n) {
+		/* Measured under one kernel only: nothing to compare. */
+		set->one_sided++;
+		group_release(g);
+		return;
+	}
 	ALLOC_GROW(set->rows, set->nr + 1, set->alloc);
 	row = &set->rows[set->nr++];
 	memset(row, 0, sizeof(*row));
@@ -341,7 +456,10 @@ int compare_run(struct db *db, const struct compare_query *q,
 	_cleanup_db_result_ struct db_result *res = NULL;
 	struct group g;
 	_cleanup_(plan_freep) struct plan *plan = NULL;
-	int r, nrows;
+	struct compare_query pq = *q;
+	struct strvec sets = STRVEC_INIT;
+	struct strbuf label = STRBUF_INIT;
+	int r, nrows, own = q->own_jobs;
 
 	memset(ret, 0, sizeof(*ret));
 	memset(&g, 0, sizeof(g));
@@ -360,17 +478,30 @@ int compare_run(struct db *db, const struct compare_query *q,
 		ret->looks = q->looks;
 	}
 	r = resolve_kernels(db, q, ret, err);
-	if (r < 0)
+	if (r == 0 && q->patch_id > 0) {
+		r = patch_question(db, q, ret, &sets, &own, err);
+		if (!q->plan_set)
+			pq.plan_set = &sets;
+		pq.own_jobs = own;
+	}
+	if (r == 0)
+		r = load_plan(db, ret, &plan, &label, err);
+	if (r < 0) {
+		strvec_clear(&sets);
+		strbuf_release(&label);
 		return r;
-	r = load_plan(db, ret, &plan, err);
-	if (r < 0)
-		return r;
+	}
+	make_question(ret, &pq, pq.plan_set, own, label.buf, plan);
+	strbuf_release(&label);
 	/* A look reads only the runs of the sequence's own jobs, an
-	 * answer with a fresh base those of the submission's jobs. */
+	 * answer with a fresh base those of the submission's jobs.  The
+	 * workload is not a filter here: it keeps rows of the decided set
+	 * (compare_keep_rows()), so that it never changes the family. */
 	r = comparisons_results(
-		db, ret->base_id, ret->new_id, q->host, q->workload,
-		ret->plan_id, q->look > 0 || q->own_jobs ? q->patch_id : 0,
-		q->look > 0 ? q->max_block : INT_MAX, q->plan_set, &res, err);
+		db, ret->base_id, ret->new_id, q->host, NULL, ret->plan_id,
+		q->look > 0 || own ? q->patch_id : 0,
+		q->look > 0 ? q->max_block : INT_MAX, pq.plan_set, &res, err);
+	strvec_clear(&sets);
 	if (r < 0)
 		return -EIO;
 	nrows = db_nrows(res);
@@ -446,6 +577,7 @@ int compare_run(struct db *db, const struct compare_query *q,
 	if (g.metric)
 		group_finish(&g, q, plan, ret);
 	compare_set_decide(ret, ret->alpha);
+	compare_keep_rows(ret, NULL, q->workload);
 	return 0;
 }
 
@@ -514,6 +646,9 @@ int compare_store(struct db *db, const struct compare_set *set,
 		db_args_i64(&a, row->family);
 		db_args_i64(&a, set->look);
 		db_args_i64(&a, set->looks);
+		db_args_i64(&a, set->plan_id);
+		db_args_str(&a, set->question ? set->question : "");
+		db_args_bool(&a, set->planned);
 		r = comparisons_insert(db, &a, err);
 		db_args_clear(&a);
 		if (r < 0) {

@@ -108,6 +108,14 @@ static void add_levels(const struct compare_set *set, struct strbuf *out)
 			    "on %s: p shown unadjusted, adj. the adjusted p\n",
 			    r->family, r->host);
 	}
+	if (set->one_sided)
+		strbuf_addf(out,
+			    "%zu metric%s measured under one kernel only: "
+			    "not compared\n",
+			    set->one_sided, set->one_sided == 1 ? "" : "s");
+	if (set->question && set->question[0])
+		strbuf_addf(out, "question: %s%s\n", set->question,
+			    set->planned ? " (the patch's own)" : "");
 }
 
 /* "metric (unit)  verdict (p=..., adj. ...)": the verdict only when it is
@@ -285,6 +293,10 @@ void compare_format_json(const struct compare_set *set, struct strbuf *out)
 			strbuf_addstr(out, "null");
 		strbuf_addstr(out, ",\"p_adjusted\":");
 		strbuf_add_json_double(out, r->p_adjusted);
+		strbuf_addf(out, ",\"family\":%d,\"question\":", r->family);
+		strbuf_add_json_str(out, set->question ? set->question : "");
+		strbuf_addf(out, ",\"planned\":%s",
+			    set->planned ? "true" : "false");
 		strbuf_addstr(out, ",\"alpha\":");
 		strbuf_add_json_double(out, set->alpha);
 		strbuf_addstr(out, ",\"tau\":");

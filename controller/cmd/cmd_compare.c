@@ -9,7 +9,6 @@
  * or JSON.  --delete removes stored comparisons made by mistake.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,14 +85,25 @@ const char cmd_compare_usage[] =
 	"note says so.  PLM# compares a patch's kernel against its base\n"
 	"kernel.  Rows come in numeric order of the swept parameters.  The\n"
 	"table ends with a summary line (regressions, improvements, changed,\n"
-	"inconclusive, no-change, insufficient-data).  Each result is stored\n"
-	"in the comparisons table (see the latest_comparisons view), which\n"
-	"the report's pages show.\n"
+	"inconclusive, no-change, insufficient-data).  A metric measured\n"
+	"under one kernel only is no row (their count is said under it).\n"
+	"\n"
+	"A comparison answers a question: the kernels, host, workload,\n"
+	"params and metric, and what decided it.  PLM# asks the patch's own:\n"
+	"the plan its jobs ran (--plan must name one of them; a patch that\n"
+	"ran several needs it), with its --set overrides and fresh base, as\n"
+	"its answer does.  --base/--new asks the plain one (every stored run,\n"
+	"the metric's default tau) or, with --plan, that plan's; --tau asks\n"
+	"another.  --workload and --metric only filter what is shown of the\n"
+	"decided set, never its Holm family.  Each result is stored in the\n"
+	"comparisons table under its question (one latest row each); the\n"
+	"latest_comparisons and regressions views, the pages and the mails\n"
+	"show the patch's own question first, then the plain one.\n"
 	"\n"
 	"OPTIONS:\n"
 	"  --base KERNEL, --new KERNEL  kernel names\n"
 	"  --host H         only this host\n"
-	"  --workload W     only this workload\n"
+	"  --workload W     show only this workload's rows\n"
 	"  --metric M       only metrics matching M (a shell glob: 'perf.*')\n"
 	"  --plan P         only runs of this plan: a plan file (matched by\n"
 	"                   its text, as rerun does), a name or a sha256\n"
@@ -117,7 +127,8 @@ const char cmd_compare_usage[] =
 	"                   ci_low, ci_high, p_value, verdict, scale,\n"
 	"                   difference, diff_ci_low, diff_ci_high,\n"
 	"                   ci_unbounded, ci_method, p_method, p_adjusted,\n"
-	"                   alpha, tau, note\n"
+	"                   family (Holm's, 0 or 1: alone), question,\n"
+	"                   planned, alpha, tau, note\n"
 	"\n"
 	"Exit status: 0, or 1 when nothing matched, a name does not exist, or\n"
 	"(--exit-code) a regression was found; 2 for a usage error.\n"
@@ -128,25 +139,6 @@ const char cmd_compare_usage[] =
 	"  schedfarm compare --delete --base v6.1 --new v6.1-typo\n";
 
 /* Keep only the rows whose metric matches glob (set's order kept). */
-static void keep_metric(struct compare_set *set, const char *glob)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < set->nr; i++) {
-		if (!fnmatch(glob, set->rows[i].metric, 0)) {
-			set->rows[k++] = set->rows[i];
-			continue;
-		}
-		free(set->rows[i].host);
-		free(set->rows[i].workload);
-		free(set->rows[i].params_json);
-		free(set->rows[i].params_text);
-		free(set->rows[i].metric);
-		free(set->rows[i].unit);
-	}
-	set->nr = k;
-}
-
 /* "5 regressions, 1 improvement, ..." over every row of set. */
 static void summary_line(const struct compare_set *set, struct strbuf *out)
 {
@@ -387,7 +379,7 @@ int cmd_compare(int argc, char **argv)
 		return 1;
 	}
 	if (metric) {
-		keep_metric(&set, metric);
+		compare_keep_rows(&set, metric, NULL);
 		if (set.nr == 0) {
 			log_error("no metric of %s or %s matches '%s'",
 				  set.base_name, set.new_name, metric);

@@ -67,11 +67,25 @@ int comparisons_plan_by_name(struct db *db, const char *name,
 			db_str(name), db_end());
 }
 
+int comparisons_patch_plans(struct db *db, int64_t patch_id,
+			    struct db_result **ret, struct strbuf *err)
+{
+	return db_query(db, ret, err,
+			"SELECT j.plan_id, p.name, p.sha256, min(j.id), "
+			"pa.fresh_base FROM jobs j JOIN plans p ON p.id = "
+			"j.plan_id JOIN patches pa ON pa.id = j.patch_id "
+			"WHERE j.patch_id = $1 AND j.bisect_step_id IS NULL "
+			"GROUP BY j.plan_id, p.name, p.sha256, pa.fresh_base "
+			"ORDER BY min(j.id)",
+			db_i64(patch_id), db_end());
+}
+
 int comparisons_plan_of_id(struct db *db, int64_t plan_id,
 			   struct db_result **ret, struct strbuf *err)
 {
 	return db_query(db, ret, err,
-			"SELECT name, body, id FROM plans WHERE id = $1",
+			"SELECT name, body, id, sha256 FROM plans WHERE id = "
+			"$1",
 			db_i64(plan_id), db_end());
 }
 
@@ -225,11 +239,13 @@ int comparisons_insert(struct db *db, const struct db_args *a,
 		"  method_version, ci90_low, ci90_high, ci_method, p_method, "
 		"  note, scale, diff, diff_low, diff_high, diff90_low, "
 		"  diff90_high, tau_ref, ci_unbounded, nc_level, alpha, "
-		"  p_adjusted, family, look, looks) "
+		"  p_adjusted, family, look, looks, plan_id, question, "
+		"  planned) "
 		"VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, "
 		"  $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
 		"  $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, "
-		"  $36, $37, $38, $39, nullif($40, 0), nullif($41, 0))";
+		"  $36, $37, $38, $39, nullif($40, 0), nullif($41, 0), "
+		"  nullif($42, 0), $43, $44)";
 
 	return db_exec_args(db, NULL, err, sql, a);
 }

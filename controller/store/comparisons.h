@@ -53,7 +53,17 @@ int comparisons_kernel_names(struct db *db, int64_t base_id, int64_t new_id,
 int comparisons_plan_by_name(struct db *db, const char *name,
 			     struct db_result **ret, struct strbuf *err);
 
-/* Plan plan_id: columns name, body, id; no row when none.  0, or -1. */
+/*
+ * The plans patch_id's own jobs ran (not its bisection steps), in the
+ * order it first ran them: columns plan_id, name, sha256, the first job
+ * of it (whose --set overrides are the submission's), the patch's
+ * fresh_base ('t' or 'f').  0, or -1.
+ */
+int comparisons_patch_plans(struct db *db, int64_t patch_id,
+			    struct db_result **ret, struct strbuf *err);
+
+/* Plan plan_id: columns name, body, id, sha256; no row when none.  0, or
+ * -1. */
 int comparisons_plan_of_id(struct db *db, int64_t plan_id,
 			   struct db_result **ret, struct strbuf *err);
 
@@ -126,14 +136,15 @@ void comparisons_runs_values(struct db *db, int64_t base_id, int64_t new_id,
 int comparisons_lock(struct db *db, struct strbuf *err);
 
 /*
- * Insert one `comparisons` row; a holds its 41 parameters in this order:
+ * Insert one `comparisons` row; a holds its 44 parameters in this order:
  * base_kernel_id, new_kernel_id, patch_id (NULL: none), host_id,
  * workload, params (JSON text), metric, unit, better, n_base, n_new,
  * mean_base, mean_new, stddev_base, stddev_new, pct_change, ci_low,
  * ci_high, p_value, tau, verdict, method_version, ci90_low, ci90_high,
  * ci_method, p_method, note, scale, diff, diff_low, diff_high,
  * diff90_low, diff90_high, tau_ref, ci_unbounded, nc_level, alpha,
- * p_adjusted, family, look (0: none), looks (0: none).  0, or -1.
+ * p_adjusted, family, look (0: none), looks (0: none), plan_id (0:
+ * none), question, planned (schema 017).  0, or -1.
  */
 int comparisons_insert(struct db *db, const struct db_args *a,
 		       struct strbuf *err);

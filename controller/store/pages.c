@@ -344,6 +344,7 @@ static const char patch_summary_sql[] =
 	"  OR (c.base_kernel_id = p.base_kernel_id"
 	"      AND c.new_kernel_id = p.kernel_id)"
 	"  ORDER BY p.id, c.host_id, c.workload, c.params, c.metric,"
+	"  schedfarm_question_rank(c.planned, c.question),"
 	"  c.computed_at DESC, c.id DESC),"
 	" cnt AS (SELECT pid, count(*) FILTER (WHERE verdict = 'regression')"
 	"  AS regr, count(*) FILTER (WHERE verdict = 'improvement') AS impr,"
@@ -565,8 +566,10 @@ int pages_kernel_build_log(struct db *db, int64_t kernel_id,
 /* ---- comparisons on patch and kernel-pair pages (report/comparison.c) */
 
 /*
- * The newest verdict per (host, workload, params, metric) for a kernel
- * pair, and for a patch also those stored under its PLM#.  $1 base kernel,
+ * The shown verdict per (host, workload, params, metric) for a kernel
+ * pair, and for a patch also those stored under its PLM#: the patch's
+ * own planned question first, then the plain one, then any other, the
+ * newest of each (schema 017's schedfarm_question_rank()).  $1 base kernel,
  * $2 new kernel, $3 patch (may be NULL).  Sorted by host name, workload,
  * params in numeric order (nkey) and metric, so the rows of a group are
  * adjacent (same_group()).
@@ -593,6 +596,7 @@ static const char latest_cmp_sql[] =
 	" WHERE (c.base_kernel_id = $1 AND c.new_kernel_id = $2)"
 	"    OR ($3::bigint IS NOT NULL AND c.patch_id = $3)"
 	" ORDER BY c.host_id, c.workload, c.params, c.metric,"
+	" schedfarm_question_rank(c.planned, c.question),"
 	" c.computed_at DESC, c.id DESC) x"
 	" ORDER BY 2, 3, nkey COLLATE \"C\", 6";
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t5003: the regressions verb and the views of schema 002 -
 # latest_comparisons, regressions, host_history - with --since, --host,
-# --min-change and --json; only the latest comparison of a key counts.
+# --min-change and --json; only the latest comparison of a key and question
+# counts, the plain question shown before one asked by hand (--tau).
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
@@ -77,18 +78,28 @@ test_expect_success '--since filters by when the verdict was computed' '
 	schedfarm regressions extra 2>err; test $? = 2
 '
 
-test_expect_success 'a newer verdict for the same key replaces the older one' '
+test_expect_success 'another question (--tau 10) is stored beside the plain one, which stays shown' '
 	schedfarm compare --base v2.6.39-rc4 --new v2.6.39-rc4-load-weight --tau 10 --json >p.json &&
 	jq -e ".[] | select(.metric == \"instructions\") | .verdict == \"no-change\"" p.json &&
+	jq -e ".[0].question == \"tau=10\"" p.json &&
 	schedfarm regressions --json >r2.json &&
-	jq -e "length == 1 and .[0].metric == \"throughput\"" r2.json &&
-	test "$(q "SELECT count(*) FROM comparisons WHERE metric = \$\$instructions\$\$")" = 2
+	jq -e "length == 2" r2.json &&
+	test "$(q "SELECT count(*) FROM comparisons WHERE metric = \$\$instructions\$\$ AND is_latest")" = 2
+'
+
+test_expect_success 'a newer verdict of the same question replaces the older one' '
+	schedfarm compare --base v2.6.39-rc4 --new v2.6.39-rc4-load-weight --json >p2.json &&
+	jq -e ".[0].question == \"\"" p2.json &&
+	test "$(q "SELECT count(*) FROM comparisons WHERE metric = \$\$instructions\$\$")" = 3 &&
+	test "$(q "SELECT count(*) FROM comparisons WHERE metric = \$\$instructions\$\$ AND is_latest")" = 2 &&
+	test "$(q "SELECT count(*) FROM latest_comparisons WHERE metric = \$\$instructions\$\$")" = 1 &&
+	test "$(q "SELECT question FROM latest_comparisons WHERE metric = \$\$instructions\$\$")" = ""
 '
 
 test_expect_success 'the views answer psql users' '
 	q "SELECT host, metric, verdict FROM latest_comparisons WHERE host = \$\$twins\$\$ AND params->>\$\$cgroup\$\$ = \$\$/foo\$\$ AND workload = \$\$volanomark\$\$" >lc &&
 	grep_or_fail "twins|throughput|improvement" lc &&
-	q "SELECT count(*) FROM regressions" >n && test "$(cat n)" = 1 &&
+	q "SELECT count(*) FROM regressions" >n && test "$(cat n)" = 2 &&
 	q "SELECT kernel, value FROM host_history WHERE host = \$\$twins\$\$ AND workload = \$\$volanomark\$\$ AND params->>\$\$cgroup\$\$ = \$\$/foo\$\$ ORDER BY at, run_id" >hh &&
 	test "$(wc -l <hh)" = 6 &&
 	grep_or_fail "2.6.26-rc-smp-group|130208" hh
