@@ -26,12 +26,19 @@ static void add_num(struct strbuf *out, int width, double v)
 		strbuf_addf(out, "%*.4g", width, v);
 }
 
-/* "± N%" when the relative sd is above 2% (as LKP prints it), else blank. */
-static void add_rsd(struct strbuf *out, double mean, double sd)
+/*
+ * "± N%" when the relative sd is above 2% (as LKP prints it), else blank;
+ * blank too on a row judged on the difference (its values cross 0 or its
+ * base mean is 0: a percentage of such a mean means nothing, and one near
+ * 0 printed ±5256139928207637504%), and above 999% (three digits).
+ */
+static void add_rsd(struct strbuf *out, const struct compare_row *r,
+		    double mean, double sd)
 {
 	double rsd = mean != 0 ? 100 * sd / fabs(mean) : NAN;
 
-	if (isfinite(rsd) && rsd > 2)
+	if (r->s.scale == CMP_SCALE_PERCENT && isfinite(rsd) && rsd > 2 &&
+	    rsd < 999.5)
 		strbuf_addf(out, " \xc2\xb1%3.0f%%", rsd);
 	else
 		strbuf_addstr(out, "      ");
@@ -164,12 +171,12 @@ static void add_row(const struct compare_row *r, int wide, struct strbuf *out)
 		strbuf_addch(out, '\n');
 	}
 	add_num(out, 13, r->s.mean_base);
-	add_rsd(out, r->s.mean_base, r->s.sd_base);
+	add_rsd(out, r, r->s.mean_base, r->s.sd_base);
 	add_effect(r, &change, &ci);
 	strbuf_addf(out, " %9s  ", change.buf);
 	strbuf_addf(out, "%-18s ", ci.buf);
 	add_num(out, 13, r->s.mean_new);
-	add_rsd(out, r->s.mean_new, r->s.sd_new);
+	add_rsd(out, r, r->s.mean_new, r->s.sd_new);
 	strbuf_reset(&change);
 	strbuf_addf(&change, "%zu/%zu", r->s.n_base, r->s.n_new);
 	if (wide) {

@@ -553,6 +553,68 @@ static void test_no_direction(void **state)
 }
 
 /* "An unbounded Fieller interval and a missing one are both null". */
+/*
+ * The text table's %sd beside a mean: blank on a row judged on the
+ * difference (a base mean of ~0 once printed ±5256139928207637504%), and
+ * above three digits; "± 50%" where it means something.
+ */
+static void test_rsd_blank_near_zero(void **state)
+{
+	static const double a[] = { 1e-17, -1e-17, 2e-17, 1e-18 },
+			    b[] = { 5.0, 5.1, 4.9, 5.2 },
+			    c[] = { 50, 150, 100, 100 };
+	struct compare_sample sa = { a, 4, 0, 0 }, sb = { b, 4, 0, 0 },
+			      sc = { c, 4, 0, 0 };
+	struct compare_row rows[2];
+	struct compare_set set;
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	memset(rows, 0, sizeof(rows));
+	memset(&set, 0, sizeof(set));
+	for (int i = 0; i < 2; i++) {
+		rows[i].host_id = 1;
+		rows[i].host = (char *)"box1";
+		rows[i].workload = (char *)"w";
+		rows[i].params_json = (char *)"{}";
+		rows[i].params_text = (char *)"";
+		rows[i].unit = (char *)"ops";
+		rows[i].tau = 2;
+	}
+	rows[0].metric = (char *)"near_zero";
+	rows[1].metric = (char *)"spread";
+	compare_stats_compute(&sa, &sb, &rows[0].s);
+	compare_stats_compute(&sc, &sb, &rows[1].s);
+	assert_int_equal(rows[0].s.scale, CMP_SCALE_DIFF);
+	set.rows = rows;
+	set.nr = 2;
+	set.base_name = (char *)"a";
+	set.new_name = (char *)"b";
+	compare_set_decide(&set, COMPARE_ALPHA);
+	compare_format_table(&set, 1, &out);
+	assert_null(strstr(out.buf, "5256139928207637504"));
+	{
+		const char *spread = strstr(out.buf, "spread");
+		const char *near = strstr(out.buf, "near_zero");
+
+		assert_non_null(spread);
+		assert_non_null(near);
+		/* No "±" on the near-zero row's line; one on the other's. */
+		assert_true(strchr(near, '\n') != NULL);
+		{
+			const char *bol = near;
+
+			while (bol > out.buf && bol[-1] != '\n')
+				bol--;
+			assert_null(memmem(bol,
+					   (size_t)(strchr(near, '\n') - bol),
+					   "\xc2\xb1", 2));
+		}
+		assert_non_null(strstr(out.buf, "\xc2\xb1 41%"));
+	}
+	strbuf_release(&out);
+}
+
 static void test_json_unbounded_vs_missing(void **state)
 {
 	static const double a3[] = { 1.0, 10.0, 0.5 }, b3[] = { 2.0, 2.1, 2.2 };
@@ -858,6 +920,7 @@ int main(void)
 		cmocka_unit_test(test_huge_values),
 		cmocka_unit_test(test_no_direction),
 		cmocka_unit_test(test_json_unbounded_vs_missing),
+		cmocka_unit_test(test_rsd_blank_near_zero),
 		cmocka_unit_test(test_set_next),
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_names),
