@@ -553,6 +553,27 @@ static void test_no_direction(void **state)
 }
 
 /* "An unbounded Fieller interval and a missing one are both null". */
+/* Two rows of one host, workload and params ("ops", tau 2) in set,
+ * whose metrics and stats the caller fills. */
+static void two_rows(struct compare_row rows[2], struct compare_set *set)
+{
+	memset(rows, 0, 2 * sizeof(*rows));
+	memset(set, 0, sizeof(*set));
+	for (int i = 0; i < 2; i++) {
+		rows[i].host_id = 1;
+		rows[i].host = (char *)"box1";
+		rows[i].workload = (char *)"w";
+		rows[i].params_json = (char *)"{}";
+		rows[i].params_text = (char *)"";
+		rows[i].unit = (char *)"ops";
+		rows[i].tau = 2;
+	}
+	set->rows = rows;
+	set->nr = 2;
+	set->base_name = (char *)"a";
+	set->new_name = (char *)"b";
+}
+
 /*
  * The text table's %sd beside a mean: blank on a row judged on the
  * difference (a base mean of ~0 once printed ±5256139928207637504%), and
@@ -570,26 +591,12 @@ static void test_rsd_blank_near_zero(void **state)
 	struct strbuf out = STRBUF_INIT;
 
 	(void)state;
-	memset(rows, 0, sizeof(rows));
-	memset(&set, 0, sizeof(set));
-	for (int i = 0; i < 2; i++) {
-		rows[i].host_id = 1;
-		rows[i].host = (char *)"box1";
-		rows[i].workload = (char *)"w";
-		rows[i].params_json = (char *)"{}";
-		rows[i].params_text = (char *)"";
-		rows[i].unit = (char *)"ops";
-		rows[i].tau = 2;
-	}
+	two_rows(rows, &set);
 	rows[0].metric = (char *)"near_zero";
 	rows[1].metric = (char *)"spread";
 	compare_stats_compute(&sa, &sb, &rows[0].s);
 	compare_stats_compute(&sc, &sb, &rows[1].s);
 	assert_int_equal(rows[0].s.scale, CMP_SCALE_DIFF);
-	set.rows = rows;
-	set.nr = 2;
-	set.base_name = (char *)"a";
-	set.new_name = (char *)"b";
 	compare_set_decide(&set, COMPARE_ALPHA);
 	compare_format_table(&set, 1, &out);
 	assert_null(strstr(out.buf, "5256139928207637504"));
@@ -625,25 +632,11 @@ static void test_json_unbounded_vs_missing(void **state)
 	struct strbuf out = STRBUF_INIT;
 
 	(void)state;
-	memset(rows, 0, sizeof(rows));
-	memset(&set, 0, sizeof(set));
-	for (int i = 0; i < 2; i++) {
-		rows[i].host_id = 1;
-		rows[i].host = (char *)"box1";
-		rows[i].workload = (char *)"w";
-		rows[i].params_json = (char *)"{}";
-		rows[i].params_text = (char *)"";
-		rows[i].unit = (char *)"ops";
-		rows[i].tau = 2;
-	}
+	two_rows(rows, &set);
 	rows[0].metric = (char *)"unbounded";
 	rows[1].metric = (char *)"missing";
 	compare_stats_compute(&ua, &ub, &rows[0].s);
 	compare_stats_compute(&ma, &mb, &rows[1].s);
-	set.rows = rows;
-	set.nr = 2;
-	set.base_name = (char *)"a";
-	set.new_name = (char *)"b";
 	compare_set_decide(&set, COMPARE_ALPHA);
 	compare_format_json(&set, &out);
 	assert_non_null(strstr(out.buf, "\"metric\":\"unbounded\""));
