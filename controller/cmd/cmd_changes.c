@@ -172,6 +172,13 @@ static void print_changes(const struct changes_rows *rows,
 static void print_taus(const struct changes_taus *t, int boots, int json,
 		       struct strbuf *out)
 {
+	/* The metric first; the others fit beside it, or move under a
+	 * row with a long metric name (cli_table_print()). */
+	static const char *const head[] = { "metric", "series",	 "pairs",
+					    "CV",     "p95 |%|", "suggest",
+					    "default" };
+	struct cli_table tb;
+
 	if (json) {
 		strbuf_addf(out, "{\"boots\":%d,\"metrics\":[", boots);
 		for (size_t i = 0; i < t->nr; i++) {
@@ -205,11 +212,12 @@ static void print_taus(const struct changes_taus *t, int boots, int json,
 		    "A/A spread of the history, %d boots per side "
 		    "(blocks between change points):\n",
 		    boots);
-	strbuf_addf(out, "%-32s %6s %7s %8s %9s %9s %8s\n", "metric", "series",
-		    "pairs", "CV", "p95 |%|", "suggest", "default");
+	cli_table_init(&tb, head, "lrrrrrr", 7, 1);
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct changes_tau *m = &t->v[i];
-		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT,
+			      n = STRBUF_INIT, p = STRBUF_INIT, d = STRBUF_INIT;
+		const char *cells[7];
 
 		if (isnan(m->cv))
 			strbuf_addch(&a, '-');
@@ -222,13 +230,26 @@ static void print_taus(const struct changes_taus *t, int boots, int json,
 			strbuf_addf(&b, "%.2f%%", m->p95);
 			strbuf_addf(&c, "tau %.1f%%", m->tau);
 		}
-		strbuf_addf(out, "%-32s %6zu %7zu %8s %9s %9s %7.1f%%\n",
-			    m->metric, m->series, m->pairs, a.buf, b.buf, c.buf,
-			    m->current);
+		strbuf_addf(&n, "%zu", m->series);
+		strbuf_addf(&p, "%zu", m->pairs);
+		strbuf_addf(&d, "%.1f%%", m->current);
+		cells[0] = m->metric;
+		cells[1] = n.buf;
+		cells[2] = p.buf;
+		cells[3] = a.buf;
+		cells[4] = b.buf;
+		cells[5] = c.buf;
+		cells[6] = d.buf;
+		cli_table_row(&tb, cells);
 		strbuf_release(&a);
 		strbuf_release(&b);
 		strbuf_release(&c);
+		strbuf_release(&n);
+		strbuf_release(&p);
+		strbuf_release(&d);
 	}
+	cli_table_print(&tb, CLI_TEXT_WIDTH, out);
+	cli_table_release(&tb);
 	strbuf_addstr(out,
 		      "(set it in the plan: metrics: {NAME: {tau: N%}})\n");
 }

@@ -160,6 +160,7 @@ test_expect_success 'the demo plan runs clean: no line over 80, no warning' '
 test_expect_success 'changes, patch show, job show, host list, kernel list fit 80' '
 	PLM=$(jq -r .patch sub.json) &&
 	fits ch schedfarm changes &&
+	fits cst schedfarm changes --suggest-tau &&
 	fits ps schedfarm patch show "$PLM" &&
 	fits js schedfarm job show "$JOB" &&
 	fits hl schedfarm host list &&
