@@ -47,8 +47,7 @@
 #define CHANGES_P_CONFIRM 0.001 /* what every change point keeps */
 #define CHANGES_MAX_POINTS 1000000 /* per series */
 #define CHANGES_OUTLIER_HALF 3 /* the outlier screen's points either side */
-#define CHANGES_OUTLIER_SIGMA 5 /* its threshold, robust standard deviations   \
-				 */
+#define CHANGES_OUTLIER_SIGMA 5 /* its threshold, in robust SDs */
 
 /* One change point: the series shifts between points idx - 1 and idx. */
 struct changes_point {
