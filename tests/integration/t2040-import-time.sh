@@ -4,7 +4,7 @@
 # to box1 in one file, in order; to box2 back-filled, the newer half
 # (points 150..299) in a first file and the older half (0..149) in a second,
 # each row with the time its run started (ISO 8601 with a zone, ISO
-# without one, unix seconds).  `schedfarm changes --json` then gives the
+# without one, unix seconds), the history searched between the two.  `schedfarm changes --json` then gives the
 # same change points on both hosts (index, kernels, means, p); the runs
 # carry the given times as started_at; a run without a time keeps its
 # import's; a bad time is refused with its line.  Without the column
@@ -60,13 +60,14 @@ history() {
 
 HDR="kernel,host,workload,params,metric,unit,better,value,time"
 
-test_expect_success 'box1 in order, box2 back-filled (newer half first), with times' '
+test_expect_success 'box1 in order, box2 back-filled (newer half first, searched, then the older), with times' '
 	{ echo "$HDR"; history box1 0 300 z; } >inorder.csv &&
 	{ echo "$HDR"; history box2 150 300 off; } >newer.csv &&
 	{ echo "$HDR"; history box2 0 75 unix; history box2 75 150 local; } >older.csv &&
 	schedfarm import inorder.csv >o1 &&
 	grep_or_fail "imported 300 observation rows" o1 &&
 	schedfarm import newer.csv >o2 &&
+	schedfarm changes >/dev/null &&
 	schedfarm import older.csv >o3 &&
 	grep_or_fail "imported 150 observation rows" o3
 '
@@ -86,7 +87,7 @@ test_expect_success 'the runs started when their rows say' '
 
 test_expect_success 'the back-filled history gives the in-order change points' '
 	schedfarm changes --json >c.json &&
-	jq -e ".series == 2 and .points == 600" c.json &&
+	jq -e ".series == 2 and .analysed == 1 and .points == 300" c.json &&
 	jq -c "[.changes[] | select(.host == \"box1\") | [.index, .kernel_before, .kernel_after, .n_before, .n_after, .mean_before, .mean_after, .p_value]] | sort" c.json >one &&
 	jq -c "[.changes[] | select(.host == \"box2\") | [.index, .kernel_before, .kernel_after, .n_before, .n_after, .mean_before, .mean_after, .p_value]] | sort" c.json >two &&
 	jq -e "length == 2 and (.[0][0] - 100 | fabs) <= 3 and (.[1][0] - 200 | fabs) <= 3" one &&
