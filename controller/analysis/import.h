@@ -8,7 +8,8 @@
  * summary per row (kernel,host,workload,params,metric,unit,better,n,mean,
  * stddev); either may add a time column (when the run started: ISO 8601
  * with or without a zone, UTC without one, or unix seconds; an empty
- * field is no time), which becomes the run's started_at, so that the
+ * field is no time), which becomes the run's started_at (a run of several
+ * rows, grouped by boot, takes its first row's), so that the
  * history orders the run by it -- a run without one is placed at its
  * import, as the runs of the farm are at their start.  import_parse() checks
  * every field and collects every bad row as FILE:LINE: reason; import_store()

@@ -94,7 +94,7 @@ test_expect_success 'the back-filled history gives the in-order change points' '
 	cmp one two
 '
 
-test_expect_success 'a row without a time keeps the import time' '
+test_expect_success 'a row without a time keeps the import time; summaries take a time too' '
 	{
 		echo "$HDR"
 		echo "v7.0,box3,hackbench,groups=10,time,s,lower,1000,"
@@ -105,7 +105,15 @@ test_expect_success 'a row without a time keeps the import time' '
 	            WHERE h.name = '\''box3'\'' AND r.started_at IS NULL")" = 1 &&
 	test "$(q "SELECT r.started_at AT TIME ZONE '\''UTC'\'' FROM runs r
 	            JOIN hosts h ON h.id = r.host_id
-	            WHERE h.name = '\''box3'\'' AND r.started_at IS NOT NULL")" = "2026-02-01 12:00:00"
+	            WHERE h.name = '\''box3'\'' AND r.started_at IS NOT NULL")" = "2026-02-01 12:00:00" &&
+	{
+		echo "kernel,host,workload,params,metric,unit,better,n,mean,stddev,time"
+		echo "v7.0,box5,hackbench,groups=10,time,s,lower,5,1000,3,2026-03-01T08:30:15.25-05:30"
+	} >sum.csv &&
+	schedfarm import sum.csv &&
+	test "$(q "SELECT r.started_at AT TIME ZONE '\''UTC'\'' FROM runs r
+	            JOIN hosts h ON h.id = r.host_id
+	            WHERE h.name = '\''box5'\''")" = "2026-03-01 14:00:15"
 '
 
 test_expect_success 'a bad time is refused with its line, the file whole' '
