@@ -28,7 +28,12 @@
  *      series of 300 points at CV 1% -- false change points per series,
  *      goal <= 0.05 -- and over 100 series with two +3% shifts at points
  *      100 and 200 (CV 1%): the share of the 200 shifts found within +-3
- *      points, and change points anywhere else.
+ *      points, and change points anywhere else.  Then 365-point series
+ *      (issue 28): flat noise and shuffled copies of the shifted series,
+ *      false change points per series (goal <= 0.01 each); a +5% shift
+ *      at 200 with a +20% outlier at 195 (the shift found at its own
+ *      index); and the share of all reported points with p >= 0.001
+ *      there and in 300 perturbed series with three shifts (goal 0).
  *
  * Each section ends with its worst figure against the goal.  Counts are
  * printed with the figures; at 20 000 draws a rate near 1% has a Monte
@@ -474,6 +479,110 @@ static void cp_series(unsigned long seed, size_t shift1, size_t shift2,
 	stats_rng_free(r);
 }
 
+/*
+ * The rule checked on l: counts the points of l into *all and those with
+ * p >= CHANGES_P_CONFIRM into *bad.
+ */
+static void cp_rule(const struct changes_list *l, size_t *all, size_t *bad)
+{
+	for (size_t i = 0; i < l->nr; i++) {
+		++*all;
+		*bad += l->v[i].p >= CHANGES_P_CONFIRM;
+	}
+}
+
+/*
+ * Section 5's 365-point half (issue 28): flat noise and shuffled copies
+ * of a series with two +3% shifts (the shuffle keeps the values and
+ * removes every level), false change points per series; a +5% shift at
+ * 200 with a +20% outlier at 195, the shift at its own index; and over
+ * every series here, and three times as many perturbed ones with three
+ * shifts and rare large outliers, the share of reported points with
+ * p >= 0.001.
+ */
+static void change_points_365(int reps)
+{
+	enum { N = 365, AT = 200, OUT = 195 };
+	struct changes_list l = { NULL, 0, 0 };
+	int nser = 100 * reps;
+	size_t flat = 0, shuf = 0, at_own = 0, at_out = 0, all = 0, bad = 0;
+	double x[N];
+
+	for (int s = 0; s < nser; s++) {
+		cp_series(7000 + (unsigned long)s, 0, 0, x, N);
+		if (changes_find(x, N, &l) == 0) {
+			flat += l.nr;
+			cp_rule(&l, &all, &bad);
+		}
+	}
+	for (int s = 0; s < nser; s++) {
+		struct stats_rng *r = stats_rng_new(8000 + (unsigned long)s);
+
+		cp_series(9000 + (unsigned long)s, 120, 250, x, N);
+		for (size_t i = N - 1; i > 0; i--) {
+			size_t j = stats_rng_int(r, i + 1);
+			double t = x[i];
+
+			x[i] = x[j];
+			x[j] = t;
+		}
+		stats_rng_free(r);
+		if (changes_find(x, N, &l) == 0) {
+			shuf += l.nr;
+			cp_rule(&l, &all, &bad);
+		}
+	}
+	for (int s = 0; s < nser; s++) {
+		struct stats_rng *r = stats_rng_new(10000 + (unsigned long)s);
+
+		for (size_t i = 0; i < N; i++)
+			x[i] = BASE * (i >= AT ? 1.05 : 1) *
+			       (1 + 0.01 * gauss(r));
+		stats_rng_free(r);
+		x[OUT] *= 1.2;
+		if (changes_find(x, N, &l) < 0)
+			continue;
+		cp_rule(&l, &all, &bad);
+		for (size_t i = 0; i < l.nr; i++) {
+			at_own += l.v[i].idx == AT;
+			at_out += l.v[i].idx == OUT || l.v[i].idx == OUT + 1;
+		}
+	}
+	/* Perturbed: shifts of +2%, -2%, +1.5% and one point in a hundred
+	 * off by a normal 30% (test-changes.c's), for the rule alone. */
+	for (int s = 0; s < 3 * nser; s++) {
+		struct stats_rng *r = stats_rng_new(11000 + (unsigned long)s);
+
+		for (size_t i = 0; i < N; i++) {
+			x[i] = BASE * (i >= 120 ? 1.02 : 1) *
+			       (i >= 250 ? 0.98 : 1) * (i >= 300 ? 1.015 : 1) *
+			       (1 + 0.01 * gauss(r));
+			if (stats_rng_uniform(r) < 0.01)
+				x[i] *= 1 + 0.3 * gauss(r);
+		}
+		stats_rng_free(r);
+		if (changes_find(x, N, &l) == 0)
+			cp_rule(&l, &all, &bad);
+	}
+	printf("   365 points, flat: %zu false change points in %d series: "
+	       "%.4f per series                 goal <= 0.01\n",
+	       flat, nser, (double)flat / nser);
+	printf("   365 points, shuffled two-shift series: %zu false change "
+	       "points in %d series: %.4f per series  goal <= 0.01\n",
+	       shuf, nser, (double)shuf / nser);
+	printf("   +5%% shift at %d, +20%% outlier at %d: found at %d in %zu "
+	       "of %d series, at the outlier in %zu\n",
+	       AT, OUT, AT, at_own, nser, at_out);
+	printf("   reported points with p >= %.3g: %zu of %zu (%.2f%%)    "
+	       "           goal 0\n",
+	       CHANGES_P_CONFIRM, bad, all,
+	       all ? 100.0 * (double)bad / all : 0);
+	printf("   (seeds 7000.. flat, 9000.. shuffled by 8000.., 10000.. "
+	       "outlier, 11000.. %d perturbed with three shifts)\n\n",
+	       3 * nser);
+	changes_list_release(&l);
+}
+
 static void change_points(int reps)
 {
 	enum { CP_N = 300, CP_AT1 = 100, CP_AT2 = 200, CP_NEAR = 3 };
@@ -523,7 +632,8 @@ static void change_points(int reps)
 	       100.0 * (double)hits / (2 * nser), other, (double)other / nser,
 	       exact, nser);
 	printf("   (seeds 5000.. flat, 6000.. shifted; goal: <= 0.05 false "
-	       "per flat series, both shifts found)\n\n");
+	       "per flat series, both shifts found)\n");
+	change_points_365(reps);
 	changes_list_release(&l);
 }
 

@@ -220,18 +220,138 @@ static void refine(const double *x, size_t n, struct changes_list *cps,
 	cps->v[i].idx = bt;
 }
 
-int changes_find(const double *x, size_t n, struct changes_list *ret)
+/* 1 when cps->v[i] and both its neighbours (those there are) keep
+ * p < CHANGES_P_CONFIRM, their statistics filled afresh. */
+static int restat_around(const double *x, size_t n, struct changes_list *cps,
+			 size_t i)
+{
+	int ok = 1;
+
+	for (size_t k = i ? i - 1 : 0; k <= i + 1 && k < cps->nr; k++) {
+		restat(x, n, cps, k);
+		ok &= cps->v[k].p < CHANGES_P_CONFIRM;
+	}
+	return ok;
+}
+
+/*
+ * Move cps->v[i] as refine() would, and test again: a move that leaves
+ * its own p or a neighbour's at CHANGES_P_CONFIRM or above is undone
+ * (the least-squares place is only better where the rule still holds
+ * there).  The statistics of i and its neighbours are fresh after.
+ */
+static void refine_tested(const double *x, size_t n, struct changes_list *cps,
+			  size_t i)
+{
+	size_t was = cps->v[i].idx;
+
+	refine(x, n, cps, i);
+	if (cps->v[i].idx == was || restat_around(x, n, cps, i))
+		return;
+	cps->v[i].idx = was;
+	restat_around(x, n, cps, i);
+}
+
+/*
+ * Hunter's merge(): drop the weakest change point while its p is
+ * CHANGES_P_CONFIRM or more, its neighbours tested again without it, so
+ * that every point left meets the rule against its own neighbours.
+ * Every point's statistics must be fresh on entry.
+ */
+static void merge(const double *x, size_t n, struct changes_list *cps)
+{
+	while (cps->nr) {
+		size_t w = 0;
+
+		for (size_t i = 1; i < cps->nr; i++)
+			if (cps->v[i].p > cps->v[w].p)
+				w = i;
+		if (cps->v[w].p < CHANGES_P_CONFIRM)
+			break;
+		memmove(&cps->v[w], &cps->v[w + 1],
+			(cps->nr - w - 1) * sizeof(cps->v[0]));
+		cps->nr--;
+		if (w > 0)
+			restat(x, n, cps, w - 1);
+		if (w < cps->nr)
+			restat(x, n, cps, w);
+	}
+}
+
+/* The median of v[0..n) (n >= 1), reordering v. */
+static double median_of(double *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The outlier screen (a Hampel filter, doc/STATISTICS.md section 5):
+ * into y[0..n), x with every point further than CHANGES_OUTLIER_SIGMA
+ * robust standard deviations from the median of the CHANGES_OUTLIER_HALF
+ * points either side of it (and itself) replaced by that median.  The
+ * noise's scale is the median of |x[i+1] - x[i]| over 0.954 (the median
+ * of |N(0, 2 s^2)| is 0.954 s): first differences do not see a level
+ * shift, so a series with steps screens as its noise alone.  A run of up
+ * to CHANGES_OUTLIER_HALF points apart is screened; a longer one is a
+ * level of its own (the window's median joins it), so a shift is never
+ * smoothed away.  A series without spread (scale 0) is copied as it is.
+ */
+static void screen(const double *x, size_t n, double *y)
+{
+	_cleanup_free_ double *d = NULL;
+	double scale, w[2 * CHANGES_OUTLIER_HALF + 1];
+
+	memcpy(y, x, n * sizeof(*y));
+	if (n < 2 * CHANGES_OUTLIER_HALF + 1)
+		return;
+	d = xcalloc(n - 1, sizeof(*d));
+	for (size_t i = 0; i + 1 < n; i++)
+		d[i] = fabs(x[i + 1] - x[i]);
+	qsort(d, n - 1, sizeof(*d), cmp_double);
+	scale = (n - 1) % 2 ? d[(n - 1) / 2]
+			    : (d[(n - 1) / 2 - 1] + d[(n - 1) / 2]) / 2;
+	scale /= 0.954;
+	if (!(scale > 0))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t a = i > CHANGES_OUTLIER_HALF ? i - CHANGES_OUTLIER_HALF
+						    : 0,
+		       b = i + CHANGES_OUTLIER_HALF + 1 < n
+				   ? i + CHANGES_OUTLIER_HALF + 1
+				   : n;
+		double med;
+
+		memcpy(w, x + a, (b - a) * sizeof(*w));
+		med = median_of(w, b - a);
+		if (fabs(x[i] - med) > CHANGES_OUTLIER_SIGMA * scale)
+			y[i] = med;
+	}
+}
+
+/*
+ * The search on x[0..n) already screened, as changes_find() describes
+ * it.
+ */
+static void find_screened(const double *x, size_t n, struct changes_list *ret)
 {
 	struct changes_list cand = { NULL, 0, 0 };
 	_cleanup_free_ size_t *idx = NULL;
 	size_t start = 0, nidx = 0;
 
-	ret->nr = 0;
-	if (n > CHANGES_MAX_POINTS)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(x[i]))
-			return -EINVAL;
 	/* Windows of CHANGES_WINDOW, each starting half a window on or at
 	 * the last change point found (Hunter's split()). */
 	while (start < n) {
@@ -269,31 +389,34 @@ int changes_find(const double *x, size_t n, struct changes_list *ret)
 		list_add(ret, idx[k], q);
 	}
 	changes_list_release(&cand);
-	/* Merge (Hunter's merge()): drop the weakest while it is not
-	 * confirmed, its neighbours tested again without it. */
 	for (size_t i = 0; i < ret->nr; i++)
 		restat(x, n, ret, i);
-	while (ret->nr) {
-		size_t w = 0;
-
-		for (size_t i = 1; i < ret->nr; i++)
-			if (ret->v[i].p > ret->v[w].p)
-				w = i;
-		if (ret->v[w].p < CHANGES_P_CONFIRM)
-			break;
-		memmove(&ret->v[w], &ret->v[w + 1],
-			(ret->nr - w - 1) * sizeof(ret->v[0]));
-		ret->nr--;
-		if (w > 0)
-			restat(x, n, ret, w - 1);
-		if (w < ret->nr)
-			restat(x, n, ret, w);
-	}
-	/* Each survivor where least squares puts it, then its numbers. */
+	merge(x, n, ret);
+	/* Each survivor where least squares puts it, as long as the rule
+	 * still holds there; then the rule checked once more over all of
+	 * them, so that no reported point misses it. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < ret->nr; i++)
-			refine(x, n, ret, i);
+			refine_tested(x, n, ret, i);
 	for (size_t i = 0; i < ret->nr; i++)
 		restat(x, n, ret, i);
+	merge(x, n, ret);
+}
+
+int changes_find(const double *x, size_t n, struct changes_list *ret)
+{
+	_cleanup_free_ double *y = NULL;
+
+	ret->nr = 0;
+	if (n > CHANGES_MAX_POINTS)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return -EINVAL;
+	if (!n)
+		return 0;
+	y = xcalloc(n, sizeof(*y));
+	screen(x, n, y);
+	find_screened(y, n, ret);
 	return 0;
 }

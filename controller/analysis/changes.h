@@ -15,7 +15,12 @@
  * gives p < CHANGES_P_SPLIT; then the candidates of all windows are
  * merged, the weakest dropped one at a time (its test redone against its
  * new neighbours) until every one left has p < CHANGES_P_CONFIRM
- * (doc/STATISTICS.md section 5).
+ * (doc/STATISTICS.md section 5).  Before all that, an outlier screen (a
+ * Hampel filter: a point more than CHANGES_OUTLIER_SIGMA robust standard
+ * deviations from its neighbourhood's median takes that median) keeps a
+ * one-point outlier from carrying a level change; after it, each point
+ * is moved where least squares puts it only where every rule still
+ * holds, and the rule is checked once more over all of them.
  *
  * Three layers: the pure search (changes_find), the database step that
  * brings the stored change points up to date for the series whose points
@@ -34,13 +39,15 @@
 #include "strbuf.h"
 
 /* Bump when anything changes what the search finds. */
-#define CHANGES_METHOD_VERSION 1
+#define CHANGES_METHOD_VERSION 2
 
 #define CHANGES_WINDOW 50 /* points per window, windows overlap by half */
 #define CHANGES_MIN_SEGMENT 5 /* points on each side of a split at least */
 #define CHANGES_P_SPLIT 0.01 /* E-divisive's significance, first pass */
 #define CHANGES_P_CONFIRM 0.001 /* what every change point keeps */
 #define CHANGES_MAX_POINTS 1000000 /* per series */
+#define CHANGES_OUTLIER_HALF 3 /* the outlier screen's points either side */
+#define CHANGES_OUTLIER_SIGMA 5 /* its threshold, in robust SDs */
 
 /* One change point: the series shifts between points idx - 1 and idx. */
 struct changes_point {
@@ -61,9 +68,11 @@ void changes_list_release(struct changes_list *l);
 
 /*
  * The change points of x[0..n), in order of idx, into *ret (released by
- * the caller; emptied first).  Pure and deterministic (no permutations:
- * the t test in their place, as Hunter does).  Returns 0, or -EINVAL for
- * a non-finite value or n > CHANGES_MAX_POINTS.
+ * the caller; emptied first); every one has p < CHANGES_P_CONFIRM against
+ * its neighbours, and its means and p are those of the screened series.  Pure
+ * and deterministic (no permutations: the t test in their place, as Hunter
+ * does).  Returns 0, or -EINVAL for a non-finite value or n >
+ * CHANGES_MAX_POINTS.
  */
 int changes_find(const double *x, size_t n, struct changes_list *ret);
 

@@ -5,8 +5,10 @@
  * thread: CSV with a header, either one observation per row
  * (kernel,host,workload,params,metric,unit,better,value[,boot]) or one
  * summary per row (kernel,host,workload,params,metric,unit,better,n,mean,
- * stddev).  Every field is checked before anything is written; a file
- * with any bad row is refused whole, each bad row named FILE:LINE with
+ * stddev), either with an optional time column (when the run started:
+ * ISO 8601 or unix seconds), which becomes the run's started_at and so
+ * its place in the history.  Every field is checked before anything is written;
+ * a file with any bad row is refused whole, each bad row named FILE:LINE with
  * the reason.  A good file is stored in one transaction: its hash in
  * imports (a second import of the same bytes is refused), hosts and
  * kernels it names (hosts created here are kind 'imported', health
@@ -48,12 +50,13 @@ enum column {
 	COL_N,
 	COL_MEAN,
 	COL_STDDEV,
+	COL_TIME,
 	COL_COUNT
 };
 
 static const char *const column_names[COL_COUNT] = {
-	"kernel", "host",  "workload", "params", "metric", "unit",
-	"better", "value", "boot",     "n",	 "mean",   "stddev",
+	"kernel", "host", "workload", "params", "metric", "unit", "better",
+	"value",  "boot", "n",	      "mean",	"stddev", "time",
 };
 
 void import_file_init(struct import_file *f, const char *path)
@@ -322,6 +325,106 @@ static int name_field(struct import_file *f, unsigned line, const char *name,
 	return r;
 }
 
+/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar
+ * (Howard Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* n decimal digits at *s into *ret, *s moved past them; -1 if not. */
+static int digits(const char **s, int n, int *ret)
+{
+	*ret = 0;
+	for (int i = 0; i < n; i++, (*s)++) {
+		if (**s < '0' || **s > '9')
+			return -1;
+		*ret = *ret * 10 + (**s - '0');
+	}
+	return 0;
+}
+
+/*
+ * A run's start time: unix seconds (digits only), or ISO 8601 as
+ * YYYY-MM-DD, then 'T' or a space and hh:mm[:ss[.fraction]], then
+ * nothing (UTC), 'Z' or +hh[:mm] / -hh[:mm].  Every part is range
+ * checked (a day its month has, hh 0-23, mm and ss 0-59, a zone within
+ * 14 hours); the year is 1970 to 9999, as are unix seconds.  The seconds
+ * since 1970 UTC (the fraction dropped) into *ret; 0, or -1 with *why.
+ */
+static int parse_time(const char *v, int64_t *ret, const char **why)
+{
+	static const int mdays[12] = { 31, 29, 31, 30, 31, 30,
+				       31, 31, 30, 31, 30, 31 };
+	const char *s = v;
+	int y, mo, d, h = 0, mi = 0, sec = 0, zh = 0, zm = 0, sign = 0;
+
+	*why = "is not ISO 8601 (YYYY-MM-DD[Thh:mm[:ss]][Z|+hh:mm]) or "
+	       "unix seconds";
+	if (v[0] && strspn(v, "0123456789") == strlen(v)) {
+		if (parse_i64(v, 0, days_from_civil(10000, 1, 1) * 86400 - 1,
+			      ret, NULL) < 0) {
+			*why = "is out of range (unix seconds of 1970 to 9999)";
+			return -1;
+		}
+		return 0;
+	}
+	if (digits(&s, 4, &y) < 0 || *s++ != '-' || digits(&s, 2, &mo) < 0 ||
+	    *s++ != '-' || digits(&s, 2, &d) < 0)
+		return -1;
+	if (*s == 'T' || *s == ' ') {
+		s++;
+		if (digits(&s, 2, &h) < 0 || *s++ != ':' ||
+		    digits(&s, 2, &mi) < 0)
+			return -1;
+		if (*s == ':') {
+			s++;
+			if (digits(&s, 2, &sec) < 0)
+				return -1;
+			if (*s == '.' || *s == ',') {
+				s++;
+				if (*s < '0' || *s > '9')
+					return -1;
+				s += strspn(s, "0123456789");
+			}
+		}
+		if (*s == 'Z') {
+			s++;
+		} else if (*s == '+' || *s == '-') {
+			sign = *s++ == '+' ? 1 : -1;
+			if (digits(&s, 2, &zh) < 0)
+				return -1;
+			if (*s == ':')
+				s++;
+			if (*s && digits(&s, 2, &zm) < 0)
+				return -1;
+		}
+	}
+	if (*s)
+		return -1;
+	*why = "is out of range (year 1970-9999, a day the month has, "
+	       "hh 0-23, mm and ss 0-59, a zone within 14 hours)";
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))) ||
+	    h > 23 || mi > 59 || sec > 59 || zh > 14 || zm > 59 ||
+	    zh * 60 + zm > 14 * 60)
+		return -1;
+	*ret = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
+	       sign * (zh * 3600 + zm * 60);
+	if (*ret < 0) {
+		*why = "is before 1970-01-01 UTC";
+		return -1;
+	}
+	return 0;
+}
+
 /* Check and keep one data line; errors are recorded in f. */
 static void parse_row(struct import_file *f, unsigned line,
 		      const struct strvec *fields, const int *col)
@@ -386,6 +489,14 @@ static void parse_row(struct import_file *f, unsigned line,
 			bad = 1;
 		} else if (r.n == 1 && r.sd != 0) {
 			row_error(f, line, "n is 1 but stddev is not 0");
+			bad = 1;
+		}
+	}
+	r.time = -1;
+	if (col[COL_TIME] >= 0 && *FIELD(COL_TIME)) {
+		v = FIELD(COL_TIME);
+		if (parse_time(v, &r.time, &e) < 0) {
+			row_error(f, line, "time '%s' %s", v, e);
 			bad = 1;
 		}
 	}
@@ -710,9 +821,10 @@ int import_store(struct db *db, struct import_file *f,
 		    cached_id(db, &kernels, 0, row->kernel, f->path, &kernel_id,
 			      err) < 0)
 			goto fail;
-		if (runs_import_insert_run(
-			    db, host_id, kernel_id, row->workload, row->params,
-			    row->boot, f->path, import_id, &run_of[i], err) < 0)
+		if (runs_import_insert_run(db, host_id, kernel_id,
+					   row->workload, row->params,
+					   row->boot, row->time, f->path,
+					   import_id, &run_of[i], err) < 0)
 			goto fail;
 		nruns++;
 	}

@@ -6,9 +6,15 @@
  * Two formats, told apart by the header line: one observation per row
  * (kernel,host,workload,params,metric,unit,better,value[,boot]) or one
  * summary per row (kernel,host,workload,params,metric,unit,better,n,mean,
- * stddev).  import_parse() checks every field and collects every bad row
- * as FILE:LINE: reason; import_store() writes a good file in one
- * transaction.  `schedfarm import` (cmd/cmd_import.c) prints.
+ * stddev); either may add a time column (when the run started: ISO 8601
+ * with or without a zone, UTC without one, or unix seconds; an empty
+ * field is no time), which becomes the run's started_at (a run of several
+ * rows, grouped by boot, takes its first row's), so that the
+ * history orders the run by it -- a run without one is placed at its
+ * import, as the runs of the farm are at their start.  import_parse() checks
+ * every field and collects every bad row as FILE:LINE: reason; import_store()
+ * writes a good file in one transaction.  `schedfarm import` (cmd/cmd_import.c)
+ * prints.
  */
 #ifndef SCHEDFARM_IMPORT_H
 #define SCHEDFARM_IMPORT_H
@@ -32,6 +38,7 @@ struct import_row {
 	enum cmp_better better;
 	double value; /* the value, or the summary's mean */
 	int boot; /* 0: no boot column */
+	int64_t time; /* unix seconds the run started; -1: none given */
 	int64_t n; /* summaries */
 	double sd;
 };

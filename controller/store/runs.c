@@ -258,21 +258,25 @@ int runs_import_insert(struct db *db, const char *path, const char *content,
 
 int runs_import_insert_run(struct db *db, int64_t host_id, int64_t kernel_id,
 			   const char *workload, const char *params,
-			   int64_t boot, const char *source, int64_t import_id,
-			   int64_t *ret_id, struct strbuf *err)
+			   int64_t boot, int64_t started_at, const char *source,
+			   int64_t import_id, int64_t *ret_id,
+			   struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
+	char at[24];
 	int rr;
 
+	snprintf(at, sizeof(at), "%lld", (long long)started_at);
 	rr = db_query(db, &res, err,
 		      "INSERT INTO runs (host_id, kernel_id, "
 		      "workload, params, boot, status, imported, "
-		      "source, import_id) VALUES ($1, $2, $3, "
-		      "$4::jsonb, $5, 'imported', true, $6, $7) "
-		      "RETURNING id",
+		      "source, import_id, started_at) VALUES ($1, $2, $3, "
+		      "$4::jsonb, $5, 'imported', true, $6, $7, "
+		      "to_timestamp($8::bigint)) RETURNING id",
 		      db_i64(host_id), db_i64(kernel_id), db_str(workload),
 		      db_str(params), db_i64(boot), db_str(source),
-		      db_i64(import_id), db_end());
+		      db_i64(import_id), db_str(started_at >= 0 ? at : NULL),
+		      db_end());
 	if (rr < 0 ||
 	    parse_i64(db_get(res, 0, 0), 1, INT64_MAX, ret_id, NULL) < 0)
 		return -1;

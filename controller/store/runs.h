@@ -183,12 +183,15 @@ int runs_import_insert(struct db *db, const char *path, const char *content,
 /*
  * One imported run (`runs`: host_id, kernel_id, workload, params as JSON
  * text, boot, status 'imported', imported, source = the file's path,
- * import_id); its id in *ret_id.  0, or -1.
+ * import_id, started_at = started_at unix seconds, or NULL when it is
+ * negative: the run is then placed at its created_at, the import's
+ * time); its id in *ret_id.  0, or -1.
  */
 int runs_import_insert_run(struct db *db, int64_t host_id, int64_t kernel_id,
 			   const char *workload, const char *params,
-			   int64_t boot, const char *source, int64_t import_id,
-			   int64_t *ret_id, struct strbuf *err);
+			   int64_t boot, int64_t started_at, const char *source,
+			   int64_t import_id, int64_t *ret_id,
+			   struct strbuf *err);
 
 /* `imports`.n_runs of import_id set to n_runs.  0, or -1. */
 int runs_import_set_runs(struct db *db, int64_t import_id, int64_t n_runs,
