@@ -482,10 +482,16 @@ static void parse_row(struct import_file *f, unsigned line,
 			bad = 1;
 		}
 		v = FIELD(COL_STDDEV);
-		if (parse_double(v, 0, 1e300, &r.sd, &e) < 0 ||
-		    magnitude_ok(r.sd, &e) < 0) {
-			row_error(f, line, "stddev '%s' %s (expected >= 0)", v,
-				  e);
+		if (parse_double(v, 0, 1e300, &r.sd, &e) < 0) {
+			/* Said only where it is the reason: a magnitude
+			 * out of range is not "expected >= 0". */
+			row_error(f, line,
+				  "stddev '%s' %s (a standard deviation is 0 "
+				  "or more)",
+				  v, e);
+			bad = 1;
+		} else if (magnitude_ok(r.sd, &e) < 0) {
+			row_error(f, line, "stddev '%s' %s", v, e);
 			bad = 1;
 		} else if (r.n == 1 && r.sd != 0) {
 			row_error(f, line, "n is 1 but stddev is not 0");

@@ -137,6 +137,7 @@ test_expect_success 'summary rows are range-checked' '
 	! schedfarm import s.csv 2>err &&
 	grep_or_fail "s.csv:2: n '\''0'\'' is out of range" err &&
 	grep_or_fail "s.csv:3: stddev '\''-0.1'\'' is out of range" err &&
+	grep_or_fail "(a standard deviation is 0 or more)" err &&
 	grep_or_fail "s.csv:4: n is 1 but stddev is not 0" err
 '
 
