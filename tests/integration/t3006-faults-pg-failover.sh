@@ -96,7 +96,7 @@ test_expect_success 'fail over while jobs run: primary stopped, standby promoted
 test_expect_success 'every job ends done on the new primary' '
 	wait_for "test \"\$(psql_q \"SELECT count(*) FROM jobs WHERE state = \\\$\\\$done\\\$\\\$\")\" = 24" 300 || {
 		psql_q "SELECT id, state, attempts, error FROM jobs WHERE state <> \$\$done\$\$";
-		tail -30 serve1.log serve2.log; false; } &&
+		tail -n 30 serve1.log serve2.log; false; } &&
 	kill -0 $S1 && kill -0 $S2
 '
 
