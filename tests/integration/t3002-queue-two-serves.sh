@@ -56,7 +56,7 @@ test_expect_success 'both controllers start' '
 
 test_expect_success 'all 50 jobs finish' '
 	wait_for "schedfarm queue --state done --json | jq -e \"length == 50\"" 240 || {
-		schedfarm queue --state all | head -20; tail -20 serve1.log serve2.log; false; }
+		schedfarm queue --state all | head -20; tail -n 20 serve1.log serve2.log; false; }
 '
 
 test_expect_success 'every job was claimed exactly once' '
