@@ -267,6 +267,23 @@ static int add_binds(struct strvec *a, struct strvec *made,
 }
 
 /*
+ * cp's argv becomes prefix (taken: it is left empty), "--", then the old
+ * argv.  The step's name outlives the old argv: it points into the new
+ * one's copy of it.
+ */
+static void prefix_args(struct child_process *cp, struct strvec *prefix)
+{
+	strvec_push(prefix, "--");
+	for (size_t i = 0; i < cp->args.nr; i++)
+		strvec_push(prefix, cp->args.v[i]);
+	if (!cp->name)
+		cp->name = prefix->v[prefix->nr - cp->args.nr];
+	strvec_clear(&cp->args);
+	cp->args = *prefix;
+	strvec_init(prefix);
+}
+
+/*
  * An unconfined step that must still see folders at other paths (a
  * layer's, see sandbox_paths): unshare(1) gives it a private mount
  * namespace, a fixed sh script binds each FROM at its AT there, changes
@@ -302,13 +319,7 @@ static int wrap_moved(struct child_process *cp,
 	for (size_t i = 0; i + 1 < paths->rw_at.nr; i += 2)
 		strvec_pushl(&a, paths->rw_at.v[i], paths->rw_at.v[i + 1],
 			     (char *)NULL);
-	strvec_push(&a, "--");
-	for (size_t i = 0; i < cp->args.nr; i++)
-		strvec_push(&a, cp->args.v[i]);
-	if (!cp->name)
-		cp->name = a.v[a.nr - cp->args.nr];
-	strvec_clear(&cp->args);
-	cp->args = a;
+	prefix_args(cp, &a);
 	return 0;
 }
 
@@ -383,16 +394,7 @@ int sandbox_wrap(struct child_process *cp, const struct sandbox_paths *paths,
 			cp->dir = NULL;
 		}
 	}
-	strvec_push(&a, "--");
-	for (size_t i = 0; i < cp->args.nr; i++)
-		strvec_push(&a, cp->args.v[i]);
-	if (!cp->name) {
-		/* The name outlives the old argv: keep it in the new one's
-		 * copy of it. */
-		cp->name = a.v[a.nr - cp->args.nr];
-	}
-	strvec_clear(&cp->args);
-	cp->args = a;
+	prefix_args(cp, &a);
 	strvec_push(&cp->env, "PATH=/usr/bin:/bin");
 	strvec_clear(&env);
 	strvec_clear(&made);
