@@ -271,9 +271,9 @@ static void make_question(struct compare_set *set,
 {
 	struct strbuf b = STRBUF_INIT;
 	int decided = plan && plan->until == PLAN_UNTIL_DECIDED,
-	    by_hand = !isnan(q->tau_pct) ||
-		      (q->look <= 0 && q->alpha > 0 && q->alpha < 1 &&
-		       q->alpha != COMPARE_ALPHA);
+	    tau_asked = !isnan(q->tau_pct),
+	    alpha_asked = q->look <= 0 && q->alpha > 0 && q->alpha < 1 &&
+			  q->alpha != COMPARE_ALPHA;
 
 	if (set->plan_id && plan_label[0])
 		strbuf_addf(&b, ";plan=%s", plan_label);
@@ -288,13 +288,13 @@ static void make_question(struct compare_set *set,
 		strbuf_addstr(&b, ";sequence");
 	else if (decided && q->patch_id > 0)
 		strbuf_addstr(&b, ";all-blocks");
-	if (!isnan(q->tau_pct))
+	if (tau_asked)
 		strbuf_addf(&b, ";tau=%g", q->tau_pct);
-	if (by_hand && isnan(q->tau_pct))
+	if (alpha_asked)
 		strbuf_addf(&b, ";alpha=%g", q->alpha);
 	set->question = xstrdup(b.len ? b.buf + 1 : "");
-	set->planned = q->patch_id > 0 && set->plan_id && !by_hand &&
-		       (!decided || q->look > 0);
+	set->planned = q->patch_id > 0 && set->plan_id && !tau_asked &&
+		       !alpha_asked && (!decided || q->look > 0);
 	strbuf_release(&b);
 }
 
