@@ -22,12 +22,28 @@
  * job goes back to the queue for another host), -1 with err when the check
  * could not run.
  */
+/* job_db_retry()'s step: is the host due a check (*arg: 1 yes, 0 no)?
+ * 1 when the database went away meanwhile (the job is not failed for a
+ * failover that happens to land on its first statement). */
+static int check_due_step(struct job_ctx *jc, void *arg, struct strbuf *err)
+{
+	int *due = arg;
+
+	*due = hosts_check_due(jc->db, jc->claim.host_id, err);
+	if (*due < 0)
+		return db_lost(jc->db) ? 1 : -1;
+	return 0;
+}
+
 static int phase_check(struct job_ctx *jc, struct strbuf *err)
 {
 	struct strbuf log = STRBUF_INIT, e = STRBUF_INIT;
-	int due = hosts_check_due(jc->db, jc->claim.host_id, err), r;
+	int due = 0, r;
 	int64_t pid;
 
+	if (job_db_retry(jc, "checking whether the host is due a check",
+			 check_due_step, &due, err) < 0)
+		return -1;
 	if (due <= 0)
 		return due;
 	jlog(jc, 0,

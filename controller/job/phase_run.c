@@ -94,6 +94,33 @@ static int create_runs(struct job_ctx *jc, struct run_rec *rr, size_t n,
 	return db_commit(jc->db, err);
 }
 
+struct runs_step {
+	struct run_rec *rr;
+	size_t n;
+	int kept;
+};
+
+/* job_db_retry()'s step: the runs an earlier attempt stored found, rows
+ * made for the others (one transaction).  1 when the database went away
+ * meanwhile: what was found is forgotten and looked up again. */
+static int runs_step(struct job_ctx *jc, void *arg, struct strbuf *err)
+{
+	struct runs_step *st = arg;
+	int r;
+
+	for (size_t i = 0; i < st->n; i++) {
+		st->rr[i].done_before = 0;
+		st->rr[i].id = 0;
+	}
+	r = find_done_before(jc, st->rr, st->n, err);
+	if (r >= 0) {
+		st->kept = r;
+		if (create_runs(jc, st->rr, st->n, err) == 0)
+			return 0;
+	}
+	return db_lost(jc->db) ? 1 : -1;
+}
+
 /*
  * The job's runs: one per run of the plan and boot round, labelled, with
  * those an earlier attempt stored kept, and a runs row for each of the
@@ -124,9 +151,14 @@ int exec_runs(struct job_exec *x)
 			strbuf_setlen(&rr[i].label, rr[i].label.len - w);
 		}
 	}
-	r = find_done_before(jc, rr, n, &x->e);
-	if (r < 0 || create_runs(jc, rr, n, &x->e) < 0)
-		return exec_fail(x, "infra");
+	{
+		struct runs_step st = { rr, n, 0 };
+
+		if (job_db_retry(jc, "recording the job's runs", runs_step, &st,
+				 &x->e) < 0)
+			return exec_fail(x, "infra");
+		r = st.kept;
+	}
 	x->nkept = (size_t)r;
 	if (x->nkept)
 		jlog(jc, 0,
