@@ -63,6 +63,7 @@ struct sb_worker {
 	struct sb_msg *msg;
 	struct hist wake, req; /* ns, the measured window only */
 	uint64_t done; /* requests completed in the measured window */
+	volatile uint64_t sink; /* the work's result, so it is done */
 	pthread_t tid;
 	int started;
 };
@@ -105,10 +106,12 @@ static void futex_wake(_Atomic uint32_t *addr, int n)
 		0);
 }
 
-/* The unit of work: a xorshift chain the compiler cannot shorten. */
-static volatile uint64_t sb_sink;
-
-static void spin_loops(uint64_t loops)
+/*
+ * The unit of work: a xorshift chain the compiler cannot shorten, its
+ * result stored by the caller (each thread in memory of its own, so the
+ * work shares no cache line with another thread's).
+ */
+static uint64_t spin_loops(uint64_t loops)
 {
 	uint64_t x = 0x9E3779B97F4A7C15ull;
 
@@ -117,7 +120,7 @@ static void spin_loops(uint64_t loops)
 		x ^= x >> 7;
 		x ^= x << 17;
 	}
-	sb_sink = x;
+	return x;
 }
 
 /*
@@ -128,11 +131,12 @@ static void spin_loops(uint64_t loops)
 static double calibrate(void)
 {
 	uint64_t loops = 1024, best = UINT64_MAX;
+	volatile uint64_t sink;
 
 	for (;;) {
 		uint64_t a = now_ns();
 
-		spin_loops(loops);
+		sink = spin_loops(loops);
 		if (now_ns() - a >= 10000000u || loops >= (1ull << 40))
 			break;
 		loops *= 2;
@@ -140,11 +144,12 @@ static double calibrate(void)
 	for (int i = 0; i < 3; i++) {
 		uint64_t a = now_ns(), t;
 
-		spin_loops(loops);
+		sink = spin_loops(loops);
 		t = now_ns() - a;
 		if (t < best)
 			best = t;
 	}
+	(void)sink;
 	return (double)loops / ((double)(best ? best : 1) / 1000.0);
 }
 
@@ -167,7 +172,8 @@ static void serve(struct sb_worker *w, const struct sb_run *r)
 	if (p->sleep_us)
 		sleep_ns((uint64_t)p->sleep_us * 1000u);
 	else if (p->work_us)
-		spin_loops((uint64_t)((double)p->work_us * r->loops_per_us));
+		w->sink = spin_loops(
+			(uint64_t)((double)p->work_us * r->loops_per_us));
 }
 
 /*
