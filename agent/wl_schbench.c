@@ -1,11 +1,12 @@
 /*
  * wl_schbench.c - schbench's shape, written here: message threads wake
  * worker threads through futexes, each wake-up a request, and each worker
- * does a fixed unit of work per request (work_us of a busy loop, calibrated
- * once per run) and hands the request back.  Reported: wake-up latency
- * (from the message thread's futex wake to the worker running) and request
- * latency (from the request's enqueue to its completion) at p50, p90, p99
- * and p99.9, in microseconds, and requests completed per second.
+ * does a fixed unit of work per request (a busy loop calibrated once per
+ * run to take work_us of CPU time) and hands the request back.
+ * Reported: wake-up latency (from the message thread's futex wake to the
+ * worker running) and request latency (from the request's enqueue to its
+ * completion) at p50, p90, p99 and p99.9, in microseconds, and requests
+ * completed per second.
  *
  * Open loop (rps 0): a message thread gives each of its idle workers a new
  * request at once.  With an rps target the requests arrive on a fixed
@@ -107,13 +108,16 @@ static void futex_wake(_Atomic uint32_t *addr, int n)
 }
 
 /*
- * The unit of work: a xorshift chain the compiler cannot shorten, its
- * result stored by the caller (each thread in memory of its own, so the
- * work shares no cache line with another thread's).
+ * The unit of work: a xorshift chain the compiler cannot shorten.  Each
+ * call starts from the last one's result, read back from a volatile, so
+ * that no two calls are the same computation a compiler may merge (a
+ * calibration timing one computed before its clock was read would find
+ * the machine endlessly fast).  The caller stores the result in memory of
+ * its own thread, so the work shares no cache line with another thread's.
  */
-static uint64_t spin_loops(uint64_t loops)
+static uint64_t spin_loops(uint64_t loops, uint64_t seed)
 {
-	uint64_t x = 0x9E3779B97F4A7C15ull;
+	uint64_t x = seed | 1;
 
 	for (uint64_t i = 0; i < loops; i++) {
 		x ^= x << 13;
@@ -123,33 +127,42 @@ static uint64_t spin_loops(uint64_t loops)
 	return x;
 }
 
+/* This thread's CPU time in ns: what the calibration counts. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /*
- * Loops of spin_loops() per microsecond on this CPU: double the count
- * until a run takes 10 ms, then take the fastest of three runs of it (the
- * ones a preemption did not stretch).
+ * Loops of spin_loops() per microsecond of this thread's CPU time: double
+ * the count until a run takes 10 ms, then take the fastest of three runs
+ * of it.  CPU time, not the clock on the wall, so that a machine busy
+ * with others while calibrating does not make the unit of work smaller.
  */
 static double calibrate(void)
 {
 	uint64_t loops = 1024, best = UINT64_MAX;
-	volatile uint64_t sink;
+	volatile uint64_t sink = 0x9E3779B97F4A7C15ull;
 
 	for (;;) {
-		uint64_t a = now_ns();
+		uint64_t a = cpu_ns();
 
-		sink = spin_loops(loops);
-		if (now_ns() - a >= 10000000u || loops >= (1ull << 40))
+		sink = spin_loops(loops, sink);
+		if (cpu_ns() - a >= 10000000u || loops >= (1ull << 40))
 			break;
 		loops *= 2;
 	}
 	for (int i = 0; i < 3; i++) {
-		uint64_t a = now_ns(), t;
+		uint64_t a = cpu_ns(), t;
 
-		sink = spin_loops(loops);
-		t = now_ns() - a;
+		sink = spin_loops(loops, sink);
+		t = cpu_ns() - a;
 		if (t < best)
 			best = t;
 	}
-	(void)sink;
 	return (double)loops / ((double)(best ? best : 1) / 1000.0);
 }
 
@@ -173,7 +186,8 @@ static void serve(struct sb_worker *w, const struct sb_run *r)
 		sleep_ns((uint64_t)p->sleep_us * 1000u);
 	else if (p->work_us)
 		w->sink = spin_loops(
-			(uint64_t)((double)p->work_us * r->loops_per_us));
+			(uint64_t)((double)p->work_us * r->loops_per_us),
+			w->sink);
 }
 
 /*

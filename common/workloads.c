@@ -205,7 +205,8 @@ static const struct wl_param schbench_params[] = {
 	  "requests per second over all workers (0: open loop, as fast as "
 	  "they go)" },
 	{ "work_us", WL_INT, 0, 1e6, "100", NULL,
-	  "busy work per request, microseconds (calibrated loop)" },
+	  "busy work per request, microseconds of CPU time (a loop "
+	  "calibrated at the start)" },
 	{ "pipe", WL_INT, 0, 1 << 20, "0", NULL,
 	  "bytes a message thread passes to its worker per request (0: off)" },
 	{ "test_sleep_us", WL_INT, 0, 1e6, "0", NULL,

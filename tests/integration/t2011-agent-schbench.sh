@@ -48,6 +48,14 @@ test_expect_success 'schbench reports the nine metrics, in order, with units and
 	say "schbench 2x2, 50 us of work: wake-up p50 $(metric wakeup_p50_us sb) us p99 $(metric wakeup_p99_us sb) us; request p50 $(metric request_p50_us sb) us p99 $(metric request_p99_us sb) us; $(metric rps sb) requests/s"
 '
 
+# The work is a busy loop calibrated to work_us at the start: one worker
+# alone takes about that long per request (loosely: the machine is shared).
+test_expect_success 'work_us is calibrated: one worker with 1000 us of work per request' '
+	run "{\"run_id\":2011008,\"workload\":\"schbench\",\"params\":{\"duration\":\"1s\",\"message_threads\":1,\"workers\":1,\"work_us\":1000}}" wk &&
+	p50=$(metric request_p50_us wk) && say "1000 us of work: request p50 $p50 us" &&
+	awk -v p="$p50" "BEGIN { exit !(p >= 500 && p <= 20000) }"
+'
+
 test_expect_success 'test mode: requests of a known 2000 us give p50 in [2000, 2500], p99 >= p50, rps about workers/sleep' '
 	run "{\"run_id\":2011002,\"workload\":\"schbench\",\"params\":{\"duration\":\"3s\",\"warmup\":\"500ms\",\"message_threads\":1,\"workers\":4,\"test_sleep_us\":2000}}" ts &&
 	p50=$(metric request_p50_us ts) && p99=$(metric request_p99_us ts) &&
