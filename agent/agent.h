@@ -599,7 +599,7 @@ struct wl_ops {
 extern const struct wl_ops wl_fairness_loop, wl_memchunk, wl_pipe_pingpong,
 	wl_chat, wl_numa_bw, wl_sysbench, wl_hackbench, wl_kernbench, wl_reaim,
 	wl_volanomark, wl_perf_stat, wl_cpu_hog, wl_cyclictest,
-	wl_perf_bench_sched, wl_command, wl_crash;
+	wl_perf_bench_sched, wl_command, wl_crash, wl_schbench;
 /* The implementation of s's workload (a command's for a command spec). */
 const struct wl_ops *wl_ops_of(const struct run_spec *s);
 const struct wl_ops *wl_ops_find(const char *name);

@@ -192,6 +192,29 @@ static const struct wl_param perf_bench_params[] = {
 	END,
 };
 
+static const struct wl_param schbench_params[] = {
+	{ "message_threads", WL_INT, 1, 1024, "2", NULL,
+	  "message threads, each waking its own workers" },
+	{ "workers", WL_INT, 1, 1024, "4", NULL,
+	  "worker threads per message thread (at most 2048 in all)" },
+	{ "duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL,
+	  "how long to run, the warm-up included" },
+	{ "warmup", WL_DURATION, 0, DUR_MAX, "0", NULL,
+	  "the start of the duration whose samples are not counted" },
+	{ "rps", WL_INT, 0, 1e8, "0", NULL,
+	  "requests per second over all workers (0: open loop, as fast as "
+	  "they go)" },
+	{ "work_us", WL_INT, 0, 1e6, "100", NULL,
+	  "busy work per request, microseconds of CPU time (a loop "
+	  "calibrated at the start)" },
+	{ "pipe", WL_INT, 0, 1 << 20, "0", NULL,
+	  "bytes a message thread passes to its worker per request (0: off)" },
+	{ "test_sleep_us", WL_INT, 0, 1e6, "0", NULL,
+	  "tests only: a worker sleeps this long per request instead of its "
+	  "work" },
+	END,
+};
+
 static const struct wl_param crash_params[] = {
 	{ "delay_ms", WL_INT, 0, 3600000, "1000", NULL,
 	  "wait this long, then crash the kernel with sysrq-c" },
@@ -244,6 +267,17 @@ static const char *const cyclictest_metrics[] = {
 static const char *const perf_bench_metrics[] = { "time_s", "usecs_per_op",
 						  "ops_per_s", NULL };
 
+static const char *const schbench_metrics[] = { "wakeup_p50_us",
+						"wakeup_p90_us",
+						"wakeup_p99_us",
+						"wakeup_p999_us",
+						"request_p50_us",
+						"request_p90_us",
+						"request_p99_us",
+						"request_p999_us",
+						"rps",
+						NULL };
+
 /* crash reports nothing: the kernel it crashes is the result. */
 static const char *const crash_metrics[] = { NULL };
 
@@ -291,6 +325,10 @@ const struct wl_desc workload_table[] = {
 	  pipe_params, pipe_metrics },
 	{ "reaim", WL_WRAPPED, "reaim", "re-aim-7; max jobs per minute",
 	  reaim_params, reaim_metrics },
+	{ "schbench", WL_BUILTIN, NULL,
+	  "schbench-like: message threads wake workers through futexes; "
+	  "wake-up and request latency percentiles, requests/s",
+	  schbench_params, schbench_metrics },
 	{ "sysbench", WL_WRAPPED, "sysbench",
 	  "sysbench cpu/threads/mutex/oltp on PostgreSQL; events or "
 	  "transactions/s",

@@ -50,8 +50,8 @@ const struct wl_desc *find_workload(const struct plan *p, const char *name,
 /*
  * The candidate word is a typo of, for a plan's keys and workloads: what
  * suggest_closest() finds, kept only within one edit per five characters
- * (at least one), so that a real other name ('schbench' is not a typo
- * of 'sysbench', nor 'install' of 'stall') gets the list instead.  NULL
+ * (at least one), so that a real other name ('lmbench' is not a typo
+ * of 'kernbench', nor 'install' of 'stall') gets the list instead.  NULL
  * when none.
  */
 const char *plan_suggest(const char *word, const char *const *cands, size_t n)

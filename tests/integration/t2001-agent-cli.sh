@@ -22,7 +22,7 @@ test_expect_success 'version and usage' '
 test_expect_success 'list names every workload with parameters and availability' '
 	agent list >l &&
 	for w in chat cpu-hog cyclictest fairness-loop hackbench kernbench memchunk numa-bw \
-		perf-bench-sched perf-stat pipe-pingpong reaim sysbench volanomark; do
+		perf-bench-sched perf-stat pipe-pingpong reaim schbench sysbench volanomark; do
 		grep_or_fail "$w (" l || return 1
 	done &&
 	grep_or_fail "  metrics: latency_min_us, latency_avg_us, latency_p50_us, latency_p99_us" l &&
