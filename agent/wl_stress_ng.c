@@ -1,8 +1,10 @@
 /*
- * wl_stress_ng.c - stress-ng's scheduler stressors (switch, yield, futex,
- * pipe, affinity, sched): `stress-ng --STRESSOR N --timeout S --metrics
- * --yaml FILE`, whose YAML file gives the bogo operations per second of
- * real time (bogo_ops_per_s, the headline) and of user + system time
+ * wl_stress_ng.c - stress-ng's scheduler stressors: switch, yield, futex,
+ * pipe, affinity, and sched, which runs stress-ng's schedpolicy stressor
+ * (stress-ng's own --sched is an option, the policy of the others).  Run
+ * as `stress-ng --STRESSOR N --timeout S --metrics --yaml FILE`, whose
+ * YAML file gives the bogo operations per second of real time
+ * (bogo_ops_per_s, the headline) and of user + system time
  * (bogo_ops_per_s_cpu).  Other stressors are refused by the workload
  * table at plan check: this workload is about the scheduler.
  */
@@ -21,6 +23,7 @@ static int sng_run(struct agent_ctx *ctx, struct strbuf *err)
 	struct child_process cp;
 	struct strbuf yaml = STRBUF_INIT, text = STRBUF_INIT;
 	struct metrics ms;
+	const char *stressor = spec_param(ctx->spec, "stressor");
 	int64_t workers = spec_param_i64(ctx->spec, "workers");
 	int64_t dur_s = (spec_param_ms(ctx->spec, "duration") + 999) / 1000;
 	int rc = -1, made = 0;
@@ -35,7 +38,11 @@ static int sng_run(struct agent_ctx *ctx, struct strbuf *err)
 	made = 1;
 	strbuf_addf(&yaml, "%s/metrics.yaml", dir);
 	strvec_push(&cp.args, "stress-ng");
-	strvec_pushf(&cp.args, "--%s", spec_param(ctx->spec, "stressor"));
+	/* stress-ng's --sched is the policy option, not a stressor: the
+	 * scheduler-policy stressor is schedpolicy */
+	if (!strcmp(stressor, "sched"))
+		stressor = "schedpolicy";
+	strvec_pushf(&cp.args, "--%s", stressor);
 	strvec_pushf(&cp.args, "%lld", (long long)workers);
 	strvec_pushf(&cp.args, "--timeout=%llds", (long long)dur_s);
 	strvec_pushl(&cp.args, "--metrics", "--yaml", yaml.buf, (char *)NULL);

@@ -213,7 +213,8 @@ static const struct wl_param tbench_params[] = {
 static const struct wl_param stress_ng_params[] = {
 	{ "stressor", WL_STRING, 0, 16, "switch",
 	  "switch|yield|futex|pipe|affinity|sched",
-	  "stress-ng's scheduler stressor" },
+	  "stress-ng's scheduler stressor (sched: its schedpolicy "
+	  "stressor)" },
 	{ "workers", WL_INT, 0, 4096, "0", NULL,
 	  "instances of the stressor (0: one per CPU)" },
 	{ "duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL,
