@@ -129,6 +129,10 @@ static int tb_setup(struct agent_ctx *ctx, struct strbuf *err)
 				st->counts, err);
 	if (st->ncounts < 0)
 		return -1;
+	/* The last run's server children hold the listening socket until
+	 * they have ended (they inherit it): give them a moment. */
+	for (int i = 0; i < 300 && port_open(); i++)
+		usleep(10000);
 	if (port_open()) {
 		strbuf_addf(err,
 			    "port %d on 127.0.0.1 is taken already (another "
@@ -195,8 +199,13 @@ static void tb_teardown(struct agent_ctx *ctx)
 
 	if (!st)
 		return;
-	if (st->started)
+	if (st->started) {
 		stop_command(&st->srv, 2000, &ignore);
+		/* its per-connection children got the TERM too: leave when
+		 * the port is free for the next run */
+		for (int i = 0; i < 300 && port_open(); i++)
+			usleep(10000);
+	}
 	if (st->inited)
 		child_process_clear(&st->srv);
 	free(st);
