@@ -310,8 +310,11 @@ int parse_rt_app_logs(const char *text, size_t len, struct metrics *ms,
 		strbuf_addf(&m, "%s.%s", t->name, suffix);                     \
 		metrics_add(ms, m.buf, v, unit, dir);                          \
 	} while (0)
-		RT_ADD("slack_avg_us", t->slack_sum / r, "us", "higher");
-		RT_ADD("slack_min_us", t->slack_min, "us", "higher");
+		/* slack is a margin, negative when the period overran: not a
+		 * duration, which the store holds non-negative */
+		RT_ADD("slack_avg_us", t->slack_sum / r, "us (signed)",
+		       "higher");
+		RT_ADD("slack_min_us", t->slack_min, "us (signed)", "higher");
 		RT_ADD("wakeup_latency_avg_us", t->wu_sum / r, "us", "lower");
 		RT_ADD("wakeup_latency_max_us", t->wu_max, "us", "lower");
 		RT_ADD("perf_index", t->pi_sum / r, "ratio", "higher");

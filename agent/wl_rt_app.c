@@ -10,8 +10,9 @@
  * the rest (parse_rt_app_logs()).
  *
  * A real-time policy (fifo, rr) in a cgroup v1 cpu group needs RT time
- * there: the group is given half of each period (the rest of the
- * machine's 95% stays for its neighbours, cyclictest's among them).
+ * there: the group is given what its RT threads use and a margin, no
+ * more, so that the rest of the machine's 95% stays for its neighbours
+ * (cyclictest's main thread among them).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -144,19 +145,29 @@ out:
 	return rc;
 }
 
-/* RT time for the group when a task is fifo or rr (cgroup v1). */
+/*
+ * RT time for the group when a task is fifo or rr (cgroup v1): what its
+ * RT threads use of a period (run / period, summed over threads, as if
+ * all ran on one CPU) and a tenth more, at least 5%, at most 90%.
+ */
 static void ra_add_cgroups(const struct run_spec *s, struct cg_run *cg)
 {
 	struct rtapp_taskset *ts = xcalloc(1, sizeof(*ts));
 	struct strbuf ignore = STRBUF_INIT;
+	double share = 0;
 
 	if (rtapp_taskset_parse(spec_param(s, "tasks"), ts, &ignore) == 0)
 		for (int i = 0; i < ts->n; i++)
-			if (ts->tasks[i].policy != RTAPP_OTHER) {
-				cg_run_need_rt(cg, spec_param(s, "cgroup"),
-					       500000);
-				break;
-			}
+			if (ts->tasks[i].policy != RTAPP_OTHER)
+				share += (double)ts->tasks[i].instances *
+					 (double)ts->tasks[i].run_us /
+					 (double)ts->tasks[i].period_us;
+	if (share > 0) {
+		share *= 1.1;
+		share = share < 0.05 ? 0.05 : share > 0.9 ? 0.9 : share;
+		cg_run_need_rt(cg, spec_param(s, "cgroup"),
+			       (int)(share * 1000000));
+	}
 	free(ts);
 	strbuf_release(&ignore);
 }

@@ -174,6 +174,8 @@ static void test_rt_app_logs(void **state)
 	assert_true(val(&ms, "audio.wakeup_latency_max_us") == 14730);
 	assert_string_equal(
 		metrics_find(&ms, "audio.missed_periods")->direction, "lower");
+	assert_string_equal(metrics_find(&ms, "audio.slack_min_us")->unit,
+			    "us (signed)");
 	assert_int_equal(ms.n, 16);
 	metrics_release(&ms);
 
