@@ -106,10 +106,10 @@ warmup: 0
 EOF2
 
 test_expect_success 'run on local twice: the metrics are stored' '
-	schedfarm run "$SCRATCH/modern.yaml" --host local --kernel ka >o1 2>e1 ||
-		{ cat o1 e1; false; }
-	schedfarm run "$SCRATCH/modern.yaml" --host local --kernel kb >o2 2>e2 ||
-		{ cat o2 e2; false; }
+	{ schedfarm run "$SCRATCH/modern.yaml" --host local --kernel ka >o1 2>e1 ||
+		{ cat o1 e1; false; }; } &&
+	{ schedfarm run "$SCRATCH/modern.yaml" --host local --kernel kb >o2 2>e2 ||
+		{ cat o2 e2; false; }; } &&
 	for k in ka kb; do
 		schedfarm results --kernel $k --json >r-$k.json &&
 		for m in throughput_mb_s.1 bogo_ops_per_s; do
@@ -120,8 +120,9 @@ test_expect_success 'run on local twice: the metrics are stored' '
 '
 
 test_expect_success 'compare: a row for each workload headline, both sides measured' '
-	schedfarm compare --base ka --new kb --json >c.json ||
-		{ cat c.json; false; }
+	{ schedfarm compare --base ka --new kb --json >c.json ||
+		{ cat c.json; false; }; } &&
+	test -s c.json &&
 	for m in throughput_mb_s.1 bogo_ops_per_s; do
 		jq -e "[.. | objects | select(.metric? == \"$m\")][0] | .n_base >= 1 and .n_new >= 1 and .mean_base > 0 and .mean_new > 0 and .better == \"higher\" and (.pct_change | type == \"number\")" c.json ||
 			{ head -c 3000 c.json; return 1; }

@@ -39,7 +39,7 @@ test_expect_success 'the JSON the agent writes is read by rt-app itself' '
 	jq -e ".tasks.video.policy == \"SCHED_FIFO\" and .tasks.video.priority == 10 and .tasks.audio.instance == 2 and .tasks.ui.timer.period == 33000 and .global.duration == 2" given.json &&
 	mkdir logs &&
 	jq ".global.logdir = \"$SCRATCH/logs\" | .global.duration = 1" given.json >again.json &&
-	"$RTAPP" again.json >rt.out 2>&1 || { cat rt.out; false; }
+	{ "$RTAPP" again.json >rt.out 2>&1 || { cat rt.out; false; }; } &&
 	ls logs >l &&
 	grep -qx rt-video-0.log l && grep -qx rt-ui-3.log l &&
 	test "$(grep -c "^rt-audio-" l)" = 2
@@ -85,9 +85,9 @@ test_expect_success 'rt-periodic, shortened, on local twice: stored and compared
 		-e "s/^iterations: 3/iterations: 1/" -e "s/^warmup: 1/warmup: 0/" \
 		-e "/^kernel:/d" -e "/farm-base.config/d" \
 		"$TOP/plans/rt-periodic.yaml" >short.yaml &&
-	schedfarm run short.yaml --host local --kernel ka >o1 2>e1 || { cat o1 e1; false; }
-	schedfarm run short.yaml --host local --kernel kb >o2 2>e2 || { cat o2 e2; false; }
-	schedfarm compare --base ka --new kb --json >c.json &&
+	{ schedfarm run short.yaml --host local --kernel ka >o1 2>e1 || { cat o1 e1; false; }; } &&
+	{ schedfarm run short.yaml --host local --kernel kb >o2 2>e2 || { cat o2 e2; false; }; } &&
+	schedfarm compare --base ka --new kb --json >c.json && test -s c.json &&
 	for m in rt.audio.perf_index rt.video.slack_avg_us rt.ui.missed_periods lat.latency_p99_us; do
 		jq -e "[.[] | select(.metric == \"$m\")] | length == 2 and all(.[]; .n_base >= 1 and .n_new >= 1)" c.json ||
 			{ echo "no two rows of $m"; head -c 2000 c.json; return 1; }
