@@ -599,7 +599,8 @@ struct wl_ops {
 extern const struct wl_ops wl_fairness_loop, wl_memchunk, wl_pipe_pingpong,
 	wl_chat, wl_numa_bw, wl_sysbench, wl_hackbench, wl_kernbench, wl_reaim,
 	wl_volanomark, wl_perf_stat, wl_cpu_hog, wl_cyclictest,
-	wl_perf_bench_sched, wl_command, wl_crash, wl_schbench;
+	wl_perf_bench_sched, wl_command, wl_crash, wl_schbench, wl_tbench,
+	wl_stress_ng, wl_rt_app;
 /* The implementation of s's workload (a command's for a command spec). */
 const struct wl_ops *wl_ops_of(const struct run_spec *s);
 const struct wl_ops *wl_ops_find(const char *name);
@@ -631,6 +632,25 @@ int parse_cyclictest(const char *text, size_t len, struct metrics *ms,
 /* perf bench sched messaging|pipe, default format. */
 int parse_perf_bench(const char *text, size_t len, struct metrics *ms,
 		     struct strbuf *err);
+
+/* ---- tbench, stress-ng and rt-app output (parsers_modern.c) ------------ */
+
+/* tbench's "Throughput N MB/sec N clients" line: throughput_mb_s.N and
+ * max_latency_ms.N, N the client count it names. */
+int parse_tbench(const char *text, size_t len, struct metrics *ms,
+		 struct strbuf *err);
+/* stress-ng --metrics --yaml FILE of one stressor: bogo_ops_per_s (real
+ * time), bogo_ops_per_s_cpu (usr+sys time), bogo_ops. */
+int parse_stress_ng_yaml(const char *text, size_t len, struct metrics *ms,
+			 struct strbuf *err);
+/*
+ * rt-app per-thread logs, each after a "# task NAME" line (threads of a
+ * task share its name): TASK.slack_avg_us, .slack_min_us,
+ * .wakeup_latency_avg_us, .wakeup_latency_max_us, .perf_index,
+ * .perf_index_min, .missed_periods, .periods.
+ */
+int parse_rt_app_logs(const char *text, size_t len, struct metrics *ms,
+		      struct strbuf *err);
 
 /* ---- info.c, list ---------------------------------------------------- */
 

@@ -263,7 +263,12 @@ void cg_run_need_rt(struct cg_run *r, const char *path, int us)
 			r->groups[i].rt_runtime_us = us;
 }
 
-/* The RT time the group at path (NULL: the base) and those below need. */
+/*
+ * The RT time the group at path (NULL: the base) and those below need:
+ * the sum over them, since the kernel refuses children whose runtimes
+ * add up to more than their parent's (two groups that each run an RT
+ * task, rt-app's and cyclictest's, side by side).
+ */
 static int rt_need(const struct cg_run *r, const char *path)
 {
 	int need = 0;
@@ -274,8 +279,8 @@ static int rt_need(const struct cg_run *r, const char *path)
 
 		if ((!path ||
 		     (!strncmp(p, path, n) && (p[n] == '\0' || p[n] == '/'))) &&
-		    r->groups[i].rt_runtime_us > need)
-			need = r->groups[i].rt_runtime_us;
+		    r->groups[i].rt_runtime_us > 0)
+			need += r->groups[i].rt_runtime_us;
 	}
 	return need;
 }

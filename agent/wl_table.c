@@ -18,8 +18,10 @@ static const struct wl_ops *const ops_table[] = {
 	&wl_kernbench,	   &wl_memchunk,
 	&wl_numa_bw,	   &wl_perf_bench_sched,
 	&wl_perf_stat,	   &wl_pipe_pingpong,
-	&wl_reaim,	   &wl_schbench,
-	&wl_sysbench,	   &wl_volanomark,
+	&wl_reaim,	   &wl_rt_app,
+	&wl_schbench,	   &wl_stress_ng,
+	&wl_sysbench,	   &wl_tbench,
+	&wl_volanomark,
 };
 
 const struct wl_ops *wl_ops_find(const char *name)

@@ -8,11 +8,13 @@
  */
 #include <fnmatch.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
 #include "parse.h"
 #include "conninfo.h"
+#include "rtapp.h"
 #include "workloads.h"
 #include "banned.h"
 
@@ -221,6 +223,39 @@ static const struct wl_param crash_params[] = {
 	END,
 };
 
+static const struct wl_param tbench_params[] = {
+	{ "clients", WL_STRING, 1, 256, "auto", NULL,
+	  "client counts, one tbench run each: \"auto\" (1, 2, 4, ... up "
+	  "to 2 x CPUs, as the reports sweep) or a list like \"1,8,64\"" },
+	{ "duration", WL_DURATION, 2000, DUR_MAX, "10s", NULL,
+	  "how long each client count runs (tbench -t; it measures nothing "
+	  "in its first second)" },
+	END,
+};
+
+static const struct wl_param stress_ng_params[] = {
+	{ "stressor", WL_STRING, 0, 16, "switch",
+	  "switch|yield|futex|pipe|affinity|sched",
+	  "stress-ng's scheduler stressor (sched: its schedpolicy "
+	  "stressor)" },
+	{ "workers", WL_INT, 0, 4096, "0", NULL,
+	  "instances of the stressor (0: one per CPU)" },
+	{ "duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL,
+	  "how long it runs (--timeout)" },
+	END,
+};
+
+static const struct wl_param rt_app_params[] = {
+	{ "tasks", WL_RTAPP_TASKS, 0, 8192,
+	  "- {name: periodic, period: 10ms, run: 1ms}", NULL,
+	  "the task set, one \"- {name: N, period: 10ms, run: 2ms, policy: "
+	  "fifo, priority: 10, instances: 2}\" line per task "
+	  "(doc/PLANS.md)" },
+	{ "duration", WL_DURATION, 1000, DUR_MAX, "10s", NULL,
+	  "how long the task set runs" },
+	END,
+};
+
 /* ---- the metrics each workload reports (doc/PROTOCOL.md) ------------ */
 
 static const char *const fairness_metrics[] = {
@@ -266,6 +301,17 @@ static const char *const cyclictest_metrics[] = {
 };
 static const char *const perf_bench_metrics[] = { "time_s", "usecs_per_op",
 						  "ops_per_s", NULL };
+static const char *const tbench_metrics[] = { "throughput_mb_s.*",
+					      "max_latency_ms.*", NULL };
+static const char *const stress_ng_metrics[] = { "bogo_ops_per_s",
+						 "bogo_ops_per_s_cpu",
+						 "bogo_ops", NULL };
+/* rt-app reports each task's figures as TASK.metric. */
+static const char *const rt_app_metrics[] = {
+	"*.slack_avg_us",	   "*.slack_min_us", "*.wakeup_latency_avg_us",
+	"*.wakeup_latency_max_us", "*.perf_index",   "*.perf_index_min",
+	"*.missed_periods",	   "*.periods",	     NULL
+};
 
 static const char *const schbench_metrics[] = { "wakeup_p50_us",
 						"wakeup_p90_us",
@@ -325,14 +371,26 @@ const struct wl_desc workload_table[] = {
 	  pipe_params, pipe_metrics },
 	{ "reaim", WL_WRAPPED, "reaim", "re-aim-7; max jobs per minute",
 	  reaim_params, reaim_metrics },
+	{ "rt-app", WL_WRAPPED, "rt-app",
+	  "rt-app periodic task set given inline; per task slack, wake-up "
+	  "latency, performance index, missed periods",
+	  rt_app_params, rt_app_metrics },
 	{ "schbench", WL_BUILTIN, NULL,
 	  "schbench-like: message threads wake workers through futexes; "
 	  "wake-up and request latency percentiles, requests/s",
 	  schbench_params, schbench_metrics },
+	{ "stress-ng", WL_WRAPPED, "stress-ng",
+	  "stress-ng scheduler stressor with --metrics; bogo ops/s (real "
+	  "and usr+sys time)",
+	  stress_ng_params, stress_ng_metrics },
 	{ "sysbench", WL_WRAPPED, "sysbench",
 	  "sysbench cpu/threads/mutex/oltp on PostgreSQL; events or "
 	  "transactions/s",
 	  sysbench_params, sysbench_metrics },
+	{ "tbench", WL_WRAPPED, "tbench",
+	  "dbench's tbench against tbench_srv on loopback, per client count; "
+	  "MB/s",
+	  tbench_params, tbench_metrics },
 	{ "volanomark", WL_WRAPPED, "loopclient.sh",
 	  "volanomark loop client (user provided); messages/s", volano_params,
 	  volano_metrics },
@@ -387,6 +445,13 @@ void workload_describe_type(const struct wl_param *p, struct strbuf *out)
 			    "a PostgreSQL conninfo of at most %.0f bytes "
 			    "(host=... port=... user=... password=... "
 			    "dbname=...)",
+			    p->max);
+		break;
+	case WL_RTAPP_TASKS:
+		strbuf_addf(out,
+			    "an rt-app task set of at most %.0f bytes, one "
+			    "\"- {name: N, period: 10ms, run: 2ms}\" line per "
+			    "task",
 			    p->max);
 		break;
 	}
@@ -464,6 +529,31 @@ int workload_check_value(const struct wl_param *p, const char *value,
 			return -1;
 		}
 		strbuf_release(&e);
+		break;
+	}
+	case WL_RTAPP_TASKS: {
+		struct rtapp_taskset *ts = xcalloc(1, sizeof(*ts));
+		struct strbuf e = STRBUF_INIT;
+		int r = strlen(value) > (size_t)p->max
+				? -1
+				: rtapp_taskset_parse(value, ts, &e);
+
+		free(ts);
+		if (r < 0) {
+			workload_describe_type(p, why);
+			if (e.len)
+				strbuf_addf(why, ": %s", e.buf);
+			strbuf_release(&e);
+			return -1;
+		}
+		strbuf_release(&e);
+		/* A hash as the number: sweeps and defaults compare numbers,
+		 * so two task sets compare as their texts do. */
+		uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+		for (const char *c = value; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		d = (double)(h >> 11);
 		break;
 	}
 	}

@@ -30,6 +30,7 @@ enum wl_type {
 			max] */
 	WL_CONNINFO, /* a PostgreSQL conninfo (conninfo.h) of at most max
 			bytes, or empty; its password is never shown */
+	WL_RTAPP_TASKS, /* an rt-app task set (rtapp.h) of at most max bytes */
 };
 
 struct wl_param {

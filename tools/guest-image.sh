@@ -6,7 +6,8 @@
 #
 # The image holds busybox-static, OpenSSH's sshd and sftp-server with the
 # libraries they load, kexec-tools' kexec (when installed: an IPMI host
-# switches kernels with it, lab/kexec.c), an ed25519 host key made now (or
+# switches kernels with it, lab/kexec.c), tbench, tbench_srv, stress-ng and
+# rt-app with theirs (when installed: wrapped workloads), an ed25519 host key made now (or
 # given with -K), the controller's public key as root's authorized_keys, the
 # schedfarm agent (-a, else $SCHEDFARM_AGENT, else agent/schedfarm-agent),
 # optionally the NIC (e1000, virtio-net) and virtio-rng drivers of modular
@@ -73,6 +74,18 @@ if [ -x /sbin/kexec ]; then
 fi
 cp "$agent" usr/bin/schedfarm-agent
 chmod 755 usr/bin/schedfarm-agent
+# The wrapped workloads of today's reports (issue 32), when installed
+# here (make deps): dbench's tbench and tbench_srv with the load file
+# tbench reads, stress-ng, rt-app.
+for b in /usr/bin/tbench /usr/bin/tbench_srv /usr/bin/stress-ng /usr/bin/rt-app; do
+	[ -x "$b" ] || continue
+	cp "$b" "usr/bin/${b##*/}"
+	bins="$bins $b"
+done
+if [ -f /usr/share/dbench/client.txt ]; then
+	mkdir -p usr/share/dbench
+	cp /usr/share/dbench/client.txt usr/share/dbench/client.txt
+fi
 for lib in $(for b in $bins; do ldd "$b"; done |
 	awk '/=> \//{print $3} /^\t\/lib64/{print $1}' | sort -u); do
 	mkdir -p ".$(dirname "$lib")"

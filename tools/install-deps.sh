@@ -9,7 +9,7 @@ postgresql postgresql-client util-linux procps iproute2
 clang libclang-rt-14-dev clang-format cppcheck
 openssh-server openssh-client ipmitool openipmi
 qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
-busybox-static cpio sysbench rt-tests linux-perf strace
+busybox-static cpio sysbench rt-tests linux-perf strace dbench stress-ng rt-app
 linux-image-amd64 linux-source bc flex bison libelf-dev libssl-dev dwarves
 kmod xz-utils python3 ipxe-qemu debootstrap systemd tmux kexec-tools
 chromium fonts-dejavu-core nodejs bubblewrap ccache mandoc curl"
