@@ -788,11 +788,6 @@ static void schedstats_off(void)
 	}
 }
 
-static int read_proc_text(const char *path, struct strbuf *out)
-{
-	return strbuf_read_file(out, path, 1 << 20);
-}
-
 /*
  * Add the cgroups spec s's workload runs in and makes (its cgroup
  * parameter and what the workload adds) to cg.
@@ -905,6 +900,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	struct strbuf field = STRBUF_INIT, err = STRBUF_INIT;
 	struct cg_system cgsys;
 	struct cg_run cg;
+	struct cg_private cgpriv = { 0 };
 	struct agent_ctx ctx;
 	const struct wl_ops *ops = NULL;
 	const char *status = "ok";
@@ -945,16 +941,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 		ops = wl_ops_of(&spec);
 	agent_install_signals();
 	agent_arm_deadline(spec.deadline_s);
-	{
-		struct strbuf mounts = STRBUF_INIT, self = STRBUF_INIT;
-
-		read_proc_text("/proc/self/mounts", &mounts);
-		read_proc_text("/proc/self/cgroup", &self);
-		cg_detect(&cgsys, mounts.buf, self.buf, &err);
-		strbuf_release(&mounts);
-		strbuf_release(&self);
-	}
-	emit_hello(&em, &cgsys); /* the cgroups as detected, read once */
+	cg_detect_here(&cgsys, &err);
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.spec = &spec;
@@ -974,6 +961,17 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 			add_workload_cgroups(&spec.members[i], &cg);
 	else
 		add_workload_cgroups(&spec, &cg);
+	/* Groups and nothing mounted to make them in: a hierarchy of our
+	 * own, or the host's failure, said at once. */
+	strbuf_reset(&err);
+	if (cg.ngroups && !cgsys.use &&
+	    cg_private_start(&cgsys, &cgpriv, &err) < 0) {
+		emit_hello(&em, &cgsys);
+		emit_host_error(&em, err.buf, "cgroups", 1);
+		status = "failed";
+		goto finish;
+	}
+	emit_hello(&em, &cgsys); /* the cgroups as detected, read once */
 	for (size_t i = 0; i < (spec.nmembers ? spec.nmembers : 1); i++) {
 		const struct run_spec *m =
 			spec.nmembers ? &spec.members[i] : &spec;
@@ -987,7 +985,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 					    why);
 				free(why);
 			}
-			emit_error(&em, err.buf, "workload");
+			emit_host_error(&em, err.buf, "workload", 1);
 			status = "failed";
 			goto finish;
 		}
@@ -1035,6 +1033,9 @@ finish:
 		if (!strcmp(status, "ok"))
 			status = "failed";
 	}
+	strbuf_reset(&err);
+	if (cg_private_unmount(&cgpriv, &err) < 0)
+		emit_error(&em, err.buf, "cgroups");
 	cost_mark(&cost, "end");
 	emit_done(&em, status, t0,
 		  agent_stop == STOP_SIGNAL ? (int)agent_stop_signo : 0);
