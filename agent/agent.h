@@ -257,8 +257,9 @@ struct cg_private {
 /*
  * Enter a private mount namespace (where the kernel lets us) and mount
  * plan's hierarchies under a folder of our own, first removing what dead
- * agents left in the state folder.  0, or -1 with err (nothing stays
- * mounted).  Undo with cg_private_unmount() (err may be NULL): 0 or -1.
+ * agents left in the state folder (cg_private_sweep()).  0, or -1 with err
+ * (nothing stays mounted).  Undo with cg_private_unmount() (err may be NULL): 0
+ * or -1.
  */
 int cg_private_mount(struct cg_private *p, const struct cg_mount_plan *plan,
 		     struct strbuf *err);
@@ -278,8 +279,9 @@ void cg_mounts_reachable(const char *proc_mounts, struct strbuf *out);
 /* cg_detect() on this process's /proc/self/{mounts,cgroup}, hidden
  * mounts left out; 0, or -1 with err. */
 int cg_detect_here(struct cg_system *sys, struct strbuf *err);
-/* Remove the cgroup-<pid> folders of agents no longer alive in state. */
-void cg_private_sweep(const char *state);
+/* Remove the cgroup-<pid> folders of agents no longer alive from the
+ * state folder (where there is one), unmounting what they hold. */
+void cg_private_sweep(void);
 
 /* ---- sample.c: counter snapshots and their parsers -------------------- */
 

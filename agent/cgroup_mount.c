@@ -238,18 +238,21 @@ out:
 	return rc;
 }
 
-/* The agent's state folder, made (0700) if need be; NULL when none of
- * the candidates can be made.  The caller frees it. */
-static char *state_dir(void)
+/* The agent's state folder, made (0700) if need be when make is 1 (else
+ * the first that exists); NULL when none can be made (or none exists).
+ * The caller frees it. */
+static char *state_dir(int make)
 {
 	const char *env = getenv("SCHEDFARM_AGENT_STATE");
 	const char *cand[] = { env && *env ? env : NULL, "/run/schedfarm-agent",
 			       "/tmp/schedfarm-agent" };
 	struct strbuf ignore = STRBUF_INIT;
+	struct stat st;
 	char *ret = NULL;
 
 	for (size_t i = 0; i < 3 && !ret; i++)
-		if (cand[i] && mkdir_p(cand[i], 0700, &ignore) == 0)
+		if (cand[i] && (make ? mkdir_p(cand[i], 0700, &ignore) == 0
+				     : stat(cand[i], &st) == 0))
 			ret = xstrdup(cand[i]);
 	strbuf_release(&ignore);
 	return ret;
@@ -278,9 +281,10 @@ static void remove_mount_dir(const char *dir)
 	strbuf_release(&p);
 }
 
-void cg_private_sweep(const char *state)
+void cg_private_sweep(void)
 {
-	DIR *d = opendir(state);
+	char *state = state_dir(0);
+	DIR *d = state ? opendir(state) : NULL;
 	struct dirent *e;
 	struct strbuf p = STRBUF_INIT;
 
@@ -297,6 +301,7 @@ void cg_private_sweep(const char *state)
 	}
 	if (d)
 		closedir(d);
+	free(state);
 	strbuf_release(&p);
 }
 
@@ -324,7 +329,7 @@ int cg_private_mount(struct cg_private *p, const struct cg_mount_plan *plan,
 		     struct strbuf *err)
 {
 	struct strbuf sub = STRBUF_INIT;
-	char *state = state_dir();
+	char *state = state_dir(1);
 	int rc = -1;
 
 	memset(p, 0, sizeof(*p));
@@ -336,7 +341,7 @@ int cg_private_mount(struct cg_private *p, const struct cg_mount_plan *plan,
 				   "can be made)");
 		goto out;
 	}
-	cg_private_sweep(state);
+	cg_private_sweep();
 	/* A namespace of our own: the mounts vanish with the agent. */
 	if (unshare(CLONE_NEWNS) == 0 &&
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)

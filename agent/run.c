@@ -962,7 +962,10 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	else
 		add_workload_cgroups(&spec, &cg);
 	/* Groups and nothing mounted to make them in: a hierarchy of our
-	 * own, or the host's failure, said at once. */
+	 * own, or the host's failure, said at once.  What a dead agent
+	 * left mounted goes first. */
+	if (cg.ngroups)
+		cg_private_sweep();
 	strbuf_reset(&err);
 	if (cg.ngroups && !cgsys.use &&
 	    cg_private_start(&cgsys, &cgpriv, &err) < 0) {
