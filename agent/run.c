@@ -802,6 +802,40 @@ static void add_workload_cgroups(const struct run_spec *s, struct cg_run *cg)
 }
 
 /*
+ * The run's groups into cg (spec's layout and what its workloads add),
+ * and, where they find nothing usable mounted in cg->sys, a hierarchy of
+ * our own (cgpriv; what a dead agent left mounted goes first); then the
+ * hello line with the cgroups as they are now.  0, or -1 after an error
+ * line blaming the host (no cgroups to be had here; hello said first).
+ */
+static int run_cgroups(const struct run_spec *spec, struct cg_run *cg,
+		       struct cg_private *cgpriv, struct emitter *em)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+
+	cg->base_weight = spec->parent_weight;
+	for (size_t i = 0; i < spec->ncgroups; i++)
+		cg_run_add(cg, spec->cgroups[i].path, spec->cgroups[i].weight,
+			   spec->cgroups[i].cpu_max_pct, spec->cgroups[i].cpus);
+	if (spec->nmembers)
+		for (size_t i = 0; i < spec->nmembers; i++)
+			add_workload_cgroups(&spec->members[i], cg);
+	else
+		add_workload_cgroups(spec, cg);
+	if (cg->ngroups)
+		cg_private_sweep();
+	if (cg->ngroups && !cg->sys->use &&
+	    cg_private_start(cg->sys, cgpriv, &err) < 0)
+		rc = -1;
+	emit_hello(em, cg->sys); /* the cgroups as detected, read once */
+	if (rc < 0)
+		emit_host_error(em, err.buf, "cgroups", 1);
+	strbuf_release(&err);
+	return rc;
+}
+
+/*
  * The iterations of a single workload in the agent's own process: prepare,
  * counters, the iteration, counters.  Return 0, or -1 after an error line
  * (status "failed"); a stop leaves the status to the caller.
@@ -951,30 +985,11 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	cost_mark(&cost, "detect");
 	cg_run_init(&cg, &cgsys, spec.run_id);
 	cg_inited = 1;
-	cg.base_weight = spec.parent_weight;
 	ctx.cg = &cg;
-	for (size_t i = 0; i < spec.ncgroups; i++)
-		cg_run_add(&cg, spec.cgroups[i].path, spec.cgroups[i].weight,
-			   spec.cgroups[i].cpu_max_pct, spec.cgroups[i].cpus);
-	if (spec.nmembers)
-		for (size_t i = 0; i < spec.nmembers; i++)
-			add_workload_cgroups(&spec.members[i], &cg);
-	else
-		add_workload_cgroups(&spec, &cg);
-	/* Groups and nothing mounted to make them in: a hierarchy of our
-	 * own, or the host's failure, said at once.  What a dead agent
-	 * left mounted goes first. */
-	if (cg.ngroups)
-		cg_private_sweep();
-	strbuf_reset(&err);
-	if (cg.ngroups && !cgsys.use &&
-	    cg_private_start(&cgsys, &cgpriv, &err) < 0) {
-		emit_hello(&em, &cgsys);
-		emit_host_error(&em, err.buf, "cgroups", 1);
+	if (run_cgroups(&spec, &cg, &cgpriv, &em) < 0) {
 		status = "failed";
 		goto finish;
 	}
-	emit_hello(&em, &cgsys); /* the cgroups as detected, read once */
 	for (size_t i = 0; i < (spec.nmembers ? spec.nmembers : 1); i++) {
 		const struct run_spec *m =
 			spec.nmembers ? &spec.members[i] : &spec;
