@@ -1,7 +1,8 @@
 #!/bin/sh
-# run-tests.sh [unit|integration|kernel|faults|all] - one prove run over
-# the suite (`all`: unit and integration; kernel and faults are the long
-# ones, run by `make check-kernel` and `make check-faults`).
+# run-tests.sh [unit|integration|kernel|faults|all|/ABS/PATH/tNNNN.sh...] -
+# one prove run over the suite (`all`: unit and integration; kernel and
+# faults are the long ones, run by `make check-kernel` and `make
+# check-faults`), or over the test scripts named by absolute path.
 #
 # Unit tests are cmocka binaries under $SCHEDFARM_BUILD/tests/unit (TAP
 # output through CMOCKA_MESSAGE_OUTPUT); integration tests are the TAP
@@ -37,6 +38,9 @@ if [ "$what" = faults ]; then
 		[ -f "$t" ] && files="$files $t"
 	done
 fi
+case $what in
+/*) files="$*" ;;
+esac
 [ -n "$files" ] || { echo "no tests found for '$what'"; exit 1; }
 # The run's scratch: the skips the tests record (tests/lib/test-lib.sh)
 # and prove's output, for the list printed at the end.

@@ -177,4 +177,22 @@ else
 		"PostgreSQL server programs not installed (make deps)"
 fi
 
+test_expect_success 'run-tests.sh lists every skip with its reason, prove'"'"'s summary still last' '
+	mkdir -p skipdemo &&
+	printf "%s\n" "#!/bin/sh" ". \"$TOP/tests/lib/test-lib.sh\"" \
+		"test_skip \"a widget check\" \"no widget here\"" \
+		"test_expect_success \"true\" true" test_done >skipdemo/t1.sh &&
+	printf "%s\n" "#!/bin/sh" ". \"$TOP/tests/lib/test-lib.sh\"" \
+		"skip_all \"no gadget here\"" >skipdemo/t2.sh &&
+	chmod 755 skipdemo/t1.sh skipdemo/t2.sh &&
+	sh "$TOP/tests/run-tests.sh" "$SCRATCH/skipdemo/t1.sh" "$SCRATCH/skipdemo/t2.sh" >rt.out 2>&1 ||
+		{ cat rt.out; return 1; }
+	grep_or_fail "Skipped: 2 (file, test, reason)" rt.out &&
+	grep_or_fail "  t1.sh  a widget check: no widget here" rt.out &&
+	grep_or_fail "  t2.sh  (all): no gadget here" rt.out &&
+	tail -n 1 rt.out | grep -q "^Result: PASS" &&
+	tail -n 2 rt.out | head -n 1 | grep -q "^Files=2," &&
+	test "$(grep -c "^Files=2," rt.out)" = 2
+'
+
 test_done
