@@ -826,8 +826,11 @@ static int run_cgroups(const struct run_spec *spec, struct cg_run *cg,
 	if (cg->ngroups)
 		cg_private_sweep();
 	if (cg->ngroups && !cg->sys->use &&
-	    cg_private_start(cg->sys, cgpriv, &err) < 0)
+	    cg_private_start(cg->sys, cgpriv, &err) < 0) {
+		free(cg->sys->unusable);
+		cg->sys->unusable = xstrdup(err.buf);
 		rc = -1;
+	}
 	emit_hello(em, cg->sys); /* the cgroups as detected, read once */
 	if (rc < 0)
 		emit_host_error(em, err.buf, "cgroups", 1);

@@ -122,6 +122,7 @@ test_expect_success 'not root: the run fails at once, the host blamed, saying wh
 	test $(( $(date +%s) - start )) -le 5 &&
 	tail -n 1 nr | jq -e ".status == \"failed\"" &&
 	jq -s -e "map(select(.type == \"error\"))[0] | .blame == \"host\" and .field == \"cgroups\" and (.message | test(\"needs root\"))" nr &&
+	jq -s -e "map(select(.type == \"hello\"))[0].info.cgroup | .used == null and (.unusable | test(\"needs root\"))" nr &&
 	hidden tmpfs setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$SCRATCH/agent-copy" info >nr-info.json &&
 	jq -e ".cgroup.private == null and (.cgroup.unusable | test(\"needs root\"))" nr-info.json
