@@ -33,22 +33,26 @@ within() {
 }
 # hidden HOW CMD...: CMD in a private mount namespace where the cgroup
 # mounts are gone: HOW tmpfs (an empty tmpfs over /sys/fs/cgroup) or
-# umount (everything under /sys/fs/cgroup unmounted).  A machine without
-# /sys/fs/cgroup hides nothing: it has nothing to hide.
+# umount (everything under /sys/fs/cgroup unmounted); cgroup mounts
+# elsewhere are unmounted in both.  A machine without /sys/fs/cgroup
+# hides nothing there: it has nothing to hide.
+cat >hide.sh <<'EOF'
+awk '($3 == "cgroup" || $3 == "cgroup2") && $2 !~ "^/sys/fs/cgroup" { print $2 }' \
+	/proc/self/mounts | while read -r m; do umount -l "$m"; done
+if [ -d /sys/fs/cgroup ]; then
+	if [ "$1" = tmpfs ]; then
+		mount -t tmpfs -o size=64k none /sys/fs/cgroup || exit 99
+	else
+		umount -R -l /sys/fs/cgroup 2>/dev/null || true
+	fi
+fi
+[ "$1" = tmpfs ] || ! grep -q " cgroup2\\? " /proc/self/mounts ||
+	{ echo "cgroup mounts still there"; exit 99; }
+shift
+exec "$@"
+EOF
 hidden() {
-	_how=$1
-	shift
-	unshare -m --propagation private sh -c '
-		if [ -d /sys/fs/cgroup ]; then
-			if [ "$0" = tmpfs ]; then
-				mount -t tmpfs -o size=64k none /sys/fs/cgroup || exit 99
-			else
-				umount -R -l /sys/fs/cgroup 2>/dev/null || true
-			fi
-		fi
-		! grep -q " cgroup2\? " /proc/self/mounts || [ "$0" = tmpfs ] ||
-			{ echo "cgroup mounts still there"; exit 99; }
-		exec "$@"' "$_how" "$@"
+	unshare -m --propagation private sh "$SCRATCH/hide.sh" "$@"
 }
 
 cat >spec.json <<EOF
@@ -134,9 +138,8 @@ printf '#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t0\t1\t1\n' >nocpu
 cat >nocpu-agent <<EOF
 #!/bin/sh
 exec unshare -m --propagation private sh -c '
-	mount -t tmpfs -o size=64k none /sys/fs/cgroup 2>/dev/null
 	mount --bind "$SCRATCH/nocpu" /proc/cgroups || exit 99
-	exec "\$0" "\$@"' "$AGENT_BIN" "\$@"
+	exec sh "$SCRATCH/hide.sh" tmpfs "\$@"' sh "$AGENT_BIN" "\$@"
 EOF
 chmod 755 nocpu-agent
 
