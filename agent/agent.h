@@ -235,8 +235,9 @@ struct cg_mount_plan {
  * The plan for a kernel whose /proc/cgroups and /proc/filesystems say
  * proc_cgroups and proc_filesystems: cpu bound to a v1 hierarchy means
  * that hierarchy (and cpuacct's and cpuset's) again, cpu bound nowhere
- * cgroup2 (v1 cpu without cgroup2).  0, or -1 with err saying what the
- * kernel lacks.  Release *ret with cg_mount_plan_release() either way.
+ * cgroup2 (v1 cpu without cgroup2), cpu not listed cgroup2 (whose mount
+ * says whether it has cpu).  0, or -1 with err saying what the kernel
+ * lacks.  Release *ret with cg_mount_plan_release() either way.
  */
 int cg_mount_plan_make(const char *proc_cgroups, const char *proc_filesystems,
 		       struct cg_mount_plan *ret, struct strbuf *err);

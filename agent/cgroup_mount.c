@@ -149,12 +149,22 @@ int cg_mount_plan_make(const char *proc_cgroups, const char *proc_filesystems,
 
 	memset(ret, 0, sizeof(*ret));
 	strvec_init(&ret->v1);
-	if (!cpu || !cpu->enabled) {
+	if (cpu && !cpu->enabled) {
 		strbuf_addstr(err, "the kernel has no cpu cgroup controller "
-				   "(/proc/cgroups does not list it enabled)");
+				   "(/proc/cgroups lists it disabled)");
 		goto out;
 	}
-	if (cpu->hier == 0 && has_fs(proc_filesystems, "cgroup2")) {
+	/* Kernels without v1 list only v1 controllers there, or have no
+	 * /proc/cgroups at all: cgroup2 may still hold cpu, which its
+	 * mount tells (cg_private_start()). */
+	if (!cpu && has_fs(proc_filesystems, "cgroup2")) {
+		ret->v2 = 1;
+	} else if (!cpu) {
+		strbuf_addstr(err, "the kernel has no cpu cgroup controller "
+				   "(/proc/cgroups does not list it, and there "
+				   "is no cgroup2)");
+		goto out;
+	} else if (cpu->hier == 0 && has_fs(proc_filesystems, "cgroup2")) {
 		ret->v2 = 1;
 	} else if (cpu->hier == 0) {
 		if (!has_fs(proc_filesystems, "cgroup")) {
@@ -225,11 +235,8 @@ int cg_private_plan(struct cg_mount_plan *ret, struct strbuf *err)
 			    (long)geteuid());
 		goto out;
 	}
-	if (strbuf_read_file(&c, "/proc/cgroups", 1 << 16) < 0) {
-		strbuf_addstr(err, "the kernel has no cgroups (no "
-				   "/proc/cgroups)");
-		goto out;
-	}
+	/* No /proc/cgroups: a kernel without v1, cgroup2 alone decides. */
+	strbuf_read_file(&c, "/proc/cgroups", 1 << 16);
 	strbuf_read_file(&f, "/proc/filesystems", 1 << 16);
 	rc = cg_mount_plan_make(c.buf, f.buf, ret, err);
 out:
@@ -434,8 +441,8 @@ int cg_private_start(struct cg_system *sys, struct cg_private *p,
 	sys->private_mount = strbuf_detach(&d, NULL);
 	if (!sys->use) {
 		strbuf_addf(err,
-			    "mounted %s of our own, but it offers no cpu "
-			    "controller to our group",
+			    "no cpu cgroup controller here: the %s we "
+			    "mounted offers none to our group",
 			    sys->private_mount);
 		cg_private_unmount(p, NULL);
 		goto out;

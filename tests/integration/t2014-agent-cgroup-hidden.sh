@@ -133,12 +133,15 @@ test_expect_success 'not root: the run fails at once, the host blamed, saying wh
 '
 
 # A kernel without the cpu controller, as the agent sees it: a
-# /proc/cgroups without cpu bound over the real one.
+# /proc/cgroups without cpu and a /proc/filesystems without cgroup2 (where
+# cpu could be without being listed) bound over the real ones.
 printf '#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t0\t1\t1\n' >nocpu
+printf 'nodev\tsysfs\nnodev\tproc\nnodev\tcgroup\n\text4\n' >nocpu-fs
 cat >nocpu-agent <<EOF
 #!/bin/sh
 exec unshare -m --propagation private sh -c '
 	mount --bind "$SCRATCH/nocpu" /proc/cgroups || exit 99
+	mount --bind "$SCRATCH/nocpu-fs" /proc/filesystems || exit 99
 	exec sh "$SCRATCH/hide.sh" tmpfs "\$@"' sh "$AGENT_BIN" "\$@"
 EOF
 chmod 755 nocpu-agent

@@ -4,9 +4,9 @@
  * /proc/filesystems texts captured on the kinds of hosts the farm meets:
  * v1 hierarchies one per controller (this project's test machine), a
  * systemd host with cpu,cpuacct co-mounted and cgroup2 beside (hybrid), a
- * cgroup2-only kernel, a kernel without cgroup2, and kernels without the
- * cpu controller; then the filter that drops mounts hidden under another
- * mount, and the words `info` says about it.
+ * cgroup2-only kernel, a kernel without cgroup2 and one without v1, and
+ * kernels without the cpu controller; then the filter that drops mounts hidden
+ * under another mount, and the words `info` says about it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -88,6 +88,10 @@ static void test_plan(void **state)
 	/* cpu bound to v1 while cpuacct is free: cpuacct on its own */
 	plan_ok("cpu\t2\t1\t1\ncpuacct\t0\t1\t1\n", fs_both, 0,
 		"v1 cpu, v1 cpuacct");
+	/* a kernel without v1 (no /proc/cgroups, or only v1 controllers
+	 * listed): cgroup2, whose mount says whether it has cpu */
+	plan_ok("", fs_both, 1, "cgroup2");
+	plan_ok("memory\t0\t1\t1\n", fs_both, 1, "cgroup2");
 	/* a disabled cpuacct is not asked for */
 	plan_ok("cpu\t2\t1\t1\ncpuacct\t0\t1\t0\n", fs_both, 0, "v1 cpu");
 }
@@ -95,13 +99,14 @@ static void test_plan(void **state)
 static void test_plan_refused(void **state)
 {
 	(void)state;
+	/* cpu not listed, no cgroup2 to look in */
 	plan_bad("#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
 		 "memory\t0\t1\t1\n",
-		 fs_both, "no cpu cgroup controller");
+		 fs_v1, "no cpu cgroup controller");
 	/* cgroup_disable=cpu */
 	plan_bad("cpu\t0\t1\t0\nmemory\t0\t1\t1\n", fs_both,
 		 "no cpu cgroup controller");
-	plan_bad("", fs_both, "no cpu cgroup controller");
+	plan_bad("", fs_v1, "no cpu cgroup controller");
 	plan_bad(cg_unbound, "nodev\tsysfs\n", "neither the cgroup nor");
 }
 
