@@ -140,6 +140,10 @@ void emit_counter_unavailable(struct emitter *em, const char *source,
 			      const char *scope, const char *name,
 			      const char *note);
 void emit_error(struct emitter *em, const char *message, const char *field);
+/* The same; host 1 adds "blame":"host": the host lacks what the run
+ * needs (a program, a cgroup controller), the run itself is not wrong. */
+void emit_host_error(struct emitter *em, const char *message, const char *field,
+		     int host);
 
 /* ---- cgroup.c ------------------------------------------------------- */
 
@@ -156,6 +160,9 @@ struct cg_system {
 	char *v2_controllers;
 	/* Which interface weights and usage go through: 1 or 2 (0: none). */
 	int use;
+	/* What a run mounts of its own when use is 0 ("cgroup2", "v1 cpu"),
+	 * or what it did mount; else why it cannot (cgroup_mount.c). */
+	char *private_mount, *unusable;
 };
 
 struct cg_group {
@@ -216,6 +223,66 @@ int cg_usage_read(const struct cg_run *r, int fd, uint64_t *ret_ns);
 int cg_run_remove(struct cg_run *r, struct strbuf *err);
 void cg_run_release(struct cg_run *r);
 int cg_v1_shares(int weight);
+
+/* ---- cgroup_mount.c: a private hierarchy where none is mounted -------- */
+
+/* What to mount: cgroup2, or v1 hierarchies by their controllers. */
+struct cg_mount_plan {
+	int v2;
+	struct strvec v1; /* mount options, one hierarchy each: "cpu,cpuacct" */
+};
+/*
+ * The plan for a kernel whose /proc/cgroups and /proc/filesystems say
+ * proc_cgroups and proc_filesystems: cpu bound to a v1 hierarchy means
+ * that hierarchy (and cpuacct's and cpuset's) again, cpu bound nowhere
+ * cgroup2 (v1 cpu without cgroup2), cpu not listed cgroup2 (whose mount
+ * says whether it has cpu).  0, or -1 with err saying what the kernel
+ * lacks.  Release *ret with cg_mount_plan_release() either way.
+ */
+int cg_mount_plan_make(const char *proc_cgroups, const char *proc_filesystems,
+		       struct cg_mount_plan *ret, struct strbuf *err);
+void cg_mount_plan_release(struct cg_mount_plan *p);
+/* "cgroup2", or "v1 cpu, v1 cpuacct": the plan in words, onto out. */
+void cg_mount_plan_describe(const struct cg_mount_plan *p, struct strbuf *out);
+/* This host's plan: as cg_mount_plan_make(), and -1 when not root. */
+int cg_private_plan(struct cg_mount_plan *ret, struct strbuf *err);
+/* When sys uses nothing: fill its private_mount or unusable. */
+void cg_private_assess(struct cg_system *sys);
+
+/* The mounts a run made; its folder is <state>/cgroup-<pid>. */
+struct cg_private {
+	char *dir;
+	struct strvec mounts; /* mount points, in the order made */
+	int own_ns; /* in a private mount namespace of the agent's own */
+};
+/*
+ * Enter a private mount namespace (where the kernel lets us) and mount
+ * plan's hierarchies under a folder of our own, first removing what dead
+ * agents left in the state folder (cg_private_sweep()).  0, or -1 with err
+ * (nothing stays mounted).  Undo with cg_private_unmount() (err may be NULL): 0
+ * or -1.
+ */
+int cg_private_mount(struct cg_private *p, const struct cg_mount_plan *plan,
+		     struct strbuf *err);
+int cg_private_unmount(struct cg_private *p, struct strbuf *err);
+/*
+ * For a run whose groups find nothing usable in sys: the plan, the mounts
+ * (p) and sys detected again through them (its private_mount says what
+ * was mounted).  0 with sys->use set, or -1 with err saying what the host
+ * lacks (root, the controller, a mount the kernel refused); nothing stays
+ * mounted then.  cg_private_unmount(p) at the end of the run.
+ */
+int cg_private_start(struct cg_system *sys, struct cg_private *p,
+		     struct strbuf *err);
+/* proc_mounts less its cgroup lines whose mount point does not reach a
+ * cgroup file system (hidden under another mount), onto out. */
+void cg_mounts_reachable(const char *proc_mounts, struct strbuf *out);
+/* cg_detect() on this process's /proc/self/{mounts,cgroup}, hidden
+ * mounts left out; 0, or -1 with err. */
+int cg_detect_here(struct cg_system *sys, struct strbuf *err);
+/* Remove the cgroup-<pid> folders of agents no longer alive from the
+ * state folder (where there is one), unmounting what they hold. */
+void cg_private_sweep(void);
 
 /* ---- sample.c: counter snapshots and their parsers -------------------- */
 

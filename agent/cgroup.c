@@ -9,7 +9,9 @@
  * "rmdir what we made, deepest first".  Weights use the v2 scale (1..10000,
  * default 100) and map to v1 cpu.shares as weight*1024/100.  When both a v1
  * cpu hierarchy and cgroup2 are mounted (hybrid), the v1 hierarchy carries
- * the cpu controller, so it is the one used.
+ * the cpu controller, so it is the one used.  Where nothing usable is
+ * mounted, a run mounts a hierarchy of its own (cgroup_mount.c) and
+ * detects again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +51,8 @@ void cg_system_release(struct cg_system *sys)
 	free(sys->v2);
 	free(sys->v2_self);
 	free(sys->v2_controllers);
+	free(sys->private_mount);
+	free(sys->unusable);
 	memset(sys, 0, sizeof(*sys));
 }
 
@@ -194,6 +198,10 @@ void cg_describe_json(const struct cg_system *sys, struct strbuf *out)
 	strbuf_add_json_str(out, sys->use == 1	 ? "v1"
 				 : sys->use == 2 ? "v2"
 						 : NULL);
+	strbuf_addstr(out, ",\"private\":");
+	strbuf_add_json_str(out, sys->private_mount);
+	strbuf_addstr(out, ",\"unusable\":");
+	strbuf_add_json_str(out, sys->unusable);
 	strbuf_addch(out, '}');
 }
 

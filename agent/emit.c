@@ -287,6 +287,12 @@ void emit_counter_unavailable(struct emitter *em, const char *source,
 
 void emit_error(struct emitter *em, const char *message, const char *field)
 {
+	emit_host_error(em, message, field, 0);
+}
+
+void emit_host_error(struct emitter *em, const char *message, const char *field,
+		     int host)
+{
 	struct strbuf sb = STRBUF_INIT;
 
 	line_begin(&sb, "error", em->run_id);
@@ -295,6 +301,8 @@ void emit_error(struct emitter *em, const char *message, const char *field)
 	line_str(&sb, "message", message);
 	if (field && *field)
 		line_str(&sb, "field", field);
+	if (host)
+		line_str(&sb, "blame", "host");
 	line_end(&sb);
 	emit_line(em, &sb);
 	strbuf_release(&sb);

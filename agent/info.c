@@ -210,15 +210,10 @@ void agent_info_json(struct strbuf *out, const struct cg_system *known)
 	if (known) {
 		cg_describe_json(known, out);
 	} else {
-		struct strbuf m = STRBUF_INIT, s = STRBUF_INIT;
-
-		strbuf_read_file(&m, "/proc/self/mounts", 1 << 20);
-		strbuf_read_file(&s, "/proc/self/cgroup", 1 << 20);
-		cg_detect(&cg, m.buf, s.buf, &e);
+		cg_detect_here(&cg, &e);
+		cg_private_assess(&cg); /* what a run would mount */
 		cg_describe_json(&cg, out);
 		cg_system_release(&cg);
-		strbuf_release(&m);
-		strbuf_release(&s);
 	}
 	/* schedstat */
 	strbuf_addstr(out, ",\"schedstat\":");

@@ -788,11 +788,6 @@ static void schedstats_off(void)
 	}
 }
 
-static int read_proc_text(const char *path, struct strbuf *out)
-{
-	return strbuf_read_file(out, path, 1 << 20);
-}
-
 /*
  * Add the cgroups spec s's workload runs in and makes (its cgroup
  * parameter and what the workload adds) to cg.
@@ -804,6 +799,43 @@ static void add_workload_cgroups(const struct run_spec *s, struct cg_run *cg)
 	cg_run_add(cg, spec_param(s, "cgroup"), 0, 0, NULL);
 	if (ops && ops->add_cgroups)
 		ops->add_cgroups(s, cg);
+}
+
+/*
+ * The run's groups into cg (spec's layout and what its workloads add),
+ * and, where they find nothing usable mounted in cg->sys, a hierarchy of
+ * our own (cgpriv; what a dead agent left mounted goes first); then the
+ * hello line with the cgroups as they are now.  0, or -1 after an error
+ * line blaming the host (no cgroups to be had here; hello said first).
+ */
+static int run_cgroups(const struct run_spec *spec, struct cg_run *cg,
+		       struct cg_private *cgpriv, struct emitter *em)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+
+	cg->base_weight = spec->parent_weight;
+	for (size_t i = 0; i < spec->ncgroups; i++)
+		cg_run_add(cg, spec->cgroups[i].path, spec->cgroups[i].weight,
+			   spec->cgroups[i].cpu_max_pct, spec->cgroups[i].cpus);
+	if (spec->nmembers)
+		for (size_t i = 0; i < spec->nmembers; i++)
+			add_workload_cgroups(&spec->members[i], cg);
+	else
+		add_workload_cgroups(spec, cg);
+	if (cg->ngroups)
+		cg_private_sweep();
+	if (cg->ngroups && !cg->sys->use &&
+	    cg_private_start(cg->sys, cgpriv, &err) < 0) {
+		free(cg->sys->unusable);
+		cg->sys->unusable = xstrdup(err.buf);
+		rc = -1;
+	}
+	emit_hello(em, cg->sys); /* the cgroups as detected, read once */
+	if (rc < 0)
+		emit_host_error(em, err.buf, "cgroups", 1);
+	strbuf_release(&err);
+	return rc;
 }
 
 /*
@@ -905,6 +937,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	struct strbuf field = STRBUF_INIT, err = STRBUF_INIT;
 	struct cg_system cgsys;
 	struct cg_run cg;
+	struct cg_private cgpriv = { 0 };
 	struct agent_ctx ctx;
 	const struct wl_ops *ops = NULL;
 	const char *status = "ok";
@@ -945,16 +978,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 		ops = wl_ops_of(&spec);
 	agent_install_signals();
 	agent_arm_deadline(spec.deadline_s);
-	{
-		struct strbuf mounts = STRBUF_INIT, self = STRBUF_INIT;
-
-		read_proc_text("/proc/self/mounts", &mounts);
-		read_proc_text("/proc/self/cgroup", &self);
-		cg_detect(&cgsys, mounts.buf, self.buf, &err);
-		strbuf_release(&mounts);
-		strbuf_release(&self);
-	}
-	emit_hello(&em, &cgsys); /* the cgroups as detected, read once */
+	cg_detect_here(&cgsys, &err);
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.spec = &spec;
@@ -964,16 +988,11 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 	cost_mark(&cost, "detect");
 	cg_run_init(&cg, &cgsys, spec.run_id);
 	cg_inited = 1;
-	cg.base_weight = spec.parent_weight;
 	ctx.cg = &cg;
-	for (size_t i = 0; i < spec.ncgroups; i++)
-		cg_run_add(&cg, spec.cgroups[i].path, spec.cgroups[i].weight,
-			   spec.cgroups[i].cpu_max_pct, spec.cgroups[i].cpus);
-	if (spec.nmembers)
-		for (size_t i = 0; i < spec.nmembers; i++)
-			add_workload_cgroups(&spec.members[i], &cg);
-	else
-		add_workload_cgroups(&spec, &cg);
+	if (run_cgroups(&spec, &cg, &cgpriv, &em) < 0) {
+		status = "failed";
+		goto finish;
+	}
 	for (size_t i = 0; i < (spec.nmembers ? spec.nmembers : 1); i++) {
 		const struct run_spec *m =
 			spec.nmembers ? &spec.members[i] : &spec;
@@ -987,7 +1006,7 @@ int agent_run(const char *spec_text, size_t len, int out_fd)
 					    why);
 				free(why);
 			}
-			emit_error(&em, err.buf, "workload");
+			emit_host_error(&em, err.buf, "workload", 1);
 			status = "failed";
 			goto finish;
 		}
@@ -1035,6 +1054,9 @@ finish:
 		if (!strcmp(status, "ok"))
 			status = "failed";
 	}
+	strbuf_reset(&err);
+	if (cg_private_unmount(&cgpriv, &err) < 0)
+		emit_error(&em, err.buf, "cgroups");
 	cost_mark(&cost, "end");
 	emit_done(&em, status, t0,
 		  agent_stop == STOP_SIGNAL ? (int)agent_stop_signo : 0);

@@ -1,11 +1,15 @@
 #!/bin/sh
-# run-tests.sh [unit|integration|kernel|faults|all] - one prove run over
-# the suite (`all`: unit and integration; kernel and faults are the long
-# ones, run by `make check-kernel` and `make check-faults`).
+# run-tests.sh [unit|integration|kernel|faults|all|/ABS/PATH/tNNNN.sh...] -
+# one prove run over the suite (`all`: unit and integration; kernel and
+# faults are the long ones, run by `make check-kernel` and `make
+# check-faults`), or over the test scripts named by absolute path.
 #
 # Unit tests are cmocka binaries under $SCHEDFARM_BUILD/tests/unit (TAP
 # output through CMOCKA_MESSAGE_OUTPUT); integration tests are the TAP
-# scripts tests/integration/t*.sh.  prove prints the summary CI reads.
+# scripts tests/integration/t*.sh.  prove prints the summary CI reads; after
+# it comes the list of skipped tests (file, test, reason: tests that skip
+# record themselves through tests/lib/test-lib.sh), then prove's summary
+# again, so the last lines are still prove's.
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -34,6 +38,37 @@ if [ "$what" = faults ]; then
 		[ -f "$t" ] && files="$files $t"
 	done
 fi
+case $what in
+/*) files="$*" ;;
+esac
 [ -n "$files" ] || { echo "no tests found for '$what'"; exit 1; }
+# The run's scratch: the skips the tests record (tests/lib/test-lib.sh)
+# and prove's output, for the list printed at the end.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/schedfarm-run-tests.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+: >"$scratch/skips"
+chmod 666 "$scratch/skips"
+chmod 755 "$scratch"
+export SCHEDFARM_SKIP_LOG="$scratch/skips"
 # shellcheck disable=SC2086
-exec prove --timer ${PROVE_OPTS:-} --exec '' $files
+{
+	rc=0
+	prove --timer ${PROVE_OPTS:-} --exec '' $files || rc=$?
+	echo "$rc" >"$scratch/rc"
+} | tee "$scratch/prove.out"
+rc=$(cat "$scratch/rc" 2>/dev/null || echo 1)
+# Every skip, then prove's summary again, so that its last lines stay
+# what CI reads (Files=..., Result: ...).
+echo
+n=$(wc -l <"$scratch/skips")
+if [ "$n" -eq 0 ]; then
+	echo "Skipped: none"
+else
+	echo "Skipped: $n (file, test, reason)"
+	sort "$scratch/skips" |
+		awk -F '\t' '{ printf "  %s  %s: %s\n", $1, $2, $3 }'
+fi
+echo
+sed -n '/^All tests successful\.$/,$p;/^Test Summary Report/,$p' \
+	"$scratch/prove.out"
+exit "$rc"

@@ -60,9 +60,11 @@ int job_ingest_one(struct job_ctx *jc, struct run_rec *rr, struct strbuf *log)
 	if (r == -2 || (r < 0 && db_lost(jc->db))) {
 		r = 1;
 	} else if (r < 0) {
-		/* The workload's failure is the run phase's, not ingest's. */
+		/* The workload's failure is the run phase's, not ingest's;
+		 * what the host lacks is the host's (end_host_health()). */
 		run_failed(rr, r == INGEST_RUN_FAILED ? "run" : "ingest",
 			   err.buf);
+		rr->host_fault = r == INGEST_RUN_FAILED && sum.host_fault;
 		strbuf_reset(&err);
 		r = ingest_mark_failed(jc->db, rr->id, rr->error, rr->lines.buf,
 				       rr->lines.len, &err) < 0;
@@ -351,24 +353,34 @@ static void end_host_health(struct job_exec *x)
 	struct host_observation o = { 0 };
 	struct host_verdict v;
 	struct strbuf what = STRBUF_INIT;
+	int lacks = 0; /* a run found the host without what it needs */
 
 	strbuf_reset(&x->e);
 	if (jc->connection_lost)
 		x->host_unreachable = 1;
 	if (x->requeued)
 		x->elsewhere = 1;
+	for (size_t i = 0; x->rr && i < x->n; i++)
+		lacks |= x->rr[i].host_fault;
 	if (jc->interrupted || x->requeued ||
-	    (!x->host_unreachable && x->fail_msg))
+	    (!x->host_unreachable && !lacks && x->fail_msg))
 		return;
 	strbuf_addf(&what, "job %lld", (long long)jc->claim.job_id);
 	o.host_id = jc->claim.host_id;
 	o.kernel_id = jc->kind_boots ? jc->kernel_id : 0;
-	o.outcome = x->host_unreachable ? HOST_FAILED : HOST_WORKED;
+	o.outcome = x->host_unreachable || lacks ? HOST_FAILED : HOST_WORKED;
 	o.what = what.buf;
-	o.failure = jc->connection_lost ? "connection lost" : "unreachable";
-	o.reason = x->host_unreachable ? x->fail_msg : NULL;
+	o.failure = jc->connection_lost	  ? "connection lost"
+		    : x->host_unreachable ? "unreachable"
+					  : "lacks what a run needs";
+	o.reason = x->host_unreachable || lacks ? x->fail_msg : NULL;
 	if (hosts_observe(jc->db, &o, &v, &x->e) < 0)
 		jlog(jc, 1, "cannot record the host's health: %s", x->e.buf);
+	else if (lacks && !x->host_unreachable)
+		jlog(jc, 1,
+		     "host %s lacks what a run needs (blame %s): "
+		     "health %s",
+		     jc->host_name, v.blame, v.after.health);
 	else if (v.changed && !x->host_unreachable)
 		jlog(jc, 0, "host %s worked: health %s", jc->host_name,
 		     v.after.health);

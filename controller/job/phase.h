@@ -38,6 +38,7 @@ struct run_rec {
 	int stopped; /* the job stopped it (interrupt, cancel, lost lease) */
 	int recorded; /* stored (or marked failed) as it finished */
 	int done_before; /* stored by an earlier attempt of this job */
+	int host_fault; /* it failed for what the host lacks (ingest says) */
 	struct ingest_expect ex;
 };
 

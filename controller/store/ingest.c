@@ -303,9 +303,19 @@ static int check_fields(const struct json_value *o,
 					why);
 		return get_number(o, "value", -DBL_MAX, DBL_MAX, &l->value,
 				  why);
-	case AGENT_ERROR:
+	case AGENT_ERROR: {
+		const char *blame = NULL;
+
+		if (get_name(o, "blame", 16, 0, &blame, why) < 0)
+			return -1;
+		if (blame && strcmp(blame, "host")) {
+			strbuf_addstr(why, "\"blame\": expected host");
+			return -1;
+		}
+		l->host_blame = blame != NULL;
 		return get_text(o, "message", MAX_MESSAGE, 1, l, &l->message,
 				why);
+	}
 	case AGENT_DONE:
 		if (get_name(o, "status", 16, 1, &l->status, why) < 0)
 			return -1;
@@ -406,8 +416,10 @@ static void add_line_to_summary(struct ingest_summary *s,
 		break;
 	case AGENT_ERROR:
 		s->errors++;
-		if (!s->first_error)
+		if (!s->first_error) {
 			s->first_error = xstrdup(l->message);
+			s->host_fault = l->host_blame;
+		}
 		break;
 	case AGENT_DONE:
 		s->done = 1;
@@ -728,6 +740,9 @@ int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,
 		if (!sum.done)
 			strbuf_addstr(err, "the agent's lines end without "
 					   "\"done\" (the agent stopped)");
+		else if (sum.host_fault)
+			strbuf_addstr(err, "the host's fault, not the "
+					   "workload's");
 		else
 			strbuf_addf(err, "the workload %s", sum.status);
 		if (sum.done && sum.first_error)

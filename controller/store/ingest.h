@@ -60,6 +60,7 @@ struct agent_line {
 	const char *note; /* counter (available: false) */
 	double value; /* result, sample, counter (if available) */
 	const char *message; /* error */
+	int host_blame; /* error: "blame": "host", the host lacks something */
 	char *text_; /* owns message or note, its controls made visible */
 	const char *status; /* done */
 	double elapsed_s; /* done */
@@ -91,6 +92,7 @@ struct ingest_summary {
 	char status[16]; /* its status ("ok", "failed", ...) */
 	double elapsed_s;
 	char *first_error; /* message of the first error line, or NULL */
+	int host_fault; /* ... which blames the host (no program, no cgroups) */
 };
 void ingest_summary_release(struct ingest_summary *s);
 
@@ -111,8 +113,9 @@ int ingest_check_all(const char *text, size_t len,
  * when stored, -1 on failure (nothing stored; err says why).  A run whose
  * lines do not end with `done` status ok is refused here with
  * INGEST_RUN_FAILED (-3): the run failed, not its storing (err says how:
- * "the workload failed: ...", without the run's id); mark it failed with
- * ingest_mark_failed() instead.
+ * "the workload failed: ...", without the run's id, or "the host's fault:
+ * ..." when its first error line blames the host, with ret_sum->host_fault
+ * set); mark it failed with ingest_mark_failed() instead.
  */
 #define INGEST_RUN_FAILED (-3)
 int ingest_run(struct db *db, const struct ingest_expect *ex, const char *text,

@@ -79,7 +79,7 @@ test_expect_success 'warm-up iterations come first and are marked' '
 	jq -e -s "[.[] | select(.type == \"result\" and .metric == \"messages\")] | map([.iteration, .warmup]) == [[0,true],[1,false],[2,false]]" wu
 '
 
-if [ "$(id -u)" = 0 ] && [ "$("$AGENT_BIN" info | jq -r ".cgroup.used // \"none\"")" != none ]; then
+if cgroups_usable; then
 test_expect_success 'a workload placed in a cgroup runs there (its usage is counted)' '
 	run "{\"run_id\":2003006,\"workload\":\"memchunk\",\"params\":{\"duration\":\"1s\",\"short_threads\":0,\"long_threads\":1,\"cgroup\":\"/foo\"},\"cgroups\":[{\"path\":\"/foo\",\"weight\":50}]}" cg &&
 	u=$(jq -r -s "[.[] | select(.type == \"counter\" and .source == \"cgroup\" and .scope == \"/foo\")][0].value" cg) &&
@@ -88,7 +88,7 @@ test_expect_success 'a workload placed in a cgroup runs there (its usage is coun
 	awk -v u="$u" -v c="$c" "BEGIN { exit !(c > 0.1 && u / 1e9 >= 0.8 * c) }"
 '
 else
-	test_skip 'a workload placed in a cgroup runs there' "needs root and a cgroup cpu controller"
+	test_skip 'a workload placed in a cgroup runs there' "$CG_WHY"
 fi
 
 test_done

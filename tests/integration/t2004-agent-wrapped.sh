@@ -23,7 +23,7 @@ positive() {
 	awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }' || { echo "not positive: $1"; return 1; }
 }
 CG_OK=
-[ "$(id -u)" = 0 ] && [ "$("$AGENT_BIN" info | jq -r ".cgroup.used // \"none\"")" != none ] && CG_OK=1
+cgroups_usable && CG_OK=1
 
 if command -v sysbench >/dev/null; then
 test_expect_success 'sysbench cpu, threads and mutex' '
@@ -46,7 +46,8 @@ test_expect_success 'a wrapped program runs inside its cgroup from the start' '
 	awk -v u="$u" "BEGIN { exit !(u > 3e8) }"
 '
 else
-	test_skip 'a wrapped program runs inside its cgroup' "needs root, a cgroup cpu controller and sysbench"
+	test_skip 'a wrapped program runs inside its cgroup' \
+		"${CG_WHY:-sysbench not installed (make deps)}"
 fi
 
 if command -v sysbench >/dev/null && [ -x "$(pg_bindir)/initdb" ]; then

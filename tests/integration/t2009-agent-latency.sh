@@ -12,10 +12,8 @@
 command -v jq >/dev/null || skip_all "jq not installed (make deps)"
 command -v cyclictest >/dev/null || skip_all "cyclictest not installed (rt-tests; make deps)"
 command -v hackbench >/dev/null || skip_all "hackbench not installed (rt-tests; make deps)"
-[ "$(id -u)" = 0 ] || skip_all "cgroups for the latency probe and its neighbour need root"
-"$AGENT_BIN" info >info.json 2>/dev/null
-[ "$(jq -r '.cgroup.used // "none"' info.json)" != none ] ||
-	skip_all "no cgroup cpu controller here"
+# cgroups for the probe and its neighbour: mounted, or the agent's own.
+need_cgroups
 
 PLAN=$TOP/plans/latency-under-load.yaml
 metric() {

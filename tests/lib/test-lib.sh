@@ -9,7 +9,8 @@
 # Each script gets its own scratch folder ($SCRATCH, searchable by the
 # postgres user), removed at exit with everything registered by
 # test_atexit.  skip_all "reason" skips the whole script with its reason
-# (never a silent pass).  Helpers for a throwaway PostgreSQL are below.
+# (never a silent pass); need_cgroups skips it only where the agent can have
+# no cgroup cpu controller at all (it mounts one itself where root can).  Helpers for a throwaway PostgreSQL are below.
 
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -72,7 +73,18 @@ say() {
 	echo "#: $*"
 }
 
+# Every skip is written down (file, test, reason) in $SCHEDFARM_SKIP_LOG
+# when the suite's runner (tests/run-tests.sh) set it: it prints them all
+# at the end, so a green run cannot hide a capability that is gone.
+_skip_record() {
+	[ -n "${SCHEDFARM_SKIP_LOG:-}" ] || return 0
+	printf '%s\t%s\t%s\n' "$(basename "$0")" \
+		"$(printf '%s' "$1" | tr '\t\n' '  ')" \
+		"$(printf '%s' "$2" | tr '\t\n' '  ')" >>"$SCHEDFARM_SKIP_LOG"
+}
+
 skip_all() {
+	_skip_record "(all)" "$*"
 	echo "1..0 # SKIP $*"
 	exit 0
 }
@@ -101,7 +113,30 @@ test_expect_failure_cmd() {
 
 test_skip() {
 	test_count=$((test_count + 1))
+	_skip_record "$1" "$2"
 	echo "ok $test_count # SKIP $1: $2"
+}
+
+# Can the agent have a cgroup cpu controller here: one mounted, or one it
+# mounts itself as root where none is (its info's cgroup.used or
+# cgroup.private)?  0 or 1; CG_WHY says what is missing (the agent's
+# cgroup.unusable) when not.
+cgroups_usable() {
+	_cginfo=$("$AGENT_BIN" info 2>/dev/null) || {
+		CG_WHY="schedfarm-agent info failed"
+		return 1
+	}
+	CG_USED=$(printf '%s' "$_cginfo" |
+		jq -r '.cgroup.used // .cgroup.private // empty')
+	[ -n "$CG_USED" ] && return 0
+	CG_WHY="no cgroup cpu controller for the agent: $(printf '%s' "$_cginfo" |
+		jq -r '.cgroup.unusable // "none mounted, none it can mount"')"
+	return 1
+}
+
+# Skip the whole script unless cgroups_usable.
+need_cgroups() {
+	cgroups_usable || skip_all "$CG_WHY"
 }
 
 test_done() {

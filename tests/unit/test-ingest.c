@@ -252,6 +252,46 @@ static void test_check_all(void **state)
 	strbuf_release(&more);
 }
 
+/* An error line may blame the host (the agent found no program, no cgroup
+ * controller): the summary says so when it is the first error. */
+static void test_check_host_blame(void **state)
+{
+	static const char text[] =
+		"{\"type\":\"error\",\"run_id\":7,\"message\":\"mounting a "
+		"cgroup hierarchy needs root\",\"field\":\"cgroups\","
+		"\"blame\":\"host\"}\n"
+		"{\"type\":\"error\",\"run_id\":7,\"message\":\"then\"}\n"
+		"{\"type\":\"done\",\"run_id\":7,\"status\":\"failed\","
+		"\"elapsed_s\":0}";
+	static const char bad[] =
+		"{\"type\":\"error\",\"run_id\":7,\"message\":\"x\","
+		"\"blame\":\"kernel\"}";
+	static const char later[] =
+		"{\"type\":\"error\",\"run_id\":7,\"message\":\"first\"}\n"
+		"{\"type\":\"error\",\"run_id\":7,\"message\":\"x\","
+		"\"blame\":\"host\"}";
+	struct strbuf err = STRBUF_INIT;
+	struct ingest_summary sum;
+
+	(void)state;
+	assert_int_equal(ingest_check_all(text, strlen(text), &ex, &sum, &err),
+			 0);
+	assert_int_equal(sum.host_fault, 1);
+	assert_string_equal(sum.first_error,
+			    "mounting a cgroup hierarchy needs root");
+	ingest_summary_release(&sum);
+	/* Only the first error decides. */
+	assert_int_equal(
+		ingest_check_all(later, strlen(later), &ex, &sum, &err), 0);
+	assert_int_equal(sum.host_fault, 0);
+	ingest_summary_release(&sum);
+	assert_int_equal(ingest_check_all(bad, strlen(bad), &ex, &sum, &err),
+			 -1);
+	assert_non_null(strstr(err.buf, "\"blame\": expected host"));
+	ingest_summary_release(&sum);
+	strbuf_release(&err);
+}
+
 static void test_patch_check(void **state)
 {
 	static const char good[] =
@@ -304,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_quote_binary),
 		cmocka_unit_test(test_check_all),
+		cmocka_unit_test(test_check_host_blame),
 		cmocka_unit_test(test_patch_check),
 		cmocka_unit_test(test_ssh_quote),
 		cmocka_unit_test(test_ssh_user_names),
