@@ -13,10 +13,9 @@
 #include "store/kcidb.h"
 #include "banned.h"
 
-/* RFC 3339 in UTC, microseconds kept: what KCIDB's date-time wants. */
-#define RFC3339(x)                                                             \
-	"to_char((" x ") AT TIME ZONE 'UTC', "                                 \
-	"'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+/* RFC 3339 in UTC, microseconds kept: what KCIDB's date-time wants.  Used
+ * as "to_char(X AT TIME ZONE 'UTC', " RFC3339 ")". */
+#define RFC3339 "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'"
 
 /* The runs of answer $1: its own jobs' and the base runs it reused. */
 #define ANSWER_RUNS                                                            \
@@ -36,71 +35,31 @@ int kcidb_answers(struct db *db, int64_t patch, const char *kernel,
 {
 	/* $1 patch or NULL, $2 kernel name or NULL, $3 since or NULL,
 	 * $4 pick (0 any, 1 new, 2 due). */
-	static const char sql[] = "SELECT p.id, p.name, p.base, " RFC3339(
-		"p.created_at") ", " RFC3339("p.answered_at") ","
-							      " bk.id, "
-							      "bk.name, nk.id, "
-							      "nk.name, "
-							      "p.answer_"
-							      "verdict,"
-							      " p.answer_"
-							      "headline, "
-							      "h.name, "
-							      "bk.base_ref, "
-							      "p.submitter,"
-							      " p.answer_host_"
-							      "id, "
-							      "p.n_patches, "
-							      "bk.base"
-							      " FROM patches p"
-							      " JOIN kernels "
-							      "bk ON bk.id = "
-							      "p.base_kernel_id"
-							      " JOIN kernels "
-							      "nk ON nk.id = "
-							      "p.kernel_id"
-							      " LEFT JOIN "
-							      "hosts h ON h.id "
-							      "= "
-							      "p.answer_host_id"
-							      " LEFT JOIN "
-							      "kcidb_exports e "
-							      "ON e.patch_id = "
-							      "p.id"
-							      " WHERE "
-							      "p.answer_state "
-							      "= 'answered'"
-							      " AND "
-							      "($1::bigint IS "
-							      "NULL OR p.id = "
-							      "$1)"
-							      " AND ($2::text "
-							      "IS NULL OR "
-							      "bk.name = $2 OR "
-							      "nk.name = $2)"
-							      " AND "
-							      "($3::"
-							      "timestamptz IS "
-							      "NULL OR "
-							      "p.answered_at "
-							      ">= "
-							      "$3::timestamptz)"
-							      " AND ($4 = 0 OR "
-							      "($4 = 1 AND "
-							      "e.patch_id IS "
-							      "NULL)"
-							      " OR ($4 = 2 AND "
-							      "(e.patch_id IS "
-							      "NULL OR"
-							      " (e.status IN "
-							      "('written', "
-							      "'pending', "
-							      "'failed') AND"
-							      " (e.next_try_at "
-							      "IS NULL OR "
-							      "e.next_try_at "
-							      "<= now())))))"
-							      " ORDER BY p.id";
+	static const char sql[] =
+		"SELECT p.id, p.name, p.base,"
+		" to_char(p.created_at AT TIME ZONE 'UTC', " RFC3339 "),"
+		" to_char(p.answered_at AT TIME ZONE 'UTC', " RFC3339 "),"
+		" bk.id, bk.name, nk.id, nk.name, p.answer_verdict,"
+		" p.answer_headline, h.name, bk.base_ref, p.submitter,"
+		" p.answer_host_id, p.n_patches, bk.base,"
+		" coalesce((SELECT encode(sha256(convert_to(string_agg("
+		"f.sha256 || chr(10), '' ORDER BY f.position), 'UTF8')), 'hex')"
+		" FROM patch_files f WHERE f.patch_id = p.id), '')"
+		" FROM patches p"
+		" JOIN kernels bk ON bk.id = p.base_kernel_id"
+		" JOIN kernels nk ON nk.id = p.kernel_id"
+		" LEFT JOIN hosts h ON h.id = p.answer_host_id"
+		" LEFT JOIN kcidb_exports e ON e.patch_id = p.id"
+		" WHERE p.answer_state = 'answered'"
+		" AND ($1::bigint IS NULL OR p.id = $1)"
+		" AND ($2::text IS NULL OR bk.name = $2 OR nk.name = $2)"
+		" AND ($3::timestamptz IS NULL OR p.answered_at >= "
+		"$3::timestamptz)"
+		" AND ($4 = 0 OR ($4 = 1 AND e.patch_id IS NULL)"
+		" OR ($4 = 2 AND (e.patch_id IS NULL OR"
+		" (e.status IN ('written', 'pending', 'failed') AND"
+		" (e.next_try_at IS NULL OR e.next_try_at <= now())))))"
+		" ORDER BY p.id";
 
 	return db_query(db, ret, err, sql, patch ? db_i64(patch) : db_str(NULL),
 			db_str(kernel), db_str(since), db_i64((int64_t)pick),
@@ -123,13 +82,15 @@ int kcidb_kernels(struct db *db, int64_t base_k, int64_t new_k,
 {
 	static const char sql[] =
 		"SELECT id, name, base, base_ref, config_spec, build_state,"
-		" build_seconds, " RFC3339(
-			"built_at - make_interval(secs => coalesce("
-			"build_seconds, 0))") ", build_error, build_mode,"
-					      " release, series_count FROM "
-					      "kernels"
-					      " WHERE id IN ($1, $2)"
-					      " ORDER BY id = $1 DESC, id";
+		" build_seconds, to_char((built_at - make_interval(secs =>"
+		" coalesce(build_seconds, 0))) AT TIME ZONE 'UTC', " RFC3339
+		"),"
+		" build_error, build_mode, release, series_count,"
+		" (SELECT string_agg(substr(l, 3), ' && ')"
+		" FROM regexp_split_to_table(coalesce(build_log, ''), chr(10)) "
+		"l"
+		" WHERE l LIKE '$ make %'), build_dir, build_log IS NOT NULL"
+		" FROM kernels WHERE id IN ($1, $2) ORDER BY id = $1 DESC, id";
 
 	return db_query(db, ret, err, sql, db_i64(base_k), db_i64(new_k),
 			db_end());
@@ -139,36 +100,32 @@ int kcidb_boots(struct db *db, int64_t patch, struct db_result **ret,
 		struct strbuf *err)
 {
 	static const char sql[] = ANSWER_RUNS
-		", g AS (SELECT ar.kernel_id, coalesce(ar.job_id, 0)"
-		" AS job_id, ar.boot, min(ar.host_id) AS host_id,"
+		", g AS (SELECT ar.kernel_id, coalesce(ar.job_id, 0) AS job_id,"
+		" ar.boot, min(ar.host_id) AS host_id,"
 		" min(coalesce(ar.started_at, ar.created_at)) AS t0,"
 		" max(ar.finished_at) AS t1, count(*) AS n,"
-		" count(*) FILTER (WHERE ar.status IN ('done', "
-		"'imported')) AS ok, bool_or(ar.imported) AS imp,"
+		" count(*) FILTER (WHERE ar.status IN ('done', 'imported')) AS "
+		"ok,"
+		" bool_or(ar.imported) AS imp,"
 		" min(ar.id) FILTER (WHERE ar.console_log IS NOT NULL) AS log"
 		" FROM ar GROUP BY 1, 2, 3"
 		" UNION ALL SELECT j.kernel_id, j.id, -1, j.host_id,"
 		" coalesce(j.started_at, j.created_at), j.finished_at,"
 		" 0, 0, false, NULL::bigint FROM jobs j WHERE j.patch_id = $1"
-		" AND j.state = 'failed' AND NOT EXISTS (SELECT 1"
-		" FROM runs r WHERE r.job_id = j.id))"
-		" SELECT g.kernel_id, g.job_id, g.boot, h.name, " RFC3339(
-			"g.t0") ","
-				" extract(epoch FROM g.t1 - g.t0)::float8, "
-				"g.n, g.ok,"
-				" g.imp, j.error_phase, j.error, b.outcome, "
-				"b.blame,"
-				" h.kind, b.console_log IS NOT NULL, g.log"
-				" FROM g JOIN hosts h ON h.id = g.host_id"
-				" LEFT JOIN jobs j ON j.id = g.job_id"
-				" LEFT JOIN LATERAL (SELECT outcome, blame, "
-				"console_log"
-				" FROM boots WHERE job_id = g.job_id ORDER BY "
-				"id DESC"
-				" LIMIT 1) b ON true"
-				" ORDER BY g.kernel_id = (SELECT "
-				"base_kernel_id FROM p)"
-				" DESC, g.kernel_id, g.job_id, g.boot";
+		" AND j.state = 'failed' AND j.host_id IS NOT NULL"
+		" AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id))"
+		" SELECT g.kernel_id, g.job_id, g.boot, h.name,"
+		" to_char(g.t0 AT TIME ZONE 'UTC', " RFC3339 "),"
+		" extract(epoch FROM g.t1 - g.t0)::float8, g.n, g.ok,"
+		" g.imp, j.error_phase, j.error, b.outcome, b.blame,"
+		" h.kind, b.console_log IS NOT NULL, g.log"
+		" FROM g JOIN hosts h ON h.id = g.host_id"
+		" LEFT JOIN jobs j ON j.id = g.job_id"
+		" LEFT JOIN LATERAL (SELECT outcome, blame, console_log"
+		" FROM boots WHERE job_id = g.job_id ORDER BY id DESC"
+		" LIMIT 1) b ON true"
+		" ORDER BY g.kernel_id = (SELECT base_kernel_id FROM p) DESC,"
+		" g.kernel_id, g.job_id, g.boot";
 
 	return db_query(db, ret, err, sql, db_i64(patch), db_end());
 }
@@ -183,7 +140,7 @@ int kcidb_metrics(struct db *db, int64_t patch, struct db_result **ret,
 		"ar.params) e), ''), x.metric, min(x.unit), avg(x.value),"
 		" count(*), ar.params::text, min(ar.host_id), "
 		"left(md5(ar.workload"
-		" || chr(0) || ar.params::text || chr(0) || x.metric), 16)"
+		" || chr(31) || ar.params::text || chr(31) || x.metric), 16)"
 		" FROM ar JOIN results x ON x.run_id = ar.id AND NOT x.warmup"
 		" GROUP BY 1, 2, 3, 4, 5, 6, 10"
 		" ORDER BY 1, 2, 3, 4, 5, 6";
@@ -302,10 +259,10 @@ int kcidb_export_row(struct db *db, int64_t patch, struct db_result **ret,
 		     struct strbuf *err)
 {
 	static const char sql[] =
-		"SELECT status, submission_id, tries, "
-		"last_error, " RFC3339("exported_at") ", " RFC3339(
-			"next_try_at") " FROM kcidb_exports"
-				       " WHERE patch_id = $1";
+		"SELECT status, submission_id, tries, last_error,"
+		" to_char(exported_at AT TIME ZONE 'UTC', " RFC3339 "),"
+		" to_char(next_try_at AT TIME ZONE 'UTC', " RFC3339 ")"
+		" FROM kcidb_exports WHERE patch_id = $1";
 
 	return db_query(db, ret, err, sql, db_i64(patch), db_end());
 }
