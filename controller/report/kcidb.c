@@ -15,10 +15,12 @@
 #include <sys/utsname.h>
 
 #include "fs.h"
+#include "json.h"
 #include "parse.h"
 #include "report/kcidb.h"
 #include "store/kcidb.h"
 #include "store/pages.h"
+#include "workloads.h"
 #include "banned.h"
 
 void kcidb_doc_init(struct kcidb_doc *d)
@@ -663,17 +665,29 @@ static void comparison(struct obj *j, const struct db_result *c, int r)
 	obj_close(&v);
 }
 
-/* The path of metric row i of m: WORKLOAD.KEY_VALUE....METRIC. */
+/*
+ * The path of metric row i of m: WORKLOAD.KEY_VALUE....METRIC, the
+ * parameters those that differ from the workload's defaults (what tells
+ * two runs of a sweep apart: workload_params_label()), each segment
+ * mapped by kcidb_path_segment().
+ */
 static void metric_path(const struct db_result *m, int i, struct strbuf *out)
 {
 	struct strvec params = STRVEC_INIT;
+	struct strbuf label = STRBUF_INIT, why = STRBUF_INIT;
+	const char *pj = db_get(m, i, M_PARAMS_JSON);
+	struct json_value *v = NULL;
 
 	kcidb_path_segment(out, db_get(m, i, M_WORKLOAD));
-	if (*db_get(m, i, M_PARAMS))
-		strvec_split(&params, db_get(m, i, M_PARAMS), '\x1f');
+	if (json_parse(pj, strlen(pj), NULL, &v, &why) == 0)
+		workload_params_label(db_get(m, i, M_WORKLOAD), v, &label);
+	if (label.len)
+		strvec_split(&params, label.buf, ' ');
 	for (size_t p = 0; p < params.nr; p++) {
 		char *eq = strchr(params.v[p], '=');
 
+		if (!*params.v[p])
+			continue;
 		if (eq)
 			*eq = '_';
 		strbuf_addch(out, '.');
@@ -681,7 +695,10 @@ static void metric_path(const struct db_result *m, int i, struct strbuf *out)
 	}
 	strbuf_addch(out, '.');
 	kcidb_path_segment(out, db_get(m, i, M_METRIC));
+	json_free(v);
 	strvec_clear(&params);
+	strbuf_release(&label);
+	strbuf_release(&why);
 }
 
 /* The test of metric row i of m (its boot's row in b found by ids). */
