@@ -127,8 +127,7 @@ static void parse_args(int argc, char **argv, struct export_args *a)
 /* The settings the mapping needs, origin checked. */
 static void export_opts(const struct export_args *a, struct kcidb_opts *o)
 {
-	const struct farm_config *cfg = cli_config();
-	const char *origin = a->origin ? a->origin : cfg->kcidb_origin;
+	const char *origin = a->origin ? a->origin : cli_config()->kcidb_origin;
 	struct strbuf err = STRBUF_INIT;
 
 	if (!origin)
@@ -140,15 +139,8 @@ static void export_opts(const struct export_args *a, struct kcidb_opts *o)
 		die_usage("--origin '%s' is not a KCIDB origin (lower-case "
 			  "letters, digits and _)",
 			  origin);
-	memset(o, 0, sizeof(*o));
-	o->origin = origin;
-	if (cfg->base_url && (starts_with(cfg->base_url, "https://") ||
-			      starts_with(cfg->base_url, "http://"))) {
-		o->base_url = cfg->base_url;
-		o->files_dir = cfg->report_dir;
-		if (mkdir_p(cfg->report_dir, 0755, &err) < 0)
-			fatal("export: %s", err.buf);
-	}
+	if (kcidb_opts_from_config(cli_config(), origin, o, &err) < 0)
+		fatal("export: %s", err.buf);
 	strbuf_release(&err);
 }
 
@@ -156,26 +148,14 @@ static void export_opts(const struct export_args *a, struct kcidb_opts *o)
 static int submit(struct db *db, const struct export_args *a,
 		  const struct kcidb_opts *o)
 {
-	const struct farm_config *cfg = cli_config();
-	struct strbuf token = STRBUF_INIT, err = STRBUF_INIT,
-		      notes = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, notes = STRBUF_INIT;
 	struct kcidb_submit_stats st;
-	struct kcidb_endpoint ep = {
-		.url = cfg->kcidb_url,
-		.ca_file = cfg->kcidb_ca_file,
-		.retry_ms = cfg->kcidb_retry_ms,
-		.wait_ms = a->wait_ms,
-	};
 
-	if (!cfg->kcidb_url)
+	if (!cli_config()->kcidb_url)
 		die_usage("--submit needs [kcidb] url in the settings");
-	if (farm_config_kcidb_token(cfg, &token, &err) < 0)
+	if (kcidb_submit_configured(db, cli_config(), o->origin, a->patch,
+				    a->wait_ms, &st, &notes, &err) < 0)
 		fatal("export: %s", err.buf);
-	ep.token = token.buf;
-	if (kcidb_submit_due(db, o, &ep, a->patch, &st, &notes, &err) < 0)
-		fatal("export: %s", err.buf);
-	memset(token.buf, 0, token.len);
-	strbuf_release(&token);
 	if (notes.len)
 		cli_put_text(stderr, notes.buf);
 	printf("kcidb: %d sent, %d processed, %d failed (retried later), "

@@ -94,4 +94,25 @@ int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
 		     struct kcidb_submit_stats *st, struct strbuf *notes,
 		     struct strbuf *err);
 
+struct farm_config;
+/*
+ * kcidb_submit_due() as the settings say: [kcidb] origin (or origin when
+ * not NULL), url, token_file (read now, never kept), ca_file and retry;
+ * [report] base_url and dir for the URLs when the report is served over
+ * http(s).  0, or -1 with err (no url, the token unreadable, the
+ * database).
+ */
+int kcidb_submit_configured(struct db *db, const struct farm_config *cfg,
+			    const char *origin, int64_t patch, int64_t wait_ms,
+			    struct kcidb_submit_stats *st, struct strbuf *notes,
+			    struct strbuf *err);
+
+/*
+ * The mapping's options from the settings: origin (or cfg's), base_url
+ * and files_dir when [report] base_url is http:// or https:// (the report
+ * folder made when missing).  0, or -1 with err.
+ */
+int kcidb_opts_from_config(const struct farm_config *cfg, const char *origin,
+			   struct kcidb_opts *o, struct strbuf *err);
+
 #endif

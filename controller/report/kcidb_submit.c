@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
+#include "fs.h"
 #include "json.h"
 #include "lab/curl.h"
 #include "report/kcidb.h"
@@ -282,4 +284,55 @@ int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
 			     st, notes, err) < 0)
 			return -1;
 	return 0;
+}
+
+int kcidb_opts_from_config(const struct farm_config *cfg, const char *origin,
+			   struct kcidb_opts *o, struct strbuf *err)
+{
+	memset(o, 0, sizeof(*o));
+	o->origin = origin ? origin : cfg->kcidb_origin;
+	if (!o->origin) {
+		strbuf_addstr(err, "no KCIDB origin: set [kcidb] origin in the "
+				   "settings");
+		return -1;
+	}
+	if (cfg->base_url && (starts_with(cfg->base_url, "https://") ||
+			      starts_with(cfg->base_url, "http://"))) {
+		o->base_url = cfg->base_url;
+		o->files_dir = cfg->report_dir;
+		if (mkdir_p(cfg->report_dir, 0755, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int kcidb_submit_configured(struct db *db, const struct farm_config *cfg,
+			    const char *origin, int64_t patch, int64_t wait_ms,
+			    struct kcidb_submit_stats *st, struct strbuf *notes,
+			    struct strbuf *err)
+{
+	struct strbuf token = STRBUF_INIT;
+	struct kcidb_opts o;
+	struct kcidb_endpoint ep = {
+		.url = cfg->kcidb_url,
+		.ca_file = cfg->kcidb_ca_file,
+		.retry_ms = cfg->kcidb_retry_ms,
+		.wait_ms = wait_ms,
+	};
+	int r = -1;
+
+	memset(st, 0, sizeof(*st));
+	if (!cfg->kcidb_url) {
+		strbuf_addstr(err, "[kcidb] url is not set in the settings");
+		return -1;
+	}
+	if (kcidb_opts_from_config(cfg, origin, &o, err) < 0 ||
+	    farm_config_kcidb_token(cfg, &token, err) < 0)
+		goto out;
+	ep.token = token.buf;
+	r = kcidb_submit_due(db, &o, &ep, patch, st, notes, err);
+out:
+	memset(token.buf, 0, token.len);
+	strbuf_release(&token);
+	return r;
 }

@@ -9,7 +9,8 @@
 # negative cases (a metric name KCIDB's paths refuse is mapped, not
 # dropped; a NaN is never exported) and `--submit` against a small HTTPS
 # server on loopback (the token checked, the status polled, one 5xx
-# retried, the export recorded once and never sent again).
+# retried, the export recorded once and never sent again), and `serve`
+# submitting a new answer by itself when the settings name the endpoint.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
@@ -376,6 +377,31 @@ test_expect_success 'an answer processed is never sent again' '
 	schedfarm export kcidb --submit --wait 2s >s2 2>&1 || { cat s2; false; } &&
 	grep_or_fail "0 sent, 0 processed, 0 failed" s2 &&
 	test "$(grep -c "^POST /submit" kcidb.log)" = 3
+'
+
+cat >fix2.patch <<'EOF'
+From: Dev Eloper <dev@example.org>
+Subject: [PATCH] sched/fair: another harmless change
+
+---
+--- a/kernel/sched/fair.c
++++ b/kernel/sched/fair.c
+@@ -1 +1 @@
+-b
++c
+EOF
+
+test_expect_success 'serve submits a new answer by itself when [kcidb] url is set' '
+	serve_start serve.log --jobs 1 --wake 2 &&
+	{ wait_for "grep -q \"serve ready\" serve.log" 30 || { cat serve.log; false; }; } &&
+	schedfarm submit fix2.patch --base v-base --kernel v-fix2 --host here \
+		--plan pp.yaml >sub2 &&
+	{ wait_for "test \"\$(q \"SELECT status FROM kcidb_exports WHERE patch_id = 2\")\" = processed" 120 1 ||
+		{ cat serve.log; q "SELECT * FROM kcidb_exports WHERE patch_id = 2"; false; }; } &&
+	test "$(q "SELECT count(*) FROM kcidb_exports")" = 2 &&
+	grep_or_fail "kcidb: 1 sent" serve.log &&
+	test "$(grep -c "^POST /submit auth=ok" kcidb.log)" = 3 &&
+	kill $SERVE && wait_for "grep -q \"serve stopped\" serve.log" 30
 '
 
 test_done
