@@ -187,7 +187,9 @@ enum {
 	A_HOST_ID,
 	A_NPATCHES,
 	A_BK_BASE,
-	A_PATCHSET_HASH
+	A_PATCHSET_HASH,
+	A_NOTE,
+	A_STATE
 };
 enum {
 	K_ID,
@@ -360,12 +362,13 @@ static int add_checkouts(struct kcidb_doc *d, struct db *db,
 {
 	struct strbuf id = STRBUF_INIT;
 	const char *berr = new_row >= 0 ? db_get(k, new_row, K_ERROR) : NULL;
+	const char *note = db_get(a, 0, A_NOTE);
 	int64_t patch = strtoll(db_get(a, 0, A_ID), NULL, 10);
 	struct obj j;
 	int r = 0;
 
 	strbuf_addf(&id, "%s:base-%s", o->origin, db_get(a, 0, A_BK));
-	if (first_time(d, id.buf)) {
+	if (db_get(a, 0, A_BK) && first_time(d, id.buf)) {
 		next_item(&d->checkouts);
 		obj_open(&j, &d->checkouts);
 		obj_str(&j, "id", id.buf);
@@ -379,10 +382,12 @@ static int add_checkouts(struct kcidb_doc *d, struct db *db,
 	strbuf_reset(&id);
 	strbuf_addf(&id, "%s:plm-%lld", o->origin, (long long)patch);
 	if (first_time(d, id.buf)) {
-		int applied =
-			!(new_row >= 0 &&
-			  !strcmp(db_get(k, new_row, K_STATE), "failed") &&
-			  berr && strstr(berr, "appl"));
+		/* lab/build_source.c's words for a series that did not
+		 * apply, in the kernel's build error or the answer's note. */
+		int in_build = berr && strstr(berr, "does not apply");
+		int in_note = !strcmp(db_get(a, 0, A_STATE), "failed") &&
+			      note && strstr(note, "does not apply");
+		int applied = !in_build && !in_note;
 
 		next_item(&d->checkouts);
 		obj_open(&j, &d->checkouts);
@@ -396,7 +401,7 @@ static int add_checkouts(struct kcidb_doc *d, struct db *db,
 		obj_str(&j, "start_time", db_get(a, 0, A_CREATED));
 		obj_bool(&j, "valid", applied);
 		if (!applied)
-			obj_str(&j, "log_excerpt", berr);
+			obj_str(&j, "log_excerpt", in_build ? berr : note);
 		obj_key(&j, "misc");
 		{
 			struct obj m;
@@ -406,6 +411,8 @@ static int add_checkouts(struct kcidb_doc *d, struct db *db,
 			obj_str(&m, "submitter", db_get(a, 0, A_SUBMITTER));
 			obj_str(&m, "verdict", db_get(a, 0, A_VERDICT));
 			obj_str(&m, "headline", db_get(a, 0, A_HEADLINE));
+			obj_str(&m, "answer_state", db_get(a, 0, A_STATE));
+			obj_str(&m, "note", note);
 			obj_str(&m, "answered_at", db_get(a, 0, A_ANSWERED));
 			obj_close(&m);
 		}
@@ -802,15 +809,16 @@ int kcidb_doc_add_answer(struct kcidb_doc *d, struct db *db,
 			    (long long)patch);
 		return -1;
 	}
-	bk = strtoll(db_get(a, 0, A_BK), NULL, 10);
-	nk = strtoll(db_get(a, 0, A_NK), NULL, 10);
+	bk = db_get(a, 0, A_BK) ? strtoll(db_get(a, 0, A_BK), NULL, 10) : 0;
+	nk = db_get(a, 0, A_NK) ? strtoll(db_get(a, 0, A_NK), NULL, 10) : 0;
 	if (kcidb_kernels(db, bk, nk, &k, err) < 0 ||
 	    kcidb_boots(db, patch, &b, err) < 0 ||
 	    kcidb_metrics(db, patch, &m, err) < 0 ||
 	    pages_latest_comparisons(db, bk, nk, patch, &c, err) < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(k); i++)
-		if (!strcmp(db_get(k, i, K_ID), db_get(a, 0, A_NK)))
+		if (db_get(a, 0, A_NK) &&
+		    !strcmp(db_get(k, i, K_ID), db_get(a, 0, A_NK)))
 			new_row = i;
 	if (add_checkouts(d, db, o, a, k, new_row, err) < 0)
 		goto out;

@@ -32,7 +32,9 @@ enum kcidb_pick {
 };
 
 /*
- * The answered patches (answer_state 'answered') to export, by PLM#:
+ * The answered patches to export (answer_state 'answered', or 'failed':
+ * a series that did not apply, a job that failed, is an answer too), by
+ * PLM#:
  * patch (0: any), kernel (NULL: any; else the base or patched kernel's
  * name), since (NULL: any; else answered at or after, a timestamptz
  * PostgreSQL reads), and pick.  Columns: 0 p.id, 1 p.name, 2 p.base,
@@ -42,7 +44,9 @@ enum kcidb_pick {
  * when gone), 12 the base kernel's base_ref, 13 submitter, 14
  * answer_host_id, 15 n_patches, 16 the base kernel's base (what it was
  * made from), 17 the series' patchset_hash as KCIDB defines it (sha256
- * of each file's newline-terminated sha256 hex, in order; "" for none).
+ * of each file's newline-terminated sha256 hex, in order; "" for none),
+ * 18 answer_note, 19 answer_state.  The kernels' columns are NULL when
+ * the patch has no such kernel.
  */
 int kcidb_answers(struct db *db, int64_t patch, const char *kernel,
 		  const char *since, enum kcidb_pick pick,

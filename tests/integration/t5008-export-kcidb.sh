@@ -10,7 +10,9 @@
 # dropped; a NaN is never exported) and `--submit` against a small HTTPS
 # server on loopback (the token checked, the status polled, one 5xx
 # retried, the export recorded once and never sent again), and `serve`
-# submitting a new answer by itself when the settings name the endpoint.
+# submitting a new answer by itself when the settings name the endpoint,
+# and a series that did not apply exported as a checkout that is not
+# valid, with its log.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
@@ -402,6 +404,18 @@ test_expect_success 'serve submits a new answer by itself when [kcidb] url is se
 	grep_or_fail "kcidb: 1 sent" serve.log &&
 	test "$(grep -c "^POST /submit auth=ok" kcidb.log)" = 3 &&
 	kill $SERVE && wait_for "grep -q \"serve stopped\" serve.log" 30
+'
+
+test_expect_success 'a series that did not apply is a checkout with valid false and its log' '
+	schedfarm submit fix2.patch --base v-base --kernel v-fix3 --host here \
+		--plan pp.yaml >sub3 &&
+	q "UPDATE jobs SET state = '"'"'cancelled'"'"' WHERE patch_id = 3" &&
+	q "UPDATE patches SET answer_state = '"'"'failed'"'"', answered_at = now(), answer_headline = '"'"'build failed on here'"'"', answer_note = '"'"'build: patch 1 of 1 does not apply (fix2.patch): Hunk #1 FAILED'"'"' WHERE id = 3" &&
+	schedfarm export kcidb 3 -o doc8.json &&
+	jq -e "[.checkouts[] | select(.id == \"schedtest:plm-3\")][0] |
+		.valid == false and (.log_excerpt | contains(\"does not apply\"))" doc8.json &&
+	jq -e "[.checkouts[] | select(.id == \"schedtest:base-1\")][0].valid == true" doc8.json &&
+	jq -e "[.. | select(. == null)] | length == 0" doc8.json
 '
 
 test_done
