@@ -76,6 +76,7 @@ struct kcidb_endpoint {
 /* What kcidb_submit_due() did. */
 struct kcidb_submit_stats {
 	int sent, processed, failed, waiting;
+	int busy; /* another controller held the submitter's lock */
 };
 
 /*
@@ -85,6 +86,8 @@ struct kcidb_submit_stats {
  * answer tried again twice, soon), recorded as tried, submitted,
  * processed or failed in `kcidb_exports`, a failure with its error and
  * the time of its next try.  Polls GET /status?id= for ep->wait_ms.
+ * One controller at a time (a database lock): when another holds it,
+ * nothing is done and st->busy says so.
  * Counts into st.  0 when every step was recorded (a submission that
  * failed is recorded, not an error); -1 with err when the database
  * failed.  Per-answer failures are appended to notes, one line each.

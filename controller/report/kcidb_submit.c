@@ -258,14 +258,14 @@ out:
 	return r;
 }
 
-int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
-		     const struct kcidb_endpoint *ep, int64_t patch,
-		     struct kcidb_submit_stats *st, struct strbuf *notes,
-		     struct strbuf *err)
+/* kcidb_submit_due() once this controller holds the submitter's lock. */
+static int submit_locked(struct db *db, const struct kcidb_opts *o,
+			 const struct kcidb_endpoint *ep, int64_t patch,
+			 struct kcidb_submit_stats *st, struct strbuf *notes,
+			 struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *polling = NULL, *due = NULL;
 
-	memset(st, 0, sizeof(*st));
 	if (kcidb_exports_polling(db, &polling, err) < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(polling); i++) {
@@ -284,6 +284,37 @@ int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
 			     st, notes, err) < 0)
 			return -1;
 	return 0;
+}
+
+int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
+		     const struct kcidb_endpoint *ep, int64_t patch,
+		     struct kcidb_submit_stats *st, struct strbuf *notes,
+		     struct strbuf *err)
+{
+	int got, r;
+
+	memset(st, 0, sizeof(*st));
+	if (kcidb_lock_try(db, &got, err) < 0)
+		return -1;
+	if (!got) {
+		strbuf_addstr(notes, "another controller is submitting to "
+				     "KCIDB now: nothing sent by this one\n");
+		st->busy = 1;
+		return 0;
+	}
+	r = submit_locked(db, o, ep, patch, st, notes, err);
+	{
+		/* A failure before says why already; the unlock's own
+		 * error is told only when it is the first. */
+		struct strbuf e = STRBUF_INIT;
+
+		if (kcidb_unlock(db, &e) < 0 && r == 0) {
+			strbuf_addbuf(err, &e);
+			r = -1;
+		}
+		strbuf_release(&e);
+	}
+	return r;
 }
 
 int kcidb_opts_from_config(const struct farm_config *cfg, const char *origin,

@@ -267,3 +267,28 @@ int kcidb_export_row(struct db *db, int64_t patch, struct db_result **ret,
 
 	return db_query(db, ret, err, sql, db_i64(patch), db_end());
 }
+
+int kcidb_lock_try(struct db *db, int *ret_got, struct strbuf *err)
+{
+	static const char sql[] =
+		"SELECT "
+		"pg_try_advisory_lock(hashtext('schedfarm_kcidb_submit'))";
+	struct db_result *res = NULL;
+	int r;
+
+	*ret_got = 0;
+	r = db_query(db, &res, err, sql, db_end());
+	if (!r)
+		*ret_got = db_get(res, 0, 0) && *db_get(res, 0, 0) == 't';
+	db_result_free(res);
+	return r;
+}
+
+int kcidb_unlock(struct db *db, struct strbuf *err)
+{
+	static const char sql[] =
+		"SELECT pg_advisory_unlock(hashtext('schedfarm_kcidb_submit'))";
+	struct db_result *res = NULL;
+
+	return dropped(db_query(db, &res, err, sql, db_end()), &res);
+}

@@ -134,6 +134,15 @@ int kcidb_export_failed(struct db *db, int64_t patch, int failed,
 int kcidb_export_processed(struct db *db, int64_t patch, struct strbuf *err);
 
 /*
+ * The submitter's lock, so that two controllers never send the same
+ * answer at once: a session advisory lock.  *ret_got 1 when this
+ * connection holds it now, 0 when another does.  kcidb_unlock() lets it
+ * go.  0, or -1 with err.
+ */
+int kcidb_lock_try(struct db *db, int *ret_got, struct strbuf *err);
+int kcidb_unlock(struct db *db, struct strbuf *err);
+
+/*
  * The submissions to poll: rows with status 'submitted', by patch_id.
  * Columns: patch_id, submission_id, tries.
  */

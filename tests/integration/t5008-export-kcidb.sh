@@ -381,6 +381,14 @@ test_expect_success 'an answer processed is never sent again' '
 	test "$(grep -c "^POST /submit" kcidb.log)" = 3
 '
 
+test_expect_success 'one controller submits at a time: another one that holds the lock is waited out' '
+	{ schedfarm db psql -- -qAt -c "SELECT pg_advisory_lock(hashtext('"'"'schedfarm_kcidb_submit'"'"')); SELECT pg_sleep(4)" >lock.out 2>&1 & } &&
+	wait_for "test \"\$(q \"SELECT count(*) FROM pg_locks WHERE locktype = '"'"'advisory'"'"' AND granted\")\" = 1" 10 &&
+	schedfarm export kcidb --submit --wait 0s >s3 2>&1 &&
+	grep_or_fail "another controller is submitting to KCIDB now" s3 &&
+	wait
+'
+
 cat >fix2.patch <<'EOF'
 From: Dev Eloper <dev@example.org>
 Subject: [PATCH] sched/fair: another harmless change
