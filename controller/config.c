@@ -42,6 +42,8 @@ enum key_type {
 	KEY_DURATION, /* 30s, 5m, 1h */
 	KEY_INT, /* an integer within min..max */
 	KEY_SIZE, /* bytes: 5G, 500M (parse_size_bytes) within min..max */
+	KEY_ORIGIN, /* a KCIDB origin: ^[a-z0-9_]+$ */
+	KEY_HTTPS_URL, /* https://HOST[...], no user or password in it */
 };
 
 struct config_key {
@@ -90,6 +92,16 @@ static const struct config_key config_keys[] = {
 	  "boots of one step at most (default 20)" },
 	{ "kernel", "ccache_size", KEY_SIZE, F(kernel_ccache_size), 64ll << 20,
 	  1ll << 50, "the compiler cache's cap, its max_size (default 5G)" },
+	{ "kcidb", "origin", KEY_ORIGIN, F(kcidb_origin), 0, 0,
+	  "this farm's KCIDB origin ([a-z0-9_]+); unset: no export" },
+	{ "kcidb", "url", KEY_HTTPS_URL, F(kcidb_url), 0, 0,
+	  "the kcidb-ng endpoint (https://); set: serve submits each answer" },
+	{ "kcidb", "token_file", KEY_PATH, F(kcidb_token_file), 0, 0,
+	  "a file whose first line is the endpoint's bearer token" },
+	{ "kcidb", "ca_file", KEY_PATH, F(kcidb_ca_file), 0, 0,
+	  "CA certificates for the endpoint's TLS certificate" },
+	{ "kcidb", "retry", KEY_DURATION, F(kcidb_retry_ms), 1000, 86400000,
+	  "first retry of a failed submission (default 1m), doubled" },
 };
 
 const char *config_tls_name(enum config_tls t)
@@ -122,6 +134,7 @@ void farm_config_init(struct farm_config *cfg)
 	cfg->bisect_auto = 1;
 	cfg->bisect_max_boots = 20;
 	cfg->kernel_ccache_size = CONFIG_CCACHE_SIZE_DEFAULT;
+	cfg->kcidb_retry_ms = 60000;
 	gethostname(host, sizeof(host) - 1);
 	cfg->from = xstrfmt("schedfarm <schedfarm@%s>",
 			    host[0] ? host : "localhost");
@@ -137,6 +150,10 @@ void farm_config_release(struct farm_config *cfg)
 	free(cfg->password_file);
 	free(cfg->ca_file);
 	free(cfg->from);
+	free(cfg->kcidb_origin);
+	free(cfg->kcidb_url);
+	free(cfg->kcidb_token_file);
+	free(cfg->kcidb_ca_file);
 	strvec_clear(&cfg->to);
 	strvec_clear(&cfg->set_keys);
 	memset(cfg, 0, sizeof(*cfg));
@@ -262,6 +279,29 @@ static int set_value(struct farm_config *cfg, const struct config_key *k,
 		free(*(char **)base);
 		*(char **)base = xstrdup(v);
 		return 0;
+	case KEY_ORIGIN:
+		if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+				   strlen(v)) {
+			*why = "is not a KCIDB origin (lower-case letters, "
+			       "digits and _ only)";
+			return -1;
+		}
+		free(*(char **)base);
+		*(char **)base = xstrdup(v);
+		return 0;
+	case KEY_HTTPS_URL:
+		if (!starts_with(v, "https://") || !v[strlen("https://")]) {
+			*why = "must be https://HOST[:PORT][/PATH]";
+			return -1;
+		}
+		if (memchr(v + 8, '@', strcspn(v + 8, "/?#"))) {
+			*why = "holds a user or password (user@): refused, "
+			       "give the token in kcidb.token_file";
+			return -2;
+		}
+		free(*(char **)base);
+		*(char **)base = xstrdup(v);
+		return 0;
 	case KEY_BOOL:
 		if (parse_bool(v, &b) < 0) {
 			*why = "is not yes or no";
@@ -356,8 +396,8 @@ int farm_config_parse(struct farm_config *cfg, const char *name,
 			if (!known_section(section.buf)) {
 				strbuf_addf(err,
 					    "%s:%d: error: unknown section "
-					    "[%s] (expected [report], [mail] "
-					    "or [bisect])\n",
+					    "[%s] (expected [report], [mail], "
+					    "[bisect], [kernel] or [kcidb])\n",
 					    name, lineno, section.buf);
 				bad = 1;
 			}
@@ -431,6 +471,13 @@ int farm_config_parse(struct farm_config *cfg, const char *name,
 		strbuf_addf(err,
 			    "%s: error: mail.retry_max is below "
 			    "mail.retry_min\n",
+			    name);
+		bad = 1;
+	}
+	if (!bad && cfg->kcidb_url && !cfg->kcidb_origin) {
+		strbuf_addf(err,
+			    "%s: error: kcidb.url is set without kcidb.origin: "
+			    "every id sent needs this farm's origin\n",
 			    name);
 		bad = 1;
 	}
@@ -566,6 +613,26 @@ int farm_config_password(const struct farm_config *cfg, struct strbuf *out,
 	return 0;
 }
 
+int farm_config_kcidb_token(const struct farm_config *cfg, struct strbuf *out,
+			    struct strbuf *err)
+{
+	if (!cfg->kcidb_token_file) {
+		strbuf_addstr(err, "kcidb.token_file is not set: the endpoint "
+				   "needs a bearer token");
+		return -1;
+	}
+	if (farm_config_read_trusted(cfg->kcidb_token_file, "kcidb.token_file",
+				     4096, 1, out, err) < 0)
+		return -1;
+	strbuf_setlen(out, strcspn(out->buf, "\r\n"));
+	if (!out->len) {
+		strbuf_addf(err, "kcidb.token_file %s is empty",
+			    cfg->kcidb_token_file);
+		return -1;
+	}
+	return 0;
+}
+
 int farm_config_check_secrets(const struct farm_config *cfg, struct strbuf *err)
 {
 	struct strbuf pw = STRBUF_INIT;
@@ -573,6 +640,10 @@ int farm_config_check_secrets(const struct farm_config *cfg, struct strbuf *err)
 
 	if (cfg->smtp && cfg->password_file)
 		r = farm_config_password(cfg, &pw, &set, err);
+	memset(pw.buf, 0, pw.len);
+	strbuf_reset(&pw);
+	if (!r && cfg->kcidb_url)
+		r = farm_config_kcidb_token(cfg, &pw, err);
 	memset(pw.buf, 0, pw.len);
 	strbuf_release(&pw);
 	return r;
@@ -592,6 +663,8 @@ static void key_value(const struct farm_config *cfg, const struct config_key *k,
 	case KEY_URL:
 	case KEY_BASE_URL:
 	case KEY_MAILBOX:
+	case KEY_ORIGIN:
+	case KEY_HTTPS_URL:
 		if (*(char *const *)base)
 			strbuf_addstr(out, *(char *const *)base);
 		else

@@ -23,6 +23,10 @@
  *     auto = yes
  *     [kernel]
  *     ccache_size = 5G
+ *     [kcidb]
+ *     origin = my_farm
+ *     url = https://kcidb.example.org/
+ *     token_file = /etc/schedfarm/kcidb-token
  *
  * Every key, its type and default is in config_keys[] (config.c) and in
  * doc/ANSWERS.md; an unknown section or key, a bad value, or a line that
@@ -81,6 +85,16 @@ struct farm_config {
 	 * ccache as its max_size by the builds that write it (lab/build.h). */
 	int64_t kernel_ccache_size;
 
+	/* [kcidb]: KernelCI's common database (doc/KCIDB.md).  origin names
+	 * this farm in every id (^[a-z0-9_]+$; NULL: no export); url the
+	 * kcidb-ng endpoint (https://; NULL: export to files only, and
+	 * serve sends nothing); token_file its bearer token's file (read
+	 * as password_file is, at send time); ca_file the endpoint's CA;
+	 * retry_ms the first wait after a failed submission, doubled each
+	 * time up to an hour. */
+	char *kcidb_origin, *kcidb_url, *kcidb_token_file, *kcidb_ca_file;
+	int64_t kcidb_retry_ms;
+
 	struct strvec set_keys; /* "section.key" given in the file */
 };
 
@@ -123,6 +137,14 @@ int farm_config_read_trusted(const char *path, const char *what, size_t max_len,
  */
 int farm_config_password(const struct farm_config *cfg, struct strbuf *out,
 			 int *ret_set, struct strbuf *err);
+
+/*
+ * The KCIDB bearer token: the first line of [kcidb] token_file, read as
+ * farm_config_password() reads the SMTP password (trusted, private).
+ * 0, or -1 with err (no token_file set, unreadable or refused).
+ */
+int farm_config_kcidb_token(const struct farm_config *cfg, struct strbuf *out,
+			    struct strbuf *err);
 
 /*
  * Whether the password file (when mail is on and one is named) would be

@@ -23,6 +23,7 @@ if [ "$(id -u)" = 0 ] && ! getent passwd libvirt-qemu >/dev/null; then
 fi
 # The report's browser checks (tests/browser/): playwright-core, pinned by
 # package-lock.json, drives Debian's chromium; it never downloads a browser.
+# ajv, from the same lock file, checks t5008's KCIDB documents.
 # Run before the early exit below and again after apt-get (which may have
 # brought npm); the copied lock file makes the second run a no-op.
 browser_deps() {

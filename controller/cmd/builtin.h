@@ -10,6 +10,8 @@ int cmd_changes(int argc, char **argv);
 extern const char cmd_changes_usage[];
 int cmd_compare(int argc, char **argv);
 extern const char cmd_compare_usage[];
+int cmd_export(int argc, char **argv);
+extern const char cmd_export_usage[];
 int cmd_import(int argc, char **argv);
 extern const char cmd_import_usage[];
 int cmd_regressions(int argc, char **argv);

@@ -56,6 +56,7 @@
 #include "run-command.h"
 #include "lab/runner.h"
 #include "lab/sweep.h"
+#include "report/kcidb.h"
 #include "store/controllers.h"
 #include "time-util.h"
 #include "banned.h"
@@ -90,7 +91,8 @@ const char cmd_serve_usage[] =
 	"base's next boots, compares, stores the verdicts, rewrites the "
 	"report\n"
 	"pages, mails the answer), moves bisections on, and sends the mails\n"
-	"that are due (see 'schedfarm config').\n"
+	"that are due (see 'schedfarm config'), and with [kcidb] url set\n"
+	"submits each answer to KernelCI ('schedfarm export --help').\n"
 	"\n"
 	"SIGTERM or SIGINT stops claiming, sends running jobs back to the "
 	"queue\n"
@@ -225,6 +227,29 @@ static void answer_pass(struct db *db, const char *owner)
 	if (answer_tick(&ac, &st, &err) < 0)
 		log_warn("the answer step failed: %s", err.buf);
 	strbuf_release(&err);
+}
+
+/*
+ * Between jobs, when [kcidb] url is set: each new answer submitted to
+ * KCIDB and the submissions sent polled once (report/kcidb.h); what
+ * failed is recorded there and tried again by a later pass.
+ */
+static void kcidb_pass(struct db *db)
+{
+	struct strbuf err = STRBUF_INIT, notes = STRBUF_INIT;
+	struct kcidb_submit_stats st;
+
+	if (!cli_config()->kcidb_url)
+		return;
+	if (kcidb_submit_configured(db, cli_config(), NULL, 0, 0, &st, &notes,
+				    &err) < 0)
+		log_warn("kcidb: %s", err.buf);
+	else if (st.sent || st.processed || st.failed)
+		log_info("kcidb: %d sent, %d processed, %d failed%s%s", st.sent,
+			 st.processed, st.failed, notes.len ? ": " : "",
+			 notes.buf);
+	strbuf_release(&err);
+	strbuf_release(&notes);
 }
 
 /* The job's own process: its own connection, its own signals. */
@@ -695,6 +720,8 @@ int cmd_serve(int argc, char **argv)
 			  &reconnects);
 		if (db)
 			answer_pass(db, owner);
+		if (db)
+			kcidb_pass(db);
 		claim_jobs(db, &cfg, slots, max_jobs, &running, owner, lease_s);
 		if (stopping)
 			break;

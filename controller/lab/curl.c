@@ -268,6 +268,7 @@ int https_request(const struct https_request *rq, long *ret_status,
 			      rq->max_body ? rq->max_body : HTTPS_BODY_MAX,
 			      body->len, 0 };
 	struct curl_slist *hdrs = NULL, *n;
+	struct strbuf auth = STRBUF_INIT;
 	CURL *h = NULL;
 	CURLcode c;
 	long status = 0;
@@ -285,6 +286,13 @@ int https_request(const struct https_request *rq, long *ret_status,
 		goto oom;
 	if (rq->json_body) {
 		n = lc.slist_append(hdrs, "Content-Type: application/json");
+		if (!n)
+			goto oom;
+		hdrs = n;
+	}
+	if (rq->bearer) {
+		strbuf_addf(&auth, "Authorization: Bearer %s", rq->bearer);
+		n = lc.slist_append(hdrs, auth.buf);
 		if (!n)
 			goto oom;
 		hdrs = n;
@@ -339,5 +347,7 @@ out:
 		lc.easy_cleanup(h);
 	if (hdrs)
 		lc.slist_free_all(hdrs);
+	memset(auth.buf, 0, auth.len);
+	strbuf_release(&auth);
 	return r;
 }

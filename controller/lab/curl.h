@@ -1,6 +1,7 @@
 /*
  * curl.h - the farm's uses of libcurl: one SMTP session (lab/mail.c) and
- * one HTTPS request (the Redfish client, lab/kind_redfish.c).  libcurl
+ * one HTTPS request (the Redfish client, lab/kind_redfish.c; the
+ * KCIDB submitter, report/kcidb_submit.c).  libcurl
  * lives only in curl.c.
  *
  * libcurl is loaded on first use (dynlib.h): a process that sends no mail
@@ -81,6 +82,8 @@ struct https_request {
 	const char *url; /* https:// only: another scheme is refused */
 	const char *user; /* NULL: no login; else HTTP basic auth */
 	const char *password; /* with user: in memory, given to libcurl only */
+	const char *bearer; /* NULL: none; else "Authorization: Bearer T",
+			     * given to libcurl only, never put in err */
 	const char *json_body; /* NULL: none; else sent as application/json */
 	const char *ca_file; /* NULL: the system's CA certificates */
 	int64_t timeout_ms; /* the whole request; <= 0: 30 s */

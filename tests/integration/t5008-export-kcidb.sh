@@ -1,0 +1,429 @@
+#!/bin/sh
+# t5008: answers exported to KernelCI's common database (issue 35;
+# doc/KCIDB.md).  A patch answered on the local host (two kernels, three
+# boots each, two metrics) is exported as one KCIDB 5.3 document and
+# checked by a JSON schema this test writes (ajv, from tests/browser/'s
+# node_modules) and by content: ids unique and prefixed by the origin,
+# parents present, patchset_hash equal to sha256sum's, paths legal, times
+# RFC 3339 with a zone, the same ids on a second export.  Then the
+# negative cases (a metric name KCIDB's paths refuse is mapped, not
+# dropped; a NaN is never exported) and `--submit` against a small HTTPS
+# server on loopback (the token checked, the status polled, one 5xx
+# retried, the export recorded once and never sent again), and `serve`
+# submitting a new answer by itself when the settings name the endpoint,
+# and a series that did not apply exported as a checkout that is not
+# valid, with its log.
+. "$(dirname "$0")/../lib/test-lib.sh"
+
+command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
+	skip_all "PostgreSQL server programs not installed (make deps)"
+command -v jq >/dev/null || skip_all "jq not installed (make deps)"
+command -v python3 >/dev/null || skip_all "python3 not installed (make deps)"
+command -v openssl >/dev/null || skip_all "openssl not installed (make deps)"
+command -v node >/dev/null || skip_all "node not installed (make deps)"
+NODE_PATH=$TOP/tests/browser/node_modules
+export NODE_PATH
+[ -d "$NODE_PATH/ajv" ] ||
+	skip_all "ajv not in tests/browser/node_modules (tools/install-deps.sh)"
+[ -x "$AGENT_BIN" ] || skip_all "no agent binary at $AGENT_BIN (make)"
+
+pg_test_start pg >pg.out 2>&1 || { cat pg.out; exit 1; }
+export SCHEDFARM_DB="$PG_CONNINFO"
+export SCHEDFARM_HOME=$SCRATCH/home
+mkdir -p "$SCHEDFARM_HOME" && chmod 700 "$SCHEDFARM_HOME"
+
+cat >fix.patch <<'EOF'
+From: Dev Eloper <dev@example.org>
+Subject: [PATCH] sched/fair: a harmless change
+Message-ID: <20261205.fix.1@example.org>
+
+---
+--- a/kernel/sched/fair.c
++++ b/kernel/sched/fair.c
+@@ -1 +1 @@
+-a
++b
+EOF
+cat >pp.yaml <<'EOF'
+name: pp
+workload: pipe-pingpong
+params:
+  round_trips: 2000
+iterations: 2
+warmup: 0
+boots: 3
+metrics:
+  round_trip_us: {decides: true}
+  round_trips_per_s: {decides: true}
+EOF
+write_conf() {
+	umask 022
+	cat >"$SCHEDFARM_HOME/schedfarm.conf" <<EOF
+[report]
+dir = $SCRATCH/report
+base_url = https://farm.example.org/sched/
+[kcidb]
+origin = schedtest
+$1
+EOF
+}
+write_conf ""
+
+q() {
+	schedfarm db psql -- -v ON_ERROR_STOP=1 -qAt -c "$1"
+}
+
+# The fields this test relies on, as a JSON schema (KCIDB 5.3's rules for
+# them: required members, no other members, the id, origin, path and
+# status patterns, the number's value a number).
+cat >schema.json <<'EOF'
+{
+  "type": "object",
+  "required": ["version", "checkouts", "builds", "tests"],
+  "additionalProperties": false,
+  "$defs": {
+    "id": {"type": "string", "pattern": "^schedtest:[^\u0000]+$"},
+    "time": {"type": "string",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},
+    "resource": {"type": "object", "required": ["name", "url"],
+      "additionalProperties": false,
+      "properties": {"name": {"type": "string", "pattern": "^[^/]+$"},
+                     "url": {"type": "string", "pattern": "^https://"}}},
+    "status": {"enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]}
+  },
+  "properties": {
+    "version": {"type": "object", "required": ["major", "minor"],
+      "additionalProperties": false,
+      "properties": {"major": {"const": 5}, "minor": {"const": 3}}},
+    "checkouts": {"type": "array", "minItems": 2, "items": {
+      "type": "object", "required": ["id", "origin", "patchset_hash", "valid"],
+      "additionalProperties": false,
+      "properties": {
+        "id": {"$ref": "#/$defs/id"}, "origin": {"const": "schedtest"},
+        "tree_name": {"type": "string"},
+        "git_repository_url": {"type": "string", "pattern": "^https://"},
+        "git_commit_hash": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
+        "git_commit_name": {"type": "string"},
+        "patchset_files": {"type": "array", "items": {"$ref": "#/$defs/resource"}},
+        "patchset_hash": {"type": "string", "pattern": "^$|^[0-9a-f]{64}$"},
+        "message_id": {"type": "string", "pattern": "^[^<>@ ]+@[^<>@ ]+$"},
+        "comment": {"type": "string"}, "start_time": {"$ref": "#/$defs/time"},
+        "valid": {"type": "boolean"}, "log_excerpt": {"type": "string"},
+        "misc": {"type": "object"}}}},
+    "builds": {"type": "array", "minItems": 2, "items": {
+      "type": "object", "required": ["checkout_id", "id", "origin"],
+      "additionalProperties": false,
+      "properties": {
+        "checkout_id": {"$ref": "#/$defs/id"}, "id": {"$ref": "#/$defs/id"},
+        "origin": {"const": "schedtest"}, "comment": {"type": "string"},
+        "start_time": {"$ref": "#/$defs/time"}, "duration": {"type": "number"},
+        "architecture": {"type": "string", "pattern": "^[a-z0-9_]*$"},
+        "command": {"type": "string"}, "compiler": {"type": "string"},
+        "config_name": {"type": "string"},
+        "log_url": {"type": "string", "pattern": "^https://"},
+        "log_excerpt": {"type": "string"},
+        "status": {"$ref": "#/$defs/status"}, "misc": {"type": "object"}}}},
+    "tests": {"type": "array", "minItems": 6, "items": {
+      "type": "object",
+      "required": ["build_id", "id", "origin", "path", "status", "environment"],
+      "additionalProperties": false,
+      "properties": {
+        "build_id": {"$ref": "#/$defs/id"}, "id": {"$ref": "#/$defs/id"},
+        "origin": {"const": "schedtest"},
+        "environment": {"type": "object", "required": ["comment", "misc"],
+          "additionalProperties": false,
+          "properties": {"comment": {"type": "string"},
+            "misc": {"type": "object", "required": ["platform"]}}},
+        "path": {"type": "string",
+          "pattern": "^[a-zA-Z0-9_-]+(\\.[a-zA-Z0-9_-]+)*$"},
+        "status": {"$ref": "#/$defs/status"},
+        "number": {"type": "object", "required": ["value"],
+          "additionalProperties": false,
+          "properties": {"value": {"type": "number"}, "unit": {"type": "string"}}},
+        "start_time": {"$ref": "#/$defs/time"}, "duration": {"type": "number"},
+        "log_url": {"type": "string", "pattern": "^https://"},
+        "log_excerpt": {"type": "string"}, "misc": {"type": "object"}}}}
+  }
+}
+EOF
+cat >check.js <<'EOF'
+const Ajv = require("ajv");
+const fs = require("fs");
+const ajv = new Ajv({allErrors: true, strict: false});
+const validate = ajv.compile(JSON.parse(fs.readFileSync(process.argv[2])));
+const doc = JSON.parse(fs.readFileSync(process.argv[3]));
+if (!validate(doc)) {
+	console.log(JSON.stringify(validate.errors, null, 1));
+	process.exit(1);
+}
+EOF
+
+# A document's structural rules (jq): no null anywhere, ids unique and
+# origin-prefixed, every parent present.
+doc_ok() {
+	node check.js schema.json "$1" &&
+	jq -e '[.. | select(. == null)] | length == 0' "$1" >/dev/null &&
+	jq -e '[.checkouts[].id, .builds[].id, .tests[].id] as $i |
+		($i | length) == ($i | unique | length) and
+		all($i[]; startswith("schedtest:"))' "$1" >/dev/null &&
+	jq -e '[.checkouts[].id] as $c | [.builds[].id] as $b |
+		all(.builds[]; .checkout_id as $x | $c | index([$x])) and
+		all(.tests[]; .build_id as $x | $b | index([$x]))' "$1" >/dev/null
+}
+
+test_expect_success 'a patch is answered on the local host (two kernels, three boots each)' '
+	schedfarm host add here --kind local >/dev/null 2>&1 &&
+	schedfarm run pp.yaml --host here --kernel v-base >run0 2>&1 ||
+		{ cat run0; false; } &&
+	schedfarm submit fix.patch --base v-base --kernel v-fix --host here \
+		--plan pp.yaml --json >sub && cat sub &&
+	schedfarm run >run1 2>&1 || { cat run1; false; } &&
+	schedfarm patch show 1 --json | jq -e ".answer.state == \"answered\""
+'
+
+test_expect_success 'export kcidb writes one KCIDB 5.3 document the schema accepts' '
+	schedfarm export kcidb -o doc1.json 2>export1.err &&
+	doc_ok doc1.json &&
+	jq -e ".checkouts | length == 2" doc1.json &&
+	jq -e ".builds | length == 2" doc1.json
+'
+
+test_expect_success 'a checkout per base and series: patchset_hash is sha256sum'"'"'s' '
+	want=$(sha256sum fix.patch | cut -c-64 | sha256sum | cut -c-64) &&
+	test "$(jq -r ".checkouts[] | select(.id == \"schedtest:plm-1\") | .patchset_hash" doc1.json)" = "$want" &&
+	jq -e ".checkouts[] | select(.id == \"schedtest:plm-1\") |
+		.message_id == \"20261205.fix.1@example.org\" and
+		.comment == \"sched/fair: a harmless change\" and
+		.valid == true and (.patchset_files | length == 1)" doc1.json &&
+	jq -e "[.checkouts[] | select(.patchset_hash == \"\")] | length == 1" doc1.json &&
+	url=$(jq -r ".checkouts[] | select(.id == \"schedtest:plm-1\") | .patchset_files[0].url" doc1.json) &&
+	test "$url" = "https://farm.example.org/sched/patch-1-1.patch" &&
+	cmp fix.patch "$SCRATCH/report/patch-1-1.patch"
+'
+
+test_expect_success 'a test per boot (three per kernel) and per boot and metric' '
+	jq -e "[.tests[] | select(.path == \"boot\")] | group_by(.build_id) |
+		map(length) == [3, 3]" doc1.json &&
+	jq -e "all(.tests[] | select(.path == \"boot\");
+		.status == \"PASS\" and .environment.comment == \"here\" and
+		.environment.misc.platform == \"here\")" doc1.json &&
+	nm=$(q "SELECT count(DISTINCT metric) FROM results") &&
+	test "$nm" -ge 2 &&
+	jq -e "[.tests[] | select(.path != \"boot\")] | length == 6 * $nm" doc1.json &&
+	jq -e "all(.tests[] | select(.path != \"boot\");
+		.status == \"DONE\" and (.number.value | type) == \"number\")" doc1.json &&
+	jq -e "[.tests[].path] | unique | length == 1 + $nm" doc1.json &&
+	jq -e "all(.tests[] | select(.path != \"boot\");
+		.path | startswith(\"pipe-pingpong.round_trips_2000.\"))" doc1.json &&
+	jq -e "[.tests[] | select(.path == \"pipe-pingpong.round_trips_2000.round_trip_us\")] | length == 6" doc1.json &&
+	jq -e "[.tests[] | select(.path | endswith(\"round_trip_us\"))][0].number.unit == \"us\"" doc1.json
+'
+
+test_expect_success 'the planned comparison is in each metric test'"'"'s misc' '
+	jq -e "all(.tests[] | select(.path != \"boot\");
+		.misc.comparison.verdict as \$v | \$v != null and
+		(.misc.comparison.mean_base | type) == \"number\" and
+		.misc.comparison.base_kernel == \"v-base\")" doc1.json &&
+	q "SELECT metric, verdict FROM latest_comparisons c JOIN kernels k ON k.id = c.new_kernel_id WHERE k.name = '"'"'v-fix'"'"' ORDER BY 1" >verdicts &&
+	jq -r "[.tests[] | select(.path != \"boot\") | [.misc.metric, .misc.comparison.verdict] | join(\"|\")] | unique | .[]" doc1.json >exported &&
+	diff verdicts exported
+'
+
+test_expect_success 'build and test times are RFC 3339 with a zone; builds and boots have their members' '
+	jq -e "all(.tests[] | select(.path == \"boot\"); .start_time | test(\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\$\"))" doc1.json &&
+	jq -e "all(.builds[]; .comment == \"v-base\" or .comment == \"v-fix\")" doc1.json
+'
+
+test_expect_success 'an export is recorded; the next one has nothing new; the ids are stable' '
+	test "$(q "SELECT status FROM kcidb_exports WHERE patch_id = 1")" = written &&
+	schedfarm export kcidb -o doc2.json 2>export2.err &&
+	jq -e ".checkouts == [] and .builds == [] and .tests == []" doc2.json &&
+	schedfarm export kcidb 1 -o doc3.json &&
+	jq -S "[.checkouts[].id, .builds[].id, .tests[].id] | sort" doc1.json >ids1 &&
+	jq -S "[.checkouts[].id, .builds[].id, .tests[].id] | sort" doc3.json >ids3 &&
+	cmp ids1 ids3 &&
+	schedfarm export kcidb --kernel v-fix --all -o doc4.json &&
+	jq -e ".tests | length == 6 + 6 * $(q "SELECT count(DISTINCT metric) FROM results")" doc4.json &&
+	schedfarm export kcidb --kernel no-such --all -o doc5.json &&
+	jq -e ".tests == []" doc5.json
+'
+
+test_expect_success 'a metric name KCIDB refuses is mapped, not dropped' '
+	q "UPDATE results SET metric = '"'"'lat p99/us.max'"'"' WHERE metric = '"'"'round_trip_us'"'"'" &&
+	schedfarm export kcidb 1 -o doc6.json &&
+	doc_ok doc6.json &&
+	jq -e "[.tests[] | select(.path == \"pipe-pingpong.round_trips_2000.lat_p99_us_max\")] | length == 6" doc6.json &&
+	jq -e "[.tests[] | select(.misc.metric == \"lat p99/us.max\")] | length == 6" doc6.json &&
+	q "UPDATE results SET metric = '"'"'round_trip_us'"'"' WHERE metric = '"'"'lat p99/us.max'"'"'"
+'
+
+test_expect_success 'a NaN is never exported' '
+	q "UPDATE comparisons SET pct_change = '"'"'NaN'"'"', ci_low = '"'"'-Infinity'"'"', mean_new = '"'"'NaN'"'"' WHERE is_latest" &&
+	schedfarm export kcidb 1 -o doc7.json &&
+	doc_ok doc7.json &&
+	! grep -i -q "nan\|infinity" doc7.json &&
+	jq -e "all(.tests[] | select(.path != \"boot\");
+		(.misc.comparison | has(\"pct_change\") or has(\"ci_low\") or has(\"mean_new\")) | not)" doc7.json &&
+	jq -e "all(.tests[] | select(.path != \"boot\"); .misc.comparison | has(\"mean_base\"))" doc7.json
+'
+
+test_expect_success 'export kcidb refuses a bad origin and a PLM# with no answer' '
+	! schedfarm export kcidb --origin Bad-Origin >o1 2>&1 &&
+	grep_or_fail "is not a KCIDB origin" o1 &&
+	! schedfarm export kcidb 99 >o2 2>&1 &&
+	grep_or_fail "PLM#99 has no answer to export" o2
+'
+
+# The kcidb-ng endpoint: POST /submit (bearer token checked; the first
+# POST answered 503), GET /status?id= (in progress once, then processed).
+# Every request is logged to kcidb.log.
+cat >kcidb-server.py <<'EOF'
+import http.server, json, ssl, sys
+port_file, token, log = sys.argv[1], sys.argv[2], open(sys.argv[3], "a")
+posts = []
+polls = {}
+class H(http.server.BaseHTTPRequestHandler):
+    def answer(self, code, obj):
+        body = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def authorized(self):
+        ok = self.headers.get("Authorization") == "Bearer " + token
+        log.write("%s %s auth=%s\n" % (self.command, self.path, "ok" if ok else "bad"))
+        log.flush()
+        if not ok:
+            self.answer(401, {"message": "bad token"})
+        return ok
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        data = self.rfile.read(n)
+        if not self.authorized():
+            return
+        if self.path != "/submit":
+            return self.answer(404, {})
+        posts.append(data)
+        if len(posts) == 1:
+            return self.answer(503, {"message": "busy"})
+        json.loads(data)
+        with open("submitted-%d.json" % len(posts), "wb") as f:
+            f.write(data)
+        self.answer(200, {"id": "sub-%d" % len(posts), "message": "OK"})
+    def do_GET(self):
+        if not self.authorized():
+            return
+        if not self.path.startswith("/status?id="):
+            return self.answer(404, {})
+        i = self.path.split("=", 1)[1]
+        polls[i] = polls.get(i, 0) + 1
+        self.answer(200, {"status": "inprogress" if polls[i] == 1 else "processed"})
+    def log_message(self, *a):
+        pass
+srv = http.server.HTTPServer(("127.0.0.1", 0), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain("kcidb-cert.pem", "kcidb-key.pem")
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+with open(port_file + ".tmp", "w") as f:
+    f.write(str(srv.server_address[1]))
+import os
+os.rename(port_file + ".tmp", port_file)
+srv.serve_forever()
+EOF
+
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
+	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+	-keyout kcidb-key.pem -out kcidb-cert.pem >/dev/null 2>&1 ||
+	skip_all "openssl cannot make a certificate"
+(umask 077 && echo "tok-$$-secret" >token)
+python3 kcidb-server.py kcidb.port "tok-$$-secret" kcidb.log 2>kcidb.err &
+echo $! >kcidb.pid
+test_atexit "kill $(cat kcidb.pid)"
+
+test_expect_success 'an HTTPS kcidb-ng endpoint on loopback' '
+	wait_for "test -s kcidb.port" 20
+'
+
+test_expect_success 'a wrong token is refused by the endpoint and recorded, never dropped' '
+	(umask 077 && echo wrong >token.bad) &&
+	write_conf "url = https://127.0.0.1:$(cat kcidb.port)/
+token_file = $SCRATCH/token.bad
+ca_file = $SCRATCH/kcidb-cert.pem" &&
+	! schedfarm export kcidb --submit --wait 2s >s0 2>&1 &&
+	grep_or_fail "HTTP 401" s0 &&
+	! grep -q wrong s0 &&
+	test "$(q "SELECT status FROM kcidb_exports WHERE patch_id = 1")" = pending &&
+	q "SELECT last_error FROM kcidb_exports WHERE patch_id = 1" | grep -q "HTTP 401" &&
+	test "$(grep -c "auth=bad" kcidb.log)" = 1 &&
+	q "UPDATE kcidb_exports SET next_try_at = now() WHERE patch_id = 1" &&
+	write_conf "url = https://127.0.0.1:$(cat kcidb.port)/
+token_file = $SCRATCH/token
+ca_file = $SCRATCH/kcidb-cert.pem
+retry = 1s"
+'
+
+test_expect_success '--submit: token sent, one 5xx retried, status polled, recorded once' '
+	schedfarm export kcidb --submit --wait 20s >s1 2>&1 || { cat s1; false; } &&
+	cat s1 &&
+	grep_or_fail "1 sent, 1 processed, 0 failed" s1 &&
+	test "$(grep -c "^POST /submit auth=ok" kcidb.log)" = 2 &&
+	test "$(grep -c "^GET /status?id=sub-2 auth=ok" kcidb.log)" = 2 &&
+	test "$(q "SELECT count(*) FROM kcidb_exports")" = 1 &&
+	test "$(q "SELECT status || '"'"' '"'"' || submission_id || '"'"' '"'"' || tries FROM kcidb_exports WHERE patch_id = 1")" = "processed sub-2 3" &&
+	doc_ok submitted-2.json &&
+	jq -e ".checkouts[] | select(.id == \"schedtest:plm-1\")" submitted-2.json
+'
+
+test_expect_success 'an answer processed is never sent again' '
+	schedfarm export kcidb --submit --wait 2s >s2 2>&1 || { cat s2; false; } &&
+	grep_or_fail "0 sent, 0 processed, 0 failed" s2 &&
+	test "$(grep -c "^POST /submit" kcidb.log)" = 3
+'
+
+test_expect_success 'one controller submits at a time: another one that holds the lock is waited out' '
+	{ schedfarm db psql -- -qAt -c "SELECT pg_advisory_lock(hashtext('"'"'schedfarm_kcidb_submit'"'"')); SELECT pg_sleep(4)" >lock.out 2>&1 & } &&
+	wait_for "test \"\$(q \"SELECT count(*) FROM pg_locks WHERE locktype = '"'"'advisory'"'"' AND granted\")\" = 1" 10 &&
+	schedfarm export kcidb --submit --wait 0s >s3 2>&1 &&
+	grep_or_fail "another controller is submitting to KCIDB now" s3 &&
+	wait
+'
+
+cat >fix2.patch <<'EOF'
+From: Dev Eloper <dev@example.org>
+Subject: [PATCH] sched/fair: another harmless change
+
+---
+--- a/kernel/sched/fair.c
++++ b/kernel/sched/fair.c
+@@ -1 +1 @@
+-b
++c
+EOF
+
+test_expect_success 'serve submits a new answer by itself when [kcidb] url is set' '
+	serve_start serve.log --jobs 1 --wake 2 &&
+	{ wait_for "grep -q \"serve ready\" serve.log" 30 || { cat serve.log; false; }; } &&
+	schedfarm submit fix2.patch --base v-base --kernel v-fix2 --host here \
+		--plan pp.yaml >sub2 &&
+	{ wait_for "test \"\$(q \"SELECT status FROM kcidb_exports WHERE patch_id = 2\")\" = processed" 120 1 ||
+		{ cat serve.log; q "SELECT * FROM kcidb_exports WHERE patch_id = 2"; false; }; } &&
+	test "$(q "SELECT count(*) FROM kcidb_exports")" = 2 &&
+	grep_or_fail "kcidb: 1 sent" serve.log &&
+	test "$(grep -c "^POST /submit auth=ok" kcidb.log)" = 3 &&
+	kill $SERVE && wait_for "grep -q \"serve stopped\" serve.log" 30
+'
+
+test_expect_success 'a series that did not apply is a checkout with valid false and its log' '
+	schedfarm submit fix2.patch --base v-base --kernel v-fix3 --host here \
+		--plan pp.yaml >sub3 &&
+	q "UPDATE jobs SET state = '"'"'cancelled'"'"' WHERE patch_id = 3" &&
+	q "UPDATE patches SET answer_state = '"'"'failed'"'"', answered_at = now(), answer_headline = '"'"'build failed on here'"'"', answer_note = '"'"'build: patch 1 of 1 does not apply (fix2.patch): Hunk #1 FAILED'"'"' WHERE id = 3" &&
+	schedfarm export kcidb 3 -o doc8.json &&
+	jq -e "[.checkouts[] | select(.id == \"schedtest:plm-3\")][0] |
+		.valid == false and (.log_excerpt | contains(\"does not apply\"))" doc8.json &&
+	jq -e "[.checkouts[] | select(.id == \"schedtest:base-1\")][0].valid == true" doc8.json &&
+	jq -e "[.. | select(. == null)] | length == 0" doc8.json
+'
+
+test_done
