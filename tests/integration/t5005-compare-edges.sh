@@ -214,7 +214,7 @@ test_expect_success 'a metric without a direction changed: -32%, changed (not in
 
 test_expect_success 'a positive metric with a huge spread: its interval stays above -100%' '
 	# By numpy and scipy.stats.t.ppf at 8 df (the log-ratio lines of
-	# stats-reference.py): -39.58% [-88.14%, +207.95%]; Fieller's lower
+	# stats-reference.py): -39.58% [-88.14%, +207.95%]; the Fieller lower
 	# end was a ratio of -0.377, printed as -137.7%.
 	row_is e.json records_per_s "
 		.scale == \"percent\" and .ci_method == \"log-ratio\" and
