@@ -80,10 +80,11 @@ int stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
 		  double conf, struct stats_interval *ret);
 /*
  * The same with t at df degrees of freedom (df > 0; NaN: Welch's).  The
- * comparison passes n_a + n_b - 2 when both sides have the same n: the
- * standard errors then coincide, and Welch's smaller df would widen the
- * interval past its level at small n (bench/calibration section 4 prints
- * the coverage per n; doc/STATISTICS.md section 1).
+ * comparison used it up to method version 2 with n_a + n_b - 2 when both
+ * sides have the same n (the standard errors then coincide, and Welch's
+ * smaller df would widen the interval past its level at small n); it now
+ * uses stats_log_ratio(), and bench/calibration section 4 prints this one
+ * beside it (doc/STATISTICS.md section 1).
  */
 int stats_fieller_df(const struct stats_summary *a,
 		     const struct stats_summary *b, double conf, double df,
