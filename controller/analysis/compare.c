@@ -196,15 +196,17 @@ static void pct_interval(const struct stats_interval *ci, double base,
 }
 
 /*
- * Do the values cross zero (some below, some above), or is the base mean
- * 0?  Then a percentage of the base means nothing and the comparison is
- * on the difference.  A summary's mean stands for its values.
+ * Is a percentage of the base meaningless: do the values cross zero
+ * (some below, some above) or include 0, or is the base mean 0?  Then
+ * the comparison is on the difference.  Otherwise every value has one
+ * sign, and the ratio of the means is compared on the log scale.  A
+ * summary's mean stands for its values.
  */
-static int crosses_zero(const struct compare_sample *base,
-			const struct compare_sample *new_, double mean_base)
+static int needs_difference(const struct compare_sample *base,
+			    const struct compare_sample *new_, double mean_base)
 {
 	const struct compare_sample *side[2] = { base, new_ };
-	int neg = 0, pos = 0;
+	int neg = 0, pos = 0, zero = 0;
 
 	if (mean_base == 0)
 		return 1;
@@ -212,14 +214,16 @@ static int crosses_zero(const struct compare_sample *base,
 		if (!side[k]->obs) {
 			neg |= side[k]->n && side[k]->mean < 0;
 			pos |= side[k]->n && side[k]->mean > 0;
+			zero |= side[k]->n && side[k]->mean == 0;
 			continue;
 		}
 		for (size_t i = 0; i < side[k]->n; i++) {
 			neg |= side[k]->obs[i] < 0;
 			pos |= side[k]->obs[i] > 0;
+			zero |= side[k]->obs[i] == 0;
 		}
 	}
-	return neg && pos;
+	return (neg && pos) || zero;
 }
 
 /*
@@ -255,69 +259,30 @@ static double rms_of(const struct stats_summary *a,
 }
 
 /*
- * Is the base mean distinguishable from zero at 95%: |mean| > t sd /
- * sqrt(n), t at n - 1 degrees of freedom -- Fieller's condition a > 0 for
- * one side, asked on the bootstrap path, where nothing else would.
+ * The intervals of the percent scale into ret (n >= 2 a side, every
+ * value of one sign): the ratio of means on the log scale
+ * (stats_log_ratio, doc/STATISTICS.md section 1), t at n_a + n_b - 2
+ * degrees of freedom when both sides have the same n, Welch's otherwise,
+ * at every n, so a positive metric's %change never falls below -100%.
  */
-static int base_away_from_zero(const struct stats_summary *a)
-{
-	double t;
-
-	if (a->n < 2 || !isfinite(a->sd))
-		return 0;
-	if (a->sd == 0)
-		return a->mean != 0;
-	t = stats_t_quantile(0.975, (double)(a->n - 1));
-	return isfinite(t) && fabs(a->mean) / a->sd * sqrt((double)a->n) > t;
-}
-
-/* The intervals of the percent scale into ret (both sides have n >= 2). */
-static void percent_intervals(const struct compare_sample *base,
-			      const struct compare_sample *new_,
-			      const struct stats_summary *sa,
-			      const struct stats_summary *sb, size_t nmin,
+static void percent_intervals(const struct stats_summary *sa,
+			      const struct stats_summary *sb,
 			      struct compare_stats *ret)
 {
-	const double confs[2] = { 0.95, ret->nc_level };
+	double df = stats_equal_n_df(sa, sb);
 	struct stats_interval ci[2];
 
-	if (base->obs && new_->obs && nmin > COMPARE_FIELLER_MAX_N) {
-		struct stats_rng *rng;
-		int r;
-
-		if (!base_away_from_zero(sa)) {
-			ret->ci_unbounded = 1;
-			ret->ci_method = "bca";
-			ret->why =
-				"the base mean is not distinguishable from 0: "
-				"the interval of %change is unbounded";
-			return;
-		}
-		rng = stats_rng_new(COMPARE_BOOT_SEED);
-		r = stats_bca(STATS_RATIO, base->obs, base->n, new_->obs,
-			      new_->n, confs, 2, COMPARE_NBOOT, rng, ci);
-		stats_rng_free(rng);
-		if (r < 0) {
-			ret->why = "cannot compute the bootstrap interval";
-			return;
-		}
-		ret->ci_method = "bca";
-	} else {
-		double df = stats_equal_n_df(sa, sb);
-
-		if (stats_fieller_df(sa, sb, 0.95, df, &ci[0]) < 0 ||
-		    stats_fieller_df(sa, sb, ret->nc_level, df, &ci[1]) < 0) {
-			ret->why = "cannot compute Fieller's interval";
-			return;
-		}
-		ret->ci_method = "fieller";
-		if (ci[0].unbounded) {
-			ret->ci_unbounded = 1;
-			ret->why =
-				"the base mean is not distinguishable from 0: "
-				"Fieller's interval of %change is unbounded";
-			return;
-		}
+	if (stats_log_ratio(sa, sb, 0.95, df, &ci[0]) < 0 ||
+	    stats_log_ratio(sa, sb, ret->nc_level, df, &ci[1]) < 0) {
+		ret->why = "cannot compute the interval of the ratio";
+		return;
+	}
+	ret->ci_method = "log-ratio";
+	if (ci[0].unbounded) {
+		ret->ci_unbounded = 1;
+		ret->why = "the base mean is not distinguishable from 0: "
+			   "the interval of %change is unbounded";
+		return;
 	}
 	pct_interval(&ci[0], sa->mean, &ret->ci_low, &ret->ci_high);
 	if (!ci[1].unbounded)
@@ -326,38 +291,24 @@ static void percent_intervals(const struct compare_sample *base,
 		ret->why = "cannot compute the interval: the ratio overflows";
 }
 
-/* The intervals of the difference scale into ret (n >= 2 a side). */
-static void diff_intervals(const struct compare_sample *base,
-			   const struct compare_sample *new_,
-			   const struct stats_summary *sa,
-			   const struct stats_summary *sb, size_t nmin,
+/*
+ * The intervals of the difference scale into ret (n >= 2 a side): the t
+ * interval, t at n_a + n_b - 2 degrees of freedom for equal n, Welch's
+ * otherwise, at every n.
+ */
+static void diff_intervals(const struct stats_summary *sa,
+			   const struct stats_summary *sb,
 			   struct compare_stats *ret)
 {
-	const double confs[2] = { 0.95, ret->nc_level };
+	double df = stats_equal_n_df(sa, sb);
 	struct stats_interval ci[2];
 
-	if (base->obs && new_->obs && nmin > COMPARE_FIELLER_MAX_N) {
-		struct stats_rng *rng = stats_rng_new(COMPARE_BOOT_SEED);
-		int r = stats_bca(STATS_DIFF, base->obs, base->n, new_->obs,
-				  new_->n, confs, 2, COMPARE_NBOOT, rng, ci);
-
-		stats_rng_free(rng);
-		if (r < 0) {
-			ret->why = "cannot compute the bootstrap interval";
-			return;
-		}
-		ret->ci_method = "bca-diff";
-	} else {
-		double df = stats_equal_n_df(sa, sb);
-
-		if (stats_diff_interval(sa, sb, 0.95, df, &ci[0]) < 0 ||
-		    stats_diff_interval(sa, sb, ret->nc_level, df, &ci[1]) <
-			    0) {
-			ret->why = "cannot compute Welch's interval";
-			return;
-		}
-		ret->ci_method = "t-diff";
+	if (stats_diff_interval(sa, sb, 0.95, df, &ci[0]) < 0 ||
+	    stats_diff_interval(sa, sb, ret->nc_level, df, &ci[1]) < 0) {
+		ret->why = "cannot compute Welch's interval";
+		return;
 	}
+	ret->ci_method = "t-diff";
 	ret->diff_low = ci[0].low;
 	ret->diff_high = ci[0].high;
 	ret->diff90_low = ci[1].low;
@@ -443,7 +394,7 @@ void compare_stats_compute_at(const struct compare_sample *base,
 	ret->diff = sb.mean - sa.mean;
 	if (!isfinite(ret->diff))
 		ret->diff = NAN;
-	if (crosses_zero(base, new_, sa.mean)) {
+	if (needs_difference(base, new_, sa.mean)) {
 		ret->scale = CMP_SCALE_DIFF;
 		ret->tau_ref = rms_of(&sa, &sb);
 	} else {
@@ -455,9 +406,9 @@ void compare_stats_compute_at(const struct compare_sample *base,
 		return;
 	}
 	if (ret->scale == CMP_SCALE_DIFF)
-		diff_intervals(base, new_, &sa, &sb, nmin, ret);
+		diff_intervals(&sa, &sb, ret);
 	else
-		percent_intervals(base, new_, &sa, &sb, nmin, ret);
+		percent_intervals(&sa, &sb, ret);
 	p_value(base, new_, &sa, &sb, nmin, ret);
 }
 

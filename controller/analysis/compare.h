@@ -9,13 +9,14 @@
  * its 95% interval and its no-change interval (90% for one look, wider
  * at a look of a sequence).  The effect is %change = 100 (new - base) /
  * |base| (the sign from the difference, so negative means keep their
- * direction), or, when the values cross zero, the difference new - base
- * in the metric's unit.  Intervals: Fieller (a t interval for a
- * difference) up to 50 observations per side and for summaries, with t
- * at n_a + n_b - 2 degrees of freedom when both sides have the same n and
- * at Welch's otherwise; BCa bootstrap above 50 (the method per n that
- * measured coverage chose: bench/calibration, doc/STATISTICS.md).  A
- * p-value: Mann-Whitney U from 5 per side (exact up to 20); below that
+ * direction), or, when the values cross or include zero, the difference
+ * new - base in the metric's unit.  Intervals, at every n: when every
+ * value has one sign (a time, a rate, a count, a latency), the ratio of
+ * the means on the log scale, so %change never reaches -100%; on the
+ * difference scale a t interval.  t at n_a + n_b - 2 degrees of freedom
+ * when both sides have the same n and at Welch's otherwise (coverage
+ * 94-96% from 3 to 200 per side: bench/calibration, doc/STATISTICS.md).
+ * A p-value: Mann-Whitney U from 5 per side (exact up to 20); below that
  * and for summaries Welch's t (on logs when every value is positive).
  *
  * Three layers: pure functions on numbers (compare_stats_compute_at,
@@ -35,7 +36,7 @@
 #include "strbuf.h"
 
 /* Bump when anything below changes what a comparison computes. */
-#define COMPARE_METHOD_VERSION 2
+#define COMPARE_METHOD_VERSION 3
 
 #define COMPARE_ALPHA 0.01 /* a fixed design, overall (Holm's family) */
 #define COMPARE_NOCHANGE_LEVEL 0.90 /* the no-change interval, one look */
@@ -44,9 +45,6 @@
 #define COMPARE_MIN_N 3 /* fewer on a side: insufficient-data */
 #define COMPARE_MW_MIN_N 5 /* Mann-Whitney from this many per side */
 #define COMPARE_MW_EXACT_MAX 20 /* exact Mann-Whitney up to this many */
-#define COMPARE_FIELLER_MAX_N 50 /* Fieller up to this many, BCa above */
-#define COMPARE_NBOOT 10000 /* bootstrap replicates */
-#define COMPARE_BOOT_SEED 5489UL /* fixed: a recompute gives the same CI */
 #define COMPARE_TAU_DEFAULT 2.0 /* percent: throughput and times */
 #define COMPARE_TAU_TAIL 5.0 /* percent: tail latency */
 
@@ -64,7 +62,8 @@ enum cmp_verdict {
 /* What the effect is measured in. */
 enum cmp_scale {
 	CMP_SCALE_PERCENT, /* %change = 100 (new - base) / |base| */
-	CMP_SCALE_DIFF, /* new - base in the unit: the values cross 0 */
+	CMP_SCALE_DIFF, /* new - base in the unit: the values cross or
+			 * include 0 */
 };
 
 const char *compare_verdict_name(enum cmp_verdict v);
@@ -112,8 +111,9 @@ struct compare_stats {
 	double tau_ref; /* difference scale: tau is a percentage of this
 			 * (the root-mean-square value of both sides) */
 	double nc_level; /* the no-change interval's level */
-	const char *ci_method; /* "fieller", "bca", "t-diff",
-				* "bca-diff" or NULL */
+	const char *ci_method; /* "log-ratio", "t-diff" or NULL (version
+				* 2 also stored "fieller", "bca" and
+				* "bca-diff") */
 	double p_value;
 	const char *p_method; /* "mann-whitney-exact", "mann-whitney-normal",
 			       * "welch-log", "welch" or NULL */

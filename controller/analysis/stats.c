@@ -4,7 +4,8 @@
  * The only file that includes GSL.  Distributions (normal, Student's t),
  * quantiles of a sorted sample, means, variances, sorting and the random
  * number generator are GSL's.  Written here, because GSL has none of
- * them: Fieller's interval, the BCa bootstrap around GSL's quantiles, the
+ * them: Fieller's interval and the log-scale interval of a ratio of
+ * means, the BCa bootstrap around GSL's quantiles, the
  * exact permutation distribution of the Mann-Whitney rank sum (a counting
  * recursion over doubled mid-ranks, so ties stay exact integers), Welch's
  * t statistic and degrees of freedom, the group-sequential boundary and
@@ -224,6 +225,52 @@ int stats_fieller_df(const struct stats_summary *a0,
 	root = disc > 0 ? sqrt(disc) : 0;
 	ret->low = (-qb - root) / (2 * qa);
 	ret->high = (-qb + root) / (2 * qa);
+	return 0;
+}
+
+int stats_log_ratio(const struct stats_summary *a,
+		    const struct stats_summary *b, double conf, double df0,
+		    struct stats_interval *ret)
+{
+	double cva, cvb, va, vb, r, df, t, se;
+
+	ret->low = ret->high = NAN;
+	ret->unbounded = 0;
+	if (!summary_ok(a) || !summary_ok(b) || a->mean == 0 || b->mean == 0 ||
+	    (a->mean < 0) != (b->mean < 0) || !(conf > 0 && conf < 1))
+		return -EINVAL;
+	/* Two finite means of one sign: the ratio is positive. */
+	r = b->mean / a->mean;
+	cva = a->sd / fabs(a->mean);
+	cvb = b->sd / fabs(b->mean);
+	if (!isfinite(cva) || !isfinite(cvb) || !isfinite(r) || r == 0)
+		return -EINVAL;
+	va = cva * cva / (double)a->n;
+	vb = cvb * cvb / (double)b->n;
+	if (va == 0 && vb == 0) {
+		ret->low = ret->high = r;
+		return 0;
+	}
+	df = df0 > 0 ? df0 : stats_welch_df(va, a->n, vb, b->n);
+	t = stats_t_quantile(1 - (1 - conf) / 2, df);
+	if (!isfinite(t))
+		return -EDOM;
+	/* Fieller's a = mean_a^2 - t^2 sd_a^2 / n_a <= 0, divided by
+	 * mean_a^2: the base could be 0, and a ratio to it anything. */
+	if (t * t * va >= 1) {
+		ret->unbounded = 1;
+		return 0;
+	}
+	se = sqrt(va + vb);
+	/* exp() of the log ends; r's sign carries through. */
+	ret->low = r * exp(-t * se);
+	ret->high = r * exp(t * se);
+	if (r < 0) {
+		double lo = ret->high;
+
+		ret->high = ret->low;
+		ret->low = lo;
+	}
 	return 0;
 }
 

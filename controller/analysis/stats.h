@@ -4,9 +4,10 @@
  * stats.c is the only file that includes GSL: means and standard
  * deviations, the t, normal and quantile functions, sorting and the random
  * number generator all come from it.  What GSL lacks is written here and
- * says so: Fieller's interval for a ratio of means, the BCa bootstrap of
- * that ratio, the exact (permutation) null distribution of the
- * Mann-Whitney rank sum with ties, and Welch's t on logarithms.
+ * says so: Fieller's interval for a ratio of means and its log-scale
+ * (delta method) interval, the BCa bootstrap of that ratio, the exact
+ * (permutation) null distribution of the Mann-Whitney rank sum with ties, and
+ * Welch's t on logarithms.
  *
  * Also here: Welch's interval and test of a difference of means (for
  * metrics whose values cross zero), the constant per-look boundary of a
@@ -79,14 +80,34 @@ int stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
 		  double conf, struct stats_interval *ret);
 /*
  * The same with t at df degrees of freedom (df > 0; NaN: Welch's).  The
- * comparison passes n_a + n_b - 2 when both sides have the same n: the
- * standard errors then coincide, and Welch's smaller df would widen the
- * interval past its level at small n (bench/calibration section 4 prints
- * the coverage per n; doc/STATISTICS.md section 1).
+ * comparison used it up to method version 2 with n_a + n_b - 2 when both
+ * sides have the same n (the standard errors then coincide, and Welch's
+ * smaller df would widen the interval past its level at small n); it now
+ * uses stats_log_ratio(), and bench/calibration section 4 prints this one
+ * beside it (doc/STATISTICS.md section 1).
  */
 int stats_fieller_df(const struct stats_summary *a,
 		     const struct stats_summary *b, double conf, double df,
 		     struct stats_interval *ret);
+/*
+ * The interval at level conf of the ratio of means mean_b / mean_a on the
+ * log scale: log(mean_b / mean_a) +- t se, se^2 = cv_a^2 / n_a +
+ * cv_b^2 / n_b (cv = sd / |mean|: the delta method's variance of the log
+ * of a mean), ends exp()'d back.  Both ends have the ratio's sign, so a
+ * positive metric's %change interval never reaches -100%, and the
+ * estimate mean_b / mean_a always lies inside.  t at df degrees of
+ * freedom (df > 0; NaN: Welch's, from the two cv^2 / n).  When the base
+ * mean is not distinguishable from zero at conf (|mean_a| <= t sd_a /
+ * sqrt(n_a), Fieller's a <= 0) the ratio has no usable interval:
+ * ret->unbounded = 1, both ends NaN.  Both variances zero: the point
+ * ratio.  Only coefficients of variation are squared, so any finite
+ * input is safe; an end past the largest double is +inf.  Returns 0,
+ * -EINVAL for n < 2 on a side, a non-finite input, a zero mean or means
+ * of opposite signs, or -EDOM when the t quantile cannot be computed.
+ */
+int stats_log_ratio(const struct stats_summary *a,
+		    const struct stats_summary *b, double conf, double df,
+		    struct stats_interval *ret);
 /* n_a + n_b - 2 when both sides have the same n >= 2, else NaN. */
 double stats_equal_n_df(const struct stats_summary *a,
 			const struct stats_summary *b);

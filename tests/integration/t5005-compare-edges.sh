@@ -11,7 +11,8 @@
 # correction stated in the table.  The report's comparison pages count
 # changed apart from regressions and state the level and Holm's
 # correction; the index's patch listing counts changed in a column of its
-# own.
+# own.  A positive metric with a huge spread (issue 28) gets the ratio's
+# interval on the log scale: its lower end never reaches -100%.
 #
 # Expected numbers: by hand in the comments, or tests/unit/stats-reference.py.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -130,6 +131,16 @@ k-new,e-alone,synthetic,,h1,ops,higher,96
 k-new,e-alone,synthetic,,h1,ops,higher,94
 k-new,e-alone,synthetic,,h1,ops,higher,95.5
 k-new,e-alone,synthetic,,h1,ops,higher,94.5
+k-base,e-spread,synthetic,,records_per_s,records/s,higher,120
+k-base,e-spread,synthetic,,records_per_s,records/s,higher,95
+k-base,e-spread,synthetic,,records_per_s,records/s,higher,140
+k-base,e-spread,synthetic,,records_per_s,records/s,higher,110
+k-base,e-spread,synthetic,,records_per_s,records/s,higher,125
+k-new,e-spread,synthetic,,records_per_s,records/s,higher,3
+k-new,e-spread,synthetic,,records_per_s,records/s,higher,260
+k-new,e-spread,synthetic,,records_per_s,records/s,higher,1.5
+k-new,e-spread,synthetic,,records_per_s,records/s,higher,90
+k-new,e-spread,synthetic,,records_per_s,records/s,higher,2
 EOF
 
 # kernel-demo's `converged` (1 on every base boot, 0 on every patched
@@ -156,8 +167,8 @@ test_expect_success 'import the edge cases' '
 test_expect_success 'negative means keep their direction: -10 -> -12 is -20%, a regression' '
 	row_is e.json neg_higher "
 		(.pct_change + 20 | fabs) < 1e-9 and
-		(.ci_low + 21.281576731864817 | fabs) < 1e-6 and
-		(.ci_high + 18.73437729382261 | fabs) < 1e-6 and
+		(.ci_low + 21.280314232325594 | fabs) < 1e-6 and
+		(.ci_high + 18.733201601170336 | fabs) < 1e-6 and
 		.scale == \"percent\" and .verdict == \"regression\""
 '
 
@@ -194,10 +205,25 @@ test_expect_success 'a metric without a direction changed: -32%, changed (not in
 		.better == \"none\" and .pct_change < -32 and
 		.verdict == \"changed\"" &&
 	row_is f.json converged "
-		.better == \"none\" and .pct_change == -100 and
+		.better == \"none\" and .scale == \"difference\" and
+		.pct_change == null and .difference == -1 and
 		.p_value == 0 and .verdict == \"changed\"" &&
 	q "SELECT verdict FROM latest_comparisons WHERE metric = \$\$converged\$\$" >cv &&
 	grep_or_fail "changed" cv
+'
+
+test_expect_success 'a positive metric with a huge spread: its interval stays above -100%' '
+	# By numpy and scipy.stats.t.ppf at 8 df (the log-ratio lines of
+	# stats-reference.py): -39.58% [-88.14%, +207.95%]; the Fieller lower
+	# end was a ratio of -0.377, printed as -137.7%.
+	row_is e.json records_per_s "
+		.scale == \"percent\" and .ci_method == \"log-ratio\" and
+		(.pct_change + 39.57627118644068 | fabs) < 1e-9 and
+		(.ci_low + 88.14396127675003 | fabs) < 1e-6 and
+		(.ci_high - 207.9466159784726 | fabs) < 1e-6 and
+		.ci_low > -100" &&
+	grep -E "records_per_s" e.txt >spread.txt &&
+	! grep -E "\[-[1-9][0-9][0-9]" spread.txt
 '
 
 test_expect_success 'results that disagree on the direction are compared without one, and say so' '
@@ -221,7 +247,7 @@ test_expect_success 'several deciding metrics: Holm over the host, stated in the
 	grep -E "h1 \(.*\)  inconclusive \(p=0\.0079, adj\. 0\.0159\)" e.txt &&
 	q "SELECT DISTINCT family || \$\$ \$\$ || alpha FROM latest_comparisons WHERE host = \$\$e-holm\$\$" >fam &&
 	test "$(cat fam)" = "2 0.01" &&
-	test "$(q "SELECT count(*) FROM latest_comparisons WHERE method_version = 2")" = 10
+	test "$(q "SELECT count(*) FROM latest_comparisons WHERE method_version = 3")" = 11
 '
 
 test_expect_success 'import refuses what the comparison cannot represent, accepts 1e149' '

@@ -260,3 +260,56 @@ print("bca-diff55 a", ", ".join(f"{v}" for v in xa))
 print("bca-diff55 b", ", ".join(f"{v}" for v in xb))
 res = stats.bootstrap((xa, xb), lambda a, b, axis: b.mean(axis=axis) - a.mean(axis=axis), vectorized=True, paired=False, confidence_level=0.95, n_resamples=200000, method="BCa", random_state=1)
 show("BCa scipy 95% difference (55 a side)", (res.confidence_interval.low, res.confidence_interval.high))
+
+# --- issue 28: the ratio of means on the log scale (COMPARE_METHOD_VERSION 3)
+# log(mean_b / mean_a) +- t se, se^2 = (sd_a/mean_a)^2/n_a + (sd_b/mean_b)^2/n_b
+# (the delta method's variance of the log of a mean), ends exp()'d back;
+# t from scipy.stats.t.ppf at the pooled df 2n - 2 for equal n.  Computed
+# here with numpy/scipy on the raw values, independently of stats.c.
+def log_ratio(n1, m1, s1, n2, m2, s2, conf, df):
+    se = np.sqrt((s1 / m1) ** 2 / n1 + (s2 / m2) ** 2 / n2)
+    t = stats.t.ppf(1 - (1 - conf) / 2, df)
+    r = m2 / m1
+    lo, hi = sorted((r * np.exp(-t * se), r * np.exp(t * se)))
+    return lo, hi
+def log_ratio_pct(a, b, conf, df):
+    lo, hi = log_ratio(len(a), a.mean(), a.std(ddof=1), len(b), b.mean(), b.std(ddof=1), conf, df)
+    if a.mean() > 0:
+        return (100 * (lo - 1), 100 * (hi - 1))
+    return (100 * (1 - hi), 100 * (1 - lo))
+show("seed003 log-ratio95 df 4 pct", log_ratio_pct(a3, b3, 0.95, 4))
+show("seed003 log-ratio90 df 4 pct", log_ratio_pct(a3, b3, 0.90, 4))
+n = 5000
+for name, (m1, e1), (m2, e2) in (("instructions", (994061050.0, 0.133), (1064610666.0, 0.086)), ("cycles", (2414463154.0, 0.056), (2448568573.0, 0.037))):
+    s1 = e1/100*m1*np.sqrt(n); s2 = e2/100*m2*np.sqrt(n)
+    for conf in (0.95, 0.90):
+        lo, hi = log_ratio(n, m1, s1, n, m2, s2, conf, 9998)
+        show(f"seed004 {name} log-ratio{int(conf*100)} df 9998 pct", (100*(lo-1), 100*(hi-1)))
+show("negative means log-ratio95 df 8 pct", log_ratio_pct(na_, nb_, 0.95, 8))
+show("seed001 /foo log-ratio95 df 4 pct", log_ratio_pct(vf1, vg1, 0.95, 4))
+# Unequal n: Welch-Satterthwaite df on the two cv^2/n.
+def log_ratio_welch(a, b, conf):
+    va = (a.std(ddof=1) / a.mean()) ** 2 / len(a); vb = (b.std(ddof=1) / b.mean()) ** 2 / len(b)
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    return df, log_ratio_pct(a, b, conf, df)
+show("bca-from-ten data (12 vs 11) log-ratio95 Welch df, pct", log_ratio_welch(ba, bb, 0.95))
+# A positive metric with a huge spread (issue 28: "records_per_s -26.4%
+# [-125.4%, +108.6%]"): Fieller's lower end is a negative ratio (below
+# -100%), the log-scale one is not.
+hs_a = np.array([120.0, 95.0, 140.0, 110.0]); hs_b = np.array([3.0, 260.0, 1.5, 90.0])
+def fieller_roots(a, b, conf, df):
+    """Fieller's set {r: (mb - r ma)^2 <= t^2 (vb + r^2 va)} as the roots
+    of that quadratic (numpy.roots), for a lower end below 0."""
+    ma, mb = a.mean(), b.mean()
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    t = stats.t.ppf(1 - (1 - conf) / 2, df)
+    return tuple(sorted(np.roots([ma * ma - t * t * va, -2 * ma * mb, mb * mb - t * t * vb])))
+show("huge spread fieller95 df 6 ratio (lo, hi)", fieller_roots(hs_a, hs_b, 0.95, 6))
+show("huge spread log-ratio95 df 6 pct", log_ratio_pct(hs_a, hs_b, 0.95, 6))
+# Above 50 per side: the t interval of the difference at 2n - 2 = 108 df
+# (BCa no more: its coverage was 93.8% there).
+rng = np.random.default_rng(13)
+xa = np.round(rng.normal(0.0, 1.0, 55), 3); xb = np.round(rng.normal(5.0, 1.0, 55), 3)
+va, vb = xa.var(ddof=1)/55, xb.var(ddof=1)/55
+t = stats.t.ppf(0.975, 108); d = xb.mean() - xa.mean()
+show("bca-diff55 data: t interval df 108", (d - t*np.sqrt(va+vb), d + t*np.sqrt(va+vb)))

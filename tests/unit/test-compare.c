@@ -4,7 +4,9 @@
  * asks for (A/A false calls, power at -5%) over synthetic data from GSL's
  * RNG with fixed seeds.  Expected numbers come from
  * tests/unit/stats-reference.py (SciPy 1.10) unless a comment derives
- * them by hand.
+ * them by hand.  The %change intervals of positive (one-sign) data are the
+ * ratio of means on the log scale (method version 3): the "log-ratio"
+ * lines there, computed with numpy and scipy.stats.t.ppf.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,13 +76,15 @@ static void test_seed003_small_sample(void **state)
 	(void)state;
 	compare_stats_compute(&a, &b, &s);
 	assert_int_equal(s.n_base, 3);
-	assert_string_equal(s.ci_method, "fieller");
+	assert_string_equal(s.ci_method, "log-ratio");
 	assert_string_equal(s.p_method, "welch-log");
 	assert_close(s.pct_change, -10.682832342212677, 1e-12);
-	/* Fieller with t at 3 + 3 - 2 = 4 degrees of freedom (equal n:
-	 * stats-reference.py "seed003 fieller95 df 4"). */
-	assert_close(s.ci_low, -16.41085485874236, 1e-8);
-	assert_close(s.ci_high, -4.947483611154501, 1e-8);
+	/* The log-scale ratio with t at 3 + 3 - 2 = 4 degrees of freedom
+	 * (equal n: stats-reference.py "seed003 log-ratio95 df 4"). */
+	assert_close(s.ci_low, -16.234370609319093, 1e-8);
+	assert_close(s.ci_high, -4.763367786539819, 1e-8);
+	assert_close(s.ci90_low, -14.977057290121543, 1e-8);
+	assert_close(s.ci90_high, -6.1717204304384765, 1e-8);
 	assert_close(s.p_value, 0.036786808084414445, 1e-9);
 	/* p = 0.037 is not < 0.01, and the 90% CI is not inside +-2%:
 	 * three runs a side cannot call this 10% drop. */
@@ -131,19 +135,21 @@ static void test_summaries_seed004(void **state)
 
 	(void)state;
 	compare_stats_compute(&ia, &ib, &s);
-	assert_string_equal(s.ci_method, "fieller");
+	assert_string_equal(s.ci_method, "log-ratio");
 	assert_string_equal(s.p_method, "welch-log");
 	assert_close(s.pct_change, 7.0971109872980165, 1e-12);
-	/* t at 5000 + 5000 - 2 (stats-reference.py "df 9998"). */
-	assert_close(s.ci_low, 6.765341708083805, 1e-7);
-	assert_close(s.ci_high, 7.430336112135594, 1e-7);
+	/* t at 5000 + 5000 - 2 (stats-reference.py "seed004 instructions
+	 * log-ratio95 df 9998"). */
+	assert_close(s.ci_low, 6.765131313193673, 1e-8);
+	assert_close(s.ci_high, 7.43012293198233, 1e-8);
 	/* More instructions is worse. */
 	assert_int_equal(compare_decide(&s, CMP_BETTER_LOWER, 2, COMPARE_ALPHA),
 			 CMP_REGRESSION);
 	compare_stats_compute(&ca, &cb, &s);
 	assert_close(s.pct_change, 1.4125466749616011, 1e-12);
-	assert_close(s.ci90_low, 1.3006613894747776, 1e-7);
-	assert_close(s.ci90_high, 1.5246040811491168, 1e-7);
+	/* "seed004 cycles log-ratio90 df 9998". */
+	assert_close(s.ci90_low, 1.300637201623811, 1e-8);
+	assert_close(s.ci90_high, 1.5245797776325398, 1e-8);
 	assert_close(s.p_value, 1.71117437138583e-100, 1e-5);
 	/* +1.4% cycles: inside the default 2% band, a regression at 1%. */
 	assert_int_equal(compare_decide(&s, CMP_BETTER_LOWER, 2, COMPARE_ALPHA),
@@ -168,7 +174,7 @@ static void test_mann_whitney_from_five(void **state)
 	(void)state;
 	compare_stats_compute(&sa, &sb, &s);
 	assert_string_equal(s.p_method, "mann-whitney-exact");
-	assert_string_equal(s.ci_method, "fieller");
+	assert_string_equal(s.ci_method, "log-ratio");
 	/* Complete separation at 5 + 5: 2 / C(10,5), by hand. */
 	assert_close(s.p_value, 2.0 / 252, 1e-12);
 	/* By hand: 95 / 100 - 1. */
@@ -191,12 +197,16 @@ static void test_bca_from_ten(void **state)
 
 	(void)state;
 	compare_stats_compute(&sa, &sb, &s);
-	/* 12 and 11 per side: Fieller (BCa only above 50 per side: below,
-	 * its coverage is under 94%, bench/calibration). */
-	assert_string_equal(s.ci_method, "fieller");
+	/* 12 and 11 per side: the log-scale ratio, t at Welch's df on the
+	 * two cv^2 / n (BCa at no n: its coverage is under 94% up to 50,
+	 * bench/calibration). */
+	assert_string_equal(s.ci_method, "log-ratio");
 	assert_string_equal(s.p_method, "mann-whitney-exact");
+	/* stats-reference.py "bca-from-ten data (12 vs 11) log-ratio95". */
+	assert_close(s.ci_low, -5.283189349293204, 1e-8);
+	assert_close(s.ci_high, -3.637321504555302, 1e-8);
 	/* scipy.stats.bootstrap BCa (200000 resamples) gives the ratio
-	 * [0.947830, 0.962615]; Fieller's t interval is a little wider. */
+	 * [0.947830, 0.962615]; the t interval is a little wider. */
 	assert_true(s.ci_low < 100 * (0.947830150284138 - 1) + 0.15);
 	assert_true(s.ci_high > 100 * (0.9626150495860869 - 1) - 0.15);
 	assert_true(s.ci90_low > s.ci_low && s.ci90_high < s.ci_high);
@@ -207,8 +217,11 @@ static void test_bca_from_ten(void **state)
 		CMP_REGRESSION);
 }
 
-/* Above 50 per side the interval is BCa, and a recompute is identical. */
-static void test_bca_above_fifty(void **state)
+/*
+ * Above 50 per side the interval is still the t-based log-scale ratio
+ * (issue 28: BCa there covered 93.8%), the same method as at 3.
+ */
+static void test_log_ratio_above_fifty(void **state)
 {
 	struct stats_rng *rng = stats_rng_new(31);
 	double a[55], b[55];
@@ -221,7 +234,7 @@ static void test_bca_above_fifty(void **state)
 		b[i] = 95 * (1 + stats_rng_gaussian(rng, 0.01));
 	}
 	compare_stats_compute(&sa, &sb, &s);
-	assert_string_equal(s.ci_method, "bca");
+	assert_string_equal(s.ci_method, "log-ratio");
 	assert_string_equal(s.p_method, "mann-whitney-normal");
 	assert_true(s.ci_low < s.pct_change && s.pct_change < s.ci_high);
 	assert_true(s.ci_low > -6 && s.ci_high < -4);
@@ -311,7 +324,8 @@ static void test_fieller_unbounded_is_inconclusive(void **state)
  * Issue 13, "negative means flip the verdict": a better=higher metric
  * going from -10 to -12 is -20% (by hand: 100 (-12 - -10) / |-10|), a
  * regression; with better=lower an improvement; and -12 to -10 the other
- * way round.  Fieller's ends from stats-reference.py ("negative means").
+ * way round.  The ends from stats-reference.py ("negative means
+ * log-ratio95 df 8": the ratio of two negative means is positive).
  */
 static void test_negative_means(void **state)
 {
@@ -324,8 +338,8 @@ static void test_negative_means(void **state)
 	compare_stats_compute(&a, &b, &s);
 	assert_int_equal(s.scale, CMP_SCALE_PERCENT);
 	assert_close(s.pct_change, -20, 1e-12);
-	assert_close(s.ci_low, -21.281576731864817, 1e-8);
-	assert_close(s.ci_high, -18.73437729382261, 1e-8);
+	assert_close(s.ci_low, -21.280314232325594, 1e-8);
+	assert_close(s.ci_high, -18.733201601170336, 1e-8);
 	assert_int_equal(
 		compare_decide(&s, CMP_BETTER_HIGHER, 2, COMPARE_ALPHA),
 		CMP_REGRESSION);
@@ -344,9 +358,63 @@ static void test_negative_means(void **state)
 }
 
 /*
+ * Issue 28, "intervals a metric cannot have": a positive metric with a
+ * huge spread (`records_per_s -26.4% [-125.4%, +108.6%]`) never shows a
+ * lower bound at or below -100%.  The fixed case against
+ * stats-reference.py ("huge spread log-ratio95 df 6"; Fieller's lower end
+ * there is -152%); then seeded lognormal boots with sigma 2 from 3 to 60
+ * per side, and summaries whose sd dwarfs the mean.
+ */
+static void test_positive_huge_spread(void **state)
+{
+	static const double ha[] = { 120.0, 95.0, 140.0, 110.0 },
+			    hb[] = { 3.0, 260.0, 1.5, 90.0 };
+	static const size_t ns[] = { 3, 4, 5, 8, 20, 55 };
+	struct compare_sample sa = { ha, 4, 0, 0 }, sb = { hb, 4, 0, 0 };
+	struct stats_rng *rng = stats_rng_new(28);
+	struct compare_stats s;
+	double a[60], b[60];
+
+	(void)state;
+	compare_stats_compute(&sa, &sb, &s);
+	assert_int_equal(s.scale, CMP_SCALE_PERCENT);
+	assert_string_equal(s.ci_method, "log-ratio");
+	assert_close(s.ci_low, -85.92080538432013, 1e-8);
+	assert_close(s.ci_high, 312.80862351324726, 1e-8);
+	assert_true(s.ci_low < s.pct_change && s.pct_change < s.ci_high);
+	for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
+		for (int k = 0; k < 200; k++) {
+			sa.obs = a;
+			sb.obs = b;
+			sa.n = sb.n = ns[j];
+			for (size_t i = 0; i < ns[j]; i++) {
+				a[i] = 100 * exp(stats_rng_gaussian(rng, 2));
+				b[i] = 100 * exp(stats_rng_gaussian(rng, 2));
+			}
+			compare_stats_compute(&sa, &sb, &s);
+			assert_false(s.ci_low <= -100);
+			assert_false(s.ci90_low <= -100);
+			assert_false(s.pct_change <= -100);
+		}
+	}
+	/* Imported summaries: a new side whose sd is twice its mean. */
+	{
+		struct compare_sample ma = { NULL, 5, 100, 10 },
+				      mb = { NULL, 5, 80, 160 };
+
+		compare_stats_compute(&ma, &mb, &s);
+		assert_string_equal(s.ci_method, "log-ratio");
+		assert_true(isfinite(s.ci_low) && s.ci_low > -100);
+		assert_true(s.ci_low < -20 && -20 < s.ci_high);
+	}
+	stats_rng_free(rng);
+}
+
+/*
  * "A base mean near zero": a base whose mean is not told apart from 0
- * gets an unbounded interval and no verdict, on the Fieller path (up to
- * 50 per side) and on the bootstrap path (above) alike.
+ * gets an unbounded interval and no verdict, at 12 per side and above 50
+ * alike (|mean| <= t sd / sqrt(n), Fieller's a <= 0, asked by the
+ * log-scale interval too).
  */
 static void test_near_zero_base_both_paths(void **state)
 {
@@ -363,7 +431,7 @@ static void test_near_zero_base_both_paths(void **state)
 	}
 	a[0] = 100;
 	compare_stats_compute(&sa, &sb, &s);
-	assert_string_equal(s.ci_method, "fieller");
+	assert_string_equal(s.ci_method, "log-ratio");
 	assert_true(s.ci_unbounded);
 	assert_true(isnan(s.ci_low) && isnan(s.ci_high));
 	assert_non_null(strstr(s.why, "not distinguishable from 0"));
@@ -373,7 +441,7 @@ static void test_near_zero_base_both_paths(void **state)
 	/* 55 a side: mean 100/55, sd 13.5, |mean| / (sd / sqrt(55)) = 1. */
 	sa.n = sb.n = 55;
 	compare_stats_compute(&sa, &sb, &s);
-	assert_string_equal(s.ci_method, "bca");
+	assert_string_equal(s.ci_method, "log-ratio");
 	assert_true(s.ci_unbounded);
 	assert_true(isnan(s.ci_low) && isnan(s.ci_high));
 	assert_true(isfinite(s.pct_change));
@@ -388,8 +456,8 @@ static void test_near_zero_base_both_paths(void **state)
  * "Base values summing to about -1e-20, new about 5": the values cross
  * zero, so the comparison is on the difference, in the unit: estimate
  * inside its interval, no %change, and a verdict like any other.  A t
- * interval up to 50 per side (stats-reference.py "crossing zero"), BCa
- * of the difference above.
+ * interval at every n (stats-reference.py "crossing zero"; above 50 per
+ * side "bca-diff55 data: t interval df 108").
  */
 static void test_crossing_zero(void **state)
 {
@@ -440,17 +508,19 @@ static void test_crossing_zero(void **state)
 	compare_stats_compute(&a, &b, &s);
 	assert_string_equal(s.p_method, "welch");
 	assert_true(s.p_value < 1e-4);
-	/* Above 50 per side: BCa of the difference, against
-	 * scipy.stats.bootstrap (200000 resamples, "BCa scipy 95%
-	 * difference (55 a side)") to Monte Carlo error. */
+	/* Above 50 per side: still the t interval, at 2n - 2 = 108 df
+	 * (BCa no more; it also agrees with scipy.stats.bootstrap's BCa,
+	 * "BCa scipy 95% difference (55 a side)", to 0.02). */
 	a.obs = xa;
 	b.obs = xb;
 	a.n = b.n = 55;
 	compare_stats_compute(&a, &b, &s);
 	assert_int_equal(s.scale, CMP_SCALE_DIFF);
-	assert_string_equal(s.ci_method, "bca-diff");
-	assert_true(fabs(s.diff_low - 4.321134717908743) < 0.03);
-	assert_true(fabs(s.diff_high - 5.065648647089853) < 0.03);
+	assert_string_equal(s.ci_method, "t-diff");
+	assert_close(s.diff_low, 4.3059110683098005, 1e-9);
+	assert_close(s.diff_high, 5.066161658962926, 1e-9);
+	assert_true(fabs(s.diff_low - 4.321134717908743) < 0.02);
+	assert_true(fabs(s.diff_high - 5.065648647089853) < 0.02);
 	assert_true(s.diff_low < s.diff && s.diff < s.diff_high);
 	/* The base mean is 0 to the last bit: no %change, ever. */
 	{
@@ -534,14 +604,16 @@ static void test_no_direction(void **state)
 			 CMP_CHANGED);
 	assert_string_equal(compare_verdict_name(CMP_CHANGED), "changed");
 	/* converged 1 -> 0 on every boot: no noise at all, so the change
-	 * is certain (Welch with both variances 0: p = 0). */
+	 * is certain (Welch with both variances 0: p = 0).  The values
+	 * include 0, so no ratio: the difference -1, exactly. */
 	a.obs = one;
 	b.obs = zero;
 	compare_stats_compute(&a, &b, &s);
-	assert_close(s.pct_change, -100, 1e-15);
+	assert_int_equal(s.scale, CMP_SCALE_DIFF);
+	assert_true(isnan(s.pct_change));
 	assert_string_equal(s.p_method, "welch");
 	assert_true(s.p_value == 0);
-	assert_true(s.ci_low == -100 && s.ci_high == -100);
+	assert_true(s.diff == -1 && s.diff_low == -1 && s.diff_high == -1);
 	assert_int_equal(compare_decide(&s, CMP_BETTER_NONE, 2, COMPARE_ALPHA),
 			 CMP_CHANGED);
 	/* The same value on both sides: no change at all. */
@@ -718,7 +790,7 @@ static void test_minus_five_percent_power(void **state)
 		draw(rng, a, 10, 1000, 0.01);
 		draw(rng, b, 10, 950, 0.01);
 		compare_stats_compute(&sa, &sb, &s);
-		assert_string_equal(s.ci_method, "fieller");
+		assert_string_equal(s.ci_method, "log-ratio");
 		hits += compare_decide(&s, CMP_BETTER_HIGHER, 2,
 				       COMPARE_ALPHA) == CMP_REGRESSION;
 	}
@@ -902,12 +974,13 @@ int main(void)
 		cmocka_unit_test(test_summaries_seed004),
 		cmocka_unit_test(test_mann_whitney_from_five),
 		cmocka_unit_test(test_bca_from_ten),
-		cmocka_unit_test(test_bca_above_fifty),
+		cmocka_unit_test(test_log_ratio_above_fifty),
 		cmocka_unit_test(test_decide_rules),
 		cmocka_unit_test(test_fieller_unbounded_is_inconclusive),
 		cmocka_unit_test(test_aa_false_calls),
 		cmocka_unit_test(test_minus_five_percent_power),
 		cmocka_unit_test(test_negative_means),
+		cmocka_unit_test(test_positive_huge_spread),
 		cmocka_unit_test(test_near_zero_base_both_paths),
 		cmocka_unit_test(test_crossing_zero),
 		cmocka_unit_test(test_huge_values),

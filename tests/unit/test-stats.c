@@ -121,6 +121,72 @@ static void test_fieller_unbounded(void **state)
 	assert_int_equal(stats_fieller(&a, &b, 0.95, &ci), -EINVAL);
 }
 
+/*
+ * The ratio of means on the log scale (issue 28): a positive new side
+ * with a huge spread.  Fieller's interval reaches a negative ratio, which
+ * a positive metric cannot have; the log-scale one stays positive.  Ends
+ * from stats-reference.py ("huge spread fieller95 df 6" by numpy.roots,
+ * "huge spread log-ratio95 df 6" with scipy.stats.t.ppf).
+ */
+static void test_log_ratio(void **state)
+{
+	static const double ha[] = { 120.0, 95.0, 140.0, 110.0 },
+			    hb[] = { 3.0, 260.0, 1.5, 90.0 },
+			    ua[] = { 1.0, 10.0, 0.5 }, ub[] = { 2.0, 2.1, 2.2 };
+	struct stats_summary a, b;
+	struct stats_interval ci;
+
+	(void)state;
+	stats_summarize(ha, 4, &a);
+	stats_summarize(hb, 4, &b);
+	assert_int_equal(stats_fieller_df(&a, &b, 0.95, 6, &ci), 0);
+	/* 1e-8: the quadratic formula loses a few digits to cancellation
+	 * at this end (a 50-digit Decimal evaluation agrees with numpy). */
+	assert_close(ci.low, -0.5206181760997451, 1e-8);
+	/* 1e-8 below: GSL's t quantile and SciPy's differ in the tenth
+	 * digit, and the ends are exp(t se) with t se near 1.7. */
+	assert_int_equal(stats_log_ratio(&a, &b, 0.95, 6, &ci), 0);
+	assert_false(ci.unbounded);
+	assert_close(ci.low, 1 - 0.8592080538432013, 1e-8);
+	assert_close(ci.high, 1 + 3.1280862351324726, 1e-8);
+	assert_true(ci.low > 0 && ci.low < b.mean / a.mean &&
+		    b.mean / a.mean < ci.high);
+	/* Seed 003 at 4 df ("seed003 log-ratio95 df 4", as a ratio). */
+	stats_summarize(seed003_a, 3, &a);
+	stats_summarize(seed003_b, 3, &b);
+	assert_int_equal(stats_log_ratio(&a, &b, 0.95, 4, &ci), 0);
+	assert_close(ci.low, 1 - 0.16234370609319093, 1e-8);
+	assert_close(ci.high, 1 - 0.04763367786539819, 1e-8);
+	/* Two negative means: a positive ratio, ends in order. */
+	a.mean = -a.mean;
+	b.mean = -b.mean;
+	assert_int_equal(stats_log_ratio(&a, &b, 0.95, 4, &ci), 0);
+	assert_close(ci.low, 1 - 0.16234370609319093, 1e-8);
+	assert_close(ci.high, 1 - 0.04763367786539819, 1e-8);
+	/* Means of opposite signs, a zero mean, n < 2: refused. */
+	b.mean = -b.mean;
+	assert_int_equal(stats_log_ratio(&a, &b, 0.95, 4, &ci), -EINVAL);
+	b.mean = 0;
+	assert_int_equal(stats_log_ratio(&a, &b, 0.95, 4, &ci), -EINVAL);
+	b.mean = a.mean;
+	a.n = 1;
+	assert_int_equal(stats_log_ratio(&a, &b, 0.95, 4, &ci), -EINVAL);
+	/* A base not told apart from 0: unbounded, as Fieller's (the
+	 * "unbounded case" of test_fieller_unbounded, at Welch's df). */
+	stats_summarize(ua, 3, &a);
+	stats_summarize(ub, 3, &b);
+	assert_int_equal(stats_log_ratio(&a, &b, 0.95, NAN, &ci), 0);
+	assert_true(ci.unbounded);
+	assert_true(isnan(ci.low) && isnan(ci.high));
+	/* No spread: the point ratio (by hand 2/1). */
+	a.mean = 1;
+	a.sd = 0;
+	b.mean = 2;
+	b.sd = 0;
+	assert_int_equal(stats_log_ratio(&a, &b, 0.95, NAN, &ci), 0);
+	assert_true(ci.low == 2 && ci.high == 2);
+}
+
 static void test_welch_log(void **state)
 {
 	static const double va[] = { 124089, 121962, 121223 },
@@ -466,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_welch_df),
 		cmocka_unit_test(test_fieller),
 		cmocka_unit_test(test_fieller_unbounded),
+		cmocka_unit_test(test_log_ratio),
 		cmocka_unit_test(test_welch_log),
 		cmocka_unit_test(test_welch_log_summary),
 		cmocka_unit_test(test_mann_whitney_exact),
