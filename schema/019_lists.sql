@@ -49,8 +49,9 @@ CREATE TABLE list_series (
     n_expected       integer NOT NULL CHECK (n_expected BETWEEN 1 AND 1000),
     n_arrived        integer NOT NULL DEFAULT 0 CHECK (n_arrived >= 0),
     state            text NOT NULL DEFAULT 'open'
-                     CHECK (state IN ('open', 'complete', 'incomplete',
-                                      'queued', 'no-base', 'superseded')),
+                     CHECK (state IN ('open', 'complete', 'filtered',
+                                      'incomplete', 'queued', 'no-base',
+                                      'superseded')),
     note             text CHECK (length(note) <= 8192),
     created_at       timestamptz NOT NULL DEFAULT now(),
     UNIQUE (list_id, cover_message_id)

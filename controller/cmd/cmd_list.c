@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer/intake.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "cmd/builtin.h"
@@ -226,6 +227,32 @@ static int list_rm(int argc, char **argv)
 	return 0;
 }
 
+static int list_poll(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct intake_stats st;
+	int r;
+
+	if (argc != 2)
+		die_usage("list poll NAME");
+	r = intake_poll(cli_open_db(), cli_home(), list_name(argv[1]), &out,
+			&st, &err);
+	if (r < 0) {
+		cli_emit(&out);
+		fatal("list poll %s: %s", argv[1], err.buf);
+	}
+	if (r == 1)
+		fatal("no list named '%s'", argv[1]);
+	strbuf_addf(&out,
+		    "read %d: %d patches, %d not patches, %d unreadable, %d "
+		    "seen before; %d series complete, %d outside the "
+		    "policy\n",
+		    st.read, st.patches, st.not_patches, st.unreadable,
+		    st.seen_before, st.series_complete, st.series_filtered);
+	cli_emit(&out);
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	const char *sub;
@@ -241,5 +268,7 @@ int cmd_list(int argc, char **argv)
 		return list_show(argc, argv);
 	if (!strcmp(sub, "rm"))
 		return list_rm(argc, argv);
+	if (!strcmp(sub, "poll"))
+		return list_poll(argc, argv);
 	die_usage("no list subcommand '%s'; try add, show, rm, poll", sub);
 }

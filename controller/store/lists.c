@@ -273,6 +273,18 @@ int lists_series_count(struct db *db, int64_t series_id, int *ret_complete,
 	return 0;
 }
 
+int lists_series_inside(struct db *db, int64_t series_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "SELECT 1 FROM list_messages WHERE series_id = $1 AND "
+		     "state = 'patch' AND reason = '' LIMIT 1",
+		     db_i64(series_id), db_end()) < 0)
+		return -1;
+	return db_nrows(res) > 0;
+}
+
 int lists_series_set_state(struct db *db, int64_t series_id, const char *state,
 			   const char *note, struct strbuf *err)
 {

@@ -133,6 +133,13 @@ int lists_series_count(struct db *db, int64_t series_id, int *ret_complete,
 		       struct strbuf *err);
 
 /*
+ * Whether a patch of series_id is inside its list's policy (a
+ * list_messages row of state 'patch' with an empty reason): 1 yes, 0 no,
+ * -1 with err.
+ */
+int lists_series_inside(struct db *db, int64_t series_id, struct strbuf *err);
+
+/*
  * Set list_series.state (and note, NULL to keep it) of series_id.  0 or
  * -1 with err.
  */
