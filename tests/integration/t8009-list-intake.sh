@@ -1,0 +1,153 @@
+#!/bin/sh
+# t8009: a mailing list followed (issue 34, its intake): a local
+# public-inbox v2 archive made with public-inbox-init -V2 and fed with
+# public-inbox-mda, the mails of tests/data/lists delivered: a 3-patch
+# sched series with its cover letter, a reply without a diff, a [GIT
+# PULL], a patch to drivers/ only and a patch whose body is
+# quoted-printable.  `list poll` finds exactly the sched series and the
+# QP patch; a second poll reads nothing twice; a mail delivered later is
+# the only one the next poll reads; a new epoch (git/1.git) is noticed,
+# and an unreadable message in it is recorded with its reason; the same
+# archive served by public-inbox-httpd on loopback is read over http (as
+# a second list: every Message-ID in it is seen before, since one is
+# recorded once whatever list it came by); without the sandbox the poll
+# refuses to start and says why.
+. "$(dirname "$0")/../lib/test-lib.sh"
+
+command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
+	skip_all "PostgreSQL server programs not installed (make deps)"
+for p in public-inbox-init public-inbox-mda git; do
+	command -v $p >/dev/null || skip_all "$p not installed (make deps)"
+done
+
+pg_test_start pg >pg.out 2>&1 || { cat pg.out; exit 1; }
+export SCHEDFARM_DB="$PG_CONNINFO"
+export SCHEDFARM_HOME=$SCRATCH/home
+# public-inbox's own settings live in the scratch folder, not in ~.
+export HOME=$SCRATCH/pihome PI_CONFIG=$SCRATCH/pihome/pi_config
+mkdir -p "$HOME"
+D=$TOP/tests/data/lists
+INBOX=$SCRATCH/inbox
+
+# grep -E, saying what the file holds when the pattern is not there.
+grep_re() {
+	grep -qE -- "$1" "$2" && return 0
+	echo "expected /$1/ in $2, which holds:"
+	sed 's/^/    /' "$2"
+	return 1
+}
+
+deliver() {
+	ORIGINAL_RECIPIENT=sched@example.org public-inbox-mda --no-precheck <"$1"
+}
+
+# One commit with file m holding the mail $2, onto epoch $1 of the archive
+# (a new epoch is made the way public-inbox makes one: a bare repository
+# git/N.git, one commit per message).
+commit_epoch() {
+	g=$INBOX/git/$1.git w=$SCRATCH/epoch$1
+	[ -d "$g" ] || git init -q --bare "$g"
+	rm -rf "$w" && git clone -q "$g" "$w" 2>/dev/null &&
+	cp "$2" "$w/m" && git -C "$w" add m &&
+	git -C "$w" -c user.name=t -c user.email=t@example.org \
+		commit -q -m "$(basename "$2")" &&
+	git -C "$w" push -q origin HEAD:refs/heads/master
+}
+
+test_expect_success 'a public-inbox v2 archive with the mails delivered' '
+	public-inbox-init -V2 sched "$INBOX" http://127.0.0.1/sched \
+		sched@example.org &&
+	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none &&
+	for f in 01-cover 02-patch1 03-patch2 04-patch3 05-reply 06-pull \
+		07-drivers 08-qp; do deliver "$D/$f.eml" || exit 1; done &&
+	test "$(git --git-dir="$INBOX/git/0.git" rev-list --count HEAD)" = 8
+'
+
+test_expect_success 'list add, show; a bad name and a second add are refused' '
+	schedfarm list add sched --inbox "$INBOX" --path kernel/sched/ \
+		--path "include/linux/sched*" --path include/linux/sched/ \
+		--base-map "kernel/sched/*=tip-sched-core" >add &&
+	grep_or_fail "list sched added" add &&
+	! schedfarm list add sched --inbox "$INBOX" 2>err &&
+	grep_or_fail "exists already" err &&
+	! schedfarm list add "-x" --inbox "$INBOX" 2>err &&
+	schedfarm list show >lists && test "$(cat lists)" = sched &&
+	schedfarm list show sched >show && cat show &&
+	grep_or_fail "paths             kernel/sched/ include/linux/sched* include/linux/sched/" show &&
+	grep_or_fail "base map          kernel/sched/*=tip-sched-core" show
+'
+
+test_expect_success 'without the sandbox, the poll refuses to start and says why' '
+	! SCHEDFARM_BWRAP=/bin/false schedfarm list poll sched >out 2>err &&
+	cat err && grep_or_fail "list intake refuses to start" err &&
+	grep_or_fail "sandbox" err &&
+	test ! -s out
+'
+
+test_expect_success 'poll finds exactly the sched series and the QP patch' '
+	schedfarm list poll sched >poll1 2>&1; rc=$?; cat poll1 && test $rc = 0 &&
+	grep "complete:" poll1 >complete &&
+	test "$(wc -l <complete)" = 2 &&
+	grep_or_fail "complete: sched/core: three" complete &&
+	grep_or_fail "complete: sched/core: fix the r" complete &&
+	grep_re "^not-a-patch <s1-cover@example.org> .*the cover letter" poll1 &&
+	grep_re "^not-a-patch <s1-reply@example.org> .*: a reply\$" poll1 &&
+	grep_re "^not-a-patch <pull@example.org> .*: a pull request" poll1 &&
+	grep_re "^patch <drv@example.org> .*: touches no path of the policy \\(drivers/foo/bar.c\\)" poll1 &&
+	grep_or_fail "series 2 complete, outside the policy: drivers/foo" poll1 &&
+	grep_or_fail "read 8: 5 patches, 3 not patches, 0 unreadable, 0 seen before; 2 series complete, 1 outside the policy" poll1 &&
+	schedfarm list show sched >show && cat show &&
+	grep_or_fail "series	1	complete	v1	3/3	sched/fair: tidy the wakeup path" show &&
+	grep_or_fail "series	3	complete	v1	1/1	sched/core: fix the r" show
+'
+
+test_expect_success 'a second poll reads nothing twice' '
+	schedfarm list poll sched >poll2 2>&1; cat poll2 &&
+	grep_re "^read 0: 0 patches" poll2 &&
+	test "$(wc -l <poll2)" = 1 &&
+	schedfarm list show sched >show2 && cmp show show2
+'
+
+test_expect_success 'a mail delivered later is all the next poll reads' '
+	deliver "$D/09-attached.eml" &&
+	schedfarm list poll sched >poll3 2>&1; cat poll3 &&
+	grep_or_fail "patch <attached@example.org> [RFC PATCH sched/core v3 1/2]" poll3 &&
+	grep_re "^read 1: 1 patches, 0 not patches" poll3 &&
+	schedfarm list show sched >show3 &&
+	grep_or_fail "series	4	open	v3	1/2	sched/deadline: attached" show3
+'
+
+test_expect_success 'a new epoch is noticed; an unreadable mail in it is recorded with why' '
+	commit_epoch 1 "$D/10-no-message-id.eml" &&
+	sed "s/<qp@example.org>/<qp-again@example.org>/" "$D/08-qp.eml" >qp2.eml &&
+	commit_epoch 1 qp2.eml &&
+	commit_epoch 1 "$D/08-qp.eml" &&
+	schedfarm list poll sched >poll4 2>&1; cat poll4 &&
+	grep_re "^unreadable [0-9a-f]{40}: no Message-ID" poll4 &&
+	grep_re "^patch <qp-again@example.org>" poll4 &&
+	grep_re "^seen before <qp@example.org>" poll4 &&
+	grep_re "^read 3: 1 patches, 0 not patches, 1 unreadable, 1 seen before" poll4 &&
+	schedfarm list poll sched >poll5 2>&1 &&
+	grep_re "^read 0:" poll5
+'
+
+test_expect_success 'the archive served over http by public-inbox-httpd is read the same way' '
+	command -v public-inbox-httpd >/dev/null || {
+		say "public-inbox-httpd missing: http not tried"; exit 0; }
+	port=$(python3 -c "import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
+	{ public-inbox-httpd -W0 -l "127.0.0.1:$port" >httpd.out 2>&1 & } &&
+	echo "kill $! 2>/dev/null" >>"$_ATEXIT" &&
+	wait_for "git ls-remote http://127.0.0.1:$port/sched/git/0.git >/dev/null 2>&1" 30 &&
+	schedfarm list add web --inbox "http://127.0.0.1:$port/sched/" >/dev/null &&
+	schedfarm list poll web >pollw 2>&1; cat pollw &&
+	grep_re "^read 12: 0 patches, 0 not patches, 1 unreadable, 11 seen before" pollw &&
+	test -d "$SCHEDFARM_HOME/lists/web/git/1.git"
+'
+
+test_expect_success 'list rm forgets the list and what was read of it' '
+	schedfarm list rm web >rm && grep_or_fail "list web removed" rm &&
+	! schedfarm list show web 2>err && grep_or_fail "no list named" err &&
+	! schedfarm list rm web 2>err
+'
+
+test_done
