@@ -22,6 +22,10 @@ CREATE TABLE lists (
     subject_prefixes text[] NOT NULL DEFAULT '{}',
     base_map         text[] NOT NULL DEFAULT '{}',
     base_repo        text CHECK (length(base_repo) <= 4096),
+    -- What a complete series is queued with: the plan file and a host
+    -- (NULL: any host the plan allows).
+    plan_path        text CHECK (length(plan_path) <= 4096),
+    host             text CHECK (length(host) <= 128),
     mail_improvements boolean NOT NULL DEFAULT false,
     dry_run_mbox     text CHECK (length(dry_run_mbox) <= 4096),
     mails_per_hour   integer NOT NULL DEFAULT 10 CHECK (mails_per_hour >= 0),
@@ -53,6 +57,11 @@ CREATE TABLE list_series (
                                       'incomplete', 'queued', 'no-base',
                                       'superseded')),
     note             text CHECK (length(note) <= 8192),
+    -- Where it was queued: its base, how the base was chosen
+    -- ('base-commit' or 'path map'), its submission (PLM#).
+    base             text CHECK (length(base) <= 500),
+    base_method      text CHECK (base_method IN ('base-commit', 'path map')),
+    patch_id         bigint REFERENCES patches(id) ON DELETE SET NULL,
     created_at       timestamptz NOT NULL DEFAULT now(),
     UNIQUE (list_id, cover_message_id)
 );

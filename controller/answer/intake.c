@@ -11,6 +11,7 @@
 
 #include "answer/intake.h"
 #include "answer/listmail.h"
+#include "answer/listqueue.h"
 #include "lab/inbox.h"
 #include "lab/mime.h"
 #include "lab/sandbox.h"
@@ -75,8 +76,8 @@ static int find_series(struct poll_ctx *c, const struct mail_msg *m,
 }
 
 /*
- * A complete series: 'complete' when one of its patches is inside the
- * policy (it is what the farm builds), else 'filtered'.  0 or -1.
+ * A complete series: given its base and queued (answer/listqueue.h) when
+ * one of its patches is inside the policy, else 'filtered'.  0 or -1.
  */
 static int series_done(struct poll_ctx *c, int64_t series_id,
 		       const struct patch_subject *s, struct strbuf *err)
@@ -98,7 +99,7 @@ static int series_done(struct poll_ctx *c, int64_t series_id,
 	c->st->series_complete++;
 	strbuf_addf(c->out, "series %lld complete: %s\n", (long long)series_id,
 		    s->title.buf);
-	return 0;
+	return listqueue_series(c->db, c->list, series_id, c->out, err);
 }
 
 /* Record one read mail m (its commit of epoch).  0 or -1 with err. */
@@ -128,8 +129,8 @@ static int record_mail(struct poll_ctx *c, int epoch, const char *commit,
 		if (kind == LISTMAIL_COVER)
 			strbuf_addstr(&reason, "the cover letter of a series");
 		row.reason = reason.buf;
-		if (kind == LISTMAIL_PATCH)
-			row.body = m->body.buf;
+		/* A cover letter's text too: its base-commit: trailer. */
+		row.body = m->body.buf;
 	}
 	if (r == 0)
 		r = lists_message_add(c->db, &row, err) < 0 ? -1 : 0;

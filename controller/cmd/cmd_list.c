@@ -14,6 +14,7 @@
 #include "answer/intake.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "fs.h"
 #include "cmd/builtin.h"
 #include "log.h"
 #include "parse.h"
@@ -24,7 +25,9 @@ const char cmd_list_usage[] =
 	"usage: schedfarm list add NAME --inbox URL|DIR [--path GLOB]...\n"
 	"                          [--prefix WORD]... [--base-map "
 	"GLOB=BASE]...\n"
-	"                          [--base-repo DIR] [--mail-improvements]\n"
+	"                          [--base-repo DIR] [--plan FILE] [--host "
+	"NAME]\n"
+	"                          [--mail-improvements]\n"
 	"                          [--dry-run-mbox FILE] [--mails-per-hour N]\n"
 	"                          [--series-wait DUR]\n"
 	"       schedfarm list show [NAME]\n"
@@ -39,8 +42,11 @@ const char cmd_list_usage[] =
 	"'kernel/sched/*'; none: any); --prefix, a word the subject's [...]\n"
 	"must hold (e.g. 'sched/core'; none: any); --base-map GLOB=BASE, the\n"
 	"base of a series that touches GLOB when it has no usable\n"
-	"base-commit: trailer; --base-repo, where such trailers are looked\n"
-	"up; --mail-improvements, mail improvements as well as regressions;\n"
+	"base-commit: trailer; --base-repo, the git repository where such\n"
+	"trailers are looked up and a series is tried on its base; --plan,\n"
+	"the plan a complete series is queued with (as `submit` does; none:\n"
+	"not queued), --host, the host it is queued for; --mail-improvements, "
+	"mail improvements as well as regressions;\n"
 	"--dry-run-mbox, mail into this mbox file instead of SMTP;\n"
 	"--mails-per-hour (default 10); --series-wait (default 1d), how long\n"
 	"an incomplete series is waited for.\n"
@@ -78,6 +84,8 @@ static int list_add(int argc, char **argv)
 		{ "prefix", required_argument, NULL, 'x' },
 		{ "base-map", required_argument, NULL, 'm' },
 		{ "base-repo", required_argument, NULL, 'r' },
+		{ "plan", required_argument, NULL, 'P' },
+		{ "host", required_argument, NULL, 'H' },
 		{ "mail-improvements", no_argument, NULL, 'I' },
 		{ "dry-run-mbox", required_argument, NULL, 'd' },
 		{ "mails-per-hour", required_argument, NULL, 'n' },
@@ -113,7 +121,15 @@ static int list_add(int argc, char **argv)
 			break;
 		case 'r':
 			free(l.base_repo);
-			l.base_repo = xstrdup(optarg);
+			l.base_repo = path_absolute(optarg);
+			break;
+		case 'P':
+			free(l.plan_path);
+			l.plan_path = path_absolute(optarg);
+			break;
+		case 'H':
+			free(l.host);
+			l.host = xstrdup(cli_name("--host", optarg, 128));
 			break;
 		case 'I':
 			l.mail_improvements = 1;
@@ -142,6 +158,14 @@ static int list_add(int argc, char **argv)
 		die_usage("list add NAME --inbox URL|DIR [OPTIONS]");
 	if (!l.inbox || !*l.inbox)
 		die_usage("list add needs --inbox URL|DIR");
+	/* A local archive is named by its absolute path: serve and poll may
+	 * run from another folder. */
+	if (!strstr(l.inbox, "://")) {
+		char *abs = path_absolute(l.inbox);
+
+		free(l.inbox);
+		l.inbox = abs;
+	}
 	l.name = xstrdup(list_name(argv[optind]));
 	r = lists_add(cli_open_db(), &l, &id, &err);
 	if (r < 0)
@@ -197,6 +221,9 @@ static int list_show(int argc, char **argv)
 	add_vec(&out, "base map", &l.base_map, "(none)");
 	strbuf_addf(&out, "%-18s%s\n", "base repository",
 		    l.base_repo ? l.base_repo : "(none)");
+	strbuf_addf(&out, "%-18s%s\n", "plan",
+		    l.plan_path ? l.plan_path : "(none: series not queued)");
+	strbuf_addf(&out, "%-18s%s\n", "host", l.host ? l.host : "(any)");
 	strbuf_addf(&out, "%-18s%s\n", "mails",
 		    l.mail_improvements ? "regressions and improvements"
 					: "regressions");

@@ -27,6 +27,8 @@ void list_row_release(struct list_row *l)
 	free(l->name);
 	free(l->inbox);
 	free(l->base_repo);
+	free(l->plan_path);
+	free(l->host);
 	free(l->dry_run_mbox);
 	strvec_clear(&l->path_globs);
 	strvec_clear(&l->subject_prefixes);
@@ -44,15 +46,16 @@ int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
 		     "INSERT INTO lists (name, inbox, path_globs, "
 		     "subject_prefixes, base_map, base_repo, "
 		     "mail_improvements, dry_run_mbox, mails_per_hour, "
-		     "series_wait_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
-		     "$9, $10) ON CONFLICT (name) DO NOTHING RETURNING id",
+		     "series_wait_s, plan_path, host) VALUES ($1, $2, $3, $4, "
+		     "$5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (name) DO "
+		     "NOTHING RETURNING id",
 		     db_str(l->name), db_str(l->inbox),
 		     db_text_array(&l->path_globs),
 		     db_text_array(&l->subject_prefixes),
 		     db_text_array(&l->base_map), db_str(l->base_repo),
 		     db_bool(l->mail_improvements), db_str(l->dry_run_mbox),
 		     db_i64(l->mails_per_hour), db_i64(l->series_wait_s),
-		     db_end()) < 0)
+		     db_str(l->plan_path), db_str(l->host), db_end()) < 0)
 		return -1;
 	if (db_nrows(res) == 0)
 		return 0;
@@ -80,7 +83,8 @@ int lists_get(struct db *db, const char *name, struct list_row *ret,
 		     "E'\\n'), array_to_string(subject_prefixes, E'\\n'), "
 		     "array_to_string(base_map, E'\\n'), base_repo, "
 		     "mail_improvements::int, dry_run_mbox, mails_per_hour, "
-		     "series_wait_s FROM lists WHERE name = $1",
+		     "series_wait_s, plan_path, host FROM lists WHERE name = "
+		     "$1",
 		     db_str(name), db_end()) < 0)
 		return -1;
 	if (db_nrows(res) == 0)
@@ -100,6 +104,8 @@ int lists_get(struct db *db, const char *name, struct list_row *ret,
 	ret->mails_per_hour = (int)v;
 	db_get_i64(res, 0, 10, 0, INT32_MAX, &v);
 	ret->series_wait_s = (int)v;
+	ret->plan_path = xstrdup_or_null(db_get(res, 0, 11));
+	ret->host = xstrdup_or_null(db_get(res, 0, 12));
 	return 1;
 }
 
@@ -285,6 +291,38 @@ int lists_series_inside(struct db *db, int64_t series_id, struct strbuf *err)
 	return db_nrows(res) > 0;
 }
 
+int lists_series_mails(struct db *db, int64_t series_id,
+		       struct strvec *ret_authors, struct strvec *ret_subjects,
+		       struct strvec *ret_bodies, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "SELECT author, subject, body FROM list_messages WHERE "
+		     "series_id = $1 AND body IS NOT NULL ORDER BY part, id",
+		     db_i64(series_id), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++) {
+		strvec_push(ret_authors, db_get(res, i, 0));
+		strvec_push(ret_subjects, db_get(res, i, 1));
+		strvec_push(ret_bodies, db_get(res, i, 2));
+	}
+	return 0;
+}
+
+int lists_series_based(struct db *db, int64_t series_id, const char *base,
+		       const char *method, int64_t patch_id, const char *state,
+		       const char *note, struct strbuf *err)
+{
+	return db_query(db, NULL, err,
+			"UPDATE list_series SET base = $2, base_method = $3, "
+			"patch_id = nullif($4, 0), state = $5, note = "
+			"coalesce($6, note) WHERE id = $1",
+			db_i64(series_id), db_str(base), db_str(method),
+			db_i64(patch_id), db_str(state), db_str(note),
+			db_end());
+}
+
 int lists_series_set_state(struct db *db, int64_t series_id, const char *state,
 			   const char *note, struct strbuf *err)
 {
@@ -306,16 +344,21 @@ int lists_summary(struct db *db, int64_t list_id, struct strbuf *out,
 		     db_i64(list_id), db_end()) < 0 ||
 	    db_query(db, &series, err,
 		     "SELECT id, state, version, n_arrived, n_expected, "
-		     "subject FROM list_series WHERE list_id = $1 ORDER BY id",
+		     "subject, coalesce(base, ''), coalesce(base_method, ''), "
+		     "coalesce('PLM#' || patch_id, ''), coalesce(note, '') "
+		     "FROM list_series WHERE list_id = $1 ORDER BY id",
 		     db_i64(list_id), db_end()) < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(msgs); i++)
 		strbuf_addf(out, "messages\t%s\t%s\n", db_get(msgs, i, 0),
 			    db_get(msgs, i, 1));
 	for (int i = 0; i < db_nrows(series); i++)
-		strbuf_addf(out, "series\t%s\t%s\tv%s\t%s/%s\t%s\n",
+		strbuf_addf(out,
+			    "series\t%s\t%s\tv%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\n",
 			    db_get(series, i, 0), db_get(series, i, 1),
 			    db_get(series, i, 2), db_get(series, i, 3),
-			    db_get(series, i, 4), db_get(series, i, 5));
+			    db_get(series, i, 4), db_get(series, i, 5),
+			    db_get(series, i, 6), db_get(series, i, 7),
+			    db_get(series, i, 8), db_get(series, i, 9));
 	return 0;
 }

@@ -25,6 +25,8 @@ struct list_row {
 	struct strvec subject_prefixes; /* its [...] holds one of these */
 	struct strvec base_map; /* "GLOB=BASE" */
 	char *base_repo; /* where base-commit trailers are looked up */
+	char *plan_path; /* the plan a complete series is queued with */
+	char *host; /* the host it is queued for; NULL: any */
 	int mail_improvements;
 	char *dry_run_mbox; /* NULL: mail goes out by SMTP */
 	int mails_per_hour;
@@ -36,9 +38,10 @@ void list_row_release(struct list_row *l);
 
 /*
  * Insert l (its id is ignored) into lists(name, inbox, path_globs,
- * subject_prefixes, base_map, base_repo, mail_improvements, dry_run_mbox,
- * mails_per_hour, series_wait_s).  *ret_id is the new id.  1 when added,
- * 0 when a list of that name exists (nothing changed), -1 with err.
+ * subject_prefixes, base_map, base_repo, plan_path, host,
+ * mail_improvements, dry_run_mbox, mails_per_hour, series_wait_s).  *ret_id is
+ * the new id.  1 when added, 0 when a list of that name exists (nothing
+ * changed), -1 with err.
  */
 int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
 	      struct strbuf *err);
@@ -140,6 +143,25 @@ int lists_series_count(struct db *db, int64_t series_id, int *ret_complete,
 int lists_series_inside(struct db *db, int64_t series_id, struct strbuf *err);
 
 /*
+ * The mails of series_id that have a text (list_messages.body: its cover
+ * letter and its patches), in part order (the cover, 0, first): each
+ * one's author, subject and body appended to the three vectors.  0 or
+ * -1 with err.
+ */
+int lists_series_mails(struct db *db, int64_t series_id,
+		       struct strvec *ret_authors, struct strvec *ret_subjects,
+		       struct strvec *ret_bodies, struct strbuf *err);
+
+/*
+ * Record where series_id went: list_series.base, base_method, patch_id
+ * (0: not queued), state ('queued', or 'complete' when it was not) and
+ * note (NULL: kept).  0 or -1 with err.
+ */
+int lists_series_based(struct db *db, int64_t series_id, const char *base,
+		       const char *method, int64_t patch_id, const char *state,
+		       const char *note, struct strbuf *err);
+
+/*
  * Set list_series.state (and note, NULL to keep it) of series_id.  0 or
  * -1 with err.
  */
@@ -149,7 +171,8 @@ int lists_series_set_state(struct db *db, int64_t series_id, const char *state,
 /*
  * What `list show` prints of list_id: per list_messages.state the count,
  * then each list_series (id, state, version, n_arrived, n_expected,
- * subject), one tab-separated line each, into out.  0 or -1 with err.
+ * subject, base, base_method, PLM#patch_id, note; "" for NULL), one
+ * tab-separated line each, into out.  0 or -1 with err.
  */
 int lists_summary(struct db *db, int64_t list_id, struct strbuf *out,
 		  struct strbuf *err);

@@ -5,7 +5,11 @@
 # sched series with its cover letter, a reply without a diff, a [GIT
 # PULL], a patch to drivers/ only and a patch whose body is
 # quoted-printable.  `list poll` finds exactly the sched series and the
-# QP patch; a second poll reads nothing twice; a mail delivered later is
+# QP patch, and queues them (through `submit`'s code) on the base its
+# path map gives, tried on a base repository; a base-commit: the
+# repository lacks falls back to the map and says so, one it has is the
+# base, and a series that applies nowhere gets one note and no job; a
+# second poll reads nothing twice; a mail delivered later is
 # the only one the next poll reads; a new epoch (git/1.git) is noticed,
 # and an unreadable message in it is recorded with its reason; the same
 # archive served by public-inbox-httpd on loopback is read over http (as
@@ -63,10 +67,37 @@ test_expect_success 'a public-inbox v2 archive with the mails delivered' '
 	test "$(git --git-dir="$INBOX/git/0.git" rev-list --count HEAD)" = 8
 '
 
+# The base repository: the files the patches touch, on branch sched-core.
+BASE=$SCRATCH/base
+git init -q "$BASE" &&
+mkdir -p "$BASE/kernel/sched" "$BASE/include/linux" &&
+echo '/* old 1 */' >"$BASE/kernel/sched/fair.c" &&
+echo '/* old 2 */' >"$BASE/include/linux/sched.h" &&
+echo '/* old 3 */' >"$BASE/kernel/sched/core.c" &&
+echo 'int x = 1;' >"$BASE/kernel/sched/rt.c" &&
+git -C "$BASE" add -A &&
+git -C "$BASE" -c user.name=t -c user.email=t@example.org commit -q -m base &&
+git -C "$BASE" branch -M sched-core || exit 1
+BASE_SHA=$(git -C "$BASE" rev-parse HEAD)
+cat >pp.yaml <<'EOF2'
+name: t8009-pingpong
+workload: pipe-pingpong
+params:
+  round_trips: 3000
+iterations: 2
+warmup: 0
+boots: 1
+metrics:
+  round_trip_us: {decides: true}
+EOF2
+
 test_expect_success 'list add, show; a bad name and a second add are refused' '
+	schedfarm host add vm --kind libvirt --libvirt-uri test:///default \
+		--no-contact --cpus 2 --memory-mb 1024 >/dev/null &&
 	schedfarm list add sched --inbox "$INBOX" --path kernel/sched/ \
 		--path "include/linux/sched*" --path include/linux/sched/ \
-		--base-map "kernel/sched/*=tip-sched-core" >add &&
+		--base-map "kernel/sched/*=sched-core" --base-repo "$BASE" \
+		--plan pp.yaml >add &&
 	grep_or_fail "list sched added" add &&
 	! schedfarm list add sched --inbox "$INBOX" 2>err &&
 	grep_or_fail "exists already" err &&
@@ -74,7 +105,8 @@ test_expect_success 'list add, show; a bad name and a second add are refused' '
 	schedfarm list show >lists && test "$(cat lists)" = sched &&
 	schedfarm list show sched >show && cat show &&
 	grep_or_fail "paths             kernel/sched/ include/linux/sched* include/linux/sched/" show &&
-	grep_or_fail "base map          kernel/sched/*=tip-sched-core" show
+	grep_or_fail "base map          kernel/sched/*=sched-core" show &&
+	grep_or_fail "plan              $SCRATCH/pp.yaml" show
 '
 
 test_expect_success 'without the sandbox, the poll refuses to start and says why' '
@@ -95,10 +127,15 @@ test_expect_success 'poll finds exactly the sched series and the QP patch' '
 	grep_re "^not-a-patch <pull@example.org> .*: a pull request" poll1 &&
 	grep_re "^patch <drv@example.org> .*: touches no path of the policy \\(drivers/foo/bar.c\\)" poll1 &&
 	grep_or_fail "series 2 complete, outside the policy: drivers/foo" poll1 &&
+	grep_or_fail "series 1 queued as PLM#1 on sched-core (by path map)" poll1 &&
+	grep_or_fail "series 3 queued as PLM#2 on sched-core (by path map)" poll1 &&
+	schedfarm queue >q && cat q && test "$(grep -c queued q)" = 2 &&
+	schedfarm patch show 1 >p1 && cat p1 &&
+	grep_or_fail "sched/fair: tidy the wakeup path (list sched)" p1 &&
 	grep_or_fail "read 8: 5 patches, 3 not patches, 0 unreadable, 0 seen before; 2 series complete, 1 outside the policy" poll1 &&
 	schedfarm list show sched >show && cat show &&
-	grep_or_fail "series	1	complete	v1	3/3	sched/fair: tidy the wakeup path" show &&
-	grep_or_fail "series	3	complete	v1	1/1	sched/core: fix the r" show
+	grep_or_fail "series	1	queued	v1	3/3	sched/fair: tidy the wakeup path	sched-core	path map	PLM#1" show &&
+	grep_or_fail "series	3	queued	v1	1/1	sched/core: fix the r" show
 '
 
 test_expect_success 'a second poll reads nothing twice' '
@@ -115,6 +152,21 @@ test_expect_success 'a mail delivered later is all the next poll reads' '
 	grep_re "^read 1: 1 patches, 0 not patches" poll3 &&
 	schedfarm list show sched >show3 &&
 	grep_or_fail "series	4	open	v3	1/2	sched/deadline: attached" show3
+'
+
+test_expect_success 'base-commit: kept when the repository has it, else the map, else one note' '
+	deliver "$D/11-base-missing.eml" &&
+	sed "s/BASE_COMMIT/$BASE_SHA/" "$D/12-base-known.eml" >known.eml &&
+	deliver known.eml && deliver "$D/13-nowhere.eml" &&
+	schedfarm list poll sched >pollb 2>&1; cat pollb &&
+	grep_re "^series 5 queued as PLM#3 on sched-core \\(by path map\\)" pollb &&
+	grep_or_fail "series 5: base by path map (base-commit 0123456789abcdef0123456789abcdef01234567: not in $BASE)" pollb &&
+	grep_or_fail "series 6 queued as PLM#4 on $BASE_SHA (by base-commit)" pollb &&
+	grep_re "^series 7: applies to no base: base-commit 0123456789abcdef0123456789abcdef01234567: not in [^;]*; map sched-core: does not apply \\(.*kernel/sched/idle.c" pollb &&
+	test "$(grep -c "^series 7: " pollb)" = 1 &&
+	schedfarm queue >q && test "$(grep -c queued q)" = 4 &&
+	schedfarm list show sched >showb &&
+	grep_re "^series	7	no-base	.*applies to no base" showb
 '
 
 test_expect_success 'a new epoch is noticed; an unreadable mail in it is recorded with why' '
@@ -140,7 +192,7 @@ test_expect_success 'the archive served over http by public-inbox-httpd is read 
 	wait_for "git ls-remote http://127.0.0.1:$port/sched/git/0.git >/dev/null 2>&1" 30 &&
 	schedfarm list add web --inbox "http://127.0.0.1:$port/sched/" >/dev/null &&
 	schedfarm list poll web >pollw 2>&1; cat pollw &&
-	grep_re "^read 12: 0 patches, 0 not patches, 1 unreadable, 11 seen before" pollw &&
+	grep_re "^read 15: 0 patches, 0 not patches, 1 unreadable, 14 seen before" pollw &&
 	test -d "$SCHEDFARM_HOME/lists/web/git/1.git"
 '
 

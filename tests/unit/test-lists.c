@@ -4,7 +4,8 @@
  * (answer/listmail.c), the paths a diff touches and the policy, which
  * mails are patches, the key of a series, and the GMime wrapper
  * (lab/mime.c): RFC 2047 headers, quoted-printable and base64 bodies, a
- * patch as an attachment, a mail without a Message-ID unreadable.  The
+ * patch as an attachment, a mail without a Message-ID unreadable; the
+ * base-commit: trailer (answer/listqueue.c).  The
  * archive, the database and `list poll` are
  * tests/integration/t8009-list-intake.sh.
  */
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "answer/listmail.h"
+#include "answer/listqueue.h"
 #include "lab/mime.h"
 
 /* Read tests/data/lists/NAME from the tree (cwd, or 3 above the binary). */
@@ -256,6 +258,28 @@ static void test_mime(void **state)
 	strbuf_release(&err);
 }
 
+static void test_base_commit(void **state)
+{
+	struct strbuf sha = STRBUF_INIT, t = STRBUF_INIT;
+
+	(void)state;
+	data("11-base-missing.eml", &t);
+	assert_int_equal(listqueue_base_commit(t.buf, &sha), 1);
+	assert_string_equal(sha.buf,
+			    "0123456789abcdef0123456789abcdef01234567");
+	assert_int_equal(
+		listqueue_base_commit("text\nbase-commit: ABCDEF1\n", &sha), 1);
+	assert_string_equal(sha.buf, "abcdef1");
+	/* Too short, or not at the start of a line: none. */
+	assert_int_equal(listqueue_base_commit("base-commit: abc\n", &sha), 0);
+	assert_int_equal(
+		listqueue_base_commit("> base-commit: abcdef12\n", &sha), 0);
+	data("02-patch1.eml", &t);
+	assert_int_equal(listqueue_base_commit(t.buf, &sha), 0);
+	strbuf_release(&sha);
+	strbuf_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_mime),
+		cmocka_unit_test(test_base_commit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
