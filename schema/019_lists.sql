@@ -62,6 +62,9 @@ CREATE TABLE list_series (
     base             text CHECK (length(base) <= 500),
     base_method      text CHECK (base_method IN ('base-commit', 'path map')),
     patch_id         bigint REFERENCES patches(id) ON DELETE SET NULL,
+    -- The newer version of the same series (same list, author and
+    -- subject without the version) that cancelled this one's queued jobs.
+    superseded_by    bigint REFERENCES list_series(id) ON DELETE SET NULL,
     created_at       timestamptz NOT NULL DEFAULT now(),
     UNIQUE (list_id, cover_message_id)
 );

@@ -202,6 +202,39 @@ static int queue_it(struct db *db, const struct list_row *l,
 	return r;
 }
 
+/*
+ * The older versions of series_id superseded by it, their queued jobs
+ * cancelled; a line for each in out.  0 or -1 with err.
+ */
+static int supersede(struct db *db, int64_t series_id, struct strbuf *out,
+		     struct strbuf *err)
+{
+	struct strvec old = STRVEC_INIT, plms = STRVEC_INIT;
+	int r = lists_series_supersede(db, series_id, &old, &plms, err);
+
+	for (size_t i = 0; r == 0 && i < old.nr; i++) {
+		struct strvec jobs = STRVEC_INIT;
+		int64_t plm = strtoll(plms.v[i], NULL, 10);
+
+		strbuf_addf(out, "series %s superseded by series %lld",
+			    old.v[i], (long long)series_id);
+		if (plm)
+			r = lists_patch_queued_jobs(db, plm, &jobs, err);
+		for (size_t j = 0; r == 0 && j < jobs.nr; j++) {
+			r = queue_cancel(db, strtoll(jobs.v[j], NULL, 10), err);
+			if (r >= 0)
+				strbuf_addf(out, "%s STP#%s",
+					    j ? "," : ": cancelled", jobs.v[j]);
+			r = r < 0 ? -1 : 0;
+		}
+		strbuf_addch(out, '\n');
+		strvec_clear(&jobs);
+	}
+	strvec_clear(&old);
+	strvec_clear(&plms);
+	return r;
+}
+
 int listqueue_series(struct db *db, const struct list_row *l, int64_t series_id,
 		     struct strbuf *out, struct strbuf *err)
 {
@@ -264,6 +297,8 @@ int listqueue_series(struct db *db, const struct list_row *l, int64_t series_id,
 			    "series %lld: base %s (by %s); no plan, not "
 			    "queued\n",
 			    (long long)series_id, base, method);
+	if (r == 0 && plm)
+		r = supersede(db, series_id, out, err);
 	if (r == 0 && tried.len && plm)
 		strbuf_addf(out, "series %lld: %s\n", (long long)series_id,
 			    note.buf);

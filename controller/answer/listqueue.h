@@ -20,8 +20,11 @@
  * is recorded) and its row says base, method, PLM# and state 'queued'.
  * A series that applies to no base is not queued: state 'no-base' and
  * one note naming each base tried; one the queue refuses stays
- * 'complete' with the refusal as its note.  One line on what was done is
- * appended to out.  0, or -1 with err (the transaction is the caller's).
+ * 'complete' with the refusal as its note.  A series queued supersedes its
+ * older versions (same list, author and subject without the version):
+ * their queued jobs are cancelled and they are linked to it.  One line on what
+ * was done is appended to out.  0, or -1 with err (the transaction is the
+ * caller's).
  */
 int listqueue_series(struct db *db, const struct list_row *l, int64_t series_id,
 		     struct strbuf *out, struct strbuf *err);

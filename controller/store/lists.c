@@ -323,6 +323,44 @@ int lists_series_based(struct db *db, int64_t series_id, const char *base,
 			db_end());
 }
 
+int lists_series_supersede(struct db *db, int64_t series_id,
+			   struct strvec *ret_series,
+			   struct strvec *ret_patches, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "UPDATE list_series o SET state = 'superseded', "
+		     "superseded_by = n.id, note = 'superseded by v' || "
+		     "n.version || ' (series ' || n.id || ')' FROM list_series "
+		     "n WHERE n.id = $1 AND o.list_id = n.list_id AND o.author "
+		     "= n.author AND o.subject = n.subject AND o.version < "
+		     "n.version AND o.state IN ('open', 'complete', 'queued', "
+		     "'incomplete') RETURNING o.id, coalesce(o.patch_id, 0)",
+		     db_i64(series_id), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++) {
+		strvec_push(ret_series, db_get(res, i, 0));
+		strvec_push(ret_patches, db_get(res, i, 1));
+	}
+	return 0;
+}
+
+int lists_patch_queued_jobs(struct db *db, int64_t patch_id, struct strvec *ret,
+			    struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "SELECT id FROM jobs WHERE patch_id = $1 AND state = "
+		     "'queued' ORDER BY id",
+		     db_i64(patch_id), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_push(ret, db_get(res, i, 0));
+	return 0;
+}
+
 int lists_series_set_state(struct db *db, int64_t series_id, const char *state,
 			   const char *note, struct strbuf *err)
 {

@@ -162,6 +162,26 @@ int lists_series_based(struct db *db, int64_t series_id, const char *base,
 		       const char *note, struct strbuf *err);
 
 /*
+ * Mark every older version of series_id superseded by it: the
+ * list_series of the same list_id, author and subject with a lower
+ * version, not yet superseded, filtered or no-base, get state
+ * 'superseded', superseded_by series_id and a note naming it.  Their
+ * patch_id (0 where none) are appended to ret_patches and their ids to
+ * ret_series, as decimal text.  0 or -1 with err.
+ */
+int lists_series_supersede(struct db *db, int64_t series_id,
+			   struct strvec *ret_series,
+			   struct strvec *ret_patches, struct strbuf *err);
+
+/*
+ * The queued jobs of submission patch_id (jobs.id where jobs.patch_id is
+ * it and jobs.state is 'queued'), appended to ret as decimal text.  0 or
+ * -1 with err.
+ */
+int lists_patch_queued_jobs(struct db *db, int64_t patch_id, struct strvec *ret,
+			    struct strbuf *err);
+
+/*
  * Set list_series.state (and note, NULL to keep it) of series_id.  0 or
  * -1 with err.
  */

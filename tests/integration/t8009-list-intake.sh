@@ -8,8 +8,9 @@
 # QP patch, and queues them (through `submit`'s code) on the base its
 # path map gives, tried on a base repository; a base-commit: the
 # repository lacks falls back to the map and says so, one it has is the
-# base, and a series that applies nowhere gets one note and no job; a
-# second poll reads nothing twice; a mail delivered later is
+# base, and a series that applies nowhere gets one note and no job; v2
+# of the series cancels v1's queued job and is linked to it; a second
+# poll reads nothing twice; a mail delivered later is
 # the only one the next poll reads; a new epoch (git/1.git) is noticed,
 # and an unreadable message in it is recorded with its reason; the same
 # archive served by public-inbox-httpd on loopback is read over http (as
@@ -169,6 +170,20 @@ test_expect_success 'base-commit: kept when the repository has it, else the map,
 	grep_re "^series	7	no-base	.*applies to no base" showb
 '
 
+test_expect_success 'v2 of the series cancels the queued jobs of v1 and is linked to it' '
+	schedfarm queue >q0 && grep_re "^1 +queued .*PLM#1 " q0 &&
+	for f in 14-v2-cover 15-v2-patch1 16-v2-patch2 17-v2-patch3; do
+		deliver "$D/$f.eml" || exit 1; done &&
+	schedfarm list poll sched >pollv 2>&1; cat pollv &&
+	grep_or_fail "series 8 queued as PLM#5 on sched-core (by path map)" pollv &&
+	grep_or_fail "series 1 superseded by series 8: cancelled STP#1" pollv &&
+	test "$(grep -c superseded pollv)" = 1 &&
+	schedfarm job show 1 >j1 && cat j1 && grep_or_fail cancelled j1 &&
+	schedfarm list show sched >showv &&
+	grep_re "^series	1	superseded	v1	3/3	.*superseded by v2 \\(series 8\\)" showv &&
+	grep_re "^series	8	queued	v2	3/3	sched/fair: tidy the wakeup path	sched-core	path map	PLM#5" showv
+'
+
 test_expect_success 'a new epoch is noticed; an unreadable mail in it is recorded with why' '
 	commit_epoch 1 "$D/10-no-message-id.eml" &&
 	sed "s/<qp@example.org>/<qp-again@example.org>/" "$D/08-qp.eml" >qp2.eml &&
@@ -192,7 +207,7 @@ test_expect_success 'the archive served over http by public-inbox-httpd is read 
 	wait_for "git ls-remote http://127.0.0.1:$port/sched/git/0.git >/dev/null 2>&1" 30 &&
 	schedfarm list add web --inbox "http://127.0.0.1:$port/sched/" >/dev/null &&
 	schedfarm list poll web >pollw 2>&1; cat pollw &&
-	grep_re "^read 15: 0 patches, 0 not patches, 1 unreadable, 14 seen before" pollw &&
+	grep_re "^read 19: 0 patches, 0 not patches, 1 unreadable, 18 seen before" pollw &&
 	test -d "$SCHEDFARM_HOME/lists/web/git/1.git"
 '
 
