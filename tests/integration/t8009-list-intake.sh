@@ -15,8 +15,8 @@
 # and an unreadable message in it is recorded with its reason; the same
 # archive served by public-inbox-httpd on loopback is read over http (as
 # a second list: every Message-ID in it is seen before, since one is
-# recorded once whatever list it came by); without the sandbox the poll
-# refuses to start and says why.
+# recorded once whatever list it came by); `serve` polls the lists by
+# itself; without the sandbox the poll refuses to start and says why.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
@@ -209,6 +209,18 @@ test_expect_success 'the archive served over http by public-inbox-httpd is read 
 	schedfarm list poll web >pollw 2>&1; cat pollw &&
 	grep_re "^read 19: 0 patches, 0 not patches, 1 unreadable, 18 seen before" pollw &&
 	test -d "$SCHEDFARM_HOME/lists/web/git/1.git"
+'
+
+test_expect_success 'serve polls the lists by itself' '
+	schedfarm host set vm --health maintenance >/dev/null &&
+	sed "s/<qp@example.org>/<qp-serve@example.org>/" "$D/08-qp.eml" >qp3.eml &&
+	deliver qp3.eml &&
+	serve_start serve.log --poll-lists 1 --jobs 1 &&
+	wait_for "grep -q \"serve ready\" serve.log" 30 &&
+	wait_for "schedfarm list show sched | grep -q \"^series	.*queued	v1	1/1	.*PLM#7\"" 60 &&
+	wait_for "grep -q \"list sched: read 1: 1 patches, 1 series complete\" serve.log" 10 &&
+	kill $SERVE && wait $SERVE; cat serve.log &&
+	schedfarm list poll sched >polls && grep_re "^read 0:" polls
 '
 
 test_expect_success 'list rm forgets the list and what was read of it' '
