@@ -236,6 +236,29 @@ static int read_epoch(struct poll_ctx *c, int epoch, struct strbuf *err)
 	return r;
 }
 
+/* The series that waited too long for their patches: 'incomplete'. */
+static int expire(struct poll_ctx *c, struct strbuf *err)
+{
+	struct strvec gone = STRVEC_INIT;
+	int r = lists_series_expire(c->db, c->list->id, c->list->series_wait_s,
+				    &gone, err);
+
+	for (size_t i = 0; r == 0 && i < gone.nr; i++) {
+		struct strvec f = STRVEC_INIT;
+
+		strvec_split(&f, gone.v[i], '\t');
+		if (f.nr == 3)
+			strbuf_addf(c->out,
+				    "series %s incomplete after %d s (%s "
+				    "arrived), not run: %s\n",
+				    f.v[0], c->list->series_wait_s, f.v[2],
+				    f.v[1]);
+		strvec_clear(&f);
+	}
+	strvec_clear(&gone);
+	return r;
+}
+
 int intake_poll(struct db *db, const char *home, const char *name,
 		struct strbuf *out, struct intake_stats *ret,
 		struct strbuf *err)
@@ -287,6 +310,8 @@ int intake_poll(struct db *db, const char *home, const char *name,
 			r = read_epoch(&c, epoch, err);
 		}
 	}
+	if (r == 0)
+		r = expire(&c, err);
 out:
 	list_row_release(&list);
 	strbuf_release(&dir);

@@ -361,6 +361,27 @@ int lists_patch_queued_jobs(struct db *db, int64_t patch_id, struct strvec *ret,
 	return 0;
 }
 
+int lists_series_expire(struct db *db, int64_t list_id, int wait_s,
+			struct strvec *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "UPDATE list_series SET state = 'incomplete', note = "
+		     "n_arrived || ' of ' || n_expected || ' patches arrived "
+		     "within ' || $2 || ' s: not run' WHERE list_id = $1 AND "
+		     "state = 'open' AND created_at < now() - make_interval("
+		     "secs => $2) RETURNING id, subject, n_arrived, "
+		     "n_expected",
+		     db_i64(list_id), db_i64(wait_s), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_pushf(ret, "%s\t%s\t%s/%s", db_get(res, i, 0),
+			     db_get(res, i, 1), db_get(res, i, 2),
+			     db_get(res, i, 3));
+	return 0;
+}
+
 int lists_series_set_state(struct db *db, int64_t series_id, const char *state,
 			   const char *note, struct strbuf *err)
 {

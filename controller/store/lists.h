@@ -182,6 +182,15 @@ int lists_patch_queued_jobs(struct db *db, int64_t patch_id, struct strvec *ret,
 			    struct strbuf *err);
 
 /*
+ * The series of list_id still 'open' wait_s seconds after they were made
+ * (list_series.created_at) become 'incomplete', with a note saying how
+ * many of n_expected arrived.  One line per series ("ID\tSUBJECT\t
+ * ARRIVED/EXPECTED") appended to ret.  0 or -1 with err.
+ */
+int lists_series_expire(struct db *db, int64_t list_id, int wait_s,
+			struct strvec *ret, struct strbuf *err);
+
+/*
  * Set list_series.state (and note, NULL to keep it) of series_id.  0 or
  * -1 with err.
  */

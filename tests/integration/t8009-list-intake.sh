@@ -11,7 +11,8 @@
 # base, and a series that applies nowhere gets one note and no job; v2
 # of the series cancels v1's queued job and is linked to it; a second
 # poll reads nothing twice; a mail delivered later is
-# the only one the next poll reads; a new epoch (git/1.git) is noticed,
+# the only one the next poll reads, and its series, still open after the
+# list's wait, becomes incomplete; a new epoch (git/1.git) is noticed,
 # and an unreadable message in it is recorded with its reason; the same
 # archive served by public-inbox-httpd on loopback is read over http (as
 # a second list: every Message-ID in it is seen before, since one is
@@ -98,7 +99,7 @@ test_expect_success 'list add, show; a bad name and a second add are refused' '
 	schedfarm list add sched --inbox "$INBOX" --path kernel/sched/ \
 		--path "include/linux/sched*" --path include/linux/sched/ \
 		--base-map "kernel/sched/*=sched-core" --base-repo "$BASE" \
-		--plan pp.yaml >add &&
+		--plan pp.yaml --series-wait 3s >add &&
 	grep_or_fail "list sched added" add &&
 	! schedfarm list add sched --inbox "$INBOX" 2>err &&
 	grep_or_fail "exists already" err &&
@@ -153,6 +154,15 @@ test_expect_success 'a mail delivered later is all the next poll reads' '
 	grep_re "^read 1: 1 patches, 0 not patches" poll3 &&
 	schedfarm list show sched >show3 &&
 	grep_or_fail "series	4	open	v3	1/2	sched/deadline: attached" show3
+'
+
+test_expect_success 'a series still open after the wait is incomplete and not run' '
+	wait_for "schedfarm list poll sched >>pollw4 2>&1 && grep -q \"^series 4 incomplete\" pollw4" 20 &&
+	cat pollw4 &&
+	grep_or_fail "series 4 incomplete after 3 s (1/2 arrived), not run: sched/deadline: attached" pollw4 &&
+	test "$(grep -c "^series " pollw4)" = 1 &&
+	schedfarm list show sched >show4 &&
+	grep_or_fail "series	4	incomplete	v3	1/2	sched/deadline: attached				1 of 2 patches arrived within 3 s: not run" show4
 '
 
 test_expect_success 'base-commit: kept when the repository has it, else the map, else one note' '
