@@ -37,9 +37,11 @@ static const char *mail_author(const struct mail_msg *m)
 }
 
 /*
- * The series a cover letter or patch belongs to: the one one of its
- * ancestors (In-Reply-To first, then References from the nearest) is
- * part of, else a new one keyed by listmail_series_key().  0 or -1.
+ * The series a cover letter or patch belongs to: for a patch, the one of
+ * its version that one of its ancestors (In-Reply-To first, then
+ * References from the nearest) is part of; for a cover letter, the one
+ * named by it (its patches came first); else a new one keyed by
+ * listmail_series_key().  0 or -1.
  */
 static int find_series(struct poll_ctx *c, const struct mail_msg *m,
 		       const struct patch_subject *s, int64_t *ret_id,
@@ -50,20 +52,22 @@ static int find_series(struct poll_ctx *c, const struct mail_msg *m,
 
 	*ret_id = 0;
 	if (s->total > 1 || (s->total && s->part == 0)) {
-		if (s->part == 0)
-			strvec_push(&ids, m->message_id);
-		if (m->in_reply_to)
+		/* A cover letter is found by its own id only (its patches
+		 * may have come first): one sent in reply to the previous
+		 * version's starts a series of its own. */
+		strvec_push(&ids, m->message_id);
+		if (s->part && m->in_reply_to)
 			strvec_push(&ids, m->in_reply_to);
-		for (size_t i = m->references.nr; i-- > 0;)
+		for (size_t i = m->references.nr; s->part && i-- > 0;)
 			strvec_push(&ids, m->references.v[i]);
-		/* One at a time, nearest first: a v2 sent in reply to v1
-		 * must join its own cover, not v1's. */
+		/* One at a time, nearest first, of the same version: a v2
+		 * sent in reply to v1 joins its own cover, not v1's. */
 		for (size_t i = 0; i < ids.nr && !*ret_id && r == 0; i++) {
 			struct strvec one = STRVEC_INIT;
 
 			strvec_push(&one, ids.v[i]);
-			r = lists_series_find(c->db, c->list->id, &one, ret_id,
-					      err);
+			r = lists_series_find(c->db, c->list->id, s->version,
+					      &one, ret_id, err);
 			strvec_clear(&one);
 		}
 	}

@@ -260,9 +260,9 @@ const char *listmail_series_key(const struct mail_msg *m,
 {
 	if (s->total && s->part == 0)
 		return m->message_id;
-	if (s->total > 1 && m->references.nr)
-		return m->references.v[0];
 	if (s->total > 1 && m->in_reply_to)
 		return m->in_reply_to;
+	if (s->total > 1 && m->references.nr)
+		return m->references.v[m->references.nr - 1];
 	return m->message_id;
 }

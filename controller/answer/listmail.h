@@ -65,8 +65,10 @@ enum listmail_kind listmail_classify(const struct mail_msg *m,
 
 /*
  * The Message-ID that names the series of a mail when none of its
- * ancestors is known yet: a cover letter's own; else the thread's root
- * (the first References entry), else In-Reply-To, else its own.
+ * ancestors is known yet: a cover letter's own; else, for k/n with n > 1,
+ * the mail it answers (In-Reply-To, else the last References entry: the
+ * cover letter or 1/n as git send-email threads a series, not the root of
+ * a thread a v2 may have been sent into); else its own.
  */
 const char *listmail_series_key(const struct mail_msg *m,
 				const struct patch_subject *s);

@@ -234,8 +234,9 @@ int lists_series_get_or_add(struct db *db, int64_t list_id,
 	return 0;
 }
 
-int lists_series_find(struct db *db, int64_t list_id, const struct strvec *ids,
-		      int64_t *ret_id, struct strbuf *err)
+int lists_series_find(struct db *db, int64_t list_id, int version,
+		      const struct strvec *ids, int64_t *ret_id,
+		      struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
 
@@ -243,11 +244,12 @@ int lists_series_find(struct db *db, int64_t list_id, const struct strvec *ids,
 	if (!ids->nr)
 		return 0;
 	if (db_query(db, &res, err,
-		     "SELECT id FROM list_series WHERE list_id = $1 AND "
-		     "cover_message_id = ANY($2) UNION SELECT series_id FROM "
-		     "list_messages WHERE list_id = $1 AND series_id IS NOT "
-		     "NULL AND message_id = ANY($2) LIMIT 1",
-		     db_i64(list_id), db_text_array(ids), db_end()) < 0)
+		     "SELECT s.id FROM list_series s WHERE s.list_id = $1 AND "
+		     "s.version = $3 AND (s.cover_message_id = ANY($2) OR s.id "
+		     "IN (SELECT series_id FROM list_messages WHERE list_id = "
+		     "$1 AND message_id = ANY($2))) LIMIT 1",
+		     db_i64(list_id), db_text_array(ids), db_i64(version),
+		     db_end()) < 0)
 		return -1;
 	if (db_nrows(res) > 0)
 		db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id);

@@ -118,12 +118,14 @@ int lists_series_get_or_add(struct db *db, int64_t list_id,
 			    int64_t *ret_id, struct strbuf *err);
 
 /*
- * The id of the list_series of list_id whose cover letter or any patch
- * has one of the Message-IDs in ids (list_series.cover_message_id, or
- * list_messages.series_id of a message_id in ids), 0 when none.  0 or -1.
+ * The id of the list_series of list_id and version whose cover letter or
+ * any patch has one of the Message-IDs in ids
+ * (list_series.cover_message_id, or list_messages.series_id of a
+ * message_id in ids), 0 when none.  0 or -1 with err.
  */
-int lists_series_find(struct db *db, int64_t list_id, const struct strvec *ids,
-		      int64_t *ret_id, struct strbuf *err);
+int lists_series_find(struct db *db, int64_t list_id, int version,
+		      const struct strvec *ids, int64_t *ret_id,
+		      struct strbuf *err);
 
 /*
  * Recount list_series.n_arrived of series_id from its patches
