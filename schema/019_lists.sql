@@ -26,6 +26,9 @@ CREATE TABLE lists (
     -- (NULL: any host the plan allows).
     plan_path        text CHECK (length(plan_path) <= 4096),
     host             text CHECK (length(host) <= 128),
+    -- Start from the archive's end: the first poll sets each epoch's
+    -- cursor to its newest commit and reads nothing older.
+    from_now         boolean NOT NULL DEFAULT false,
     mail_improvements boolean NOT NULL DEFAULT false,
     dry_run_mbox     text CHECK (length(dry_run_mbox) <= 4096),
     mails_per_hour   integer NOT NULL DEFAULT 10 CHECK (mails_per_hour >= 0),

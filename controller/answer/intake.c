@@ -222,13 +222,29 @@ out:
 	return r;
 }
 
-/* Read every commit of epoch after its cursor.  0 or -1 with err. */
-static int read_epoch(struct poll_ctx *c, int epoch, struct strbuf *err)
+/*
+ * Read every commit of epoch after its cursor.  A list that starts from
+ * the archive's end (from_now) and has no cursor yet (first_poll) only
+ * gets its cursor set to the epoch's newest commit.  0 or -1 with err.
+ */
+static int read_epoch(struct poll_ctx *c, int epoch, int first_poll,
+		      struct strbuf *err)
 {
 	struct strbuf cursor = STRBUF_INIT;
 	struct strvec commits = STRVEC_INIT;
 	int r;
 
+	if (first_poll && c->list->from_now) {
+		r = inbox_head(c->dir, epoch, &cursor, err);
+		if (r == 0)
+			r = lists_cursor_set(c->db, c->list->id, epoch,
+					     cursor.buf, err);
+		if (r == 0)
+			strbuf_addf(c->out, "epoch %d: starting after %s\n",
+				    epoch, cursor.buf);
+		strbuf_release(&cursor);
+		return r;
+	}
 	r = lists_cursor_get(c->db, c->list->id, epoch, &cursor, err);
 	if (r == 0)
 		r = inbox_commits_after(c->dir, epoch, cursor.buf, &commits,
@@ -270,7 +286,7 @@ int intake_poll(struct db *db, const char *home, const char *name,
 	struct strbuf dir = STRBUF_INIT;
 	struct list_row list;
 	struct poll_ctx c = { .db = db, .list = &list, .out = out, .st = ret };
-	int r, epoch;
+	int r, epoch, first_poll;
 
 	memset(ret, 0, sizeof(*ret));
 	list_row_init(&list);
@@ -293,6 +309,11 @@ int intake_poll(struct db *db, const char *home, const char *name,
 		r = -1;
 		goto out;
 	}
+	if (lists_epoch_max(db, list.id, &epoch, err) < 0) {
+		r = -1;
+		goto out;
+	}
+	first_poll = epoch < 0;
 	strbuf_addf(&dir, "%s/lists/%s", home, name);
 	c.dir = dir.buf;
 	for (epoch = 0, r = 0; r == 0; epoch++) {
@@ -311,7 +332,7 @@ int intake_poll(struct db *db, const char *home, const char *name,
 			}
 			break;
 		} else {
-			r = read_epoch(&c, epoch, err);
+			r = read_epoch(&c, epoch, first_poll, err);
 		}
 	}
 	if (r == 0)

@@ -27,7 +27,7 @@ const char cmd_list_usage[] =
 	"GLOB=BASE]...\n"
 	"                          [--base-repo DIR] [--plan FILE] [--host "
 	"NAME]\n"
-	"                          [--mail-improvements]\n"
+	"                          [--from-now] [--mail-improvements]\n"
 	"                          [--dry-run-mbox FILE] [--mails-per-hour N]\n"
 	"                          [--series-wait DUR]\n"
 	"       schedfarm list show [NAME]\n"
@@ -45,7 +45,10 @@ const char cmd_list_usage[] =
 	"base-commit: trailer; --base-repo, the git repository where such\n"
 	"trailers are looked up and a series is tried on its base; --plan,\n"
 	"the plan a complete series is queued with (as `submit` does; none:\n"
-	"not queued), --host, the host it is queued for; --mail-improvements, "
+	"not queued), --host, the host it is queued for; --from-now, the first "
+	"poll\n"
+	"starts at the archive's end (for a big list: nothing older is read);\n"
+	"--mail-improvements, "
 	"mail improvements as well as regressions;\n"
 	"--dry-run-mbox, mail into this mbox file instead of SMTP;\n"
 	"--mails-per-hour (default 10); --series-wait (default 1d), how long\n"
@@ -87,6 +90,7 @@ static int list_add(int argc, char **argv)
 		{ "plan", required_argument, NULL, 'P' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "mail-improvements", no_argument, NULL, 'I' },
+		{ "from-now", no_argument, NULL, 'F' },
 		{ "dry-run-mbox", required_argument, NULL, 'd' },
 		{ "mails-per-hour", required_argument, NULL, 'n' },
 		{ "series-wait", required_argument, NULL, 'w' },
@@ -133,6 +137,9 @@ static int list_add(int argc, char **argv)
 			break;
 		case 'I':
 			l.mail_improvements = 1;
+			break;
+		case 'F':
+			l.from_now = 1;
 			break;
 		case 'd':
 			free(l.dry_run_mbox);
@@ -221,6 +228,9 @@ static int list_show(int argc, char **argv)
 	add_vec(&out, "base map", &l.base_map, "(none)");
 	strbuf_addf(&out, "%-18s%s\n", "base repository",
 		    l.base_repo ? l.base_repo : "(none)");
+	strbuf_addf(&out, "%-18s%s\n", "first poll",
+		    l.from_now ? "from the archive's end"
+			       : "the whole archive");
 	strbuf_addf(&out, "%-18s%s\n", "plan",
 		    l.plan_path ? l.plan_path : "(none: series not queued)");
 	strbuf_addf(&out, "%-18s%s\n", "host", l.host ? l.host : "(any)");

@@ -122,6 +122,24 @@ int inbox_commits_after(const char *dir, int epoch, const char *after,
 	return r;
 }
 
+int inbox_head(const char *dir, int epoch, struct strbuf *ret,
+	       struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct strvec args = STRVEC_INIT;
+	int r;
+
+	strbuf_reset(ret);
+	epoch_dir(&path, dir, epoch);
+	strvec_pushl(&args, "--git-dir", path.buf, "rev-parse", "--verify",
+		     "HEAD^{commit}", NULL);
+	r = run_git(&args, ret, err);
+	strbuf_rtrim(ret);
+	strbuf_release(&path);
+	strvec_clear(&args);
+	return r;
+}
+
 int inbox_read_message(const char *dir, int epoch, const char *commit,
 		       struct strbuf *ret, struct strbuf *err)
 {

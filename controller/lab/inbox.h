@@ -30,6 +30,13 @@ int inbox_commits_after(const char *dir, int epoch, const char *after,
 			struct strvec *ret, struct strbuf *err);
 
 /*
+ * The newest commit of the mirrored epoch (its HEAD) into ret (emptied
+ * first).  0 or -1 with err.
+ */
+int inbox_head(const char *dir, int epoch, struct strbuf *ret,
+	       struct strbuf *err);
+
+/*
  * The message the commit added (its file `m`) into ret (emptied first).
  * 1 when read, 0 when the commit has no `m` (public-inbox's deletions),
  * -1 with err.

@@ -46,16 +46,17 @@ int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
 		     "INSERT INTO lists (name, inbox, path_globs, "
 		     "subject_prefixes, base_map, base_repo, "
 		     "mail_improvements, dry_run_mbox, mails_per_hour, "
-		     "series_wait_s, plan_path, host) VALUES ($1, $2, $3, $4, "
-		     "$5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (name) DO "
-		     "NOTHING RETURNING id",
+		     "series_wait_s, plan_path, host, from_now) VALUES ($1, "
+		     "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON "
+		     "CONFLICT (name) DO NOTHING RETURNING id",
 		     db_str(l->name), db_str(l->inbox),
 		     db_text_array(&l->path_globs),
 		     db_text_array(&l->subject_prefixes),
 		     db_text_array(&l->base_map), db_str(l->base_repo),
 		     db_bool(l->mail_improvements), db_str(l->dry_run_mbox),
 		     db_i64(l->mails_per_hour), db_i64(l->series_wait_s),
-		     db_str(l->plan_path), db_str(l->host), db_end()) < 0)
+		     db_str(l->plan_path), db_str(l->host),
+		     db_bool(l->from_now), db_end()) < 0)
 		return -1;
 	if (db_nrows(res) == 0)
 		return 0;
@@ -83,8 +84,8 @@ int lists_get(struct db *db, const char *name, struct list_row *ret,
 		     "E'\\n'), array_to_string(subject_prefixes, E'\\n'), "
 		     "array_to_string(base_map, E'\\n'), base_repo, "
 		     "mail_improvements::int, dry_run_mbox, mails_per_hour, "
-		     "series_wait_s, plan_path, host FROM lists WHERE name = "
-		     "$1",
+		     "series_wait_s, plan_path, host, from_now::int FROM lists "
+		     "WHERE name = $1",
 		     db_str(name), db_end()) < 0)
 		return -1;
 	if (db_nrows(res) == 0)
@@ -106,6 +107,8 @@ int lists_get(struct db *db, const char *name, struct list_row *ret,
 	ret->series_wait_s = (int)v;
 	ret->plan_path = xstrdup_or_null(db_get(res, 0, 11));
 	ret->host = xstrdup_or_null(db_get(res, 0, 12));
+	db_get_i64(res, 0, 13, 0, 1, &v);
+	ret->from_now = (int)v;
 	return 1;
 }
 

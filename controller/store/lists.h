@@ -27,6 +27,7 @@ struct list_row {
 	char *base_repo; /* where base-commit trailers are looked up */
 	char *plan_path; /* the plan a complete series is queued with */
 	char *host; /* the host it is queued for; NULL: any */
+	int from_now; /* the first poll starts at the archive's end */
 	int mail_improvements;
 	char *dry_run_mbox; /* NULL: mail goes out by SMTP */
 	int mails_per_hour;
@@ -38,7 +39,7 @@ void list_row_release(struct list_row *l);
 
 /*
  * Insert l (its id is ignored) into lists(name, inbox, path_globs,
- * subject_prefixes, base_map, base_repo, plan_path, host,
+ * subject_prefixes, base_map, base_repo, plan_path, host, from_now,
  * mail_improvements, dry_run_mbox, mails_per_hour, series_wait_s).  *ret_id is
  * the new id.  1 when added, 0 when a list of that name exists (nothing
  * changed), -1 with err.

@@ -17,7 +17,8 @@
 # archive served by public-inbox-httpd on loopback is read over http (as
 # a second list: every Message-ID in it is seen before, since one is
 # recorded once whatever list it came by); `serve` polls the lists by
-# itself; without the sandbox the poll refuses to start and says why.
+# itself; a list added --from-now reads only what comes after it;
+# without the sandbox the poll refuses to start and says why.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
@@ -231,6 +232,21 @@ test_expect_success 'serve polls the lists by itself' '
 	wait_for "grep -q \"list sched: read 1: 1 patches, 1 series complete\" serve.log" 10 &&
 	kill $SERVE && wait $SERVE; cat serve.log &&
 	schedfarm list poll sched >polls && grep_re "^read 0:" polls
+'
+
+test_expect_success 'a list added --from-now starts at the archive'\''s end' '
+	schedfarm list add late --inbox "$INBOX" --from-now >/dev/null &&
+	schedfarm list show late >showl &&
+	grep_or_fail "first poll        from the archive'\''s end" showl &&
+	schedfarm list poll late >polll 2>&1; cat polll &&
+	grep_re "^epoch 0: starting after [0-9a-f]{40}\$" polll &&
+	grep_re "^epoch 1: starting after [0-9a-f]{40}\$" polll &&
+	grep_re "^read 0:" polll &&
+	sed "s/<qp@example.org>/<qp-late@example.org>/" "$D/08-qp.eml" >qp4.eml &&
+	deliver qp4.eml &&
+	schedfarm list poll late >polll2 2>&1; cat polll2 &&
+	grep_re "^patch <qp-late@example.org>" polll2 &&
+	grep_re "^read 1: 1 patches" polll2
 '
 
 test_expect_success 'list rm forgets the list and what was read of it' '
