@@ -317,7 +317,9 @@ int intake_poll(struct db *db, const char *home, const char *name,
 	strbuf_addf(&dir, "%s/lists/%s", home, name);
 	c.dir = dir.buf;
 	for (epoch = 0, r = 0; r == 0; epoch++) {
-		int have = inbox_sync_epoch(dir.buf, list.inbox, epoch, err);
+		struct strbuf why = STRBUF_INIT;
+		int have =
+			inbox_sync_epoch(dir.buf, list.inbox, epoch, &why, err);
 
 		if (have < 0) {
 			r = -1;
@@ -326,14 +328,16 @@ int intake_poll(struct db *db, const char *home, const char *name,
 				strbuf_addf(err,
 					    "%s has no epoch 0 (git/0.git): "
 					    "not a public-inbox v2 archive, "
-					    "or not reachable",
-					    list.inbox);
+					    "or not reachable (%s)",
+					    list.inbox, why.buf);
 				r = -1;
 			}
+			strbuf_release(&why);
 			break;
 		} else {
 			r = read_epoch(&c, epoch, first_poll, err);
 		}
+		strbuf_release(&why);
 	}
 	if (r == 0)
 		r = expire(&c, err);

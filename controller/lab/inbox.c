@@ -51,7 +51,7 @@ static int run_git(struct strvec *args, struct strbuf *out, struct strbuf *err)
 }
 
 int inbox_sync_epoch(const char *dir, const char *inbox, int epoch,
-		     struct strbuf *err)
+		     struct strbuf *ret_why, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, url = STRBUF_INIT, why = STRBUF_INIT;
 	struct strvec args = STRVEC_INIT;
@@ -81,6 +81,9 @@ int inbox_sync_epoch(const char *dir, const char *inbox, int epoch,
 		     NULL);
 	r = run_git(&args, NULL, &why) < 0 ? 0 : 1;
 	if (!r) {
+		/* Why, for a caller to whom this epoch had to be there. */
+		if (ret_why)
+			strbuf_addbuf(ret_why, &why);
 		strbuf_reset(&why);
 		remove_tree(path.buf, &why);
 	}

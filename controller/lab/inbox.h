@@ -16,11 +16,12 @@
  * Bring the mirror of epoch of the archive at inbox (an http(s) URL or a
  * local folder) up to date in dir/git/<epoch>.git: cloned (--mirror) when
  * missing, else fetched.  1 when the epoch is there, 0 when the archive
- * has no such epoch (a clone that failed leaves nothing behind), -1 with
- * err when a fetch of an existing mirror failed.
+ * has no such epoch (a clone that failed leaves nothing behind; git's
+ * words appended to ret_why, which may be NULL), -1 with err when a fetch
+ * of an existing mirror failed.
  */
 int inbox_sync_epoch(const char *dir, const char *inbox, int epoch,
-		     struct strbuf *err);
+		     struct strbuf *ret_why, struct strbuf *err);
 
 /*
  * The commits of the mirrored epoch after commit after (NULL or "": all of

@@ -249,6 +249,14 @@ test_expect_success 'a list added --from-now starts at the archive'\''s end' '
 	grep_re "^read 1: 1 patches" polll2
 '
 
+test_expect_success 'an inbox that is no archive: the poll fails and says why' '
+	mkdir notinbox &&
+	schedfarm list add none --inbox notinbox >/dev/null &&
+	! schedfarm list poll none >pn 2>&1 && cat pn &&
+	grep_or_fail "has no epoch 0 (git/0.git): not a public-inbox v2 archive, or not reachable (git exited with status" pn &&
+	schedfarm list rm none >/dev/null
+'
+
 test_expect_success 'list rm forgets the list and what was read of it' '
 	schedfarm list rm web >rm && grep_or_fail "list web removed" rm &&
 	! schedfarm list show web 2>err && grep_or_fail "no list named" err &&
