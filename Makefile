@@ -45,14 +45,15 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 # wrappers load them on first use (controller/dynlib.h), so a process that
 # never boots a libvirt guest or sends a mail does not pay for loading
 # them and the dozens of libraries they pull in.
-PKGS := libpq yaml-0.1 libssh libvirt gsl libcurl
-PKGS_LOADED := libvirt libcurl
+PKGS := libpq yaml-0.1 libssh libvirt gsl libcurl gmime-3.0
+PKGS_LOADED := libvirt libcurl gmime-3.0
 PKG_DEB.libpq    := libpq-dev
 PKG_DEB.yaml-0.1 := libyaml-dev
 PKG_DEB.libssh   := libssh-dev
 PKG_DEB.libvirt  := libvirt-dev
 PKG_DEB.gsl      := libgsl-dev
 PKG_DEB.libcurl  := libcurl4-openssl-dev
+PKG_DEB.gmime-3.0 := libgmime-3.0-dev
 # The flags are asked for when a recipe first needs them, not when the
 # Makefile is read: `make deps all` on a fresh machine reads this file
 # before `deps` has installed anything.  A module pkg-config cannot find

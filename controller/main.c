@@ -58,6 +58,8 @@ const struct command commands[] = {
 	{ "kernel", cmd_kernel,
 	  "build, list and boot kernels (cached by base, series, config)",
 	  cmd_kernel_usage },
+	{ "list", cmd_list, "follow mailing lists: add, show, rm, poll",
+	  cmd_list_usage },
 	{ "patch", cmd_patch,
 	  "a submission (PLM#) and its answer: verdicts, page, mails",
 	  cmd_patch_usage },

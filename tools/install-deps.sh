@@ -4,7 +4,7 @@
 set -eu
 PKGS="build-essential pkg-config git file jq man-db perl
 libpq-dev libyaml-dev libssh-dev libvirt-dev libgsl-dev libcmocka-dev
-libcurl4-openssl-dev python3-aiosmtpd
+libcurl4-openssl-dev python3-aiosmtpd libgmime-3.0-dev public-inbox
 postgresql postgresql-client util-linux procps iproute2
 clang libclang-rt-14-dev clang-format cppcheck
 openssh-server openssh-client ipmitool openipmi

@@ -20,6 +20,8 @@ int cmd_help(int argc, char **argv);
 extern const char cmd_help_usage[];
 int cmd_kernel(int argc, char **argv);
 extern const char cmd_kernel_usage[];
+int cmd_list(int argc, char **argv);
+extern const char cmd_list_usage[];
 /* `host check` lives with the boot code (cmd_kernel.c). */
 int cmd_host_check(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

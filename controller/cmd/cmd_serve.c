@@ -56,7 +56,9 @@
 #include "run-command.h"
 #include "lab/runner.h"
 #include "lab/sweep.h"
+#include "answer/intake.h"
 #include "report/kcidb.h"
+#include "store/lists.h"
 #include "store/controllers.h"
 #include "time-util.h"
 #include "banned.h"
@@ -64,7 +66,8 @@
 const char cmd_serve_usage[] =
 	"usage: schedfarm serve [-n] [--jobs N] [--lease SECONDS] [--wake "
 	"SECONDS]\n"
-	"                       [--stop-timeout SECONDS]\n"
+	"                       [--stop-timeout SECONDS] [--poll-lists "
+	"SECONDS]\n"
 	"\n"
 	"Run the controller in the foreground: claim queued jobs with a\n"
 	"matching idle host (good or unknown health), run each in its own\n"
@@ -85,6 +88,11 @@ const char cmd_serve_usage[] =
 	"  --stop-timeout SECONDS\n"
 	"                   on SIGTERM, wait this long for running jobs to\n"
 	"                   stop (1..3600, default 60)\n"
+	"  --poll-lists SECONDS\n"
+	"                   read the mailing lists followed ('schedfarm "
+	"list')\n"
+	"                   this often, in a process of its own (0: never;\n"
+	"                   default 300)\n"
 	"\n"
 	"Between jobs it answers submissions whose jobs have ended (queues "
 	"the\n"
@@ -327,6 +335,72 @@ static void job_exited(struct db *db, struct slot *slots, int nslots,
 	strbuf_release(&why);
 }
 
+/* The lists' poll: one process at a time, its pid while it runs. */
+static pid_t lists_pid;
+static int64_t lists_last_ms;
+
+/* The lists' poll process: every list read once (answer/intake.h). */
+static void __attribute__((noreturn)) lists_child(const struct db_config *cfg)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct strvec names = STRVEC_INIT;
+	struct intake_stats st;
+	struct db *db;
+
+	signal(SIGTERM, SIG_DFL); /* each message: one transaction */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGCHLD, SIG_DFL);
+	if (db_connect(cfg, &db, &err) < 0 ||
+	    lists_names(db, &names, &err) < 0) {
+		log_warn("lists: %s", err.buf);
+		_exit(1);
+	}
+	for (size_t i = 0; i < names.nr; i++) {
+		strbuf_reset(&err);
+		strbuf_reset(&out);
+		if (intake_poll(db, cli_home(), names.v[i], &out, &st, &err) <
+		    0)
+			log_warn("list %s: %s", names.v[i], err.buf);
+		else if (st.read)
+			log_info("list %s: read %d: %d patches, %d series "
+				 "complete",
+				 names.v[i], st.read, st.patches,
+				 st.series_complete);
+	}
+	db_close(db);
+	fflush(NULL);
+	_exit(0);
+}
+
+/* Start the lists' poll when every_s has passed since the last one began,
+ * none runs, and a list is followed (db NULL: not now). */
+static void poll_lists(struct db *db, const struct db_config *cfg, int every_s)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct strvec names = STRVEC_INIT;
+
+	if (!db || !every_s || lists_pid > 0 ||
+	    (lists_last_ms && mono_ms() - lists_last_ms < every_s * 1000LL))
+		return;
+	lists_last_ms = mono_ms();
+	if (lists_names(db, &names, &err) < 0)
+		log_warn("lists: %s", err.buf);
+	if (names.nr) {
+		fflush(NULL);
+		lists_pid = fork();
+		if (lists_pid == 0) {
+			db_drop_inherited(db);
+			lists_child(cfg);
+		}
+		if (lists_pid < 0) {
+			log_warn("lists: cannot fork: %s", strerror(errno));
+			lists_pid = 0;
+		}
+	}
+	strvec_clear(&names);
+	strbuf_release(&err);
+}
+
 /*
  * Stop the running jobs: SIGTERM each (a job stops at its next heartbeat,
  * within a second or so, and puts itself back in the queue), wait up to
@@ -465,7 +539,11 @@ static void reap(struct db *db, struct slot *slots, int nslots, int *running,
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-		job_exited(db, slots, nslots, running, owner, pid, status);
+		if (pid == lists_pid)
+			lists_pid = 0;
+		else
+			job_exited(db, slots, nslots, running, owner, pid,
+				   status);
 }
 
 /*
@@ -595,6 +673,8 @@ static void serve_stop(struct db *db, struct slot *slots, int nslots,
 {
 	struct strbuf err = STRBUF_INIT;
 
+	if (lists_pid > 0) /* a message half-recorded rolls back */
+		kill(lists_pid, SIGTERM);
 	strbuf_addf(&err,
 		    "STOPPING=1\nSTATUS=stopping: %d job(s) going back to "
 		    "the queue (at most %d s)",
@@ -619,6 +699,7 @@ int cmd_serve(int argc, char **argv)
 		{ "lease", required_argument, NULL, 'l' },
 		{ "wake", required_argument, NULL, 'w' },
 		{ "stop-timeout", required_argument, NULL, 's' },
+		{ "poll-lists", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf err = STRBUF_INIT, payload = STRBUF_INIT;
@@ -628,7 +709,7 @@ int cmd_serve(int argc, char **argv)
 	struct db *db;
 	char *owner, *agent;
 	int check_only = 0, max_jobs = 4, lease_s = QUEUE_LEASE_S, wake_s = 10;
-	int stop_s = 60;
+	int stop_s = 60, lists_s = 300;
 	int opt, running = 0;
 	int64_t last_sweep;
 	unsigned reconnects = 0;
@@ -655,6 +736,10 @@ int cmd_serve(int argc, char **argv)
 			if (parse_int(optarg, 1, 3600, &stop_s, &why) < 0)
 				die_usage("--stop-timeout '%s' %s", optarg,
 					  why);
+			break;
+		case 'L':
+			if (parse_int(optarg, 0, 86400, &lists_s, &why) < 0)
+				die_usage("--poll-lists '%s' %s", optarg, why);
 			break;
 		default:
 			die_usage("see 'schedfarm serve --help'");
@@ -723,6 +808,7 @@ int cmd_serve(int argc, char **argv)
 		if (db)
 			kcidb_pass(db);
 		claim_jobs(db, &cfg, slots, max_jobs, &running, owner, lease_s);
+		poll_lists(db, &cfg, lists_s);
 		if (stopping)
 			break;
 		if (child_exited)

@@ -1,0 +1,428 @@
+/*
+ * lists.c - the mailing lists the farm follows, their cursors, messages
+ * and series; see lists.h.
+ *
+ * The policy's arrays are read back joined with newlines (their entries
+ * are globs, prefixes and GLOB=BASE pairs, which hold none), so no text[]
+ * literal is parsed here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "parse.h"
+#include "store/lists.h"
+#include "banned.h"
+
+void list_row_init(struct list_row *l)
+{
+	memset(l, 0, sizeof(*l));
+	strvec_init(&l->path_globs);
+	strvec_init(&l->subject_prefixes);
+	strvec_init(&l->base_map);
+}
+
+void list_row_release(struct list_row *l)
+{
+	free(l->name);
+	free(l->inbox);
+	free(l->base_repo);
+	free(l->plan_path);
+	free(l->host);
+	free(l->dry_run_mbox);
+	strvec_clear(&l->path_globs);
+	strvec_clear(&l->subject_prefixes);
+	strvec_clear(&l->base_map);
+	list_row_init(l);
+}
+
+int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
+	      struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	*ret_id = 0;
+	if (db_query(db, &res, err,
+		     "INSERT INTO lists (name, inbox, path_globs, "
+		     "subject_prefixes, base_map, base_repo, "
+		     "mail_improvements, dry_run_mbox, mails_per_hour, "
+		     "series_wait_s, plan_path, host, from_now) VALUES ($1, "
+		     "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON "
+		     "CONFLICT (name) DO NOTHING RETURNING id",
+		     db_str(l->name), db_str(l->inbox),
+		     db_text_array(&l->path_globs),
+		     db_text_array(&l->subject_prefixes),
+		     db_text_array(&l->base_map), db_str(l->base_repo),
+		     db_bool(l->mail_improvements), db_str(l->dry_run_mbox),
+		     db_i64(l->mails_per_hour), db_i64(l->series_wait_s),
+		     db_str(l->plan_path), db_str(l->host),
+		     db_bool(l->from_now), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	if (db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0) {
+		strbuf_addstr(err, "the list insert returned no id");
+		return -1;
+	}
+	return 1;
+}
+
+static void split_lines(struct strvec *sv, const char *s)
+{
+	if (s && *s)
+		strvec_split(sv, s, '\n');
+}
+
+int lists_get(struct db *db, const char *name, struct list_row *ret,
+	      struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	int64_t v;
+
+	if (db_query(db, &res, err,
+		     "SELECT id, name, inbox, array_to_string(path_globs, "
+		     "E'\\n'), array_to_string(subject_prefixes, E'\\n'), "
+		     "array_to_string(base_map, E'\\n'), base_repo, "
+		     "mail_improvements::int, dry_run_mbox, mails_per_hour, "
+		     "series_wait_s, plan_path, host, from_now::int FROM lists "
+		     "WHERE name = $1",
+		     db_str(name), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	list_row_release(ret);
+	db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->id);
+	ret->name = xstrdup(db_get(res, 0, 1));
+	ret->inbox = xstrdup(db_get(res, 0, 2));
+	split_lines(&ret->path_globs, db_get(res, 0, 3));
+	split_lines(&ret->subject_prefixes, db_get(res, 0, 4));
+	split_lines(&ret->base_map, db_get(res, 0, 5));
+	ret->base_repo = xstrdup_or_null(db_get(res, 0, 6));
+	db_get_i64(res, 0, 7, 0, 1, &v);
+	ret->mail_improvements = (int)v;
+	ret->dry_run_mbox = xstrdup_or_null(db_get(res, 0, 8));
+	db_get_i64(res, 0, 9, 0, INT32_MAX, &v);
+	ret->mails_per_hour = (int)v;
+	db_get_i64(res, 0, 10, 0, INT32_MAX, &v);
+	ret->series_wait_s = (int)v;
+	ret->plan_path = xstrdup_or_null(db_get(res, 0, 11));
+	ret->host = xstrdup_or_null(db_get(res, 0, 12));
+	db_get_i64(res, 0, 13, 0, 1, &v);
+	ret->from_now = (int)v;
+	return 1;
+}
+
+int lists_names(struct db *db, struct strvec *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err, "SELECT name FROM lists ORDER BY name",
+		     db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_push(ret, db_get(res, i, 0));
+	return 0;
+}
+
+int lists_remove(struct db *db, const char *name, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err, "DELETE FROM lists WHERE name = $1",
+		     db_str(name), db_end()) < 0)
+		return -1;
+	return db_cmd_tuples(res) > 0;
+}
+
+int lists_cursor_get(struct db *db, int64_t list_id, int epoch,
+		     struct strbuf *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	strbuf_reset(ret);
+	if (db_query(db, &res, err,
+		     "SELECT last_commit FROM list_cursors WHERE list_id = $1 "
+		     "AND epoch = $2",
+		     db_i64(list_id), db_i64(epoch), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) > 0)
+		strbuf_addstr(ret, db_get(res, 0, 0));
+	return 0;
+}
+
+int lists_cursor_set(struct db *db, int64_t list_id, int epoch,
+		     const char *commit, struct strbuf *err)
+{
+	return db_query(db, NULL, err,
+			"INSERT INTO list_cursors (list_id, epoch, "
+			"last_commit) VALUES ($1, $2, $3) ON CONFLICT "
+			"(list_id, epoch) DO UPDATE SET last_commit = $3, "
+			"updated_at = now()",
+			db_i64(list_id), db_i64(epoch), db_str(commit),
+			db_end());
+}
+
+int lists_epoch_max(struct db *db, int64_t list_id, int *ret_max,
+		    struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	int64_t v;
+
+	*ret_max = -1;
+	if (db_query(db, &res, err,
+		     "SELECT max(epoch) FROM list_cursors WHERE list_id = $1",
+		     db_i64(list_id), db_end()) < 0)
+		return -1;
+	if (db_get_i64(res, 0, 0, 0, INT32_MAX, &v) == 0)
+		*ret_max = (int)v;
+	return 0;
+}
+
+int lists_message_seen(struct db *db, const char *message_id,
+		       struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "SELECT 1 FROM list_messages WHERE message_id = $1",
+		     db_str(message_id), db_end()) < 0)
+		return -1;
+	return db_nrows(res) > 0;
+}
+
+int lists_message_add(struct db *db, const struct list_message *m,
+		      struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "INSERT INTO list_messages (message_id, list_id, epoch, "
+		     "git_commit, state, reason, subject, author, series_id, "
+		     "part, body) VALUES ($1, $2, $3, $4, $5, $6, left($7, "
+		     "998), left($8, 998), nullif($9, 0), $10, $11) ON "
+		     "CONFLICT (message_id) DO NOTHING",
+		     db_str(m->message_id), db_i64(m->list_id),
+		     db_i64(m->epoch), db_str(m->commit), db_str(m->state),
+		     db_str(m->reason ? m->reason : ""),
+		     db_str(m->subject ? m->subject : ""),
+		     db_str(m->author ? m->author : ""), db_i64(m->series_id),
+		     db_i64(m->part), db_str(m->body), db_end()) < 0)
+		return -1;
+	return db_cmd_tuples(res) > 0;
+}
+
+int lists_series_get_or_add(struct db *db, int64_t list_id,
+			    const char *cover_message_id, const char *author,
+			    const char *subject, int version, int n_expected,
+			    int64_t *ret_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	*ret_id = 0;
+	/* The no-op update makes RETURNING give the row that was there. */
+	if (db_query(db, &res, err,
+		     "INSERT INTO list_series (list_id, cover_message_id, "
+		     "author, subject, version, n_expected) VALUES ($1, $2, "
+		     "left($3, 998), left($4, 998), $5, $6) ON CONFLICT "
+		     "(list_id, cover_message_id) DO UPDATE SET list_id = "
+		     "EXCLUDED.list_id RETURNING id",
+		     db_i64(list_id), db_str(cover_message_id), db_str(author),
+		     db_str(subject), db_i64(version), db_i64(n_expected),
+		     db_end()) < 0)
+		return -1;
+	if (db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id) < 0) {
+		strbuf_addstr(err, "the series insert returned no id");
+		return -1;
+	}
+	return 0;
+}
+
+int lists_series_find(struct db *db, int64_t list_id, int version,
+		      const struct strvec *ids, int64_t *ret_id,
+		      struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	*ret_id = 0;
+	if (!ids->nr)
+		return 0;
+	if (db_query(db, &res, err,
+		     "SELECT s.id FROM list_series s WHERE s.list_id = $1 AND "
+		     "s.version = $3 AND (s.cover_message_id = ANY($2) OR s.id "
+		     "IN (SELECT series_id FROM list_messages WHERE list_id = "
+		     "$1 AND message_id = ANY($2))) LIMIT 1",
+		     db_i64(list_id), db_text_array(ids), db_i64(version),
+		     db_end()) < 0)
+		return -1;
+	if (db_nrows(res) > 0)
+		db_get_i64(res, 0, 0, 1, INT64_MAX, ret_id);
+	return 0;
+}
+
+int lists_series_count(struct db *db, int64_t series_id, int *ret_complete,
+		       struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	*ret_complete = 0;
+	if (db_query(db, &res, err,
+		     "UPDATE list_series s SET n_arrived = (SELECT "
+		     "count(DISTINCT m.part) FROM list_messages m WHERE "
+		     "m.series_id = s.id AND m.state = 'patch' AND (m.part > "
+		     "0 OR s.n_expected = 1)), state = CASE WHEN s.state = "
+		     "'open' AND (SELECT count(DISTINCT m.part) FROM "
+		     "list_messages m WHERE m.series_id = s.id AND m.state = "
+		     "'patch' AND (m.part > 0 OR s.n_expected = 1)) >= "
+		     "s.n_expected THEN 'complete' ELSE s.state END WHERE s.id "
+		     "= $1 RETURNING (state = 'complete' AND n_arrived >= "
+		     "n_expected)::int",
+		     db_i64(series_id), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) > 0 && db_get(res, 0, 0) &&
+	    !strcmp(db_get(res, 0, 0), "1"))
+		*ret_complete = 1;
+	return 0;
+}
+
+int lists_series_inside(struct db *db, int64_t series_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "SELECT 1 FROM list_messages WHERE series_id = $1 AND "
+		     "state = 'patch' AND reason = '' LIMIT 1",
+		     db_i64(series_id), db_end()) < 0)
+		return -1;
+	return db_nrows(res) > 0;
+}
+
+int lists_series_mails(struct db *db, int64_t series_id,
+		       struct strvec *ret_authors, struct strvec *ret_subjects,
+		       struct strvec *ret_bodies, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "SELECT author, subject, body FROM list_messages WHERE "
+		     "series_id = $1 AND body IS NOT NULL ORDER BY part, id",
+		     db_i64(series_id), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++) {
+		strvec_push(ret_authors, db_get(res, i, 0));
+		strvec_push(ret_subjects, db_get(res, i, 1));
+		strvec_push(ret_bodies, db_get(res, i, 2));
+	}
+	return 0;
+}
+
+int lists_series_based(struct db *db, int64_t series_id, const char *base,
+		       const char *method, int64_t patch_id, const char *state,
+		       const char *note, struct strbuf *err)
+{
+	return db_query(db, NULL, err,
+			"UPDATE list_series SET base = $2, base_method = $3, "
+			"patch_id = nullif($4, 0), state = $5, note = "
+			"coalesce($6, note) WHERE id = $1",
+			db_i64(series_id), db_str(base), db_str(method),
+			db_i64(patch_id), db_str(state), db_str(note),
+			db_end());
+}
+
+int lists_series_supersede(struct db *db, int64_t series_id,
+			   struct strvec *ret_series,
+			   struct strvec *ret_patches, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "UPDATE list_series o SET state = 'superseded', "
+		     "superseded_by = n.id, note = 'superseded by v' || "
+		     "n.version || ' (series ' || n.id || ')' FROM list_series "
+		     "n WHERE n.id = $1 AND o.list_id = n.list_id AND o.author "
+		     "= n.author AND o.subject = n.subject AND o.version < "
+		     "n.version AND o.state IN ('open', 'complete', 'queued', "
+		     "'incomplete') RETURNING o.id, coalesce(o.patch_id, 0)",
+		     db_i64(series_id), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++) {
+		strvec_push(ret_series, db_get(res, i, 0));
+		strvec_push(ret_patches, db_get(res, i, 1));
+	}
+	return 0;
+}
+
+int lists_patch_queued_jobs(struct db *db, int64_t patch_id, struct strvec *ret,
+			    struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "SELECT id FROM jobs WHERE patch_id = $1 AND state = "
+		     "'queued' ORDER BY id",
+		     db_i64(patch_id), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_push(ret, db_get(res, i, 0));
+	return 0;
+}
+
+int lists_series_expire(struct db *db, int64_t list_id, int wait_s,
+			struct strvec *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "UPDATE list_series SET state = 'incomplete', note = "
+		     "n_arrived || ' of ' || n_expected || ' patches arrived "
+		     "within ' || $2 || ' s: not run' WHERE list_id = $1 AND "
+		     "state = 'open' AND created_at < now() - make_interval("
+		     "secs => $2) RETURNING id, subject, n_arrived, "
+		     "n_expected",
+		     db_i64(list_id), db_i64(wait_s), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_pushf(ret, "%s\t%s\t%s/%s", db_get(res, i, 0),
+			     db_get(res, i, 1), db_get(res, i, 2),
+			     db_get(res, i, 3));
+	return 0;
+}
+
+int lists_series_set_state(struct db *db, int64_t series_id, const char *state,
+			   const char *note, struct strbuf *err)
+{
+	return db_query(db, NULL, err,
+			"UPDATE list_series SET state = $2, note = "
+			"coalesce($3, note) WHERE id = $1",
+			db_i64(series_id), db_str(state), db_str(note),
+			db_end());
+}
+
+int lists_summary(struct db *db, int64_t list_id, struct strbuf *out,
+		  struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *msgs = NULL, *series = NULL;
+
+	if (db_query(db, &msgs, err,
+		     "SELECT state, count(*) FROM list_messages WHERE list_id "
+		     "= $1 GROUP BY state ORDER BY state",
+		     db_i64(list_id), db_end()) < 0 ||
+	    db_query(db, &series, err,
+		     "SELECT id, state, version, n_arrived, n_expected, "
+		     "subject, coalesce(base, ''), coalesce(base_method, ''), "
+		     "coalesce('PLM#' || patch_id, ''), coalesce(note, '') "
+		     "FROM list_series WHERE list_id = $1 ORDER BY id",
+		     db_i64(list_id), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(msgs); i++)
+		strbuf_addf(out, "messages\t%s\t%s\n", db_get(msgs, i, 0),
+			    db_get(msgs, i, 1));
+	for (int i = 0; i < db_nrows(series); i++)
+		strbuf_addf(out,
+			    "series\t%s\t%s\tv%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\n",
+			    db_get(series, i, 0), db_get(series, i, 1),
+			    db_get(series, i, 2), db_get(series, i, 3),
+			    db_get(series, i, 4), db_get(series, i, 5),
+			    db_get(series, i, 6), db_get(series, i, 7),
+			    db_get(series, i, 8), db_get(series, i, 9));
+	return 0;
+}
