@@ -627,13 +627,7 @@ int compare_store(struct db *db, const struct compare_set *set,
 		db_args_i64(&a, COMPARE_METHOD_VERSION);
 		db_args_double(&a, row->s.ci90_low);
 		db_args_double(&a, row->s.ci90_high);
-		/* Schema 008's CHECK on ci_method predates "log-ratio":
-		 * NULL until a migration admits it (method_version 3 says
-		 * the percent scale's interval is always that one). */
-		db_args_str(&a, row->s.ci_method && strcmp(row->s.ci_method,
-							   "log-ratio")
-					? row->s.ci_method
-					: NULL);
+		db_args_str(&a, row->s.ci_method);
 		db_args_str(&a, row->s.p_method);
 		strbuf_reset(&note);
 		compare_row_note(row, &note);

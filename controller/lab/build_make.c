@@ -41,8 +41,7 @@ int build_configure(const struct kernel_build_spec *spec, const char *src,
 	} else {
 		struct strbuf body = STRBUF_INIT;
 
-		strbuf_addf(&dot, "%s/.config",
-			    build_host_path(spec, outdir));
+		strbuf_addf(&dot, "%s/.config", build_host_path(spec, outdir));
 		r = strbuf_read_file(&body, spec->config, 16u << 20);
 		if (r < 0 ||
 		    build_write_file(dot.buf, body.buf, body.len, err) < 0) {
