@@ -26,7 +26,7 @@ static int git_in(const char *repo, const char *index, const char *const *args,
 	int r;
 
 	child_process_init(&cp);
-	strvec_pushl(&cp.args, "git", "-C", repo, NULL);
+	strvec_pushl(&cp.args, "git", "-C", repo, (char *)NULL);
 	strvec_pushv(&cp.args, args);
 	strvec_push(&cp.env, "GIT_TERMINAL_PROMPT=0");
 	strvec_push(&cp.env, "GIT_CONFIG_NOSYSTEM=1");

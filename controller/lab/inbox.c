@@ -61,7 +61,7 @@ int inbox_sync_epoch(const char *dir, const char *inbox, int epoch,
 	epoch_dir(&path, dir, epoch);
 	if (stat(path.buf, &st) == 0) {
 		strvec_pushl(&args, "--git-dir", path.buf, "fetch", "--quiet",
-			     "--prune", "origin", NULL);
+			     "--prune", "origin", (char *)NULL);
 		r = run_git(&args, NULL, err) < 0 ? -1 : 1;
 		if (r < 0)
 			strbuf_addf(err, " (fetching %s)", path.buf);
@@ -78,7 +78,7 @@ int inbox_sync_epoch(const char *dir, const char *inbox, int epoch,
 	}
 	strbuf_reset(&why);
 	strvec_pushl(&args, "clone", "--quiet", "--mirror", url.buf, path.buf,
-		     NULL);
+		     (char *)NULL);
 	r = run_git(&args, NULL, &why) < 0 ? 0 : 1;
 	if (!r) {
 		/* Why, for a caller to whom this epoch had to be there. */
@@ -109,7 +109,7 @@ int inbox_commits_after(const char *dir, int epoch, const char *after,
 	else
 		strbuf_addstr(&range, "HEAD");
 	strvec_pushl(&args, "--git-dir", path.buf, "rev-list", "--reverse",
-		     "--first-parent", range.buf, NULL);
+		     "--first-parent", range.buf, (char *)NULL);
 	r = run_git(&args, &out, err);
 	if (r == 0) {
 		strvec_split(&lines, out.buf, '\n');
@@ -135,7 +135,7 @@ int inbox_head(const char *dir, int epoch, struct strbuf *ret,
 	strbuf_reset(ret);
 	epoch_dir(&path, dir, epoch);
 	strvec_pushl(&args, "--git-dir", path.buf, "rev-parse", "--verify",
-		     "HEAD^{commit}", NULL);
+		     "HEAD^{commit}", (char *)NULL);
 	r = run_git(&args, ret, err);
 	strbuf_rtrim(ret);
 	strbuf_release(&path);
@@ -154,7 +154,7 @@ int inbox_read_message(const char *dir, int epoch, const char *commit,
 	epoch_dir(&path, dir, epoch);
 	strbuf_addf(&obj, "%s:m", commit);
 	strvec_pushl(&args, "--git-dir", path.buf, "cat-file", "blob", obj.buf,
-		     NULL);
+		     (char *)NULL);
 	r = run_git(&args, ret, &why);
 	if (r < 0) {
 		/* Whether the commit is there at all tells a deletion (no
@@ -163,7 +163,7 @@ int inbox_read_message(const char *dir, int epoch, const char *commit,
 
 		strvec_clear(&args);
 		strvec_pushl(&args, "--git-dir", path.buf, "cat-file", "-e",
-			     commit, NULL);
+			     commit, (char *)NULL);
 		r = run_git(&args, NULL, &ignored);
 		strbuf_release(&ignored);
 		if (r == 0) {
