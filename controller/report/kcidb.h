@@ -22,6 +22,10 @@
 #include "strbuf.h"
 #include "strvec.h"
 
+/* kcidb-io 5.3's longest log_excerpt, in characters; the export keeps
+ * the last this many bytes of a longer log. */
+#define KCIDB_EXCERPT_MAX 16384
+
 struct kcidb_opts {
 	const char *origin; /* ^[a-z0-9_]+$ */
 	/* Where the report is served (http:// or https://), for log and

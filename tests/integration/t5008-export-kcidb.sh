@@ -73,55 +73,76 @@ q() {
 	schedfarm db psql -- -v ON_ERROR_STOP=1 -qAt -c "$1"
 }
 
-# The fields this test relies on, as a JSON schema (KCIDB 5.3's rules for
-# them: required members, no other members, the id, origin, path and
-# status patterns, the number's value a number).
+# The fields this test relies on, as a JSON schema: each one as kcidb-io's
+# schema 5.3 defines it (kcidb_io/schema/v05_03.py; doc/KCIDB.md names
+# the commit): the same types, patterns, formats, enums, required members
+# and no other members, plus this test's own demands on top (the origin
+# schedtest, the members the export always writes, a path never empty).
+# The formats (date-time, uri, email) are checked by the test's own
+# patterns: ajv-formats is not installed.
 cat >schema.json <<'EOF'
 {
   "type": "object",
   "required": ["version", "checkouts", "builds", "tests"],
   "additionalProperties": false,
   "$defs": {
-    "id": {"type": "string", "pattern": "^schedtest:[^\u0000]+$"},
-    "time": {"type": "string",
-      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},
+    "id": {"type": "string", "pattern": "^[a-z0-9_]+:[^\u0000]*$",
+      "allOf": [{"pattern": "^schedtest:."}]},
+    "origin": {"type": "string", "pattern": "^[a-z0-9_]+$", "const": "schedtest"},
+    "text": {"type": "string", "pattern": "^[^\u0000]*$"},
+    "excerpt": {"type": "string", "maxLength": 16384, "pattern": "^[^\u0000]*$"},
+    "time": {"type": "string", "format": "date-time"},
+    "uri": {"type": "string", "format": "uri"},
     "resource": {"type": "object", "required": ["name", "url"],
       "additionalProperties": false,
-      "properties": {"name": {"type": "string", "pattern": "^[^/]+$"},
-                     "url": {"type": "string", "pattern": "^https://"}}},
-    "status": {"enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]}
+      "properties": {"name": {"type": "string", "pattern": "^[^/\u0000]+$"},
+                     "url": {"type": "string", "format": "uri"}}},
+    "resource_list": {"type": "array", "items": {"$ref": "#/$defs/resource"}},
+    "status": {"type": "string",
+      "enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]},
+    "path": {"type": "string",
+      "pattern": "^([a-zA-Z0-9_-]+(\\.[a-zA-Z0-9_-]+)*)?$",
+      "minLength": 1}
   },
   "properties": {
     "version": {"type": "object", "required": ["major", "minor"],
       "additionalProperties": false,
-      "properties": {"major": {"const": 5}, "minor": {"const": 3}}},
+      "properties": {"major": {"type": "integer", "const": 5},
+                     "minor": {"type": "integer", "minimum": 0, "maximum": 3,
+                               "const": 3}}},
     "checkouts": {"type": "array", "minItems": 2, "items": {
       "type": "object", "required": ["id", "origin", "patchset_hash", "valid"],
       "additionalProperties": false,
       "properties": {
-        "id": {"$ref": "#/$defs/id"}, "origin": {"const": "schedtest"},
-        "tree_name": {"type": "string"},
-        "git_repository_url": {"type": "string", "pattern": "^https://"},
+        "id": {"$ref": "#/$defs/id"}, "origin": {"$ref": "#/$defs/origin"},
+        "tree_name": {"$ref": "#/$defs/text"},
+        "git_repository_url": {"type": "string", "format": "uri",
+          "pattern": "^https://[^\u0000]*$"},
         "git_commit_hash": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
-        "git_commit_name": {"type": "string"},
-        "patchset_files": {"type": "array", "items": {"$ref": "#/$defs/resource"}},
+        "git_commit_name": {"$ref": "#/$defs/text"},
+        "git_repository_branch": {"$ref": "#/$defs/text"},
+        "patchset_files": {"$ref": "#/$defs/resource_list"},
         "patchset_hash": {"type": "string", "pattern": "^$|^[0-9a-f]{64}$"},
-        "message_id": {"type": "string", "pattern": "^[^<>@ ]+@[^<>@ ]+$"},
-        "comment": {"type": "string"}, "start_time": {"$ref": "#/$defs/time"},
-        "valid": {"type": "boolean"}, "log_excerpt": {"type": "string"},
+        "message_id": {"type": "string", "format": "email"},
+        "comment": {"$ref": "#/$defs/text"},
+        "start_time": {"$ref": "#/$defs/time"},
+        "log_url": {"$ref": "#/$defs/uri"},
+        "log_excerpt": {"$ref": "#/$defs/excerpt"},
+        "valid": {"type": "boolean"},
         "misc": {"type": "object"}}}},
     "builds": {"type": "array", "minItems": 2, "items": {
       "type": "object", "required": ["checkout_id", "id", "origin"],
       "additionalProperties": false,
       "properties": {
         "checkout_id": {"$ref": "#/$defs/id"}, "id": {"$ref": "#/$defs/id"},
-        "origin": {"const": "schedtest"}, "comment": {"type": "string"},
+        "origin": {"$ref": "#/$defs/origin"}, "comment": {"$ref": "#/$defs/text"},
         "start_time": {"$ref": "#/$defs/time"}, "duration": {"type": "number"},
         "architecture": {"type": "string", "pattern": "^[a-z0-9_]*$"},
-        "command": {"type": "string"}, "compiler": {"type": "string"},
-        "config_name": {"type": "string"},
-        "log_url": {"type": "string", "pattern": "^https://"},
-        "log_excerpt": {"type": "string"},
+        "command": {"$ref": "#/$defs/text"}, "compiler": {"$ref": "#/$defs/text"},
+        "config_name": {"$ref": "#/$defs/text"},
+        "config_url": {"$ref": "#/$defs/uri"},
+        "log_url": {"$ref": "#/$defs/uri"},
+        "log_excerpt": {"$ref": "#/$defs/excerpt"},
         "status": {"$ref": "#/$defs/status"}, "misc": {"type": "object"}}}},
     "tests": {"type": "array", "minItems": 6, "items": {
       "type": "object",
@@ -129,20 +150,26 @@ cat >schema.json <<'EOF'
       "additionalProperties": false,
       "properties": {
         "build_id": {"$ref": "#/$defs/id"}, "id": {"$ref": "#/$defs/id"},
-        "origin": {"const": "schedtest"},
+        "origin": {"$ref": "#/$defs/origin"},
         "environment": {"type": "object", "required": ["comment", "misc"],
           "additionalProperties": false,
-          "properties": {"comment": {"type": "string"},
+          "properties": {
+            "compatible": {"type": "array", "items": {"type": "string",
+              "pattern": "^[^ \u0000]+(,[^ \u0000]+)*$"}},
+            "comment": {"$ref": "#/$defs/text"},
             "misc": {"type": "object", "required": ["platform"]}}},
-        "path": {"type": "string",
-          "pattern": "^[a-zA-Z0-9_-]+(\\.[a-zA-Z0-9_-]+)*$"},
+        "path": {"$ref": "#/$defs/path"},
+        "comment": {"$ref": "#/$defs/text"},
         "status": {"$ref": "#/$defs/status"},
         "number": {"type": "object", "required": ["value"],
           "additionalProperties": false,
-          "properties": {"value": {"type": "number"}, "unit": {"type": "string"}}},
+          "properties": {"value": {"type": "number"},
+            "unit": {"$ref": "#/$defs/text"},
+            "prefix": {"type": "string", "enum": ["metric", "binary"]}}},
         "start_time": {"$ref": "#/$defs/time"}, "duration": {"type": "number"},
-        "log_url": {"type": "string", "pattern": "^https://"},
-        "log_excerpt": {"type": "string"}, "misc": {"type": "object"}}}}
+        "log_url": {"$ref": "#/$defs/uri"},
+        "log_excerpt": {"$ref": "#/$defs/excerpt"},
+        "misc": {"type": "object"}}}}
   }
 }
 EOF
@@ -150,6 +177,12 @@ cat >check.js <<'EOF'
 const Ajv = require("ajv");
 const fs = require("fs");
 const ajv = new Ajv({allErrors: true, strict: false});
+// JSON Schema's formats as kcidb-io uses them: RFC 3339 date-time with
+// its zone, an absolute URI (a scheme, no blank), an addr-spec.
+ajv.addFormat("date-time",
+	/^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$/);
+ajv.addFormat("uri", /^[A-Za-z][A-Za-z0-9+.-]*:[^\s"<>\\^`{|}]+$/);
+ajv.addFormat("email", /^[^\s@<>()\[\]\\,;:"]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/);
 const validate = ajv.compile(JSON.parse(fs.readFileSync(process.argv[2])));
 const doc = JSON.parse(fs.readFileSync(process.argv[3]));
 if (!validate(doc)) {
@@ -418,10 +451,12 @@ test_expect_success 'a series that did not apply is a checkout with valid false 
 	schedfarm submit fix2.patch --base v-base --kernel v-fix3 --host here \
 		--plan pp.yaml >sub3 &&
 	q "UPDATE jobs SET state = '"'"'cancelled'"'"' WHERE patch_id = 3" &&
-	q "UPDATE patches SET answer_state = '"'"'failed'"'"', answered_at = now(), answer_headline = '"'"'build failed on here'"'"', answer_note = '"'"'build: patch 1 of 1 does not apply (fix2.patch): Hunk #1 FAILED'"'"' WHERE id = 3" &&
+	q "UPDATE patches SET answer_state = '"'"'failed'"'"', answered_at = now(), answer_headline = '"'"'build failed on here'"'"', answer_note = repeat(chr(233), 10000) || '"'"'build: patch 1 of 1 does not apply (fix2.patch): Hunk #1 FAILED'"'"' WHERE id = 3" &&
 	schedfarm export kcidb 3 -o doc8.json &&
 	jq -e "[.checkouts[] | select(.id == \"schedtest:plm-3\")][0] |
-		.valid == false and (.log_excerpt | contains(\"does not apply\"))" doc8.json &&
+		.valid == false and (.log_excerpt | endswith(\"does not apply (fix2.patch): Hunk #1 FAILED\")) and
+		(.log_excerpt | length) <= 16384 and (.log_excerpt | length) > 8000 and
+		(.log_excerpt | contains(\"\\ufffd\") | not)" doc8.json &&
 	jq -e "[.checkouts[] | select(.id == \"schedtest:base-1\")][0].valid == true" doc8.json &&
 	jq -e "[.. | select(. == null)] | length == 0" doc8.json
 '
