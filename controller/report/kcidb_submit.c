@@ -2,18 +2,23 @@
  * kcidb_submit.c - answers sent to a kcidb-ng endpoint, each recorded
  * once in `kcidb_exports`; see kcidb.h and doc/KCIDB.md.
  *
- * The protocol is kcidb-ng's REST one: POST URL/submit with the document
- * as its JSON body and "Authorization: Bearer TOKEN", answered with a
- * JSON object whose "id" names the submission; then GET
- * URL/status?id=ID, answered with a JSON object whose "status" is
- * "processed" (it is in the database), "failed" or "error" (it never
- * will be; "message" may say why), or anything else (not yet).  A try
- * that gets no answer, a 5xx or a 429 is tried again twice within the
- * call, 0.2 s and then 0.4 s later; what still fails is recorded with its
- * error and retried by a later call once its next_try_at is due, the
- * wait doubling from [kcidb] retry up to an hour: an answer is never
- * dropped.  The token goes to libcurl only, never into an error or a
- * recorded row.
+ * The protocol is kcidb-ng's REST one (kcidb-restd-rs): POST URL/submit
+ * with the document as its JSON body and "Authorization: Bearer TOKEN".
+ * Every answer of kcidb-ng is a JSON object {"id", "status", "message"}:
+ * a submission taken is 200 with "status" "ok" and "id" its 32
+ * alphanumerics; a refusal is "status" "error", "id" "0" and "message"
+ * why (401 a bad token, 400 a body that is not JSON, 500 the server's
+ * own failure).  Then GET URL/status?id=ID: 200 with "status"
+ * "inprogress" or "ready" (not yet), "processed" (in the database) or
+ * "failed" (its validation refused it); 404 "notfound" (it has no such
+ * submission, or no more); 400 "error" (an id it refuses).  A failed,
+ * unknown or refused submission is recorded as failed and sent again
+ * later with a fresh document.  A try that gets no answer, a 5xx or a
+ * 429 is tried again twice within the call, 0.2 s and then 0.4 s later;
+ * what still fails is recorded with its error and retried by a later
+ * call once its next_try_at is due, the wait doubling from [kcidb] retry
+ * up to an hour: an answer is never dropped.  The token goes to libcurl
+ * only, never into an error or a recorded row.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,21 +46,47 @@ static void endpoint_url(const struct kcidb_endpoint *ep, const char *path,
 	strbuf_addstr(out, path);
 }
 
-/* The start of an answer's body, printable, for an error. */
-static void body_excerpt(const struct strbuf *body, struct strbuf *err)
+/*
+ * Why a refusal was given, for err: ": MESSAGE" when body is kcidb-ng's
+ * JSON object with a "message", else the start of the body, printable.
+ */
+static void reply_why(const struct strbuf *body, struct strbuf *err)
 {
+	struct json_value *v = NULL;
+	struct strbuf e = STRBUF_INIT;
+	const char *m = NULL;
 	size_t n = body->len < 200 ? body->len : 200;
 
-	if (!n)
-		return;
-	strbuf_addstr(err, ": ");
-	strbuf_add_printablen(err, body->buf, n, 0);
+	if (json_parse(body->buf, body->len, NULL, &v, &e) == 0)
+		m = json_string(json_get(v, "message"));
+	if (m && *m) {
+		strbuf_addstr(err, ": ");
+		strbuf_add_printablen(err, m, strlen(m) < 200 ? strlen(m) : 200,
+				      0);
+	} else if (n) {
+		strbuf_addstr(err, ": ");
+		strbuf_add_printablen(err, body->buf, n, 0);
+	}
+	json_free(v);
+	strbuf_release(&e);
+}
+
+/* Whether s is an id kcidb-ng gives: 1 to 64 ASCII letters and digits,
+ * not its "0" of a refusal. */
+static int submission_id_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n && n <= 64 && strcmp(s, "0") &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789") == n;
 }
 
 /*
  * One POST of doc to /submit: 0 with the submission's id in ret_id; -1
  * with err when another try may do better (no answer, 5xx, 429); -2
- * with err when it will not (another 4xx, an answer without an id).
+ * with err when it will not (another 4xx, an answer that is not
+ * kcidb-ng's {"status": "ok", "id": ID}).
  */
 static int post_once(const struct kcidb_endpoint *ep, const char *doc,
 		     struct strbuf *ret_id, struct strbuf *err)
@@ -68,6 +99,7 @@ static int post_once(const struct kcidb_endpoint *ep, const char *doc,
 		.bearer = ep->token,
 		.ca_file = ep->ca_file,
 	};
+	const char *st, *id;
 	long status;
 	int r = -1;
 
@@ -77,22 +109,24 @@ static int post_once(const struct kcidb_endpoint *ep, const char *doc,
 		goto out;
 	if (status < 200 || status > 299) {
 		strbuf_addf(err, "POST %s: HTTP %ld", url.buf, status);
-		body_excerpt(&body, err);
+		reply_why(&body, err);
 		r = status >= 500 || status == 429 ? -1 : -2;
 		goto out;
 	}
 	r = -2;
 	if (json_parse(body.buf, body.len, NULL, &v, err) < 0)
 		goto out;
-	if (json_string(json_get(v, "id")) && *json_string(json_get(v, "id")))
-		strbuf_addstr(ret_id, json_string(json_get(v, "id")));
-	else if (json_number_text(json_get(v, "id")))
-		strbuf_addstr(ret_id, json_number_text(json_get(v, "id")));
-	if (!ret_id->len || ret_id->len > 500) {
-		strbuf_addf(err, "POST %s: the answer names no submission id",
-			    url.buf);
+	st = json_string(json_get(v, "status"));
+	id = json_string(json_get(v, "id"));
+	if (!st || strcmp(st, "ok") || !submission_id_ok(id)) {
+		strbuf_addf(err,
+			    "POST %s: HTTP %ld but not a submission taken "
+			    "(status \"ok\" and an alphanumeric id)",
+			    url.buf, status);
+		reply_why(&body, err);
 		goto out;
 	}
+	strbuf_addstr(ret_id, id);
 	r = 0;
 out:
 	json_free(v);
@@ -102,20 +136,66 @@ out:
 }
 
 /*
- * One GET of /status?id=id: 0 with *ret_state 1 (processed), -1 (failed:
- * why in err) or 0 (not yet); -1 with err when no usable answer came.
+ * What a GET /status answer (HTTP status code, body) says of submission
+ * id: *ret_state 1 processed, -1 never will be (why in err: "failed",
+ * "notfound" or the id refused), 0 not yet ("inprogress", "ready", or a
+ * status this code does not know).  0, or -1 with err when the answer
+ * is none of kcidb-ng's (another HTTP status, a body not its JSON).
+ */
+static int status_reply(const char *id, long code, const struct strbuf *body,
+			int *ret_state, struct strbuf *err)
+{
+	struct json_value *v = NULL;
+	const char *s;
+	int r = -1;
+
+	*ret_state = 0;
+	if (code != 200 && code != 404 && code != 400) {
+		strbuf_addf(err, "status of %s: HTTP %ld", id, code);
+		reply_why(body, err);
+		return -1;
+	}
+	if (json_parse(body->buf, body->len, NULL, &v, err) < 0)
+		goto out;
+	s = json_string(json_get(v, "status"));
+	if (!s) {
+		strbuf_addf(err, "status of %s: HTTP %ld without a status", id,
+			    code);
+		goto out;
+	}
+	r = 0;
+	if (code == 200 && !strcmp(s, "processed")) {
+		*ret_state = 1;
+	} else if ((code == 200 && !strcmp(s, "failed")) ||
+		   (code == 404 && !strcmp(s, "notfound")) ||
+		   (code == 400 && !strcmp(s, "error"))) {
+		*ret_state = -1;
+		strbuf_addf(err, "the endpoint says submission %s: %s", id, s);
+		reply_why(body, err);
+	} else if (code != 200) {
+		strbuf_addf(err, "status of %s: HTTP %ld with status ", id,
+			    code);
+		strbuf_add_printable(err, s, 0);
+		r = -1;
+	}
+out:
+	json_free(v);
+	return r;
+}
+
+/*
+ * One GET of /status?id=id: 0 with *ret_state as status_reply() says;
+ * -1 with err when no usable answer came (polled again later).
  */
 static int poll_once(const struct kcidb_endpoint *ep, const char *id,
 		     int *ret_state, struct strbuf *err)
 {
 	struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
-	struct json_value *v = NULL;
 	struct https_request rq = {
 		.method = "GET",
 		.bearer = ep->token,
 		.ca_file = ep->ca_file,
 	};
-	const char *s;
 	long status;
 	int r = -1;
 
@@ -130,30 +210,8 @@ static int poll_once(const struct kcidb_endpoint *ep, const char *id,
 		else
 			strbuf_addf(&url, "%%%02X", (unsigned char)*p);
 	rq.url = url.buf;
-	if (https_request(&rq, &status, &body, err) < 0)
-		goto out;
-	if (status < 200 || status > 299) {
-		strbuf_addf(err, "GET %s: HTTP %ld", url.buf, status);
-		body_excerpt(&body, err);
-		goto out;
-	}
-	if (json_parse(body.buf, body.len, NULL, &v, err) < 0)
-		goto out;
-	s = json_string(json_get(v, "status"));
-	if (s && !strcmp(s, "processed")) {
-		*ret_state = 1;
-	} else if (s && (!strcmp(s, "failed") || !strcmp(s, "error"))) {
-		*ret_state = -1;
-		strbuf_addf(err, "the endpoint says submission %s %s", id, s);
-		if (json_string(json_get(v, "message"))) {
-			strbuf_addstr(err, ": ");
-			strbuf_add_printable(
-				err, json_string(json_get(v, "message")), 0);
-		}
-	}
-	r = 0;
-out:
-	json_free(v);
+	if (https_request(&rq, &status, &body, err) == 0)
+		r = status_reply(id, status, &body, ret_state, err);
 	strbuf_release(&url);
 	strbuf_release(&body);
 	return r;
