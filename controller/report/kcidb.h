@@ -77,6 +77,14 @@ struct kcidb_endpoint {
 	int64_t wait_ms; /* how long to poll a submission's status; 0: once */
 };
 
+/* Which answers a submission takes; every field unset (0, NULL) takes
+ * any.  The same selections as a plain export's. */
+struct kcidb_select {
+	int64_t patch; /* PLM#, or 0 */
+	const char *kernel; /* the base or the patched kernel's name */
+	const char *since; /* answered at or after: a PostgreSQL timestamptz */
+};
+
 /* What kcidb_submit_due() did. */
 struct kcidb_submit_stats {
 	int sent, processed, failed, waiting;
@@ -84,8 +92,9 @@ struct kcidb_submit_stats {
 };
 
 /*
- * Submit the answers that are due (never sent, or whose retry is due;
- * only patch when not 0) and poll the submissions not yet processed:
+ * Submit the answers that are due (never sent, or whose retry is due)
+ * among those sel takes (NULL: all), and poll those of sel's
+ * submissions that are not yet processed:
  * each answer's document made afresh, POSTed to /submit (a 5xx or no
  * answer tried again twice, soon), recorded as tried, submitted,
  * processed or failed in `kcidb_exports`, a failure with its error and
@@ -97,7 +106,8 @@ struct kcidb_submit_stats {
  * failed.  Per-answer failures are appended to notes, one line each.
  */
 int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
-		     const struct kcidb_endpoint *ep, int64_t patch,
+		     const struct kcidb_endpoint *ep,
+		     const struct kcidb_select *sel,
 		     struct kcidb_submit_stats *st, struct strbuf *notes,
 		     struct strbuf *err);
 
@@ -110,9 +120,9 @@ struct farm_config;
  * database).
  */
 int kcidb_submit_configured(struct db *db, const struct farm_config *cfg,
-			    const char *origin, int64_t patch, int64_t wait_ms,
-			    struct kcidb_submit_stats *st, struct strbuf *notes,
-			    struct strbuf *err);
+			    const char *origin, const struct kcidb_select *sel,
+			    int64_t wait_ms, struct kcidb_submit_stats *st,
+			    struct strbuf *notes, struct strbuf *err);
 
 /*
  * The mapping's options from the settings: origin (or cfg's), base_url

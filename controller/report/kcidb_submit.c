@@ -316,26 +316,43 @@ out:
 	return r;
 }
 
+/* Whether patch p is among res's (kcidb_answers()) rows. */
+static int among(struct db_result *res, int64_t p)
+{
+	for (int i = 0; i < db_nrows(res); i++)
+		if (strtoll(db_get(res, i, 0), NULL, 10) == p)
+			return 1;
+	return 0;
+}
+
 /* kcidb_submit_due() once this controller holds the submitter's lock. */
 static int submit_locked(struct db *db, const struct kcidb_opts *o,
-			 const struct kcidb_endpoint *ep, int64_t patch,
+			 const struct kcidb_endpoint *ep,
+			 const struct kcidb_select *sel,
 			 struct kcidb_submit_stats *st, struct strbuf *notes,
 			 struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *polling = NULL, *due = NULL;
+	static const struct kcidb_select all;
+	_cleanup_db_result_ struct db_result *polling = NULL, *due = NULL,
+					     *picked = NULL;
 
-	if (kcidb_exports_polling(db, &polling, err) < 0)
+	if (!sel)
+		sel = &all;
+	if (kcidb_answers(db, sel->patch, sel->kernel, sel->since,
+			  KCIDB_PICK_ANY, &picked, err) < 0 ||
+	    kcidb_exports_polling(db, &polling, err) < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(polling); i++) {
 		int64_t p = strtoll(db_get(polling, i, 0), NULL, 10);
 
-		if (patch && p != patch)
+		if (!among(picked, p))
 			continue;
 		if (poll_and_record(db, ep, p, db_get(polling, i, 1), st, notes,
 				    err) < 0)
 			return -1;
 	}
-	if (kcidb_answers(db, patch, NULL, NULL, KCIDB_PICK_DUE, &due, err) < 0)
+	if (kcidb_answers(db, sel->patch, sel->kernel, sel->since,
+			  KCIDB_PICK_DUE, &due, err) < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(due); i++)
 		if (send_one(db, o, ep, strtoll(db_get(due, i, 0), NULL, 10),
@@ -345,7 +362,8 @@ static int submit_locked(struct db *db, const struct kcidb_opts *o,
 }
 
 int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
-		     const struct kcidb_endpoint *ep, int64_t patch,
+		     const struct kcidb_endpoint *ep,
+		     const struct kcidb_select *sel,
 		     struct kcidb_submit_stats *st, struct strbuf *notes,
 		     struct strbuf *err)
 {
@@ -360,7 +378,7 @@ int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
 		st->busy = 1;
 		return 0;
 	}
-	r = submit_locked(db, o, ep, patch, st, notes, err);
+	r = submit_locked(db, o, ep, sel, st, notes, err);
 	{
 		/* A failure before says why already; the unlock's own
 		 * error is told only when it is the first. */
@@ -396,9 +414,9 @@ int kcidb_opts_from_config(const struct farm_config *cfg, const char *origin,
 }
 
 int kcidb_submit_configured(struct db *db, const struct farm_config *cfg,
-			    const char *origin, int64_t patch, int64_t wait_ms,
-			    struct kcidb_submit_stats *st, struct strbuf *notes,
-			    struct strbuf *err)
+			    const char *origin, const struct kcidb_select *sel,
+			    int64_t wait_ms, struct kcidb_submit_stats *st,
+			    struct strbuf *notes, struct strbuf *err)
 {
 	struct strbuf token = STRBUF_INIT;
 	struct kcidb_opts o;
@@ -419,7 +437,7 @@ int kcidb_submit_configured(struct db *db, const struct farm_config *cfg,
 	    farm_config_kcidb_token(cfg, &token, err) < 0)
 		goto out;
 	ep.token = token.buf;
-	r = kcidb_submit_due(db, &o, &ep, patch, st, notes, err);
+	r = kcidb_submit_due(db, &o, &ep, sel, st, notes, err);
 out:
 	memset(token.buf, 0, token.len);
 	strbuf_release(&token);

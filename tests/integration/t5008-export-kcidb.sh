@@ -498,9 +498,23 @@ test_expect_success 'a series that did not apply is a checkout with valid false 
 	jq -e "[.. | select(. == null)] | length == 0" doc8.json
 '
 
+test_expect_success '--submit takes the PLM#, --kernel and --since of a plain export' '
+	schedfarm export kcidb --submit --kernel v-fix2 --wait 2s >s4 2>&1 ||
+		{ cat s4; false; } &&
+	grep_or_fail "0 sent, 0 processed, 0 failed" s4 &&
+	schedfarm export kcidb --submit --since "2100-01-01 00:00:00+00" \
+		--wait 2s >s5 2>&1 || { cat s5; false; } &&
+	grep_or_fail "0 sent, 0 processed, 0 failed" s5 &&
+	schedfarm export kcidb --submit 1 --wait 2s >s6 2>&1 ||
+		{ cat s6; false; } &&
+	grep_or_fail "0 sent, 0 processed, 0 failed" s6 &&
+	test "$(grep -c "^POST /submit auth=ok" kcidb.log)" = 3 &&
+	test "$(q "SELECT status FROM kcidb_exports WHERE patch_id = 3")" = written
+'
+
 test_expect_success 'a submission kcidb-ng says failed is recorded, then sent again' '
 	echo S0000000000000000000000000000004 >fail-ids &&
-	! schedfarm export kcidb --submit 3 --wait 20s >s7 2>&1 &&
+	! schedfarm export kcidb --submit --kernel v-fix3 --wait 20s >s7 2>&1 &&
 	cat s7 &&
 	grep_or_fail "1 sent, 0 processed, 1 failed" s7 &&
 	grep_or_fail "S0000000000000000000000000000004: failed: File failed to pass validation" s7 &&
