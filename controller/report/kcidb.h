@@ -111,6 +111,28 @@ int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
 		     struct kcidb_submit_stats *st, struct strbuf *notes,
 		     struct strbuf *err);
 
+/*
+ * What kcidb-ng's answer to POST /submit (HTTP status code, body) says:
+ * 0 with the submission's id appended to ret_id when it is 2xx
+ * {"status": "ok", "id": ID} with ID 1 to 64 letters and digits, not
+ * "0"; -1 with err when another try may do better (5xx, 429); -2 with
+ * err when it will not (another code, another body).  err carries
+ * kcidb-ng's "message" when the body has one, else the body's start.
+ */
+int kcidb_submit_reply(long code, const struct strbuf *body,
+		       struct strbuf *ret_id, struct strbuf *err);
+
+/*
+ * What kcidb-ng's answer to GET /status?id=id (HTTP status code, body)
+ * says: 0 with *ret_state 1 (200 "processed"), -1 (it never will be:
+ * 200 "failed", 404 "notfound", 400 "error" for an id it refuses; why
+ * in err) or 0 (not yet: "inprogress", "ready", or a status unknown
+ * here); -1 with err when the answer is none of kcidb-ng's (another
+ * code, a body that is not its JSON object, 401).
+ */
+int kcidb_status_reply(const char *id, long code, const struct strbuf *body,
+		       int *ret_state, struct strbuf *err);
+
 struct farm_config;
 /*
  * kcidb_submit_due() as the settings say: [kcidb] origin (or origin when

@@ -82,68 +82,72 @@ static int submission_id_ok(const char *s)
 			 "0123456789") == n;
 }
 
-/*
- * One POST of doc to /submit: 0 with the submission's id in ret_id; -1
- * with err when another try may do better (no answer, 5xx, 429); -2
- * with err when it will not (another 4xx, an answer that is not
- * kcidb-ng's {"status": "ok", "id": ID}).
- */
-static int post_once(const struct kcidb_endpoint *ep, const char *doc,
-		     struct strbuf *ret_id, struct strbuf *err)
+int kcidb_submit_reply(long code, const struct strbuf *body,
+		       struct strbuf *ret_id, struct strbuf *err)
 {
-	struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
 	struct json_value *v = NULL;
-	struct https_request rq = {
-		.method = "POST",
-		.json_body = doc,
-		.bearer = ep->token,
-		.ca_file = ep->ca_file,
-	};
 	const char *st, *id;
-	long status;
-	int r = -1;
+	int r = -2;
 
-	endpoint_url(ep, "/submit", &url);
-	rq.url = url.buf;
-	if (https_request(&rq, &status, &body, err) < 0)
-		goto out;
-	if (status < 200 || status > 299) {
-		strbuf_addf(err, "POST %s: HTTP %ld", url.buf, status);
-		reply_why(&body, err);
-		r = status >= 500 || status == 429 ? -1 : -2;
-		goto out;
+	if (code < 200 || code > 299) {
+		strbuf_addf(err, "HTTP %ld", code);
+		reply_why(body, err);
+		return code >= 500 || code == 429 ? -1 : -2;
 	}
-	r = -2;
-	if (json_parse(body.buf, body.len, NULL, &v, err) < 0)
+	if (json_parse(body->buf, body->len, NULL, &v, err) < 0)
 		goto out;
 	st = json_string(json_get(v, "status"));
 	id = json_string(json_get(v, "id"));
 	if (!st || strcmp(st, "ok") || !submission_id_ok(id)) {
 		strbuf_addf(err,
-			    "POST %s: HTTP %ld but not a submission taken "
+			    "HTTP %ld but not a submission taken "
 			    "(status \"ok\" and an alphanumeric id)",
-			    url.buf, status);
-		reply_why(&body, err);
+			    code);
+		reply_why(body, err);
 		goto out;
 	}
 	strbuf_addstr(ret_id, id);
 	r = 0;
 out:
 	json_free(v);
+	return r;
+}
+
+/*
+ * One POST of doc to /submit: what kcidb_submit_reply() says of its
+ * answer, "POST URL: " before its error; -1 with err when no answer
+ * came.
+ */
+static int post_once(const struct kcidb_endpoint *ep, const char *doc,
+		     struct strbuf *ret_id, struct strbuf *err)
+{
+	struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
+	struct https_request rq = {
+		.method = "POST",
+		.json_body = doc,
+		.bearer = ep->token,
+		.ca_file = ep->ca_file,
+	};
+	long status;
+	int r = -1;
+
+	endpoint_url(ep, "/submit", &url);
+	rq.url = url.buf;
+	if (https_request(&rq, &status, &body, err) == 0) {
+		struct strbuf e = STRBUF_INIT;
+
+		r = kcidb_submit_reply(status, &body, ret_id, &e);
+		if (r)
+			strbuf_addf(err, "POST %s: %s", url.buf, e.buf);
+		strbuf_release(&e);
+	}
 	strbuf_release(&url);
 	strbuf_release(&body);
 	return r;
 }
 
-/*
- * What a GET /status answer (HTTP status code, body) says of submission
- * id: *ret_state 1 processed, -1 never will be (why in err: "failed",
- * "notfound" or the id refused), 0 not yet ("inprogress", "ready", or a
- * status this code does not know).  0, or -1 with err when the answer
- * is none of kcidb-ng's (another HTTP status, a body not its JSON).
- */
-static int status_reply(const char *id, long code, const struct strbuf *body,
-			int *ret_state, struct strbuf *err)
+int kcidb_status_reply(const char *id, long code, const struct strbuf *body,
+		       int *ret_state, struct strbuf *err)
 {
 	struct json_value *v = NULL;
 	const char *s;
@@ -184,7 +188,8 @@ out:
 }
 
 /*
- * One GET of /status?id=id: 0 with *ret_state as status_reply() says;
+ * One GET of /status?id=id: 0 with *ret_state as kcidb_status_reply()
+ * says;
  * -1 with err when no usable answer came (polled again later).
  */
 static int poll_once(const struct kcidb_endpoint *ep, const char *id,
@@ -211,7 +216,7 @@ static int poll_once(const struct kcidb_endpoint *ep, const char *id,
 			strbuf_addf(&url, "%%%02X", (unsigned char)*p);
 	rq.url = url.buf;
 	if (https_request(&rq, &status, &body, err) == 0)
-		r = status_reply(id, status, &body, ret_state, err);
+		r = kcidb_status_reply(id, status, &body, ret_state, err);
 	strbuf_release(&url);
 	strbuf_release(&body);
 	return r;
