@@ -488,7 +488,7 @@ test_expect_success 'a series that did not apply is a checkout with valid false 
 	schedfarm submit fix2.patch --base v-base --kernel v-fix3 --host here \
 		--plan pp.yaml >sub3 &&
 	q "UPDATE jobs SET state = '"'"'cancelled'"'"' WHERE patch_id = 3" &&
-	q "UPDATE patches SET answer_state = '"'"'failed'"'"', answered_at = now(), answer_headline = '"'"'build failed on here'"'"', answer_note = repeat(chr(233), 10000) || '"'"'build: patch 1 of 1 does not apply (fix2.patch): Hunk #1 FAILED'"'"' WHERE id = 3" &&
+	q "UPDATE patches SET answer_state = '"'"'failed'"'"', answered_at = now(), answer_headline = '"'"'build failed on here'"'"', answer_note = repeat(chr(233), 20000) || '"'"'build: patch 1 of 1 does not apply (fix2.patch): Hunk #1 FAILED'"'"' WHERE id = 3" &&
 	schedfarm export kcidb 3 -o doc8.json &&
 	jq -e "[.checkouts[] | select(.id == \"schedtest:plm-3\")][0] |
 		.valid == false and (.log_excerpt | endswith(\"does not apply (fix2.patch): Hunk #1 FAILED\")) and
