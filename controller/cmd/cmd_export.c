@@ -26,7 +26,8 @@
 const char cmd_export_usage[] =
 	"usage: schedfarm export kcidb [PLM#] [--kernel NAME] [--since TIME]\n"
 	"                              [--all] [--origin NAME] [-o FILE]\n"
-	"       schedfarm export kcidb [PLM#] --submit [--wait DURATION]\n"
+	"       schedfarm export kcidb [PLM#] [--kernel NAME] [--since TIME]\n"
+	"                              --submit [--wait DURATION]\n"
 	"\n"
 	"Answers as KernelCI's common database (KCIDB) reads them: one I/O\n"
 	"document of schema 5.3 with a checkout per base and per series, a\n"
@@ -45,7 +46,8 @@ const char cmd_export_usage[] =
 	"                   POST /submit with the token of [kcidb]\n"
 	"                   token_file, then GET /status?id= until processed\n"
 	"                   or failed; each answer is sent once and recorded,\n"
-	"                   a failure recorded and retried by a later call\n"
+	"                   a failure recorded and retried by a later call;\n"
+	"                   PLM#, --kernel and --since select as above\n"
 	"  --wait DURATION  poll each submission this long (default 60s)\n"
 	"\n"
 	"Exit status: 0, 1 when a submission failed (recorded, retried later)\n"
@@ -120,8 +122,9 @@ static void parse_args(int argc, char **argv, struct export_args *a)
 		if (++optind < argc)
 			die_usage("export kcidb takes one PLM#");
 	}
-	if (a->submit && (a->out || a->all || a->kernel || a->since))
-		die_usage("--submit takes a PLM#, --origin and --wait only");
+	if (a->submit && (a->out || a->all))
+		die_usage("--submit takes no -o and no --all (a processed "
+			  "answer is never sent again)");
 }
 
 /* The settings the mapping needs, origin checked. */
@@ -149,11 +152,12 @@ static int submit(struct db *db, const struct export_args *a,
 		  const struct kcidb_opts *o)
 {
 	struct strbuf err = STRBUF_INIT, notes = STRBUF_INIT;
+	struct kcidb_select sel = { a->patch, a->kernel, a->since };
 	struct kcidb_submit_stats st;
 
 	if (!cli_config()->kcidb_url)
 		die_usage("--submit needs [kcidb] url in the settings");
-	if (kcidb_submit_configured(db, cli_config(), o->origin, a->patch,
+	if (kcidb_submit_configured(db, cli_config(), o->origin, &sel,
 				    a->wait_ms, &st, &notes, &err) < 0)
 		fatal("export: %s", err.buf);
 	if (notes.len)

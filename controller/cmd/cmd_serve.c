@@ -249,8 +249,8 @@ static void kcidb_pass(struct db *db)
 
 	if (!cli_config()->kcidb_url)
 		return;
-	if (kcidb_submit_configured(db, cli_config(), NULL, 0, 0, &st, &notes,
-				    &err) < 0)
+	if (kcidb_submit_configured(db, cli_config(), NULL, NULL, 0, &st,
+				    &notes, &err) < 0)
 		log_warn("kcidb: %s", err.buf);
 	else if (st.sent || st.processed || st.failed)
 		log_info("kcidb: %d sent, %d processed, %d failed%s%s", st.sent,

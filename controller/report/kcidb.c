@@ -115,6 +115,24 @@ static void obj_num(struct obj *j, const char *k, const char *v)
 		obj_double(j, k, d);
 }
 
+/*
+ * "k": the end of log text v, when v is not empty: kcidb-io 5.3 caps a
+ * log_excerpt at 16384 characters, so a longer v keeps its last 16384
+ * bytes (the end of a log says what failed), cut where a UTF-8
+ * character starts.
+ */
+static void obj_excerpt(struct obj *j, const char *k, const char *v)
+{
+	size_t l = v ? strlen(v) : 0;
+
+	if (l > KCIDB_EXCERPT_MAX) {
+		v += l - KCIDB_EXCERPT_MAX;
+		while ((*v & 0xc0) == 0x80)
+			v++;
+	}
+	obj_str(j, k, v);
+}
+
 static void obj_bool(struct obj *j, const char *k, int v)
 {
 	obj_key(j, k);
@@ -257,9 +275,25 @@ static void git_members(struct obj *j, const struct db_result *a)
 	obj_str(j, "tree_name", db_get(a, 0, A_BASE));
 }
 
+/* Whether the n bytes at v are an addr-spec as message_id() wants. */
+static int addr_spec(const char *v, size_t n)
+{
+	const char *at = memchr(v, '@', n);
+
+	if (!at || at == v || at == v + n - 1 ||
+	    memchr(at + 1, '@', n - (size_t)(at - v) - 1))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] <= ' ' || strchr("\"<>()[]\\,;:", v[i]))
+			return 0;
+	return 1;
+}
+
 /*
  * The Message-ID in the header of a mail-formatted patch (data), without
- * its angle brackets, into out; nothing when there is none.
+ * its angle brackets, into out; nothing when there is none, or when it
+ * is not an addr-spec kcidb-io's "email" format takes (one '@' with
+ * something either side, no blank, quote, bracket or control byte).
  */
 static void message_id(const char *data, struct strbuf *out)
 {
@@ -277,7 +311,7 @@ static void message_id(const char *data, struct strbuf *out)
 			while (e > v &&
 			       (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '>'))
 				e--;
-			if (e > v && memchr(v, '@', (size_t)(e - v)))
+			if (addr_spec(v, (size_t)(e - v)))
 				strbuf_add(out, v, (size_t)(e - v));
 			return;
 		}
@@ -401,7 +435,7 @@ static int add_checkouts(struct kcidb_doc *d, struct db *db,
 		obj_str(&j, "start_time", db_get(a, 0, A_CREATED));
 		obj_bool(&j, "valid", applied);
 		if (!applied)
-			obj_str(&j, "log_excerpt", in_build ? berr : note);
+			obj_excerpt(&j, "log_excerpt", in_build ? berr : note);
 		obj_key(&j, "misc");
 		{
 			struct obj m;
@@ -489,7 +523,7 @@ static void add_build(struct kcidb_doc *d, const struct kcidb_opts *o,
 		obj_str(&j, "command", db_get(k, i, K_COMMAND));
 		obj_str(&j, "status",
 			!strcmp(state, "built") ? "PASS" : "FAIL");
-		obj_str(&j, "log_excerpt", db_get(k, i, K_ERROR));
+		obj_excerpt(&j, "log_excerpt", db_get(k, i, K_ERROR));
 	}
 	obj_str(&j, "config_name", db_get(k, i, K_CONFIG));
 	if (o->base_url && *db_get(k, i, K_HAS_LOG) == 't') {
@@ -585,7 +619,7 @@ static void add_boot(struct kcidb_doc *d, const struct kcidb_opts *o,
 	obj_str(&j, "status", boot_status(b, i));
 	obj_str(&j, "start_time", db_get(b, i, B_START));
 	obj_num(&j, "duration", db_get(b, i, B_DURATION));
-	obj_str(&j, "log_excerpt", db_get(b, i, B_ERROR));
+	obj_excerpt(&j, "log_excerpt", db_get(b, i, B_ERROR));
 	if (o->base_url && db_get(b, i, B_LOG_RUN)) {
 		struct strbuf f = STRBUF_INIT, url = STRBUF_INIT;
 

@@ -22,6 +22,10 @@
 #include "strbuf.h"
 #include "strvec.h"
 
+/* kcidb-io 5.3's longest log_excerpt, in characters; the export keeps
+ * the last this many bytes of a longer log. */
+#define KCIDB_EXCERPT_MAX 16384
+
 struct kcidb_opts {
 	const char *origin; /* ^[a-z0-9_]+$ */
 	/* Where the report is served (http:// or https://), for log and
@@ -73,6 +77,14 @@ struct kcidb_endpoint {
 	int64_t wait_ms; /* how long to poll a submission's status; 0: once */
 };
 
+/* Which answers a submission takes; every field unset (0, NULL) takes
+ * any.  The same selections as a plain export's. */
+struct kcidb_select {
+	int64_t patch; /* PLM#, or 0 */
+	const char *kernel; /* the base or the patched kernel's name */
+	const char *since; /* answered at or after: a PostgreSQL timestamptz */
+};
+
 /* What kcidb_submit_due() did. */
 struct kcidb_submit_stats {
 	int sent, processed, failed, waiting;
@@ -80,8 +92,9 @@ struct kcidb_submit_stats {
 };
 
 /*
- * Submit the answers that are due (never sent, or whose retry is due;
- * only patch when not 0) and poll the submissions not yet processed:
+ * Submit the answers that are due (never sent, or whose retry is due)
+ * among those sel takes (NULL: all), and poll those of sel's
+ * submissions that are not yet processed:
  * each answer's document made afresh, POSTed to /submit (a 5xx or no
  * answer tried again twice, soon), recorded as tried, submitted,
  * processed or failed in `kcidb_exports`, a failure with its error and
@@ -93,9 +106,32 @@ struct kcidb_submit_stats {
  * failed.  Per-answer failures are appended to notes, one line each.
  */
 int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
-		     const struct kcidb_endpoint *ep, int64_t patch,
+		     const struct kcidb_endpoint *ep,
+		     const struct kcidb_select *sel,
 		     struct kcidb_submit_stats *st, struct strbuf *notes,
 		     struct strbuf *err);
+
+/*
+ * What kcidb-ng's answer to POST /submit (HTTP status code, body) says:
+ * 0 with the submission's id appended to ret_id when it is 2xx
+ * {"status": "ok", "id": ID} with ID 1 to 64 letters and digits, not
+ * "0"; -1 with err when another try may do better (5xx, 429); -2 with
+ * err when it will not (another code, another body).  err carries
+ * kcidb-ng's "message" when the body has one, else the body's start.
+ */
+int kcidb_submit_reply(long code, const struct strbuf *body,
+		       struct strbuf *ret_id, struct strbuf *err);
+
+/*
+ * What kcidb-ng's answer to GET /status?id=id (HTTP status code, body)
+ * says: 0 with *ret_state 1 (200 "processed"), -1 (it never will be:
+ * 200 "failed", 404 "notfound", 400 "error" for an id it refuses; why
+ * in err) or 0 (not yet: "inprogress", "ready", or a status unknown
+ * here); -1 with err when the answer is none of kcidb-ng's (another
+ * code, a body that is not its JSON object, 401).
+ */
+int kcidb_status_reply(const char *id, long code, const struct strbuf *body,
+		       int *ret_state, struct strbuf *err);
 
 struct farm_config;
 /*
@@ -106,9 +142,9 @@ struct farm_config;
  * database).
  */
 int kcidb_submit_configured(struct db *db, const struct farm_config *cfg,
-			    const char *origin, int64_t patch, int64_t wait_ms,
-			    struct kcidb_submit_stats *st, struct strbuf *notes,
-			    struct strbuf *err);
+			    const char *origin, const struct kcidb_select *sel,
+			    int64_t wait_ms, struct kcidb_submit_stats *st,
+			    struct strbuf *notes, struct strbuf *err);
 
 /*
  * The mapping's options from the settings: origin (or cfg's), base_url

@@ -2,18 +2,23 @@
  * kcidb_submit.c - answers sent to a kcidb-ng endpoint, each recorded
  * once in `kcidb_exports`; see kcidb.h and doc/KCIDB.md.
  *
- * The protocol is kcidb-ng's REST one: POST URL/submit with the document
- * as its JSON body and "Authorization: Bearer TOKEN", answered with a
- * JSON object whose "id" names the submission; then GET
- * URL/status?id=ID, answered with a JSON object whose "status" is
- * "processed" (it is in the database), "failed" or "error" (it never
- * will be; "message" may say why), or anything else (not yet).  A try
- * that gets no answer, a 5xx or a 429 is tried again twice within the
- * call, 0.2 s and then 0.4 s later; what still fails is recorded with its
- * error and retried by a later call once its next_try_at is due, the
- * wait doubling from [kcidb] retry up to an hour: an answer is never
- * dropped.  The token goes to libcurl only, never into an error or a
- * recorded row.
+ * The protocol is kcidb-ng's REST one (kcidb-restd-rs): POST URL/submit
+ * with the document as its JSON body and "Authorization: Bearer TOKEN".
+ * Every answer of kcidb-ng is a JSON object {"id", "status", "message"}:
+ * a submission taken is 200 with "status" "ok" and "id" its 32
+ * alphanumerics; a refusal is "status" "error", "id" "0" and "message"
+ * why (401 a bad token, 400 a body that is not JSON, 500 the server's
+ * own failure).  Then GET URL/status?id=ID: 200 with "status"
+ * "inprogress" or "ready" (not yet), "processed" (in the database) or
+ * "failed" (its validation refused it); 404 "notfound" (it has no such
+ * submission, or no more); 400 "error" (an id it refuses).  A failed,
+ * unknown or refused submission is recorded as failed and sent again
+ * later with a fresh document.  A try that gets no answer, a 5xx or a
+ * 429 is tried again twice within the call, 0.2 s and then 0.4 s later;
+ * what still fails is recorded with its error and retried by a later
+ * call once its next_try_at is due, the wait doubling from [kcidb] retry
+ * up to an hour: an answer is never dropped.  The token goes to libcurl
+ * only, never into an error or a recorded row.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,27 +46,82 @@ static void endpoint_url(const struct kcidb_endpoint *ep, const char *path,
 	strbuf_addstr(out, path);
 }
 
-/* The start of an answer's body, printable, for an error. */
-static void body_excerpt(const struct strbuf *body, struct strbuf *err)
+/*
+ * Why a refusal was given, for err: ": MESSAGE" when body is kcidb-ng's
+ * JSON object with a "message", else the start of the body, printable.
+ */
+static void reply_why(const struct strbuf *body, struct strbuf *err)
 {
+	struct json_value *v = NULL;
+	struct strbuf e = STRBUF_INIT;
+	const char *m = NULL;
 	size_t n = body->len < 200 ? body->len : 200;
 
-	if (!n)
-		return;
-	strbuf_addstr(err, ": ");
-	strbuf_add_printablen(err, body->buf, n, 0);
+	if (json_parse(body->buf, body->len, NULL, &v, &e) == 0)
+		m = json_string(json_get(v, "message"));
+	if (m && *m) {
+		strbuf_addstr(err, ": ");
+		strbuf_add_printablen(err, m, strlen(m) < 200 ? strlen(m) : 200,
+				      0);
+	} else if (n) {
+		strbuf_addstr(err, ": ");
+		strbuf_add_printablen(err, body->buf, n, 0);
+	}
+	json_free(v);
+	strbuf_release(&e);
+}
+
+/* Whether s is an id kcidb-ng gives: 1 to 64 ASCII letters and digits,
+ * not its "0" of a refusal. */
+static int submission_id_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n && n <= 64 && strcmp(s, "0") &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789") == n;
+}
+
+int kcidb_submit_reply(long code, const struct strbuf *body,
+		       struct strbuf *ret_id, struct strbuf *err)
+{
+	struct json_value *v = NULL;
+	const char *st, *id;
+	int r = -2;
+
+	if (code < 200 || code > 299) {
+		strbuf_addf(err, "HTTP %ld", code);
+		reply_why(body, err);
+		return code >= 500 || code == 429 ? -1 : -2;
+	}
+	if (json_parse(body->buf, body->len, NULL, &v, err) < 0)
+		goto out;
+	st = json_string(json_get(v, "status"));
+	id = json_string(json_get(v, "id"));
+	if (!st || strcmp(st, "ok") || !submission_id_ok(id)) {
+		strbuf_addf(err,
+			    "HTTP %ld but not a submission taken "
+			    "(status \"ok\" and an alphanumeric id)",
+			    code);
+		reply_why(body, err);
+		goto out;
+	}
+	strbuf_addstr(ret_id, id);
+	r = 0;
+out:
+	json_free(v);
+	return r;
 }
 
 /*
- * One POST of doc to /submit: 0 with the submission's id in ret_id; -1
- * with err when another try may do better (no answer, 5xx, 429); -2
- * with err when it will not (another 4xx, an answer without an id).
+ * One POST of doc to /submit: what kcidb_submit_reply() says of its
+ * answer, "POST URL: " before its error; -1 with err when no answer
+ * came.
  */
 static int post_once(const struct kcidb_endpoint *ep, const char *doc,
 		     struct strbuf *ret_id, struct strbuf *err)
 {
 	struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
-	struct json_value *v = NULL;
 	struct https_request rq = {
 		.method = "POST",
 		.json_body = doc,
@@ -73,49 +133,74 @@ static int post_once(const struct kcidb_endpoint *ep, const char *doc,
 
 	endpoint_url(ep, "/submit", &url);
 	rq.url = url.buf;
-	if (https_request(&rq, &status, &body, err) < 0)
-		goto out;
-	if (status < 200 || status > 299) {
-		strbuf_addf(err, "POST %s: HTTP %ld", url.buf, status);
-		body_excerpt(&body, err);
-		r = status >= 500 || status == 429 ? -1 : -2;
-		goto out;
+	if (https_request(&rq, &status, &body, err) == 0) {
+		struct strbuf e = STRBUF_INIT;
+
+		r = kcidb_submit_reply(status, &body, ret_id, &e);
+		if (r)
+			strbuf_addf(err, "POST %s: %s", url.buf, e.buf);
+		strbuf_release(&e);
 	}
-	r = -2;
-	if (json_parse(body.buf, body.len, NULL, &v, err) < 0)
-		goto out;
-	if (json_string(json_get(v, "id")) && *json_string(json_get(v, "id")))
-		strbuf_addstr(ret_id, json_string(json_get(v, "id")));
-	else if (json_number_text(json_get(v, "id")))
-		strbuf_addstr(ret_id, json_number_text(json_get(v, "id")));
-	if (!ret_id->len || ret_id->len > 500) {
-		strbuf_addf(err, "POST %s: the answer names no submission id",
-			    url.buf);
-		goto out;
-	}
-	r = 0;
-out:
-	json_free(v);
 	strbuf_release(&url);
 	strbuf_release(&body);
 	return r;
 }
 
+int kcidb_status_reply(const char *id, long code, const struct strbuf *body,
+		       int *ret_state, struct strbuf *err)
+{
+	struct json_value *v = NULL;
+	const char *s;
+	int r = -1;
+
+	*ret_state = 0;
+	if (code != 200 && code != 404 && code != 400) {
+		strbuf_addf(err, "status of %s: HTTP %ld", id, code);
+		reply_why(body, err);
+		return -1;
+	}
+	if (json_parse(body->buf, body->len, NULL, &v, err) < 0)
+		goto out;
+	s = json_string(json_get(v, "status"));
+	if (!s) {
+		strbuf_addf(err, "status of %s: HTTP %ld without a status", id,
+			    code);
+		goto out;
+	}
+	r = 0;
+	if (code == 200 && !strcmp(s, "processed")) {
+		*ret_state = 1;
+	} else if ((code == 200 && !strcmp(s, "failed")) ||
+		   (code == 404 && !strcmp(s, "notfound")) ||
+		   (code == 400 && !strcmp(s, "error"))) {
+		*ret_state = -1;
+		strbuf_addf(err, "the endpoint says submission %s: %s", id, s);
+		reply_why(body, err);
+	} else if (code != 200) {
+		strbuf_addf(err, "status of %s: HTTP %ld with status ", id,
+			    code);
+		strbuf_add_printable(err, s, 0);
+		r = -1;
+	}
+out:
+	json_free(v);
+	return r;
+}
+
 /*
- * One GET of /status?id=id: 0 with *ret_state 1 (processed), -1 (failed:
- * why in err) or 0 (not yet); -1 with err when no usable answer came.
+ * One GET of /status?id=id: 0 with *ret_state as kcidb_status_reply()
+ * says;
+ * -1 with err when no usable answer came (polled again later).
  */
 static int poll_once(const struct kcidb_endpoint *ep, const char *id,
 		     int *ret_state, struct strbuf *err)
 {
 	struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
-	struct json_value *v = NULL;
 	struct https_request rq = {
 		.method = "GET",
 		.bearer = ep->token,
 		.ca_file = ep->ca_file,
 	};
-	const char *s;
 	long status;
 	int r = -1;
 
@@ -130,30 +215,8 @@ static int poll_once(const struct kcidb_endpoint *ep, const char *id,
 		else
 			strbuf_addf(&url, "%%%02X", (unsigned char)*p);
 	rq.url = url.buf;
-	if (https_request(&rq, &status, &body, err) < 0)
-		goto out;
-	if (status < 200 || status > 299) {
-		strbuf_addf(err, "GET %s: HTTP %ld", url.buf, status);
-		body_excerpt(&body, err);
-		goto out;
-	}
-	if (json_parse(body.buf, body.len, NULL, &v, err) < 0)
-		goto out;
-	s = json_string(json_get(v, "status"));
-	if (s && !strcmp(s, "processed")) {
-		*ret_state = 1;
-	} else if (s && (!strcmp(s, "failed") || !strcmp(s, "error"))) {
-		*ret_state = -1;
-		strbuf_addf(err, "the endpoint says submission %s %s", id, s);
-		if (json_string(json_get(v, "message"))) {
-			strbuf_addstr(err, ": ");
-			strbuf_add_printable(
-				err, json_string(json_get(v, "message")), 0);
-		}
-	}
-	r = 0;
-out:
-	json_free(v);
+	if (https_request(&rq, &status, &body, err) == 0)
+		r = kcidb_status_reply(id, status, &body, ret_state, err);
 	strbuf_release(&url);
 	strbuf_release(&body);
 	return r;
@@ -258,26 +321,43 @@ out:
 	return r;
 }
 
+/* Whether patch p is among res's (kcidb_answers()) rows. */
+static int among(struct db_result *res, int64_t p)
+{
+	for (int i = 0; i < db_nrows(res); i++)
+		if (strtoll(db_get(res, i, 0), NULL, 10) == p)
+			return 1;
+	return 0;
+}
+
 /* kcidb_submit_due() once this controller holds the submitter's lock. */
 static int submit_locked(struct db *db, const struct kcidb_opts *o,
-			 const struct kcidb_endpoint *ep, int64_t patch,
+			 const struct kcidb_endpoint *ep,
+			 const struct kcidb_select *sel,
 			 struct kcidb_submit_stats *st, struct strbuf *notes,
 			 struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *polling = NULL, *due = NULL;
+	static const struct kcidb_select all;
+	_cleanup_db_result_ struct db_result *polling = NULL, *due = NULL,
+					     *picked = NULL;
 
-	if (kcidb_exports_polling(db, &polling, err) < 0)
+	if (!sel)
+		sel = &all;
+	if (kcidb_answers(db, sel->patch, sel->kernel, sel->since,
+			  KCIDB_PICK_ANY, &picked, err) < 0 ||
+	    kcidb_exports_polling(db, &polling, err) < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(polling); i++) {
 		int64_t p = strtoll(db_get(polling, i, 0), NULL, 10);
 
-		if (patch && p != patch)
+		if (!among(picked, p))
 			continue;
 		if (poll_and_record(db, ep, p, db_get(polling, i, 1), st, notes,
 				    err) < 0)
 			return -1;
 	}
-	if (kcidb_answers(db, patch, NULL, NULL, KCIDB_PICK_DUE, &due, err) < 0)
+	if (kcidb_answers(db, sel->patch, sel->kernel, sel->since,
+			  KCIDB_PICK_DUE, &due, err) < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(due); i++)
 		if (send_one(db, o, ep, strtoll(db_get(due, i, 0), NULL, 10),
@@ -287,7 +367,8 @@ static int submit_locked(struct db *db, const struct kcidb_opts *o,
 }
 
 int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
-		     const struct kcidb_endpoint *ep, int64_t patch,
+		     const struct kcidb_endpoint *ep,
+		     const struct kcidb_select *sel,
 		     struct kcidb_submit_stats *st, struct strbuf *notes,
 		     struct strbuf *err)
 {
@@ -302,7 +383,7 @@ int kcidb_submit_due(struct db *db, const struct kcidb_opts *o,
 		st->busy = 1;
 		return 0;
 	}
-	r = submit_locked(db, o, ep, patch, st, notes, err);
+	r = submit_locked(db, o, ep, sel, st, notes, err);
 	{
 		/* A failure before says why already; the unlock's own
 		 * error is told only when it is the first. */
@@ -338,9 +419,9 @@ int kcidb_opts_from_config(const struct farm_config *cfg, const char *origin,
 }
 
 int kcidb_submit_configured(struct db *db, const struct farm_config *cfg,
-			    const char *origin, int64_t patch, int64_t wait_ms,
-			    struct kcidb_submit_stats *st, struct strbuf *notes,
-			    struct strbuf *err)
+			    const char *origin, const struct kcidb_select *sel,
+			    int64_t wait_ms, struct kcidb_submit_stats *st,
+			    struct strbuf *notes, struct strbuf *err)
 {
 	struct strbuf token = STRBUF_INIT;
 	struct kcidb_opts o;
@@ -361,7 +442,7 @@ int kcidb_submit_configured(struct db *db, const struct farm_config *cfg,
 	    farm_config_kcidb_token(cfg, &token, err) < 0)
 		goto out;
 	ep.token = token.buf;
-	r = kcidb_submit_due(db, &o, &ep, patch, st, notes, err);
+	r = kcidb_submit_due(db, &o, &ep, sel, st, notes, err);
 out:
 	memset(token.buf, 0, token.len);
 	strbuf_release(&token);

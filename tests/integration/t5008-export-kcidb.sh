@@ -8,11 +8,13 @@
 # RFC 3339 with a zone, the same ids on a second export.  Then the
 # negative cases (a metric name KCIDB's paths refuse is mapped, not
 # dropped; a NaN is never exported) and `--submit` against a small HTTPS
-# server on loopback (the token checked, the status polled, one 5xx
-# retried, the export recorded once and never sent again), and `serve`
-# submitting a new answer by itself when the settings name the endpoint,
-# and a series that did not apply exported as a checkout that is not
-# valid, with its log.
+# server on loopback that answers as kcidb-ng does (the token checked,
+# the status polled, one 5xx retried, the export recorded once and never
+# sent again), and `serve` submitting a new answer by itself when the
+# settings name the endpoint, and a series that did not apply exported
+# as a checkout that is not valid, with the end of its long log; then
+# `--submit` with the plain export's selections, and a submission
+# kcidb-ng says failed, or does not know, recorded and sent again.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
@@ -73,55 +75,76 @@ q() {
 	schedfarm db psql -- -v ON_ERROR_STOP=1 -qAt -c "$1"
 }
 
-# The fields this test relies on, as a JSON schema (KCIDB 5.3's rules for
-# them: required members, no other members, the id, origin, path and
-# status patterns, the number's value a number).
+# The fields this test relies on, as a JSON schema: each one as kcidb-io's
+# schema 5.3 defines it (kcidb_io/schema/v05_03.py; doc/KCIDB.md names
+# the commit): the same types, patterns, formats, enums, required members
+# and no other members, plus this test's own demands on top (the origin
+# schedtest, the members the export always writes, a path never empty).
+# The formats (date-time, uri, email) are checked by the test's own
+# patterns: ajv-formats is not installed.
 cat >schema.json <<'EOF'
 {
   "type": "object",
   "required": ["version", "checkouts", "builds", "tests"],
   "additionalProperties": false,
   "$defs": {
-    "id": {"type": "string", "pattern": "^schedtest:[^\u0000]+$"},
-    "time": {"type": "string",
-      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},
+    "id": {"type": "string", "pattern": "^[a-z0-9_]+:[^\u0000]*$",
+      "allOf": [{"pattern": "^schedtest:."}]},
+    "origin": {"type": "string", "pattern": "^[a-z0-9_]+$", "const": "schedtest"},
+    "text": {"type": "string", "pattern": "^[^\u0000]*$"},
+    "excerpt": {"type": "string", "maxLength": 16384, "pattern": "^[^\u0000]*$"},
+    "time": {"type": "string", "format": "date-time"},
+    "uri": {"type": "string", "format": "uri"},
     "resource": {"type": "object", "required": ["name", "url"],
       "additionalProperties": false,
-      "properties": {"name": {"type": "string", "pattern": "^[^/]+$"},
-                     "url": {"type": "string", "pattern": "^https://"}}},
-    "status": {"enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]}
+      "properties": {"name": {"type": "string", "pattern": "^[^/\u0000]+$"},
+                     "url": {"type": "string", "format": "uri"}}},
+    "resource_list": {"type": "array", "items": {"$ref": "#/$defs/resource"}},
+    "status": {"type": "string",
+      "enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]},
+    "path": {"type": "string",
+      "pattern": "^([a-zA-Z0-9_-]+(\\.[a-zA-Z0-9_-]+)*)?$",
+      "minLength": 1}
   },
   "properties": {
     "version": {"type": "object", "required": ["major", "minor"],
       "additionalProperties": false,
-      "properties": {"major": {"const": 5}, "minor": {"const": 3}}},
+      "properties": {"major": {"type": "integer", "const": 5},
+                     "minor": {"type": "integer", "minimum": 0, "maximum": 3,
+                               "const": 3}}},
     "checkouts": {"type": "array", "minItems": 2, "items": {
       "type": "object", "required": ["id", "origin", "patchset_hash", "valid"],
       "additionalProperties": false,
       "properties": {
-        "id": {"$ref": "#/$defs/id"}, "origin": {"const": "schedtest"},
-        "tree_name": {"type": "string"},
-        "git_repository_url": {"type": "string", "pattern": "^https://"},
+        "id": {"$ref": "#/$defs/id"}, "origin": {"$ref": "#/$defs/origin"},
+        "tree_name": {"$ref": "#/$defs/text"},
+        "git_repository_url": {"type": "string", "format": "uri",
+          "pattern": "^https://[^\u0000]*$"},
         "git_commit_hash": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
-        "git_commit_name": {"type": "string"},
-        "patchset_files": {"type": "array", "items": {"$ref": "#/$defs/resource"}},
+        "git_commit_name": {"$ref": "#/$defs/text"},
+        "git_repository_branch": {"$ref": "#/$defs/text"},
+        "patchset_files": {"$ref": "#/$defs/resource_list"},
         "patchset_hash": {"type": "string", "pattern": "^$|^[0-9a-f]{64}$"},
-        "message_id": {"type": "string", "pattern": "^[^<>@ ]+@[^<>@ ]+$"},
-        "comment": {"type": "string"}, "start_time": {"$ref": "#/$defs/time"},
-        "valid": {"type": "boolean"}, "log_excerpt": {"type": "string"},
+        "message_id": {"type": "string", "format": "email"},
+        "comment": {"$ref": "#/$defs/text"},
+        "start_time": {"$ref": "#/$defs/time"},
+        "log_url": {"$ref": "#/$defs/uri"},
+        "log_excerpt": {"$ref": "#/$defs/excerpt"},
+        "valid": {"type": "boolean"},
         "misc": {"type": "object"}}}},
     "builds": {"type": "array", "minItems": 2, "items": {
       "type": "object", "required": ["checkout_id", "id", "origin"],
       "additionalProperties": false,
       "properties": {
         "checkout_id": {"$ref": "#/$defs/id"}, "id": {"$ref": "#/$defs/id"},
-        "origin": {"const": "schedtest"}, "comment": {"type": "string"},
+        "origin": {"$ref": "#/$defs/origin"}, "comment": {"$ref": "#/$defs/text"},
         "start_time": {"$ref": "#/$defs/time"}, "duration": {"type": "number"},
         "architecture": {"type": "string", "pattern": "^[a-z0-9_]*$"},
-        "command": {"type": "string"}, "compiler": {"type": "string"},
-        "config_name": {"type": "string"},
-        "log_url": {"type": "string", "pattern": "^https://"},
-        "log_excerpt": {"type": "string"},
+        "command": {"$ref": "#/$defs/text"}, "compiler": {"$ref": "#/$defs/text"},
+        "config_name": {"$ref": "#/$defs/text"},
+        "config_url": {"$ref": "#/$defs/uri"},
+        "log_url": {"$ref": "#/$defs/uri"},
+        "log_excerpt": {"$ref": "#/$defs/excerpt"},
         "status": {"$ref": "#/$defs/status"}, "misc": {"type": "object"}}}},
     "tests": {"type": "array", "minItems": 6, "items": {
       "type": "object",
@@ -129,20 +152,26 @@ cat >schema.json <<'EOF'
       "additionalProperties": false,
       "properties": {
         "build_id": {"$ref": "#/$defs/id"}, "id": {"$ref": "#/$defs/id"},
-        "origin": {"const": "schedtest"},
+        "origin": {"$ref": "#/$defs/origin"},
         "environment": {"type": "object", "required": ["comment", "misc"],
           "additionalProperties": false,
-          "properties": {"comment": {"type": "string"},
+          "properties": {
+            "compatible": {"type": "array", "items": {"type": "string",
+              "pattern": "^[^ \u0000]+(,[^ \u0000]+)*$"}},
+            "comment": {"$ref": "#/$defs/text"},
             "misc": {"type": "object", "required": ["platform"]}}},
-        "path": {"type": "string",
-          "pattern": "^[a-zA-Z0-9_-]+(\\.[a-zA-Z0-9_-]+)*$"},
+        "path": {"$ref": "#/$defs/path"},
+        "comment": {"$ref": "#/$defs/text"},
         "status": {"$ref": "#/$defs/status"},
         "number": {"type": "object", "required": ["value"],
           "additionalProperties": false,
-          "properties": {"value": {"type": "number"}, "unit": {"type": "string"}}},
+          "properties": {"value": {"type": "number"},
+            "unit": {"$ref": "#/$defs/text"},
+            "prefix": {"type": "string", "enum": ["metric", "binary"]}}},
         "start_time": {"$ref": "#/$defs/time"}, "duration": {"type": "number"},
-        "log_url": {"type": "string", "pattern": "^https://"},
-        "log_excerpt": {"type": "string"}, "misc": {"type": "object"}}}}
+        "log_url": {"$ref": "#/$defs/uri"},
+        "log_excerpt": {"$ref": "#/$defs/excerpt"},
+        "misc": {"type": "object"}}}}
   }
 }
 EOF
@@ -150,6 +179,12 @@ cat >check.js <<'EOF'
 const Ajv = require("ajv");
 const fs = require("fs");
 const ajv = new Ajv({allErrors: true, strict: false});
+// JSON Schema's formats as kcidb-io uses them: RFC 3339 date-time with
+// its zone, an absolute URI (a scheme, no blank), an addr-spec.
+ajv.addFormat("date-time",
+	/^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$/);
+ajv.addFormat("uri", /^[A-Za-z][A-Za-z0-9+.-]*:[^\s"<>\\^`{|}]+$/);
+ajv.addFormat("email", /^[^\s@<>()\[\]\\,;:"]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/);
 const validate = ajv.compile(JSON.parse(fs.readFileSync(process.argv[2])));
 const doc = JSON.parse(fs.readFileSync(process.argv[3]));
 if (!validate(doc)) {
@@ -274,51 +309,86 @@ test_expect_success 'export kcidb refuses a bad origin and a PLM# with no answer
 	grep_or_fail "PLM#99 has no answer to export" o2
 '
 
-# The kcidb-ng endpoint: POST /submit (bearer token checked; the first
-# POST answered 503), GET /status?id= (in progress once, then processed).
-# Every request is logged to kcidb.log.
+# The kcidb-ng endpoint, answering as kcidb-ng's kcidb-restd-rs does
+# (doc/KCIDB.md names the file and commit): every answer a JSON object
+# {"id", "status", "message"}.  POST /submit: the bearer token checked
+# (401 "error"), a body that is not JSON refused (400 "error"), the first
+# POST answered 500 "error" "Internal server error", then 200 "ok" with
+# a 32-alphanumeric id.  GET /status?id=: 400 "error" for an empty or
+# non-alphanumeric id, 404 "notfound" for one it never gave, else
+# "ready" on the first poll and then "processed" -- or "failed" for the
+# ids listed in the file fail-ids (one id a line).  Every request is
+# logged to kcidb.log.
 cat >kcidb-server.py <<'EOF'
-import http.server, json, ssl, sys
+import http.server, json, ssl, sys, urllib.parse
 port_file, token, log = sys.argv[1], sys.argv[2], open(sys.argv[3], "a")
 posts = []
 polls = {}
 class H(http.server.BaseHTTPRequestHandler):
-    def answer(self, code, obj):
-        body = json.dumps(obj).encode()
+    def answer(self, code, status, id="0", message=None):
+        body = json.dumps({"id": id, "status": status,
+                           "message": message}).encode()
         self.send_response(code)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+    def bare(self, code):
+        self.send_response(code)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
     def authorized(self):
-        ok = self.headers.get("Authorization") == "Bearer " + token
+        a = self.headers.get("Authorization")
+        ok = a == "Bearer " + token
         log.write("%s %s auth=%s\n" % (self.command, self.path, "ok" if ok else "bad"))
         log.flush()
-        if not ok:
-            self.answer(401, {"message": "bad token"})
+        if a is None:
+            self.answer(401, "error", message="JWT is required")
+        elif not ok:
+            self.answer(401, "error", message="InvalidSignature")
         return ok
     def do_POST(self):
         n = int(self.headers.get("Content-Length", "0"))
         data = self.rfile.read(n)
+        if self.path != "/submit":
+            return self.bare(404)
         if not self.authorized():
             return
-        if self.path != "/submit":
-            return self.answer(404, {})
+        try:
+            json.loads(data)
+        except ValueError as e:
+            return self.answer(400, "error", message=str(e))
         posts.append(data)
         if len(posts) == 1:
-            return self.answer(503, {"message": "busy"})
-        json.loads(data)
+            return self.answer(500, "error", message="Internal server error")
+        id = "S%031d" % len(posts)
         with open("submitted-%d.json" % len(posts), "wb") as f:
             f.write(data)
-        self.answer(200, {"id": "sub-%d" % len(posts), "message": "OK"})
+        self.answer(200, "ok", id, "Received submission %s with size %d bytes"
+                    % (id, len(data)))
     def do_GET(self):
+        u = urllib.parse.urlsplit(self.path)
+        if u.path != "/status":
+            return self.bare(404)
         if not self.authorized():
             return
-        if not self.path.startswith("/status?id="):
-            return self.answer(404, {})
-        i = self.path.split("=", 1)[1]
+        i = urllib.parse.parse_qs(u.query, keep_blank_values=True).get("id", [""])[0]
+        if not i:
+            return self.answer(400, "error", message="Empty id")
+        if not i.isalnum():
+            return self.answer(400, "error", message="Invalid id")
+        if not i.startswith("S") or not 2 <= int(i[1:]) <= len(posts):
+            return self.answer(404, "notfound", i, "File not found")
         polls[i] = polls.get(i, 0) + 1
-        self.answer(200, {"status": "inprogress" if polls[i] == 1 else "processed"})
+        if polls[i] == 1:
+            return self.answer(200, "ready", i, "File waiting for processing")
+        try:
+            failing = open("fail-ids").read().split()
+        except OSError:
+            failing = []
+        if i in failing:
+            return self.answer(200, "failed", i, "File failed to pass validation")
+        self.answer(200, "processed", i, "File archived")
     def log_message(self, *a):
         pass
 srv = http.server.HTTPServer(("127.0.0.1", 0), H)
@@ -351,7 +421,7 @@ test_expect_success 'a wrong token is refused by the endpoint and recorded, neve
 token_file = $SCRATCH/token.bad
 ca_file = $SCRATCH/kcidb-cert.pem" &&
 	! schedfarm export kcidb --submit --wait 2s >s0 2>&1 &&
-	grep_or_fail "HTTP 401" s0 &&
+	grep_or_fail "HTTP 401: InvalidSignature" s0 &&
 	! grep -q wrong s0 &&
 	test "$(q "SELECT status FROM kcidb_exports WHERE patch_id = 1")" = pending &&
 	q "SELECT last_error FROM kcidb_exports WHERE patch_id = 1" | grep -q "HTTP 401" &&
@@ -368,9 +438,9 @@ test_expect_success '--submit: token sent, one 5xx retried, status polled, recor
 	cat s1 &&
 	grep_or_fail "1 sent, 1 processed, 0 failed" s1 &&
 	test "$(grep -c "^POST /submit auth=ok" kcidb.log)" = 2 &&
-	test "$(grep -c "^GET /status?id=sub-2 auth=ok" kcidb.log)" = 2 &&
+	test "$(grep -c "^GET /status?id=S0000000000000000000000000000002 auth=ok" kcidb.log)" = 2 &&
 	test "$(q "SELECT count(*) FROM kcidb_exports")" = 1 &&
-	test "$(q "SELECT status || '"'"' '"'"' || submission_id || '"'"' '"'"' || tries FROM kcidb_exports WHERE patch_id = 1")" = "processed sub-2 3" &&
+	test "$(q "SELECT status || '"'"' '"'"' || submission_id || '"'"' '"'"' || tries FROM kcidb_exports WHERE patch_id = 1")" = "processed S0000000000000000000000000000002 3" &&
 	doc_ok submitted-2.json &&
 	jq -e ".checkouts[] | select(.id == \"schedtest:plm-1\")" submitted-2.json
 '
@@ -389,9 +459,12 @@ test_expect_success 'one controller submits at a time: another one that holds th
 	wait
 '
 
+# Its Message-ID is no address (a blank, two '@'): kcidb-io's message_id
+# is format "email", so the export leaves it out.
 cat >fix2.patch <<'EOF'
 From: Dev Eloper <dev@example.org>
 Subject: [PATCH] sched/fair: another harmless change
+Message-ID: <not one@id@example.org>
 
 ---
 --- a/kernel/sched/fair.c
@@ -418,12 +491,54 @@ test_expect_success 'a series that did not apply is a checkout with valid false 
 	schedfarm submit fix2.patch --base v-base --kernel v-fix3 --host here \
 		--plan pp.yaml >sub3 &&
 	q "UPDATE jobs SET state = '"'"'cancelled'"'"' WHERE patch_id = 3" &&
-	q "UPDATE patches SET answer_state = '"'"'failed'"'"', answered_at = now(), answer_headline = '"'"'build failed on here'"'"', answer_note = '"'"'build: patch 1 of 1 does not apply (fix2.patch): Hunk #1 FAILED'"'"' WHERE id = 3" &&
+	q "UPDATE patches SET answer_state = '"'"'failed'"'"', answered_at = now(), answer_headline = '"'"'build failed on here'"'"', answer_note = repeat(chr(233), 20000) || '"'"'build: patch 1 of 1 does not apply (fix2.patch): Hunk #1 FAILED'"'"' WHERE id = 3" &&
 	schedfarm export kcidb 3 -o doc8.json &&
 	jq -e "[.checkouts[] | select(.id == \"schedtest:plm-3\")][0] |
-		.valid == false and (.log_excerpt | contains(\"does not apply\"))" doc8.json &&
+		.valid == false and (.log_excerpt | endswith(\"does not apply (fix2.patch): Hunk #1 FAILED\")) and
+		(.log_excerpt | length) <= 16384 and (.log_excerpt | length) > 8000 and
+		(.log_excerpt | contains(\"\\ufffd\") | not)" doc8.json &&
 	jq -e "[.checkouts[] | select(.id == \"schedtest:base-1\")][0].valid == true" doc8.json &&
+	jq -e "[.checkouts[] | select(.id == \"schedtest:plm-3\")][0] | has(\"message_id\") | not" doc8.json &&
 	jq -e "[.. | select(. == null)] | length == 0" doc8.json
+'
+
+test_expect_success '--submit takes the PLM#, --kernel and --since of a plain export' '
+	schedfarm export kcidb --submit --kernel v-fix2 --wait 2s >s4 2>&1 ||
+		{ cat s4; false; } &&
+	grep_or_fail "0 sent, 0 processed, 0 failed" s4 &&
+	schedfarm export kcidb --submit --since "2100-01-01 00:00:00+00" \
+		--wait 2s >s5 2>&1 || { cat s5; false; } &&
+	grep_or_fail "0 sent, 0 processed, 0 failed" s5 &&
+	schedfarm export kcidb --submit 1 --wait 2s >s6 2>&1 ||
+		{ cat s6; false; } &&
+	grep_or_fail "0 sent, 0 processed, 0 failed" s6 &&
+	test "$(grep -c "^POST /submit auth=ok" kcidb.log)" = 3 &&
+	test "$(q "SELECT status FROM kcidb_exports WHERE patch_id = 3")" = written
+'
+
+test_expect_success 'a submission kcidb-ng says failed is recorded, then sent again' '
+	echo S0000000000000000000000000000004 >fail-ids &&
+	! schedfarm export kcidb --submit --kernel v-fix3 --wait 20s >s7 2>&1 &&
+	cat s7 &&
+	grep_or_fail "1 sent, 0 processed, 1 failed" s7 &&
+	grep_or_fail "S0000000000000000000000000000004: failed: File failed to pass validation" s7 &&
+	test "$(q "SELECT status FROM kcidb_exports WHERE patch_id = 3")" = failed &&
+	rm fail-ids &&
+	q "UPDATE kcidb_exports SET next_try_at = now() WHERE patch_id = 3" &&
+	schedfarm export kcidb --submit 3 --wait 20s >s8 2>&1 || { cat s8; false; } &&
+	grep_or_fail "1 sent, 1 processed, 0 failed" s8 &&
+	test "$(q "SELECT status || '"'"' '"'"' || submission_id FROM kcidb_exports WHERE patch_id = 3")" = "processed S0000000000000000000000000000005" &&
+	test "$(grep -c "^POST /submit auth=ok" kcidb.log)" = 5
+'
+
+test_expect_success 'a submission kcidb-ng does not know (404 notfound) is recorded as failed' '
+	q "UPDATE kcidb_exports SET status = '"'"'submitted'"'"', submission_id = '"'"'S0000000000000000000000000000099'"'"' WHERE patch_id = 3" &&
+	! schedfarm export kcidb --submit 3 --wait 2s >s9 2>&1 &&
+	cat s9 &&
+	grep_or_fail "notfound: File not found" s9 &&
+	test "$(q "SELECT status FROM kcidb_exports WHERE patch_id = 3")" = failed &&
+	q "SELECT last_error FROM kcidb_exports WHERE patch_id = 3" | grep -q notfound &&
+	test "$(grep -c "^POST /submit auth=ok" kcidb.log)" = 5
 '
 
 test_done

@@ -3,7 +3,9 @@
  * a test path's segments mapped (never dropped), the empty document, the
  * [kcidb] settings (origin, https:// url, url without origin refused,
  * the token file trusted as a password file), and which report URL the
- * mapping uses.  The export of a real answer, its checks by a JSON schema
+ * mapping uses, and what kcidb-ng's answers to /submit and /status say
+ * (the shapes of kcidb-ng's kcidb-restd-rs; doc/KCIDB.md).  The export
+ * of a real answer, its checks by a JSON schema
  * and its submission are tests/integration/t5008-export-kcidb.sh.
  */
 #include <setjmp.h>
@@ -182,6 +184,116 @@ static void test_opts_urls(void **state)
 	strbuf_release(&err);
 }
 
+/* kcidb_submit_reply() of code and body: its return, the id, the error. */
+static void check_submit(long code, const char *body, int want_r,
+			 const char *want_id, const char *want_err)
+{
+	struct strbuf b = STRBUF_INIT, id = STRBUF_INIT, err = STRBUF_INIT;
+
+	strbuf_addstr(&b, body);
+	assert_int_equal(kcidb_submit_reply(code, &b, &id, &err), want_r);
+	assert_string_equal(id.buf, want_id);
+	if (want_err)
+		assert_non_null(strstr(err.buf, want_err));
+	else
+		assert_int_equal(err.len, 0);
+	strbuf_release(&b);
+	strbuf_release(&id);
+	strbuf_release(&err);
+}
+
+static void test_submit_reply(void **state)
+{
+	(void)state;
+	check_submit(200,
+		     "{\"id\":\"wvTu6myNQOlM7IEWhHJz8WnnE0GTG1yz\",\"status\":"
+		     "\"ok\",\"message\":\"Received submission "
+		     "wvTu6myNQOlM7IEWhHJz8WnnE0GTG1yz with size 2 bytes\"}",
+		     0, "wvTu6myNQOlM7IEWhHJz8WnnE0GTG1yz", NULL);
+	/* kcidb-ng's refusals: the message said, retried only for 5xx. */
+	check_submit(401,
+		     "{\"id\":\"0\",\"status\":\"error\",\"message\":"
+		     "\"JWT is required\"}",
+		     -2, "", "HTTP 401: JWT is required");
+	check_submit(400,
+		     "{\"id\":\"0\",\"status\":\"error\",\"message\":"
+		     "\"EOF while parsing\"}",
+		     -2, "", "HTTP 400: EOF while parsing");
+	check_submit(500,
+		     "{\"id\":\"0\",\"status\":\"error\",\"message\":"
+		     "\"Internal server error\"}",
+		     -1, "", "HTTP 500: Internal server error");
+	check_submit(502, "<html>Bad Gateway</html>", -1, "",
+		     "HTTP 502: <html>Bad Gateway</html>");
+	check_submit(429, "", -1, "", "HTTP 429");
+	/* A 2xx that is not a submission taken is not one. */
+	check_submit(200, "{\"id\":\"abc\"}", -2, "", "not a submission");
+	check_submit(200, "{\"id\":\"0\",\"status\":\"ok\"}", -2, "",
+		     "not a submission");
+	check_submit(200, "{\"id\":17,\"status\":\"ok\"}", -2, "",
+		     "not a submission");
+	check_submit(200, "{\"id\":\"a/b\",\"status\":\"ok\"}", -2, "",
+		     "not a submission");
+	check_submit(200, "not json", -2, "", "");
+}
+
+/* kcidb_status_reply() of code and body: its return, the state, the
+ * error (NULL: none). */
+static void check_status(long code, const char *body, int want_r,
+			 int want_state, const char *want_err)
+{
+	struct strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+	int st = 7;
+
+	strbuf_addstr(&b, body);
+	assert_int_equal(kcidb_status_reply("X1", code, &b, &st, &err), want_r);
+	assert_int_equal(st, want_state);
+	if (want_err)
+		assert_non_null(strstr(err.buf, want_err));
+	else
+		assert_int_equal(err.len, 0);
+	strbuf_release(&b);
+	strbuf_release(&err);
+}
+
+static void test_status_reply(void **state)
+{
+	(void)state;
+	check_status(200,
+		     "{\"id\":\"X1\",\"status\":\"inprogress\",\"message\":"
+		     "\"File still in progress\"}",
+		     0, 0, NULL);
+	check_status(200,
+		     "{\"id\":\"X1\",\"status\":\"ready\",\"message\":"
+		     "\"File waiting for processing\"}",
+		     0, 0, NULL);
+	check_status(200,
+		     "{\"id\":\"X1\",\"status\":\"processed\",\"message\":"
+		     "\"File archived\"}",
+		     0, 1, NULL);
+	check_status(200,
+		     "{\"id\":\"X1\",\"status\":\"failed\",\"message\":"
+		     "\"File failed to pass validation\"}",
+		     0, -1, "X1: failed: File failed to pass validation");
+	check_status(404,
+		     "{\"id\":\"X1\",\"status\":\"notfound\",\"message\":"
+		     "\"File not found\"}",
+		     0, -1, "X1: notfound: File not found");
+	check_status(400,
+		     "{\"id\":\"0\",\"status\":\"error\",\"message\":"
+		     "\"Invalid id\"}",
+		     0, -1, "X1: error: Invalid id");
+	/* Not kcidb-ng's final word: polled again later. */
+	check_status(401,
+		     "{\"id\":\"0\",\"status\":\"error\",\"message\":"
+		     "\"InvalidSignature\"}",
+		     -1, 0, "HTTP 401: InvalidSignature");
+	check_status(503, "", -1, 0, "HTTP 503");
+	check_status(200, "{\"status\":\"queued\"}", 0, 0, NULL);
+	check_status(200, "<html/>", -1, 0, "");
+	check_status(404, "", -1, 0, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +302,8 @@ int main(void)
 		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_token_file),
 		cmocka_unit_test(test_opts_urls),
+		cmocka_unit_test(test_submit_reply),
+		cmocka_unit_test(test_status_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
