@@ -38,13 +38,7 @@ struct tb_state {
 static int tb_check(const struct run_spec *s, struct strbuf *field,
 		    struct strbuf *err)
 {
-	int counts[TBENCH_MAX_COUNTS];
-
-	if (tb_counts(spec_param(s, "clients"), 1, counts, err) < 0) {
-		strbuf_addstr(field, "params.clients");
-		return -1;
-	}
-	return 0;
+	return spec_check_params(s, "tbench", field, err);
 }
 
 static int tb_available(const struct run_spec *s, struct strbuf *why)
@@ -81,8 +75,8 @@ static int tb_setup(struct agent_ctx *ctx, struct strbuf *err)
 	struct tb_state *st = xcalloc(1, sizeof(*st));
 
 	ctx->wl_state = st;
-	st->ncounts = tb_counts(spec_param(ctx->spec, "clients"), ctx->ncpus,
-				st->counts, err);
+	st->ncounts = workload_tbench_counts(spec_param(ctx->spec, "clients"),
+					     ctx->ncpus, st->counts, err);
 	if (st->ncounts < 0)
 		return -1;
 	/* The last run's server children hold the listening socket until

@@ -119,6 +119,7 @@ static void check_workloads(struct ctx *c, struct plan *p,
 				strbuf_reset(&f);
 				strbuf_addf(&f, "workloads[%zu]", i);
 				check_entry(c, p, w->kids[i], f.buf, &e[i]);
+				e[i].listed = 1;
 			}
 		}
 	} else if (w4[1] || w4[2] || w4[3]) {
@@ -260,6 +261,7 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 				at = ymap_get(v[K_TIMEOUTS], "run");
 			expand(p, e, nr_entries, (size_t)total);
 			check_run_time(c, p, at);
+			check_run_params(c, p, e, nr_entries);
 			check_together_runs(c, p, e, nr_entries);
 			check_metric_names(c, p, v[K_METRICS]);
 		}
