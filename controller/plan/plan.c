@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "conninfo.h"
+#include "rtapp.h"
 #include "plan/plan-int.h"
 #include "banned.h"
 
@@ -634,6 +635,8 @@ void plan_run_label(const struct plan_run *r, struct strbuf *out)
 		strbuf_addf(out, " %s=", r->params[i].name);
 		if (wp && wp->type == WL_CONNINFO)
 			conninfo_mask(r->params[i].value, out);
+		else if (wp && wp->type == WL_RTAPP_TASKS)
+			rtapp_taskset_label(r->params[i].value, out);
 		else
 			strbuf_addstr(out, r->params[i].value);
 	}
