@@ -76,8 +76,10 @@ cp "$agent" usr/bin/schedfarm-agent
 chmod 755 usr/bin/schedfarm-agent
 # The wrapped workloads of today's reports (issue 32), when installed
 # here (make deps): dbench's tbench and tbench_srv with the load file
-# tbench reads, stress-ng, rt-app.
-for b in /usr/bin/tbench /usr/bin/tbench_srv /usr/bin/stress-ng /usr/bin/rt-app; do
+# tbench reads, stress-ng, rt-app; and rt-tests' hackbench and cyclictest,
+# which plans/eevdf-latency.yaml and plans/rt-periodic.yaml run beside them.
+for b in /usr/bin/tbench /usr/bin/tbench_srv /usr/bin/stress-ng /usr/bin/rt-app \
+	/usr/bin/hackbench /usr/bin/cyclictest; do
 	[ -x "$b" ] || continue
 	cp "$b" "usr/bin/${b##*/}"
 	bins="$bins $b"

@@ -135,6 +135,34 @@ else
 		"this agent has no run yet (the loop ran from the shell above)"
 fi
 
+# guest_wl WORKLOAD PARAMS METRIC: one short run of WORKLOAD (PARAMS: its
+# JSON object) by the agent in the kept guest: done ok, METRIC reported.
+guest_wl() {
+	printf '{"run_id":7001,"workload":"%s","params":%s,"iterations":1,"warmup":0,"deadline_s":120}' \
+		"$1" "$2" >"spec-$1.json" &&
+		ssh -o BatchMode=yes -o UserKnownHostsFile="$G/known_hosts" \
+			-i "$G/ctl" -p "$PORT" root@127.0.0.1 \
+			"schedfarm-agent run -" <"spec-$1.json" >"wl-$1.jsonl"
+	jq -s -e 'map(select(.type == "done"))[0].status == "ok"' "wl-$1.jsonl" >/dev/null &&
+		jq -s -e --arg m "$3" '[.[] | select(.type == "result" and .metric == $m)] | length == 1' \
+			"wl-$1.jsonl" >/dev/null ||
+		{ echo "$1 in the guest:"; tail -n 5 "wl-$1.jsonl"; return 1; }
+}
+
+if [ "$AGENT_INFO" = yes ]; then
+	# Issue 32: today's workloads, briefly, in the guest the image makes
+	# (each one's program and load file are in it), as the two plans of
+	# that issue run them.  About 20 s under TCG.
+	test_expect_success 'in the guest: schbench, tbench, stress-ng, rt-app, hackbench and cyclictest run and report' '
+		guest_wl schbench "{\"message_threads\":1,\"workers\":2,\"duration\":\"2s\"}" wakeup_p99_us &&
+		guest_wl tbench "{\"clients\":\"1\",\"duration\":\"2s\"}" throughput_mb_s.1 &&
+		guest_wl stress-ng "{\"stressor\":\"switch\",\"workers\":1,\"duration\":\"1s\"}" bogo_ops_per_s &&
+		guest_wl rt-app "{\"tasks\":\"- {name: p, period: 10ms, run: 1ms}\",\"duration\":\"1s\"}" p.perf_index &&
+		guest_wl hackbench "{\"groups\":1,\"loops\":10}" time_s &&
+		guest_wl cyclictest "{\"duration\":\"1s\"}" latency_p99_us
+	'
+fi
+
 test_expect_success 'orphaned farm-* domains (the one left with --keep) are destroyed' '
 	virsh -c qemu:///system list --name | grep -q "^$DOM-vm1-boot" &&
 	# A kept guest is its controller'\''s while that lease lasts (an
