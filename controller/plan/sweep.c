@@ -788,7 +788,7 @@ void check_run_params(struct ctx *c, const struct plan *p,
 			if (en->listed)
 				strbuf_addf(&path, "workloads[%zu].", r->entry);
 			if (rp.member)
-				strbuf_addf(&path, "together.%s.", rp.member);
+				strbuf_addf(&path, "together[%zu].", m);
 			nerror(c, en->at, "%sparams.%s: %s (run %zu)", path.buf,
 			       param.buf, why.buf, r->index);
 			said[r->entry] = 1;
