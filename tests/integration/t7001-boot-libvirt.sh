@@ -146,7 +146,7 @@ guest_wl() {
 	jq -s -e 'map(select(.type == "done"))[0].status == "ok"' "wl-$1.jsonl" >/dev/null &&
 		jq -s -e --arg m "$3" '[.[] | select(.type == "result" and .metric == $m)] | length == 1' \
 			"wl-$1.jsonl" >/dev/null ||
-		{ echo "$1 in the guest:"; tail -n 5 "wl-$1.jsonl"; return 1; }
+		{ echo "$1 in the guest:"; grep -v "\"counter\"" "wl-$1.jsonl"; return 1; }
 }
 
 if [ "$AGENT_INFO" = yes ]; then
