@@ -210,6 +210,33 @@ test_expect_success 'boot, run a command, power off: the domain is gone, the boo
 	test "$(sql "SELECT count(*) FROM boots WHERE outcome = \$\$ready\$\$ AND finished_at IS NOT NULL")" = 1
 '
 
+# Issue 32's two plans through the farm on the guest, shortened (one
+# value of each sweep, seconds-long runs): a job each, booted, run,
+# collected and ingested.  About a minute under TCG.
+test_expect_success 'plans/eevdf-latency.yaml and plans/rt-periodic.yaml, shortened, run on the guest' '
+	{ schedfarm run "$TOP/plans/eevdf-latency.yaml" --host vm1 --kernel debian \
+		--set iterations=1 --set warmup=0 \
+		--set "workloads[0].params.workers=[2]" --set "workloads[0].params.rps=[0]" \
+		--set workloads[0].params.duration=2s \
+		--set "workloads[1].params.groups=[1]" --set "workloads[1].params.mode=[process]" \
+		--set workloads[1].params.loops=100 \
+		--set workloads[2].params.clients=1 --set workloads[2].params.duration=2s \
+		>eevdf.out 2>&1 || { cat eevdf.out; false; }; } &&
+	{ schedfarm run "$TOP/plans/rt-periodic.yaml" --host vm1 --kernel debian \
+		--set iterations=1 --set warmup=0 \
+		--set "workloads[0].together[0].params.duration=2s" \
+		--set "workloads[0].together[1].params.duration=2s" \
+		--set "workloads[1].together[0].params.duration=2s" \
+		--set "workloads[1].together[1].params.duration=2s" \
+		>rt.out 2>&1 || { cat rt.out; false; }; } &&
+	schedfarm results --kernel debian --json >plans.json &&
+	for m in wakeup_p99_us request_p99_us time_s throughput_mb_s.1 \
+		rt.audio.perf_index rt.video.slack_avg_us lat.latency_p99_us cpu_pct.hog; do
+		jq -e --arg m "$m" "[.. | objects | select(.metric? == \$m)] | length >= 1" \
+			plans.json >/dev/null || { echo "no $m"; cat eevdf.out rt.out; return 1; }
+	done
+'
+
 test_expect_success 'a host without a known_hosts file fails in phase ssh at once, blamed on the host' '
 	sql "INSERT INTO hosts (name, kind, address, port, ssh_user, key_file,
 		sockets, cores_per_socket, threads_per_core, numa_nodes,
