@@ -78,6 +78,13 @@ double spec_param_double(const struct run_spec *s, const char *name);
 int spec_param_bool(const struct run_spec *s, const char *name);
 /* WL_DURATION parameters, in milliseconds. */
 int64_t spec_param_ms(const struct run_spec *s, const char *name);
+/*
+ * The table's check of s's parameters taken together for workload name
+ * (common/wl_check.h), as a workload's check: 0, or -1 with *field
+ * "params.NAME" and *err the sentence.
+ */
+int spec_check_params(const struct run_spec *s, const char *name,
+		      struct strbuf *field, struct strbuf *err);
 
 /* The workload a spec's "command" runs as: no parameters but cgroup. */
 extern const struct wl_desc wl_command_desc;

@@ -13,6 +13,7 @@
 
 #include "agent.h"
 #include "parse.h"
+#include "wl_check.h"
 #include "banned.h"
 
 void run_spec_init(struct run_spec *s)
@@ -735,4 +736,26 @@ int64_t spec_param_ms(const struct run_spec *s, const char *name)
 
 	parse_duration_ms(spec_param(s, name), 0, INT64_MAX, &v, NULL);
 	return v;
+}
+
+/* spec_param() as workload_check_params() reads parameters. */
+static const char *spec_get(const void *ctx, const char *name)
+{
+	return spec_param(ctx, name);
+}
+
+int spec_check_params(const struct run_spec *s, const char *name,
+		      struct strbuf *field, struct strbuf *err)
+{
+	struct strbuf param = STRBUF_INIT, why = STRBUF_INIT;
+	const struct wl_desc *wl = workload_find(name);
+	int rc = wl ? workload_check_params(wl, spec_get, s, &param, &why) : 0;
+
+	if (rc < 0) {
+		strbuf_addf(field, "params.%s", param.buf);
+		strbuf_addf(err, "\"params.%s\": %s", param.buf, why.buf);
+	}
+	strbuf_release(&param);
+	strbuf_release(&why);
+	return rc;
 }

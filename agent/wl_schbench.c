@@ -43,7 +43,6 @@
 #define SB_STOP 2u /* the run is over */
 
 /* At most this many workers in all (two histograms of 30 KiB each). */
-#define SB_MAX_WORKERS 2048
 
 struct sb_params {
 	int nmsg, nwork;
@@ -478,24 +477,7 @@ static int sb_worker(void *arg, int fd)
 static int sb_check(const struct run_spec *s, struct strbuf *field,
 		    struct strbuf *err)
 {
-	if (spec_param_i64(s, "message_threads") *
-		    spec_param_i64(s, "workers") >
-	    SB_MAX_WORKERS) {
-		strbuf_addstr(field, "params.workers");
-		strbuf_addf(err,
-			    "\"params.workers\": message_threads x workers "
-			    "must be at most %d",
-			    SB_MAX_WORKERS);
-		return -1;
-	}
-	if (spec_param_ms(s, "warmup") >= spec_param_ms(s, "duration")) {
-		strbuf_addstr(field, "params.warmup");
-		strbuf_addstr(err,
-			      "\"params.warmup\": the warm-up is the start "
-			      "of the duration and must be shorter");
-		return -1;
-	}
-	return 0;
+	return spec_check_params(s, "schbench", field, err);
 }
 
 static int sb_run(struct agent_ctx *ctx, struct strbuf *err)

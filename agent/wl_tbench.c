@@ -23,10 +23,10 @@
 #include "agent.h"
 #include "parse.h"
 #include "run-command.h"
+#include "wl_check.h"
 #include "banned.h"
 
 #define TBENCH_PORT 7003
-#define TBENCH_MAX_COUNTS 32
 
 struct tb_state {
 	struct child_process srv;
@@ -35,60 +35,10 @@ struct tb_state {
 	int ncounts;
 };
 
-/*
- * The client counts of clients ("auto" or "1,8,64") for ncpus CPUs into
- * counts[TBENCH_MAX_COUNTS].  Return how many, or -1 with err.
- */
-static int tb_counts(const char *clients, int ncpus, int *counts,
-		     struct strbuf *err)
-{
-	int n = 0;
-
-	if (!strcmp(clients, "auto")) {
-		for (int c = 1; n < TBENCH_MAX_COUNTS; c *= 2) {
-			counts[n++] = c > 2 * ncpus ? 2 * ncpus : c;
-			if (c >= 2 * ncpus)
-				break;
-		}
-		return n;
-	}
-	for (const char *p = clients; *p;) {
-		size_t len = strcspn(p, ",");
-		char num[16];
-
-		if (!len || len >= sizeof(num) || n >= TBENCH_MAX_COUNTS)
-			goto bad;
-		memcpy(num, p, len);
-		num[len] = '\0';
-		if (parse_int(num, 1, 4096, &counts[n], NULL) < 0)
-			goto bad;
-		for (int i = 0; i < n; i++)
-			if (counts[i] == counts[n])
-				goto bad;
-		n++;
-		p += len;
-		if (*p == ',' && !*++p)
-			goto bad;
-	}
-	return n;
-bad:
-	strbuf_addf(err,
-		    "clients is \"auto\" or up to %d different counts in "
-		    "1..4096 separated by commas, like \"1,8,64\"",
-		    TBENCH_MAX_COUNTS);
-	return -1;
-}
-
 static int tb_check(const struct run_spec *s, struct strbuf *field,
 		    struct strbuf *err)
 {
-	int counts[TBENCH_MAX_COUNTS];
-
-	if (tb_counts(spec_param(s, "clients"), 1, counts, err) < 0) {
-		strbuf_addstr(field, "params.clients");
-		return -1;
-	}
-	return 0;
+	return spec_check_params(s, "tbench", field, err);
 }
 
 static int tb_available(const struct run_spec *s, struct strbuf *why)
@@ -125,8 +75,8 @@ static int tb_setup(struct agent_ctx *ctx, struct strbuf *err)
 	struct tb_state *st = xcalloc(1, sizeof(*st));
 
 	ctx->wl_state = st;
-	st->ncounts = tb_counts(spec_param(ctx->spec, "clients"), ctx->ncpus,
-				st->counts, err);
+	st->ncounts = workload_tbench_counts(spec_param(ctx->spec, "clients"),
+					     ctx->ncpus, st->counts, err);
 	if (st->ncounts < 0)
 		return -1;
 	/* The last run's server children hold the listening socket until

@@ -7,6 +7,8 @@
  * and cannot link libyaml; anything outside the subset is refused with
  * the line it is on, never guessed at.
  */
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
@@ -278,4 +280,45 @@ void rtapp_json(const struct rtapp_taskset *ts, int64_t duration_s,
 			   "\"log_basename\": \"rt\", \"logdir\": ");
 	strbuf_add_json_str(out, logdir);
 	strbuf_addstr(out, "}\n}\n");
+}
+
+/* FNV-1a over len bytes, continuing from h. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *b = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+void rtapp_taskset_label(const char *text, struct strbuf *out)
+{
+	struct rtapp_taskset *ts = xcalloc(1, sizeof(*ts));
+	struct strbuf err = STRBUF_INIT, canon = STRBUF_INIT;
+	uint64_t h = 1469598103934665603ULL;
+
+	if (rtapp_taskset_parse(text, ts, &err) < 0) {
+		strbuf_addstr(out, "[?]");
+		h = fnv1a(h, text, strlen(text));
+	} else {
+		strbuf_addch(out, '[');
+		for (int i = 0; i < ts->n; i++) {
+			const struct rtapp_task *t = &ts->tasks[i];
+
+			strbuf_addf(out, "%s%s", i ? "," : "", t->name);
+			if (t->instances > 1)
+				strbuf_addf(out, "*%d", t->instances);
+			strbuf_addf(&canon,
+				    "%s/%" PRId64 "/%" PRId64 "/%d/%d/%d;",
+				    t->name, t->period_us, t->run_us,
+				    (int)t->policy, t->priority, t->instances);
+		}
+		strbuf_addch(out, ']');
+		h = fnv1a(h, canon.buf, canon.len);
+	}
+	strbuf_addf(out, "#%06" PRIx64, (h ^ (h >> 32)) & 0xffffff);
+	strbuf_release(&err);
+	strbuf_release(&canon);
+	free(ts);
 }

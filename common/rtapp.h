@@ -59,4 +59,15 @@ int rtapp_taskset_parse(const char *text, struct rtapp_taskset *ret,
 void rtapp_json(const struct rtapp_taskset *ts, int64_t duration_s,
 		const char *logdir, int ns_per_loop, struct strbuf *out);
 
+/*
+ * A one-line label for the task set text, for run labels and `plan
+ * expand`: the task names in order (with *N for instances), and a digest
+ * of what the set does ("[video,audio*2,ui]#3fa9c1"), so two sets with
+ * the same names but other periods, runs or policies differ.  The digest
+ * is of the parsed tasks, not the text, so a set written with other
+ * spacing has the same label.  A text that does not parse is labelled
+ * "[?]#" and the digest of the text.  Appends to out; no spaces.
+ */
+void rtapp_taskset_label(const char *text, struct strbuf *out);
+
 #endif

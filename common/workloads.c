@@ -604,6 +604,29 @@ static int is_default(const struct wl_param *p, const char *text)
 	return same;
 }
 
+/*
+ * The table entry of parameter name in params of workload wl, or of a
+ * together run's "MEMBER.param" (params names MEMBER's workload), or NULL.
+ */
+static const struct wl_param *label_param(const struct wl_desc *wl,
+					  const struct json_value *params,
+					  const char *name)
+{
+	const char *dot = strchr(name, '.');
+	struct strbuf member = STRBUF_INIT;
+	const char *mwl;
+
+	if (wl)
+		return workload_param(wl, name);
+	if (!dot)
+		return NULL;
+	strbuf_add(&member, name, (size_t)(dot - name));
+	mwl = json_member_string(params, member.buf);
+	strbuf_release(&member);
+	wl = mwl ? workload_find(mwl) : NULL;
+	return wl ? workload_param(wl, dot + 1) : NULL;
+}
+
 void workload_params_label(const char *workload,
 			   const struct json_value *params, struct strbuf *out)
 {
@@ -613,12 +636,17 @@ void workload_params_label(const char *workload,
 
 	for (size_t i = 0; i < n; i++) {
 		const char *name = json_key_at(params, i);
+		const struct wl_param *p = label_param(wl, params, name);
 
 		strbuf_reset(&v);
 		scalar_text(json_value_at(params, i), &v);
-		if (wl && is_default(workload_param(wl, name), v.buf))
+		if (wl && is_default(p, v.buf))
 			continue;
-		strbuf_addf(out, "%s%s=%s", shown++ ? " " : "", name, v.buf);
+		strbuf_addf(out, "%s%s=", shown++ ? " " : "", name);
+		if (p && p->type == WL_RTAPP_TASKS)
+			rtapp_taskset_label(v.buf, out);
+		else
+			strbuf_addstr(out, v.buf);
 	}
 	strbuf_release(&v);
 }

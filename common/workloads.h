@@ -82,7 +82,9 @@ struct json_value;
  * holds) that differ from workload's defaults, as "name=value" separated
  * by spaces: what tells two runs of a sweep apart, as a plan's label
  * does.  Parameters the table does not know are shown; a workload the
- * table does not know shows them all.
+ * table does not know (a together run) shows them all.  An rt-app task
+ * set is shown on one line, as rtapp_taskset_label() writes it (a
+ * together member's "MEMBER.tasks" too).
  */
 void workload_params_label(const char *workload,
 			   const struct json_value *params, struct strbuf *out);

@@ -76,8 +76,10 @@ cp "$agent" usr/bin/schedfarm-agent
 chmod 755 usr/bin/schedfarm-agent
 # The wrapped workloads of today's reports (issue 32), when installed
 # here (make deps): dbench's tbench and tbench_srv with the load file
-# tbench reads, stress-ng, rt-app.
-for b in /usr/bin/tbench /usr/bin/tbench_srv /usr/bin/stress-ng /usr/bin/rt-app; do
+# tbench reads, stress-ng, rt-app; and rt-tests' hackbench and cyclictest,
+# which plans/eevdf-latency.yaml and plans/rt-periodic.yaml run beside them.
+for b in /usr/bin/tbench /usr/bin/tbench_srv /usr/bin/stress-ng /usr/bin/rt-app \
+	/usr/bin/hackbench /usr/bin/cyclictest; do
 	[ -x "$b" ] || continue
 	cp "$b" "usr/bin/${b##*/}"
 	bins="$bins $b"
@@ -86,7 +88,11 @@ if [ -f /usr/share/dbench/client.txt ]; then
 	mkdir -p usr/share/dbench
 	cp /usr/share/dbench/client.txt usr/share/dbench/client.txt
 fi
-for lib in $(for b in $bins; do ldd "$b"; done |
+# libgcc_s is not in ldd's list but glibc loads it when a thread exits
+# (pthread_exit unwinds): rt-app aborts without it ("libgcc_s.so.1 must
+# be installed for pthread_exit to work").
+gcc_s=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/{print $NF; exit}')
+for lib in $gcc_s $(for b in $bins; do ldd "$b"; done |
 	awk '/=> \//{print $3} /^\t\/lib64/{print $1}' | sort -u); do
 	mkdir -p ".$(dirname "$lib")"
 	cp -L "$lib" ".$lib"

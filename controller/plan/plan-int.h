@@ -107,6 +107,7 @@ struct sentry {
 	size_t nr_members;
 	int sample_ms; /* together: the sampling interval */
 	const struct ynode *at; /* the entry, for messages after expansion */
+	int listed; /* an item of workloads: (path "workloads[N]") */
 	struct sgroup *groups; /* one per variant, or one */
 	size_t nr_groups;
 };
@@ -183,6 +184,8 @@ void expand(struct plan *p, const struct sentry *e, size_t nr_entries,
 	    size_t total);
 void check_run_time(struct ctx *c, const struct plan *p,
 		    const struct ynode *at);
+void check_run_params(struct ctx *c, const struct plan *p,
+		      const struct sentry *e, size_t nr_entries);
 
 /* command.c */
 void check_commands(struct ctx *c, struct plan *p, const struct ynode *n);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "conninfo.h"
+#include "rtapp.h"
 #include "plan/plan-int.h"
 #include "banned.h"
 
@@ -119,6 +120,7 @@ static void check_workloads(struct ctx *c, struct plan *p,
 				strbuf_reset(&f);
 				strbuf_addf(&f, "workloads[%zu]", i);
 				check_entry(c, p, w->kids[i], f.buf, &e[i]);
+				e[i].listed = 1;
 			}
 		}
 	} else if (w4[1] || w4[2] || w4[3]) {
@@ -260,6 +262,7 @@ static int check_plan(struct ctx *c, struct plan *p, const struct ynode *root,
 				at = ymap_get(v[K_TIMEOUTS], "run");
 			expand(p, e, nr_entries, (size_t)total);
 			check_run_time(c, p, at);
+			check_run_params(c, p, e, nr_entries);
 			check_together_runs(c, p, e, nr_entries);
 			check_metric_names(c, p, v[K_METRICS]);
 		}
@@ -632,6 +635,8 @@ void plan_run_label(const struct plan_run *r, struct strbuf *out)
 		strbuf_addf(out, " %s=", r->params[i].name);
 		if (wp && wp->type == WL_CONNINFO)
 			conninfo_mask(r->params[i].value, out);
+		else if (wp && wp->type == WL_RTAPP_TASKS)
+			rtapp_taskset_label(r->params[i].value, out);
 		else
 			strbuf_addstr(out, r->params[i].value);
 	}

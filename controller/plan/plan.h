@@ -312,7 +312,7 @@ void plan_describe_runs(const struct plan *p, struct strbuf *out);
 /*
  * Append a short text for r: "workload name=value ..." over the plan's own
  * parameters (no defaults), for progress lines and tables; passwords
- * masked.
+ * masked, an rt-app task set on one line (rtapp_taskset_label()).
  */
 void plan_run_label(const struct plan_run *r, struct strbuf *out);
 

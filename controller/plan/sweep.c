@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "wl_check.h"
 #include "plan/plan-int.h"
 #include "banned.h"
 
@@ -730,4 +731,72 @@ void check_run_time(struct ctx *c, const struct plan *p, const struct ynode *at)
 			return;
 		}
 	}
+}
+
+/* What workload_check_params() reads: one run's parameters, a member's
+ * with its "MEMBER." prefix. */
+struct run_params {
+	const struct plan_run *r;
+	const char *member; /* NULL: the run's own workload */
+	struct strbuf name;
+};
+
+static const char *run_get(const void *ctx, const char *name)
+{
+	struct run_params *rp = (struct run_params *)ctx;
+
+	if (!rp->member)
+		return plan_run_param(rp->r, name);
+	strbuf_reset(&rp->name);
+	strbuf_addf(&rp->name, "%s.%s", rp->member, name);
+	return plan_run_param(rp->r, rp->name.buf);
+}
+
+/*
+ * Report a run of entry e whose parameters fail their workload's check
+ * taken together (common/wl_check.h): schbench's warm-up no shorter than
+ * its duration, tbench's clients list.  Each entry is reported once, for
+ * its first such run; a sweep's value is only known run by run.
+ */
+void check_run_params(struct ctx *c, const struct plan *p,
+		      const struct sentry *e, size_t nr_entries)
+{
+	struct run_params rp = { .name = STRBUF_INIT };
+	struct strbuf param = STRBUF_INIT, why = STRBUF_INIT,
+		      path = STRBUF_INIT;
+	int *said = xcalloc(nr_entries ? nr_entries : 1, sizeof(int));
+
+	for (size_t i = 0; i < p->nr_runs; i++) {
+		const struct plan_run *r = &p->runs[i];
+		const struct sentry *en = &e[r->entry];
+
+		for (size_t m = 0; m <= r->nr_members && !said[r->entry]; m++) {
+			const struct wl_desc *wl =
+				m < r->nr_members ? r->members[m].wl : r->wl;
+
+			if (!wl || (m == r->nr_members && r->nr_members))
+				continue;
+			rp.r = r;
+			rp.member =
+				m < r->nr_members ? r->members[m].name : NULL;
+			strbuf_reset(&param);
+			strbuf_reset(&why);
+			if (workload_check_params(wl, run_get, &rp, &param,
+						  &why) == 0)
+				continue;
+			strbuf_reset(&path);
+			if (en->listed)
+				strbuf_addf(&path, "workloads[%zu].", r->entry);
+			if (rp.member)
+				strbuf_addf(&path, "together[%zu].", m);
+			nerror(c, en->at, "%sparams.%s: %s (run %zu)", path.buf,
+			       param.buf, why.buf, r->index);
+			said[r->entry] = 1;
+		}
+	}
+	free(said);
+	strbuf_release(&rp.name);
+	strbuf_release(&param);
+	strbuf_release(&why);
+	strbuf_release(&path);
 }

@@ -135,6 +135,34 @@ else
 		"this agent has no run yet (the loop ran from the shell above)"
 fi
 
+# guest_wl WORKLOAD PARAMS METRIC: one short run of WORKLOAD (PARAMS: its
+# JSON object) by the agent in the kept guest: done ok, METRIC reported.
+guest_wl() {
+	printf '{"run_id":7001,"workload":"%s","params":%s,"iterations":1,"warmup":0,"deadline_s":120}' \
+		"$1" "$2" >"spec-$1.json" &&
+		ssh -o BatchMode=yes -o UserKnownHostsFile="$G/known_hosts" \
+			-i "$G/ctl" -p "$PORT" root@127.0.0.1 \
+			"schedfarm-agent run -" <"spec-$1.json" >"wl-$1.jsonl"
+	jq -s -e 'map(select(.type == "done"))[0].status == "ok"' "wl-$1.jsonl" >/dev/null &&
+		jq -s -e --arg m "$3" '[.[] | select(.type == "result" and .metric == $m)] | length == 1' \
+			"wl-$1.jsonl" >/dev/null ||
+		{ echo "$1 in the guest:"; grep -v "\"counter\"" "wl-$1.jsonl"; return 1; }
+}
+
+if [ "$AGENT_INFO" = yes ]; then
+	# Issue 32: today's workloads, briefly, in the guest the image makes
+	# (each one's program and load file are in it), as the two plans of
+	# that issue run them.  About 20 s under TCG.
+	test_expect_success 'in the guest: schbench, tbench, stress-ng, rt-app, hackbench and cyclictest run and report' '
+		guest_wl schbench "{\"message_threads\":1,\"workers\":2,\"duration\":\"2s\"}" wakeup_p99_us &&
+		guest_wl tbench "{\"clients\":\"1\",\"duration\":\"2s\"}" throughput_mb_s.1 &&
+		guest_wl stress-ng "{\"stressor\":\"switch\",\"workers\":1,\"duration\":\"1s\"}" bogo_ops_per_s &&
+		guest_wl rt-app "{\"tasks\":\"- {name: p, period: 10ms, run: 1ms}\",\"duration\":\"1s\"}" p.perf_index &&
+		guest_wl hackbench "{\"groups\":1,\"loops\":10}" time_s &&
+		guest_wl cyclictest "{\"duration\":\"1s\"}" latency_p99_us
+	'
+fi
+
 test_expect_success 'orphaned farm-* domains (the one left with --keep) are destroyed' '
 	virsh -c qemu:///system list --name | grep -q "^$DOM-vm1-boot" &&
 	# A kept guest is its controller'\''s while that lease lasts (an
@@ -180,6 +208,33 @@ test_expect_success 'boot, run a command, power off: the domain is gone, the boo
 	test "$(sed -n 2p out)" = 4 &&
 	! virsh -c qemu:///system list --name | grep -q "^$DOM-" &&
 	test "$(sql "SELECT count(*) FROM boots WHERE outcome = \$\$ready\$\$ AND finished_at IS NOT NULL")" = 1
+'
+
+# Issue 32's two plans through the farm on the guest, shortened (one
+# value of each sweep, seconds-long runs): a job each, booted, run,
+# collected and ingested.  About a minute under TCG.
+test_expect_success 'plans/eevdf-latency.yaml and plans/rt-periodic.yaml, shortened, run on the guest' '
+	{ schedfarm run "$TOP/plans/eevdf-latency.yaml" --host vm1 --kernel debian \
+		--set iterations=1 --set warmup=0 \
+		--set "workloads[0].params.workers=[2]" --set "workloads[0].params.rps=[0]" \
+		--set workloads[0].params.duration=2s \
+		--set "workloads[1].params.groups=[1]" --set "workloads[1].params.mode=[process]" \
+		--set workloads[1].params.loops=100 \
+		--set workloads[2].params.clients=1 --set workloads[2].params.duration=2s \
+		>eevdf.out 2>&1 || { cat eevdf.out; false; }; } &&
+	{ schedfarm run "$TOP/plans/rt-periodic.yaml" --host vm1 --kernel debian \
+		--set iterations=1 --set warmup=0 \
+		--set "workloads[0].together[0].params.duration=2s" \
+		--set "workloads[0].together[1].params.duration=2s" \
+		--set "workloads[1].together[0].params.duration=2s" \
+		--set "workloads[1].together[1].params.duration=2s" \
+		>rt.out 2>&1 || { cat rt.out; false; }; } &&
+	schedfarm results --kernel debian --json >plans.json &&
+	for m in wakeup_p99_us request_p99_us time_s throughput_mb_s.1 \
+		rt.audio.perf_index rt.video.slack_avg_us lat.latency_p99_us cpu_pct.hog; do
+		jq -e --arg m "$m" "[.. | objects | select(.metric? == \$m)] | length >= 1" \
+			plans.json >/dev/null || { echo "no $m"; cat eevdf.out rt.out; return 1; }
+	done
 '
 
 test_expect_success 'a host without a known_hosts file fails in phase ssh at once, blamed on the host' '

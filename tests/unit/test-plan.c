@@ -252,6 +252,53 @@ static void test_expansion_order(void **state)
 	plan_free(p);
 }
 
+/*
+ * An rt-app task set swept over two sets is labelled on one line each:
+ * its task names and a digest, which differs when only a period does and
+ * stays when only the spacing does; a together member's too.
+ */
+static void test_rtapp_label_one_line(void **state)
+{
+	struct plan *p = must_parse(
+		"workloads:\n"
+		"  - workload: rt-app\n"
+		"    params:\n"
+		"      tasks:\n"
+		"        - \"- {name: a, period: 10ms, run: 1ms}\\n"
+		"- {name: b, period: 5ms, run: 1ms, instances: 2}\"\n"
+		"        - \"- {name: a, period: 20ms, run: 1ms}\\n"
+		"- {name: b, period: 5ms, run: 1ms, instances: 2}\"\n"
+		"        - \"-   {name: a,  period: 10ms, run: 1ms}\\n"
+		"- {name: b, period: 5ms, run: 1ms, instances: 2}\"\n"
+		"  - together:\n"
+		"      - name: rt\n"
+		"        workload: rt-app\n"
+		"        params:\n"
+		"          tasks: |\n"
+		"            - {name: video, period: 16ms, run: 4ms}\n"
+		"            - {name: ui, period: 33ms, run: 2ms}\n"
+		"          cgroup: /rt\n"
+		"      - name: hog\n"
+		"        workload: cpu-hog\n"
+		"        params: {cgroup: /hog}\n");
+	struct strbuf l[4] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT,
+			       STRBUF_INIT };
+
+	(void)state;
+	assert_int_equal(p->nr_runs, 4);
+	for (size_t i = 0; i < 4; i++) {
+		plan_run_label(&p->runs[i], &l[i]);
+		assert_null(strchr(l[i].buf, '\n'));
+	}
+	assert_non_null(strstr(l[0].buf, "tasks=[a,b*2]#"));
+	assert_string_not_equal(l[0].buf, l[1].buf);
+	assert_string_equal(l[0].buf, l[2].buf);
+	assert_non_null(strstr(l[3].buf, " rt.tasks=[video,ui]#"));
+	for (size_t i = 0; i < 4; i++)
+		strbuf_release(&l[i]);
+	plan_free(p);
+}
+
 static void test_run_param_and_json(void **state)
 {
 	struct plan *p = must_parse(full_plan);
@@ -1014,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_job_budget),
 		cmocka_unit_test(test_expect),
 		cmocka_unit_test(test_expansion_order),
+		cmocka_unit_test(test_rtapp_label_one_line),
 		cmocka_unit_test(test_run_param_and_json),
 		cmocka_unit_test(test_typed_json_values),
 		cmocka_unit_test(test_run_cap),

@@ -93,6 +93,20 @@ static void test_params_label(void **state)
 	strbuf_reset(&sb);
 	label_of("no-such-workload", "{\"a\": true, \"b\": 1.5}", &sb);
 	assert_string_equal(sb.buf, "a=true b=1.5");
+	strbuf_reset(&sb);
+	/* An rt-app task set is one line, a together member's too. */
+	label_of("rt-app",
+		 "{\"tasks\": \"- {name: a, period: 10ms, run: 1ms}\\n"
+		 "- {name: b, period: 5ms, run: 1ms}\\n\"}",
+		 &sb);
+	assert_null(strchr(sb.buf, '\n'));
+	assert_true(!strncmp(sb.buf, "tasks=[a,b]#", 12));
+	strbuf_reset(&sb);
+	label_of("together",
+		 "{\"rt\": \"rt-app\", \"rt.tasks\": \"- {name: v, "
+		 "period: 16ms, run: 4ms}\\n\"}",
+		 &sb);
+	assert_true(!strncmp(sb.buf, "rt=rt-app rt.tasks=[v]#", 23));
 	strbuf_release(&sb);
 }
 
