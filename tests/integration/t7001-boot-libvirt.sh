@@ -125,6 +125,17 @@ if [ "$AGENT_INFO" = yes ]; then
 			"schedfarm-agent run -" <spec.json >run.jsonl &&
 		jq -s -e "map(select(.type == \"done\"))[0].status == \"ok\"" run.jsonl &&
 		jq -s -e "map(select(.type == \"hello\"))[0].info.cgroup.used == \"v2\"" run.jsonl &&
+		sed "s|/tmp/run-1.jsonl|/tmp/run-2.jsonl|" spec.json >spec2.json &&
+		# The micro-VM of issue 32: no cgroup mounted at all (the guest
+		# init mounts cgroup2 at /sys/fs/cgroup; a private mount
+		# namespace without it).  The agent mounts a cgroup2 of its own.
+		ssh -o BatchMode=yes -o UserKnownHostsFile="$G/known_hosts" \
+			-i "$G/ctl" -p "$PORT" root@127.0.0.1 \
+			"busybox unshare -m sh -c \"umount /sys/fs/cgroup && ! grep -q cgroup /proc/mounts && exec schedfarm-agent run -\"" \
+			<spec2.json >hidden.jsonl &&
+		jq -s -e "map(select(.type == \"done\"))[0].status == \"ok\"" hidden.jsonl &&
+		jq -s -e "map(select(.type == \"hello\"))[0].info.cgroup | .used == \"v2\" and (.private | type == \"string\")" hidden.jsonl &&
+		say "no cgroup mounted: the agent mounted its own ($(jq -s -r "map(select(.type == \"hello\"))[0].info.cgroup.private" hidden.jsonl))" &&
 		jq -s -e "[.[] | select(.type == \"counter\" and .source == \"schedstat\" and (.available // true))] | length > 0" run.jsonl &&
 		schedfarm job ingest "$run" run.jsonl &&
 		n=$(sql "SELECT count(*) FROM counters WHERE run_id = $run AND source = \$\$schedstat\$\$ AND available") &&
@@ -155,7 +166,7 @@ if [ "$AGENT_INFO" = yes ]; then
 	# that issue run them.  About 20 s under TCG.
 	test_expect_success 'in the guest: schbench, tbench, stress-ng, rt-app, hackbench and cyclictest run and report' '
 		guest_wl schbench "{\"message_threads\":1,\"workers\":2,\"duration\":\"2s\"}" wakeup_p99_us &&
-		guest_wl tbench "{\"clients\":\"1\",\"duration\":\"2s\"}" throughput_mb_s.1 &&
+		guest_wl tbench "{\"clients\":\"1\",\"duration\":\"5s\"}" throughput_mb_s.1 &&
 		guest_wl stress-ng "{\"stressor\":\"switch\",\"workers\":1,\"duration\":\"1s\"}" bogo_ops_per_s &&
 		guest_wl rt-app "{\"tasks\":\"- {name: p, period: 10ms, run: 1ms}\",\"duration\":\"1s\"}" p.perf_index &&
 		guest_wl hackbench "{\"groups\":1,\"loops\":10}" time_s &&
