@@ -98,11 +98,16 @@ struct list_message {
 	int64_t series_id; /* 0: none */
 	int part; /* k of [k/n]; 0 for a cover letter or a lone patch */
 	const char *body; /* the patch's text; NULL for others */
+	/* what a reply on the thread needs (schema 021): Reply-To (NULL:
+	 * none), the original To and Cc, References (NULL: none) */
+	const char *reply_to;
+	const struct strvec *recipients, *refs;
 };
 
 /*
  * Insert m into list_messages(message_id, list_id, epoch, git_commit,
- * state, reason, subject, author, series_id, part, body).  1 inserted, 0
+ * state, reason, subject, author, series_id, part, body, reply_to,
+ * recipients, refs).  1 inserted, 0
  * when message_id is already there (nothing changed), -1 with err.
  */
 int lists_message_add(struct db *db, const struct list_message *m,
@@ -208,5 +213,114 @@ int lists_series_set_state(struct db *db, int64_t series_id, const char *state,
  */
 int lists_summary(struct db *db, int64_t list_id, struct strbuf *out,
 		  struct strbuf *err);
+
+/* --- the reply on the thread (schema 021, answer/listreply.c) --------- */
+
+/* One mail of a series, as a reply to it needs it. */
+struct list_reply_mail {
+	char *message_id, *subject, *author;
+	char *reply_to; /* NULL when it had none */
+	int part; /* 0: the cover letter (or a lone patch) */
+	struct strvec recipients, refs;
+};
+
+/* The series a submission came from, and its list's mail policy. */
+struct list_reply_src {
+	int64_t series_id, list_id;
+	int version;
+	char *list_name, *inbox;
+	char *dry_run_mbox; /* NULL: SMTP */
+	int mail_improvements;
+	struct list_reply_mail *mails; /* by part, the cover first */
+	size_t nr;
+};
+
+void list_reply_src_init(struct list_reply_src *s);
+void list_reply_src_release(struct list_reply_src *s);
+
+/*
+ * The list_series whose patch_id is patch_id (list_series.id, version;
+ * lists.id, name, inbox, dry_run_mbox, mail_improvements) and its mails
+ * that have a text (list_messages.message_id, subject, author, reply_to,
+ * recipients, refs, part; by part) into *ret, which the caller
+ * initialised and releases.  1 found, 0 when patch_id did not come from
+ * a list, -1 with err.
+ */
+int lists_reply_source(struct db *db, int64_t patch_id,
+		       struct list_reply_src *ret, struct strbuf *err);
+
+/* A reply to be written into list_replies. */
+struct list_reply {
+	int64_t series_id, patch_id;
+	const char *verdict, *in_reply_to, *sender, *subject, *body;
+	const char *delivery; /* "smtp" or "mbox" */
+	const char *mbox; /* with "mbox": the file */
+	const struct strvec *refs, *to, *cc;
+};
+
+/*
+ * Insert r into list_replies(series_id, patch_id, verdict, message_id,
+ * in_reply_to, refs, sender, to_addrs, cc_addrs, subject, body, delivery,
+ * mbox), its Message-ID chosen here ("schedfarm.list.SERIES.VERDICT.
+ * FARM@host", host: this machine's name) and put in ret_message_id.  1
+ * inserted, 0 when (series_id, verdict) has its row already (nothing
+ * changed, ret_message_id empty), -1 with err.  Meant to run inside the
+ * answer's transaction.
+ */
+int lists_reply_add(struct db *db, const struct list_reply *r,
+		    struct strbuf *ret_message_id, struct strbuf *err);
+
+/* A claimed list_replies row. */
+struct list_reply_row {
+	int64_t id;
+	int attempts;
+	char *message_id, *in_reply_to, *sender, *subject, *body, *delivery,
+		*mbox;
+	struct strvec refs, to, cc;
+};
+
+void list_reply_row_init(struct list_reply_row *r);
+void list_reply_row_release(struct list_reply_row *r);
+
+/*
+ * Claim the oldest due reply (state 'pending', next_attempt_at reached)
+ * of a list that has sent fewer than lists.mails_per_hour replies in the
+ * last hour (list_replies.claimed_at): state 'sending', claimed_at now,
+ * attempts + 1, committed before the caller sends it; its columns into
+ * *ret (initialised by the caller).  1 claimed, 0 none due, -1 with err.
+ */
+int lists_reply_claim(struct db *db, struct list_reply_row *ret,
+		      struct strbuf *err);
+
+/*
+ * Record how the send of a claimed reply went: state 'sent' and sent_at
+ * (error NULL), or, with error, last_error and either 'pending' again
+ * after retry_s seconds or, retry_s < 0, 'failed' for good
+ * (next_attempt_at NULL).  0 or -1 with err.
+ */
+int lists_reply_done(struct db *db, int64_t id, const char *error,
+		     int64_t retry_s, struct strbuf *err);
+
+/* Where a submission came from, for `patch show`, `patch list`, pages. */
+struct list_origin {
+	char *list_name, *inbox, *message_id; /* the cover's (or 1/n's) */
+	int version;
+	/* its replies: Message-ID, verdict, state, sent_at ("" when not),
+	 * delivery, one entry each, in the same order */
+	struct strvec reply_ids, reply_verdicts, reply_states, reply_sent,
+		reply_delivery;
+};
+
+void list_origin_init(struct list_origin *o);
+void list_origin_release(struct list_origin *o);
+
+/*
+ * The origin of patch_id (lists.name, inbox, list_series.
+ * cover_message_id, version; its list_replies' message_id, verdict,
+ * state, sent_at, delivery) into *ret (initialised by the caller).  1
+ * when it came from a list, 0 when not, -1 with err.
+ */
+int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
+		       struct strbuf *err);
 
 #endif
