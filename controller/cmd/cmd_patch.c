@@ -20,6 +20,7 @@
 #include "log.h"
 #include "parse.h"
 #include "store/answers.h"
+#include "store/lists.h"
 #include "time-util.h"
 #include "workloads.h"
 #include "banned.h"
@@ -305,6 +306,42 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * Where patch id came from, when a list (store/lists.h): the list, the
+ * thread's Message-ID and its link (the inbox URL and the Message-ID,
+ * lore style), and each reply the farm sent on it.  0 or -1 with err.
+ */
+static int render_origin(struct db *db, int64_t id, struct strbuf *out,
+			 struct strbuf *err)
+{
+	struct list_origin o;
+	int r;
+
+	list_origin_init(&o);
+	r = lists_patch_origin(db, id, &o, err);
+	if (r > 0) {
+		size_t n = strlen(o.inbox);
+
+		strbuf_addf(out, "\nfrom the list %s (v%d): <%s>\n  %s%s%s/\n",
+			    o.list_name, o.version, o.message_id, o.inbox,
+			    n && o.inbox[n - 1] == '/' ? "" : "/",
+			    o.message_id);
+		for (size_t i = 0; i < o.reply_ids.nr; i++)
+			strbuf_addf(out, "reply <%s>: %s, %s%s%s%s\n",
+				    o.reply_ids.v[i], o.reply_verdicts.v[i],
+				    o.reply_states.v[i],
+				    *o.reply_sent.v[i] ? " " : "",
+				    o.reply_sent.v[i],
+				    strcmp(o.reply_delivery.v[i], "mbox")
+					    ? ""
+					    : " (dry run: into the mbox)");
+		if (!o.reply_ids.nr)
+			strbuf_addstr(out, "reply: none sent\n");
+	}
+	list_origin_release(&o);
+	return r < 0 ? -1 : 0;
+}
+
 static int patch_show(int argc, char **argv)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, json = STRBUF_INIT;
@@ -330,6 +367,8 @@ static int patch_show(int argc, char **argv)
 
 		if (render(json.buf, &text, &err) < 0)
 			fatal("patch show: %s", err.buf);
+		if (render_origin(db, id, &text, &err) < 0)
+			cli_db_fatal("patch show", &err);
 		/* A long name, kernel label or note wraps at word ends. */
 		cli_wrap(&out, text.buf, CLI_TEXT_WIDTH);
 		strbuf_release(&text);
