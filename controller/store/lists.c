@@ -634,12 +634,33 @@ void list_origin_release(struct list_origin *o)
 	free(o->list_name);
 	free(o->inbox);
 	free(o->message_id);
+	free(o->link);
 	strvec_clear(&o->reply_ids);
 	strvec_clear(&o->reply_verdicts);
 	strvec_clear(&o->reply_states);
 	strvec_clear(&o->reply_sent);
 	strvec_clear(&o->reply_delivery);
 	list_origin_init(o);
+}
+
+/* INBOX/ID/ with the bytes of id a URL path cannot hold as %XX. */
+static char *thread_link(const char *inbox, const char *id)
+{
+	struct strbuf b = STRBUF_INIT;
+	size_t n = strlen(inbox);
+
+	strbuf_addstr(&b, inbox);
+	if (!n || inbox[n - 1] != '/')
+		strbuf_addch(&b, '/');
+	for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~@!$&'()*+,;=:", *p))
+			strbuf_addch(&b, (char)*p);
+		else
+			strbuf_addf(&b, "%%%02X", *p);
+	}
+	strbuf_addch(&b, '/');
+	return strbuf_detach(&b, NULL);
 }
 
 int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
@@ -659,6 +680,7 @@ int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
 	ret->list_name = xstrdup(db_get(res, 0, 0));
 	ret->inbox = xstrdup(db_get(res, 0, 1));
 	ret->message_id = xstrdup(db_get(res, 0, 2));
+	ret->link = thread_link(ret->inbox, ret->message_id);
 	db_get_i64(res, 0, 3, 1, INT32_MAX, &v);
 	ret->version = (int)v;
 	if (db_query(db, &rep, err,
@@ -677,4 +699,23 @@ int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
 		strvec_push(&ret->reply_delivery, db_get(rep, i, 4));
 	}
 	return 1;
+}
+
+int lists_origins(struct db *db, struct strvec *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(
+		    db, &res, err,
+		    "SELECT s.patch_id || E'\\t' || l.name || E'\\t' || "
+		    "s.cover_message_id || E'\\t' || coalesce((SELECT "
+		    "string_agg(r.verdict || ' ' || r.state, ', ' ORDER BY "
+		    "r.id) FROM list_replies r WHERE r.patch_id = s.patch_id), "
+		    "'') FROM list_series s JOIN lists l ON l.id = s.list_id "
+		    "WHERE s.patch_id IS NOT NULL ORDER BY s.patch_id, s.id",
+		    db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_push(ret, db_get(res, i, 0));
+	return 0;
 }

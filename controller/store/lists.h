@@ -304,6 +304,9 @@ int lists_reply_done(struct db *db, int64_t id, const char *error,
 /* Where a submission came from, for `patch show`, `patch list`, pages. */
 struct list_origin {
 	char *list_name, *inbox, *message_id; /* the cover's (or 1/n's) */
+	/* the thread in the archive, lore style: INBOX/MESSAGE-ID/, the
+	 * Message-ID percent-encoded where a URL needs it */
+	char *link;
 	int version;
 	/* its replies: Message-ID, verdict, state, sent_at ("" when not),
 	 * delivery, one entry each, in the same order */
@@ -316,11 +319,20 @@ void list_origin_release(struct list_origin *o);
 
 /*
  * The origin of patch_id (lists.name, inbox, list_series.
- * cover_message_id, version; its list_replies' message_id, verdict,
- * state, sent_at, delivery) into *ret (initialised by the caller).  1
- * when it came from a list, 0 when not, -1 with err.
+ * cover_message_id, version, and the link made of the first two; its
+ * list_replies' message_id, verdict, state, sent_at, delivery) into *ret
+ * (initialised by the caller).  1 when it came from a list, 0 when not,
+ * -1 with err.
  */
 int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
 		       struct strbuf *err);
+
+/*
+ * Every submission that came from a list, by PLM#: one line each
+ * ("PATCH_ID\tLIST\tMESSAGE-ID\tREPLIES", REPLIES the list_replies of
+ * it as "VERDICT STATE" joined with ", ", "" when none) appended to ret.
+ * 0 or -1 with err.
+ */
+int lists_origins(struct db *db, struct strvec *ret, struct strbuf *err);
 
 #endif

@@ -138,6 +138,25 @@ test_expect_success 'the reply reaches the SMTP server, on the thread' '
 	q "SELECT state FROM list_replies" >st && test "$(cat st)" = sent
 '
 
+test_expect_success 'patch show, patch list and the page say where the patch came from' '
+	mid=$(q "SELECT message_id FROM list_replies") &&
+	grep_or_fail "from the list sched (v1): <s1-cover@example.org>" show1 &&
+	grep_or_fail "  $INBOX/s1-cover@example.org/" show1 &&
+	grep_or_fail "reply <$mid>: regression, sent 20" show1 &&
+	schedfarm patch show 2 >show2 &&
+	grep_or_fail "from the list sched (v1): <qp@example.org>" show2 &&
+	grep_or_fail "reply: none sent" show2 &&
+	schedfarm patch show 1 --json >j1 &&
+	jq -e ".origin.list == \"sched\" and .origin.message_id == \"s1-cover@example.org\" and .origin.link == \"$INBOX/s1-cover@example.org/\" and .origin.replies[0].message_id == \"$mid\" and .origin.replies[0].state == \"sent\"" j1 &&
+	jq -e ".answer.verdict == \"regression\"" j1 &&
+	schedfarm patch list >pl && cat pl &&
+	grep_or_fail "PLM#1  sched <s1-cover@example.org>  reply: regression sent" pl &&
+	grep_or_fail "PLM#2  sched <qp@example.org>  reply: none" pl &&
+	grep_or_fail "From the list" "$SCRATCH/www/patch-1.html" &&
+	grep_or_fail "href=\"$INBOX/s1-cover@example.org/\"" "$SCRATCH/www/patch-1.html" &&
+	grep_or_fail "$mid" "$SCRATCH/www/patch-1.html"
+'
+
 test_expect_success 'an answer computed again, and a restart of serve, mail nothing twice' '
 	n=$(smtp_count "$M") &&
 	q "UPDATE patches SET answer_state = '\''pending'\'' WHERE id IN (1, 2)" &&
