@@ -13,7 +13,8 @@
 # show` names; the no-change answer sends nothing; an answer computed
 # again, and a restart of `serve`, mail nothing twice; a list with
 # --dry-run-mbox writes the reply into that mbox (mboxrd) and sends
-# nothing by SMTP.
+# nothing by SMTP, and its rate limit (--mails-per-hour, 0 here for a
+# while) holds the reply back until it allows one.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/smtp.sh"
 
@@ -173,7 +174,7 @@ test_expect_success 'an answer computed again, and a restart of serve, mail noth
 	test "$(q "SELECT count(*) FROM list_replies")" = 1
 '
 
-test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox' '
+test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox, when its rate limit allows' '
 	schedfarm list add dry --inbox "$INBOX" --from-now --path kernel/sched/ \
 		--base-map "kernel/sched/*=sched-core" \
 		--dry-run-mbox "$SCRATCH/dry.mbox" >/dev/null &&
@@ -184,11 +185,15 @@ test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox' 
 	grep_or_fail "series 3: base sched-core" pd &&
 	queue_as 3 v-dry dry.eml | grep -q "PLM#3" &&
 	n=$(smtp_count "$M") &&
+	q "UPDATE lists SET mails_per_hour = 0 WHERE name = '\''dry'\''" &&
 	schedfarm run >run3 2>&1 || { cat run3; false; } &&
-	jq -e ".answer.verdict == \"regression\"" <<-EOF3 &&
-	$(schedfarm patch show 3 --json)
-	EOF3
-	test -s dry.mbox || test -s "$SCRATCH/dry.mbox" &&
+	schedfarm patch show 3 --json >j3 &&
+	jq -e ".answer.verdict == \"regression\"" j3 &&
+	test ! -e "$SCRATCH/dry.mbox" &&
+	test "$(q "SELECT state FROM list_replies WHERE series_id = 3")" = pending &&
+	q "UPDATE lists SET mails_per_hour = 10 WHERE name = '\''dry'\''" &&
+	schedfarm run >run4 2>&1 || { cat run4; false; } &&
+	test -s "$SCRATCH/dry.mbox" &&
 	cat "$SCRATCH/dry.mbox" &&
 	test "$(grep -c "^From " "$SCRATCH/dry.mbox")" = 1 &&
 	grep -q "^In-Reply-To: <qp-dry@example.org>" "$SCRATCH/dry.mbox" &&
