@@ -15,6 +15,13 @@
 -- have arrived).  The Message-ID is chosen here, before sending, so the
 -- patch page links the reply.  delivery 'mbox' (the list's --dry-run-mbox)
 -- appends the mail to that mbox file instead of sending it.
+--
+-- A series that regressed and is being bisected: its reply is held
+-- (bisection_id set, next_attempt_at NULL) until the bisection ends; one
+-- that names the guilty patch turns the reply into an answer to that
+-- patch's mail (subject, In-Reply-To, References), as 0-day answers the
+-- commit it blames.  A bisection that ends otherwise, or is gone, lets
+-- the reply go to the cover letter as written.
 ALTER TABLE list_messages
     ADD COLUMN reply_to   text CHECK (length(reply_to) <= 998),
     ADD COLUMN recipients text[] NOT NULL DEFAULT '{}',
@@ -25,6 +32,8 @@ CREATE TABLE list_replies (
     series_id       bigint NOT NULL REFERENCES list_series(id) ON DELETE CASCADE,
     patch_id        bigint REFERENCES patches(id) ON DELETE SET NULL,
     verdict         text NOT NULL CHECK (length(verdict) BETWEEN 1 AND 32),
+    bisection_id    bigint,                 -- held until it ends (no FK:
+                                            -- a deleted one releases it)
     -- without <>, as list_messages keeps them
     message_id      text NOT NULL UNIQUE CHECK (length(message_id) <= 998),
     in_reply_to     text NOT NULL CHECK (length(in_reply_to) <= 998),

@@ -22,6 +22,7 @@
 #include "cleanup.h"
 #include "config.h"
 #include "lab/mail.h"
+#include "parse.h"
 #include "shquote.h"
 #include "store/answers.h"
 #include "store/mails.h"
@@ -308,6 +309,8 @@ int listreply_queue(struct db *db, const struct farm_config *cfg,
 	r.body = body.buf;
 	r.delivery = src.dry_run_mbox ? "mbox" : "smtp";
 	r.mbox = src.dry_run_mbox;
+	/* A series being bisected: the reply waits for the guilty patch. */
+	r.bisection_id = t->bisection_id;
 	ret = lists_reply_add(db, &r, &mid, err);
 out:
 	list_reply_src_release(&src);
@@ -315,6 +318,36 @@ out:
 	strbuf_release(&body);
 	strbuf_release(&mid);
 	return ret;
+}
+
+int listreply_bisected(struct db *db, int64_t bisection_id, struct strbuf *err)
+{
+	struct list_reply_blame b;
+	struct strbuf subject = STRBUF_INIT, body = STRBUF_INIT;
+	int r;
+
+	list_reply_blame_init(&b);
+	r = lists_reply_blame(db, bisection_id, &b, err);
+	if (r <= 0)
+		goto out;
+	if (!b.culprit) {
+		r = lists_reply_release(db, b.reply_id, NULL, NULL, NULL, NULL,
+					err);
+		goto out;
+	}
+	strbuf_addf(&subject, "Re: %s", b.subject);
+	strbuf_addf(&body,
+		    "The bisection of the series (#%lld) found this patch, "
+		    "%d of %d,\nthe first one with the regression below.\n\n",
+		    (long long)bisection_id, b.culprit, b.n);
+	strbuf_addstr(&body, b.body);
+	r = lists_reply_release(db, b.reply_id, b.message_id, &b.refs,
+				subject.buf, body.buf, err);
+out:
+	list_reply_blame_release(&b);
+	strbuf_release(&subject);
+	strbuf_release(&body);
+	return r < 0 ? -1 : 0;
 }
 
 static void rlog(const struct answer_ctx *ac, int level, const char *msg)
@@ -440,8 +473,32 @@ static void record_send(const struct answer_ctx *ac,
 	strbuf_release(&msg);
 }
 
+/* Let go of the replies held by bisections that ended. */
+static void release_held(const struct answer_ctx *ac)
+{
+	struct strvec ids = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT, m = STRBUF_INIT;
+
+	if (lists_replies_held_ended(ac->db, &ids, &err) < 0)
+		strbuf_addf(&m, "list reply: %s", err.buf);
+	for (size_t i = 0; i < ids.nr && !m.len; i++) {
+		int64_t id = 0;
+
+		if (parse_i64(ids.v[i], 1, INT64_MAX, &id, NULL) < 0 ||
+		    listreply_bisected(ac->db, id, &err) < 0)
+			strbuf_addf(&m, "list reply of bisection #%lld: %s",
+				    (long long)id, err.buf);
+	}
+	if (m.len)
+		rlog(ac, 1, m.buf);
+	strvec_clear(&ids);
+	strbuf_release(&err);
+	strbuf_release(&m);
+}
+
 void listreply_send_due(const struct answer_ctx *ac, struct answer_stats *st)
 {
+	release_held(ac);
 	for (int i = 0; i < REPLY_TICK_MAX; i++) {
 		struct strbuf err = STRBUF_INIT;
 		struct list_reply_row row;

@@ -80,7 +80,9 @@ void listreply_mboxrd(const char *text, int64_t date, struct strbuf *out);
 /*
  * In the caller's transaction: when patch s came from a list and verdict
  * is to be mailed (listreply_wanted()), write its reply row
- * (lists_reply_add(): once per series version and verdict).  Replies go
+ * (lists_reply_add(): once per series version and verdict); while t's
+ * bisection (t->bisection_id) runs, the row is held for it
+ * (listreply_bisected()).  Replies go
  * by SMTP when cfg has a server, into the list's --dry-run-mbox when it
  * has one; with neither nothing is written.  1 when a row was written, 0
  * when none was due, -1 with err.
@@ -91,8 +93,18 @@ int listreply_queue(struct db *db, const struct farm_config *cfg,
 		    struct strbuf *err);
 
 /*
+ * Bisection bisection_id ended (it no longer runs): the reply held for
+ * it, if any, is let go, turned into an answer to the patch it names
+ * guilty (Subject "Re: " and that patch's subject, In-Reply-To it,
+ * References its References and it, a first paragraph saying so) when
+ * it names one, else as written.  0 or -1 with err.
+ */
+int listreply_bisected(struct db *db, int64_t bisection_id, struct strbuf *err);
+
+/*
  * Send the replies that are due (answer_tick()'s step 4), at most a
- * handful a call; counted in st->mails_sent and mails_failed, logged
+ * handful a call, after letting go of those whose bisection ended
+ * (listreply_bisected()); counted in st->mails_sent and mails_failed, logged
  * through ac->log.
  */
 void listreply_send_due(const struct answer_ctx *ac, struct answer_stats *st);

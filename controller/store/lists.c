@@ -517,14 +517,13 @@ int lists_reply_add(struct db *db, const struct list_reply *r,
 	if (db_query(db, &res, err,
 		     "INSERT INTO list_replies (series_id, patch_id, verdict, "
 		     "message_id, in_reply_to, refs, sender, to_addrs, "
-		     "cc_addrs, subject, body, delivery, mbox) VALUES "
-		     "($1::bigint, "
-		     "nullif($2, 0), $3, 'schedfarm.list.' || $1::bigint || "
-		     "'.' || $3::text "
-		     "|| '.' || (SELECT id FROM farm_identity LIMIT 1) || '@' "
-		     "|| $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON "
-		     "CONFLICT (series_id, verdict) DO NOTHING RETURNING "
-		     "message_id",
+		     "cc_addrs, subject, body, delivery, mbox, bisection_id, "
+		     "next_attempt_at) VALUES ($1::bigint, nullif($2, 0), $3, "
+		     "'schedfarm.list.' || $1::bigint || '.' || $3::text || "
+		     "'.' || (SELECT id FROM farm_identity LIMIT 1) || '@' || "
+		     "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, nullif($14, "
+		     "0), CASE WHEN $14 = 0 THEN now() END) ON CONFLICT "
+		     "(series_id, verdict) DO NOTHING RETURNING message_id",
 		     db_i64(r->series_id), db_i64(r->patch_id),
 		     db_str(r->verdict), db_str(host[0] ? host : "localhost"),
 		     db_str(r->in_reply_to),
@@ -532,7 +531,7 @@ int lists_reply_add(struct db *db, const struct list_reply *r,
 		     db_str(r->sender), db_text_array(r->to),
 		     db_text_array(r->cc ? r->cc : &none), db_str(r->subject),
 		     db_str(r->body), db_str(r->delivery), db_str(r->mbox),
-		     db_end()) < 0)
+		     db_i64(r->bisection_id), db_end()) < 0)
 		return -1;
 	if (db_nrows(res) == 0)
 		return 0;
@@ -714,6 +713,96 @@ int lists_origins(struct db *db, struct strvec *ret, struct strbuf *err)
 		    "'') FROM list_series s JOIN lists l ON l.id = s.list_id "
 		    "WHERE s.patch_id IS NOT NULL ORDER BY s.patch_id, s.id",
 		    db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_push(ret, db_get(res, i, 0));
+	return 0;
+}
+
+void list_reply_blame_init(struct list_reply_blame *b)
+{
+	memset(b, 0, sizeof(*b));
+	strvec_init(&b->refs);
+}
+
+void list_reply_blame_release(struct list_reply_blame *b)
+{
+	free(b->message_id);
+	free(b->subject);
+	free(b->body);
+	strvec_clear(&b->refs);
+	list_reply_blame_init(b);
+}
+
+int lists_reply_blame(struct db *db, int64_t bisection_id,
+		      struct list_reply_blame *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	int64_t v;
+
+	if (db_query(
+		    db, &res, err,
+		    "SELECT r.id, coalesce(b.culprit, 0), s.n_expected, "
+		    "m.message_id, m.subject, array_to_string(m.refs || "
+		    "m.message_id, E'\\n'), r.body FROM list_replies r JOIN "
+		    "list_series s ON s.id = r.series_id LEFT JOIN bisections "
+		    "b ON b.id = r.bisection_id AND b.state = 'done' LEFT JOIN "
+		    "LATERAL (SELECT lm.message_id, lm.subject, lm.refs FROM "
+		    "list_messages lm WHERE lm.series_id = r.series_id AND "
+		    "lm.state = 'patch' AND lm.part = b.culprit ORDER BY lm.id "
+		    "LIMIT 1) m ON true WHERE r.bisection_id = $1 AND r.state "
+		    "= 'pending' AND r.next_attempt_at IS NULL ORDER BY r.id "
+		    "LIMIT 1",
+		    db_i64(bisection_id), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->reply_id);
+	db_get_i64(res, 0, 1, 0, INT32_MAX, &v);
+	ret->culprit = (int)v;
+	db_get_i64(res, 0, 2, 0, INT32_MAX, &v);
+	ret->n = (int)v;
+	ret->message_id = xstrdup_or_null(db_get(res, 0, 3));
+	ret->subject = xstrdup_or_null(db_get(res, 0, 4));
+	ret->body = xstrdup(db_get(res, 0, 6));
+	if (ret->message_id)
+		split_lines(&ret->refs, db_get(res, 0, 5));
+	else
+		ret->culprit = 0;
+	return 1;
+}
+
+int lists_reply_release(struct db *db, int64_t id, const char *in_reply_to,
+			const struct strvec *refs, const char *subject,
+			const char *body, struct strbuf *err)
+{
+	const struct strvec none = STRVEC_INIT;
+
+	return db_query(
+		db, NULL, err,
+		"UPDATE list_replies SET next_attempt_at = now(), "
+		"in_reply_to = coalesce($2, in_reply_to), refs = CASE "
+		"WHEN $2::text IS NULL THEN refs ELSE $3 END, subject = "
+		"coalesce($4, subject), body = coalesce($5, body) WHERE "
+		"id = $1 AND state = 'pending' AND next_attempt_at IS "
+		"NULL",
+		db_i64(id), db_str(in_reply_to),
+		db_text_array(refs ? refs : &none), db_str(subject),
+		db_str(body), db_end());
+}
+
+int lists_replies_held_ended(struct db *db, struct strvec *ret,
+			     struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "SELECT DISTINCT r.bisection_id FROM list_replies r WHERE "
+		     "r.state = 'pending' AND r.next_attempt_at IS NULL AND "
+		     "r.bisection_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
+		     "bisections b WHERE b.id = r.bisection_id AND b.state = "
+		     "'running') ORDER BY 1",
+		     db_end()) < 0)
 		return -1;
 	for (int i = 0; i < db_nrows(res); i++)
 		strvec_push(ret, db_get(res, i, 0));

@@ -252,6 +252,7 @@ int lists_reply_source(struct db *db, int64_t patch_id,
 /* A reply to be written into list_replies. */
 struct list_reply {
 	int64_t series_id, patch_id;
+	int64_t bisection_id; /* not 0: held until that bisection ends */
 	const char *verdict, *in_reply_to, *sender, *subject, *body;
 	const char *delivery; /* "smtp" or "mbox" */
 	const char *mbox; /* with "mbox": the file */
@@ -259,9 +260,10 @@ struct list_reply {
 };
 
 /*
- * Insert r into list_replies(series_id, patch_id, verdict, message_id,
- * in_reply_to, refs, sender, to_addrs, cc_addrs, subject, body, delivery,
- * mbox), its Message-ID chosen here ("schedfarm.list.SERIES.VERDICT.
+ * Insert r into list_replies(series_id, patch_id, verdict, bisection_id,
+ * message_id, in_reply_to, refs, sender, to_addrs, cc_addrs, subject,
+ * body, delivery, mbox; next_attempt_at now, or NULL while held by its
+ * bisection), its Message-ID chosen here ("schedfarm.list.SERIES.VERDICT.
  * FARM@host", host: this machine's name) and put in ret_message_id.  1
  * inserted, 0 when (series_id, verdict) has its row already (nothing
  * changed, ret_message_id empty), -1 with err.  Meant to run inside the
@@ -281,6 +283,50 @@ struct list_reply_row {
 
 void list_reply_row_init(struct list_reply_row *r);
 void list_reply_row_release(struct list_reply_row *r);
+
+/* The held reply of a bisection, and the mail of the patch it blames. */
+struct list_reply_blame {
+	int64_t reply_id;
+	int culprit; /* 0: the bisection named none (failed, a range, gone) */
+	int n; /* the patches of the series */
+	char *message_id, *subject; /* of part culprit; NULL when none */
+	char *body; /* the reply's body as written */
+	struct strvec refs; /* its References, then its Message-ID */
+};
+
+void list_reply_blame_init(struct list_reply_blame *b);
+void list_reply_blame_release(struct list_reply_blame *b);
+
+/*
+ * The reply held for bisection_id (list_replies.id with that
+ * bisection_id, state 'pending', next_attempt_at NULL) and, when the
+ * bisection is 'done' with a culprit k (bisections.culprit), its body
+ * (list_replies.body), the
+ * list_messages row of part k of the reply's series (message_id,
+ * subject, refs) into *ret (initialised by the caller); n is the
+ * series' list_series.n_expected.  1 when a reply is held, 0 when none,
+ * -1 with err.
+ */
+int lists_reply_blame(struct db *db, int64_t bisection_id,
+		      struct list_reply_blame *ret, struct strbuf *err);
+
+/*
+ * Release held reply id: next_attempt_at now, and, when in_reply_to is
+ * not NULL, in_reply_to, refs, subject and body replaced by these.  0 or
+ * -1 with err.
+ */
+int lists_reply_release(struct db *db, int64_t id, const char *in_reply_to,
+			const struct strvec *refs, const char *subject,
+			const char *body, struct strbuf *err);
+
+/*
+ * The bisections that hold a reply (list_replies.bisection_id of a
+ * 'pending' row with next_attempt_at NULL) and no longer run (their
+ * bisections row is not 'running', or is gone), as decimal text appended
+ * to ret.  0 or -1 with err.
+ */
+int lists_replies_held_ended(struct db *db, struct strvec *ret,
+			     struct strbuf *err);
 
 /*
  * Claim the oldest due reply (state 'pending', next_attempt_at reached)

@@ -11,7 +11,8 @@
 # In-Reply-To and References to the cover, To the author, Cc the
 # original recipients, lines <= 80 columns, its Message-ID the one `patch
 # show` names; the no-change answer sends nothing; an answer computed
-# again, and a restart of `serve`, mail nothing twice; a list with
+# again, and a restart of `serve`, mail nothing twice; a reply held by a
+# bisection answers the patch the bisection names guilty; a list with
 # --dry-run-mbox writes the reply into that mbox (mboxrd) and sends
 # nothing by SMTP, and its rate limit (--mails-per-hour, 0 here for a
 # while) holds the reply back until it allows one.
@@ -174,6 +175,37 @@ test_expect_success 'an answer computed again, and a restart of serve, mail noth
 	test "$(q "SELECT count(*) FROM list_replies")" = 1
 '
 
+# A reply held by a bisection (listreply.c sets bisection_id when the
+# answer starts one; a local host cannot build the points, so the held
+# row and its ended bisection are written here): once the bisection
+# names patch 2 of 3, the reply answers that patch, not the cover.
+test_expect_success 'a reply held by a bisection goes to the patch it names guilty' '
+	n=$(replies) &&
+	b=$(q "INSERT INTO bisections (patch_id, host_id, plan_id, metric,
+		n_points, max_boots, state, culprit) SELECT 1, host_id,
+		plan_id, '\''round_trip_us'\'', 4, 1, '\''running'\'', NULL
+		FROM jobs WHERE patch_id = 1 LIMIT 1 RETURNING id") &&
+	q "INSERT INTO list_replies (series_id, patch_id, verdict, message_id,
+		in_reply_to, refs, sender, to_addrs, cc_addrs, subject, body,
+		delivery, bisection_id, next_attempt_at)
+		SELECT series_id, patch_id, '\''held'\'', '\''held.'\'' || message_id,
+		in_reply_to, refs, sender, to_addrs, cc_addrs, subject,
+		'\''the body'\'', delivery, $b, NULL FROM list_replies
+		WHERE series_id = 1" &&
+	schedfarm run >runb1 2>&1 || { cat runb1; false; } &&
+	test "$(replies)" = "$n" &&
+	q "UPDATE bisections SET state = '\''done'\'', culprit = 2 WHERE id = $b" &&
+	schedfarm run >runb2 2>&1 || { cat runb2; false; } &&
+	wait_for "test \$(replies) -gt $n" 20 &&
+	f=$(grep -l "^Message-ID: <held\\." "$M"/mail/*.eml) &&
+	smtp_unfold "$f" >held && cat held &&
+	grep -qx "Subject: Re: \\[PATCH 2/3\\] sched: two" held &&
+	grep -qx "In-Reply-To: <s1-p2@example.org>" held &&
+	grep -qx "References: <s1-cover@example.org> <s1-p2@example.org>" held &&
+	grep -q "^The bisection of the series (#$b) found this patch, 2 of 3,\$" held &&
+	grep -qx "the body" held
+'
+
 test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox, when its rate limit allows' '
 	schedfarm list add dry --inbox "$INBOX" --from-now --path kernel/sched/ \
 		--base-map "kernel/sched/*=sched-core" \
@@ -184,7 +216,7 @@ test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox, 
 	schedfarm list poll dry >pd 2>&1; cat pd &&
 	grep_or_fail "series 3: base sched-core" pd &&
 	queue_as 3 v-dry dry.eml | grep -q "PLM#3" &&
-	n=$(smtp_count "$M") &&
+	n=$(smtp_count "$M") && nr=$(replies) &&
 	q "UPDATE lists SET mails_per_hour = 0 WHERE name = '\''dry'\''" &&
 	schedfarm run >run3 2>&1 || { cat run3; false; } &&
 	schedfarm patch show 3 --json >j3 &&
@@ -200,7 +232,7 @@ test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox, 
 	grep -q "^Subject: " "$SCRATCH/dry.mbox" &&
 	! grep -q "$(printf "\\r")" "$SCRATCH/dry.mbox" &&
 	test "$(smtp_count "$M")" -le "$((n + 1))" &&
-	test "$(replies)" = 1
+	test "$(replies)" = "$nr"
 '
 
 test_done
