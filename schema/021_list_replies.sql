@@ -22,6 +22,16 @@
 -- patch's mail (subject, In-Reply-To, References), as 0-day answers the
 -- commit it blames.  A bisection that ends otherwise, or is gone, lets
 -- the reply go to the cover letter as written.
+-- Whom a reply copies (lists.reply_cc): 'all' the original To and Cc
+-- (and the list's address when they lack it), 'list' the list's address
+-- only (lists.address, the list's posting address), 'none' nobody: the
+-- author alone.
+ALTER TABLE lists
+    ADD COLUMN address  text CHECK (length(address) <= 998),
+    ADD COLUMN reply_cc text NOT NULL DEFAULT 'all'
+                        CHECK (reply_cc IN ('all', 'list', 'none')),
+    ADD CHECK (reply_cc <> 'list' OR address IS NOT NULL);
+
 ALTER TABLE list_messages
     ADD COLUMN reply_to   text CHECK (length(reply_to) <= 998),
     ADD COLUMN recipients text[] NOT NULL DEFAULT '{}',

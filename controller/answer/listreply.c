@@ -79,6 +79,12 @@ static int seen_addr(const struct strvec *seen, const char *mb)
 	return found;
 }
 
+/* Is src's Cc policy (lists.reply_cc; NULL: "all") what? */
+static int cc_is(const struct list_reply_src *src, const char *what)
+{
+	return !strcmp(src->reply_cc ? src->reply_cc : "all", what);
+}
+
 int listreply_headers(const struct list_reply_src *src, const char *farm_from,
 		      struct listreply_hdrs *ret, struct strbuf *err)
 {
@@ -107,12 +113,19 @@ int listreply_headers(const struct list_reply_src *src, const char *farm_from,
 	strvec_push(&skip, ret->to.v[0]);
 	if (farm_from)
 		strvec_push(&skip, farm_from);
-	for (size_t i = 0; i < m->recipients.nr; i++) {
+	/* The policy: the original recipients ("all", the default), the
+	 * list's address only ("list"), or nobody ("none"). */
+	for (size_t i = 0;
+	     !cc_is(src, "list") && !cc_is(src, "none") && i < m->recipients.nr;
+	     i++) {
 		if (seen_addr(&skip, m->recipients.v[i]))
 			continue;
 		strvec_push(&ret->cc, m->recipients.v[i]);
 		strvec_push(&skip, m->recipients.v[i]);
 	}
+	if (src->address && !cc_is(src, "none") &&
+	    !seen_addr(&skip, src->address))
+		strvec_push(&ret->cc, src->address);
 	strvec_clear(&skip);
 	return 0;
 }

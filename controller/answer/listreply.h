@@ -49,11 +49,12 @@ void listreply_hdrs_release(struct listreply_hdrs *h);
  * Choose the headers of the reply to src (its mails by part): the mail
  * answered is the cover letter (part 0), else the first patch; To its
  * Reply-To, else its author (X-Original-From where a relay rewrote From,
- * as intake stored it); Cc its original To and Cc, without the To
- * address, the farm's own (farm_from, may be NULL) and duplicates
- * (addresses compared without case).  Recipients that are not one
- * mailbox are left for the sender to refuse.  0, or -1 with err when src
- * has no mail.
+ * as intake stored it); Cc as src->reply_cc says: "all" (or NULL) its
+ * original To and Cc and the list's address, "list" the list's address
+ * only, "none" nobody; never the To address, the farm's own (farm_from,
+ * may be NULL) or one twice (addresses compared without case).  Recipients that
+ * are not one mailbox are left for the sender to refuse.  0, or -1 with err
+ * when src has no mail.
  */
 int listreply_headers(const struct list_reply_src *src, const char *farm_from,
 		      struct listreply_hdrs *ret, struct strbuf *err);

@@ -31,6 +31,8 @@ void list_row_release(struct list_row *l)
 	free(l->plan_path);
 	free(l->host);
 	free(l->dry_run_mbox);
+	free(l->address);
+	free(l->reply_cc);
 	strvec_clear(&l->path_globs);
 	strvec_clear(&l->subject_prefixes);
 	strvec_clear(&l->base_map);
@@ -47,8 +49,9 @@ int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
 		     "INSERT INTO lists (name, inbox, path_globs, "
 		     "subject_prefixes, base_map, base_repo, "
 		     "mail_improvements, dry_run_mbox, mails_per_hour, "
-		     "series_wait_s, plan_path, host, from_now) VALUES ($1, "
-		     "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON "
+		     "series_wait_s, plan_path, host, from_now, address, "
+		     "reply_cc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+		     "$10, $11, $12, $13, $14, coalesce($15, 'all')) ON "
 		     "CONFLICT (name) DO NOTHING RETURNING id",
 		     db_str(l->name), db_str(l->inbox),
 		     db_text_array(&l->path_globs),
@@ -57,7 +60,8 @@ int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
 		     db_bool(l->mail_improvements), db_str(l->dry_run_mbox),
 		     db_i64(l->mails_per_hour), db_i64(l->series_wait_s),
 		     db_str(l->plan_path), db_str(l->host),
-		     db_bool(l->from_now), db_end()) < 0)
+		     db_bool(l->from_now), db_str(l->address),
+		     db_str(l->reply_cc), db_end()) < 0)
 		return -1;
 	if (db_nrows(res) == 0)
 		return 0;
@@ -85,8 +89,8 @@ int lists_get(struct db *db, const char *name, struct list_row *ret,
 		     "E'\\n'), array_to_string(subject_prefixes, E'\\n'), "
 		     "array_to_string(base_map, E'\\n'), base_repo, "
 		     "mail_improvements::int, dry_run_mbox, mails_per_hour, "
-		     "series_wait_s, plan_path, host, from_now::int FROM lists "
-		     "WHERE name = $1",
+		     "series_wait_s, plan_path, host, from_now::int, address, "
+		     "reply_cc FROM lists WHERE name = $1",
 		     db_str(name), db_end()) < 0)
 		return -1;
 	if (db_nrows(res) == 0)
@@ -110,6 +114,8 @@ int lists_get(struct db *db, const char *name, struct list_row *ret,
 	ret->host = xstrdup_or_null(db_get(res, 0, 12));
 	db_get_i64(res, 0, 13, 0, 1, &v);
 	ret->from_now = (int)v;
+	ret->address = xstrdup_or_null(db_get(res, 0, 14));
+	ret->reply_cc = xstrdup(db_get(res, 0, 15));
 	return 1;
 }
 
@@ -453,6 +459,8 @@ void list_reply_src_release(struct list_reply_src *s)
 	free(s->list_name);
 	free(s->inbox);
 	free(s->dry_run_mbox);
+	free(s->address);
+	free(s->reply_cc);
 	list_reply_src_init(s);
 }
 
@@ -464,7 +472,8 @@ int lists_reply_source(struct db *db, int64_t patch_id,
 
 	if (db_query(db, &res, err,
 		     "SELECT s.id, s.version, l.id, l.name, l.inbox, "
-		     "l.dry_run_mbox, l.mail_improvements::int FROM "
+		     "l.dry_run_mbox, l.mail_improvements::int, l.address, "
+		     "l.reply_cc FROM "
 		     "list_series s JOIN lists l ON l.id = s.list_id WHERE "
 		     "s.patch_id = $1 ORDER BY s.id DESC LIMIT 1",
 		     db_i64(patch_id), db_end()) < 0)
@@ -479,6 +488,8 @@ int lists_reply_source(struct db *db, int64_t patch_id,
 	ret->inbox = xstrdup(db_get(res, 0, 4));
 	ret->dry_run_mbox = xstrdup_or_null(db_get(res, 0, 5));
 	ret->mail_improvements = !strcmp(db_get(res, 0, 6), "1");
+	ret->address = xstrdup_or_null(db_get(res, 0, 7));
+	ret->reply_cc = xstrdup(db_get(res, 0, 8));
 	if (db_query(db, &mails, err,
 		     "SELECT message_id, subject, author, reply_to, "
 		     "array_to_string(recipients, E'\\n'), "

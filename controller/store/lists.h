@@ -32,6 +32,8 @@ struct list_row {
 	char *dry_run_mbox; /* NULL: mail goes out by SMTP */
 	int mails_per_hour;
 	int series_wait_s;
+	char *address; /* the list's posting address; NULL: not known */
+	char *reply_cc; /* "all" (NULL), "list" or "none" (schema 021) */
 };
 
 void list_row_init(struct list_row *l);
@@ -40,7 +42,8 @@ void list_row_release(struct list_row *l);
 /*
  * Insert l (its id is ignored) into lists(name, inbox, path_globs,
  * subject_prefixes, base_map, base_repo, plan_path, host, from_now,
- * mail_improvements, dry_run_mbox, mails_per_hour, series_wait_s).  *ret_id is
+ * mail_improvements, dry_run_mbox, mails_per_hour, series_wait_s,
+ * address, reply_cc).  *ret_id is
  * the new id.  1 when added, 0 when a list of that name exists (nothing
  * changed), -1 with err.
  */
@@ -231,6 +234,8 @@ struct list_reply_src {
 	char *list_name, *inbox;
 	char *dry_run_mbox; /* NULL: SMTP */
 	int mail_improvements;
+	char *address; /* the list's address; NULL: not known */
+	char *reply_cc; /* "all", "list" or "none" */
 	struct list_reply_mail *mails; /* by part, the cover first */
 	size_t nr;
 };
@@ -240,7 +245,8 @@ void list_reply_src_release(struct list_reply_src *s);
 
 /*
  * The list_series whose patch_id is patch_id (list_series.id, version;
- * lists.id, name, inbox, dry_run_mbox, mail_improvements) and its mails
+ * lists.id, name, inbox, dry_run_mbox, mail_improvements, address,
+ * reply_cc) and its mails
  * that have a text (list_messages.message_id, subject, author, reply_to,
  * recipients, refs, part; by part) into *ret, which the caller
  * initialised and releases.  1 found, 0 when patch_id did not come from

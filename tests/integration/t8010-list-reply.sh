@@ -14,7 +14,8 @@
 # again, and a restart of `serve`, mail nothing twice; a reply held by a
 # bisection answers the patch the bisection names guilty; a list with
 # --dry-run-mbox writes the reply into that mbox (mboxrd) and sends
-# nothing by SMTP, and its rate limit (--mails-per-hour, 0 here for a
+# nothing by SMTP, copies only the list's address (--reply-cc list),
+# and its rate limit (--mails-per-hour, 0 here for a
 # while) holds the reply back until it allows one.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/smtp.sh"
@@ -207,9 +208,14 @@ test_expect_success 'a reply held by a bisection goes to the patch it names guil
 '
 
 test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox, when its rate limit allows' '
+	! schedfarm list add dry --inbox "$INBOX" --reply-cc list 2>err &&
+	grep_or_fail "reply-cc list needs --address" err &&
 	schedfarm list add dry --inbox "$INBOX" --from-now --path kernel/sched/ \
 		--base-map "kernel/sched/*=sched-core" \
+		--address "Sched List <sched@example.org>" --reply-cc list \
 		--dry-run-mbox "$SCRATCH/dry.mbox" >/dev/null &&
+	schedfarm list show dry >showd &&
+	grep_or_fail "reply cc          list" showd &&
 	schedfarm list poll dry >pd0 2>&1 &&
 	sed "s/<qp@example.org>/<qp-dry@example.org>/" "$D/08-qp.eml" >dry.eml &&
 	deliver dry.eml &&
@@ -229,6 +235,7 @@ test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox, 
 	cat "$SCRATCH/dry.mbox" &&
 	test "$(grep -c "^From " "$SCRATCH/dry.mbox")" = 1 &&
 	grep -q "^In-Reply-To: <qp-dry@example.org>" "$SCRATCH/dry.mbox" &&
+	grep -qx "Cc: Sched List <sched@example.org>" "$SCRATCH/dry.mbox" &&
 	grep -q "^Subject: " "$SCRATCH/dry.mbox" &&
 	! grep -q "$(printf "\\r")" "$SCRATCH/dry.mbox" &&
 	test "$(smtp_count "$M")" -le "$((n + 1))" &&

@@ -349,6 +349,28 @@ static void test_reply_headers(void **state)
 	assert_string_equal(h.to.v[0], "Ada <ada@work.example>");
 	assert_int_equal(h.cc.nr, 4);
 	listreply_hdrs_release(&h);
+
+	/* The Cc policy: the list's address added to all when missing,
+	 * alone with "list", nobody with "none". */
+	src.address = xstrdup("Sched List <sched-list@example.org>");
+	listreply_hdrs_init(&h);
+	assert_int_equal(listreply_headers(&src, NULL, &h, &err), 0);
+	assert_int_equal(h.cc.nr, 5);
+	assert_string_equal(h.cc.v[4], "Sched List <sched-list@example.org>");
+	listreply_hdrs_release(&h);
+	src.reply_cc = xstrdup("list");
+	listreply_hdrs_init(&h);
+	assert_int_equal(listreply_headers(&src, NULL, &h, &err), 0);
+	assert_int_equal(h.cc.nr, 1);
+	assert_string_equal(h.cc.v[0], "Sched List <sched-list@example.org>");
+	listreply_hdrs_release(&h);
+	free(src.reply_cc);
+	src.reply_cc = xstrdup("none");
+	listreply_hdrs_init(&h);
+	assert_int_equal(listreply_headers(&src, NULL, &h, &err), 0);
+	assert_int_equal(h.cc.nr, 0);
+	assert_int_equal(h.to.nr, 1);
+	listreply_hdrs_release(&h);
 	list_reply_src_release(&src);
 
 	/* No mail: nothing to answer. */
