@@ -22,6 +22,7 @@
 #include "analysis/bisect.h"
 #include "analysis/compare.h"
 #include "answer/answer.h"
+#include "answer/listreply.h"
 #include "cleanup.h"
 #include "config.h"
 #include "fs.h"
@@ -292,7 +293,9 @@ static int record(const struct answer_ctx *ac, const struct answer_sub *s,
 	if (answers_record(ac->db, s->patch_id, state, s->host_id, verdict,
 			   headline, note, metrics, err) < 0 ||
 	    answers_record_reuse(ac->db, s->patch_id, t->base_reused_json,
-				 err) < 0)
+				 err) < 0 ||
+	    (verdict &&
+	     listreply_queue(ac->db, ac->cfg, s, verdict, set, t, err) < 0))
 		goto fail;
 	if (ac->cfg->smtp && rc.to.nr && strcmp(state, "waiting")) {
 		answer_mail_subject(s, headline, &subject);
@@ -921,5 +924,6 @@ int answer_tick(const struct answer_ctx *ac, struct answer_stats *st,
 	if (st->answered || b > 0)
 		refresh_pages(ac, st);
 	send_mails(ac, st);
+	listreply_send_due(ac, st);
 	return 0;
 }

@@ -117,10 +117,19 @@ static int record_mail(struct poll_ctx *c, int epoch, const char *commit,
 				    .epoch = epoch,
 				    .commit = commit,
 				    .subject = m->subject,
-				    .author = mail_author(m) };
+				    .author = mail_author(m),
+				    .reply_to = m->reply_to,
+				    .refs = &m->references };
+	struct strvec rcpt = STRVEC_INIT;
 	enum listmail_kind kind;
 	int complete = 0, r = 0;
 
+	/* The original recipients, whom a reply on the thread copies. */
+	for (size_t i = 0; i < m->to.nr; i++)
+		strvec_push(&rcpt, m->to.v[i]);
+	for (size_t i = 0; i < m->cc.nr; i++)
+		strvec_push(&rcpt, m->cc.v[i]);
+	row.recipients = &rcpt;
 	patch_subject_init(&s);
 	patch_subject_parse(m->subject, &s);
 	kind = listmail_classify(m, &s, &c->list->path_globs,
@@ -153,6 +162,7 @@ static int record_mail(struct poll_ctx *c, int epoch, const char *commit,
 		r = series_done(c, row.series_id, &s, err);
 	patch_subject_release(&s);
 	strbuf_release(&reason);
+	strvec_clear(&rcpt);
 	return r;
 }
 

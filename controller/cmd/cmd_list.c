@@ -17,6 +17,7 @@
 #include "fs.h"
 #include "cmd/builtin.h"
 #include "log.h"
+#include "mailbox.h"
 #include "parse.h"
 #include "store/lists.h"
 #include "banned.h"
@@ -29,6 +30,8 @@ const char cmd_list_usage[] =
 	"NAME]\n"
 	"                          [--from-now] [--mail-improvements]\n"
 	"                          [--dry-run-mbox FILE] [--mails-per-hour N]\n"
+	"                          [--address ADDR] [--reply-cc "
+	"all|list|none]\n"
 	"                          [--series-wait DUR]\n"
 	"       schedfarm list show [NAME]\n"
 	"       schedfarm list rm NAME\n"
@@ -51,7 +54,10 @@ const char cmd_list_usage[] =
 	"--mail-improvements, "
 	"mail improvements as well as regressions;\n"
 	"--dry-run-mbox, mail into this mbox file instead of SMTP;\n"
-	"--mails-per-hour (default 10); --series-wait (default 1d), how long\n"
+	"--mails-per-hour (default 10); --address, the list's posting\n"
+	"address; --reply-cc, whom a reply on the thread copies: all (the\n"
+	"original recipients and the address; default), list (the address\n"
+	"only) or none; --series-wait (default 1d), how long\n"
 	"an incomplete series is waited for.\n"
 	"\n"
 	"show prints the lists, or one list's policy, its messages by state\n"
@@ -94,6 +100,8 @@ static int list_add(int argc, char **argv)
 		{ "dry-run-mbox", required_argument, NULL, 'd' },
 		{ "mails-per-hour", required_argument, NULL, 'n' },
 		{ "series-wait", required_argument, NULL, 'w' },
+		{ "address", required_argument, NULL, 'a' },
+		{ "reply-cc", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct strbuf err = STRBUF_INIT;
@@ -151,6 +159,20 @@ static int list_add(int argc, char **argv)
 				die_usage("--mails-per-hour '%s' %s", optarg,
 					  why);
 			break;
+		case 'a':
+			if (mail_parse_mailbox(optarg, NULL, NULL, &why) < 0)
+				die_usage("--address '%s' %s", optarg, why);
+			free(l.address);
+			l.address = xstrdup(optarg);
+			break;
+		case 'c':
+			if (strcmp(optarg, "all") && strcmp(optarg, "list") &&
+			    strcmp(optarg, "none"))
+				die_usage("--reply-cc '%s': all, list or none",
+					  optarg);
+			free(l.reply_cc);
+			l.reply_cc = xstrdup(optarg);
+			break;
 		case 'w':
 			if (parse_duration_ms(optarg, 1000, 365LL * 86400000,
 					      &ms, &why) < 0)
@@ -165,6 +187,8 @@ static int list_add(int argc, char **argv)
 		die_usage("list add NAME --inbox URL|DIR [OPTIONS]");
 	if (!l.inbox || !*l.inbox)
 		die_usage("list add needs --inbox URL|DIR");
+	if (l.reply_cc && !strcmp(l.reply_cc, "list") && !l.address)
+		die_usage("--reply-cc list needs --address ADDR");
 	/* A local archive is named by its absolute path: serve and poll may
 	 * run from another folder. */
 	if (!strstr(l.inbox, "://")) {
@@ -240,6 +264,9 @@ static int list_show(int argc, char **argv)
 	strbuf_addf(&out, "%-18s%s\n", "delivery",
 		    l.dry_run_mbox ? l.dry_run_mbox : "SMTP");
 	strbuf_addf(&out, "%-18s%d an hour\n", "rate limit", l.mails_per_hour);
+	strbuf_addf(&out, "%-18s%s\n", "address",
+		    l.address ? l.address : "(not known)");
+	strbuf_addf(&out, "%-18s%s\n", "reply cc", l.reply_cc);
 	strbuf_addf(&out, "%-18s%d s\n", "series wait", l.series_wait_s);
 	if (lists_summary(db, l.id, &out, &err) < 0)
 		cli_db_fatal("list show", &err);

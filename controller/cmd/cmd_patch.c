@@ -20,6 +20,7 @@
 #include "log.h"
 #include "parse.h"
 #include "store/answers.h"
+#include "store/lists.h"
 #include "time-util.h"
 #include "workloads.h"
 #include "banned.h"
@@ -305,6 +306,86 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * Where patch id came from, when a list (store/lists.h): the list, the
+ * thread's Message-ID and its link (the inbox URL and the Message-ID,
+ * lore style), and each reply the farm sent on it.  0 or -1 with err.
+ */
+static int render_origin(struct db *db, int64_t id, struct strbuf *out,
+			 struct strbuf *err)
+{
+	struct list_origin o;
+	int r;
+
+	list_origin_init(&o);
+	r = lists_patch_origin(db, id, &o, err);
+	if (r > 0) {
+		strbuf_addf(out, "\nfrom the list %s (v%d): <%s>\n  %s\n",
+			    o.list_name, o.version, o.message_id, o.link);
+		for (size_t i = 0; i < o.reply_ids.nr; i++)
+			strbuf_addf(out, "reply <%s>: %s, %s%s%s%s\n",
+				    o.reply_ids.v[i], o.reply_verdicts.v[i],
+				    o.reply_states.v[i],
+				    *o.reply_sent.v[i] ? " " : "",
+				    o.reply_sent.v[i],
+				    strcmp(o.reply_delivery.v[i], "mbox")
+					    ? ""
+					    : " (dry run: into the mbox)");
+		if (!o.reply_ids.nr)
+			strbuf_addstr(out, "reply: none sent\n");
+	}
+	list_origin_release(&o);
+	return r < 0 ? -1 : 0;
+}
+
+/*
+ * Append ',"origin":...' for patch id to out: null, or the list, version,
+ * message_id, link and replies (message_id, verdict, state, sent_at,
+ * delivery) of store/lists.h's list_origin.  0 or -1 with err.
+ */
+static int origin_json(struct db *db, int64_t id, struct strbuf *out,
+		       struct strbuf *err)
+{
+	struct list_origin o;
+	int r;
+
+	list_origin_init(&o);
+	r = lists_patch_origin(db, id, &o, err);
+	strbuf_addstr(out, ",\"origin\":");
+	if (r <= 0) {
+		strbuf_addstr(out, "null");
+		list_origin_release(&o);
+		return r;
+	}
+	strbuf_addstr(out, "{\"list\":");
+	strbuf_add_json_str(out, o.list_name);
+	strbuf_addf(out, ",\"version\":%d,\"message_id\":", o.version);
+	strbuf_add_json_str(out, o.message_id);
+	strbuf_addstr(out, ",\"link\":");
+	strbuf_add_json_str(out, o.link);
+	strbuf_addstr(out, ",\"replies\":[");
+	for (size_t i = 0; i < o.reply_ids.nr; i++) {
+		strbuf_addstr(out,
+			      i ? ",{\"message_id\":" : "{\"message_id\":");
+		strbuf_add_json_str(out, o.reply_ids.v[i]);
+		strbuf_addstr(out, ",\"verdict\":");
+		strbuf_add_json_str(out, o.reply_verdicts.v[i]);
+		strbuf_addstr(out, ",\"state\":");
+		strbuf_add_json_str(out, o.reply_states.v[i]);
+		strbuf_addstr(out, ",\"sent_at\":");
+		if (*o.reply_sent.v[i])
+			strbuf_add_json_str(out, o.reply_sent.v[i]);
+		else
+			strbuf_addstr(out, "null");
+		strbuf_addstr(out, ",\"delivery\":");
+		strbuf_add_json_str(out, o.reply_delivery.v[i]);
+		strbuf_addch(out, '}');
+	}
+	strbuf_addstr(out, "]}");
+	list_origin_release(&o);
+	return 0;
+}
+
 static int patch_show(int argc, char **argv)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, json = STRBUF_INIT;
@@ -324,12 +405,20 @@ static int patch_show(int argc, char **argv)
 	if (r == 1)
 		fatal("no patch PLM#%lld", (long long)id);
 	if (js_out) {
-		strbuf_addf(&out, "%s\n", json.buf);
+		/* The object with its origin as its last member. */
+		strbuf_rtrim(&json);
+		if (json.len && json.buf[json.len - 1] == '}')
+			strbuf_setlen(&json, json.len - 1);
+		if (origin_json(db, id, &json, &err) < 0)
+			cli_db_fatal("patch show", &err);
+		strbuf_addf(&out, "%s}\n", json.buf);
 	} else {
 		struct strbuf text = STRBUF_INIT;
 
 		if (render(json.buf, &text, &err) < 0)
 			fatal("patch show: %s", err.buf);
+		if (render_origin(db, id, &text, &err) < 0)
+			cli_db_fatal("patch show", &err);
 		/* A long name, kernel label or note wraps at word ends. */
 		cli_wrap(&out, text.buf, CLI_TEXT_WIDTH);
 		strbuf_release(&text);
@@ -374,6 +463,33 @@ static void list_table(const struct json_value *list, struct strbuf *out)
 	cli_table_release(&t);
 }
 
+/*
+ * Under `patch list`'s table: the submissions a list sent, each with the
+ * list, the thread's Message-ID and the replies made on it.
+ */
+static void list_origins(struct db *db, struct strbuf *out)
+{
+	struct strvec lines = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+
+	if (lists_origins(db, &lines, &err) < 0)
+		cli_db_fatal("patch list", &err);
+	if (lines.nr)
+		strbuf_addstr(out, "\nfrom lists:\n");
+	for (size_t i = 0; i < lines.nr; i++) {
+		struct strvec f = STRVEC_INIT;
+
+		strvec_split(&f, lines.v[i], '\t');
+		if (f.nr >= 3)
+			strbuf_addf(out, "  PLM#%s  %s <%s>  reply: %s\n",
+				    f.v[0], f.v[1], f.v[2],
+				    f.nr > 3 && *f.v[3] ? f.v[3] : "none");
+		strvec_clear(&f);
+	}
+	strvec_clear(&lines);
+	strbuf_release(&err);
+}
+
 static int patch_list(int argc, char **argv)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
@@ -394,6 +510,7 @@ static int patch_list(int argc, char **argv)
 		if (!json_len(list))
 			strbuf_addstr(&out, "no patches submitted\n");
 		json_free(list);
+		list_origins(db, &out);
 	}
 	strbuf_release(&json);
 	cli_emit(&out);

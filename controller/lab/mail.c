@@ -320,8 +320,22 @@ void mail_format(const struct mail_message *m, struct strbuf *out)
 		hdr_mailbox(&h, ok.v[i], i + 1 < ok.nr ? "," : "");
 	hdr_end(&h);
 	strvec_clear(&ok);
+	for (size_t i = 0; m->cc && i < m->cc->nr; i++)
+		if (mail_address(m->cc->v[i], NULL) == 0)
+			strvec_push(&ok, m->cc->v[i]);
+	if (ok.nr) {
+		hdr_begin(&h, out, "Cc");
+		for (size_t i = 0; i < ok.nr; i++)
+			hdr_mailbox(&h, ok.v[i], i + 1 < ok.nr ? "," : "");
+		hdr_end(&h);
+	}
+	strvec_clear(&ok);
 	add_text_header(out, "Subject", m->subject);
 	add_text_header(out, "Message-ID", m->message_id);
+	if (m->in_reply_to)
+		add_text_header(out, "In-Reply-To", m->in_reply_to);
+	if (m->references)
+		add_text_header(out, "References", m->references);
 	strbuf_addstr(out, "MIME-Version: 1.0\r\n"
 			   "Content-Type: text/plain; charset=UTF-8\r\n"
 			   "Content-Transfer-Encoding: 8bit\r\n"
@@ -371,28 +385,37 @@ static int url_has_userinfo(const char *url)
  * (the envelope) and as given in to (the To: header); the others go to o
  * as refused, with why.
  */
-static void split_recipients(const struct mail_message *m, struct strvec *addrs,
-			     struct strvec *to, struct mail_outcome *o)
+static void split_list(const struct strvec *in, struct strvec *addrs,
+		       struct strvec *out, struct mail_outcome *o)
 {
 	struct strbuf addr = STRBUF_INIT;
 	const char *why;
 
 	/* One recipient that is not an address is left out, not a reason
 	 * to keep the mail from the others. */
-	for (size_t i = 0; i < m->to->nr; i++) {
+	for (size_t i = 0; in && i < in->nr; i++) {
 		strbuf_reset(&addr);
-		if (mail_parse_mailbox(m->to->v[i], NULL, &addr, &why) < 0) {
+		if (mail_parse_mailbox(in->v[i], NULL, &addr, &why) < 0) {
 			struct strbuf w = STRBUF_INIT;
 
 			strbuf_addf(&w, "not a mail address: it %s", why);
-			refuse(o, m->to->v[i], w.buf);
+			refuse(o, in->v[i], w.buf);
 			strbuf_release(&w);
 			continue;
 		}
 		strvec_push(addrs, addr.buf);
-		strvec_push(to, m->to->v[i]);
+		strvec_push(out, in->v[i]);
 	}
 	strbuf_release(&addr);
+}
+
+/* As split_list(), for m's To and (into cc) its Cc. */
+static void split_recipients(const struct mail_message *m, struct strvec *addrs,
+			     struct strvec *to, struct strvec *cc,
+			     struct mail_outcome *o)
+{
+	split_list(m->to, addrs, to, o);
+	split_list(m->cc, addrs, cc, o);
 }
 
 /*
@@ -433,7 +456,7 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 {
 	struct strbuf text = STRBUF_INIT, from = STRBUF_INIT,
 		      cerr = STRBUF_INIT;
-	struct strvec to = STRVEC_INIT, addrs = STRVEC_INIT;
+	struct strvec to = STRVEC_INIT, cc = STRVEC_INIT, addrs = STRVEC_INIT;
 	struct smtp_request rq = { 0 };
 	struct smtp_outcome so;
 	struct mail_message mm = *m;
@@ -470,12 +493,13 @@ int mail_send(const struct mail_server *s, const struct mail_message *m,
 	}
 	if (libcurl_load(err) < 0)
 		goto out;
-	split_recipients(m, &addrs, &to, o);
-	if (!to.nr) {
+	split_recipients(m, &addrs, &to, &cc, o);
+	if (!addrs.nr) {
 		strbuf_addstr(err, "no recipient is a mail address");
 		goto out;
 	}
 	mm.to = &to;
+	mm.cc = &cc;
 	mail_format(&mm, &text);
 	rq.url = s->url;
 	/* A login over smtp:// needs STARTTLS: libcurl then stops after
@@ -509,6 +533,7 @@ out:
 	strbuf_release(&from);
 	strbuf_release(&cerr);
 	strvec_clear(&to);
+	strvec_clear(&cc);
 	strvec_clear(&addrs);
 	return r;
 }

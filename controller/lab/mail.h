@@ -42,6 +42,10 @@ struct mail_message {
 	const char *body; /* UTF-8 text, \n line ends */
 	const char *message_id; /* "<...@...>", stable across retries */
 	int64_t date; /* seconds since the epoch, for the Date: header */
+	/* a reply on a list's thread: Cc recipients, In-Reply-To and
+	 * References ("<...>" each); NULL: none */
+	const struct strvec *cc;
+	const char *in_reply_to, *references;
 };
 
 /*

@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "store/answer_account.h"
 #include "store/db.h"
+#include "store/lists.h"
 #include "store/pages.h"
 #include "time-util.h"
 #include "report/page.h"
@@ -25,6 +26,7 @@
 static int render_patch_bisections(struct report *r, struct page *pg,
 				   int64_t id);
 static int render_patch_phases(struct report *r, struct page *pg, int64_t id);
+static int render_patch_origin(struct report *r, struct page *pg, int64_t id);
 
 /* A patch page being filled: its row of pages_patches(). */
 struct patch_page {
@@ -91,6 +93,9 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 		strbuf_release(&ans);
 	}
 	facts_end(b);
+	rc = render_patch_origin(r, pg, id);
+	if (rc < 0)
+		return rc;
 	rc = render_patch_bisections(r, pg, id);
 	if (rc < 0)
 		return rc;
@@ -133,6 +138,49 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
 				    id64(db_get(p, i, 9)), id);
 	strbuf_release(&href);
 	return rc;
+}
+
+/*
+ * Where patch id came from when a list sent it (store/lists.h): the
+ * list, the thread's Message-ID linked into the archive, and each reply
+ * the farm made on the thread (its Message-ID, verdict, state).  0, or
+ * negative with r->err.
+ */
+static int render_patch_origin(struct report *r, struct page *pg, int64_t id)
+{
+	struct list_origin o;
+	struct strbuf v = STRBUF_INIT;
+	int rc;
+
+	list_origin_init(&o);
+	rc = lists_patch_origin(r->db, id, &o, r->err);
+	if (rc <= 0) {
+		list_origin_release(&o);
+		return rc < 0 ? -EIO : 0;
+	}
+	h2(&pg->body, "origin", "From the list");
+	facts_begin(&pg->body);
+	strbuf_addf(&v, "%s (v%d)", o.list_name, o.version);
+	dl_item(&pg->body, "list", v.buf);
+	strbuf_reset(&v);
+	strbuf_addf(&v, "<%s>", o.message_id);
+	dl_link(&pg->body, "Message-ID", v.buf, o.link);
+	for (size_t k = 0; k < o.reply_ids.nr; k++) {
+		strbuf_reset(&v);
+		strbuf_addf(&v, "<%s>: %s, %s%s%s%s", o.reply_ids.v[k],
+			    o.reply_verdicts.v[k], o.reply_states.v[k],
+			    *o.reply_sent.v[k] ? " " : "", o.reply_sent.v[k],
+			    strcmp(o.reply_delivery.v[k], "mbox")
+				    ? ""
+				    : " (dry run: into the mbox)");
+		dl_item(&pg->body, "reply on the thread", v.buf);
+	}
+	if (!o.reply_ids.nr)
+		dl_item(&pg->body, "reply on the thread", "none");
+	facts_end(&pg->body);
+	strbuf_release(&v);
+	list_origin_release(&o);
+	return 0;
 }
 
 /* The bisections of patch id: a table linking to their pages. */

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "parse.h"
@@ -30,6 +31,8 @@ void list_row_release(struct list_row *l)
 	free(l->plan_path);
 	free(l->host);
 	free(l->dry_run_mbox);
+	free(l->address);
+	free(l->reply_cc);
 	strvec_clear(&l->path_globs);
 	strvec_clear(&l->subject_prefixes);
 	strvec_clear(&l->base_map);
@@ -46,8 +49,9 @@ int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
 		     "INSERT INTO lists (name, inbox, path_globs, "
 		     "subject_prefixes, base_map, base_repo, "
 		     "mail_improvements, dry_run_mbox, mails_per_hour, "
-		     "series_wait_s, plan_path, host, from_now) VALUES ($1, "
-		     "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON "
+		     "series_wait_s, plan_path, host, from_now, address, "
+		     "reply_cc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+		     "$10, $11, $12, $13, $14, coalesce($15, 'all')) ON "
 		     "CONFLICT (name) DO NOTHING RETURNING id",
 		     db_str(l->name), db_str(l->inbox),
 		     db_text_array(&l->path_globs),
@@ -56,7 +60,8 @@ int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
 		     db_bool(l->mail_improvements), db_str(l->dry_run_mbox),
 		     db_i64(l->mails_per_hour), db_i64(l->series_wait_s),
 		     db_str(l->plan_path), db_str(l->host),
-		     db_bool(l->from_now), db_end()) < 0)
+		     db_bool(l->from_now), db_str(l->address),
+		     db_str(l->reply_cc), db_end()) < 0)
 		return -1;
 	if (db_nrows(res) == 0)
 		return 0;
@@ -84,8 +89,8 @@ int lists_get(struct db *db, const char *name, struct list_row *ret,
 		     "E'\\n'), array_to_string(subject_prefixes, E'\\n'), "
 		     "array_to_string(base_map, E'\\n'), base_repo, "
 		     "mail_improvements::int, dry_run_mbox, mails_per_hour, "
-		     "series_wait_s, plan_path, host, from_now::int FROM lists "
-		     "WHERE name = $1",
+		     "series_wait_s, plan_path, host, from_now::int, address, "
+		     "reply_cc FROM lists WHERE name = $1",
 		     db_str(name), db_end()) < 0)
 		return -1;
 	if (db_nrows(res) == 0)
@@ -109,6 +114,8 @@ int lists_get(struct db *db, const char *name, struct list_row *ret,
 	ret->host = xstrdup_or_null(db_get(res, 0, 12));
 	db_get_i64(res, 0, 13, 0, 1, &v);
 	ret->from_now = (int)v;
+	ret->address = xstrdup_or_null(db_get(res, 0, 14));
+	ret->reply_cc = xstrdup(db_get(res, 0, 15));
 	return 1;
 }
 
@@ -194,19 +201,23 @@ int lists_message_add(struct db *db, const struct list_message *m,
 		      struct strbuf *err)
 {
 	_cleanup_db_result_ struct db_result *res = NULL;
+	const struct strvec none = STRVEC_INIT;
 
 	if (db_query(db, &res, err,
 		     "INSERT INTO list_messages (message_id, list_id, epoch, "
 		     "git_commit, state, reason, subject, author, series_id, "
-		     "part, body) VALUES ($1, $2, $3, $4, $5, $6, left($7, "
-		     "998), left($8, 998), nullif($9, 0), $10, $11) ON "
-		     "CONFLICT (message_id) DO NOTHING",
+		     "part, body, reply_to, recipients, refs) VALUES ($1, $2, "
+		     "$3, $4, $5, $6, left($7, 998), left($8, 998), nullif($9, "
+		     "0), $10, $11, left($12, 998), $13, $14) ON CONFLICT "
+		     "(message_id) DO NOTHING",
 		     db_str(m->message_id), db_i64(m->list_id),
 		     db_i64(m->epoch), db_str(m->commit), db_str(m->state),
 		     db_str(m->reason ? m->reason : ""),
 		     db_str(m->subject ? m->subject : ""),
 		     db_str(m->author ? m->author : ""), db_i64(m->series_id),
-		     db_i64(m->part), db_str(m->body), db_end()) < 0)
+		     db_i64(m->part), db_str(m->body), db_str(m->reply_to),
+		     db_text_array(m->recipients ? m->recipients : &none),
+		     db_text_array(m->refs ? m->refs : &none), db_end()) < 0)
 		return -1;
 	return db_cmd_tuples(res) > 0;
 }
@@ -424,5 +435,387 @@ int lists_summary(struct db *db, int64_t list_id, struct strbuf *out,
 			    db_get(series, i, 4), db_get(series, i, 5),
 			    db_get(series, i, 6), db_get(series, i, 7),
 			    db_get(series, i, 8), db_get(series, i, 9));
+	return 0;
+}
+
+void list_reply_src_init(struct list_reply_src *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void list_reply_src_release(struct list_reply_src *s)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		struct list_reply_mail *m = &s->mails[i];
+
+		free(m->message_id);
+		free(m->subject);
+		free(m->author);
+		free(m->reply_to);
+		strvec_clear(&m->recipients);
+		strvec_clear(&m->refs);
+	}
+	free(s->mails);
+	free(s->list_name);
+	free(s->inbox);
+	free(s->dry_run_mbox);
+	free(s->address);
+	free(s->reply_cc);
+	list_reply_src_init(s);
+}
+
+int lists_reply_source(struct db *db, int64_t patch_id,
+		       struct list_reply_src *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL, *mails = NULL;
+	int64_t v;
+
+	if (db_query(db, &res, err,
+		     "SELECT s.id, s.version, l.id, l.name, l.inbox, "
+		     "l.dry_run_mbox, l.mail_improvements::int, l.address, "
+		     "l.reply_cc FROM "
+		     "list_series s JOIN lists l ON l.id = s.list_id WHERE "
+		     "s.patch_id = $1 ORDER BY s.id DESC LIMIT 1",
+		     db_i64(patch_id), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->series_id);
+	db_get_i64(res, 0, 1, 1, INT32_MAX, &v);
+	ret->version = (int)v;
+	db_get_i64(res, 0, 2, 1, INT64_MAX, &ret->list_id);
+	ret->list_name = xstrdup(db_get(res, 0, 3));
+	ret->inbox = xstrdup(db_get(res, 0, 4));
+	ret->dry_run_mbox = xstrdup_or_null(db_get(res, 0, 5));
+	ret->mail_improvements = !strcmp(db_get(res, 0, 6), "1");
+	ret->address = xstrdup_or_null(db_get(res, 0, 7));
+	ret->reply_cc = xstrdup(db_get(res, 0, 8));
+	if (db_query(db, &mails, err,
+		     "SELECT message_id, subject, author, reply_to, "
+		     "array_to_string(recipients, E'\\n'), "
+		     "array_to_string(refs, E'\\n'), part FROM list_messages "
+		     "WHERE series_id = $1 AND body IS NOT NULL ORDER BY part, "
+		     "id",
+		     db_i64(ret->series_id), db_end()) < 0)
+		return -1;
+	ret->mails = xcalloc((size_t)db_nrows(mails) + 1, sizeof(*ret->mails));
+	for (int i = 0; i < db_nrows(mails); i++) {
+		struct list_reply_mail *m = &ret->mails[ret->nr++];
+
+		strvec_init(&m->recipients);
+		strvec_init(&m->refs);
+		m->message_id = xstrdup(db_get(mails, i, 0));
+		m->subject = xstrdup(db_get(mails, i, 1));
+		m->author = xstrdup(db_get(mails, i, 2));
+		m->reply_to = xstrdup_or_null(db_get(mails, i, 3));
+		split_lines(&m->recipients, db_get(mails, i, 4));
+		split_lines(&m->refs, db_get(mails, i, 5));
+		db_get_i64(mails, i, 6, 0, INT32_MAX, &v);
+		m->part = (int)v;
+	}
+	return 1;
+}
+
+int lists_reply_add(struct db *db, const struct list_reply *r,
+		    struct strbuf *ret_message_id, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	const struct strvec none = STRVEC_INIT;
+	char host[256] = "";
+
+	strbuf_reset(ret_message_id);
+	gethostname(host, sizeof(host) - 1);
+	if (db_query(db, &res, err,
+		     "INSERT INTO list_replies (series_id, patch_id, verdict, "
+		     "message_id, in_reply_to, refs, sender, to_addrs, "
+		     "cc_addrs, subject, body, delivery, mbox, bisection_id, "
+		     "next_attempt_at) VALUES ($1::bigint, nullif($2, 0), $3, "
+		     "'schedfarm.list.' || $1::bigint || '.' || $3::text || "
+		     "'.' || (SELECT id FROM farm_identity LIMIT 1) || '@' || "
+		     "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, nullif($14, "
+		     "0), CASE WHEN $14 = 0 THEN now() END) ON CONFLICT "
+		     "(series_id, verdict) DO NOTHING RETURNING message_id",
+		     db_i64(r->series_id), db_i64(r->patch_id),
+		     db_str(r->verdict), db_str(host[0] ? host : "localhost"),
+		     db_str(r->in_reply_to),
+		     db_text_array(r->refs ? r->refs : &none),
+		     db_str(r->sender), db_text_array(r->to),
+		     db_text_array(r->cc ? r->cc : &none), db_str(r->subject),
+		     db_str(r->body), db_str(r->delivery), db_str(r->mbox),
+		     db_i64(r->bisection_id), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	strbuf_addstr(ret_message_id, db_get(res, 0, 0));
+	return 1;
+}
+
+void list_reply_row_init(struct list_reply_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	strvec_init(&r->refs);
+	strvec_init(&r->to);
+	strvec_init(&r->cc);
+}
+
+void list_reply_row_release(struct list_reply_row *r)
+{
+	free(r->message_id);
+	free(r->in_reply_to);
+	free(r->sender);
+	free(r->subject);
+	free(r->body);
+	free(r->delivery);
+	free(r->mbox);
+	strvec_clear(&r->refs);
+	strvec_clear(&r->to);
+	strvec_clear(&r->cc);
+	list_reply_row_init(r);
+}
+
+int lists_reply_claim(struct db *db, struct list_reply_row *ret,
+		      struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	int64_t v;
+
+	/* The rate limit counts the replies claimed in the last hour of
+	 * the same list, whatever became of them. */
+	if (db_query(db, &res, err,
+		     "UPDATE list_replies r SET state = 'sending', claimed_at "
+		     "= now(), attempts = r.attempts + 1 WHERE r.id = (SELECT "
+		     "r1.id FROM list_replies r1 JOIN list_series s1 ON s1.id "
+		     "= r1.series_id JOIN lists l ON l.id = s1.list_id WHERE "
+		     "r1.state = 'pending' AND r1.next_attempt_at <= now() AND "
+		     "(SELECT count(*) FROM list_replies r2 JOIN list_series "
+		     "s2 ON s2.id = r2.series_id WHERE s2.list_id = l.id AND "
+		     "r2.claimed_at > now() - interval '1 hour') < "
+		     "l.mails_per_hour ORDER BY r1.id LIMIT 1 FOR UPDATE OF r1 "
+		     "SKIP LOCKED) RETURNING r.id, r.attempts, r.message_id, "
+		     "r.in_reply_to, r.sender, r.subject, r.body, r.delivery, "
+		     "r.mbox, array_to_string(r.refs, E'\\n'), "
+		     "array_to_string(r.to_addrs, E'\\n'), "
+		     "array_to_string(r.cc_addrs, E'\\n')",
+		     db_end()) < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->id);
+	db_get_i64(res, 0, 1, 0, INT32_MAX, &v);
+	ret->attempts = (int)v;
+	ret->message_id = xstrdup(db_get(res, 0, 2));
+	ret->in_reply_to = xstrdup(db_get(res, 0, 3));
+	ret->sender = xstrdup(db_get(res, 0, 4));
+	ret->subject = xstrdup(db_get(res, 0, 5));
+	ret->body = xstrdup(db_get(res, 0, 6));
+	ret->delivery = xstrdup(db_get(res, 0, 7));
+	ret->mbox = xstrdup_or_null(db_get(res, 0, 8));
+	split_lines(&ret->refs, db_get(res, 0, 9));
+	split_lines(&ret->to, db_get(res, 0, 10));
+	split_lines(&ret->cc, db_get(res, 0, 11));
+	return 1;
+}
+
+int lists_reply_done(struct db *db, int64_t id, const char *error,
+		     int64_t retry_s, struct strbuf *err)
+{
+	return db_query(db, NULL, err,
+			"UPDATE list_replies SET state = CASE WHEN $2::text IS "
+			"NULL THEN 'sent' WHEN $3 < 0 THEN 'failed' ELSE "
+			"'pending' END, sent_at = CASE WHEN $2::text IS NULL "
+			"THEN now() END, last_error = $2, next_attempt_at = "
+			"CASE WHEN $2::text IS NOT NULL AND $3 >= 0 THEN now() "
+			"+ make_interval(secs => $3) END WHERE id = $1",
+			db_i64(id), db_str(error), db_i64(retry_s), db_end());
+}
+
+void list_origin_init(struct list_origin *o)
+{
+	memset(o, 0, sizeof(*o));
+	strvec_init(&o->reply_ids);
+	strvec_init(&o->reply_verdicts);
+	strvec_init(&o->reply_states);
+	strvec_init(&o->reply_sent);
+	strvec_init(&o->reply_delivery);
+}
+
+void list_origin_release(struct list_origin *o)
+{
+	free(o->list_name);
+	free(o->inbox);
+	free(o->message_id);
+	free(o->link);
+	strvec_clear(&o->reply_ids);
+	strvec_clear(&o->reply_verdicts);
+	strvec_clear(&o->reply_states);
+	strvec_clear(&o->reply_sent);
+	strvec_clear(&o->reply_delivery);
+	list_origin_init(o);
+}
+
+/* INBOX/ID/ with the bytes of id a URL path cannot hold as %XX. */
+static char *thread_link(const char *inbox, const char *id)
+{
+	struct strbuf b = STRBUF_INIT;
+	size_t n = strlen(inbox);
+
+	strbuf_addstr(&b, inbox);
+	if (!n || inbox[n - 1] != '/')
+		strbuf_addch(&b, '/');
+	for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~@!$&'()*+,;=:", *p))
+			strbuf_addch(&b, (char)*p);
+		else
+			strbuf_addf(&b, "%%%02X", *p);
+	}
+	strbuf_addch(&b, '/');
+	return strbuf_detach(&b, NULL);
+}
+
+int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
+		       struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL, *rep = NULL;
+	int64_t v;
+
+	if (db_query(db, &res, err,
+		     "SELECT l.name, l.inbox, s.cover_message_id, s.version "
+		     "FROM list_series s JOIN lists l ON l.id = s.list_id "
+		     "WHERE s.patch_id = $1 ORDER BY s.id DESC LIMIT 1",
+		     db_i64(patch_id), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	ret->list_name = xstrdup(db_get(res, 0, 0));
+	ret->inbox = xstrdup(db_get(res, 0, 1));
+	ret->message_id = xstrdup(db_get(res, 0, 2));
+	ret->link = thread_link(ret->inbox, ret->message_id);
+	db_get_i64(res, 0, 3, 1, INT32_MAX, &v);
+	ret->version = (int)v;
+	if (db_query(db, &rep, err,
+		     "SELECT message_id, verdict, state, coalesce(to_char("
+		     "sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+		     "''), "
+		     "delivery FROM list_replies WHERE patch_id = $1 ORDER BY "
+		     "id",
+		     db_i64(patch_id), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(rep); i++) {
+		strvec_push(&ret->reply_ids, db_get(rep, i, 0));
+		strvec_push(&ret->reply_verdicts, db_get(rep, i, 1));
+		strvec_push(&ret->reply_states, db_get(rep, i, 2));
+		strvec_push(&ret->reply_sent, db_get(rep, i, 3));
+		strvec_push(&ret->reply_delivery, db_get(rep, i, 4));
+	}
+	return 1;
+}
+
+int lists_origins(struct db *db, struct strvec *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(
+		    db, &res, err,
+		    "SELECT s.patch_id || E'\\t' || l.name || E'\\t' || "
+		    "s.cover_message_id || E'\\t' || coalesce((SELECT "
+		    "string_agg(r.verdict || ' ' || r.state, ', ' ORDER BY "
+		    "r.id) FROM list_replies r WHERE r.patch_id = s.patch_id), "
+		    "'') FROM list_series s JOIN lists l ON l.id = s.list_id "
+		    "WHERE s.patch_id IS NOT NULL ORDER BY s.patch_id, s.id",
+		    db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_push(ret, db_get(res, i, 0));
+	return 0;
+}
+
+void list_reply_blame_init(struct list_reply_blame *b)
+{
+	memset(b, 0, sizeof(*b));
+	strvec_init(&b->refs);
+}
+
+void list_reply_blame_release(struct list_reply_blame *b)
+{
+	free(b->message_id);
+	free(b->subject);
+	free(b->body);
+	strvec_clear(&b->refs);
+	list_reply_blame_init(b);
+}
+
+int lists_reply_blame(struct db *db, int64_t bisection_id,
+		      struct list_reply_blame *ret, struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+	int64_t v;
+
+	if (db_query(
+		    db, &res, err,
+		    "SELECT r.id, coalesce(b.culprit, 0), s.n_expected, "
+		    "m.message_id, m.subject, array_to_string(m.refs || "
+		    "m.message_id, E'\\n'), r.body FROM list_replies r JOIN "
+		    "list_series s ON s.id = r.series_id LEFT JOIN bisections "
+		    "b ON b.id = r.bisection_id AND b.state = 'done' LEFT JOIN "
+		    "LATERAL (SELECT lm.message_id, lm.subject, lm.refs FROM "
+		    "list_messages lm WHERE lm.series_id = r.series_id AND "
+		    "lm.state = 'patch' AND lm.part = b.culprit ORDER BY lm.id "
+		    "LIMIT 1) m ON true WHERE r.bisection_id = $1 AND r.state "
+		    "= 'pending' AND r.next_attempt_at IS NULL ORDER BY r.id "
+		    "LIMIT 1",
+		    db_i64(bisection_id), db_end()) < 0)
+		return -1;
+	if (db_nrows(res) == 0)
+		return 0;
+	db_get_i64(res, 0, 0, 1, INT64_MAX, &ret->reply_id);
+	db_get_i64(res, 0, 1, 0, INT32_MAX, &v);
+	ret->culprit = (int)v;
+	db_get_i64(res, 0, 2, 0, INT32_MAX, &v);
+	ret->n = (int)v;
+	ret->message_id = xstrdup_or_null(db_get(res, 0, 3));
+	ret->subject = xstrdup_or_null(db_get(res, 0, 4));
+	ret->body = xstrdup(db_get(res, 0, 6));
+	if (ret->message_id)
+		split_lines(&ret->refs, db_get(res, 0, 5));
+	else
+		ret->culprit = 0;
+	return 1;
+}
+
+int lists_reply_release(struct db *db, int64_t id, const char *in_reply_to,
+			const struct strvec *refs, const char *subject,
+			const char *body, struct strbuf *err)
+{
+	const struct strvec none = STRVEC_INIT;
+
+	return db_query(
+		db, NULL, err,
+		"UPDATE list_replies SET next_attempt_at = now(), "
+		"in_reply_to = coalesce($2, in_reply_to), refs = CASE "
+		"WHEN $2::text IS NULL THEN refs ELSE $3 END, subject = "
+		"coalesce($4, subject), body = coalesce($5, body) WHERE "
+		"id = $1 AND state = 'pending' AND next_attempt_at IS "
+		"NULL",
+		db_i64(id), db_str(in_reply_to),
+		db_text_array(refs ? refs : &none), db_str(subject),
+		db_str(body), db_end());
+}
+
+int lists_replies_held_ended(struct db *db, struct strvec *ret,
+			     struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "SELECT DISTINCT r.bisection_id FROM list_replies r WHERE "
+		     "r.state = 'pending' AND r.next_attempt_at IS NULL AND "
+		     "r.bisection_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
+		     "bisections b WHERE b.id = r.bisection_id AND b.state = "
+		     "'running') ORDER BY 1",
+		     db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(res); i++)
+		strvec_push(ret, db_get(res, i, 0));
 	return 0;
 }

@@ -32,6 +32,8 @@ struct list_row {
 	char *dry_run_mbox; /* NULL: mail goes out by SMTP */
 	int mails_per_hour;
 	int series_wait_s;
+	char *address; /* the list's posting address; NULL: not known */
+	char *reply_cc; /* "all" (NULL), "list" or "none" (schema 021) */
 };
 
 void list_row_init(struct list_row *l);
@@ -40,7 +42,8 @@ void list_row_release(struct list_row *l);
 /*
  * Insert l (its id is ignored) into lists(name, inbox, path_globs,
  * subject_prefixes, base_map, base_repo, plan_path, host, from_now,
- * mail_improvements, dry_run_mbox, mails_per_hour, series_wait_s).  *ret_id is
+ * mail_improvements, dry_run_mbox, mails_per_hour, series_wait_s,
+ * address, reply_cc).  *ret_id is
  * the new id.  1 when added, 0 when a list of that name exists (nothing
  * changed), -1 with err.
  */
@@ -98,11 +101,16 @@ struct list_message {
 	int64_t series_id; /* 0: none */
 	int part; /* k of [k/n]; 0 for a cover letter or a lone patch */
 	const char *body; /* the patch's text; NULL for others */
+	/* what a reply on the thread needs (schema 021): Reply-To (NULL:
+	 * none), the original To and Cc, References (NULL: none) */
+	const char *reply_to;
+	const struct strvec *recipients, *refs;
 };
 
 /*
  * Insert m into list_messages(message_id, list_id, epoch, git_commit,
- * state, reason, subject, author, series_id, part, body).  1 inserted, 0
+ * state, reason, subject, author, series_id, part, body, reply_to,
+ * recipients, refs).  1 inserted, 0
  * when message_id is already there (nothing changed), -1 with err.
  */
 int lists_message_add(struct db *db, const struct list_message *m,
@@ -208,5 +216,175 @@ int lists_series_set_state(struct db *db, int64_t series_id, const char *state,
  */
 int lists_summary(struct db *db, int64_t list_id, struct strbuf *out,
 		  struct strbuf *err);
+
+/* --- the reply on the thread (schema 021, answer/listreply.c) --------- */
+
+/* One mail of a series, as a reply to it needs it. */
+struct list_reply_mail {
+	char *message_id, *subject, *author;
+	char *reply_to; /* NULL when it had none */
+	int part; /* 0: the cover letter (or a lone patch) */
+	struct strvec recipients, refs;
+};
+
+/* The series a submission came from, and its list's mail policy. */
+struct list_reply_src {
+	int64_t series_id, list_id;
+	int version;
+	char *list_name, *inbox;
+	char *dry_run_mbox; /* NULL: SMTP */
+	int mail_improvements;
+	char *address; /* the list's address; NULL: not known */
+	char *reply_cc; /* "all", "list" or "none" */
+	struct list_reply_mail *mails; /* by part, the cover first */
+	size_t nr;
+};
+
+void list_reply_src_init(struct list_reply_src *s);
+void list_reply_src_release(struct list_reply_src *s);
+
+/*
+ * The list_series whose patch_id is patch_id (list_series.id, version;
+ * lists.id, name, inbox, dry_run_mbox, mail_improvements, address,
+ * reply_cc) and its mails
+ * that have a text (list_messages.message_id, subject, author, reply_to,
+ * recipients, refs, part; by part) into *ret, which the caller
+ * initialised and releases.  1 found, 0 when patch_id did not come from
+ * a list, -1 with err.
+ */
+int lists_reply_source(struct db *db, int64_t patch_id,
+		       struct list_reply_src *ret, struct strbuf *err);
+
+/* A reply to be written into list_replies. */
+struct list_reply {
+	int64_t series_id, patch_id;
+	int64_t bisection_id; /* not 0: held until that bisection ends */
+	const char *verdict, *in_reply_to, *sender, *subject, *body;
+	const char *delivery; /* "smtp" or "mbox" */
+	const char *mbox; /* with "mbox": the file */
+	const struct strvec *refs, *to, *cc;
+};
+
+/*
+ * Insert r into list_replies(series_id, patch_id, verdict, bisection_id,
+ * message_id, in_reply_to, refs, sender, to_addrs, cc_addrs, subject,
+ * body, delivery, mbox; next_attempt_at now, or NULL while held by its
+ * bisection), its Message-ID chosen here ("schedfarm.list.SERIES.VERDICT.
+ * FARM@host", host: this machine's name) and put in ret_message_id.  1
+ * inserted, 0 when (series_id, verdict) has its row already (nothing
+ * changed, ret_message_id empty), -1 with err.  Meant to run inside the
+ * answer's transaction.
+ */
+int lists_reply_add(struct db *db, const struct list_reply *r,
+		    struct strbuf *ret_message_id, struct strbuf *err);
+
+/* A claimed list_replies row. */
+struct list_reply_row {
+	int64_t id;
+	int attempts;
+	char *message_id, *in_reply_to, *sender, *subject, *body, *delivery,
+		*mbox;
+	struct strvec refs, to, cc;
+};
+
+void list_reply_row_init(struct list_reply_row *r);
+void list_reply_row_release(struct list_reply_row *r);
+
+/* The held reply of a bisection, and the mail of the patch it blames. */
+struct list_reply_blame {
+	int64_t reply_id;
+	int culprit; /* 0: the bisection named none (failed, a range, gone) */
+	int n; /* the patches of the series */
+	char *message_id, *subject; /* of part culprit; NULL when none */
+	char *body; /* the reply's body as written */
+	struct strvec refs; /* its References, then its Message-ID */
+};
+
+void list_reply_blame_init(struct list_reply_blame *b);
+void list_reply_blame_release(struct list_reply_blame *b);
+
+/*
+ * The reply held for bisection_id (list_replies.id with that
+ * bisection_id, state 'pending', next_attempt_at NULL) and, when the
+ * bisection is 'done' with a culprit k (bisections.culprit), its body
+ * (list_replies.body), the
+ * list_messages row of part k of the reply's series (message_id,
+ * subject, refs) into *ret (initialised by the caller); n is the
+ * series' list_series.n_expected.  1 when a reply is held, 0 when none,
+ * -1 with err.
+ */
+int lists_reply_blame(struct db *db, int64_t bisection_id,
+		      struct list_reply_blame *ret, struct strbuf *err);
+
+/*
+ * Release held reply id: next_attempt_at now, and, when in_reply_to is
+ * not NULL, in_reply_to, refs, subject and body replaced by these.  0 or
+ * -1 with err.
+ */
+int lists_reply_release(struct db *db, int64_t id, const char *in_reply_to,
+			const struct strvec *refs, const char *subject,
+			const char *body, struct strbuf *err);
+
+/*
+ * The bisections that hold a reply (list_replies.bisection_id of a
+ * 'pending' row with next_attempt_at NULL) and no longer run (their
+ * bisections row is not 'running', or is gone), as decimal text appended
+ * to ret.  0 or -1 with err.
+ */
+int lists_replies_held_ended(struct db *db, struct strvec *ret,
+			     struct strbuf *err);
+
+/*
+ * Claim the oldest due reply (state 'pending', next_attempt_at reached)
+ * of a list that has sent fewer than lists.mails_per_hour replies in the
+ * last hour (list_replies.claimed_at): state 'sending', claimed_at now,
+ * attempts + 1, committed before the caller sends it; its columns into
+ * *ret (initialised by the caller).  1 claimed, 0 none due, -1 with err.
+ */
+int lists_reply_claim(struct db *db, struct list_reply_row *ret,
+		      struct strbuf *err);
+
+/*
+ * Record how the send of a claimed reply went: state 'sent' and sent_at
+ * (error NULL), or, with error, last_error and either 'pending' again
+ * after retry_s seconds or, retry_s < 0, 'failed' for good
+ * (next_attempt_at NULL).  0 or -1 with err.
+ */
+int lists_reply_done(struct db *db, int64_t id, const char *error,
+		     int64_t retry_s, struct strbuf *err);
+
+/* Where a submission came from, for `patch show`, `patch list`, pages. */
+struct list_origin {
+	char *list_name, *inbox, *message_id; /* the cover's (or 1/n's) */
+	/* the thread in the archive, lore style: INBOX/MESSAGE-ID/, the
+	 * Message-ID percent-encoded where a URL needs it */
+	char *link;
+	int version;
+	/* its replies: Message-ID, verdict, state, sent_at ("" when not),
+	 * delivery, one entry each, in the same order */
+	struct strvec reply_ids, reply_verdicts, reply_states, reply_sent,
+		reply_delivery;
+};
+
+void list_origin_init(struct list_origin *o);
+void list_origin_release(struct list_origin *o);
+
+/*
+ * The origin of patch_id (lists.name, inbox, list_series.
+ * cover_message_id, version, and the link made of the first two; its
+ * list_replies' message_id, verdict, state, sent_at, delivery) into *ret
+ * (initialised by the caller).  1 when it came from a list, 0 when not,
+ * -1 with err.
+ */
+int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
+		       struct strbuf *err);
+
+/*
+ * Every submission that came from a list, by PLM#: one line each
+ * ("PATCH_ID\tLIST\tMESSAGE-ID\tREPLIES", REPLIES the list_replies of
+ * it as "VERDICT STATE" joined with ", ", "" when none) appended to ret.
+ * 0 or -1 with err.
+ */
+int lists_origins(struct db *db, struct strvec *ret, struct strbuf *err);
 
 #endif

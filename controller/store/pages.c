@@ -185,7 +185,10 @@ static const char patch_fp_sql[] =
 	"  mails m WHERE m.patch_id = p.id),"
 	" (SELECT string_agg(b.id || ':' || b.state || ':' ||"
 	"  coalesce(b.result, ''), ',' ORDER BY b.id) FROM bisections b WHERE"
-	"  b.patch_id = p.id)"
+	"  b.patch_id = p.id),"
+	/* Where it came from, and the replies on its thread (schema 021). */
+	" (SELECT string_agg(lr.message_id || ':' || lr.state, ',' ORDER BY"
+	"  lr.id) FROM list_replies lr WHERE lr.patch_id = p.id)"
 	" )), coalesce(nk.labelled, false),"
 	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
 	" to_char((p.answered_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"
@@ -201,6 +204,8 @@ static const char patch_fp_sql[] =
 	"  OR p.answered_at >= $1::timestamptz"
 	"  OR EXISTS (SELECT 1 FROM bisections b WHERE b.patch_id = p.id AND"
 	"   coalesce(b.finished_at, b.created_at) >= $1::timestamptz)"
+	"  OR EXISTS (SELECT 1 FROM list_replies lr WHERE lr.patch_id = p.id"
+	"   AND coalesce(lr.sent_at, lr.created_at) >= $1::timestamptz)"
 	" ORDER BY p.id";
 
 int pages_patches(struct db *db, const char *since, struct db_result **ret,

@@ -15,11 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "answer/listmail.h"
 #include "answer/listqueue.h"
+#include "answer/listreply.h"
 #include "lab/mime.h"
 
 /* Read tests/data/lists/NAME from the tree (cwd, or 3 above the binary). */
@@ -280,6 +282,120 @@ static void test_base_commit(void **state)
 	strbuf_release(&t);
 }
 
+/* One mail of a series for listreply_headers(). */
+static void reply_mail(struct list_reply_mail *m, const char *id,
+		       const char *subject, const char *author,
+		       const char *reply_to, int part)
+{
+	memset(m, 0, sizeof(*m));
+	strvec_init(&m->recipients);
+	strvec_init(&m->refs);
+	m->message_id = xstrdup(id);
+	m->subject = xstrdup(subject);
+	m->author = xstrdup(author);
+	m->reply_to = reply_to ? xstrdup(reply_to) : NULL;
+	m->part = part;
+}
+
+static void test_reply_headers(void **state)
+{
+	struct list_reply_src src;
+	struct listreply_hdrs h;
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	/* The policy: regressions; improvements when asked; never more. */
+	assert_int_equal(listreply_wanted("regression", 0), 1);
+	assert_int_equal(listreply_wanted("improvement", 0), 0);
+	assert_int_equal(listreply_wanted("improvement", 1), 1);
+	assert_int_equal(listreply_wanted("no-change", 1), 0);
+	assert_int_equal(listreply_wanted("inconclusive", 1), 0);
+	assert_int_equal(listreply_wanted(NULL, 1), 0);
+
+	/* A cover letter: answered, its author To, the others Cc once. */
+	list_reply_src_init(&src);
+	src.mails = xcalloc(2, sizeof(*src.mails));
+	src.nr = 2;
+	reply_mail(&src.mails[0], "cover@x", "[PATCH 0/2] sched: a",
+		   "Ada Dev <ada@example.org>", NULL, 0);
+	strvec_push(&src.mails[0].recipients, "sched@example.org");
+	strvec_push(&src.mails[0].recipients, "ADA@example.org");
+	strvec_push(&src.mails[0].recipients, "Pete <peter@example.org>");
+	strvec_push(&src.mails[0].recipients, "peter@example.org");
+	strvec_push(&src.mails[0].recipients, "farm@example.org");
+	strvec_push(&src.mails[0].refs, "root@x");
+	reply_mail(&src.mails[1], "p1@x", "[PATCH 1/2] sched: b",
+		   "Ada Dev <ada@example.org>", NULL, 1);
+	listreply_hdrs_init(&h);
+	assert_int_equal(
+		listreply_headers(&src, "Farm <farm@example.org>", &h, &err),
+		0);
+	assert_string_equal(h.subject.buf, "Re: [PATCH 0/2] sched: a");
+	assert_string_equal(h.orig->message_id, "cover@x");
+	assert_string_equal(h.references.buf, "<root@x> <cover@x>");
+	assert_int_equal(h.to.nr, 1);
+	assert_string_equal(h.to.v[0], "Ada Dev <ada@example.org>");
+	assert_int_equal(h.cc.nr, 2);
+	assert_string_equal(h.cc.v[0], "sched@example.org");
+	assert_string_equal(h.cc.v[1], "Pete <peter@example.org>");
+	listreply_hdrs_release(&h);
+
+	/* Reply-To wins over the author; the author then is Cc'd only
+	 * when a recipient. */
+	free(src.mails[0].reply_to);
+	src.mails[0].reply_to = xstrdup("Ada <ada@work.example>");
+	listreply_hdrs_init(&h);
+	assert_int_equal(listreply_headers(&src, NULL, &h, &err), 0);
+	assert_string_equal(h.to.v[0], "Ada <ada@work.example>");
+	assert_int_equal(h.cc.nr, 4);
+	listreply_hdrs_release(&h);
+
+	/* The Cc policy: the list's address added to all when missing,
+	 * alone with "list", nobody with "none". */
+	src.address = xstrdup("Sched List <sched-list@example.org>");
+	listreply_hdrs_init(&h);
+	assert_int_equal(listreply_headers(&src, NULL, &h, &err), 0);
+	assert_int_equal(h.cc.nr, 5);
+	assert_string_equal(h.cc.v[4], "Sched List <sched-list@example.org>");
+	listreply_hdrs_release(&h);
+	src.reply_cc = xstrdup("list");
+	listreply_hdrs_init(&h);
+	assert_int_equal(listreply_headers(&src, NULL, &h, &err), 0);
+	assert_int_equal(h.cc.nr, 1);
+	assert_string_equal(h.cc.v[0], "Sched List <sched-list@example.org>");
+	listreply_hdrs_release(&h);
+	free(src.reply_cc);
+	src.reply_cc = xstrdup("none");
+	listreply_hdrs_init(&h);
+	assert_int_equal(listreply_headers(&src, NULL, &h, &err), 0);
+	assert_int_equal(h.cc.nr, 0);
+	assert_int_equal(h.to.nr, 1);
+	listreply_hdrs_release(&h);
+	list_reply_src_release(&src);
+
+	/* No mail: nothing to answer. */
+	list_reply_src_init(&src);
+	listreply_hdrs_init(&h);
+	assert_int_equal(listreply_headers(&src, NULL, &h, &err), -1);
+	listreply_hdrs_release(&h);
+	strbuf_release(&err);
+}
+
+static void test_mboxrd(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	listreply_mboxrd("Subject: x\r\n\r\nFrom here\r\n>From there\r\n"
+			 "Fromage\r\n",
+			 0, &out);
+	assert_string_equal(out.buf,
+			    "From schedfarm@localhost Thu Jan  1 00:00:00 "
+			    "1970\nSubject: x\n\n>From here\n>>From there\n"
+			    "Fromage\n\n");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +404,8 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_mime),
 		cmocka_unit_test(test_base_commit),
+		cmocka_unit_test(test_reply_headers),
+		cmocka_unit_test(test_mboxrd),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
