@@ -311,6 +311,17 @@ static int render(const char *json, struct strbuf *out, struct strbuf *err)
  * thread's Message-ID and its link (the inbox URL and the Message-ID,
  * lore style), and each reply the farm sent on it.  0 or -1 with err.
  */
+/* "WHAT vN: PLM#P" (or "not queued" without a PLM#), a line of out. */
+static void describe_version(struct strbuf *out, const char *what, int version,
+			     int64_t patch)
+{
+	if (patch)
+		strbuf_addf(out, "%s v%d: PLM#%lld\n", what, version,
+			    (long long)patch);
+	else
+		strbuf_addf(out, "%s v%d: not queued\n", what, version);
+}
+
 static int render_origin(struct db *db, int64_t id, struct strbuf *out,
 			 struct strbuf *err)
 {
@@ -322,6 +333,12 @@ static int render_origin(struct db *db, int64_t id, struct strbuf *out,
 	if (r > 0) {
 		strbuf_addf(out, "\nfrom the list %s (v%d): <%s>\n  %s\n",
 			    o.list_name, o.version, o.message_id, o.link);
+		if (o.newer_version)
+			describe_version(out, "superseded by", o.newer_version,
+					 o.newer_patch);
+		if (o.older_version)
+			describe_version(out, "supersedes", o.older_version,
+					 o.older_patch);
 		for (size_t i = 0; i < o.reply_ids.nr; i++)
 			strbuf_addf(out, "reply <%s>: %s, %s%s%s%s\n",
 				    o.reply_ids.v[i], o.reply_verdicts.v[i],

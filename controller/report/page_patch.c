@@ -146,6 +146,27 @@ static int fill_patch(struct report *r, struct page *pg, void *ctx)
  * the farm made on the thread (its Message-ID, verdict, state).  0, or
  * negative with r->err.
  */
+/* A dl row for another version of the series: "vN, PLM#P" linked to its
+ * page (no link when it was never queued); nothing for version 0. */
+static void version_item(struct page *pg, const char *label, int version,
+			 int64_t patch)
+{
+	struct strbuf v = STRBUF_INIT, href = STRBUF_INIT;
+
+	if (!version)
+		return;
+	if (patch) {
+		strbuf_addf(&v, "v%d, PLM#%lld", version, (long long)patch);
+		strbuf_addf(&href, "patch-%lld.html", (long long)patch);
+		dl_link(&pg->body, label, v.buf, href.buf);
+	} else {
+		strbuf_addf(&v, "v%d (not queued)", version);
+		dl_item(&pg->body, label, v.buf);
+	}
+	strbuf_release(&v);
+	strbuf_release(&href);
+}
+
 static int render_patch_origin(struct report *r, struct page *pg, int64_t id)
 {
 	struct list_origin o;
@@ -165,6 +186,8 @@ static int render_patch_origin(struct report *r, struct page *pg, int64_t id)
 	strbuf_reset(&v);
 	strbuf_addf(&v, "<%s>", o.message_id);
 	dl_link(&pg->body, "Message-ID", v.buf, o.link);
+	version_item(pg, "superseded by", o.newer_version, o.newer_patch);
+	version_item(pg, "supersedes", o.older_version, o.older_patch);
 	for (size_t k = 0; k < o.reply_ids.nr; k++) {
 		strbuf_reset(&v);
 		strbuf_addf(&v, "<%s>: %s, %s%s%s%s", o.reply_ids.v[k],

@@ -676,12 +676,13 @@ static char *thread_link(const char *inbox, const char *id)
 int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
 		       struct strbuf *err)
 {
-	_cleanup_db_result_ struct db_result *res = NULL, *rep = NULL;
-	int64_t v;
+	_cleanup_db_result_ struct db_result *res = NULL, *rep = NULL,
+					     *ver = NULL;
+	int64_t v, sid;
 
 	if (db_query(db, &res, err,
-		     "SELECT l.name, l.inbox, s.cover_message_id, s.version "
-		     "FROM list_series s JOIN lists l ON l.id = s.list_id "
+		     "SELECT l.name, l.inbox, s.cover_message_id, s.version, "
+		     "s.id FROM list_series s JOIN lists l ON l.id = s.list_id "
 		     "WHERE s.patch_id = $1 ORDER BY s.id DESC LIMIT 1",
 		     db_i64(patch_id), db_end()) < 0)
 		return -1;
@@ -693,6 +694,36 @@ int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
 	ret->link = thread_link(ret->inbox, ret->message_id);
 	db_get_i64(res, 0, 3, 1, INT32_MAX, &v);
 	ret->version = (int)v;
+	if (db_get_i64(res, 0, 4, 1, INT64_MAX, &sid) < 0) {
+		strbuf_addstr(err, "list_series.id out of range");
+		return -1;
+	}
+	/* Row 0: the version that superseded it; 1: the newest it did. */
+	if (db_query(db, &ver, err,
+		     "(SELECT 0, coalesce(n.patch_id, 0), n.version FROM "
+		     "list_series s JOIN list_series n ON n.id = "
+		     "s.superseded_by "
+		     "WHERE s.id = $1) UNION ALL (SELECT 1, "
+		     "coalesce(o.patch_id, 0), o.version FROM list_series o "
+		     "WHERE o.superseded_by = $1 ORDER BY o.version DESC, o.id "
+		     "DESC LIMIT 1)",
+		     db_i64(sid), db_end()) < 0)
+		return -1;
+	for (int i = 0; i < db_nrows(ver); i++) {
+		int64_t which, plm, vv;
+
+		if (db_get_i64(ver, i, 0, 0, 1, &which) < 0 ||
+		    db_get_i64(ver, i, 1, 0, INT64_MAX, &plm) < 0 ||
+		    db_get_i64(ver, i, 2, 1, INT32_MAX, &vv) < 0)
+			continue;
+		if (which == 0) {
+			ret->newer_patch = plm;
+			ret->newer_version = (int)vv;
+		} else {
+			ret->older_patch = plm;
+			ret->older_version = (int)vv;
+		}
+	}
 	if (db_query(db, &rep, err,
 		     "SELECT message_id, verdict, state, coalesce(to_char("
 		     "sent_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "

@@ -360,6 +360,11 @@ struct list_origin {
 	 * Message-ID percent-encoded where a URL needs it */
 	char *link;
 	int version;
+	/* the series' other versions (schema 019's superseded_by): the
+	 * version that superseded it and the newest it superseded, each
+	 * with its PLM# (0: none, or not queued); version 0: none */
+	int64_t newer_patch, older_patch;
+	int newer_version, older_version;
 	/* its replies: Message-ID, verdict, state, sent_at ("" when not),
 	 * delivery, one entry each, in the same order */
 	struct strvec reply_ids, reply_verdicts, reply_states, reply_sent,
@@ -371,8 +376,10 @@ void list_origin_release(struct list_origin *o);
 
 /*
  * The origin of patch_id (lists.name, inbox, list_series.
- * cover_message_id, version, and the link made of the first two; its
- * list_replies' message_id, verdict, state, sent_at, delivery) into *ret
+ * cover_message_id, version, and the link made of the first two; the
+ * patch_id and version of the series its superseded_by names and of the
+ * newest series whose superseded_by names it; its list_replies'
+ * message_id, verdict, state, sent_at, delivery) into *ret
  * (initialised by the caller).  1 when it came from a list, 0 when not,
  * -1 with err.
  */

@@ -188,7 +188,12 @@ static const char patch_fp_sql[] =
 	"  b.patch_id = p.id),"
 	/* Where it came from, and the replies on its thread (schema 021). */
 	" (SELECT string_agg(lr.message_id || ':' || lr.state, ',' ORDER BY"
-	"  lr.id) FROM list_replies lr WHERE lr.patch_id = p.id)"
+	"  lr.id) FROM list_replies lr WHERE lr.patch_id = p.id),"
+	/* Its series' other versions (the links on the page). */
+	" (SELECT string_agg(ls.id || ':' || coalesce(ls.superseded_by::text,"
+	"  '') || ':' || (SELECT count(*) FROM list_series o WHERE"
+	"  o.superseded_by = ls.id), ',' ORDER BY ls.id) FROM list_series ls"
+	"  WHERE ls.patch_id = p.id)"
 	" )), coalesce(nk.labelled, false),"
 	" p.answer_state, p.answer_verdict, p.answer_headline, p.answer_note,"
 	" to_char((p.answered_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),"

@@ -195,6 +195,20 @@ test_expect_success 'v2 of the series cancels the queued jobs of v1 and is linke
 	grep_re "^series	8	queued	v2	3/3	sched/fair: tidy the wakeup path	sched-core	path map	PLM#5" showv
 '
 
+test_expect_success 'the two versions name each other in patch show and on the patch pages' '
+	schedfarm patch show 1 >p1 && cat p1 &&
+	grep_or_fail "superseded by v2: PLM#5" p1 &&
+	! grep -q "^supersedes" p1 &&
+	schedfarm patch show 5 >p5 &&
+	grep_or_fail "supersedes v1: PLM#1" p5 &&
+	! grep -q "^superseded by" p5 &&
+	schedfarm report --out "$SCRATCH/www" >rep 2>&1 || { cat rep; false; } &&
+	grep_or_fail "href=\"patch-5.html\"" "$SCRATCH/www/patch-1.html" &&
+	grep_or_fail "v2, PLM#5" "$SCRATCH/www/patch-1.html" &&
+	grep_or_fail "href=\"patch-1.html\"" "$SCRATCH/www/patch-5.html" &&
+	grep_or_fail "v1, PLM#1" "$SCRATCH/www/patch-5.html"
+'
+
 test_expect_success 'a new epoch is noticed; an unreadable mail in it is recorded with why' '
 	commit_epoch 1 "$D/10-no-message-id.eml" &&
 	sed "s/<qp@example.org>/<qp-again@example.org>/" "$D/08-qp.eml" >qp2.eml &&
