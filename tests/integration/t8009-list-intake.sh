@@ -20,6 +20,7 @@
 # itself; a list added --from-now reads only what comes after it;
 # without the sandbox the poll refuses to start and says why.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/inbox.sh"
 
 command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
 	skip_all "PostgreSQL server programs not installed (make deps)"
@@ -42,23 +43,6 @@ grep_re() {
 	echo "expected /$1/ in $2, which holds:"
 	sed 's/^/    /' "$2"
 	return 1
-}
-
-deliver() {
-	ORIGINAL_RECIPIENT=sched@example.org public-inbox-mda --no-precheck <"$1"
-}
-
-# One commit with file m holding the mail $2, onto epoch $1 of the archive
-# (a new epoch is made the way public-inbox makes one: a bare repository
-# git/N.git, one commit per message).
-commit_epoch() {
-	g=$INBOX/git/$1.git w=$SCRATCH/epoch$1
-	[ -d "$g" ] || git init -q --bare "$g"
-	rm -rf "$w" && git clone -q "$g" "$w" 2>/dev/null &&
-	cp "$2" "$w/m" && git -C "$w" add m &&
-	git -C "$w" -c user.name=t -c user.email=t@example.org \
-		commit -q -m "$(basename "$2")" &&
-	git -C "$w" push -q origin HEAD:refs/heads/master
 }
 
 test_expect_success 'a public-inbox v2 archive with the mails delivered' '

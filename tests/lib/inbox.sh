@@ -1,0 +1,21 @@
+# inbox.sh - a public-inbox v2 archive for the list tests (t80*): mails
+# delivered with public-inbox-mda, commits made onto an epoch by hand.
+# Source after test-lib.sh; the test sets INBOX (the archive's folder),
+# HOME and PI_CONFIG (public-inbox's settings, in the scratch folder).
+
+deliver() {
+	ORIGINAL_RECIPIENT=sched@example.org public-inbox-mda --no-precheck <"$1"
+}
+
+# One commit with file m holding the mail $2, onto epoch $1 of the archive
+# (a new epoch is made the way public-inbox makes one: a bare repository
+# git/N.git, one commit per message).
+commit_epoch() {
+	g=$INBOX/git/$1.git w=$SCRATCH/epoch$1
+	[ -d "$g" ] || git init -q --bare "$g"
+	rm -rf "$w" && git clone -q "$g" "$w" 2>/dev/null &&
+	cp "$2" "$w/m" && git -C "$w" add m &&
+	git -C "$w" -c user.name=t -c user.email=t@example.org \
+		commit -q -m "$(basename "$2")" &&
+	git -C "$w" push -q origin HEAD:refs/heads/master
+}
