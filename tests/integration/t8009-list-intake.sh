@@ -46,9 +46,7 @@ grep_re() {
 }
 
 test_expect_success 'a public-inbox v2 archive with the mails delivered' '
-	public-inbox-init -V2 sched "$INBOX" http://127.0.0.1/sched \
-		sched@example.org &&
-	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none &&
+	inbox_init &&
 	for f in 01-cover 02-patch1 03-patch2 04-patch3 05-reply 06-pull \
 		07-drivers 08-qp; do deliver "$D/$f.eml" || exit 1; done &&
 	test "$(git --git-dir="$INBOX/git/0.git" rev-list --count HEAD)" = 8

@@ -164,9 +164,7 @@ test_expect_success 'the base kernel runs its three boots on the host' '
 '
 
 test_expect_success 'the archive: the series, a reply, a pull, a drivers patch, a QP patch' '
-	public-inbox-init -V2 sched "$INBOX" http://127.0.0.1/sched \
-		sched@example.org &&
-	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none &&
+	inbox_init &&
 	for f in 01-cover 02-patch1 03-patch2 04-patch3 05-reply 06-pull \
 		07-drivers 08-qp; do deliver "$D/$f.eml" || exit 1; done &&
 	schedfarm list add sched --inbox "$INBOX" --path kernel/sched/ \

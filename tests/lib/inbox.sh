@@ -19,3 +19,12 @@ commit_epoch() {
 		commit -q -m "$(basename "$2")" &&
 	git -C "$w" push -q origin HEAD:refs/heads/master
 }
+
+# inbox_init: an empty public-inbox v2 archive "sched" in $INBOX, for
+# sched@example.org (the address a delivered mail must name in To/Cc),
+# with public-inbox-mda's spam check off.
+inbox_init() {
+	public-inbox-init -V2 sched "$INBOX" http://127.0.0.1/sched \
+		sched@example.org &&
+	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
+}
