@@ -16,14 +16,18 @@
 # and bzImage are Debian's prebuilt kernel (its release is what
 # `kernelrelease` prints, so the guest image's modules fit), bzImage with
 # the tree's scheduler sources appended: the built image shows that the
-# list's patches were applied.  The kernel is the same binary with or
-# without the patch, so no metric truly moves: a trigger on `results`
-# gives the runs of a patched kernel half the base's round-trip time,
-# which is an improvement for certain, and the list is added
-# --mail-improvements so that it is mailed (a regression would do as
-# well, but a series' regression starts a bisection: more boots, and its
-# reply held until it ends).  The base's three boots are run first
-# (`run PLAN --kernel BASE`), so each series needs its own three only.
+# list's patches were applied, and its link step prints its uid: the
+# farm's build user, as only the sandbox (bwrap) runs it.  The kernel
+# is the same binary with or without the patch, so no metric truly
+# moves: a trigger on `results` gives the runs of a patched kernel half
+# the base's round-trip time, an improvement for certain, and the list
+# is added --mail-improvements so that it is mailed (a regression would
+# do as well, but a series' regression starts a bisection: more boots,
+# and its reply held until it ends).  The base's three boots are run first
+# (`run PLAN --kernel BASE`), so each series needs its own three only:
+# nine boots in all.  The restart: the first serve stopped, a second
+# started, one new mail delivered; it alone is read, and no mail comes
+# twice (no two with one Subject).
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/boot-lib.sh"
 . "$TOP/tests/lib/smtp.sh"
