@@ -188,6 +188,15 @@ static void moved_table(const struct compare_set *set, struct strbuf *out)
 	free(moved.rows);
 }
 
+/* How the series' base was chosen (src->base_method set), as the mail
+ * says it under the base's name. */
+static const char *base_method_words(const struct list_reply_src *src)
+{
+	if (!strcmp(src->base_method, "base-commit"))
+		return "named by the series' base-commit: trailer";
+	return "chosen by the list's path map (no usable base-commit:)";
+}
+
 void listreply_body(const struct list_reply_src *src,
 		    const struct listreply_hdrs *h, const struct answer_sub *s,
 		    const struct compare_set *set, const struct answer_text *t,
@@ -206,6 +215,8 @@ void listreply_body(const struct list_reply_src *src,
 		    src->list_name, t->verdict ? t->verdict : "result",
 		    t->headline ? t->headline : "-");
 	strbuf_addf(out, "base:   %s\n", base);
+	if (src->base_method)
+		strbuf_addf(out, "        %s\n", base_method_words(src));
 	strbuf_addf(out, "patch:  %s\n", h->orig->subject);
 	strbuf_addf(out, "        PLM#%lld, kernel %s\n",
 		    (long long)s->patch_id,

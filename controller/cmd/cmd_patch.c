@@ -333,6 +333,8 @@ static int render_origin(struct db *db, int64_t id, struct strbuf *out,
 	if (r > 0) {
 		strbuf_addf(out, "\nfrom the list %s (v%d): <%s>\n  %s\n",
 			    o.list_name, o.version, o.message_id, o.link);
+		if (o.base_method)
+			strbuf_addf(out, "base chosen by: %s\n", o.base_method);
 		if (o.newer_version)
 			describe_version(out, "superseded by", o.newer_version,
 					 o.newer_patch);

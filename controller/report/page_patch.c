@@ -186,6 +186,8 @@ static int render_patch_origin(struct report *r, struct page *pg, int64_t id)
 	strbuf_reset(&v);
 	strbuf_addf(&v, "<%s>", o.message_id);
 	dl_link(&pg->body, "Message-ID", v.buf, o.link);
+	if (o.base_method)
+		dl_item(&pg->body, "base chosen by", o.base_method);
 	version_item(pg, "superseded by", o.newer_version, o.newer_patch);
 	version_item(pg, "supersedes", o.older_version, o.older_patch);
 	for (size_t k = 0; k < o.reply_ids.nr; k++) {

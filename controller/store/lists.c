@@ -461,6 +461,7 @@ void list_reply_src_release(struct list_reply_src *s)
 	free(s->dry_run_mbox);
 	free(s->address);
 	free(s->reply_cc);
+	free(s->base_method);
 	list_reply_src_init(s);
 }
 
@@ -473,7 +474,7 @@ int lists_reply_source(struct db *db, int64_t patch_id,
 	if (db_query(db, &res, err,
 		     "SELECT s.id, s.version, l.id, l.name, l.inbox, "
 		     "l.dry_run_mbox, l.mail_improvements::int, l.address, "
-		     "l.reply_cc FROM "
+		     "l.reply_cc, s.base_method FROM "
 		     "list_series s JOIN lists l ON l.id = s.list_id WHERE "
 		     "s.patch_id = $1 ORDER BY s.id DESC LIMIT 1",
 		     db_i64(patch_id), db_end()) < 0)
@@ -490,6 +491,7 @@ int lists_reply_source(struct db *db, int64_t patch_id,
 	ret->mail_improvements = !strcmp(db_get(res, 0, 6), "1");
 	ret->address = xstrdup_or_null(db_get(res, 0, 7));
 	ret->reply_cc = xstrdup(db_get(res, 0, 8));
+	ret->base_method = xstrdup_or_null(db_get(res, 0, 9));
 	if (db_query(db, &mails, err,
 		     "SELECT message_id, subject, author, reply_to, "
 		     "array_to_string(recipients, E'\\n'), "
@@ -645,6 +647,7 @@ void list_origin_release(struct list_origin *o)
 	free(o->inbox);
 	free(o->message_id);
 	free(o->link);
+	free(o->base_method);
 	strvec_clear(&o->reply_ids);
 	strvec_clear(&o->reply_verdicts);
 	strvec_clear(&o->reply_states);
@@ -682,7 +685,8 @@ int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
 
 	if (db_query(db, &res, err,
 		     "SELECT l.name, l.inbox, s.cover_message_id, s.version, "
-		     "s.id FROM list_series s JOIN lists l ON l.id = s.list_id "
+		     "s.id, s.base_method FROM list_series s JOIN lists l ON "
+		     "l.id = s.list_id "
 		     "WHERE s.patch_id = $1 ORDER BY s.id DESC LIMIT 1",
 		     db_i64(patch_id), db_end()) < 0)
 		return -1;
@@ -692,6 +696,7 @@ int lists_patch_origin(struct db *db, int64_t patch_id, struct list_origin *ret,
 	ret->inbox = xstrdup(db_get(res, 0, 1));
 	ret->message_id = xstrdup(db_get(res, 0, 2));
 	ret->link = thread_link(ret->inbox, ret->message_id);
+	ret->base_method = xstrdup_or_null(db_get(res, 0, 5));
 	db_get_i64(res, 0, 3, 1, INT32_MAX, &v);
 	ret->version = (int)v;
 	if (db_get_i64(res, 0, 4, 1, INT64_MAX, &sid) < 0) {

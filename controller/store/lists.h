@@ -236,6 +236,9 @@ struct list_reply_src {
 	int mail_improvements;
 	char *address; /* the list's address; NULL: not known */
 	char *reply_cc; /* "all", "list" or "none" */
+	/* how the series' base was chosen: "base-commit" or "path map";
+	 * NULL: not recorded */
+	char *base_method;
 	struct list_reply_mail *mails; /* by part, the cover first */
 	size_t nr;
 };
@@ -244,7 +247,8 @@ void list_reply_src_init(struct list_reply_src *s);
 void list_reply_src_release(struct list_reply_src *s);
 
 /*
- * The list_series whose patch_id is patch_id (list_series.id, version;
+ * The list_series whose patch_id is patch_id (list_series.id, version,
+ * base_method;
  * lists.id, name, inbox, dry_run_mbox, mail_improvements, address,
  * reply_cc) and its mails
  * that have a text (list_messages.message_id, subject, author, reply_to,
@@ -359,6 +363,9 @@ struct list_origin {
 	/* the thread in the archive, lore style: INBOX/MESSAGE-ID/, the
 	 * Message-ID percent-encoded where a URL needs it */
 	char *link;
+	/* how its base was chosen ("base-commit", "path map"); NULL: not
+	 * recorded */
+	char *base_method;
 	int version;
 	/* the series' other versions (schema 019's superseded_by): the
 	 * version that superseded it and the newest it superseded, each
@@ -376,8 +383,8 @@ void list_origin_release(struct list_origin *o);
 
 /*
  * The origin of patch_id (lists.name, inbox, list_series.
- * cover_message_id, version, and the link made of the first two; the
- * patch_id and version of the series its superseded_by names and of the
+ * cover_message_id, version, base_method, and the link made of the first two;
+ * the patch_id and version of the series its superseded_by names and of the
  * newest series whose superseded_by names it; its list_replies'
  * message_id, verdict, state, sent_at, delivery) into *ret
  * (initialised by the caller).  1 when it came from a list, 0 when not,

@@ -188,7 +188,9 @@ test_expect_success 'the two versions name each other in patch show and on the p
 	grep_or_fail "href=\"patch-5.html\"" "$SCRATCH/www/patch-1.html" &&
 	grep_or_fail "v2, PLM#5" "$SCRATCH/www/patch-1.html" &&
 	grep_or_fail "href=\"patch-1.html\"" "$SCRATCH/www/patch-5.html" &&
-	grep_or_fail "v1, PLM#1" "$SCRATCH/www/patch-5.html"
+	grep_or_fail "v1, PLM#1" "$SCRATCH/www/patch-5.html" &&
+	grep_or_fail "base chosen by" "$SCRATCH/www/patch-5.html" &&
+	grep_or_fail "base chosen by: path map" p5
 '
 
 test_expect_success 'a new epoch is noticed; an unreadable mail in it is recorded with why' '

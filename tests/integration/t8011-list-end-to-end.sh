@@ -250,7 +250,10 @@ test_expect_success 'the replies reach the SMTP server on the threads' '
 	grep -q "^To: .*<renee@example.org>\$" rq &&
 	grep -qx "Cc: sched@example.org" rq &&
 	schedfarm patch show 3 >t3 && mid=$(sed -n "s/^Message-I[Dd]: //p" r2) &&
-	grep_or_fail "$mid" t3
+	grep_or_fail "$mid" t3 &&
+	grep_or_fail "base:   sched-core" r2 &&
+	grep_or_fail "path map (no usable base-commit:)" r2 &&
+	grep_or_fail "base chosen by: path map" t3
 '
 
 test_expect_success 'serve stopped and started again: nothing read twice, nothing mailed twice' '
