@@ -137,6 +137,10 @@ metrics:
   round_trip_us: {decides: true}
 timeouts:
   run: 2m
+  # A TCG guest with its 4 vCPUs busy on a 2-core machine can leave
+  # its sshd unanswered for more than the default 20 s (a run was lost
+  # so once): a wider stall window, for this guest only.
+  stall: 90s
 EOF
 
 test_expect_success 'the stand-in tree built as the base; a guest image; a 2-socket libvirt host' '
