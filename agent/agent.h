@@ -585,6 +585,15 @@ void worker_clear(struct worker *w);
 /* Emit a worker's result text ("metric value unit direction" lines). */
 int worker_emit_results(struct agent_ctx *ctx, struct worker *w,
 			struct strbuf *err);
+/*
+ * A built-in workload's whole worker: fn(arg, result_fd) run in a worker
+ * in the spec's cgroup, released at once, waited for; its results
+ * emitted, then its voluntary and involuntary switches as counters of
+ * scope "task" named task.  0, or -1 with err.
+ */
+int worker_run(struct agent_ctx *ctx, const char *task,
+	       int (*fn)(void *arg, int result_fd), void *arg,
+	       struct strbuf *err);
 /* In a worker: write one result line to fd. */
 void worker_put(int fd, const char *metric, double value, const char *unit,
 		const char *direction);
@@ -644,6 +653,8 @@ int wrapped_prepare(struct agent_ctx *ctx, struct child_process *cp,
 /* agent_run_program() for a prepared cp, errors naming the program. */
 int wrapped_exec(struct agent_ctx *ctx, struct child_process *cp,
 		 struct strbuf *err);
+/* Every metric of ms as a result line of the run. */
+void wrapped_emit_metrics(struct agent_ctx *ctx, const struct metrics *ms);
 /* Split a user's command line at spaces into argv words (no shell). */
 void split_command(struct strvec *argv, const char *cmd);
 

@@ -590,6 +590,30 @@ int worker_emit_results(struct agent_ctx *ctx, struct worker *w,
 	return rc;
 }
 
+int worker_run(struct agent_ctx *ctx, const char *task,
+	       int (*fn)(void *arg, int result_fd), void *arg,
+	       struct strbuf *err)
+{
+	struct worker w;
+	int rc;
+
+	if (worker_start(ctx, &w, spec_param(ctx->spec, "cgroup"), fn, arg,
+			 err) < 0)
+		return -1;
+	worker_release(&w);
+	rc = worker_finish(&w, err);
+	if (rc == 0)
+		rc = worker_emit_results(ctx, &w, err);
+	if (rc == 0) {
+		emit_counter(ctx->em, "task", task, "voluntary_switches",
+			     (double)w.vol);
+		emit_counter(ctx->em, "task", task, "involuntary_switches",
+			     (double)w.invol);
+	}
+	worker_clear(&w);
+	return rc;
+}
+
 int agent_run_program(struct agent_ctx *ctx, struct child_process *cp,
 		      struct strbuf *err)
 {

@@ -218,29 +218,13 @@ static int chat_check(const struct run_spec *s, struct strbuf *field,
 static int chat_run(struct agent_ctx *ctx, struct strbuf *err)
 {
 	struct chat ch;
-	struct worker w;
-	int rc;
 
 	memset(&ch, 0, sizeof(ch));
 	ch.rooms = (int)spec_param_i64(ctx->spec, "rooms");
 	ch.users = (int)spec_param_i64(ctx->spec, "users");
 	ch.messages = (int)spec_param_i64(ctx->spec, "messages");
 	ch.size = (size_t)spec_param_i64(ctx->spec, "message_size");
-	if (worker_start(ctx, &w, spec_param(ctx->spec, "cgroup"), chat_worker,
-			 &ch, err) < 0)
-		return -1;
-	worker_release(&w);
-	rc = worker_finish(&w, err);
-	if (rc == 0)
-		rc = worker_emit_results(ctx, &w, err);
-	if (rc == 0) {
-		emit_counter(ctx->em, "task", "chat", "voluntary_switches",
-			     (double)w.vol);
-		emit_counter(ctx->em, "task", "chat", "involuntary_switches",
-			     (double)w.invol);
-	}
-	worker_clear(&w);
-	return rc;
+	return worker_run(ctx, "chat", chat_worker, &ch, err);
 }
 
 const struct wl_ops wl_chat = {

@@ -143,8 +143,6 @@ static int mc_check(const struct run_spec *s, struct strbuf *field,
 static int mc_run(struct agent_ctx *ctx, struct strbuf *err)
 {
 	struct mc_params p;
-	struct worker w;
-	int rc;
 
 	p.nshort = (int)spec_param_i64(ctx->spec, "short_threads");
 	p.nlong = (int)spec_param_i64(ctx->spec, "long_threads");
@@ -152,21 +150,7 @@ static int mc_run(struct agent_ctx *ctx, struct strbuf *err)
 	p.slots = (size_t)spec_param_i64(ctx->spec, "chunk_slots");
 	p.sleep_every = spec_param_i64(ctx->spec, "sleep_every");
 	p.sleep_us = spec_param_i64(ctx->spec, "sleep_us");
-	if (worker_start(ctx, &w, spec_param(ctx->spec, "cgroup"), mc_worker,
-			 &p, err) < 0)
-		return -1;
-	worker_release(&w);
-	rc = worker_finish(&w, err);
-	if (rc == 0)
-		rc = worker_emit_results(ctx, &w, err);
-	if (rc == 0) {
-		emit_counter(ctx->em, "task", "memchunk", "voluntary_switches",
-			     (double)w.vol);
-		emit_counter(ctx->em, "task", "memchunk",
-			     "involuntary_switches", (double)w.invol);
-	}
-	worker_clear(&w);
-	return rc;
+	return worker_run(ctx, "memchunk", mc_worker, &p, err);
 }
 
 const struct wl_ops wl_memchunk = {

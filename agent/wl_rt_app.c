@@ -125,9 +125,7 @@ static int ra_run(struct agent_ctx *ctx, struct strbuf *err)
 	if (read_logs(dir, &logs, err) < 0 ||
 	    parse_rt_app_logs(logs.buf, logs.len, &ms, err) < 0)
 		goto out;
-	for (size_t i = 0; i < ms.n; i++)
-		emit_result(ctx->em, ms.m[i].name, ms.m[i].value, ms.m[i].unit,
-			    ms.m[i].direction);
+	wrapped_emit_metrics(ctx, &ms);
 	rc = 0;
 out:
 	if (made) {

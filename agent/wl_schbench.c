@@ -483,8 +483,6 @@ static int sb_check(const struct run_spec *s, struct strbuf *field,
 static int sb_run(struct agent_ctx *ctx, struct strbuf *err)
 {
 	struct sb_params p;
-	struct worker w;
-	int rc;
 
 	p.nmsg = (int)spec_param_i64(ctx->spec, "message_threads");
 	p.nwork = (int)spec_param_i64(ctx->spec, "workers");
@@ -494,21 +492,7 @@ static int sb_run(struct agent_ctx *ctx, struct strbuf *err)
 	p.work_us = spec_param_i64(ctx->spec, "work_us");
 	p.sleep_us = spec_param_i64(ctx->spec, "test_sleep_us");
 	p.pipe = (size_t)spec_param_i64(ctx->spec, "pipe");
-	if (worker_start(ctx, &w, spec_param(ctx->spec, "cgroup"), sb_worker,
-			 &p, err) < 0)
-		return -1;
-	worker_release(&w);
-	rc = worker_finish(&w, err);
-	if (rc == 0)
-		rc = worker_emit_results(ctx, &w, err);
-	if (rc == 0) {
-		emit_counter(ctx->em, "task", "schbench", "voluntary_switches",
-			     (double)w.vol);
-		emit_counter(ctx->em, "task", "schbench",
-			     "involuntary_switches", (double)w.invol);
-	}
-	worker_clear(&w);
-	return rc;
+	return worker_run(ctx, "schbench", sb_worker, &p, err);
 }
 
 const struct wl_ops wl_schbench = {

@@ -63,9 +63,7 @@ static int sng_run(struct agent_ctx *ctx, struct strbuf *err)
 	}
 	if (parse_stress_ng_yaml(text.buf, text.len, &ms, err) < 0)
 		goto out;
-	for (size_t i = 0; i < ms.n; i++)
-		emit_result(ctx->em, ms.m[i].name, ms.m[i].value, ms.m[i].unit,
-			    ms.m[i].direction);
+	wrapped_emit_metrics(ctx, &ms);
 	rc = 0;
 out:
 	if (made) {

@@ -40,6 +40,13 @@ void split_command(struct strvec *argv, const char *cmd)
 	}
 }
 
+void wrapped_emit_metrics(struct agent_ctx *ctx, const struct metrics *ms)
+{
+	for (size_t i = 0; i < ms->n; i++)
+		emit_result(ctx->em, ms->m[i].name, ms->m[i].value,
+			    ms->m[i].unit, ms->m[i].direction);
+}
+
 /* Prefix cp's argv so the program starts inside the group at path. */
 static int wrap_in_cgroup(struct agent_ctx *ctx, struct child_process *cp,
 			  const char *path, struct strbuf *err)
@@ -160,9 +167,7 @@ static int run_parse(struct agent_ctx *ctx, struct child_process *cp,
 			tail = text->buf + text->len - 600;
 		strbuf_addf(err, "; output ends: %s", tail);
 	} else {
-		for (size_t i = 0; i < ms.n; i++)
-			emit_result(ctx->em, ms.m[i].name, ms.m[i].value,
-				    ms.m[i].unit, ms.m[i].direction);
+		wrapped_emit_metrics(ctx, &ms);
 		for (size_t i = 0; i < ms.unsupported.nr; i++)
 			emit_counter_unavailable(
 				ctx->em, "perf", scope, ms.unsupported.v[i],
