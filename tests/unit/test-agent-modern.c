@@ -20,30 +20,12 @@
 
 #include "agent.h"
 #include "rtapp.h"
+#include "unit-files.h"
 
 /* Read tests/data/agent/NAME from the tree (cwd, or 3 above the binary). */
 static void data(const char *name, struct strbuf *out)
 {
-	struct strbuf p = STRBUF_INIT;
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	strbuf_reset(out);
-	strbuf_addf(&p, "tests/data/agent/%s", name);
-	if (strbuf_read_file(out, p.buf, 1 << 20) >= 0) {
-		strbuf_release(&p);
-		return;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	assert_true(n > 0);
-	exe[n] = '\0';
-	for (int up = 0; up < 4; up++)
-		*strrchr(exe, '/') = '\0';
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/tests/data/agent/%s", exe, name);
-	if (strbuf_read_file(out, p.buf, 1 << 20) < 0)
-		fail_msg("cannot read %s", p.buf);
-	strbuf_release(&p);
+	unit_tree_data("tests/data/agent", name, out);
 }
 
 /* Parse text with p expecting want_rc; err is left in *err. */

@@ -8,11 +8,44 @@
 #ifndef SCHEDFARM_UNIT_FILES_H
 #define SCHEDFARM_UNIT_FILES_H
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fs.h"
 #include "run-command.h"
+
+/*
+ * Read FOLDER/NAME of the source tree (FOLDER relative to its top, e.g.
+ * "tests/data/agent") into out: from the working folder, else from 3
+ * folders above the test's binary (build/tests/unit/).  Fails the test
+ * when neither can be read.
+ */
+static inline void unit_tree_data(const char *folder, const char *name,
+				  struct strbuf *out)
+{
+	struct strbuf p = STRBUF_INIT;
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	strbuf_reset(out);
+	strbuf_addf(&p, "%s/%s", folder, name);
+	if (strbuf_read_file(out, p.buf, 1 << 20) >= 0) {
+		strbuf_release(&p);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	for (int up = 0; up < 4; up++)
+		*strrchr(exe, '/') = '\0';
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/%s/%s", exe, folder, name);
+	if (strbuf_read_file(out, p.buf, 1 << 20) < 0)
+		fail_msg("cannot read %s", p.buf);
+	strbuf_release(&p);
+}
 
 /* dir/name in one of 8 rotating buffers (so a call can use a few). */
 static inline char *unit_path(const char *dir, const char *name)
