@@ -19,6 +19,7 @@
 # while) holds the reply back until it allows one.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/smtp.sh"
+. "$TOP/tests/lib/inbox.sh"
 
 command -v "$(pg_bindir)/initdb" >/dev/null 2>&1 ||
 	skip_all "PostgreSQL server programs not installed (make deps)"
@@ -40,9 +41,6 @@ mkdir -p "$HOME"
 D=$TOP/tests/data/lists
 INBOX=$SCRATCH/inbox
 
-deliver() {
-	ORIGINAL_RECIPIENT=sched@example.org public-inbox-mda --no-precheck <"$1"
-}
 q() {
 	schedfarm db psql -- -X -v ON_ERROR_STOP=1 -qAt -c "$1"
 }
@@ -78,9 +76,7 @@ metrics:
 EOF2
 
 test_expect_success 'an archive with a sched series and a QP patch; a trigger makes the numbers' '
-	public-inbox-init -V2 sched "$INBOX" http://127.0.0.1/sched \
-		sched@example.org &&
-	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none &&
+	inbox_init &&
 	for f in 01-cover 02-patch1 03-patch2 04-patch3 08-qp; do
 		deliver "$D/$f.eml" || exit 1; done &&
 	schedfarm db migrate >/dev/null 2>&1;
