@@ -8,8 +8,9 @@
 # output through CMOCKA_MESSAGE_OUTPUT); integration tests are the TAP
 # scripts tests/integration/t*.sh.  prove prints the summary CI reads; after
 # it comes the list of skipped tests (file, test, reason: tests that skip
-# record themselves through tests/lib/test-lib.sh), then prove's summary
-# again, so the last lines are still prove's.
+# record themselves through tests/lib/test-lib.sh), the failed tests with
+# the end of their output, then prove's summary again, so the last lines
+# are still prove's.
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -47,9 +48,11 @@ esac
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/schedfarm-run-tests.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 : >"$scratch/skips"
-chmod 666 "$scratch/skips"
+: >"$scratch/fails"
+chmod 666 "$scratch/skips" "$scratch/fails"
 chmod 755 "$scratch"
 export SCHEDFARM_SKIP_LOG="$scratch/skips"
+export SCHEDFARM_FAIL_LOG="$scratch/fails"
 # shellcheck disable=SC2086
 {
 	rc=0
@@ -67,6 +70,12 @@ else
 	echo "Skipped: $n (file, test, reason)"
 	sort "$scratch/skips" |
 		awk -F '\t' '{ printf "  %s  %s: %s\n", $1, $2, $3 }'
+fi
+# A failed test's last lines again, here where CI's tail shows them.
+if [ -s "$scratch/fails" ]; then
+	echo
+	echo "Failed tests, with the end of their output:"
+	cat "$scratch/fails"
 fi
 echo
 sed -n '/^All tests successful\.$/,$p;/^Test Summary Report/,$p' \

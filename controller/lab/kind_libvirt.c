@@ -69,7 +69,6 @@ static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 	s.kernel = c->kernel_vmlinux ? c->kernel_vmlinux : c->kernel_image;
 	s.initrd = c->kernel_initrd ? c->kernel_initrd
 				    : boot_cfg_str(c, "initrd", NULL);
-	s.cmdline = cmdline;
 	s.console_log = res->console_path;
 	s.ssh_addr = res->ssh_addr;
 	s.ssh_port = res->ssh_port;
@@ -104,6 +103,20 @@ static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 	}
 	{
 		int64_t op = boot_power_op_begin(db, res, "create");
+		struct strbuf cl = STRBUF_INIT;
+
+		/* Under TCG a loaded machine can make the kernel's check of
+		 * the IO-APIC timer fail ("IO-APIC + timer doesn't work!", a
+		 * panic before init).  A KVM guest's kernel skips that check
+		 * by itself (kvmclock); a TCG guest is told to skip it. */
+		strbuf_addstr(&cl, cmdline);
+		if (strcmp(s.type, "kvm") &&
+		    !strstr(cmdline, "no_timer_check")) {
+			strbuf_addstr(&cl, " no_timer_check");
+			boot_event(c, "TCG guest: no_timer_check added to the "
+				      "command line");
+		}
+		s.cmdline = cl.buf;
 
 		/* libvirt's create blocks, for tens of seconds on a loaded
 		 * machine under TCG: start it with the whole lease ahead (a
@@ -113,6 +126,8 @@ static int power_libvirt(struct db *db, struct boot_ctx *c, const char *cmdline,
 			(void)c->req->tick(c->req->ctx);
 		r = virt_create_paused(vc, &s, err);
 		boot_power_op_end(db, op, r, err);
+		s.cmdline = NULL;
+		strbuf_release(&cl);
 		if (r < 0)
 			goto out;
 		r = -1;

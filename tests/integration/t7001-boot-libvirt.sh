@@ -51,7 +51,7 @@ test_expect_success 'a Debian kernel and a 2-socket libvirt host are registered'
 # This farm's domains (other suites may share the libvirt daemon).
 DOM=farm-$(cat "$SCRATCH/farm" 2>/dev/null)
 
-test_expect_success 'boot: Linux, beacon, SSH, uname -r; 2 sockets and 2 NUMA nodes inside' '
+test_expect_success 'boot: Linux, beacon, SSH, uname -r; 2 sockets and 2 NUMA nodes inside; TCG: no_timer_check' '
 	schedfarm kernel boot debian --host vm1 --keep >out 2>err
 	r=$?
 	cat out err
@@ -64,9 +64,12 @@ test_expect_success 'boot: Linux, beacon, SSH, uname -r; 2 sockets and 2 NUMA no
 	ssh -o BatchMode=yes -o UserKnownHostsFile="$G/known_hosts" \
 		-i "$G/ctl" -p "$PORT" root@127.0.0.1 \
 		"cat /sys/devices/system/cpu/cpu*/topology/physical_package_id | sort -u | wc -l;
-		 ls -d /sys/devices/system/node/node* | wc -l; nproc" >topo &&
+		 ls -d /sys/devices/system/node/node* | wc -l; nproc;
+		 cat /proc/cmdline" >topo &&
 	test "$(sed -n 1p topo)" = 2 && test "$(sed -n 2p topo)" = 2 &&
-	test "$(sed -n 3p topo)" = 4
+	test "$(sed -n 3p topo)" = 4 &&
+	grep_or_fail "TCG guest: no_timer_check added" err &&
+	sed -n 4p topo | grep -qw no_timer_check
 '
 
 AGENT_INFO=no

@@ -53,7 +53,8 @@ test_expect_success 'a Debian kernel and an IPMI host are registered' '
 		\$\$127.0.0.1\$\$, $BMC_PORT, \$\$admin\$\$, \$\$$SCRATCH/bmc.pw\$\$,
 		\$\$unsupported\$\$,
 		\$\${\"tftp_dir\": \"$T\", \"console_log\": \"$CONSOLE\",
-		    \"initrd\": \"$G/guest.cpio.gz\"}\$\$)" &&
+		    \"initrd\": \"$G/guest.cpio.gz\",
+		    \"cmdline\": \"$TCG_CMDLINE\"}\$\$)" &&
 	sql "INSERT INTO hosts (name, kind, address, port, bmc_address,
 		bmc_port, bmc_user, bmc_password_file, health, boot_config)
 	     VALUES (\$\$bmc2\$\$, \$\$ipmi\$\$, \$\$127.0.0.1\$\$, 22,

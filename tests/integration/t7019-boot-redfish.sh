@@ -64,6 +64,7 @@ test_expect_success 'a Debian kernel and a Redfish host are registered' '
 		--bmc-password-file "$SCRATCH/bmc1.pw" \
 		--boot-config "{\"tftp_dir\": \"$T\", \"console_log\": \"$CONSOLE\",
 			\"initrd\": \"$G/guest.cpio.gz\",
+			\"cmdline\": \"$TCG_CMDLINE\",
 			\"redfish_ca_file\": \"$SCRATCH/bmc-cert.pem\"}" &&
 	schedfarm host add bmc2 --kind redfish --address 127.0.0.1 --port 22 \
 		--user root --key "$G/ctl" --known-hosts "$G/known_hosts" \
@@ -173,6 +174,7 @@ test_expect_success 'with no console_log, the BMC'\''s telnet console is the boo
 		--bmc-password-file "$SCRATCH/bmc3.pw" \
 		--boot-config "{\"tftp_dir\": \"$T\",
 			\"initrd\": \"$G/guest.cpio.gz\",
+			\"cmdline\": \"$TCG_CMDLINE\",
 			\"redfish_ca_file\": \"$SCRATCH/bmc-cert.pem\"}" &&
 	schedfarm kernel boot debian --host bmc3 --run "uname -r" >out3 2>err3 ||
 		{ cat out3 err3; false; }

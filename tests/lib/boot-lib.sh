@@ -235,6 +235,14 @@ vm_host_add() {
 			--libvirt-uri qemu:///system "$@"
 }
 
+# TCG_CMDLINE: the kernel command line for a BMC test's machine (boot_config
+# cmdline).  Those machines are qemu under TCG standing in for real
+# hardware, so they get the farm's default (lab/boot.c) plus what a KVM
+# guest's kernel sets by itself: no_timer_check (on a loaded machine TCG's
+# timer can fail the kernel's IO-APIC timer check, a panic before init).
+# libvirt hosts need nothing: the farm adds it to a TCG domain's line.
+TCG_CMDLINE="console=ttyS0 quiet loglevel=6 panic=-1 no_timer_check"
+
 # boot_test_setup: the farm's state folder in the scratch folder (its
 # embedded PostgreSQL stopped at exit), the newest Debian kernel of /boot
 # ($VMLINUZ, release $REL) and an empty guest folder $G.

@@ -83,6 +83,18 @@ _skip_record() {
 		"$(printf '%s' "$2" | tr '\t\n' '  ')" >>"$SCHEDFARM_SKIP_LOG"
 }
 
+# _fail_record DESCRIPTION OUTPUT: a failed test, with the last 40 lines
+# of its output, for the list tests/run-tests.sh prints at the end (CI
+# keeps only the end of a long run's output).
+_fail_record() {
+	[ -n "${SCHEDFARM_FAIL_LOG:-}" ] || return 0
+	{
+		printf '%s: not ok %s - %s\n' "$(basename "$0")" "$test_count" \
+			"$(printf '%s' "$1" | tr '\n' ' ')"
+		tail -n 40 "$2" | sed 's/^/    /'
+	} >>"$SCHEDFARM_FAIL_LOG"
+}
+
 skip_all() {
 	_skip_record "(all)" "$*"
 	echo "1..0 # SKIP $*"
@@ -102,6 +114,7 @@ test_expect_success() {
 	else
 		echo "not ok $test_count - $1"
 		sed 's/^/#   /' "$_out" >&2
+		_fail_record "$1" "$_out"
 		test_failed=$((test_failed + 1))
 	fi
 }
