@@ -1,6 +1,6 @@
 /*
- * cmd_list.c - `schedfarm list add|show|rm|poll`: the mailing lists the
- * farm follows (doc/LISTS.md).
+ * cmd_list.c - `schedfarm list add|set|show|rm|poll`: the mailing lists
+ * the farm follows (doc/LISTS.md).
  *
  * A list is a public-inbox archive and its policy, kept in PostgreSQL
  * (store/lists.h).  poll mirrors the archive once and reads what is new
@@ -33,6 +33,12 @@ const char cmd_list_usage[] =
 	"                          [--address ADDR] [--reply-cc "
 	"all|list|none]\n"
 	"                          [--series-wait DUR]\n"
+	"       schedfarm list set NAME [the options of add but --inbox and\n"
+	"                          --from-now] [--no-paths] [--no-prefixes]\n"
+	"                          [--no-base-map] [--no-base-repo] "
+	"[--no-plan]\n"
+	"                          [--no-host] [--no-mail-improvements]\n"
+	"                          [--no-dry-run] [--no-address]\n"
 	"       schedfarm list show [NAME]\n"
 	"       schedfarm list rm NAME\n"
 	"       schedfarm list poll NAME\n"
@@ -60,6 +66,10 @@ const char cmd_list_usage[] =
 	"only) or none; --series-wait (default 1d), how long\n"
 	"an incomplete series is waited for.\n"
 	"\n"
+	"set changes a list's policy in place: what was read is not read\n"
+	"again, and what was mailed (into the dry-run mbox too) is not\n"
+	"mailed again; the first --path (--prefix, --base-map) replaces the\n"
+	"list's, --no-* clears one (--no-dry-run: mail by SMTP from now on).\n"
 	"show prints the lists, or one list's policy, its messages by state\n"
 	"and its series.  rm forgets a list and all it read.  poll reads a\n"
 	"list once and prints each message read: patch, not-a-patch or\n"
@@ -70,7 +80,9 @@ const char cmd_list_usage[] =
 	"      --path 'kernel/sched/*' --path 'include/linux/sched*' \\\n"
 	"      --base-map 'kernel/sched/*=tip/sched/core' --dry-run-mbox "
 	"lkml.mbox\n"
-	"  schedfarm list poll lkml\n";
+	"  schedfarm list poll lkml\n"
+	"  schedfarm list set lkml --no-dry-run --address "
+	"linux-kernel@vger.kernel.org\n";
 
 /* A list's name: what schema 019 allows, checked before the database. */
 static const char *list_name(const char *s)
@@ -85,118 +97,177 @@ static const char *list_name(const char *s)
 	return s;
 }
 
+/* add's and set's options; the letters are apply_opt()'s cases. */
+static const struct option list_opts[] = {
+	{ "inbox", required_argument, NULL, 'i' },
+	{ "path", required_argument, NULL, 'p' },
+	{ "prefix", required_argument, NULL, 'x' },
+	{ "base-map", required_argument, NULL, 'm' },
+	{ "base-repo", required_argument, NULL, 'r' },
+	{ "plan", required_argument, NULL, 'P' },
+	{ "host", required_argument, NULL, 'H' },
+	{ "mail-improvements", no_argument, NULL, 'I' },
+	{ "from-now", no_argument, NULL, 'F' },
+	{ "dry-run-mbox", required_argument, NULL, 'd' },
+	{ "mails-per-hour", required_argument, NULL, 'n' },
+	{ "series-wait", required_argument, NULL, 'w' },
+	{ "address", required_argument, NULL, 'a' },
+	{ "reply-cc", required_argument, NULL, 'c' },
+	{ "no-paths", no_argument, NULL, 1 },
+	{ "no-prefixes", no_argument, NULL, 2 },
+	{ "no-base-map", no_argument, NULL, 3 },
+	{ "no-base-repo", no_argument, NULL, 4 },
+	{ "no-plan", no_argument, NULL, 5 },
+	{ "no-host", no_argument, NULL, 6 },
+	{ "no-mail-improvements", no_argument, NULL, 7 },
+	{ "no-dry-run", no_argument, NULL, 8 },
+	{ "no-address", no_argument, NULL, 9 },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Replace *field with v, which it owns from now on (NULL: none). */
+static void set_str(char **field, char *v)
+{
+	free(*field);
+	*field = v;
+}
+
+/* The first --path (--prefix, --base-map) of a command replaces what the
+ * row had; the next ones add to it.  v NULL (--no-paths ...): empty it,
+ * wherever it comes. */
+static void vec_opt(struct strvec *sv, unsigned bit, unsigned *seen,
+		    const char *v)
+{
+	if (!v || !(*seen & bit)) {
+		strvec_clear(sv);
+		*seen |= bit;
+	}
+	if (v)
+		strvec_push(sv, v);
+}
+
+/*
+ * Apply the policy option c (of list_opts[], its argument optarg) to l.
+ * seen: which list options this command gave already (vec_opt()).  Dies
+ * with a usage error on a bad value; -1 for a letter that is not a policy
+ * option (--inbox, --from-now, unknown), which the caller handles.
+ */
+static int apply_opt(int c, struct list_row *l, unsigned *seen)
+{
+	const char *why;
+	int64_t ms;
+
+	switch (c) {
+	case 'p':
+	case 1:
+		vec_opt(&l->path_globs, 1u, seen, c == 'p' ? optarg : NULL);
+		break;
+	case 'x':
+	case 2:
+		vec_opt(&l->subject_prefixes, 2u, seen,
+			c == 'x' ? optarg : NULL);
+		break;
+	case 'm':
+		if (!strchr(optarg, '=') || *optarg == '=')
+			die_usage("--base-map '%s' is not GLOB=BASE", optarg);
+		vec_opt(&l->base_map, 4u, seen, optarg);
+		break;
+	case 3:
+		vec_opt(&l->base_map, 4u, seen, NULL);
+		break;
+	case 'r':
+		set_str(&l->base_repo, path_absolute(optarg));
+		break;
+	case 4:
+		set_str(&l->base_repo, NULL);
+		break;
+	case 'P':
+		set_str(&l->plan_path, path_absolute(optarg));
+		break;
+	case 5:
+		set_str(&l->plan_path, NULL);
+		break;
+	case 'H':
+		set_str(&l->host, xstrdup(cli_name("--host", optarg, 128)));
+		break;
+	case 6:
+		set_str(&l->host, NULL);
+		break;
+	case 'I':
+	case 7:
+		l->mail_improvements = c == 'I';
+		break;
+	case 'd':
+		set_str(&l->dry_run_mbox, xstrdup(optarg));
+		break;
+	case 8:
+		set_str(&l->dry_run_mbox, NULL);
+		break;
+	case 'n':
+		if (parse_int(optarg, 0, 10000, &l->mails_per_hour, &why) < 0)
+			die_usage("--mails-per-hour '%s' %s", optarg, why);
+		break;
+	case 'a':
+		if (mail_parse_mailbox(optarg, NULL, NULL, &why) < 0)
+			die_usage("--address '%s' %s", optarg, why);
+		set_str(&l->address, xstrdup(optarg));
+		break;
+	case 9:
+		set_str(&l->address, NULL);
+		break;
+	case 'c':
+		if (strcmp(optarg, "all") && strcmp(optarg, "list") &&
+		    strcmp(optarg, "none"))
+			die_usage("--reply-cc '%s': all, list or none", optarg);
+		set_str(&l->reply_cc, xstrdup(optarg));
+		break;
+	case 'w':
+		if (parse_duration_ms(optarg, 1000, 365LL * 86400000, &ms,
+				      &why) < 0)
+			die_usage("--series-wait '%s' %s", optarg, why);
+		l->series_wait_s = (int)(ms / 1000);
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* The checks across options, on the row as it will be stored. */
+static void check_policy(const struct list_row *l)
+{
+	if (l->reply_cc && !strcmp(l->reply_cc, "list") && !l->address)
+		die_usage("--reply-cc list needs --address ADDR");
+}
+
 static int list_add(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "inbox", required_argument, NULL, 'i' },
-		{ "path", required_argument, NULL, 'p' },
-		{ "prefix", required_argument, NULL, 'x' },
-		{ "base-map", required_argument, NULL, 'm' },
-		{ "base-repo", required_argument, NULL, 'r' },
-		{ "plan", required_argument, NULL, 'P' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "mail-improvements", no_argument, NULL, 'I' },
-		{ "from-now", no_argument, NULL, 'F' },
-		{ "dry-run-mbox", required_argument, NULL, 'd' },
-		{ "mails-per-hour", required_argument, NULL, 'n' },
-		{ "series-wait", required_argument, NULL, 'w' },
-		{ "address", required_argument, NULL, 'a' },
-		{ "reply-cc", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct strbuf err = STRBUF_INIT;
 	struct list_row l;
-	const char *why;
-	int64_t id, ms;
+	unsigned seen = 0;
+	int64_t id;
 	int c, r;
 
 	list_row_init(&l);
 	l.mails_per_hour = 10;
 	l.series_wait_s = 86400;
-	while ((c = cli_getopt(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			free(l.inbox);
-			l.inbox = xstrdup(optarg);
-			break;
-		case 'p':
-			strvec_push(&l.path_globs, optarg);
-			break;
-		case 'x':
-			strvec_push(&l.subject_prefixes, optarg);
-			break;
-		case 'm':
-			if (!strchr(optarg, '=') || *optarg == '=')
-				die_usage("--base-map '%s' is not GLOB=BASE",
-					  optarg);
-			strvec_push(&l.base_map, optarg);
-			break;
-		case 'r':
-			free(l.base_repo);
-			l.base_repo = path_absolute(optarg);
-			break;
-		case 'P':
-			free(l.plan_path);
-			l.plan_path = path_absolute(optarg);
-			break;
-		case 'H':
-			free(l.host);
-			l.host = xstrdup(cli_name("--host", optarg, 128));
-			break;
-		case 'I':
-			l.mail_improvements = 1;
-			break;
-		case 'F':
+	while ((c = cli_getopt(argc, argv, "", list_opts, NULL)) != -1) {
+		if (c == 'i')
+			set_str(&l.inbox, xstrdup(optarg));
+		else if (c == 'F')
 			l.from_now = 1;
-			break;
-		case 'd':
-			free(l.dry_run_mbox);
-			l.dry_run_mbox = xstrdup(optarg);
-			break;
-		case 'n':
-			if (parse_int(optarg, 0, 10000, &l.mails_per_hour,
-				      &why) < 0)
-				die_usage("--mails-per-hour '%s' %s", optarg,
-					  why);
-			break;
-		case 'a':
-			if (mail_parse_mailbox(optarg, NULL, NULL, &why) < 0)
-				die_usage("--address '%s' %s", optarg, why);
-			free(l.address);
-			l.address = xstrdup(optarg);
-			break;
-		case 'c':
-			if (strcmp(optarg, "all") && strcmp(optarg, "list") &&
-			    strcmp(optarg, "none"))
-				die_usage("--reply-cc '%s': all, list or none",
-					  optarg);
-			free(l.reply_cc);
-			l.reply_cc = xstrdup(optarg);
-			break;
-		case 'w':
-			if (parse_duration_ms(optarg, 1000, 365LL * 86400000,
-					      &ms, &why) < 0)
-				die_usage("--series-wait '%s' %s", optarg, why);
-			l.series_wait_s = (int)(ms / 1000);
-			break;
-		default:
+		else if (apply_opt(c, &l, &seen) < 0)
 			die_usage("list add NAME --inbox URL|DIR [OPTIONS]");
-		}
 	}
 	if (optind != argc - 1)
 		die_usage("list add NAME --inbox URL|DIR [OPTIONS]");
 	if (!l.inbox || !*l.inbox)
 		die_usage("list add needs --inbox URL|DIR");
-	if (l.reply_cc && !strcmp(l.reply_cc, "list") && !l.address)
-		die_usage("--reply-cc list needs --address ADDR");
+	check_policy(&l);
 	/* A local archive is named by its absolute path: serve and poll may
 	 * run from another folder. */
-	if (!strstr(l.inbox, "://")) {
-		char *abs = path_absolute(l.inbox);
-
-		free(l.inbox);
-		l.inbox = abs;
-	}
+	if (!strstr(l.inbox, "://"))
+		set_str(&l.inbox, path_absolute(l.inbox));
 	l.name = xstrdup(list_name(argv[optind]));
 	r = lists_add(cli_open_db(), &l, &id, &err);
 	if (r < 0)
@@ -204,6 +275,66 @@ static int list_add(int argc, char **argv)
 	if (r == 0)
 		fatal("a list named '%s' exists already", l.name);
 	printf("list %s added (id %lld)\n", l.name, (long long)id);
+	list_row_release(&l);
+	return 0;
+}
+
+/*
+ * `list set NAME OPTIONS`: change a list's policy in place.  Its archive
+ * (--inbox), its cursors, messages, series and replies stay: what was
+ * read is not read again, and what was mailed (into the dry-run mbox as
+ * well) is not mailed again.  The options are add's, plus --no-* to
+ * clear one; the first --path (--prefix, --base-map) replaces the list.
+ */
+static int list_set(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct list_row l;
+	unsigned seen = 0;
+	int c, r, n = 0;
+	struct db *db;
+
+	/* Parsed twice: the options are checked before the database is
+	 * opened, then applied to the row as it is. */
+	list_row_init(&l);
+	while ((c = cli_getopt(argc, argv, "", list_opts, NULL)) != -1) {
+		if (c == 'i')
+			die_usage("a list's --inbox cannot change (its cursors "
+				  "belong to the archive): list rm, then list "
+				  "add");
+		if (c == 'F')
+			die_usage("--from-now is for list add: a list that was "
+				  "polled has its cursors");
+		if (apply_opt(c, &l, &seen) < 0)
+			die_usage("list set NAME OPTIONS");
+		n++;
+	}
+	list_row_release(&l);
+	if (optind != argc - 1)
+		die_usage("list set NAME OPTIONS");
+	if (!n)
+		die_usage("list set %s: no option given: nothing to change",
+			  argv[optind]);
+	db = cli_open_db();
+	list_row_init(&l);
+	r = lists_get(db, list_name(argv[optind]), &l, &err);
+	if (r < 0)
+		cli_db_fatal("list set", &err);
+	if (r == 0)
+		fatal("no list named '%s'", argv[optind]);
+	seen = 0;
+	optind = 0;
+	while ((c = cli_getopt(argc, argv, "", list_opts, NULL)) != -1)
+		(void)apply_opt(c, &l, &seen);
+	check_policy(&l);
+	r = lists_set_policy(db, &l, &err);
+	if (r < 0)
+		cli_db_fatal("list set", &err);
+	if (r == 0)
+		fatal("no list named '%s'", l.name);
+	printf("list %s: policy changed (%d option%s); what was read and "
+	       "mailed stays\n",
+	       l.name, n, n == 1 ? "" : "s");
 	list_row_release(&l);
 	return 0;
 }
@@ -322,17 +453,19 @@ int cmd_list(int argc, char **argv)
 	const char *sub;
 
 	if (argc < 2)
-		die_usage("list needs a subcommand: add, show, rm, poll");
+		die_usage("list needs a subcommand: add, set, show, rm, poll");
 	sub = argv[1];
 	argc--;
 	argv++;
 	if (!strcmp(sub, "add"))
 		return list_add(argc, argv);
+	if (!strcmp(sub, "set"))
+		return list_set(argc, argv);
 	if (!strcmp(sub, "show"))
 		return list_show(argc, argv);
 	if (!strcmp(sub, "rm"))
 		return list_rm(argc, argv);
 	if (!strcmp(sub, "poll"))
 		return list_poll(argc, argv);
-	die_usage("no list subcommand '%s'; try add, show, rm, poll", sub);
+	die_usage("no list subcommand '%s'; try add, set, show, rm, poll", sub);
 }

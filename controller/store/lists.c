@@ -72,6 +72,29 @@ int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
 	return 1;
 }
 
+int lists_set_policy(struct db *db, const struct list_row *l,
+		     struct strbuf *err)
+{
+	_cleanup_db_result_ struct db_result *res = NULL;
+
+	if (db_query(db, &res, err,
+		     "UPDATE lists SET path_globs = $2, subject_prefixes = $3, "
+		     "base_map = $4, base_repo = $5, mail_improvements = $6, "
+		     "dry_run_mbox = $7, mails_per_hour = $8, "
+		     "series_wait_s = $9, plan_path = $10, host = $11, "
+		     "address = $12, reply_cc = coalesce($13, 'all') "
+		     "WHERE id = $1 RETURNING id",
+		     db_i64(l->id), db_text_array(&l->path_globs),
+		     db_text_array(&l->subject_prefixes),
+		     db_text_array(&l->base_map), db_str(l->base_repo),
+		     db_bool(l->mail_improvements), db_str(l->dry_run_mbox),
+		     db_i64(l->mails_per_hour), db_i64(l->series_wait_s),
+		     db_str(l->plan_path), db_str(l->host), db_str(l->address),
+		     db_str(l->reply_cc), db_end()) < 0)
+		return -1;
+	return db_nrows(res) > 0;
+}
+
 static void split_lines(struct strvec *sv, const char *s)
 {
 	if (s && *s)

@@ -57,6 +57,16 @@ int lists_add(struct db *db, const struct list_row *l, int64_t *ret_id,
 int lists_get(struct db *db, const char *name, struct list_row *ret,
 	      struct strbuf *err);
 
+/*
+ * Store l's policy in the lists row l->id: path_globs, subject_prefixes,
+ * base_map, base_repo, plan_path, host, mail_improvements, dry_run_mbox,
+ * mails_per_hour, series_wait_s, address, reply_cc.  Its name, inbox,
+ * from_now, cursors, messages and series stay.  1 changed, 0 no such row
+ * (removed meanwhile), -1 with err.
+ */
+int lists_set_policy(struct db *db, const struct list_row *l,
+		     struct strbuf *err);
+
 /* Every lists.name, sorted, appended to ret.  0 or -1 with err. */
 int lists_names(struct db *db, struct strvec *ret, struct strbuf *err);
 

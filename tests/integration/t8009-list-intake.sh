@@ -255,6 +255,59 @@ test_expect_success 'an inbox that is no archive: the poll fails and says why' '
 	schedfarm list rm none >/dev/null
 '
 
+# showl FIELD VALUE: a line of `list show NAME` as it prints it.
+showl() {
+	printf "%-18s%s" "$1" "$2"
+}
+
+test_expect_success 'list set changes the policy in place; what was read is not read again' '
+	schedfarm list poll sched >/dev/null 2>&1 &&
+	schedfarm list show sched >before &&
+	schedfarm list set sched --path kernel/sched/fair.c --prefix sched/core \
+		--dry-run-mbox "$SCRATCH/set.mbox" --mail-improvements \
+		--mails-per-hour 3 --no-base-map --address sched@example.org \
+		--reply-cc list --series-wait 2h >set && cat set &&
+	grep_or_fail "list sched: policy changed (9 options); what was read and mailed stays" set &&
+	schedfarm list show sched >after && cat after &&
+	grep -Fqx "$(showl paths kernel/sched/fair.c)" after &&
+	grep -Fqx "$(showl "subject prefixes" sched/core)" after &&
+	grep -Fqx "$(showl "base map" "(none)")" after &&
+	grep -Fqx "$(showl delivery "$SCRATCH/set.mbox")" after &&
+	grep -Fqx "$(showl mails "regressions and improvements")" after &&
+	grep -Fqx "$(showl "rate limit" "3 an hour")" after &&
+	grep -Fqx "$(showl address sched@example.org)" after &&
+	grep -Fqx "$(showl "reply cc" list)" after &&
+	grep -Fqx "$(showl "series wait" "7200 s")" after &&
+	grep -Fqx "$(showl plan "$SCRATCH/pp.yaml")" after &&
+	grep -Fqx "$(showl inbox "$INBOX")" after &&
+	grep "^series[[:space:]][0-9]" before >sb && grep "^series[[:space:]][0-9]" after >sa && test -s sa && cmp sb sa &&
+	schedfarm list poll sched >pset 2>&1 && cat pset && grep_re "^read 0: 0 patches" pset &&
+	schedfarm list set sched --no-dry-run --no-prefixes --no-mail-improvements \
+		--reply-cc all --no-address --path kernel/sched/ --path "include/linux/sched*" >set2 &&
+	grep_or_fail "(7 options)" set2 &&
+	schedfarm list show sched >after2 &&
+	grep -Fqx "$(showl delivery SMTP)" after2 &&
+	grep -Fqx "$(showl "subject prefixes" "(any)")" after2 &&
+	grep -Fqx "$(showl mails regressions)" after2 &&
+	grep -Fqx "$(showl address "(not known)")" after2 &&
+	grep -Fqx "$(showl paths "kernel/sched/ include/linux/sched*")" after2
+'
+
+test_expect_success 'list set: what it cannot change, or a bad value, changes nothing' '
+	schedfarm list show sched >s0 &&
+	! schedfarm list set sched --inbox /tmp 2>err && grep_or_fail "cannot change" err &&
+	! schedfarm list set sched --from-now 2>err && grep_or_fail "for list add" err &&
+	! schedfarm list set sched 2>err && grep_or_fail "nothing to change" err &&
+	! schedfarm list set sched --reply-cc list 2>err &&
+	grep_or_fail "reply-cc list needs --address" err &&
+	! schedfarm list set sched --mails-per-hour 99999 2>err &&
+	grep_or_fail "mails-per-hour" err &&
+	! schedfarm list set sched --base-map nomap 2>err &&
+	grep_or_fail "is not GLOB=BASE" err &&
+	! schedfarm list set nosuch --no-plan 2>err && grep_or_fail "no list named" err &&
+	schedfarm list show sched >s1 && cmp s0 s1
+'
+
 test_expect_success 'list rm forgets the list and what was read of it' '
 	schedfarm list rm web >rm && grep_or_fail "list web removed" rm &&
 	! schedfarm list show web 2>err && grep_or_fail "no list named" err &&

@@ -219,13 +219,13 @@ test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox, 
 	grep_or_fail "series 3: base sched-core" pd &&
 	queue_as 3 v-dry dry.eml | grep -q "PLM#3" &&
 	n=$(smtp_count "$M") && nr=$(replies) &&
-	q "UPDATE lists SET mails_per_hour = 0 WHERE name = '\''dry'\''" &&
+	schedfarm list set dry --mails-per-hour 0 >/dev/null &&
 	schedfarm run >run3 2>&1 || { cat run3; false; } &&
 	schedfarm patch show 3 --json >j3 &&
 	jq -e ".answer.verdict == \"regression\"" j3 &&
 	test ! -e "$SCRATCH/dry.mbox" &&
 	test "$(q "SELECT state FROM list_replies WHERE series_id = 3")" = pending &&
-	q "UPDATE lists SET mails_per_hour = 10 WHERE name = '\''dry'\''" &&
+	schedfarm list set dry --mails-per-hour 10 >/dev/null &&
 	schedfarm run >run4 2>&1 || { cat run4; false; } &&
 	test -s "$SCRATCH/dry.mbox" &&
 	cat "$SCRATCH/dry.mbox" &&
@@ -236,6 +236,19 @@ test_expect_success 'a list with --dry-run-mbox writes the reply into the mbox, 
 	! grep -q "$(printf "\\r")" "$SCRATCH/dry.mbox" &&
 	test "$(smtp_count "$M")" -le "$((n + 1))" &&
 	test "$(replies)" = "$nr"
+'
+
+test_expect_success 'the dry-run list goes live (list set --no-dry-run): what went into the mbox is not mailed again' '
+	cp "$SCRATCH/dry.mbox" mbox.before &&
+	n=$(smtp_count "$M") && nr=$(replies) &&
+	schedfarm list set dry --no-dry-run >live && grep_or_fail "policy changed" live &&
+	schedfarm list show dry >showl && grep_or_fail "delivery          SMTP" showl &&
+	q "UPDATE patches SET answer_state = '\''pending'\'' WHERE id = 3" &&
+	schedfarm run >run5 2>&1 || { cat run5; false; } &&
+	test "$(q "SELECT answer_state FROM patches WHERE id = 3")" = answered &&
+	cmp mbox.before "$SCRATCH/dry.mbox" &&
+	test "$(replies)" = "$nr" && test "$(smtp_count "$M")" = "$n" &&
+	test "$(q "SELECT count(*) FROM list_replies WHERE series_id = 3")" = 1
 '
 
 test_done
