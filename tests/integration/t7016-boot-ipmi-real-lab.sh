@@ -96,13 +96,6 @@ EOC
 chmod +x "$SCRATCH/machine.sh" "$SCRATCH/chassis.sh"
 ipmi_sim_up "  chassis_control \"$SCRATCH/chassis.sh 0x20\"
   sol \"telnet:127.0.0.1:$SOL_PORT\" 115200"
-# grep_or_fail for an extended regular expression.
-grep_re() {
-	grep -qE -- "$1" "$2" && return 0
-	echo "expected /$1/ in $2, which holds:"
-	sed 's/^/    /' "$2"
-	return 1
-}
 hostid() { sql "SELECT id FROM hosts WHERE name = \$\$$1\$\$"; }
 # The test's own look inside the guest (OpenSSH's client: the farm never
 # uses one, the test may).

@@ -31,19 +31,8 @@ done
 pg_test_start pg >pg.out 2>&1 || { cat pg.out; exit 1; }
 export SCHEDFARM_DB="$PG_CONNINFO"
 export SCHEDFARM_HOME=$SCRATCH/home
-# public-inbox's own settings live in the scratch folder, not in ~.
-export HOME=$SCRATCH/pihome PI_CONFIG=$SCRATCH/pihome/pi_config
-mkdir -p "$HOME"
-D=$TOP/tests/data/lists
-INBOX=$SCRATCH/inbox
+inbox_env
 
-# grep -E, saying what the file holds when the pattern is not there.
-grep_re() {
-	grep -qE -- "$1" "$2" && return 0
-	echo "expected /$1/ in $2, which holds:"
-	sed 's/^/    /' "$2"
-	return 1
-}
 
 test_expect_success 'a public-inbox v2 archive with the mails delivered' '
 	inbox_init &&

@@ -36,10 +36,7 @@ smtp_up "$SCRATCH/smtp" >smtp.out 2>&1 || { cat smtp.out; exit 1; }
 M=$SCRATCH/smtp
 smtp_config "$SCRATCH/farm.conf" "$SCRATCH"
 export SCHEDFARM_CONFIG=$SCRATCH/farm.conf
-export HOME=$SCRATCH/pihome PI_CONFIG=$SCRATCH/pihome/pi_config
-mkdir -p "$HOME"
-D=$TOP/tests/data/lists
-INBOX=$SCRATCH/inbox
+inbox_env
 
 q() {
 	schedfarm db psql -- -X -v ON_ERROR_STOP=1 -qAt -c "$1"

@@ -50,17 +50,8 @@ M=$SCRATCH/smtp
 smtp_up "$M" >smtp.out 2>&1 || { cat smtp.out; exit 1; }
 smtp_config "$SCRATCH/farm.conf" "$SCRATCH"
 export SCHEDFARM_CONFIG=$SCRATCH/farm.conf
-export HOME=$SCRATCH/pihome PI_CONFIG=$SCRATCH/pihome/pi_config
-mkdir -p "$HOME"
-D=$TOP/tests/data/lists
-INBOX=$SCRATCH/inbox
+inbox_env
 
-grep_re() {
-	grep -qE -- "$1" "$2" && return 0
-	echo "expected /$1/ in $2, which holds:"
-	sed 's/^/    /' "$2"
-	return 1
-}
 q() {
 	schedfarm db psql -- -X -v ON_ERROR_STOP=1 -qAt -c "$1"
 }

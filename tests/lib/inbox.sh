@@ -1,7 +1,16 @@
 # inbox.sh - a public-inbox v2 archive for the list tests (t80*): mails
 # delivered with public-inbox-mda, commits made onto an epoch by hand.
-# Source after test-lib.sh; the test sets INBOX (the archive's folder),
-# HOME and PI_CONFIG (public-inbox's settings, in the scratch folder).
+# Source after test-lib.sh, then call inbox_env.
+
+# inbox_env: INBOX (the archive's folder), D (the captured mails of
+# tests/data/lists), and HOME and PI_CONFIG: public-inbox's own settings
+# in the scratch folder, not in ~.
+inbox_env() {
+	export HOME=$SCRATCH/pihome PI_CONFIG=$SCRATCH/pihome/pi_config
+	mkdir -p "$HOME"
+	D=$TOP/tests/data/lists
+	INBOX=$SCRATCH/inbox
+}
 
 deliver() {
 	ORIGINAL_RECIPIENT=sched@example.org public-inbox-mda --no-precheck <"$1"

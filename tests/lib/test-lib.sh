@@ -167,6 +167,14 @@ grep_or_fail() {
 	fi
 }
 
+# grep_or_fail for an extended regular expression $1.
+grep_re() {
+	grep -qE -- "$1" "$2" && return 0
+	echo "expected /$1/ in $2, which holds:"
+	sed 's/^/    /' "$2"
+	return 1
+}
+
 # grep_or_fail for text that 80-column output may have wrapped (cli_wrap():
 # at blanks, '-', '/' or ','): $1 and file $2 compared with every blank
 # and line end removed.
